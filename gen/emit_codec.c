@@ -1,0 +1,382 @@
+/* gen_encode and gen_decode: <t>_encode.c and <t>_decode.c, straight-line C per format.
+ *
+ * The word is handled as 64-bit chunks d0, d1, ... (chunk k = word bits 64k..64k+63, built from
+ * w[2k] and w[2k+1]).  Each field is extracted or inserted piece by piece (pieces never cross a
+ * chunk; inverted pieces are XORed).  The decoder evaluates the format selectors in declaration
+ * order over the selector fields, then picks each slot's op: the first op in declaration order whose
+ * encode conditions hold, with a `switch` on the field every op of the slot binds to a constant
+ * (when there is one) so only the ops of that value are tested.  Ignore-range bits are copied into
+ * inst->ignored in place, so decode then encode reproduces every bit of any word. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "emit_util.h"
+#include "gen.h"
+
+static int nchunks(const struct mdl_model *m)
+{
+    return (m->word_bits + 63) / 64;
+}
+
+static void load_chunks(const struct mdl_model *m, struct tsr_buf *out, bool constant)
+{
+    int nw = m->word_bits / 32;
+    for (int k = 0; k < nchunks(m); k++) {
+        if (2 * k + 1 < nw)
+            tsr_buf_printf(out, "    %suint64_t d%d = (uint64_t)w[%d] | (uint64_t)w[%d] << 32;\n",
+                           constant ? "const " : "", k, 2 * k, 2 * k + 1);
+        else
+            tsr_buf_printf(out, "    %suint64_t d%d = w[%d];\n", constant ? "const " : "", k, 2 * k);
+    }
+}
+
+/* Ignore mask of chunk k of format f. */
+static uint64_t ignore_mask(const struct mdl_format *f, int k)
+{
+    uint64_t mk = 0;
+    for (int i = 0; i < f->nignore; i++)
+        for (int b = f->ignore[i].lo; b <= f->ignore[i].hi; b++)
+            if (b / 64 == k)
+                mk |= (uint64_t)1 << (b % 64);
+    return mk;
+}
+
+static void field_uses(const struct mdl_expr *e, bool *used)
+{
+    if (!e)
+        return;
+    if (e->kind == MDL_E_FIELD)
+        used[e->index] = true;
+    for (int i = 0; i < e->nargs; i++)
+        field_uses(e->a[i], used);
+}
+
+/* ---- encode ------------------------------------------------------------------------------------ */
+
+int gen_encode(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d)
+{
+    (void)d;
+    const char *lo = gen_lower(m);
+    int nw = m->word_bits / 32;
+    gen_banner(m, out);
+    tsr_buf_printf(out, "#include \"%s.h\"\n\n", m->name);
+    tsr_buf_printf(out, "int %s_encode(const struct %s_inst *inst, uint32_t *w)\n{\n", lo, lo);
+    for (int k = 0; k < nchunks(m); k++)
+        tsr_buf_printf(out, "    uint64_t d%d = 0;\n", k);
+    tsr_buf_puts(out, "    switch (inst->format) {\n");
+    for (int fi = 0; fi < m->nformats; fi++) {
+        const struct mdl_format *F = &m->formats[fi];
+        tsr_buf_puts(out, "    case ");
+        gen_format_enum(m, fi, out);
+        tsr_buf_puts(out, ":\n");
+        for (int i = 0; i < F->nfields; i++) {
+            int fd = F->fields[i];
+            struct gen_piece pc[130];
+            int n = gen_pieces(&m->fields[fd], pc, 130);
+            for (int j = 0; j < n; j++) {
+                int w = pc[j].hi - pc[j].lo + 1, sh = pc[j].lo % 64;
+                uint64_t mk = w >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << w) - 1;
+                tsr_buf_printf(out, "        d%d |= ", pc[j].lo / 64);
+                if (pc[j].inverted)
+                    tsr_buf_puts(out, "(");
+                tsr_buf_puts(out, pc[j].off ? "((inst->f[" : "(inst->f[");
+                gen_field_enum(m, fd, out);
+                tsr_buf_puts(out, "]");
+                if (pc[j].off)
+                    tsr_buf_printf(out, " >> %d)", pc[j].off);
+                if (w < 64) {
+                    tsr_buf_puts(out, " & ");
+                    gen_u64(out, mk);
+                }
+                tsr_buf_puts(out, ")");
+                if (pc[j].inverted) {
+                    tsr_buf_puts(out, " ^ ");
+                    gen_u64(out, mk);
+                    tsr_buf_puts(out, ")");
+                }
+                if (sh)
+                    tsr_buf_printf(out, " << %d", sh);
+                tsr_buf_printf(out, ";   /* %s */\n", m->fields[fd].name);
+            }
+        }
+        for (int k = 0; k < nchunks(m); k++) {
+            uint64_t mk = ignore_mask(F, k);
+            if (!mk)
+                continue;
+            if (2 * k + 1 < nw)
+                tsr_buf_printf(out, "        d%d |= ((uint64_t)inst->ignored[%d] | (uint64_t)inst->ignored[%d] << 32) & ",
+                               k, 2 * k, 2 * k + 1);
+            else
+                tsr_buf_printf(out, "        d%d |= (uint64_t)inst->ignored[%d] & ", k, 2 * k);
+            gen_u64(out, mk);
+            tsr_buf_puts(out, ";   /* ignored bits */\n");
+        }
+        tsr_buf_puts(out, "        break;\n");
+    }
+    tsr_buf_printf(out, "    default:   /* no format: the raw word */\n"
+                        "        for (int i = 0; i < %d; i++)\n"
+                        "            w[i] = inst->ignored[i];\n"
+                        "        return 0;\n    }\n", nw);
+    for (int i = 0; i < nw; i++)
+        tsr_buf_printf(out, i % 2 ? "    w[%d] = (uint32_t)(d%d >> 32);\n" : "    w[%d] = (uint32_t)d%d;\n", i, i / 2);
+    tsr_buf_puts(out, "    return 0;\n}\n");
+    return 0;
+}
+
+/* ---- decode ------------------------------------------------------------------------------------ */
+
+/* Appends the C test of one condition (1 if it holds) over v_<field> locals. */
+static int cond_c(const struct mdl_model *m, const struct mdl_cond *c, const bool *avail, struct tsr_buf *out,
+                  struct tsr_diag *d)
+{
+    struct gen_cx cx = {"v_%s", false, avail};
+    if (c->binding && c->field >= 0 && c->field2 < 0) {
+        const struct mdl_field *f = &m->fields[c->field];
+        uint64_t v = c->val & (f->width >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << f->width) - 1);
+        if (avail[c->field])
+            tsr_buf_printf(out, "v_%s == ", f->name);
+        else
+            tsr_buf_puts(out, "0 == ");
+        gen_u64(out, v);
+        return 0;
+    }
+    if (c->binding && c->field >= 0 && c->field2 >= 0) {
+        tsr_buf_printf(out, avail[c->field] ? "v_%s" : "0", m->fields[c->field].name);
+        tsr_buf_printf(out, avail[c->field2] ? " == v_%s" : " == 0", m->fields[c->field2].name);
+        return 0;
+    }
+    tsr_buf_puts(out, "0 != ");
+    return gen_cexpr(m, c->e, &cx, out, d);
+}
+
+/* The op's conditions except number `skip` joined with &&; "1" if none. Returns 0 or -1. */
+static int conds_c(const struct mdl_model *m, const struct mdl_op *op, int skip, const bool *avail,
+                   struct tsr_buf *out, struct tsr_diag *d)
+{
+    int n = 0;
+    for (int i = 0; i < op->ncond; i++) {
+        if (i == skip)
+            continue;
+        tsr_buf_puts(out, n++ ? " && " : "");
+        if (op->ncond > 2)
+            tsr_buf_puts(out, "(");
+        if (cond_c(m, &op->cond[i], avail, out, d) < 0)
+            return -1;
+        if (op->ncond > 2)
+            tsr_buf_puts(out, ")");
+    }
+    return n;
+}
+
+static int key_cond(const struct mdl_op *op, int field)
+{
+    for (int i = 0; i < op->ncond; i++)
+        if (op->cond[i].binding && op->cond[i].field >= 0 && op->cond[i].field2 < 0 &&
+            (field < 0 || op->cond[i].field == field))
+            return i;
+    return -1;
+}
+
+static void set_op(const struct mdl_model *m, int slot, int op, const char *ind, struct tsr_buf *out)
+{
+    tsr_buf_printf(out, "%sinst->op[", ind);
+    gen_slot_enum(m, slot, out);
+    tsr_buf_puts(out, "] = ");
+    if (op < 0)
+        tsr_buf_printf(out, "%s_NO_OP", gen_upper(m));
+    else
+        gen_op_enum(m, op, out);
+    tsr_buf_puts(out, ";");
+}
+
+static int decode_slot(const struct mdl_model *m, int s, const bool *avail, struct tsr_buf *out, struct tsr_diag *d)
+{
+    const struct mdl_slot *sl = &m->slots[s];
+    tsr_buf_printf(out, "        /* slot %s */\n", sl->name);
+    /* a key field every op binds to a constant */
+    int key = -1;
+    if (sl->nops > 0) {
+        int k0 = key_cond(&m->ops[sl->ops[0]], -1);
+        if (k0 >= 0) {
+            key = m->ops[sl->ops[0]].cond[k0].field;
+            for (int i = 0; i < sl->nops && key >= 0; i++)
+                if (key_cond(&m->ops[sl->ops[i]], key) < 0)
+                    key = -1;
+            if (key >= 0 && !avail[key])
+                key = -1;
+        }
+    }
+    if (key < 0) {
+        int n = 0;
+        bool closed = false;
+        for (int i = 0; i < sl->nops && !closed; i++) {
+            const struct mdl_op *op = &m->ops[sl->ops[i]];
+            struct tsr_buf c = {0};
+            int nc = conds_c(m, op, -1, avail, &c, d);
+            if (nc < 0) {
+                tsr_buf_free(&c);
+                return -1;
+            }
+            if (nc == 0) {
+                tsr_buf_puts(out, n ? "        else\n" : "");
+                set_op(m, s, sl->ops[i], n ? "            " : "        ", out);
+                tsr_buf_puts(out, "\n");
+                closed = true;
+            } else {
+                tsr_buf_printf(out, "        %sif (%s)\n", n ? "else " : "", c.data);
+                set_op(m, s, sl->ops[i], "            ", out);
+                tsr_buf_puts(out, "\n");
+            }
+            n++;
+            tsr_buf_free(&c);
+        }
+        if (!closed) {
+            tsr_buf_puts(out, n ? "        else\n" : "");
+            set_op(m, s, -1, n ? "            " : "        ", out);
+            tsr_buf_puts(out, "\n");
+        }
+        return 0;
+    }
+    uint64_t kmask = m->fields[key].width >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << m->fields[key].width) - 1;
+    tsr_buf_printf(out, "        switch (v_%s) {\n", m->fields[key].name);
+    bool *done = calloc((size_t)sl->nops + 1, 1);
+    if (!done)
+        abort();
+    for (int i = 0; i < sl->nops; i++) {
+        if (done[i])
+            continue;
+        const struct mdl_op *op0 = &m->ops[sl->ops[i]];
+        uint64_t val = op0->cond[key_cond(op0, key)].val & kmask;
+        tsr_buf_puts(out, "        case ");
+        gen_u64(out, val);
+        tsr_buf_puts(out, ":\n");
+        bool closed = false;
+        for (int j = i; j < sl->nops; j++) {
+            const struct mdl_op *op = &m->ops[sl->ops[j]];
+            int kc = key_cond(op, key);
+            if (done[j] || (op->cond[kc].val & kmask) != val)
+                continue;
+            done[j] = true;
+            if (closed)
+                continue;   /* shadowed by an unconditional op of the same value */
+            struct tsr_buf c = {0};
+            int nc = conds_c(m, op, kc, avail, &c, d);
+            if (nc < 0) {
+                tsr_buf_free(&c);
+                free(done);
+                return -1;
+            }
+            if (nc == 0) {
+                set_op(m, s, sl->ops[j], "            ", out);
+                tsr_buf_puts(out, "\n            break;\n");
+                closed = true;
+            } else {
+                tsr_buf_printf(out, "            if (%s) {\n", c.data);
+                set_op(m, s, sl->ops[j], "                ", out);
+                tsr_buf_puts(out, "\n                break;\n            }\n");
+            }
+            tsr_buf_free(&c);
+        }
+        if (!closed) {
+            set_op(m, s, -1, "            ", out);
+            tsr_buf_puts(out, "\n            break;\n");
+        }
+    }
+    free(done);
+    tsr_buf_puts(out, "        default:\n");
+    set_op(m, s, -1, "            ", out);
+    tsr_buf_puts(out, "\n            break;\n        }\n");
+    return 0;
+}
+
+int gen_decode(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d)
+{
+    const char *lo = gen_lower(m);
+    int nw = m->word_bits / 32, rc = 0;
+    bool *sel = calloc((size_t)m->nfields + 1, 1), *avail = calloc((size_t)m->nfields + 1, 1);
+    if (!sel || !avail)
+        abort();
+    gen_banner(m, out);
+    tsr_buf_printf(out, "#include \"%s.h\"\n\n", m->name);
+    tsr_buf_printf(out, "int %s_decode(const uint32_t *w, struct %s_inst *inst)\n{\n", lo, lo);
+    load_chunks(m, out, true);
+    for (int fi = 0; fi < m->nformats; fi++)
+        field_uses(m->formats[fi].selector, sel);
+    for (int i = 0; i < m->nfields; i++) {
+        if (!sel[i])
+            continue;
+        tsr_buf_printf(out, "    const uint64_t v_%s = ", m->fields[i].name);
+        gen_extract(m, i, out);
+        tsr_buf_puts(out, ";\n");
+    }
+    for (int fi = 0; fi < m->nformats && rc == 0; fi++) {
+        const struct mdl_format *F = &m->formats[fi];
+        struct gen_cx cx = {"v_%s", false, sel};
+        tsr_buf_printf(out, "    /* format %s */\n    if (", F->name);
+        if (F->selector) {
+            tsr_buf_puts(out, "0 != ");
+            if (gen_cexpr(m, F->selector, &cx, out, d) < 0) {
+                rc = -1;
+                break;
+            }
+        } else {
+            tsr_buf_puts(out, "1");
+        }
+        tsr_buf_puts(out, ") {\n");
+        memset(avail, 0, (size_t)m->nfields + 1);
+        for (int i = 0; i < F->nfields; i++) {
+            int fd = F->fields[i];
+            avail[fd] = true;
+            if (sel[fd])
+                continue;
+            tsr_buf_printf(out, "        const uint64_t v_%s = ", m->fields[fd].name);
+            gen_extract(m, fd, out);
+            tsr_buf_puts(out, ";\n");
+        }
+        tsr_buf_puts(out, "        inst->format = ");
+        gen_format_enum(m, fi, out);
+        tsr_buf_puts(out, ";\n");
+        for (int i = 0; i < m->nfields; i++) {
+            tsr_buf_puts(out, "        inst->f[");
+            gen_field_enum(m, i, out);
+            if (avail[i])
+                tsr_buf_printf(out, "] = v_%s;\n", m->fields[i].name);
+            else
+                tsr_buf_puts(out, "] = 0;\n");
+        }
+        for (int i = 0; i < nw; i++) {
+            uint64_t mk = ignore_mask(F, i / 2);
+            uint32_t m32 = (uint32_t)(i % 2 ? mk >> 32 : mk);
+            if (m32)
+                tsr_buf_printf(out, "        inst->ignored[%d] = w[%d] & 0x%08xu;\n", i, i, m32);
+            else
+                tsr_buf_printf(out, "        inst->ignored[%d] = 0;\n", i);
+        }
+        bool *inf = calloc((size_t)m->nslots + 1, 1);
+        if (!inf)
+            abort();
+        for (int i = 0; i < F->nslots; i++)
+            inf[F->slots[i]] = true;
+        for (int s = 0; s < m->nslots; s++)
+            if (!inf[s]) {
+                set_op(m, s, -1, "        ", out);
+                tsr_buf_puts(out, "\n");
+            }
+        free(inf);
+        for (int i = 0; i < F->nslots && rc == 0; i++)
+            rc = decode_slot(m, F->slots[i], avail, out, d);
+        tsr_buf_puts(out, "        return 0;\n    }\n");
+    }
+    tsr_buf_printf(out, "    /* no format: keep the raw word */\n    inst->format = %s_NO_FORMAT;\n", gen_upper(m));
+    tsr_buf_printf(out, "    for (int i = 0; i < %d; i++)\n        inst->op[i] = %s_NO_OP;\n",
+                   m->nslots > 0 ? m->nslots : 1, gen_upper(m));
+    tsr_buf_printf(out, "    for (int i = 0; i < %d; i++)\n        inst->f[i] = 0;\n", m->nfields > 0 ? m->nfields : 1);
+    tsr_buf_printf(out, "    for (int i = 0; i < %d; i++)\n        inst->ignored[i] = w[i];\n", nw);
+    /* silence unused chunks when every field is a selector field or there are no formats */
+    for (int k = 0; k < nchunks(m); k++)
+        tsr_buf_printf(out, "    (void)d%d;\n", k);
+    tsr_buf_puts(out, "    return -1;\n}\n");
+    free(sel);
+    free(avail);
+    return rc;
+}

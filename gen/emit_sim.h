@@ -1,0 +1,93 @@
+/* Internals of the simulator emitter (gen/emit_sim.c drives, gen/emit_sim_sem.c compiles semantics).
+ * Not a public interface.
+ *
+ * Compilation model (see docs/sim.md): every value of the semantics language is compiled to a C
+ * expression text that is either uniform (one uint32_t for all lanes) or varying (an expression in the
+ * lane index `l`, evaluated inside `for (int l = 0; l < LANES; l++)` loops, one loop per statement, which
+ * the C compiler vectorises).  Anything with an effect (hook calls, hazard and range checks) or that
+ * needs whole vectors (cross-lane built-ins) is emitted as statements before the statement's loop
+ * ("pre-statements"), in evaluation order, nested inside C `if`s where the language evaluates lazily
+ * (mdl/eval.h gives the rules; the evaluator is the reference).  Uniform conditions become C `if`s,
+ * lane-wise ones lane masks (uint32_t, bit i = lane i).
+ */
+#ifndef GEN_EMIT_SIM_H
+#define GEN_EMIT_SIM_H
+
+#include <stdbool.h>
+
+#include "arena.h"
+#include "diag.h"
+#include "fileout.h"
+#include "model.h"
+
+/* A compiled value. */
+struct sv {
+    const char *t;   /* C text: uniform scalar, or per-lane expression in `l` */
+    const char *vec; /* if not NULL: C expression of an array holding the lanes (t is vec[l]) */
+    bool vary;
+};
+
+struct sg {
+    const struct mdl_model *m;
+    struct tsr_buf *o;
+    struct tsr_diag *d;
+    struct tsr_arena ar;
+    const char *P;      /* isa name: C prefix */
+    const char *UP;     /* the same in upper case (macros) */
+    int L;              /* lanes */
+    const char *all;    /* all-lanes mask literal */
+    int ntmp;
+    int ind;
+    int err;
+    /* scope */
+    const struct mdl_op *op;  /* NULL: format scope */
+    int slot;                 /* global slot index of the op (op scope) */
+    bool *vary;               /* per local: varying */
+    int nloc;
+    const char *lv, *lu;      /* C arrays of the scope's varying / uniform locals */
+    const char *altv;         /* C array of the chosen operand alternative per local */
+    const char *mask;         /* current lane mask variable; NULL = all lanes */
+    const char *code;         /* `addr` in a space entry (uniform C text) */
+    const char *value;        /* `value` in a space write entry (C array) */
+    bool *known;              /* per field: value known in this scope (format selector, op encoding) */
+    uint64_t *kval;
+    /* common subexpressions of the statement being compiled (pure, hoisted to its start) */
+    int ncse, capcse;
+    struct sg_cse { const struct mdl_expr *e; uint64_t h; struct sv v; bool bound; int count; } *cse;
+    /* operand functions sim_opnd_N: (instantiated operand, attributes of the binding op) */
+    int nopfn, capopfn;
+    struct sg_opfn { int opnd; uint64_t attrs; } *opfn;
+};
+
+/* ---- emit_sim_sem.c ---- */
+char *sg_fmt(struct sg *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sg_line(struct sg *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int sg_error(struct sg *g, struct mdl_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+const char *sg_tmp(struct sg *g, const char *prefix);
+
+/* Varying analysis of a scope's locals: vary[0..nloc-1] (for an op: with its slot's commit). */
+void sg_analyse_op(struct sg *g, const struct mdl_op *op, const struct mdl_slot *sl, bool *vary, int nloc);
+void sg_analyse_format(struct sg *g, const struct mdl_format *f, bool *vary, int nloc);
+/* Locals that may be read before they are assigned in every lane (need zeroing): need[0..nloc-1]. */
+void sg_need_init_op(struct sg *g, const struct mdl_op *op, const struct mdl_slot *sl, bool *need, int nloc);
+void sg_need_init_format(struct sg *g, const struct mdl_format *f, bool *need, int nloc);
+/* Highest local index used by statements (-1 if none). */
+int sg_max_local(struct mdl_stmt **s, int n);
+/* Writes (log entries) a statement list can make at most; space reads it can make at most. */
+int sg_count_writes(struct mdl_stmt **s, int n);
+
+/* Compiles statements of the current scope. */
+void sg_stmts(struct sg *g, struct mdl_stmt **s, int n);
+int sg_opnd_fn(struct sg *g, int opnd, uint64_t attrs);
+void sg_opnd_body(struct sg *g, int fn);
+/* Binds the current op's operands (template order): chooses alternatives, reads values. */
+void sg_bind_operands(struct sg *g);
+/* Compiles an expression (pre-statements are emitted to g->o). */
+struct sv sg_expr(struct sg *g, const struct mdl_expr *e);
+/* The bodies of a space's read / write function (static int sim_rd_N / sim_wr_N, see emit_sim.c). */
+void sg_space_read_body(struct sg *g, int space);
+void sg_space_write_body(struct sg *g, int space);
+/* Known field values of a scope from conditions `FIELD == constant` (&&-conjuncts of e). */
+void sg_learn_fields(struct sg *g, const struct mdl_expr *e);
+
+#endif

@@ -1,0 +1,68 @@
+/* gen_target: <t>_target.c, `const struct tsr_target <t>_target` (runtime/target.h), the one
+ * descriptor through which tools, tests and fuzzers use the target.
+ *
+ * The simulator descriptor `<t>_sim_desc` (runtime/sim.h) is defined in <t>_sim.c by gen_sim; it is
+ * referenced weakly, so the descriptor's `sim` is NULL in a build without a simulator. */
+#include <stdio.h>
+
+#include "emit_util.h"
+#include "gen.h"
+
+int gen_target(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d)
+{
+    (void)d;
+    char lo[128], up[128];
+    snprintf(lo, sizeof lo, "%s", gen_lower(m));
+    snprintf(up, sizeof up, "%s", gen_upper(m));
+    gen_banner(m, out);
+    tsr_buf_printf(out, "#include \"%s.h\"\n\n", m->name);
+    tsr_buf_printf(out,
+        "struct tsr_sim_desc;\n"
+        "/* Defined by the generated simulator (%s_sim.c); NULL if it is not linked in. */\n"
+        "extern const struct tsr_sim_desc %s_sim_desc __attribute__((weak));\n\n", lo, lo);
+    tsr_buf_printf(out,
+        "static int decode(const uint32_t *w, void *inst) { return %s_decode(w, inst); }\n"
+        "static int encode(const void *inst, uint32_t *w) { return %s_encode(inst, w); }\n\n"
+        "static unsigned inst_format(const void *inst)\n"
+        "{\n    return ((const struct %s_inst *)inst)->format;\n}\n\n"
+        "static unsigned inst_op(const void *inst, unsigned slot)\n"
+        "{\n    return slot < %s_NSLOTS ? ((const struct %s_inst *)inst)->op[slot] : %s_NO_OP;\n}\n\n"
+        "static uint64_t inst_field(const void *inst, unsigned field)\n"
+        "{\n    return field < %s_NFIELDS ? ((const struct %s_inst *)inst)->f[field] : 0;\n}\n\n",
+        lo, lo, lo, up, lo, up, up, lo);
+    tsr_buf_puts(out, "static const unsigned char field_width[] = {");
+    for (int i = 0; i < m->nfields; i++)
+        tsr_buf_printf(out, "%s%d", i ? ", " : "", m->fields[i].width);
+    tsr_buf_puts(out, m->nfields ? "};\n\n" : "0};\n\n");
+    tsr_buf_puts(out, "static const unsigned short op_slot[] = {");
+    for (int i = 0; i < m->nops; i++)
+        tsr_buf_printf(out, "%s%d", i ? ", " : "", m->ops[i].slot);
+    tsr_buf_puts(out, m->nops ? "};\n\n" : "0};\n\n");
+    tsr_buf_printf(out,
+        "static void inst_set_field(void *inst, unsigned field, uint64_t v)\n"
+        "{\n"
+        "    if (field < %s_NFIELDS)\n"
+        "        ((struct %s_inst *)inst)->f[field] =\n"
+        "            field_width[field] >= 64 ? v : v & ((UINT64_C(1) << field_width[field]) - 1);\n"
+        "}\n\n", up, lo);
+    tsr_buf_printf(out,
+        "const struct tsr_target %s_target = {\n"
+        "    .name = \"%s\",\n"
+        "    .word_bits = %d, .nwords = %d, .lanes = %d, .pc_step = %d,\n"
+        "    .inst_size = sizeof(struct %s_inst),\n"
+        "    .decode = decode, .encode = encode,\n"
+        "    .disasm = %s_disasm, .disasm_program = %s_disasm_program,\n"
+        "    .assemble = %s_assemble, .assemble_one = %s_assemble_one,\n"
+        "    .nformats = %s_NFORMATS, .nslots = %s_NSLOTS, .nops = %s_NOPS, .nfields = %s_NFIELDS,\n"
+        "    .format_names = %s_format_names, .slot_names = %s_slot_names,\n"
+        "    .op_names = %s_op_names, .op_slot = op_slot,\n"
+        "    .field_names = %s_field_names, .field_width = field_width,\n"
+        "    .inst_format = inst_format, .inst_op = inst_op, .inst_field = inst_field,\n"
+        "    .inst_set_field = inst_set_field,\n"
+        "    .text = &%s_tc_isa,\n"
+        "    .sim = &%s_sim_desc,\n"
+        "};\n",
+        lo, m->name, m->word_bits, m->word_bits / 32, m->lanes, m->pc_step, lo, lo, lo, lo, lo, up, up, up, up, lo,
+        lo, lo, lo, lo, lo);
+    return 0;
+}

@@ -1,0 +1,23 @@
+/* Emitters: one function per generated artefact. Each appends C text to `out` and returns 0, or reports
+ * through diag and returns -1. mdlc (gen/mdlc.c) runs all of them into memory first and writes the files
+ * only when every emitter succeeded (no partial output). Output is deterministic: no dates, no versions,
+ * no pointer values, iteration in declaration order. */
+#ifndef GEN_GEN_H
+#define GEN_GEN_H
+#include "model.h"
+#include "fileout.h"
+#include "diag.h"
+
+/* <t>.h: the typed bundle (instruction) structure, format/slot/op/field enums, the simulator state struct
+ * (gen_sim_header appends it), and prototypes of everything below. */
+int gen_header(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d);
+int gen_sim_header(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d);  /* emit_sim.c */
+int gen_tables(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d);   /* <t>_tables.c */
+int gen_encode(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d);   /* <t>_encode.c */
+int gen_decode(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d);   /* <t>_decode.c */
+int gen_asm(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d);      /* <t>_asm.c */
+int gen_disasm(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d);   /* <t>_disasm.c */
+int gen_sim(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d);      /* <t>_sim.c */
+int gen_target(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d);   /* <t>_target.c */
+
+#endif

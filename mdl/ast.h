@@ -1,0 +1,211 @@
+/* The syntax tree of a description (.mdl), as the parser (parse.y) builds it and the checker (check*.c) reads it.
+ *
+ * Everything lives in the parse arena (struct mdl_pctx.arena), freed when mdl_load returns; names are interned
+ * in the model's intern table, so they compare by pointer. Nothing here is resolved: names are names.
+ * Lists are struct ast_vec (a growable array of pointers in the arena).
+ */
+#ifndef MDL_AST_H
+#define MDL_AST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "arena.h"
+#include "intern.h"
+#include "diag.h"
+#include "model.h"
+
+struct ast_vec { void **v; int n, cap; };
+
+/* A token as the lexer hands it to the parser (lemon's %token_type). */
+struct mdl_tok {
+	const char *s;          /* IDENT: interned name; STRING: decoded text (NUL-terminated, arena) */
+	int len;                /* STRING: decoded length in bytes */
+	const int *cols;        /* STRING: source column of each decoded byte (len + 1 entries: the last is the
+	                           closing quote), or NULL when the string has no escapes (col = loc.col + 1 + i) */
+	uint64_t ival;          /* INT */
+	double fval;            /* FLOAT */
+	const char *text;       /* the token's source text, for "near '...'" (not NUL-terminated) */
+	int textlen;
+	struct mdl_loc loc;     /* position of the first character */
+};
+
+struct ast_name { const char *s; struct mdl_loc loc; };
+struct ast_str { const char *s; int len; const int *cols; struct mdl_loc loc; };
+
+/* ---- expressions and statements ---------------------------------------------------------------------- */
+enum ast_ekind { AE_INT, AE_FLOAT, AE_NAME, AE_INDEX, AE_CALL, AE_UN, AE_BIN, AE_COND };
+struct ast_expr {
+	enum ast_ekind kind;
+	int op;                     /* AE_UN: '-', '~', '!'; AE_BIN: as in model.h (MDL_OP_* for two-char ones) */
+	const char *name;           /* AE_NAME, AE_INDEX, AE_CALL */
+	uint64_t ival; double fval; /* AE_INT, AE_FLOAT */
+	struct ast_expr *a[3];      /* operands; AE_INDEX: a[0] = index */
+	struct ast_vec args;        /* AE_CALL: struct ast_expr * */
+	struct mdl_loc loc;         /* operator position for AE_UN/AE_BIN/AE_COND, else the first token */
+	int depth;                  /* levels of nesting (a leaf is 1); at most MDL_MAX_DEPTH */
+};
+#define MDL_MAX_DEPTH 1000
+
+enum ast_skind { AS_LET, AS_ASSIGN, AS_IF, AS_HOOK, AS_CALL, AS_BLOCK };
+struct ast_stmt {
+	enum ast_skind kind;
+	struct ast_name name;       /* LET/ASSIGN target, HOOK/CALL callee */
+	struct ast_expr *index;     /* ASSIGN: `name[index] = e` (NULL for `name = e`) */
+	struct ast_expr *e;         /* LET/ASSIGN value, IF condition */
+	struct ast_vec args;        /* HOOK/CALL arguments (struct ast_expr *) */
+	struct ast_stmt *then, *els;
+	struct ast_vec body;        /* BLOCK: struct ast_stmt * */
+	struct mdl_loc loc;
+};
+
+/* ---- declarations -------------------------------------------------------------------------------------- */
+struct ast_piece { int64_t hi, lo; bool inverted; struct mdl_loc loc; };
+struct ast_range { int64_t lo, hi; struct mdl_loc loc; };
+/* A table entry name: `ra{0..31}` has a range, `tmurs` and `"-"` do not. */
+struct ast_tname { struct ast_str str; bool range; int64_t lo, hi; };
+struct ast_tentry {
+	bool numeric;               /* CODES => value */
+	struct ast_vec names;       /* struct ast_tname *: NAME | NAME ... = code */
+	struct ast_expr *code;      /* name entry: the (first) code */
+	struct ast_vec codes;       /* numeric entry: struct ast_range * */
+	struct ast_expr *value;     /* numeric entry: value expression in `code` */
+	struct mdl_loc loc;
+};
+struct ast_default { struct ast_name field; struct ast_expr *e; struct mdl_loc loc; };
+struct ast_tmpl;            /* template.c */
+struct ast_alt {
+	struct ast_str tmpl;
+	struct ast_tmpl *parsed;    /* filled lazily by the checker (mdl_template_parse) */
+	bool tmpl_done;
+	struct ast_vec conds;       /* struct ast_expr * */
+	struct ast_expr *read;      /* NULL if none */
+	struct ast_expr *write;     /* place written: AE_NAME or AE_INDEX (NULL if none) */
+	struct mdl_loc loc;
+};
+enum ast_sekind { ASE_STATE, ASE_HOOK, ASE_NONE };
+struct ast_sentry {
+	struct ast_vec codes;       /* struct ast_range * */
+	bool write;
+	enum ast_sekind kind;
+	struct ast_expr *place;     /* ASE_STATE: AE_NAME (scalar) or AE_INDEX (element) */
+	struct ast_name hook;       /* ASE_HOOK */
+	struct ast_expr *value;     /* write ASE_STATE: `= value` (NULL if absent) */
+	struct ast_vec args;        /* ASE_HOOK */
+	struct mdl_loc loc;
+};
+struct ast_isaitem { struct ast_name key; bool is_int; uint64_t ival; struct ast_name sval; struct mdl_loc loc; };
+
+enum ast_dkind { AD_ISA, AD_FIELD, AD_TABLE, AD_FORMAT, AD_SLOT, AD_OPERAND, AD_OP, AD_STATE, AD_REGFILE,
+                 AD_GUARD, AD_SPACE, AD_FUNC, AD_HOOK };
+struct ast_decl {
+	enum ast_dkind kind;
+	struct ast_name name;
+	struct mdl_loc loc;             /* the keyword */
+	struct ast_vec items;           /* ISA: ast_isaitem*; TABLE: ast_tentry*; OPERAND: ast_alt*; SPACE: ast_sentry* */
+	struct ast_vec pieces;          /* FIELD: ast_piece*; FORMAT: ignore ranges */
+	bool is_signed;                 /* FIELD */
+	struct ast_expr *expr;          /* FORMAT selector (NULL = always); GUARD element; FUNC body */
+	struct ast_vec names;           /* FORMAT: fields (ast_name*); OP: attributes */
+	struct ast_vec slots;           /* FORMAT: slots (ast_name*) */
+	struct ast_vec defaults;        /* FORMAT, OP: ast_default* */
+	struct ast_vec sem, commit;     /* FORMAT, OP (sem), SLOT (commit): ast_stmt* */
+	bool has_sem, has_commit;
+	struct ast_vec conds;           /* OP: encode (ast_expr*) */
+	struct ast_str syntax; bool has_syntax;   /* OP */
+	struct ast_tmpl *parsed;        /* OP: parsed syntax template */
+	struct ast_name ref;            /* SLOT default op; OP slot; STATE/REGFILE type; GUARD hook */
+	struct ast_vec params;          /* OPERAND, FUNC, HOOK: ast_name* */
+	uint64_t count;                 /* REGFILE, SPACE: element count */
+	int64_t latency; bool has_latency;   /* REGFILE */
+	bool returns;                   /* HOOK */
+};
+
+/* ---- parse context --------------------------------------------------------------------------------------- */
+/* Shared by lexer, parser, template parser and checker: where diagnostics go, where memory comes from. */
+struct mdl_pctx {
+	const char *file;               /* path as given (interned) */
+	struct tsr_arena *arena;        /* AST memory */
+	struct tsr_intern *intern;
+	struct tsr_diag *diag;
+	int errors;                     /* errors reported through mdl_error */
+	uint64_t *seen; int nseen, capseen; /* hashes of the diagnostics reported (malloc'd), to drop repeats */
+	/* parser state */
+	bool syntax_error;              /* set by %syntax_error for the token just fed */
+	bool overflow;                  /* parser stack overflow: stop */
+	bool eof_reported;              /* a lexical error ran to the end of input (no syntax error there) */
+	bool too_deep;                  /* an expression nested more than MDL_MAX_DEPTH levels was reported */
+	bool accepted;
+	struct ast_vec decls;           /* ast_decl*, in source order */
+	struct ast_decl *cur;           /* the declaration whose items are being parsed */
+	bool conds_mode;                /* parsing a template hole's conditions (TCONDS) */
+	struct ast_vec *conds_out;      /* TCONDS mode: the parsed condition list */
+	struct mdl_loc tok_loc;         /* position of the token being fed to the parser */
+};
+
+/* Reports an error at loc (file:line:col: error: ...), once: an identical diagnostic (same position and text)
+ * reported again is dropped. Returns -1. */
+int mdl_error(struct mdl_pctx *c, struct mdl_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void mdl_pctx_fini(struct mdl_pctx *c);
+
+/* ---- AST construction (called from parse.y's actions) ------------------------------------------------------ */
+void ast_push(struct tsr_arena *a, struct ast_vec *v, void *x);
+struct ast_vec *ast_vec1(struct mdl_pctx *c, void *x);          /* new list holding x (x may be NULL: empty) */
+struct ast_vec *ast_vadd(struct mdl_pctx *c, struct ast_vec *v, void *x);  /* appends, returns v */
+struct ast_name *ast_pname(struct mdl_pctx *c, struct ast_name n);
+struct ast_name ast_name(struct mdl_tok t);
+struct ast_str ast_str(struct mdl_tok t);
+
+struct ast_expr *ast_int(struct mdl_pctx *c, struct mdl_tok t);
+struct ast_expr *ast_float(struct mdl_pctx *c, struct mdl_tok t);
+struct ast_expr *ast_ename(struct mdl_pctx *c, struct ast_name n);
+struct ast_expr *ast_index(struct mdl_pctx *c, struct ast_name n, struct ast_expr *i);
+struct ast_expr *ast_call(struct mdl_pctx *c, struct ast_name n, struct ast_vec *args);
+struct ast_expr *ast_un(struct mdl_pctx *c, struct mdl_tok op, int opc, struct ast_expr *a);
+struct ast_expr *ast_bin(struct mdl_pctx *c, struct mdl_tok op, int opc, struct ast_expr *a, struct ast_expr *b);
+struct ast_expr *ast_cond(struct mdl_pctx *c, struct mdl_tok q, struct ast_expr *a, struct ast_expr *b,
+                          struct ast_expr *d);
+
+struct ast_stmt *ast_let(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct ast_expr *e);
+struct ast_stmt *ast_assign(struct mdl_pctx *c, struct ast_name n, struct ast_expr *idx, struct ast_expr *e);
+struct ast_stmt *ast_if(struct mdl_pctx *c, struct mdl_tok kw, struct ast_expr *e, struct ast_stmt *t,
+                        struct ast_stmt *el);
+struct ast_stmt *ast_hookstmt(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct ast_vec *args);
+struct ast_stmt *ast_callstmt(struct mdl_pctx *c, struct ast_name n, struct ast_vec *args);
+struct ast_stmt *ast_block(struct mdl_pctx *c, struct mdl_tok lb, struct ast_vec *body);
+
+/* Declarations: each creates the node, appends it to c->decls and makes it c->cur (the target of the item
+ * functions further down). */
+struct ast_decl *ast_decl(struct mdl_pctx *c, enum ast_dkind k, struct mdl_tok kw, struct ast_name n);
+void ast_field(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct ast_vec *pieces, bool is_signed);
+void ast_format(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct ast_expr *selector);
+void ast_slot(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct ast_name dflt, struct ast_stmt *commit);
+void ast_operand(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct ast_vec *params);
+void ast_op(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct ast_name slot, struct ast_vec *attrs);
+void ast_state(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct ast_name type);
+void ast_regfile(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct mdl_tok count, struct ast_name type,
+                 struct ast_expr *latency);
+void ast_guard(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct ast_expr *elem, struct ast_name hook);
+void ast_space(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct mdl_tok count);
+void ast_func(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct ast_vec *params, struct ast_expr *body);
+void ast_hookdecl(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct ast_vec *params, bool returns);
+
+/* Items of the current declaration (c->cur; ignored when it is NULL or of another kind after an error). */
+void ast_isa_item(struct mdl_pctx *c, struct ast_name key, struct mdl_tok *ival, struct ast_name *sval);
+struct ast_piece *ast_piece(struct mdl_pctx *c, struct mdl_tok hi, struct mdl_tok *lo, bool inv, struct mdl_loc loc);
+struct ast_range *ast_range(struct mdl_pctx *c, struct mdl_tok lo, struct mdl_tok *hi);
+struct ast_tname *ast_tname(struct mdl_pctx *c, struct mdl_tok s, struct mdl_tok *lo, struct mdl_tok *hi);
+void ast_tentry_names(struct mdl_pctx *c, struct ast_vec *names, struct ast_expr *code);
+void ast_tentry_num(struct mdl_pctx *c, struct ast_vec *codes, struct ast_expr *value);
+void ast_format_item(struct mdl_pctx *c, int what, struct ast_vec *v);   /* what: 'f' fields, 'i' ignore, 's' slots */
+void ast_default(struct mdl_pctx *c, struct ast_name f, struct ast_expr *e);
+void ast_sem(struct mdl_pctx *c, bool commit, struct ast_vec *stmts, struct mdl_tok kw);
+void ast_op_syntax(struct mdl_pctx *c, struct mdl_tok s);
+void ast_op_encode(struct mdl_pctx *c, struct ast_vec *conds);
+/* Operand alternative: template, conditions, `read e` (or NULL), `write place` (AE_NAME/AE_INDEX, or NULL). */
+void ast_alt(struct mdl_pctx *c, struct mdl_tok s, struct ast_vec *conds, struct ast_expr *read, struct ast_expr *place);
+/* Space entry: place (ASE_STATE: AE_NAME/AE_INDEX) with optional `= value`, or hook(args), or none. */
+void ast_sentry(struct mdl_pctx *c, struct ast_vec *codes, bool write, enum ast_sekind k, struct ast_expr *place,
+                struct ast_expr *value, struct ast_name *hook, struct ast_vec *args);
+
+#endif

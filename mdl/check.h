@@ -1,0 +1,143 @@
+/* The checker's internals, shared by check*.c and template.c: symbols, scopes, conversion of syntax trees into
+ * the model (model.h). Not a public interface: emitters read the model only.
+ */
+#ifndef MDL_CHECK_H
+#define MDL_CHECK_H
+
+#include "ast.h"
+#include "model.h"
+
+/* Namespaces: fields, states, regfiles, spaces and funcs share one (they all appear in expressions). */
+enum ck_ns { NS_VALUE, NS_TABLE, NS_FORMAT, NS_SLOT, NS_OPERAND, NS_HOOK, NS_INST };
+enum ck_symkind { SYM_FIELD, SYM_STATE, SYM_SPACE, SYM_FUNC, SYM_TABLE, SYM_FORMAT, SYM_SLOT, SYM_OPERAND, SYM_HOOK,
+                  SYM_INST };
+struct ck_sym { const char *name; int ns; int kind; int index; struct mdl_loc loc; struct ast_decl *decl; };
+
+/* Locals of one op/slot/format scope. */
+enum ck_lkind { LK_LET, LK_OUTPUT, LK_OPND };
+struct ck_locals {
+	int n, cap;
+	const char **names; enum mdl_type *types; enum ck_lkind *kinds; int *opnd; struct mdl_loc *locs;
+	bool *provided;                 /* slot locals: assigned or bound by this op */
+	int *vis; int nvis, capvis;     /* indices of the locals visible here (block scoping) */
+};
+
+/* What the names of an expression may refer to. */
+enum { CX_FIELDS = 1, CX_STATE = 2, CX_LOCALS = 4, CX_ATTR = 8, CX_CODE = 16, CX_ADDR = 32, CX_VALUE = 64 };
+struct ck_scope {
+	unsigned allow;
+	const char *what;               /* "a condition", "a table entry", ... (diagnostics) */
+	int nparams; const char **pnames; int *pfields;       /* operand parameters -> fields */
+	int nfargs; const char **fnames; struct mdl_expr **fargs; bool *flits;   /* func parameters -> arguments */
+	struct ck_locals *L;
+	int slot;                       /* slot of the op or commit being checked (-1 if none) */
+	const char *opname;             /* op being checked (diagnostics), or NULL */
+};
+
+struct ck_table_use { int table, field; struct mdl_loc loc; };
+struct ck_slotinfo {
+	int nloc; const char **names; struct mdl_loc *locs;   /* slot locals: free names of the commit block */
+	enum ck_lkind *kinds; int *first_op; int *opnd; bool *provided;   /* as the first op providing each */
+	int maxlocals;
+};
+
+struct ck {
+	struct mdl_pctx *p;
+	struct mdl_model *m;
+	struct tsr_arena *A;            /* the model's arena */
+	struct ck_sym *syms; size_t symcap, nsyms;
+	struct ast_decl **fdecl, **tdecl, **formdecl, **slotdecl, **opdecl, **sdecl, **spdecl, **odecl;
+	int nodecl;                     /* operand declarations */
+	bool *field_bad;                /* by field: its declaration had errors */
+	int *func_busy;                 /* by func decl index: being inlined (recursion) */
+	int *func_used;                 /* by func decl index: called at least once */
+	struct ast_decl **funcdecl; int nfunc;
+	int nopnd_cap, nhook_cap, nattr_cap;
+	struct mdl_loc *hook_first;     /* where each hook was declared or first used */
+	bool *hook_explicit;
+	struct ck_table_use *tuses; int ntuses, captuses;
+	struct ck_slotinfo *slotinfo;
+	long budget;                    /* expression nodes left (func inlining cannot blow up) */
+	int depth;                      /* expression conversion depth */
+	int64_t table_codes;            /* codes of all tables so far (bounded) */
+	long sel_budget;                /* selector evaluations left */
+	int64_t space_codes;            /* entries of all spaces so far (bounded) */
+	bool jump_used; struct mdl_loc jump_loc;
+};
+
+/* check.c */
+struct ck_sym *ck_lookup(struct ck *k, int ns, const char *name);
+struct ck_sym *ck_declare(struct ck *k, int ns, int kind, const char *name, int index, struct mdl_loc loc,
+                          struct ast_decl *d);
+const char *ck_intern(struct ck *k, const char *s);
+void *ck_grow(struct ck *k, void *arr, int n, int *cap, size_t elem);   /* arena array with room for n + 1 */
+void *ck_resize(struct ck *k, void *arr, int n, int cap, size_t elem);  /* new arena array of cap, n copied */
+int ck_attr(struct ck *k, const char *name, struct mdl_loc loc, bool declare);
+int ck_hook(struct ck *k, const char *name, int nargs, int use, struct mdl_loc loc);   /* use: HOOK_* */
+enum { HOOK_STMT, HOOK_READ, HOOK_WRITE, HOOK_GUARD };
+int ck_field_width_fits(struct ck *k, int field, uint64_t v, enum mdl_type t, struct mdl_loc loc);
+char *ck_fmt_bits(struct ck *k, const bool *bits, int nbits);         /* "63:60, 3" (scratch memory) */
+
+/* check_expr.c */
+struct mdl_expr *ck_expr(struct ck *k, struct ck_scope *s, const struct ast_expr *a, bool *lit);
+struct mdl_expr *ck_bool(struct ck *k, struct ck_scope *s, const struct ast_expr *a);       /* a condition */
+struct mdl_expr *ck_value(struct ck *k, struct ck_scope *s, const struct ast_expr *a);      /* any 32-bit value */
+struct mdl_expr *ck_int(struct ck *k, struct ck_scope *s, const struct ast_expr *a, const char *what);  /* integer */
+int ck_const(struct ck *k, struct ck_scope *s, const struct ast_expr *a, uint64_t *v, enum mdl_type *t);
+struct mdl_expr *ck_mk(struct ck *k, enum mdl_ekind kind, enum mdl_type t, struct mdl_loc loc, int nargs);
+int ck_field_ref(struct ck *k, struct ck_scope *s, const char *name, struct mdl_loc loc, bool report);
+const char *ck_type_name(enum mdl_type t);
+bool ck_reserved_name(const char *name);     /* built-in functions, casts, attr, jump, halt */
+
+/* check_stmt.c */
+int ck_stmts(struct ck *k, struct ck_scope *s, const struct ast_vec *in, struct mdl_stmt ***out);
+int ck_local_add(struct ck *k, struct ck_locals *L, const char *name, enum mdl_type t, enum ck_lkind kind,
+                 struct mdl_loc loc);
+int ck_local_find(const struct ck_locals *L, const char *name);      /* visible local, or -1 */
+void ck_slot_prepass(struct ck *k, int slot);
+bool ck_is_global_value(struct ck *k, const char *name);
+
+/* check_cond.c */
+int ck_conds(struct ck *k, struct ck_scope *s, const struct ast_vec *in, struct mdl_cond **out);
+
+/* check_opnd.c */
+int ck_opnd_instance(struct ck *k, const char *name, const struct ast_vec *args, struct ck_scope *s,
+                     struct mdl_loc loc);
+bool ck_opnd_readable(struct ck *k, int opnd);
+bool ck_opnd_writable(struct ck *k, int opnd);
+
+/* template.c */
+struct ast_tmpl;
+struct ast_tmpl *mdl_template_parse(struct mdl_pctx *c, const struct ast_str *s);
+/* Resolves a parsed template in scope s; in an op (s->L set and allow_opnd) operand holes bind locals. */
+int mdl_template_resolve(struct ck *k, struct ck_scope *s, const struct ast_str *src, const struct ast_tmpl *t,
+                         bool allow_opnd, struct mdl_template *out);
+
+/* check_enc.c */
+void ck_fields(struct ck *k);
+void ck_tables(struct ck *k);
+void ck_table_ranges(struct ck *k);
+void ck_formats(struct ck *k);
+void ck_format_layout(struct ck *k);
+void ck_selectors(struct ck *k);
+
+/* check_state.c */
+void ck_states(struct ck *k);
+void ck_spaces(struct ck *k);
+
+/* check_op.c */
+void ck_slots(struct ck *k);
+void ck_ops(struct ck *k);
+void ck_commits(struct ck *k);
+void ck_op_duplicates(struct ck *k);
+
+/* consteval.c: evaluation at check time with field values (fields[i] = raw code of field i) and `code`/`value`. */
+struct mdl_cenv { const uint64_t *fields; bool has_code; uint64_t code; bool has_value; uint64_t value;
+                  const struct mdl_model *m; };
+int mdl_ceval(const struct mdl_expr *e, const struct mdl_cenv *env, uint64_t *out);  /* 0, -1 not constant, -2 invalid */
+uint64_t mdl_cnorm(uint64_t v, enum mdl_type t);
+
+/* check.c: the whole check (called by load.c). Returns the model or NULL after errors. */
+int mdl_check(struct mdl_pctx *p, struct mdl_model *m);
+
+#endif

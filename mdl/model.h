@@ -1,0 +1,230 @@
+/* The checked machine model: what mdl/ builds from a description and every emitter in gen/ reads.
+ *
+ * Invariants, established by mdl_check() before any emitter runs (emitters may rely on them):
+ *  - every name is resolved: expressions hold indices into the model's arrays, never names to look up;
+ *  - user `func`s are inlined, parameterised operands are instantiated per use (struct mdl_opnd);
+ *  - every expression carries its type;
+ *  - within each format, the listed fields and ignore ranges cover each word bit exactly once;
+ *  - every op has a slot that belongs to at least one format, and sem statements;
+ *  - arrays are in declaration order (the disassembler's and the decoder's priority order).
+ * All memory belongs to the model's arena (mdl_model_free releases it). Strings are interned.
+ */
+#ifndef MDL_MODEL_H
+#define MDL_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "arena.h"
+
+struct mdl_loc { const char *file; int line, col; };   /* 1-based line and column */
+
+/* ---- expressions ---------------------------------------------------------------------------------- */
+enum mdl_type { MDL_T_VOID, MDL_T_U32, MDL_T_I32, MDL_T_F32, MDL_T_F16, MDL_T_BOOL };
+
+enum mdl_ekind {
+	MDL_E_INT,      /* ival (uint64_t; i32 values sign-extended) */
+	MDL_E_FLOAT,    /* ival holds the binary32 bits */
+	MDL_E_FIELD,    /* index = field; the decoded field value (sign-extended if the field is signed) */
+	MDL_E_LOCAL,    /* index = local slot in the enclosing op/slot/format scope (let, op outputs, operand values) */
+	MDL_E_STATE,    /* index = state; a scalar state or a regfile element: a[0] = element index (NULL for scalars) */
+	MDL_E_SPACE,    /* index = space (read); a[0] = address */
+	MDL_E_CODE,     /* `code` inside a table entry / `addr` inside a space entry */
+	MDL_E_VALUE,    /* `value` inside a space write entry: the value being written */
+	MDL_E_UN,       /* op = '-', '~', '!'; a[0] */
+	MDL_E_BIN,      /* op = '+','-','*','/','%','&','|','^', MDL_OP_SHL.. (below); a[0], a[1] */
+	MDL_E_COND,     /* a[0] ? a[1] : a[2] */
+	MDL_E_CALL,     /* index = enum mdl_builtin; a[0..n-1] */
+	MDL_E_ATTR,     /* index = attribute id: 1 if the executing op has it */
+	MDL_E_CAST,     /* type = target type; a[0]; conversion rules in docs/mdl.md "Semantics" */
+	MDL_E_TABLE,    /* (addition) index = table; a[0] = code: the code's numeric value (tentry.vals), 0 if the code
+	                   has no numeric entry. Written `TABLE(code)` (e.g. `smallimm(raddr_b)`); type f32 if every
+	                   numeric entry of the table is a float, else u32 (the 32-bit pattern). */
+};
+enum { MDL_OP_SHL = 256, MDL_OP_SHR, MDL_OP_EQ, MDL_OP_NE, MDL_OP_LT, MDL_OP_LE, MDL_OP_GT, MDL_OP_GE,
+       MDL_OP_LAND, MDL_OP_LOR };
+
+/* Built-in functions of the semantics language; each maps to one function of runtime/arith.h. */
+enum mdl_builtin {
+	MDL_B_FADD, MDL_B_FSUB, MDL_B_FMUL, MDL_B_FMIN, MDL_B_FMAX, MDL_B_FMINABS, MDL_B_FMAXABS, MDL_B_FABS,
+	MDL_B_FNEG, MDL_B_FTOI, MDL_B_ITOF, MDL_B_FGT, MDL_B_FEQ, MDL_B_F16TOF32, MDL_B_F32TOF16,
+	MDL_B_UNORM8TOF, MDL_B_F2UNORM8,
+	MDL_B_CLZ, MDL_B_MUL24, MDL_B_SHL, MDL_B_SHR, MDL_B_ASR, MDL_B_ROR, MDL_B_MIN, MDL_B_MAX,
+	MDL_B_SADD_SAT, MDL_B_SSUB_SAT,
+	MDL_B_V8ADDS, MDL_B_V8SUBS, MDL_B_V8MIN, MDL_B_V8MAX, MDL_B_V8MULD, MDL_B_BYTE, MDL_B_BYTES,
+	MDL_B_ELEM, MDL_B_LANE, MDL_B_ROTATE, MDL_B_ROTATE_QUAD, MDL_B_QUAD_BCAST, MDL_B_ALL, MDL_B_ANY,
+	MDL_B_COUNT
+};
+
+struct mdl_expr {
+	enum mdl_ekind kind;
+	enum mdl_type type;      /* set by the checker */
+	int op;                  /* MDL_E_UN / MDL_E_BIN operator */
+	int index;               /* field, local, state, space, builtin or attribute index */
+	int nargs;
+	uint64_t ival;
+	struct mdl_expr **a;
+	struct mdl_loc loc;
+};
+
+/* ---- statements ----------------------------------------------------------------------------------- */
+enum mdl_skind {
+	MDL_S_LET,      /* local = e */
+	MDL_S_ASSIGN,   /* target: MDL_E_LOCAL, MDL_E_STATE (element) or MDL_E_SPACE (write through a space) = e */
+	MDL_S_WRITE,    /* write through a destination operand: opnd local `local` = e */
+	MDL_S_IF,       /* if (e) body else elseb; a lane-wise condition masks the writes inside */
+	MDL_S_HOOK,     /* hook call: hook index, args */
+	MDL_S_JUMP,     /* jump(e = target in bytes, delay = args[0] constant) */
+	MDL_S_HALT,     /* halt(delay = args[0] constant) */
+	MDL_S_BLOCK,
+};
+struct mdl_stmt {
+	enum mdl_skind kind;
+	int local;                   /* MDL_S_LET / MDL_S_WRITE */
+	int hook;                    /* MDL_S_HOOK */
+	struct mdl_expr *target, *e; /* MDL_S_ASSIGN target; value or condition */
+	struct mdl_expr **args; int nargs;
+	struct mdl_stmt **body; int nbody;   /* MDL_S_IF then-part, MDL_S_BLOCK */
+	struct mdl_stmt **elseb; int nelse;
+	struct mdl_loc loc;
+};
+
+/* ---- encoding --------------------------------------------------------------------------------------- */
+struct mdl_piece { int hi, lo; bool inverted; };      /* word bits hi..lo, bit 0 = LSB of the word */
+struct mdl_field {
+	const char *name; struct mdl_loc loc;
+	int width;                   /* total bits, 1..64 */
+	int npieces; struct mdl_piece *pieces;   /* first piece most significant */
+	bool is_signed;
+};
+
+struct mdl_tentry {
+	uint32_t code_lo, code_hi;   /* inclusive code range */
+	const char *name;            /* MDL_TE_NAME: the exact text for code_lo (ranges are expanded by the checker) */
+	bool canonical;              /* the name the disassembler prints for this code */
+	bool is_num, is_float;       /* numeric entry: value(code) computed by the checker into vals[] */
+	uint32_t *vals;              /* numeric: one value per code, code_lo..code_hi (i32 or f32 bits) */
+	struct mdl_loc loc;
+};
+struct mdl_table { const char *name; struct mdl_loc loc; int nent; struct mdl_tentry *ent; };
+
+/* Condition of a `when` / `encode` list. binding: FIELD == const (val) or FIELD == FIELD2 (field2 >= 0). */
+struct mdl_cond {
+	struct mdl_expr *e;          /* the whole condition, always usable as a check */
+	bool binding; int field, field2; uint64_t val;
+	struct mdl_loc loc;
+};
+
+enum mdl_tkind { MDL_TP_TEXT, MDL_TP_SPACE, MDL_TP_TABLE, MDL_TP_INT, MDL_TP_OPND, MDL_TP_OPT, MDL_TP_LABEL };
+struct mdl_tpart {
+	enum mdl_tkind kind;
+	const char *text;            /* TEXT, OPT: literal text */
+	int table, field;            /* TABLE: table + field; INT, LABEL: field */
+	int opnd;                    /* OPND: index into model->opnds (instantiated operand) */
+	int local;                   /* OPND: the local slot the operand's value/target is bound to (-1 if unnamed) */
+	bool pcrel; int64_t pcoff;   /* LABEL: field = target - (pc + pcoff) when pcrel */
+	int ncond; struct mdl_cond *cond;   /* OPT: conditions */
+	struct mdl_loc loc;
+};
+struct mdl_template { const char *src; int nparts; struct mdl_tpart *parts; struct mdl_loc loc; };
+
+/* An instantiated operand (one per distinct use operand(field args)). */
+struct mdl_opnd_alt {
+	struct mdl_template tmpl;
+	int ncond; struct mdl_cond *cond;
+	struct mdl_expr *read;       /* value read (NULL if the alternative has none) */
+	int wspace; struct mdl_expr *waddr;  /* write: through space wspace (>= 0) at address waddr, or */
+	int wstate; struct mdl_expr *windex; /*        directly to state wstate (>= 0) element windex */
+	struct mdl_loc loc;
+};
+struct mdl_opnd { const char *name; const char *inst_name; /* e.g. "src(add_a)" */ int nalt; struct mdl_opnd_alt *alt; };
+
+/* ---- issue structure ------------------------------------------------------------------------------ */
+struct mdl_default { int field; uint64_t val; };
+
+struct mdl_op {
+	const char *name; struct mdl_loc loc;
+	int slot;
+	uint64_t attrs;              /* bit i = attribute i (model->attrs[i]) */
+	struct mdl_template tmpl;
+	int ncond; struct mdl_cond *cond;     /* encode */
+	int ndef; struct mdl_default *def;
+	int nsem; struct mdl_stmt **sem;
+	int nlocals;                 /* locals used by sem (including operand bindings and outputs) */
+	const char **local_names;    /* for diagnostics and emitted C */
+};
+struct mdl_slot {
+	const char *name; struct mdl_loc loc;
+	int default_op;              /* op index */
+	int nops; int *ops;          /* ops of this slot, declaration order */
+	int ncommit; struct mdl_stmt **commit;   /* runs in the scope of the slot's op (its locals are visible) */
+};
+struct mdl_format {
+	const char *name; struct mdl_loc loc;
+	struct mdl_expr *selector;
+	int nfields; int *fields;
+	int nignore; struct mdl_piece *ignore;
+	int nslots; int *slots;
+	int ndef; struct mdl_default *def;
+	int nsem; struct mdl_stmt **sem;     /* before the slots' compute stage */
+	int ncommit; struct mdl_stmt **commit;   /* after the slots' commit stage */
+	int nlocals; const char **local_names;
+};
+
+/* ---- machine state ------------------------------------------------------------------------------- */
+struct mdl_state {
+	const char *name; struct mdl_loc loc;
+	int count;                   /* 0 = scalar state, else regfile elements */
+	bool vec;                    /* per lane (vec) or one value (u32) */
+	int latency;                 /* regfile: reads before `latency` instructions after a write are hazards */
+	int guard_elem, guard_hook;  /* `guard R[elem] : hook` (-1 if none) */
+};
+enum mdl_sekind { MDL_SE_STATE, MDL_SE_HOOK, MDL_SE_NONE };
+struct mdl_sentry {
+	uint32_t lo, hi; bool write;
+	enum mdl_sekind kind;
+	int state; struct mdl_expr *index;     /* MDL_SE_STATE: element index expression in `addr` */
+	struct mdl_expr *value;                /* write: value stored (NULL = `value` unchanged) */
+	int hook; int nargs; struct mdl_expr **args;   /* MDL_SE_HOOK */
+	struct mdl_loc loc;
+};
+struct mdl_space { const char *name; struct mdl_loc loc; int size; int nent; struct mdl_sentry *ent; };
+/* returns_value: used in a space `read` entry (or declared `returns`): produces the lanes' values (out).
+ * takes_value (addition): used in a space `write` entry: receives the lanes' values being written after its args.
+ * Neither: a statement `hook h(...);` or a `guard` (the return code is the answer). Never both. */
+struct mdl_hook { const char *name; struct mdl_loc loc; int nargs; bool returns_value; bool takes_value; };
+
+/* ---- the model ---------------------------------------------------------------------------------- */
+struct mdl_model {
+	const char *path, *name;     /* description file; isa name (C prefix of the generated code) */
+	int word_bits, lanes, pc_step;
+	bool little_endian;
+	int nfields; struct mdl_field *fields;
+	int ntables; struct mdl_table *tables;
+	int nformats; struct mdl_format *formats;
+	int nslots; struct mdl_slot *slots;
+	int nops; struct mdl_op *ops;
+	int nopnds; struct mdl_opnd *opnds;
+	int nstates; struct mdl_state *states;
+	int nspaces; struct mdl_space *spaces;
+	int nhooks; struct mdl_hook *hooks;
+	int nattrs; const char **attrs;
+	int pc_state;                /* index of the `pc` state (-1 if the description has none; required by `jump`) */
+	int float_mode;              /* float built-ins' rounding/denormal/NaN rules: enum tsr_float_mode (runtime/sem.h),
+	                                isa item `float NAME;` with NAME ieee (0, the default) or qpu (1). Added for the
+	                                simulator and evaluator (gen/emit_sim.c, mdl/eval.c). */
+	struct tsr_arena *arena;
+};
+
+struct tsr_diag;
+/* Parse and check the description at path. Returns the model, or NULL after reporting every error found
+ * through diag (file:line:col: error: ...). Never exits, never crashes on bad input. */
+struct mdl_model *mdl_load(const char *path, struct tsr_diag *diag);
+/* Same, from a buffer (len bytes, need not be NUL-terminated); `path` is used in diagnostics. */
+struct mdl_model *mdl_load_buffer(const char *path, const char *text, size_t len, struct tsr_diag *diag);
+void mdl_model_free(struct mdl_model *m);
+
+/* Constant evaluation helper for emitters and checks: value of a constant expression (no fields/state).
+ * Returns 0 and sets *out, or -1 if e is not constant. */
+int mdl_const_eval(const struct mdl_expr *e, uint64_t *out);
+
+#endif

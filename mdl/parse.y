@@ -1,0 +1,336 @@
+/* The .mdl grammar (lemon; docs/mdl.md "Grammar" is its EBNF). Actions only build the tree (ast.c);
+ * errors go to the context (%extra_argument); after a syntax error the driver (syntax.c) resynchronises at
+ * the next declaration, so every declaration with an error is reported once.
+ * Build: lemon -q -T/usr/share/lemon/lempar.c -dbuild/mdl mdl/parse.y
+ */
+%name mdlParse
+%token_prefix TK_
+%token_type {struct mdl_tok}
+%extra_argument {struct mdl_pctx *ctx}
+%stack_size 400
+%start_symbol input
+
+%include {
+#include <assert.h>
+#include <stdio.h>
+#include <string.h>
+#include "ast.h"
+#include "lexer.h"
+#include "syntax.h"
+struct yyParser;
+static void report_syntax_error(struct mdl_pctx *ctx, struct yyParser *p, int major, const struct mdl_tok *tok);
+}
+
+%syntax_error { report_syntax_error(ctx, yypParser, yymajor, &yyminor); }
+%stack_overflow {
+	ctx->overflow = true;
+	mdl_error(ctx, ctx->tok_loc, "declarations or expressions nested too deeply");
+}
+%parse_accept { ctx->accepted = true; }
+/* Tokens own no memory (the arena does); this only marks ctx and the value as used for -Wextra. */
+%token_destructor { (void)ctx; (void)$$; }
+
+/* Keywords: reserved only where the grammar expects them (elsewhere they are names). */
+%token ISA FIELD TABLE FORMAT SLOT OPERAND OP STATE REGFILE GUARD SPACE FUNC HOOK SIGNED FIELDS IGNORE SLOTS
+       DEFAULT SEM COMMIT SYNTAX ENCODE WHEN READ WRITE NONE LATENCY LET IF ELSE RETURNS.
+%token IDENT INT FLOAT STRING DOTDOT ARROW SEMI COMMA LBRACE RBRACE LBRACKET RBRACKET LPAREN RPAREN ASSIGN TCONDS.
+%fallback IDENT ISA FIELD TABLE FORMAT SLOT OPERAND OP STATE REGFILE GUARD SPACE FUNC HOOK SIGNED FIELDS IGNORE
+       SLOTS DEFAULT SEM COMMIT SYNTAX ENCODE WHEN READ WRITE NONE LATENCY LET IF ELSE RETURNS.
+
+/* C's precedence, lowest first. */
+%right QUESTION COLON.
+%left LOR.
+%left LAND.
+%left PIPE.
+%left CARET.
+%left AMP.
+%left EQ NE.
+%left LT LE GT GE.
+%left SHL SHR.
+%left PLUS MINUS.
+%left STAR SLASH PERCENT.
+%right BANG TILDE.
+%nonassoc IFX.
+%nonassoc ELSE.
+
+/* The whole file, or (first token TCONDS, never produced by the lexer) a condition list of a template hole. */
+input ::= decls.
+input ::= TCONDS conds(L). { ctx->conds_out = L; }
+
+decls ::= .
+decls ::= decls decl.
+
+decl ::= SEMI.
+decl ::= error SEMI.
+
+%type name {struct ast_name}
+name(A) ::= IDENT(T). { A = ast_name(T); }
+
+/* isa NAME { word 64; endian little; ... } */
+decl ::= isa_head LBRACE isa_items RBRACE.
+isa_head ::= ISA(K) name(N). { ast_decl(ctx, AD_ISA, K, N); }
+isa_items ::= .
+isa_items ::= isa_items isa_item.
+isa_item ::= name(K) INT(V) SEMI. { ast_isa_item(ctx, K, &V, NULL); }
+isa_item ::= name(K) name(V) SEMI. { ast_isa_item(ctx, K, NULL, &V); }
+
+/* field NAME [63:60, ~8, 3] signed; */
+decl ::= FIELD(K) name(N) LBRACKET pieces(P) RBRACKET signed(S) SEMI. { ast_field(ctx, K, N, P, S); }
+%type signed {bool}
+signed(A) ::= . { A = false; }
+signed(A) ::= SIGNED. { A = true; }
+%type pieces {struct ast_vec *}
+pieces(A) ::= piece(P). { A = ast_vec1(ctx, P); }
+pieces(A) ::= pieces(B) COMMA piece(P). { A = ast_vadd(ctx, B, P); }
+%type piece {struct ast_piece *}
+piece(A) ::= INT(H). { A = ast_piece(ctx, H, NULL, false, H.loc); }
+piece(A) ::= INT(H) COLON INT(L). { A = ast_piece(ctx, H, &L, false, H.loc); }
+piece(A) ::= TILDE(T) INT(H). { A = ast_piece(ctx, H, NULL, true, T.loc); }
+piece(A) ::= TILDE(T) INT(H) COLON INT(L). { A = ast_piece(ctx, H, &L, true, T.loc); }
+
+/* table NAME { a | b = 1; r{0..3} = 32; 5 = x; 0..15, 20 => code; } */
+decl ::= table_head LBRACE tentries RBRACE.
+table_head ::= TABLE(K) name(N). { ast_decl(ctx, AD_TABLE, K, N); }
+tentries ::= .
+tentries ::= tentries tentry.
+tentry ::= tnames(L) ASSIGN expr(E) SEMI. { ast_tentry_names(ctx, L, E); }
+tentry ::= INT(C) ASSIGN tnames(L) SEMI. { ast_tentry_names(ctx, L, ast_int(ctx, C)); }
+tentry ::= codes(L) ARROW expr(E) SEMI. { ast_tentry_num(ctx, L, E); }
+%type tnames {struct ast_vec *}
+tnames(A) ::= tname(N). { A = ast_vec1(ctx, N); }
+tnames(A) ::= tnames(B) PIPE tname(N). { A = ast_vadd(ctx, B, N); }
+%type tname {struct ast_tname *}
+tname(A) ::= IDENT(S). { A = ast_tname(ctx, S, NULL, NULL); }
+tname(A) ::= STRING(S). { A = ast_tname(ctx, S, NULL, NULL); }
+tname(A) ::= IDENT(S) LBRACE INT(L) DOTDOT INT(H) RBRACE. { A = ast_tname(ctx, S, &L, &H); }
+tname(A) ::= STRING(S) LBRACE INT(L) DOTDOT INT(H) RBRACE. { A = ast_tname(ctx, S, &L, &H); }
+%type codes {struct ast_vec *}
+codes(A) ::= range(R). { A = ast_vec1(ctx, R); }
+codes(A) ::= codes(B) COMMA range(R). { A = ast_vadd(ctx, B, R); }
+%type range {struct ast_range *}
+range(A) ::= INT(L). { A = ast_range(ctx, L, NULL); }
+range(A) ::= INT(L) DOTDOT INT(H). { A = ast_range(ctx, L, &H); }
+
+/* format NAME (selector) { fields ...; ignore [..]; slots ...; default F = V; sem ...; commit ... } */
+decl ::= format_head LBRACE fitems RBRACE.
+format_head ::= FORMAT(K) name(N) selector(E). { ast_format(ctx, K, N, E); }
+%type selector {struct ast_expr *}
+selector(A) ::= . { A = NULL; }
+selector(A) ::= LPAREN expr(E) RPAREN. { A = E; }
+fitems ::= .
+fitems ::= fitems fitem.
+fitem ::= FIELDS names(L) SEMI. { ast_format_item(ctx, 'f', L); }
+fitem ::= IGNORE LBRACKET pieces(L) RBRACKET SEMI. { ast_format_item(ctx, 'i', L); }
+fitem ::= SLOTS names(L) SEMI. { ast_format_item(ctx, 's', L); }
+fitem ::= DEFAULT name(F) ASSIGN expr(E) SEMI. { ast_default(ctx, F, E); }
+fitem ::= SEM(K) stmts(L). { ast_sem(ctx, false, L, K); }
+fitem ::= COMMIT(K) stmts(L). { ast_sem(ctx, true, L, K); }
+%type names {struct ast_vec *}
+names(A) ::= name(N). { A = ast_vec1(ctx, ast_pname(ctx, N)); }
+names(A) ::= names(B) name(N). { A = ast_vadd(ctx, B, ast_pname(ctx, N)); }
+
+/* slot NAME default OP [commit { ... }] */
+decl ::= SLOT(K) name(N) DEFAULT name(D) SEMI. { ast_slot(ctx, K, N, D, NULL); }
+decl ::= SLOT(K) name(N) DEFAULT name(D) COMMIT block(B). { ast_slot(ctx, K, N, D, B); }
+
+/* operand NAME[(params)] { "template" when c, ... read e write place; ... } */
+decl ::= operand_head LBRACE alts RBRACE.
+operand_head ::= OPERAND(K) name(N) oparams(P). { ast_operand(ctx, K, N, P); }
+%type oparams {struct ast_vec *}
+oparams(A) ::= . { A = ast_vec1(ctx, NULL); }
+oparams(A) ::= LPAREN plist(L) RPAREN. { A = L; }
+%type plist {struct ast_vec *}
+plist(A) ::= . { A = ast_vec1(ctx, NULL); }
+plist(A) ::= namelist(L). { A = L; }
+%type namelist {struct ast_vec *}
+namelist(A) ::= name(N). { A = ast_vec1(ctx, ast_pname(ctx, N)); }
+namelist(A) ::= namelist(B) COMMA name(N). { A = ast_vadd(ctx, B, ast_pname(ctx, N)); }
+alts ::= .
+alts ::= alts alt.
+alt ::= STRING(S) when(W) SEMI. { ast_alt(ctx, S, W, NULL, NULL); }
+alt ::= STRING(S) when(W) READ expr(R) SEMI. { ast_alt(ctx, S, W, R, NULL); }
+alt ::= STRING(S) when(W) WRITE place(P) SEMI. { ast_alt(ctx, S, W, NULL, P); }
+alt ::= STRING(S) when(W) READ expr(R) WRITE place(P) SEMI. { ast_alt(ctx, S, W, R, P); }
+%type when {struct ast_vec *}
+when(A) ::= . { A = ast_vec1(ctx, NULL); }
+when(A) ::= WHEN conds(L). { A = L; }
+%type conds {struct ast_vec *}
+conds(A) ::= expr(E). { A = ast_vec1(ctx, E); }
+conds(A) ::= conds(B) COMMA expr(E). { A = ast_vadd(ctx, B, E); }
+%type place {struct ast_expr *}
+place(A) ::= name(N). { A = ast_ename(ctx, N); }
+place(A) ::= name(N) LBRACKET expr(I) RBRACKET. { A = ast_index(ctx, N, I); }
+
+/* op NAME : SLOT ATTR... { syntax "..."; encode c, ...; default F = V; sem s... } */
+decl ::= op_head LBRACE oitems RBRACE.
+op_head ::= OP(K) name(N) COLON name(S) attrs(L). { ast_op(ctx, K, N, S, L); }
+%type attrs {struct ast_vec *}
+attrs(A) ::= . { A = ast_vec1(ctx, NULL); }
+attrs(A) ::= attrs(B) name(N). { A = ast_vadd(ctx, B, ast_pname(ctx, N)); }
+oitems ::= .
+oitems ::= oitems oitem.
+oitem ::= SYNTAX STRING(S) SEMI. { ast_op_syntax(ctx, S); }
+oitem ::= ENCODE conds(L) SEMI. { ast_op_encode(ctx, L); }
+oitem ::= DEFAULT name(F) ASSIGN expr(E) SEMI. { ast_default(ctx, F, E); }
+oitem ::= SEM(K) stmts(L). { ast_sem(ctx, false, L, K); }
+
+/* machine state */
+decl ::= STATE(K) name(N) COLON name(T) SEMI. { ast_state(ctx, K, N, T); }
+decl ::= REGFILE(K) name(N) LBRACKET INT(C) RBRACKET COLON name(T) latency(L) SEMI. { ast_regfile(ctx, K, N, C, T, L); }
+%type latency {struct ast_expr *}
+latency(A) ::= . { A = NULL; }
+latency(A) ::= LATENCY INT(V). { A = ast_int(ctx, V); }
+decl ::= GUARD(K) name(N) LBRACKET expr(E) RBRACKET COLON name(H) SEMI. { ast_guard(ctx, K, N, E, H); }
+
+/* space NAME[N] { CODES read|write target; ... } */
+decl ::= space_head LBRACE sentries RBRACE.
+space_head ::= SPACE(K) name(N) LBRACKET INT(C) RBRACKET. { ast_space(ctx, K, N, C); }
+sentries ::= .
+sentries ::= sentries sentry.
+sentry ::= codes(L) READ place(P) SEMI. { ast_sentry(ctx, L, false, ASE_STATE, P, NULL, NULL, NULL); }
+sentry ::= codes(L) READ HOOK name(H) LPAREN args(A) RPAREN SEMI. { ast_sentry(ctx, L, false, ASE_HOOK, NULL, NULL, &H, A); }
+sentry ::= codes(L) READ NONE SEMI. { ast_sentry(ctx, L, false, ASE_NONE, NULL, NULL, NULL, NULL); }
+sentry ::= codes(L) WRITE place(P) SEMI. { ast_sentry(ctx, L, true, ASE_STATE, P, NULL, NULL, NULL); }
+sentry ::= codes(L) WRITE place(P) ASSIGN expr(E) SEMI. { ast_sentry(ctx, L, true, ASE_STATE, P, E, NULL, NULL); }
+sentry ::= codes(L) WRITE HOOK name(H) LPAREN args(A) RPAREN SEMI. { ast_sentry(ctx, L, true, ASE_HOOK, NULL, NULL, &H, A); }
+sentry ::= codes(L) WRITE NONE SEMI. { ast_sentry(ctx, L, true, ASE_NONE, NULL, NULL, NULL, NULL); }
+
+/* func NAME(params) = expr;   hook NAME(params) [returns]; */
+decl ::= FUNC(K) name(N) LPAREN plist(P) RPAREN ASSIGN expr(E) SEMI. { ast_func(ctx, K, N, P, E); }
+decl ::= HOOK(K) name(N) LPAREN plist(P) RPAREN returns(R) SEMI. { ast_hookdecl(ctx, K, N, P, R); }
+%type returns {bool}
+returns(A) ::= . { A = false; }
+returns(A) ::= RETURNS. { A = true; }
+
+/* ---- statements ---- */
+%type stmts {struct ast_vec *}
+stmts(A) ::= stmt(S). { A = ast_vec1(ctx, S); }
+stmts(A) ::= stmts(B) stmt(S). { A = ast_vadd(ctx, B, S); }
+%type stmtlist {struct ast_vec *}
+stmtlist(A) ::= . { A = ast_vec1(ctx, NULL); }
+stmtlist(A) ::= stmtlist(B) stmt(S). { A = ast_vadd(ctx, B, S); }
+%type block {struct ast_stmt *}
+block(A) ::= LBRACE(L) stmtlist(S) RBRACE. { A = ast_block(ctx, L, S); }
+%type stmt {struct ast_stmt *}
+stmt(A) ::= LET(K) name(N) ASSIGN expr(E) SEMI. { A = ast_let(ctx, K, N, E); }
+stmt(A) ::= name(N) ASSIGN expr(E) SEMI. { A = ast_assign(ctx, N, NULL, E); }
+stmt(A) ::= name(N) LBRACKET expr(I) RBRACKET ASSIGN expr(E) SEMI. { A = ast_assign(ctx, N, I, E); }
+stmt(A) ::= IF(K) LPAREN expr(E) RPAREN stmt(T). [IFX] { A = ast_if(ctx, K, E, T, NULL); }
+stmt(A) ::= IF(K) LPAREN expr(E) RPAREN stmt(T) ELSE stmt(F). { A = ast_if(ctx, K, E, T, F); }
+stmt(A) ::= HOOK(K) name(N) LPAREN args(L) RPAREN SEMI. { A = ast_hookstmt(ctx, K, N, L); }
+stmt(A) ::= name(N) LPAREN args(L) RPAREN SEMI. { A = ast_callstmt(ctx, N, L); }
+stmt(A) ::= block(B). { A = B; }
+
+/* ---- expressions ---- */
+%type expr {struct ast_expr *}
+expr(A) ::= INT(T). { A = ast_int(ctx, T); }
+expr(A) ::= FLOAT(T). { A = ast_float(ctx, T); }
+expr(A) ::= name(N). { A = ast_ename(ctx, N); }
+expr(A) ::= name(N) LBRACKET expr(I) RBRACKET. { A = ast_index(ctx, N, I); }
+expr(A) ::= name(N) LPAREN args(L) RPAREN. { A = ast_call(ctx, N, L); }
+expr(A) ::= LPAREN expr(E) RPAREN. { A = E; }
+expr(A) ::= MINUS(T) expr(E). [BANG] { A = ast_un(ctx, T, '-', E); }
+expr(A) ::= TILDE(T) expr(E). { A = ast_un(ctx, T, '~', E); }
+expr(A) ::= BANG(T) expr(E). { A = ast_un(ctx, T, '!', E); }
+expr(A) ::= expr(X) STAR(T) expr(Y). { A = ast_bin(ctx, T, '*', X, Y); }
+expr(A) ::= expr(X) SLASH(T) expr(Y). { A = ast_bin(ctx, T, '/', X, Y); }
+expr(A) ::= expr(X) PERCENT(T) expr(Y). { A = ast_bin(ctx, T, '%', X, Y); }
+expr(A) ::= expr(X) PLUS(T) expr(Y). { A = ast_bin(ctx, T, '+', X, Y); }
+expr(A) ::= expr(X) MINUS(T) expr(Y). { A = ast_bin(ctx, T, '-', X, Y); }
+expr(A) ::= expr(X) SHL(T) expr(Y). { A = ast_bin(ctx, T, MDL_OP_SHL, X, Y); }
+expr(A) ::= expr(X) SHR(T) expr(Y). { A = ast_bin(ctx, T, MDL_OP_SHR, X, Y); }
+expr(A) ::= expr(X) LT(T) expr(Y). { A = ast_bin(ctx, T, MDL_OP_LT, X, Y); }
+expr(A) ::= expr(X) LE(T) expr(Y). { A = ast_bin(ctx, T, MDL_OP_LE, X, Y); }
+expr(A) ::= expr(X) GT(T) expr(Y). { A = ast_bin(ctx, T, MDL_OP_GT, X, Y); }
+expr(A) ::= expr(X) GE(T) expr(Y). { A = ast_bin(ctx, T, MDL_OP_GE, X, Y); }
+expr(A) ::= expr(X) EQ(T) expr(Y). { A = ast_bin(ctx, T, MDL_OP_EQ, X, Y); }
+expr(A) ::= expr(X) NE(T) expr(Y). { A = ast_bin(ctx, T, MDL_OP_NE, X, Y); }
+expr(A) ::= expr(X) AMP(T) expr(Y). { A = ast_bin(ctx, T, '&', X, Y); }
+expr(A) ::= expr(X) CARET(T) expr(Y). { A = ast_bin(ctx, T, '^', X, Y); }
+expr(A) ::= expr(X) PIPE(T) expr(Y). { A = ast_bin(ctx, T, '|', X, Y); }
+expr(A) ::= expr(X) LAND(T) expr(Y). { A = ast_bin(ctx, T, MDL_OP_LAND, X, Y); }
+expr(A) ::= expr(X) LOR(T) expr(Y). { A = ast_bin(ctx, T, MDL_OP_LOR, X, Y); }
+expr(A) ::= expr(C) QUESTION(T) expr(X) COLON expr(Y). { A = ast_cond(ctx, T, C, X, Y); }
+%type args {struct ast_vec *}
+args(A) ::= . { A = ast_vec1(ctx, NULL); }
+args(A) ::= arglist(L). { A = L; }
+%type arglist {struct ast_vec *}
+arglist(A) ::= expr(E). { A = ast_vec1(ctx, E); }
+arglist(A) ::= arglist(B) COMMA expr(E). { A = ast_vadd(ctx, B, E); }
+
+%code {
+/* The action of `token` in parser state `state`, without keyword fallback. */
+static int direct_action(int token, int state)
+{
+	if (state > YY_MAX_SHIFT)
+		return state;
+	int i = yy_shift_ofst[state] + token;
+	if (i < 0 || i >= (int)YY_NLOOKAHEAD || yy_lookahead[i] != token)
+		return yy_default[state];
+	return yy_action[i];
+}
+
+/* Would the parser, as it stands, shift `token` (after any reductions)? Simulated on a copy of the stack. */
+static bool accepts(const yyParser *p, int token)
+{
+	YYACTIONTYPE st[YYSTACKDEPTH + 8];
+	int n = 0;
+	for (const yyStackEntry *e = p->yystack; e <= p->yytos && n < YYSTACKDEPTH; e++)
+		st[n++] = e->stateno;
+	for (int guard = 0; guard < 10000 && n > 0; guard++) {
+		int act = direct_action(token, st[n - 1]);
+		if (act <= YY_MAX_SHIFTREDUCE || act == YY_ACCEPT_ACTION)
+			return true;
+		if (act < YY_MIN_REDUCE || act > YY_MAX_REDUCE)
+			return false;
+		int rule = act - YY_MIN_REDUCE;
+		n += yyRuleInfoNRhs[rule];
+		if (n < 1 || n >= YYSTACKDEPTH)
+			return false;
+		st[n] = yy_find_reduce_action(st[n - 1], yyRuleInfoLhs[rule]);
+		n++;
+	}
+	return false;
+}
+
+static void report_syntax_error(struct mdl_pctx *ctx, struct yyParser *p, int major, const struct mdl_tok *tok)
+{
+	char expect[200] = "";
+	int nexp = 0;
+	size_t len = 0;
+	if (!ctx->conds_mode) {
+		const char *list[8];
+		for (int t = 1; t < YYNTOKEN && nexp <= 5; t++)
+			if (t != TK_TCONDS && accepts(p, t))
+				list[nexp++] = mdl_token_desc(t);
+		if (nexp > 0 && nexp <= 4) {
+			len = (size_t)snprintf(expect, sizeof expect, " (expected %s", list[0]);
+			for (int i = 1; i < nexp && len < sizeof expect; i++)
+				len += (size_t)snprintf(expect + len, sizeof expect - len, "%s%s", i + 1 < nexp ? ", " : " or ",
+				                        list[i]);
+			if (len < sizeof expect)
+				snprintf(expect + len, sizeof expect - len, ")");
+		} else {
+			expect[0] = 0;
+		}
+	}
+	ctx->syntax_error = true;
+	if (major == 0 && ctx->eof_reported)
+		return;
+	if (major == 0 && ctx->conds_mode)
+		mdl_error(ctx, tok->loc, "incomplete condition in template");
+	else if (major == 0)
+		mdl_error(ctx, tok->loc, "syntax error at end of input%s", expect);
+	else if (major == TK_STRING)
+		mdl_error(ctx, tok->loc, "syntax error near string \"%.*s\"%s", tok->len > 20 ? 20 : tok->len, tok->s,
+		          expect);
+	else
+		mdl_error(ctx, tok->loc, "syntax error near '%.*s'%s", tok->textlen > 20 ? 20 : tok->textlen, tok->text,
+		          expect);
+}
+
+void mdl_parser_clear_error(void *parser)
+{
+	((yyParser *)parser)->yyerrcnt = -1;
+}
+}

@@ -1,0 +1,1142 @@
+/* Bundle assembler: matches one line of assembly against the syntax templates of every format,
+ * backtracking over slots, operations, operand alternatives, table names and optional groups
+ * (docs/mdl.md "Syntax templates"), and produces the decoded instruction (struct <t>_inst).
+ *
+ * Search: formats in declaration order; the parts of the bundle (separated by ';') fill the
+ * format's slots in order, a slot being skipped (its default op) when the part does not match it.
+ * Matching is written in continuation-passing style: `match` consumes template parts and calls the
+ * continuation (`cont`) when a sequence ends: the rest of an enclosing template (K_SEQ), the end
+ * of an operand alternative, whose conditions then bind (K_ALT), or the end of an operation's
+ * template, whose encode conditions then bind and the next bundle part is matched (K_OP).  When
+ * every part is matched, `finalize` gives the skipped slots their default op, applies defaults
+ * (op defaults, then format defaults, then 0) and tests the checks; a failure anywhere undoes the
+ * bindings made since (a trail) and tries the next choice.  The first complete match wins.
+ * Failures are ranked by how far into the text they happened; the furthest one is reported.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "asm_engine.h"
+#include "bits.h"
+
+#define MAX_PARTS 64
+#define STEP_LIMIT 1000000   /* matcher steps per bundle before giving up (pathological templates) */
+
+enum { ST_UNSET, ST_BOUND, ST_DEFAULT };
+enum { K_SEQ, K_ALT, K_OP };
+
+/* Failure kinds in increasing priority (for failures at the same position). */
+enum { F_NONE, F_UNKNOWN, F_EXPECTED, F_UNEXPECTED, F_OPERAND, F_EXPR, F_UNDEF, F_FIT, F_PARTS, F_CHECK,
+       F_CONFLICT, F_OVERRIDE, F_AMBIG };
+
+struct span { const char *p; uint32_t n; };
+
+struct setrec {        /* 16 bytes */
+    const char *byp;   /* text that bound it (a span: byp, byn) */
+    uint32_t byn;
+    uint8_t st;        /* ST_* */
+    uint8_t verb;      /* verb of the binder */
+};
+struct trail { uint64_t old; struct setrec rec; uint32_t field; };
+struct chk { uint32_t cond; struct span by; };
+struct eqc { uint16_t a, b; uint8_t verb; struct span by; };
+struct mark { size_t ntrail, nchk, neq; };
+
+struct failrec {
+    int kind;
+    uint32_t rank, pos;
+    unsigned field;
+    uint8_t verb;
+    struct span a, b;
+    uint32_t cond;
+    int64_t val;
+    const char *text;        /* literal expected, expression error format, format name */
+    uint32_t tpos, tlen;     /* span for the expression error */
+};
+
+struct frame {
+    uint8_t kind;
+    uint8_t verb;                    /* K_ALT: the enclosing context's verb */
+    uint32_t start;                  /* K_ALT: where the alternative's text began */
+    const struct tsr_tc_part *p, *end;   /* K_SEQ */
+    const struct tsr_tc_alt *alt;    /* K_ALT */
+    unsigned op;                     /* K_OP */
+    int k, t;                        /* K_OP: bundle part, slot position */
+    const struct frame *next;
+};
+
+struct ovr { int kind; unsigned idx; uint64_t val; };   /* kind 0 field, 1 ignore range */
+
+struct tsr_asm {
+    const struct tsr_tc_isa *isa;
+    uint64_t *f;
+    uint64_t *mask;                  /* per field: its width's mask */
+    struct setrec *set;
+    uint16_t *op;
+    struct trail *trail;
+    size_t ntrail, ctrail;
+    struct chk *chk;
+    size_t nchk, cchk;
+    struct eqc *eq;
+    size_t neq, ceq;
+    const char *s;                   /* bundle text */
+    uint32_t n;                      /* its length (overrides excluded) */
+    uint32_t pstart[MAX_PARTS], pend[MAX_PARTS];
+    uint64_t have[MAX_PARTS][2];     /* characters (0..127) present in each part */
+    int nparts;
+    uint32_t lim;                    /* end of the part being matched */
+    unsigned fmt;
+    uint8_t verb;
+    uint64_t pc;
+    unsigned long steps;
+    bool aborted;
+    struct failrec fail;
+    const struct tsr_asm_syms *syms;
+    struct ovr *ovr;
+    size_t novr, covr;
+    /* Operand alternatives known not to match the text at a position (whatever the bindings): a
+     * direct-mapped set of alt << 12 | pos, valid while gen equals the bundle's generation. */
+    struct { uint32_t key, gen; } memo[1024];
+    uint32_t gen;
+    unsigned long nconflict, naltdone;   /* counters telling a textual failure from the others */
+    bool env;                        /* the result depends on pc or on symbols, not only on the text */
+    char msg[512];
+    size_t msgpos;
+};
+
+/* ---- small helpers ------------------------------------------------------------------------------ */
+
+static void *xrealloc(void *p, size_t n)
+{
+    p = realloc(p, n ? n : 1);
+    if (!p) {
+        fputs("tessera: out of memory\n", stderr);
+        abort();
+    }
+    return p;
+}
+
+#define PUSH(arr, n, cap) \
+    do { if ((n) == (cap)) { (cap) = (cap) ? (cap) * 2 : 32; (arr) = xrealloc((arr), (cap) * sizeof *(arr)); } } while (0)
+
+static uint32_t skip_ws(const struct tsr_asm *a, uint32_t pos)
+{
+    while (pos < a->lim && tsr_asm_isblank(a->s[pos]))
+        pos++;
+    return pos;
+}
+
+static struct span by_of(const struct setrec *r)
+{
+    return (struct span){r->byp, r->byn};
+}
+
+static struct span trimmed(const struct tsr_asm *a, uint32_t from, uint32_t to)
+{
+    while (from < to && tsr_asm_isblank(a->s[from]))
+        from++;
+    while (to > from && tsr_asm_isblank(a->s[to - 1]))
+        to--;
+    return (struct span){a->s + from, to - from};
+}
+
+/* A span of a NUL-terminated name; its length is only computed when a message needs it. */
+static struct span cspan(const char *s)
+{
+    return (struct span){s, UINT32_MAX};
+}
+
+static struct span resolved(struct span x)
+{
+    if (x.n == UINT32_MAX)
+        x.n = (uint32_t)strlen(x.p);
+    return x;
+}
+
+static uint64_t fmask(const struct tsr_asm *a, unsigned field)
+{
+    return a->mask[field];
+}
+
+static struct mark mark(const struct tsr_asm *a)
+{
+    return (struct mark){a->ntrail, a->nchk, a->neq};
+}
+
+static void restore(struct tsr_asm *a, struct mark m)
+{
+    while (a->ntrail > m.ntrail) {
+        struct trail *t = &a->trail[--a->ntrail];
+        a->f[t->field] = t->old;
+        a->set[t->field] = t->rec;
+    }
+    a->nchk = m.nchk;
+    a->neq = m.neq;
+}
+
+/* ---- failures ---------------------------------------------------------------------------------- */
+
+static bool record(struct tsr_asm *a, int kind, uint32_t rank)
+{
+    if (rank < a->fail.rank || (rank == a->fail.rank && kind <= a->fail.kind))
+        return false;
+    memset(&a->fail, 0, sizeof a->fail);
+    a->fail.kind = kind;
+    a->fail.rank = rank;
+    a->fail.pos = rank > a->n ? a->n : rank;
+    return true;
+}
+
+static void fail_at(struct tsr_asm *a, int kind, uint32_t pos, const char *text)
+{
+    if (record(a, kind, pos))
+        a->fail.text = text;
+}
+
+static void fail_conflict(struct tsr_asm *a, unsigned field, struct span old, struct span by, uint32_t pos)
+{
+    if (!record(a, F_CONFLICT, pos))
+        return;
+    a->fail.field = field;
+    a->fail.a = old;
+    a->fail.b = by;
+    a->fail.verb = a->verb;
+}
+
+/* Length of the token at pos for messages: up to a blank, ',' or ';' (at least one byte). */
+static uint32_t toklen(const struct tsr_asm *a, uint32_t pos)
+{
+    uint32_t q = pos;
+    if (q >= a->n)
+        return 0;
+    if (tsr_asm_isident(a->s[q])) {
+        while (q < a->n && tsr_asm_isident(a->s[q]))
+            q++;
+        return q - pos;
+    }
+    while (q < a->n && !tsr_asm_isblank(a->s[q]) && a->s[q] != ',' && a->s[q] != ';' && q - pos < 40)
+        q++;
+    return q > pos ? q - pos : 1;
+}
+
+static const char *verb_text(int verb)
+{
+    return verb == TSR_TC_READ ? "read" : verb == TSR_TC_WRITE ? "write" : "use it for";
+}
+
+/* Does p point into the bundle text (rather than at a name in the tables)? */
+static bool within(const struct tsr_asm *a, const char *p)
+{
+    uintptr_t x = (uintptr_t)p, b = (uintptr_t)a->s;
+    return x >= b && x <= b + a->n;
+}
+
+static void format_fail(struct tsr_asm *a)
+{
+    a->fail.a = resolved(a->fail.a);
+    a->fail.b = resolved(a->fail.b);
+    const struct failrec *fr = &a->fail;
+    const struct tsr_tc_isa *isa = a->isa;
+    char *m = a->msg;
+    size_t cap = sizeof a->msg;
+    uint32_t tl = toklen(a, fr->pos);
+    const char *tok = a->s + fr->pos;
+    a->msgpos = fr->pos;
+    switch (fr->kind) {
+    case F_UNKNOWN:
+        if (tl)
+            snprintf(m, cap, "unknown instruction '%.*s'", (int)tl, tok);
+        else
+            snprintf(m, cap, "empty bundle part");
+        break;
+    case F_EXPECTED:
+        if (tl)
+            snprintf(m, cap, "expected '%s' before '%.*s'", fr->text, (int)tl, tok);
+        else
+            snprintf(m, cap, "expected '%s' at the end of '%.*s'", fr->text, (int)(a->lim - a->pstart[0]), a->s);
+        break;
+    case F_UNEXPECTED:
+        snprintf(m, cap, "unexpected '%.*s'", (int)tl, tok);
+        break;
+    case F_OPERAND:
+        if (tl)
+            snprintf(m, cap, "invalid operand '%.*s'", (int)tl, tok);
+        else
+            snprintf(m, cap, "missing operand");
+        break;
+    case F_EXPR:
+    case F_UNDEF:
+        a->msgpos = fr->tpos;
+        snprintf(m, cap, fr->text, (int)fr->tlen, a->s + fr->tpos);
+        break;
+    case F_FIT: {
+        const struct tsr_tc_field *fd = &isa->fields[fr->field];
+        snprintf(m, cap, "value %" PRId64 " does not fit field %s (%u bits%s)", fr->val, fd->name,
+                 (unsigned)fd->width, fd->is_signed ? ", signed" : "");
+        break;
+    }
+    case F_PARTS:
+        snprintf(m, cap, "too many parts: format '%s' has only %" PRId64 " slot%s", fr->text, fr->val,
+                 fr->val == 1 ? "" : "s");
+        break;
+    case F_CHECK:
+        a->msgpos = within(a, fr->a.p) ? (size_t)(fr->a.p - a->s) : 0;
+        snprintf(m, cap, "'%.*s' cannot be encoded here: condition '%s' does not hold", (int)fr->a.n, fr->a.p,
+                 isa->conds[fr->cond].text);
+        break;
+    case F_CONFLICT:
+        a->msgpos = within(a, fr->b.p) ? (size_t)(fr->b.p - a->s) : fr->pos;
+        snprintf(m, cap, "%s is already used by '%.*s'; cannot also %s '%.*s'", isa->fields[fr->field].name,
+                 (int)fr->a.n, fr->a.p, verb_text(fr->verb), (int)fr->b.n, fr->b.p);
+        break;
+    case F_OVERRIDE:
+        snprintf(m, cap, "%s", fr->text);
+        break;
+    case F_AMBIG:
+        snprintf(m, cap, "bundle too ambiguous: gave up after %d matching steps", STEP_LIMIT);
+        break;
+    default:
+        snprintf(m, cap, "cannot assemble '%.*s'", (int)a->n, a->s);
+        break;
+    }
+}
+
+/* ---- bindings ----------------------------------------------------------------------------------- */
+
+static void set_field(struct tsr_asm *a, unsigned field, uint64_t v, int st, struct span by)
+{
+    PUSH(a->trail, a->ntrail, a->ctrail);
+    struct trail *t = &a->trail[a->ntrail++];
+    t->old = a->f[field];
+    t->rec = a->set[field];
+    t->field = field;
+    a->f[field] = v;
+    a->set[field] = (struct setrec){by.p, by.n, (uint8_t)st, a->verb};
+}
+
+static bool bind(struct tsr_asm *a, unsigned field, uint64_t v, struct span by, uint32_t pos)
+{
+    v &= fmask(a, field);
+    if (a->set[field].st != ST_UNSET) {
+        if (a->f[field] == v)
+            return true;
+        a->nconflict++;
+        fail_conflict(a, field, by_of(&a->set[field]), by, pos);
+        return false;
+    }
+    set_field(a, field, v, ST_BOUND, by);
+    return true;
+}
+
+static bool bind_conds(struct tsr_asm *a, uint32_t first, uint32_t n, struct span by, uint32_t pos)
+{
+    const struct tsr_tc_cond *c = a->isa->conds + first;
+    for (uint32_t i = 0; i < n; i++, c++) {
+        switch (c->kind) {
+        case TSR_TC_BIND:
+            if (!bind(a, c->field, c->val, by, pos))
+                return false;
+            break;
+        case TSR_TC_BIND2: {
+            bool sa = a->set[c->field].st != ST_UNSET, sb = a->set[c->field2].st != ST_UNSET;
+            if (sa && !bind(a, c->field2, a->f[c->field], by, pos))
+                return false;
+            if (!sa && sb && !bind(a, c->field, a->f[c->field2], by, pos))
+                return false;
+            if (!sa && !sb) {
+                PUSH(a->eq, a->neq, a->ceq);
+                a->eq[a->neq++] = (struct eqc){c->field, c->field2, a->verb, by};
+            }
+            break;
+        }
+        default:
+            PUSH(a->chk, a->nchk, a->cchk);
+            a->chk[a->nchk++] = (struct chk){(uint32_t)(c - a->isa->conds), by};
+            break;
+        }
+    }
+    return true;
+}
+
+/* Copies values along the pending FIELD == FIELD equalities until nothing changes. */
+static bool propagate(struct tsr_asm *a, uint32_t pos)
+{
+    bool changed = true;
+    while (changed) {
+        changed = false;
+        for (size_t i = 0; i < a->neq; i++) {
+            struct eqc *e = &a->eq[i];
+            bool sa = a->set[e->a].st != ST_UNSET, sb = a->set[e->b].st != ST_UNSET;
+            if (sa == sb) {
+                if (sa && ((a->f[e->a] ^ a->f[e->b]) & fmask(a, e->a) & fmask(a, e->b))) {
+                    uint8_t v = a->verb;
+                    a->verb = e->verb;
+                    fail_conflict(a, e->b, by_of(&a->set[e->b]), e->by, pos);
+                    a->verb = v;
+                    return false;
+                }
+                continue;
+            }
+            unsigned from = sa ? e->a : e->b, to = sa ? e->b : e->a;
+            set_field(a, to, a->f[from] & fmask(a, to), a->set[from].st, e->by);
+            changed = true;
+        }
+    }
+    return true;
+}
+
+static bool eval_cond(const struct tsr_tc_isa *isa, const struct tsr_tc_cond *c, const uint64_t *f)
+{
+    switch (c->kind) {
+    case TSR_TC_BIND: return f[c->field] == c->val;
+    case TSR_TC_BIND2: return f[c->field] == f[c->field2];
+    default: return isa->check(c->id, f);
+    }
+}
+
+/* ---- the matcher -------------------------------------------------------------------------------- */
+
+static bool match(struct tsr_asm *a, const struct tsr_tc_part *p, const struct tsr_tc_part *end, uint32_t pos,
+                  const struct frame *k);
+static bool bundle_part(struct tsr_asm *a, int k, int t);
+static bool key_ok(const struct tsr_tc_op *op, const char *s, uint32_t run);
+
+/* Literal text at pos; a blank in the literal matches any white space (none only where it does not
+ * separate two identifier characters). */
+static bool lit_match(const struct tsr_asm *a, const char *text, unsigned len, bool bound, uint32_t pos,
+                      uint32_t *end)
+{
+    const char *s = a->s;
+    for (unsigned i = 0; i < len; i++) {
+        if (text[i] == ' ') {
+            uint32_t q = skip_ws(a, pos);
+            if (q == pos && pos > 0 && pos < a->lim && tsr_asm_isident(s[pos - 1]) && tsr_asm_isident(s[pos]))
+                return false;
+            pos = q;
+            continue;
+        }
+        if (pos >= a->lim || s[pos] != text[i])
+            return false;
+        pos++;
+    }
+    if (bound && len && tsr_asm_isident(text[len - 1]) && pos < a->lim && tsr_asm_isident(s[pos]))
+        return false;
+    *end = pos;
+    return true;
+}
+
+/* Does s[from..to) name a symbol (a letter or '_' outside a number)? */
+static bool has_name(const char *s, size_t from, size_t to)
+{
+    for (size_t i = from; i < to; i++) {
+        if (s[i] >= '0' && s[i] <= '9') {
+            while (i < to && tsr_asm_isident(s[i]))
+                i++;   /* 0x1f, 1e5: not names */
+            continue;
+        }
+        if (tsr_asm_isident(s[i]))
+            return true;
+    }
+    return false;
+}
+
+static bool fits(const struct tsr_tc_field *fd, int64_t v)
+{
+    if (fd->width >= 64)
+        return true;
+    return v >= -((int64_t)1 << (fd->width - 1)) && v <= (int64_t)tsr_bits_mask(fd->width);
+}
+
+static bool cont(struct tsr_asm *a, uint32_t pos, const struct frame *k)
+{
+    switch (k->kind) {
+    case K_SEQ:
+        return match(a, k->p, k->end, pos, k->next);
+    case K_ALT: {
+        struct mark m = mark(a);
+        a->naltdone++;
+        uint8_t inner = a->verb;
+        if (bind_conds(a, k->alt->cond, k->alt->ncond, trimmed(a, k->start, pos), pos)) {
+            a->verb = k->verb;
+            if (cont(a, pos, k->next))
+                return true;
+            a->verb = inner;
+        }
+        restore(a, m);
+        return false;
+    }
+    default: {
+        uint32_t q = skip_ws(a, pos);
+        if (q != a->lim) {
+            /* nothing of the part consumed: it is not this op at all */
+            fail_at(a, q == skip_ws(a, a->pstart[k->k]) ? F_UNKNOWN : F_UNEXPECTED, q, NULL);
+            return false;
+        }
+        const struct tsr_tc_op *op = &a->isa->ops[k->op];
+        struct mark m = mark(a);
+        uint32_t lim = a->lim;
+        if (bind_conds(a, op->cond, op->ncond, trimmed(a, a->pstart[k->k], a->pend[k->k]), q) &&
+            bundle_part(a, k->k + 1, k->t + 1))
+            return true;
+        a->lim = lim;
+        restore(a, m);
+        return false;
+    }
+    }
+}
+
+static bool table_hole(struct tsr_asm *a, const struct tsr_tc_part *p, const struct tsr_tc_part *end,
+                       uint32_t pos, const struct frame *k)
+{
+    const struct tsr_tc_isa *isa = a->isa;
+    const struct tsr_tc_table *T = &isa->tables[p->arg];
+    const char *s = a->s;
+    uint32_t avail = a->lim - pos;
+    unsigned maxl = T->maxlen < avail ? T->maxlen : avail;
+    if (T->nnames) {
+        /* walk the trie along the text, collecting the names that end on the way */
+        uint32_t cl[72], cc[72];
+        unsigned nc = 0;
+        const struct tsr_tc_trie *n = &isa->tries[T->trie];
+        if (n->term)
+            cl[nc] = 0, cc[nc++] = n->code;
+        for (unsigned L = 0; L < maxl && n->nkid; L++) {
+            unsigned char ch = (unsigned char)s[pos + L];
+            const struct tsr_tc_trie *k = &isa->tries[n->kid];
+            unsigned lo = 0, hi = n->nkid;
+            while (hi - lo > 4) {   /* binary search, then a short scan */
+                unsigned mid = (lo + hi) / 2;
+                if (k[mid].ch <= ch)
+                    lo = mid;
+                else
+                    hi = mid;
+            }
+            while (lo < hi && k[lo].ch < ch)
+                lo++;
+            if (lo == hi || k[lo].ch != ch)
+                break;
+            n = &k[lo];
+            if (n->term) {
+                if (nc == sizeof cl / sizeof *cl)
+                    nc--;   /* names over 70 characters: keep the longest */
+                cl[nc] = L + 1, cc[nc++] = n->code;
+            }
+        }
+        while (nc--) {   /* longest first */
+            unsigned L = cl[nc];
+            if (p->bound && L && tsr_asm_isident(s[pos + L - 1]) && pos + L < a->lim && tsr_asm_isident(s[pos + L]))
+                continue;
+            struct mark m = mark(a);
+            if (bind(a, p->field, cc[nc], (struct span){s + pos, L}, pos + L) && match(a, p + 1, end, pos + L, k))
+                return true;
+            restore(a, m);
+            if (a->aborted)
+                return false;
+        }
+    }
+    if (T->nnums) {
+        struct tsr_asm_val v;
+        size_t e, ep, el;
+        const char *err;
+        int r = tsr_asm_expr(s, pos, a->lim, a->syms, &e, &v, &err, &ep, &el);
+        if (r > 0 && has_name(s, pos, e))
+            a->env = true;
+        if (r > 0) {
+            const struct tsr_tc_num *nu = isa->nums + T->num_first;
+            bool any = false;
+            for (uint32_t i = 0; i < T->nnums; i++) {
+                bool ok;
+                if (nu[i].is_float) {
+                    float fv = (float)(v.fl ? v.d : 0.0);
+                    uint32_t bits;
+                    memcpy(&bits, &fv, 4);
+                    ok = v.fl && bits == nu[i].val;
+                } else {
+                    ok = !v.fl && v.i >= INT32_MIN && v.i <= (int64_t)UINT32_MAX && (uint32_t)v.i == nu[i].val;
+                }
+                if (!ok)
+                    continue;
+                any = true;
+                struct mark m = mark(a);
+                if (bind(a, p->field, nu[i].code, trimmed(a, pos, (uint32_t)e), (uint32_t)e) &&
+                    match(a, p + 1, end, (uint32_t)e, k))
+                    return true;
+                restore(a, m);
+                if (a->aborted)
+                    return false;
+            }
+            if (!any)
+                fail_at(a, F_OPERAND, pos, NULL);
+        } else if (r < 0 && err && strncmp(err, "undefined", 9) != 0 && record(a, F_EXPR, pos)) {
+            a->fail.text = err;
+            a->fail.tpos = (uint32_t)ep;
+            a->fail.tlen = (uint32_t)el;
+        }
+    }
+    fail_at(a, F_OPERAND, pos, NULL);
+    return false;
+}
+
+static bool number_hole(struct tsr_asm *a, const struct tsr_tc_part *p, const struct tsr_tc_part *end,
+                        uint32_t pos, const struct frame *k)
+{
+    const struct tsr_tc_field *fd = &a->isa->fields[p->field];
+    struct tsr_asm_val v;
+    size_t e, ep, el;
+    const char *err;
+    int r = tsr_asm_expr(a->s, pos, a->lim, a->syms, &e, &v, &err, &ep, &el);
+    if (r == 0) {
+        fail_at(a, F_OPERAND, pos, NULL);
+        return false;
+    }
+    if (r < 0) {
+        if (record(a, p->kind == TSR_TC_LABEL && strncmp(err, "undefined", 9) == 0 ? F_UNDEF : F_EXPR, pos)) {
+            a->fail.text = p->kind == TSR_TC_LABEL && strncmp(err, "undefined", 9) == 0 ? "undefined label '%.*s'" : err;
+            a->fail.tpos = (uint32_t)ep;
+            a->fail.tlen = (uint32_t)el;
+        }
+        return false;
+    }
+    if (has_name(a->s, pos, e) || (p->kind == TSR_TC_LABEL && p->pcrel))
+        a->env = true;
+    int64_t x;
+    if (v.fl) {
+        if (fd->width < 32 || p->kind == TSR_TC_LABEL) {
+            if (record(a, F_EXPR, pos)) {
+                a->fail.text = "'%.*s' is not an integer";
+                a->fail.tpos = pos;
+                a->fail.tlen = (uint32_t)e - pos;
+            }
+            return false;
+        }
+        float fv = (float)v.d;
+        uint32_t bits;
+        memcpy(&bits, &fv, 4);
+        x = bits;
+    } else {
+        x = v.i;
+    }
+    if (p->kind == TSR_TC_LABEL && p->pcrel)
+        x = (int64_t)((uint64_t)x - (a->pc + (uint64_t)p->pcoff));
+    if (!fits(fd, x)) {
+        if (record(a, F_FIT, pos)) {
+            a->fail.field = p->field;
+            a->fail.val = x;
+        }
+        return false;
+    }
+    struct mark m = mark(a);
+    if (bind(a, p->field, (uint64_t)x, trimmed(a, pos, (uint32_t)e), (uint32_t)e) &&
+        match(a, p + 1, end, (uint32_t)e, k))
+        return true;
+    restore(a, m);
+    return false;
+}
+
+static bool match(struct tsr_asm *a, const struct tsr_tc_part *p, const struct tsr_tc_part *end, uint32_t pos,
+                  const struct frame *k)
+{
+    const struct tsr_tc_isa *isa = a->isa;
+    if (++a->steps > STEP_LIMIT) {
+        if (!a->aborted) {
+            a->aborted = true;
+            a->fail.rank = 0;
+            a->fail.kind = F_NONE;
+            record(a, F_AMBIG, a->n + 2);
+        }
+        return false;
+    }
+    for (; p < end; p++) {
+        switch (p->kind) {
+        case TSR_TC_TEXT: {
+            uint32_t q = skip_ws(a, pos), e;
+            if (!lit_match(a, p->text, p->len, p->bound, q, &e)) {
+                fail_at(a, F_EXPECTED, q, p->text);
+                return false;
+            }
+            pos = e;
+            break;
+        }
+        case TSR_TC_SPACE: {
+            uint32_t q = skip_ws(a, pos);
+            if (q == pos && pos > 0 && pos < a->lim && tsr_asm_isident(a->s[pos - 1]) &&
+                tsr_asm_isident(a->s[pos])) {
+                fail_at(a, F_EXPECTED, pos, " ");
+                return false;
+            }
+            pos = q;
+            break;
+        }
+        case TSR_TC_TABLE:
+            return table_hole(a, p, end, skip_ws(a, pos), k);
+        case TSR_TC_INT:
+        case TSR_TC_LABEL:
+            return number_hole(a, p, end, skip_ws(a, pos), k);
+        case TSR_TC_OPT: {
+            uint32_t q = skip_ws(a, pos), e;
+            if (lit_match(a, p->text, p->len, p->bound, q, &e)) {
+                struct mark m = mark(a);
+                if (bind_conds(a, p->cond, p->ncond, trimmed(a, q, e), e) && match(a, p + 1, end, e, k))
+                    return true;
+                restore(a, m);
+                if (a->aborted)
+                    return false;
+            }
+            break;   /* absent */
+        }
+        case TSR_TC_OPND: {
+            const struct tsr_tc_opnd *o = &isa->opnds[p->arg];
+            struct frame rest = {.kind = K_SEQ, .p = p + 1, .end = end, .next = k};
+            uint32_t q = skip_ws(a, pos);
+            for (uint32_t i = 0; i < o->nalt; i++) {
+                const struct tsr_tc_alt *alt = &isa->alts[o->alt + i];
+                uint32_t key = (o->alt + i) << 12 | q, slot = (key * 2654435761u) >> 22;
+                if (q < 4096 && a->memo[slot].gen == a->gen && a->memo[slot].key == key)
+                    continue;   /* its text does not match here */
+                struct frame fa = {.kind = K_ALT, .verb = a->verb, .start = q, .alt = alt, .next = &rest};
+                uint8_t sv = a->verb;
+                unsigned long c0 = a->nconflict, d0 = a->naltdone;
+                a->verb = alt->verb;
+                bool ok = match(a, isa->parts + alt->part, isa->parts + alt->part + alt->npart, q, &fa);
+                a->verb = sv;
+                if (ok)
+                    return true;
+                if (a->aborted)
+                    return false;
+                if (q < 4096 && a->nconflict == c0 && a->naltdone == d0) {
+                    a->memo[slot].key = key;
+                    a->memo[slot].gen = a->gen;
+                }
+            }
+            fail_at(a, F_OPERAND, q, NULL);
+            return false;
+        }
+        }
+    }
+    return cont(a, pos, k);
+}
+
+static bool finalize(struct tsr_asm *a)
+{
+    const struct tsr_tc_isa *isa = a->isa;
+    const struct tsr_tc_format *F = &isa->formats[a->fmt];
+    struct mark m = mark(a);
+    uint8_t sv = a->verb;
+    uint32_t rank = a->n + 1;
+    unsigned filled[MAX_PARTS + 64], nfilled = 0;
+    a->verb = TSR_TC_USE;
+    for (uint32_t t = 0; t < F->nslot; t++) {
+        unsigned slot = isa->idx[F->slot + t];
+        if (a->op[slot] != TSR_TC_NO_OP)
+            continue;
+        const struct tsr_tc_op *op = &isa->ops[isa->slots[slot].default_op];
+        a->op[slot] = isa->slots[slot].default_op;
+        if (nfilled < sizeof filled / sizeof *filled)
+            filled[nfilled++] = slot;
+        if (!bind_conds(a, op->cond, op->ncond, cspan(op->name), rank))
+            goto fail;
+    }
+    if (!propagate(a, rank))
+        goto fail;
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t t = 0; t < (pass ? 1 : F->nslot); t++) {
+            const struct tsr_tc_default *d;
+            uint32_t nd;
+            struct span by;
+            if (pass == 0) {
+                const struct tsr_tc_op *op = &isa->ops[a->op[isa->idx[F->slot + t]]];
+                d = isa->defs + op->def;
+                nd = op->ndef;
+                by = cspan(op->name);
+            } else {
+                d = isa->defs + F->def;
+                nd = F->ndef;
+                by = cspan(F->name);
+            }
+            for (uint32_t i = 0; i < nd; i++) {
+                if (a->set[d[i].field].st != ST_UNSET)
+                    continue;
+                set_field(a, d[i].field, d[i].val & fmask(a, d[i].field), ST_DEFAULT, by);
+                if (a->neq && !propagate(a, rank))
+                    goto fail;
+            }
+        }
+    }
+    for (size_t i = 0; i < a->nchk; i++) {
+        const struct tsr_tc_cond *c = &isa->conds[a->chk[i].cond];
+        if (!eval_cond(isa, c, a->f)) {
+            if (record(a, F_CHECK, rank)) {
+                a->fail.cond = a->chk[i].cond;
+                a->fail.a = a->chk[i].by;
+            }
+            goto fail;
+        }
+    }
+    a->verb = sv;
+    return true;
+fail:
+    for (unsigned i = 0; i < nfilled; i++)
+        a->op[filled[i]] = TSR_TC_NO_OP;
+    restore(a, m);
+    a->verb = sv;
+    return false;
+}
+
+static bool key_ok(const struct tsr_tc_op *op, const char *s, uint32_t run)
+{
+    if (!op->keylen)
+        return true;
+    if (run < op->keylen || s[0] != op->key[0] || memcmp(s, op->key, op->keylen) != 0)
+        return false;
+    return !op->key_exact || run == op->keylen;
+}
+
+static bool bundle_part(struct tsr_asm *a, int k, int s)
+{
+    const struct tsr_tc_isa *isa = a->isa;
+    const struct tsr_tc_format *F = &isa->formats[a->fmt];
+    if (k == a->nparts)
+        return finalize(a);
+    int left = a->nparts - k;
+    a->lim = a->pend[k];
+    uint32_t q = skip_ws(a, a->pstart[k]), run = q;
+    while (run < a->lim && tsr_asm_isident(a->s[run]))
+        run++;
+    run -= q;
+    fail_at(a, F_UNKNOWN, q, NULL);
+    for (int t = s; t + left <= (int)F->nslot; t++) {
+        unsigned slot = isa->idx[F->slot + t];
+        const struct tsr_tc_slot *sl = &isa->slots[slot];
+        for (uint32_t i = 0; i < sl->nop; i++) {
+            unsigned opi = isa->idx[sl->op + i];
+            const struct tsr_tc_op *op = &isa->ops[opi];
+            if (!key_ok(op, a->s + q, run) || (op->req[0] & ~a->have[k][0]) || (op->req[1] & ~a->have[k][1]))
+                continue;
+            struct frame kop = {.kind = K_OP, .op = opi, .k = k, .t = t};
+            a->op[slot] = (uint16_t)opi;
+            a->lim = a->pend[k];
+            if (match(a, isa->parts + op->part, isa->parts + op->part + op->npart, q, &kop))
+                return true;
+            a->op[slot] = TSR_TC_NO_OP;
+            if (a->aborted)
+                return false;
+        }
+    }
+    return false;
+}
+
+/* Can part k be an op of some slot of F at all (mnemonic and required characters)? */
+static bool part_possible(const struct tsr_asm *a, const struct tsr_tc_format *F, int k)
+{
+    const struct tsr_tc_isa *isa = a->isa;
+    uint32_t q = a->pstart[k], run;
+    while (q < a->pend[k] && tsr_asm_isblank(a->s[q]))
+        q++;
+    for (run = q; run < a->pend[k] && tsr_asm_isident(a->s[run]);)
+        run++;
+    run -= q;
+    for (uint32_t t = 0; t < F->nslot; t++) {
+        const struct tsr_tc_slot *sl = &isa->slots[isa->idx[F->slot + t]];
+        for (uint32_t i = 0; i < sl->nop; i++) {
+            const struct tsr_tc_op *op = &isa->ops[isa->idx[sl->op + i]];
+            if (key_ok(op, a->s + q, run) && !(op->req[0] & ~a->have[k][0]) && !(op->req[1] & ~a->have[k][1]))
+                return true;
+        }
+    }
+    return false;
+}
+
+static bool try_format(struct tsr_asm *a, unsigned fi)
+{
+    const struct tsr_tc_isa *isa = a->isa;
+    const struct tsr_tc_format *F = &isa->formats[fi];
+    for (int k = 0; k < a->nparts && (uint32_t)k < F->nslot; k++)
+        if (!part_possible(a, F, k)) {
+            uint32_t q = a->pstart[k];
+            while (q < a->pend[k] && tsr_asm_isblank(a->s[q]))
+                q++;
+            fail_at(a, F_UNKNOWN, q, NULL);
+            return false;
+        }
+    /* every field change is on the trail: undoing all of it gives the all-unset state back */
+    restore(a, (struct mark){0, 0, 0});
+    for (unsigned i = 0; i < isa->nslots; i++)
+        a->op[i] = TSR_TC_NO_OP;
+    a->fmt = fi;
+    a->verb = TSR_TC_USE;
+    if ((uint32_t)a->nparts > F->nslot) {
+        if (record(a, F_PARTS, a->pstart[F->nslot])) {
+            a->fail.text = F->name;
+            a->fail.val = F->nslot;
+        }
+        return false;
+    }
+    a->lim = a->n;
+    if (!bind_conds(a, F->cond, F->ncond, cspan(F->name), 0))
+        return false;
+    return bundle_part(a, 0, 0);
+}
+
+/* ---- overrides ---------------------------------------------------------------------------------- */
+
+static int ovr_fail(struct tsr_asm *a, const char *msg, uint32_t pos, uint32_t len)
+{
+    snprintf(a->msg, sizeof a->msg, msg, (int)len, a->s + pos);
+    a->msgpos = pos;
+    return -1;
+}
+
+/* Parses `{name=value, ...}` in s[from..to) (braces included).  Sets *pin for `format=NAME`. */
+static int parse_overrides(struct tsr_asm *a, uint32_t from, uint32_t to, int *pin)
+{
+    const struct tsr_tc_isa *isa = a->isa;
+    const char *s = a->s;
+    uint32_t p = from + 1;
+    to--;   /* the closing brace */
+    a->lim = to;
+    for (;;) {
+        p = skip_ws(a, p);
+        if (p >= to)
+            break;
+        uint32_t q = p;
+        while (q < to && tsr_asm_isident(s[q]))
+            q++;
+        if (q == p)
+            return ovr_fail(a, "expected a field name in overrides, found '%.*s'", p, 1);
+        uint32_t name = p, nlen = q - p;
+        int kind = 0;
+        unsigned idx = 0;
+        q = skip_ws(a, q);
+        if (nlen == 6 && memcmp(s + name, "ignore", 6) == 0 && q < to && s[q] == '[') {
+            kind = 1;
+            q++;
+            while (q < to && s[q] >= '0' && s[q] <= '9')
+                idx = idx * 10 + (unsigned)(s[q++] - '0');
+            if (q >= to || s[q] != ']')
+                return ovr_fail(a, "expected 'ignore[N]' in overrides, found '%.*s'", name, q - name);
+            q = skip_ws(a, q + 1);
+        } else if (nlen == 6 && memcmp(s + name, "format", 6) == 0) {
+            kind = 2;
+        } else {
+            for (idx = 0; idx < isa->nfields; idx++)
+                if (strlen(isa->fields[idx].name) == nlen && memcmp(isa->fields[idx].name, s + name, nlen) == 0)
+                    break;
+            if (idx == isa->nfields)
+                return ovr_fail(a, "unknown field '%.*s' in overrides", name, nlen);
+        }
+        if (q >= to || s[q] != '=')
+            return ovr_fail(a, "expected '=' after '%.*s'", name, nlen);
+        q = skip_ws(a, q + 1);
+        if (kind == 2) {
+            uint32_t r = q;
+            while (r < to && tsr_asm_isident(s[r]))
+                r++;
+            unsigned fi;
+            for (fi = 0; fi < isa->nformats; fi++)
+                if (strlen(isa->formats[fi].name) == r - q && memcmp(isa->formats[fi].name, s + q, r - q) == 0)
+                    break;
+            if (fi == isa->nformats)
+                return ovr_fail(a, "unknown format '%.*s'", q, r > q ? r - q : 1);
+            *pin = (int)fi;
+            p = r;
+        } else {
+            struct tsr_asm_val v;
+            size_t e, ep, el;
+            const char *err;
+            int r = tsr_asm_expr(s, q, to, a->syms, &e, &v, &err, &ep, &el);
+            if (r > 0 && has_name(s, q, e))
+                a->env = true;
+            if (r < 0)
+                return ovr_fail(a, err, (uint32_t)ep, (uint32_t)el);
+            if (r == 0 || v.fl)
+                return ovr_fail(a, "expected an integer value for '%.*s'", name, nlen);
+            PUSH(a->ovr, a->novr, a->covr);
+            a->ovr[a->novr++] = (struct ovr){kind, idx, (uint64_t)v.i};
+            if (kind == 0 && !fits(&isa->fields[idx], v.i)) {
+                snprintf(a->msg, sizeof a->msg, "value %" PRId64 " does not fit field %s (%u bits)", v.i,
+                         isa->fields[idx].name, (unsigned)isa->fields[idx].width);
+                a->msgpos = q;
+                return -1;
+            }
+            p = (uint32_t)e;
+        }
+        p = skip_ws(a, p);
+        if (p < to && s[p] == ',') {
+            p++;
+            continue;
+        }
+        if (p < to)
+            return ovr_fail(a, "expected ',' or '}' in overrides, found '%.*s'", p, 1);
+    }
+    return 0;
+}
+
+/* ---- entry points ------------------------------------------------------------------------------- */
+
+struct tsr_asm *tsr_asm_new(const struct tsr_tc_isa *isa)
+{
+    struct tsr_asm *a = xrealloc(NULL, sizeof *a);
+    memset(a, 0, sizeof *a);
+    a->isa = isa;
+    a->f = xrealloc(NULL, (isa->nfields + 1) * sizeof *a->f);
+    a->mask = xrealloc(NULL, (isa->nfields + 1) * sizeof *a->mask);
+    for (unsigned i = 0; i < isa->nfields; i++)
+        a->mask[i] = tsr_bits_mask(isa->fields[i].width);
+    a->set = xrealloc(NULL, (isa->nfields + 1) * sizeof *a->set);
+    memset(a->f, 0, (isa->nfields + 1) * sizeof *a->f);
+    memset(a->set, 0, (isa->nfields + 1) * sizeof *a->set);
+    a->op = xrealloc(NULL, (isa->nslots + 1) * sizeof *a->op);
+    return a;
+}
+
+void tsr_asm_free(struct tsr_asm *a)
+{
+    if (!a)
+        return;
+    free(a->f);
+    free(a->mask);
+    free(a->set);
+    free(a->op);
+    free(a->trail);
+    free(a->chk);
+    free(a->eq);
+    free(a->ovr);
+    free(a);
+}
+
+void tsr_asm_use_syms(struct tsr_asm *a, const struct tsr_asm_syms *syms)
+{
+    a->syms = syms;
+}
+
+bool tsr_asm_env_used(const struct tsr_asm *a)
+{
+    return a->env;
+}
+
+const char *tsr_asm_message(const struct tsr_asm *a, size_t *offset)
+{
+    if (offset)
+        *offset = a->msgpos;
+    return a->msg;
+}
+
+int tsr_asm_bundle(struct tsr_asm *a, const char *s, size_t n, uint64_t pc, int pin, void *inst)
+{
+    const struct tsr_tc_isa *isa = a->isa;
+    if (n > UINT32_MAX / 2)
+        n = UINT32_MAX / 2;
+    a->s = s;
+    a->n = (uint32_t)n;
+    a->lim = a->n;
+    a->pc = pc;
+    a->novr = 0;
+    a->env = false;
+    a->msg[0] = 0;
+    a->msgpos = 0;
+    /* a trailing override group */
+    uint32_t e = a->n;
+    while (e > 0 && tsr_asm_isblank(s[e - 1]))
+        e--;
+    if (e > 0 && s[e - 1] == '}') {
+        uint32_t b = e - 1;
+        while (b > 0 && s[b - 1] != '{')
+            b--;
+        if (b == 0)
+            return ovr_fail(a, "unbalanced '%.*s'", e - 1, 1);
+        b--;
+        if (parse_overrides(a, b, e, &pin) < 0)
+            return -1;
+        a->n = b;
+        a->lim = b;
+    }
+    /* parts */
+    a->nparts = 0;
+    uint32_t st = 0;
+    for (uint32_t i = 0;; i++) {
+        if (i == a->n || s[i] == ';') {
+            if (a->nparts == MAX_PARTS)
+                return ovr_fail(a, "too many bundle parts (more than 64) at '%.*s'", i, 1);
+            uint32_t q = st;
+            while (q < i && tsr_asm_isblank(s[q]))
+                q++;
+            if (q == i)
+                return ovr_fail(a, i == a->n && a->nparts == 0 ? "empty bundle%.*s" : "empty bundle part%.*s",
+                                i, 0);
+            a->pstart[a->nparts] = st;
+            a->pend[a->nparts] = i;
+            a->have[a->nparts][0] = a->have[a->nparts][1] = 0;
+            for (uint32_t j = st; j < i; j++) {
+                unsigned char c = (unsigned char)s[j];
+                if (c < 128)
+                    a->have[a->nparts][c >> 6] |= (uint64_t)1 << (c & 63);
+            }
+            a->nparts++;
+            st = i + 1;
+            if (i == a->n)
+                break;
+        }
+    }
+    memset(&a->fail, 0, sizeof a->fail);
+    if (++a->gen == 0) {   /* wrapped: forget every entry */
+        memset(a->memo, 0, sizeof a->memo);
+        a->gen = 1;
+    }
+    a->steps = 0;
+    a->aborted = false;
+    bool ok = false;
+    for (unsigned fi = 0; fi < isa->nformats && !ok && !a->aborted; fi++)
+        if (pin < 0 || (unsigned)pin == fi)
+            ok = try_format(a, fi);
+    if (!ok) {
+        format_fail(a);
+        restore(a, (struct mark){0, 0, 0});
+        return -1;
+    }
+    /* the result */
+    const struct tsr_tc_format *F = &isa->formats[a->fmt];
+    unsigned char *ib = inst;
+    memset(ib, 0, isa->inst_size);
+    ib[0] = (unsigned char)a->fmt;
+    uint16_t *ops = (uint16_t *)(void *)(ib + isa->off_op);
+    uint32_t *ign = (uint32_t *)(void *)(ib + isa->off_ignored);
+    uint64_t *f = (uint64_t *)(void *)(ib + isa->off_f);
+    for (unsigned i = 0; i < isa->nslots; i++)
+        ops[i] = TSR_TC_NO_OP;
+    for (uint32_t t = 0; t < F->nslot; t++) {
+        unsigned slot = isa->idx[F->slot + t];
+        ops[slot] = a->op[slot];
+    }
+    for (uint32_t i = 0; i < F->nfield; i++) {
+        unsigned fd = isa->idx[F->field + i];
+        f[fd] = a->f[fd];
+    }
+    restore(a, (struct mark){0, 0, 0});
+    for (size_t i = 0; i < a->novr; i++) {
+        const struct ovr *o = &a->ovr[i];
+        if (o->kind == 0) {
+            bool in = false;
+            for (uint32_t j = 0; j < F->nfield && !in; j++)
+                in = isa->idx[F->field + j] == o->idx;
+            if (!in) {
+                snprintf(a->msg, sizeof a->msg, "field %s is not part of format '%s'", isa->fields[o->idx].name,
+                         F->name);
+                a->msgpos = a->n;
+                return -1;
+            }
+            f[o->idx] = o->val & fmask(a, o->idx);
+        } else {
+            if (o->idx >= F->nign) {
+                snprintf(a->msg, sizeof a->msg, "format '%s' has %u ignore range%s; no ignore[%u]", F->name,
+                         (unsigned)F->nign, F->nign == 1 ? "" : "s", o->idx);
+                a->msgpos = a->n;
+                return -1;
+            }
+            const struct tsr_tc_range *r = &isa->ranges[F->ign + o->idx];
+            tsr_wide_insert(ign, r->hi, r->lo, o->val);
+        }
+    }
+    return 0;
+}

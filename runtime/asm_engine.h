@@ -1,0 +1,112 @@
+/* Bundle assembler: the part of the generic assembler (asm_engine.c) that the disassembler
+ * (dis_engine.c) also uses for its round-trip check.  Not a public interface: tools use
+ * runtime/textcodec.h or the target descriptor (runtime/target.h).
+ *
+ * One `struct tsr_asm` holds the scratch state of the backtracking matcher for one isa; it is
+ * reused from bundle to bundle and must not be shared between threads.
+ */
+#ifndef TSR_ASM_ENGINE_H
+#define TSR_ASM_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "textcodec.h"
+
+struct tsr_asm;
+
+/* ---- constant expressions and symbols (asm_expr.c) ---------------------------------------------
+ * Expressions: integers (decimal, 0x hex, 0b binary, `_` between digits), floats (`2.0`, `1e-3`,
+ * `.5`; binary32 when stored), symbols, parentheses, unary - + ~, and binary * / % + - << >> & ^ |
+ * with C precedence.  Integers are 64-bit two's complement; an operation with a float operand is
+ * done in double (bitwise operators and % reject floats). */
+struct tsr_asm_val {
+    bool fl;       /* float (d) or integer (i) */
+    int64_t i;
+    double d;
+};
+
+enum tsr_asm_symkind { TSR_SYM_LABEL, TSR_SYM_CONST, TSR_SYM_ALIAS };
+struct tsr_asm_sym {
+    const char *name;      /* not NUL-terminated: len bytes (points into the source text) */
+    uint32_t len;
+    uint8_t kind;          /* enum tsr_asm_symkind */
+    struct tsr_asm_val v;  /* LABEL (byte address) and CONST */
+    const char *text;      /* ALIAS: replacement text, tlen bytes */
+    uint32_t tlen;
+    unsigned line;         /* where defined (1-based) */
+};
+/* An open-addressed symbol table; a zeroed struct is empty. */
+struct tsr_asm_syms {
+    struct tsr_asm_sym *e;
+    size_t cap, count, nalias;
+};
+/* The symbol named by len bytes at name, or NULL. */
+struct tsr_asm_sym *tsr_asm_sym_find(const struct tsr_asm_syms *t, const char *name, size_t len);
+/* The symbol with that name, created (kind LABEL, value 0, *created = true) if absent.  The name
+ * is not copied: it must outlive the table. */
+struct tsr_asm_sym *tsr_asm_sym_add(struct tsr_asm_syms *t, const char *name, size_t len, bool *created);
+void tsr_asm_syms_free(struct tsr_asm_syms *t);
+
+/* Parses a constant expression in s[pos..lim).  Names resolve to CONST and LABEL symbols of syms
+ * (may be NULL), then `L<hex digits>` to that address.  Returns 1 with *v and *end (the first byte
+ * not consumed), 0 when no expression starts at pos (after blanks), or -1 with *err (a message
+ * with one %.*s for the name at *errpos, length *errlen) for an undefined name, a division by zero,
+ * a float in a bitwise operation or a missing `)`. */
+int tsr_asm_expr(const char *s, size_t pos, size_t lim, const struct tsr_asm_syms *syms, size_t *end,
+                 struct tsr_asm_val *v, const char **err, size_t *errpos, size_t *errlen);
+
+/* Identifier characters and blanks, as the matcher sees them. */
+static inline bool tsr_asm_isident(int c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+static inline bool tsr_asm_isblank(int c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
+
+/* ---- bundles (asm_engine.c) ------------------------------------------------------------------ */
+
+/* Symbols (labels, constants) that expressions in later bundles may use; NULL for none.  The
+ * table must outlive its use. */
+void tsr_asm_use_syms(struct tsr_asm *a, const struct tsr_asm_syms *syms);
+
+/* Allocates the scratch state for isa (aborts only when malloc fails). */
+struct tsr_asm *tsr_asm_new(const struct tsr_tc_isa *isa);
+void tsr_asm_free(struct tsr_asm *a);
+
+/* Assembles one bundle: `n` bytes at `s` (parts separated by ';', optionally followed by one
+ * override group `{field=value, ...}`), at byte address pc, into *inst (a struct <t>_inst).
+ * pin >= 0 restricts the search to that format (the override `format=NAME` does the same).
+ * Returns 0, or -1; then tsr_asm_message() describes the closest failure. */
+int tsr_asm_bundle(struct tsr_asm *a, const char *s, size_t n, uint64_t pc, int pin, void *inst);
+
+/* Whether the last bundle's result depended on its address or on symbols (a label, a pc-relative
+ * hole, a named constant), rather than on its text alone (callers may cache text -> bits). */
+bool tsr_asm_env_used(const struct tsr_asm *a);
+
+/* The message of the last failure (no position, no "error:") and its byte offset in the text
+ * given to tsr_asm_bundle. */
+const char *tsr_asm_message(const struct tsr_asm *a, size_t *offset);
+
+/* ---- text <-> bits memo (tc_cache.c) ------------------------------------------------------------
+ * Real programs repeat bundles (nops, moves): the program-level assembler and disassembler remember
+ * the result for a bundle text / word whose result depends on nothing else (tsr_asm_env_used; no
+ * label printed), so each distinct one is matched once per program.  At most TSR_TC_CACHE_MAX
+ * entries; later ones are simply not remembered. */
+#define TSR_TC_CACHE_MAX 65536
+struct tsr_tc_cache_ent { uint64_t h; uint32_t koff, klen, voff, vlen; };
+struct tsr_tc_cache {
+    struct tsr_tc_cache_ent *e;
+    size_t cap, count;
+    char *data;
+    size_t len, dcap;
+};
+/* The value stored for the klen bytes at key (vlen set), or NULL. */
+const char *tsr_tc_cache_get(const struct tsr_tc_cache *c, const void *key, size_t klen, size_t *vlen);
+void tsr_tc_cache_put(struct tsr_tc_cache *c, const void *key, size_t klen, const void *val, size_t vlen);
+void tsr_tc_cache_free(struct tsr_tc_cache *c);
+
+#endif

@@ -1,0 +1,493 @@
+/* The generic assembler's program level: lines, labels, comments, directives and register aliases
+ * around the bundle matcher of asm_engine.c.  Source format: docs/asm.md.
+ *
+ * Two passes: the first finds every label (`name:` at the start of a line) and its byte address,
+ * so bundles may refer to labels defined later; the second assembles each line in order, defining
+ * `.set` symbols as it meets them.  Every error is reported with its line and column and assembly
+ * goes on with the next line (an erroneous bundle still occupies its address).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "asm_engine.h"
+#include "diag.h"
+#include "fileout.h"
+#include "hexio.h"
+
+struct seg { uint32_t nb, ne, ob; bool sub; };   /* substituted text [nb,ne) came from orig ob.. */
+
+struct prog {
+    const struct tsr_tc_isa *isa;
+    struct tsr_tc_cache cache;   /* bundle text -> words, for bundles that use no symbol and no pc */
+    const char *path;
+    struct tsr_diag *d;
+    struct tsr_asm_syms syms;
+    struct tsr_arena arena;
+    struct tsr_buf sub;        /* the line after alias substitution */
+    struct seg *segs;
+    size_t nsegs, csegs;
+    int rc;
+};
+
+static void err(struct prog *P, unsigned line, size_t col0, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void err(struct prog *P, unsigned line, size_t col0, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    tsr_diag_vreport(P->d, TSR_ERROR, P->path, line, (unsigned)col0 + 1, fmt, ap);
+    va_end(ap);
+    P->rc = -1;
+}
+
+/* [b, e) of the line without its comment (`#` or `//` to the end of the line). */
+static const char *strip_comment(const char *b, const char *e)
+{
+    for (const char *p = b; p < e; p++)
+        if (*p == '#' || (*p == '/' && p + 1 < e && p[1] == '/'))
+            return p;
+    return e;
+}
+
+static const char *skip_blank(const char *p, const char *e)
+{
+    while (p < e && tsr_asm_isblank(*p))
+        p++;
+    return p;
+}
+
+static const char *trim_end(const char *b, const char *e)
+{
+    while (e > b && tsr_asm_isblank(e[-1]))
+        e--;
+    return e;
+}
+
+/* A label definition `ident:` at p?  Returns the end of the identifier or NULL. */
+static const char *label_at(const char *p, const char *e)
+{
+    const char *q = p;
+    if (q >= e || !tsr_asm_isident(*q) || (*q >= '0' && *q <= '9'))
+        return NULL;
+    while (q < e && tsr_asm_isident(*q))
+        q++;
+    return q < e && *q == ':' && !(q + 1 < e && q[1] == ':') ? q : NULL;
+}
+
+/* Number of top-level comma-separated items in [p, e). */
+static size_t count_items(const char *p, const char *e)
+{
+    p = skip_blank(p, e);
+    if (p == trim_end(p, e))
+        return 0;
+    size_t n = 1;
+    int depth = 0;
+    for (; p < e; p++) {
+        if (*p == '(')
+            depth++;
+        else if (*p == ')')
+            depth--;
+        else if (*p == ',' && depth == 0)
+            n++;
+    }
+    return n;
+}
+
+static bool is_directive(const char *p, const char *e, const char *name)
+{
+    size_t n = strlen(name);
+    return (size_t)(e - p) >= n && memcmp(p, name, n) == 0 && (p + n == e || !tsr_asm_isident(p[n]));
+}
+
+/* Replaces aliases in [b, e) (whole identifiers) into P->sub, recording where each byte came from. */
+static void substitute(struct prog *P, const char *b, const char *e)
+{
+    tsr_buf_clear(&P->sub);
+    P->nsegs = 0;
+    const char *p = b, *copy = b;
+    while (p < e) {
+        if (!tsr_asm_isident(*p)) {
+            p++;
+            continue;
+        }
+        const char *q = p;
+        while (q < e && tsr_asm_isident(*q))
+            q++;
+        const struct tsr_asm_sym *s = (*p >= '0' && *p <= '9') ? NULL : tsr_asm_sym_find(&P->syms, p, (size_t)(q - p));
+        if (s && s->kind == TSR_SYM_ALIAS) {
+            for (int i = 0; i < 2; i++) {
+                if (P->nsegs == P->csegs) {
+                    P->csegs = P->csegs ? P->csegs * 2 : 16;
+                    P->segs = realloc(P->segs, P->csegs * sizeof *P->segs);
+                    if (!P->segs)
+                        abort();
+                }
+                struct seg *g = &P->segs[P->nsegs++];
+                g->nb = (uint32_t)P->sub.len;
+                if (i == 0) {
+                    tsr_buf_append(&P->sub, copy, (size_t)(p - copy));
+                    g->ob = (uint32_t)(copy - b);
+                    g->sub = false;
+                } else {
+                    tsr_buf_append(&P->sub, s->text, s->tlen);
+                    g->ob = (uint32_t)(p - b);
+                    g->sub = true;
+                }
+                g->ne = (uint32_t)P->sub.len;
+            }
+            copy = q;
+        }
+        p = q;
+    }
+    if (P->nsegs == P->csegs) {
+        P->csegs = P->csegs ? P->csegs * 2 : 16;
+        P->segs = realloc(P->segs, P->csegs * sizeof *P->segs);
+        if (!P->segs)
+            abort();
+    }
+    struct seg *g = &P->segs[P->nsegs++];
+    g->nb = (uint32_t)P->sub.len;
+    tsr_buf_append(&P->sub, copy, (size_t)(e - copy));
+    g->ob = (uint32_t)(copy - b);
+    g->sub = false;
+    g->ne = (uint32_t)P->sub.len;
+}
+
+/* Offset in the original text of offset x of the substituted text. */
+static size_t map_back(const struct prog *P, size_t x)
+{
+    for (size_t i = 0; i < P->nsegs; i++) {
+        const struct seg *g = &P->segs[i];
+        if (x < g->ne || i + 1 == P->nsegs)
+            return g->sub ? g->ob : g->ob + (x - g->nb);
+    }
+    return x;
+}
+
+static bool is_aliasing(const struct prog *P, const char *b, const char *e)
+{
+    if (!P->syms.nalias)
+        return false;
+    for (const char *p = b; p < e;) {
+        if (!tsr_asm_isident(*p)) {
+            p++;
+            continue;
+        }
+        const char *q = p;
+        while (q < e && tsr_asm_isident(*q))
+            q++;
+        const struct tsr_asm_sym *s = tsr_asm_sym_find(&P->syms, p, (size_t)(q - p));
+        if (s && s->kind == TSR_SYM_ALIAS)
+            return true;
+        p = q;
+    }
+    return false;
+}
+
+static void do_set(struct prog *P, const char *lb, const char *p, const char *e, unsigned line)
+{
+    p = skip_blank(p, e);
+    const char *q = p;
+    while (q < e && tsr_asm_isident(*q))
+        q++;
+    if (q == p || (*p >= '0' && *p <= '9')) {
+        err(P, line, (size_t)(p - lb), "expected a name after '.set'");
+        return;
+    }
+    const char *name = p;
+    size_t nlen = (size_t)(q - p);
+    q = skip_blank(q, e);
+    if (q >= e || *q != ',') {
+        err(P, line, (size_t)(q - lb), "expected ',' after '.set %.*s'", (int)nlen, name);
+        return;
+    }
+    const char *vb = skip_blank(q + 1, e), *ve = trim_end(vb, e);
+    if (vb == ve) {
+        err(P, line, (size_t)(vb - lb), "expected a value after '.set %.*s,'", (int)nlen, name);
+        return;
+    }
+    bool created;
+    struct tsr_asm_sym *s = tsr_asm_sym_find(&P->syms, name, nlen);
+    if (s && s->kind == TSR_SYM_LABEL) {
+        err(P, line, (size_t)(name - lb), "'%.*s' is already a label (line %u)", (int)nlen, name, s->line);
+        return;
+    }
+    /* the value, with earlier aliases replaced */
+    const char *tb = vb;
+    size_t tl = (size_t)(ve - vb);
+    if (is_aliasing(P, vb, ve)) {
+        substitute(P, vb, ve);
+        char *c = tsr_arena_strndup(&P->arena, P->sub.data, P->sub.len);
+        tb = c;
+        tl = P->sub.len;
+    }
+    struct tsr_asm_val v;
+    size_t end, ep, el;
+    const char *em;
+    int r = tsr_asm_expr(tb, 0, tl, &P->syms, &end, &v, &em, &ep, &el);
+    bool konst = r > 0 && end == tl;
+    if (!konst && r < 0 && strncmp(em, "undefined", 9) != 0) {
+        err(P, line, (size_t)(vb - lb), em, (int)el, tb + ep);
+        return;
+    }
+    s = tsr_asm_sym_add(&P->syms, name, nlen, &created);
+    if (s->kind == TSR_SYM_ALIAS)
+        P->syms.nalias--;
+    s->line = line;
+    if (konst) {
+        s->kind = TSR_SYM_CONST;
+        s->v = v;
+    } else {
+        s->kind = TSR_SYM_ALIAS;
+        s->text = tb;
+        s->tlen = (uint32_t)tl;
+        P->syms.nalias++;
+    }
+}
+
+static void do_word(struct prog *P, const char *lb, const char *p, const char *e, unsigned line,
+                    struct tsr_words *out, uint32_t *w, const char *comment)
+{
+    unsigned nw = P->isa->nwords, k = 0;
+    size_t n = count_items(p, e);
+    if (n == 0 || n % nw) {
+        err(P, line, (size_t)(p - lb), "'.word' needs a multiple of %u values (one instruction is %u bits), not %zu",
+            nw, P->isa->word_bits, n);
+        return;
+    }
+    size_t pos = (size_t)(p - lb), lim = (size_t)(e - lb);
+    for (size_t i = 0; i < n; i++) {
+        struct tsr_asm_val v;
+        size_t end, ep, el;
+        const char *em;
+        int r = tsr_asm_expr(lb, pos, lim, &P->syms, &end, &v, &em, &ep, &el);
+        if (r < 0) {
+            err(P, line, ep, em, (int)el, lb + ep);
+            return;
+        }
+        while (pos < lim && tsr_asm_isblank(lb[pos]))
+            pos++;
+        if (r == 0 || v.fl || v.i < INT32_MIN || v.i > (int64_t)UINT32_MAX) {
+            size_t q = pos;
+            while (q < lim && lb[q] != ',')
+                q++;
+            err(P, line, pos, "'.word' value '%.*s' is not a 32-bit integer", (int)(trim_end(lb + pos, lb + q) - (lb + pos)),
+                lb + pos);
+            return;
+        }
+        pos = end;
+        while (pos < lim && tsr_asm_isblank(lb[pos]))
+            pos++;
+        if (i + 1 < n) {
+            if (pos >= lim || lb[pos] != ',') {
+                err(P, line, pos, "expected ',' in '.word'");
+                return;
+            }
+            pos++;
+        } else if (pos < lim) {
+            err(P, line, pos, "unexpected '%c' after '.word' values", lb[pos]);
+            return;
+        }
+        w[k++] = (uint32_t)v.i;
+        if (k == nw) {
+            tsr_words_push(out, w, comment, line);
+            k = 0;
+        }
+    }
+}
+
+int tsr_tc_assemble(const struct tsr_tc_isa *isa, const char *path, const char *text, size_t len,
+                    struct tsr_words *out, struct tsr_diag *d)
+{
+    struct prog P = {.isa = isa, .path = path, .d = d};
+    if (out->width == 0)
+        tsr_words_init(out, isa->word_bits);
+    if (out->width != isa->word_bits) {
+        tsr_diag_error(d, path, 0, 0, "output holds %u-bit words, but %s instructions are %u bits", out->width,
+                       isa->name, isa->word_bits);
+        return -1;
+    }
+    const char *end = text + len;
+    /* pass 1: labels */
+    uint64_t addr = 0;
+    unsigned line = 0;
+    for (const char *lb = text; lb < end;) {
+        const char *le = memchr(lb, '\n', (size_t)(end - lb));
+        if (!le)
+            le = end;
+        line++;
+        const char *e = strip_comment(lb, le), *p = skip_blank(lb, e), *q;
+        while ((q = label_at(p, e))) {
+            bool created;
+            struct tsr_asm_sym *s = tsr_asm_sym_add(&P.syms, p, (size_t)(q - p), &created);
+            if (created) {   /* a second definition is reported in pass 2, in line order */
+                s->kind = TSR_SYM_LABEL;
+                s->v.i = (int64_t)addr;
+                s->line = line;
+            }
+            p = skip_blank(q + 1, e);
+        }
+        e = trim_end(p, e);
+        if (p < e) {
+            if (is_directive(p, e, ".word"))
+                addr += (count_items(p + 5, e) + isa->nwords - 1) / isa->nwords * isa->pc_step;
+            else if (*p != '.')
+                addr += isa->pc_step;
+        }
+        lb = le < end ? le + 1 : end;
+    }
+    /* pass 2 */
+    struct tsr_asm *a = tsr_asm_new(isa);
+    tsr_asm_use_syms(a, &P.syms);
+    void *inst = calloc(1, isa->inst_size + 16);
+    uint32_t *w = calloc(isa->nwords, sizeof *w);
+    struct tsr_buf comment = {0};
+    if (!inst || !w)
+        abort();
+    addr = 0;
+    line = 0;
+    for (const char *lb = text; lb < end;) {
+        const char *le = memchr(lb, '\n', (size_t)(end - lb));
+        if (!le)
+            le = end;
+        line++;
+        const char *L0 = lb;
+        const char *e = strip_comment(lb, le), *p = skip_blank(lb, e), *q;
+        while ((q = label_at(p, e))) {
+            const struct tsr_asm_sym *s = tsr_asm_sym_find(&P.syms, p, (size_t)(q - p));
+            if (s && s->kind == TSR_SYM_LABEL && s->line != line)
+                err(&P, line, (size_t)(p - L0), "label '%.*s' is already defined (line %u)", (int)(q - p), p,
+                    s->line);
+            p = skip_blank(q + 1, e);
+        }
+        e = trim_end(p, e);
+        lb = le < end ? le + 1 : end;
+        if (p == e)
+            continue;
+        tsr_buf_clear(&comment);
+        tsr_buf_append(&comment, p, (size_t)(e - p));
+        for (size_t i = 0; i < comment.len; i++)
+            if (comment.data[i] == '\t' || comment.data[i] == '\r')
+                comment.data[i] = ' ';
+        if (*p == '.') {
+            if (is_directive(p, e, ".set")) {
+                do_set(&P, L0, p + 4, e, line);
+            } else if (is_directive(p, e, ".word")) {
+                size_t before = out->count;
+                do_word(&P, L0, p + 5, e, line, out, w, comment.data);
+                size_t want = (count_items(p + 5, e) + isa->nwords - 1) / isa->nwords;
+                memset(w, 0, isa->nwords * sizeof *w);
+                while (out->count < before + want)
+                    tsr_words_push(out, w, comment.data, line);
+                addr += want * isa->pc_step;
+            } else {
+                const char *q2 = p + 1;
+                while (q2 < e && tsr_asm_isident(*q2))
+                    q2++;
+                err(&P, line, (size_t)(p - L0), "unknown directive '%.*s'", (int)(q2 - p), p);
+            }
+            continue;
+        }
+        const char *bb = p;
+        size_t bn = (size_t)(e - p);
+        bool subst = is_aliasing(&P, p, e);
+        if (subst) {
+            substitute(&P, p, e);
+            bb = P.sub.data;
+            bn = P.sub.len;
+        }
+        size_t vlen;
+        const char *hit = tsr_tc_cache_get(&P.cache, bb, bn, &vlen);
+        if (hit && vlen == isa->nwords * sizeof *w) {
+            memcpy(w, hit, vlen);
+        } else if (tsr_asm_bundle(a, bb, bn, addr, -1, inst) < 0) {
+            size_t off;
+            const char *m = tsr_asm_message(a, &off);
+            if (subst)
+                off = map_back(&P, off);
+            err(&P, line, (size_t)(p - L0) + off, "%s", m);
+            memset(w, 0, isa->nwords * sizeof *w);
+        } else {
+            isa->encode(inst, w);
+            if (!tsr_asm_env_used(a))
+                tsr_tc_cache_put(&P.cache, bb, bn, w, isa->nwords * sizeof *w);
+        }
+        tsr_words_push(out, w, comment.data, line);
+        addr += isa->pc_step;
+    }
+    tsr_buf_free(&comment);
+    free(inst);
+    free(w);
+    tsr_asm_free(a);
+    tsr_asm_syms_free(&P.syms);
+    tsr_tc_cache_free(&P.cache);
+    tsr_arena_free_all(&P.arena);
+    tsr_buf_free(&P.sub);
+    free(P.segs);
+    return P.rc;
+}
+
+/* `.word v, ...` (exactly nwords values) as one instruction: decoded into inst. */
+static int word_inst(const struct tsr_tc_isa *isa, const char *text, size_t len, const char *p, void *inst,
+                     char *errbuf, size_t errlen)
+{
+    uint32_t w[64] = {0};
+    size_t pos = (size_t)(p - text) + 5;
+    unsigned k = 0;
+    for (;;) {
+        struct tsr_asm_val v;
+        size_t end, ep, el;
+        const char *em;
+        int r = tsr_asm_expr(text, pos, len, NULL, &end, &v, &em, &ep, &el);
+        if (r <= 0 || v.fl || v.i < INT32_MIN || v.i > (int64_t)UINT32_MAX || k >= isa->nwords || k >= 64) {
+            if (errbuf && errlen)
+                snprintf(errbuf, errlen, "'.word' needs %u 32-bit values", isa->nwords);
+            return -1;
+        }
+        w[k++] = (uint32_t)v.i;
+        pos = end;
+        while (pos < len && tsr_asm_isblank(text[pos]))
+            pos++;
+        if (pos < len && text[pos] == ',') {
+            pos++;
+            continue;
+        }
+        if (pos < len || k != isa->nwords) {
+            if (errbuf && errlen)
+                snprintf(errbuf, errlen, "'.word' needs %u 32-bit values", isa->nwords);
+            return -1;
+        }
+        break;
+    }
+    isa->decode(w, inst);
+    return 0;
+}
+
+int tsr_tc_assemble_inst(const struct tsr_tc_isa *isa, const char *text, size_t len, uint64_t pc, void *inst,
+                         char *errbuf, size_t errlen)
+{
+    const char *p = skip_blank(text, text + len);
+    if (is_directive(p, text + len, ".word"))
+        return word_inst(isa, text, len, p, inst, errbuf, errlen);
+    struct tsr_asm *a = tsr_asm_new(isa);
+    int r = tsr_asm_bundle(a, text, len, pc, -1, inst);
+    if (r < 0 && errbuf && errlen)
+        snprintf(errbuf, errlen, "%s", tsr_asm_message(a, NULL));
+    tsr_asm_free(a);
+    return r;
+}
+
+int tsr_tc_assemble_one(const struct tsr_tc_isa *isa, const char *text, size_t len, uint64_t pc, uint32_t *w,
+                        char *errbuf, size_t errlen)
+{
+    void *inst = calloc(1, isa->inst_size + 16);
+    if (!inst)
+        abort();
+    int r = tsr_tc_assemble_inst(isa, text, len, pc, inst, errbuf, errlen);
+    if (r == 0)
+        isa->encode(inst, w);
+    free(inst);
+    return r;
+}

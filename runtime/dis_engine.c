@@ -1,0 +1,411 @@
+/* Generic disassembler: prints decoded instructions through the syntax templates
+ * (docs/mdl.md "Syntax templates") and makes the text exact (docs/mdl.md "Round trips"): after
+ * printing a bundle it assembles its own text with the bundle assembler (asm_engine.c) and
+ * compares the fields; differing fields are appended as overrides `{field=value, ...}` (and
+ * `format=NAME` when the text alone would pick another format), and a bundle no template can print
+ * becomes `.word 0x........, 0x........` (low word first).
+ *
+ * Printing rules: the slots of the format are printed in order, separated by "; ", up to the last
+ * slot whose op is not the slot's default (at least the first slot); a slot whose op prints no
+ * text is left out.  An operand prints its first alternative whose conditions hold and whose parts
+ * can all be printed; a table code without a name or number cannot be printed.  Numbers: `{FIELD}`
+ * in decimal (signed fields sign-extended); table floats in the shortest form that reads back as
+ * the same binary32 and always with a '.' or exponent; labels as `L` + lower-case hex address.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "asm_engine.h"
+#include "bits.h"
+#include "fileout.h"
+#include "textcodec.h"
+
+struct dis {
+    const struct tsr_tc_isa *isa;
+    struct tsr_asm *a;
+    void *inst, *inst2;
+    uint64_t *labels;          /* label targets printed (current program) */
+    size_t nlabels, clabels;
+    struct tsr_tc_cache cache; /* disasm_program: word -> text of the words that print no label */
+};
+
+static const uint64_t *fields_of(const struct tsr_tc_isa *isa, const void *inst)
+{
+    return (const uint64_t *)(const void *)((const unsigned char *)inst + isa->off_f);
+}
+
+static const uint16_t *ops_of(const struct tsr_tc_isa *isa, const void *inst)
+{
+    return (const uint16_t *)(const void *)((const unsigned char *)inst + isa->off_op);
+}
+
+static const uint32_t *ign_of(const struct tsr_tc_isa *isa, const void *inst)
+{
+    return (const uint32_t *)(const void *)((const unsigned char *)inst + isa->off_ignored);
+}
+
+static bool cond_holds(const struct tsr_tc_isa *isa, uint32_t first, uint32_t n, const uint64_t *f)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        const struct tsr_tc_cond *c = &isa->conds[first + i];
+        bool ok = c->kind == TSR_TC_BIND ? f[c->field] == c->val
+                : c->kind == TSR_TC_BIND2 ? f[c->field] == f[c->field2]
+                : isa->check(c->id, f);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+static void put(struct tsr_buf *out, const char *s, size_t n)
+{
+    tsr_buf_append(out, s, n);
+}
+
+static void truncate_to(struct tsr_buf *out, size_t len)
+{
+    out->len = len;
+    if (out->data)
+        out->data[len] = 0;
+}
+
+/* The shortest %g form that reads back as the same binary32, with a '.' or exponent. */
+static bool put_float(struct tsr_buf *out, uint32_t bits)
+{
+    float f;
+    memcpy(&f, &bits, 4);
+    if (isnan(f) || isinf(f))
+        return false;
+    char b[48];
+    for (int prec = 1; prec <= 9; prec++) {
+        snprintf(b, sizeof b, "%.*g", prec, (double)f);
+        float g = strtof(b, NULL);
+        uint32_t gb;
+        memcpy(&gb, &g, 4);
+        if (gb == bits)
+            break;
+    }
+    if (!strpbrk(b, ".e"))
+        strcat(b, ".0");
+    tsr_buf_puts(out, b);
+    return true;
+}
+
+static void add_label(struct dis *d, uint64_t t)
+{
+    if (d->nlabels == d->clabels) {
+        d->clabels = d->clabels ? d->clabels * 2 : 64;
+        d->labels = realloc(d->labels, d->clabels * sizeof *d->labels);
+        if (!d->labels)
+            abort();
+    }
+    d->labels[d->nlabels++] = t;
+}
+
+static bool print_seq(struct dis *d, uint32_t first, uint32_t n, const uint64_t *f, uint64_t pc, struct tsr_buf *out)
+{
+    const struct tsr_tc_isa *isa = d->isa;
+    char b[48];
+    for (uint32_t i = 0; i < n; i++) {
+        const struct tsr_tc_part *p = &isa->parts[first + i];
+        switch (p->kind) {
+        case TSR_TC_TEXT:
+            put(out, p->text, p->len);
+            break;
+        case TSR_TC_SPACE:
+            put(out, " ", 1);
+            break;
+        case TSR_TC_TABLE: {
+            const struct tsr_tc_table *T = &isa->tables[p->arg];
+            uint64_t code = f[p->field];
+            const struct tsr_tc_print *pr = NULL;
+            if (T->print_dense) {
+                if (code < T->nprint)
+                    pr = &isa->prints[T->print_first + code];
+            } else {
+                uint32_t lo = 0, hi = T->nprint;
+                while (lo < hi) {
+                    uint32_t mid = (lo + hi) / 2;
+                    const struct tsr_tc_print *x = &isa->prints[T->print_first + mid];
+                    if (x->code == code) {
+                        pr = x;
+                        break;
+                    }
+                    if (x->code < code)
+                        lo = mid + 1;
+                    else
+                        hi = mid;
+                }
+            }
+            if (!pr)
+                return false;
+            if (pr->kind == TSR_TC_PRINT_NAME) {
+                tsr_buf_puts(out, pr->name);
+            } else if (pr->kind == TSR_TC_PRINT_INT) {
+                int l = snprintf(b, sizeof b, "%" PRId32, (int32_t)pr->val);
+                put(out, b, (size_t)l);
+            } else if (!put_float(out, pr->val)) {
+                return false;
+            }
+            break;
+        }
+        case TSR_TC_INT: {
+            const struct tsr_tc_field *fd = &isa->fields[p->field];
+            int l = fd->is_signed ? snprintf(b, sizeof b, "%" PRId64, tsr_bits_sext(f[p->field], fd->width))
+                                  : snprintf(b, sizeof b, "%" PRIu64, f[p->field]);
+            put(out, b, (size_t)l);
+            break;
+        }
+        case TSR_TC_LABEL: {
+            const struct tsr_tc_field *fd = &isa->fields[p->field];
+            uint64_t t;
+            if (p->pcrel) {
+                unsigned w = fd->width < 32 ? 32 : fd->width;
+                t = (pc + (uint64_t)p->pcoff + (uint64_t)tsr_bits_sext(f[p->field], fd->width)) & tsr_bits_mask(w);
+            } else {
+                t = fd->is_signed ? (uint64_t)tsr_bits_sext(f[p->field], fd->width) : f[p->field];
+            }
+            int l = snprintf(b, sizeof b, "L%" PRIx64, t);
+            put(out, b, (size_t)l);
+            add_label(d, t);
+            break;
+        }
+        case TSR_TC_OPT:
+            if (cond_holds(isa, p->cond, p->ncond, f))
+                put(out, p->text, p->len);
+            break;
+        case TSR_TC_OPND: {
+            const struct tsr_tc_opnd *o = &isa->opnds[p->arg];
+            bool done = false;
+            for (uint32_t j = 0; j < o->nalt && !done; j++) {
+                const struct tsr_tc_alt *alt = &isa->alts[o->alt + j];
+                if (!cond_holds(isa, alt->cond, alt->ncond, f))
+                    continue;
+                size_t mark = out->len, lmark = d->nlabels;
+                if (print_seq(d, alt->part, alt->npart, f, pc, out))
+                    done = true;
+                else {
+                    truncate_to(out, mark);
+                    d->nlabels = lmark;
+                }
+            }
+            if (!done)
+                return false;
+            break;
+        }
+        }
+    }
+    return true;
+}
+
+/* Prints the slots of the format up to the last non-default one (all: every slot).  *partial is set
+ * when slots were left out that way. */
+static bool print_bundle(struct dis *d, const void *inst, uint64_t pc, bool all, bool *partial, struct tsr_buf *out)
+{
+    const struct tsr_tc_isa *isa = d->isa;
+    const struct tsr_tc_format *F = &isa->formats[((const unsigned char *)inst)[0]];
+    const uint16_t *ops = ops_of(isa, inst);
+    const uint64_t *f = fields_of(isa, inst);
+    int last = 0;
+    for (uint32_t t = 0; t < F->nslot; t++) {
+        unsigned slot = isa->idx[F->slot + t];
+        if (ops[slot] >= isa->nops)
+            return false;
+        if (all || ops[slot] != isa->slots[slot].default_op)
+            last = (int)t;
+    }
+    *partial = last + 1 < (int)F->nslot;
+    size_t start = out->len;
+    for (int t = 0; t <= last; t++) {
+        const struct tsr_tc_op *op = &isa->ops[ops[isa->idx[F->slot + (uint32_t)t]]];
+        size_t mark = out->len;
+        if (out->len > start)
+            put(out, "; ", 2);
+        size_t body = out->len;
+        if (!print_seq(d, op->part, op->npart, f, pc, out))
+            return false;
+        if (out->len == body)
+            truncate_to(out, mark);
+    }
+    return out->len > start;
+}
+
+static void put_word(const struct tsr_tc_isa *isa, const uint32_t *w, struct tsr_buf *out)
+{
+    tsr_buf_puts(out, ".word ");
+    for (unsigned i = 0; i < isa->nwords; i++)
+        tsr_buf_printf(out, i ? ", 0x%08" PRIx32 : "0x%08" PRIx32, w[i]);
+}
+
+static void put_value(struct tsr_buf *out, uint64_t v)
+{
+    if (v < 10)
+        tsr_buf_printf(out, "%" PRIu64, v);
+    else
+        tsr_buf_printf(out, "0x%" PRIx64, v);
+}
+
+/* Prints the bundle (all: every slot) and the overrides its text needs.  Returns the number of
+ * overrides, or -1 when the text cannot be made exact (then the caller prints `.word`). */
+static int attempt(struct dis *d, unsigned fmt, uint64_t pc, bool all, bool *partial, struct tsr_buf *out)
+{
+    const struct tsr_tc_isa *isa = d->isa;
+    size_t start = out->len;
+    if (!print_bundle(d, d->inst, pc, all, partial, out))
+        return -1;
+    bool pinned = false;
+    if (tsr_asm_bundle(d->a, out->data + start, out->len - start, pc, -1, d->inst2) < 0 ||
+        ((unsigned char *)d->inst2)[0] != fmt) {
+        if (tsr_asm_bundle(d->a, out->data + start, out->len - start, pc, (int)fmt, d->inst2) < 0)
+            return -1;
+        pinned = true;
+    }
+    const struct tsr_tc_format *F = &isa->formats[fmt];
+    const uint64_t *f1 = fields_of(isa, d->inst), *f2 = fields_of(isa, d->inst2);
+    const uint32_t *i1 = ign_of(isa, d->inst), *i2 = ign_of(isa, d->inst2);
+    int n = 0;
+    if (pinned)
+        tsr_buf_printf(out, " {format=%s", F->name), n++;
+    for (uint32_t i = 0; i < F->nfield; i++) {
+        unsigned fd = isa->idx[F->field + i];
+        if (f1[fd] == f2[fd])
+            continue;
+        tsr_buf_printf(out, n ? ", %s=" : " {%s=", isa->fields[fd].name);
+        put_value(out, f1[fd]);
+        n++;
+    }
+    for (uint32_t i = 0; i < F->nign; i++) {
+        const struct tsr_tc_range *r = &isa->ranges[F->ign + i];
+        uint64_t v1 = tsr_wide_extract(i1, r->hi, r->lo), v2 = tsr_wide_extract(i2, r->hi, r->lo);
+        if (v1 == v2)
+            continue;
+        tsr_buf_printf(out, n ? ", ignore[%u]=" : " {ignore[%u]=", (unsigned)i);
+        put_value(out, v1);
+        n++;
+    }
+    if (n)
+        tsr_buf_puts(out, "}");
+    return n;
+}
+
+static void dis_one(struct dis *d, const uint32_t *w, uint64_t pc, struct tsr_buf *out)
+{
+    const struct tsr_tc_isa *isa = d->isa;
+    size_t start = out->len, lstart = d->nlabels;
+    unsigned fmt;
+    bool partial;
+    int n;
+    if (isa->decode(w, d->inst) < 0 || (fmt = ((unsigned char *)d->inst)[0]) >= isa->nformats)
+        goto raw;
+    n = attempt(d, fmt, pc, false, &partial, out);
+    if (n > 0 && partial) {
+        /* the left-out default slots did not come back alike: try printing every slot */
+        size_t len1 = out->len, lab1 = d->nlabels;
+        char *first = malloc(len1 - start + 1);
+        if (!first)
+            abort();
+        memcpy(first, out->data + start, len1 - start);
+        truncate_to(out, start);
+        int n2 = attempt(d, fmt, pc, true, &partial, out);
+        if (n2 < 0 || n2 >= n) {   /* keep the first text and its labels */
+            truncate_to(out, start);
+            put(out, first, len1 - start);
+            d->nlabels = lab1;
+        } else {                   /* keep the second text and its labels */
+            memmove(d->labels + lstart, d->labels + lab1, (d->nlabels - lab1) * sizeof *d->labels);
+            d->nlabels -= lab1 - lstart;
+        }
+        free(first);
+        return;
+    }
+    if (n >= 0)
+        return;
+raw:
+    truncate_to(out, start);
+    d->nlabels = lstart;
+    put_word(isa, w, out);
+}
+
+static void dis_init(struct dis *d, const struct tsr_tc_isa *isa)
+{
+    memset(d, 0, sizeof *d);
+    d->isa = isa;
+    d->a = tsr_asm_new(isa);
+    d->inst = calloc(1, isa->inst_size + 16);
+    d->inst2 = calloc(1, isa->inst_size + 16);
+    if (!d->inst || !d->inst2)
+        abort();
+}
+
+static void dis_fini(struct dis *d)
+{
+    tsr_tc_cache_free(&d->cache);
+    tsr_asm_free(d->a);
+    free(d->inst);
+    free(d->inst2);
+    free(d->labels);
+}
+
+int tsr_tc_disasm(const struct tsr_tc_isa *isa, const uint32_t *w, uint64_t pc, struct tsr_buf *out)
+{
+    struct dis d;
+    dis_init(&d, isa);
+    if (!out->data)
+        tsr_buf_puts(out, "");
+    dis_one(&d, w, pc, out);
+    dis_fini(&d);
+    return 0;
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+int tsr_tc_disasm_program(const struct tsr_tc_isa *isa, const uint32_t *w, size_t n, uint64_t base,
+                          struct tsr_buf *out)
+{
+    struct dis d;
+    dis_init(&d, isa);
+    struct tsr_buf text = {0};
+    size_t *off = malloc((n + 1) * sizeof *off);
+    if (!off)
+        abort();
+    tsr_buf_puts(&text, "");
+    for (size_t i = 0; i < n; i++) {
+        const uint32_t *wi = w + i * isa->nwords;
+        size_t klen = isa->nwords * sizeof *wi, vlen, l0 = d.nlabels;
+        off[i] = text.len;
+        const char *hit = tsr_tc_cache_get(&d.cache, wi, klen, &vlen);
+        if (hit) {
+            tsr_buf_append(&text, hit, vlen);
+            continue;
+        }
+        dis_one(&d, wi, base + i * isa->pc_step, &text);
+        if (d.nlabels == l0)   /* the text does not depend on the address */
+            tsr_tc_cache_put(&d.cache, wi, klen, text.data + off[i], text.len - off[i]);
+    }
+    off[n] = text.len;
+    qsort(d.labels, d.nlabels, sizeof *d.labels, cmp_u64);
+    size_t li = 0;
+    if (!out->data)
+        tsr_buf_puts(out, "");
+    for (size_t i = 0; i < n; i++) {
+        uint64_t pc = base + i * isa->pc_step;
+        while (li < d.nlabels && d.labels[li] < pc)
+            li++;
+        if (li < d.nlabels && d.labels[li] == pc)
+            tsr_buf_printf(out, "L%" PRIx64 ":\n", pc);
+        tsr_buf_puts(out, "    ");
+        tsr_buf_append(out, text.data + off[i], off[i + 1] - off[i]);
+        tsr_buf_puts(out, "\n");
+    }
+    free(off);
+    tsr_buf_free(&text);
+    dis_fini(&d);
+    return 0;
+}

@@ -1,0 +1,177 @@
+/* Atomic file output, whole-file input, directories, and the growable buffer (fileout.h). */
+#include "fileout.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void reserve(struct tsr_buf *b, size_t extra)
+{
+    if (extra >= (size_t)-1 - b->len - 1)
+        goto oom;
+    size_t need = b->len + extra + 1;
+    if (need <= b->cap)
+        return;
+    size_t cap = b->cap ? b->cap : 64;
+    while (cap < need)
+        cap = cap > (size_t)-1 / 2 ? need : 2 * cap;
+    char *p = realloc(b->data, cap);
+    if (!p)
+        goto oom;
+    b->data = p;
+    b->cap = cap;
+    return;
+oom:
+    fputs("tessera: out of memory\n", stderr);
+    abort();
+}
+
+void tsr_buf_append(struct tsr_buf *b, const void *p, size_t n)
+{
+    reserve(b, n);
+    if (n)
+        memcpy(b->data + b->len, p, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+}
+
+void tsr_buf_puts(struct tsr_buf *b, const char *s)
+{
+    tsr_buf_append(b, s, strlen(s));
+}
+
+void tsr_buf_vprintf(struct tsr_buf *b, const char *fmt, va_list ap)
+{
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
+    if (n < 0) { /* bad format for the arguments: keep the format itself */
+        tsr_buf_puts(b, fmt);
+        return;
+    }
+    reserve(b, (size_t)n);
+    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+    b->len += (size_t)n;
+}
+
+void tsr_buf_printf(struct tsr_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    tsr_buf_vprintf(b, fmt, ap);
+    va_end(ap);
+}
+
+void tsr_buf_clear(struct tsr_buf *b)
+{
+    b->len = 0;
+    if (b->data)
+        b->data[0] = '\0';
+}
+
+void tsr_buf_free(struct tsr_buf *b)
+{
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
+
+/* True if the file at `path` holds exactly `len` bytes equal to `data`. */
+static int same_content(const char *path, const void *data, size_t len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    char chunk[8192];
+    size_t off = 0, n;
+    int same = 1;
+    while (same && (n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        same = off + n <= len && memcmp(chunk, (const char *)data + off, n) == 0;
+        off += n;
+    }
+    same = same && !ferror(f) && off == len;
+    fclose(f);
+    return same;
+}
+
+int tsr_file_commit(const char *path, const void *data, size_t len, struct tsr_diag *d)
+{
+    if (same_content(path, data, len))
+        return 0;
+    struct tsr_buf tmp = {0};
+    tsr_buf_printf(&tmp, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp.data, "wb");
+    if (!f) {
+        tsr_diag_error(d, path, 0, 0, "cannot write: %s", strerror(errno));
+        tsr_buf_free(&tmp);
+        return -1;
+    }
+    errno = 0;
+    int bad = len && fwrite(data, 1, len, f) != len;
+    bad |= fflush(f) != 0;
+    int err = errno;
+    bad |= fclose(f) != 0;
+    err = err ? err : errno;
+    if (!bad && rename(tmp.data, path) != 0) {
+        bad = 1;
+        err = errno;
+    }
+    if (bad) {
+        remove(tmp.data);
+        tsr_diag_error(d, path, 0, 0, "cannot write: %s", strerror(err ? err : EIO));
+        tsr_buf_free(&tmp);
+        return -1;
+    }
+    tsr_buf_free(&tmp);
+    return 0;
+}
+
+int tsr_file_read(const char *path, struct tsr_buf *out, struct tsr_diag *d)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return tsr_diag_error(d, path, 0, 0, "cannot read: %s", strerror(errno));
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        tsr_buf_append(out, chunk, n);
+    int bad = ferror(f);
+    int err = errno;
+    fclose(f);
+    if (bad)
+        return tsr_diag_error(d, path, 0, 0, "cannot read: %s", strerror(err ? err : EIO));
+    if (!out->data)
+        tsr_buf_append(out, "", 0);
+    return 0;
+}
+
+int tsr_mkdir_p(const char *path, struct tsr_diag *d)
+{
+    if (!*path)
+        return tsr_diag_error(d, NULL, 0, 0, "cannot create a directory with an empty name");
+    struct tsr_buf p = {0};
+    tsr_buf_puts(&p, path);
+    int rc = 0;
+    for (char *s = p.data + 1; rc == 0; s++) {
+        if (*s != '/' && *s != '\0')
+            continue;
+        char c = *s;
+        *s = '\0';
+        struct stat st;
+        if (mkdir(p.data, 0777) != 0) {
+            int e = errno;
+            if (e != EEXIST || stat(p.data, &st) != 0 || !S_ISDIR(st.st_mode))
+                rc = tsr_diag_error(d, p.data, 0, 0, "cannot create directory: %s",
+                                    strerror(e == EEXIST ? ENOTDIR : e));
+        }
+        *s = c;
+        if (c == '\0')
+            break;
+    }
+    tsr_buf_free(&p);
+    return rc;
+}

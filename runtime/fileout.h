@@ -1,0 +1,59 @@
+/* Output files and text buffers.
+ *
+ * tsr_file_commit() is the only way Tessera writes an output file (docs/internals.md): the
+ * data goes to `<path>.tmp.<pid>` in the same directory, which is then renamed over `path`, so
+ * a reader never sees a half-written file and a failed write leaves the old file (or no file)
+ * in place.  `struct tsr_buf` is the growable string the emitters and the disassembler print
+ * into before committing.
+ * Errors: file functions return 0 or -1 and report `path: error: <what>: <strerror>` through
+ * the given diag.  Buffer functions cannot fail except by running out of memory, which aborts
+ * (see arena.h).
+ */
+#ifndef TSR_FILEOUT_H
+#define TSR_FILEOUT_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#include "diag.h"
+
+/* A growable byte buffer.  A zero-initialised struct is empty.  After any append `data` is
+ * non-NULL and NUL-terminated at data[len] (the NUL is not counted in len). */
+struct tsr_buf {
+    char *data;
+    size_t len, cap;
+};
+
+/* Appends `n` bytes (which may include NULs). */
+void tsr_buf_append(struct tsr_buf *b, const void *p, size_t n);
+
+/* Appends a NUL-terminated string. */
+void tsr_buf_puts(struct tsr_buf *b, const char *s);
+
+/* Appends printf-formatted text. */
+void tsr_buf_printf(struct tsr_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* va_list form of tsr_buf_printf(). */
+void tsr_buf_vprintf(struct tsr_buf *b, const char *fmt, va_list ap);
+
+/* Empties the buffer but keeps its memory. */
+void tsr_buf_clear(struct tsr_buf *b);
+
+/* Frees the memory; the buffer is empty (reusable) afterwards. */
+void tsr_buf_free(struct tsr_buf *b);
+
+/* Atomically replaces `path` with `len` bytes of `data`: writes `<path>.tmp.<pid>`, then
+ * renames it to `path`.  If `path` already holds exactly these bytes nothing is written and
+ * its timestamp is kept (so ninja's restat skips rebuilding dependants).  On failure the
+ * temporary is removed, `path` is untouched, an error is reported and -1 returned. */
+int tsr_file_commit(const char *path, const void *data, size_t len, struct tsr_diag *d);
+
+/* Reads the whole file `path` into `out` (appending; out->data is NUL-terminated).
+ * Returns 0, or -1 with `path: error: cannot read: <reason>`. */
+int tsr_file_read(const char *path, struct tsr_buf *out, struct tsr_diag *d);
+
+/* Creates directory `path` and its missing parents (mode 0777 before umask), like mkdir -p.
+ * Returns 0 (also when it exists), or -1 with `path: error: cannot create directory: ...`. */
+int tsr_mkdir_p(const char *path, struct tsr_diag *d);
+
+#endif

@@ -1,0 +1,110 @@
+/* Programs as lists of instruction words: the corpus hex text format and raw binary.
+ *
+ * A word of W bits (W = 32, 64 or 128) is stored as W/32 uint32_t, least significant 32-bit
+ * word first; a program of n words is one array of n * W/32 uint32_t.
+ *
+ * Hex text format (../shared/corpus/qpu/gpu_fft_r3/hex/shader_256.hex etc., the output of the gpu_fft
+ * assembler, 64-bit QPU words):
+ *     0x00000040, 0xe00217a7, // mov rb_0x40,    0x40
+ *   one instruction per line: W/32 values `0x` + 1..8 hex digits (either case), low word first,
+ *   separated by commas, an optional trailing comma, then an optional `//` comment.  The comment
+ *   text (blanks around it trimmed) is kept per instruction.  Blank lines and lines holding only
+ *   a comment are skipped; `\r\n` line ends are accepted.  Written back as
+ *   `0x%08x, 0x%08x, // text` (no ` // text` when there is no comment), which reproduces the
+ *   corpus files byte for byte.
+ * Binary format: W/8 bytes per instruction, little-endian, low 32-bit word first (the byte
+ *   order of the QPU's instruction memory and of a `uint64_t` array on a little-endian host).
+ *
+ * Errors: parse functions return 0 or -1; each malformed line gives one
+ * `file:line:col: error: ...` (1-based line and byte column) through tsr_diag and parsing goes
+ * on with the next line, so every bad line is reported (up to the diag's error limit).
+ */
+#ifndef TSR_HEXIO_H
+#define TSR_HEXIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "diag.h"
+#include "fileout.h"
+
+/* File formats for instruction words. */
+enum tsr_wordfmt {
+    TSR_WORDS_AUTO, /* reading only: decide with tsr_words_detect() */
+    TSR_WORDS_HEX,  /* corpus hex text */
+    TSR_WORDS_BIN   /* raw little-endian binary */
+};
+
+/* A program: `count` instruction words of `width` bits.  Initialise with tsr_words_init(). */
+struct tsr_words {
+    unsigned width;   /* bits per instruction: 32, 64 or 128 */
+    size_t count;     /* number of instructions */
+    uint32_t *w;      /* count * width/32 values, instruction i at w + i * width/32 */
+    const char **comment; /* per instruction: text after `//`, trimmed; NULL if none */
+    unsigned *line;   /* per instruction: 1-based source line (hex input), else 0 */
+    size_t cap;       /* allocated instructions */
+    struct tsr_arena arena; /* owns the comment strings */
+};
+
+/* Initialises an empty program of `width`-bit words.  The width is checked by the parse
+ * functions (an unsupported width is reported there). */
+void tsr_words_init(struct tsr_words *p, unsigned width);
+
+/* Frees everything; `p` keeps its width and is empty afterwards. */
+void tsr_words_free(struct tsr_words *p);
+
+/* Number of uint32_t per instruction (width / 32). */
+static inline unsigned tsr_words_per(const struct tsr_words *p)
+{
+    return p->width / 32;
+}
+
+/* The uint32_t values of instruction `i` (low word first). */
+static inline const uint32_t *tsr_words_at(const struct tsr_words *p, size_t i)
+{
+    return p->w + i * tsr_words_per(p);
+}
+
+/* Instruction `i` of a program of width >= 64 as one 64-bit value (its low 64 bits). */
+static inline uint64_t tsr_words_get64(const struct tsr_words *p, size_t i)
+{
+    const uint32_t *w = tsr_words_at(p, i);
+    return (uint64_t)w[0] | (uint64_t)w[1] << 32;
+}
+
+/* Appends one instruction (width/32 values at `word`, low first) with an optional comment
+ * (copied; NULL for none) and source line (0 if none). */
+void tsr_words_push(struct tsr_words *p, const uint32_t *word, const char *comment, unsigned line);
+
+/* Parses `len` bytes of hex text (need not be NUL-terminated), appending to `p`.  `file` is
+ * the name used in diagnostics.  Returns 0, or -1 after reporting every malformed line. */
+int tsr_hex_parse(struct tsr_words *p, const char *text, size_t len, const char *file,
+                  struct tsr_diag *d);
+
+/* Parses raw binary, appending to `p`.  Returns 0, or -1 with
+ * `file: error: binary size N is not a multiple of B bytes (W-bit words)`. */
+int tsr_bin_parse(struct tsr_words *p, const void *data, size_t len, const char *file,
+                  struct tsr_diag *d);
+
+/* Guesses the format of file contents: TSR_WORDS_HEX when the data is empty or is printable
+ * text (ASCII, tab, CR, LF) whose first non-blank characters are `0x`, `0X` or `//`;
+ * TSR_WORDS_BIN otherwise. */
+enum tsr_wordfmt tsr_words_detect(const void *data, size_t len);
+
+/* Reads the file `path` in format `fmt` (TSR_WORDS_AUTO: detected), appending to `p`.
+ * Returns 0 or -1 (unreadable file, or parse errors as above). */
+int tsr_words_read(struct tsr_words *p, const char *path, enum tsr_wordfmt fmt, struct tsr_diag *d);
+
+/* Appends `p` as hex text, one line per instruction, to `out`. */
+void tsr_hex_format(const struct tsr_words *p, struct tsr_buf *out);
+
+/* Appends `p` as raw little-endian binary to `out`. */
+void tsr_bin_format(const struct tsr_words *p, struct tsr_buf *out);
+
+/* Writes `p` to `path` in `fmt` (TSR_WORDS_HEX or TSR_WORDS_BIN) with tsr_file_commit().
+ * Returns 0 or -1 (reported). */
+int tsr_words_write(const struct tsr_words *p, const char *path, enum tsr_wordfmt fmt,
+                    struct tsr_diag *d);
+
+#endif

@@ -1,0 +1,33 @@
+/* The targets this build of a program (tools, tests, fuzzers, benchmarks) knows: configure.py defines TSR_TARGETS as a list of
+ * X(name) entries, one per targets/<name>/<name>.mdl, and each generated backend exports
+ * `const struct tsr_target <name>_target` (runtime/target.h). */
+#ifndef TOOLS_REGISTRY_H
+#define TOOLS_REGISTRY_H
+#include <stddef.h>
+#include <string.h>
+#include "target.h"
+
+#ifndef TSR_TARGETS
+#define TSR_TARGETS
+#endif
+#define X(t) extern const struct tsr_target t##_target;
+TSR_TARGETS
+#undef X
+
+/* NULL-terminated list of every built target, in targets/ directory order. */
+static const struct tsr_target *const tsr_all_targets[] = {
+#define X(t) &t##_target,
+	TSR_TARGETS
+#undef X
+	NULL
+};
+
+/* The target called `name`, or NULL. */
+static inline const struct tsr_target *tsr_find_target(const char *name)
+{
+	for (size_t i = 0; tsr_all_targets[i]; i++)
+		if (!strcmp(tsr_all_targets[i]->name, name))
+			return tsr_all_targets[i];
+	return NULL;
+}
+#endif

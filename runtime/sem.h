@@ -1,0 +1,204 @@
+/* Meaning of the semantics language's operators, conversions and built-ins, lane by lane: the one
+ * definition both the generated simulators (gen/emit_sim.c emits calls of these inline functions
+ * with constant selectors, which the C compiler folds) and the independent evaluator (mdl/eval.c,
+ * which calls them with run-time selectors) use, so the two can only disagree through the code
+ * that walks the description, which is what the differential fuzzer tests.
+ *
+ * Values are 32-bit patterns per lane (docs/mdl.md "Semantics"): u32/i32 two's complement, f32 as
+ * binary32 bits, f16 as binary16 in the low 16 bits, bool as 0/1.
+ *
+ * Operator domains (enum tsr_dom), chosen from the operand types (the checker makes both operands
+ * of one kind: both f32, or integers; mdl/check_expr.c):
+ *   float    when both operands are f32;
+ *   signed   otherwise when either operand is i32 (u32 and i32 mixed give i32);
+ *   unsigned otherwise (u32, bool, fields).
+ * `x >> n` is arithmetic only for an i32 x.  Integer +, -, * wrap; / and % by 0 give 0, INT_MIN / -1 gives INT_MIN (and % 0);
+ * shifts by 32 or more give 0 (>> of an i32: the sign in every bit).  Float +, -, * use the
+ * description's float mode (arith.h), float / and % are IEEE binary32 (round to nearest).
+ * Float comparisons: unordered (NaN) is false except for !=.
+ *
+ * Conversions (MDL_E_CAST: u32() i32() f32() f16() bool()) reinterpret the bits (f16 keeps the low 16),
+ * except bool(x), which is x != 0 (mdl/check_expr.c, mdl/consteval.c); value conversions are the
+ * built-ins itof/ftoi (`float(x)` is itof).
+ *
+ * Float modes of descriptions (`isa { float NAME; }`, model.h `float_mode`): which struct
+ * tsr_fpmode each float built-in uses.  TSR_FLOAT_IEEE: everything TSR_FPMODE_IEEE.
+ * TSR_FLOAT_QPU: TSR_FPMODE_QPU, except f32tof16 and f2unorm8 (the QPU's converting packs), which
+ * round to nearest (TSR_FPMODE_QPU_CVT); see arith.h for the sources.
+ */
+#ifndef TSR_SEM_H
+#define TSR_SEM_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "arith.h"
+
+enum tsr_float_mode { TSR_FLOAT_IEEE = 0, TSR_FLOAT_QPU = 1 };
+enum tsr_dom { TSR_DOM_U = 0, TSR_DOM_I = 1, TSR_DOM_F = 2 };
+
+/* The arith.h mode of float built-ins (cvt = 0) and of converting packs (cvt = 1). */
+static inline struct tsr_fpmode tsr_sem_fpmode(int fm, int cvt)
+{
+    if (fm == TSR_FLOAT_QPU)
+        return cvt ? TSR_FPMODE_QPU_CVT : TSR_FPMODE_QPU;
+    return TSR_FPMODE_IEEE;
+}
+
+static inline float tsr_sem_f(uint32_t x)
+{
+    float f;
+    memcpy(&f, &x, 4);
+    return f;
+}
+static inline uint32_t tsr_sem_bits(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    return x;
+}
+
+/* ---- operators ---------------------------------------------------------------------------- */
+
+static inline uint32_t tsr_sem_div(uint32_t a, uint32_t b, int dom)
+{
+    if (dom == TSR_DOM_F)
+        return tsr_sem_bits(tsr_sem_f(a) / tsr_sem_f(b));
+    if (b == 0)
+        return 0;
+    if (dom == TSR_DOM_I) {
+        if (a == 0x80000000u && b == 0xffffffffu)
+            return a;
+        return (uint32_t)((int32_t)a / (int32_t)b);
+    }
+    return a / b;
+}
+
+static inline uint32_t tsr_sem_rem(uint32_t a, uint32_t b, int dom)
+{
+    if (dom == TSR_DOM_F) {
+        /* IEEE remainder with truncated quotient (C fmodf), computed exactly in double */
+        float x = tsr_sem_f(a), y = tsr_sem_f(b);
+        if (x != x || y != y || y == 0.0f || x - x != 0.0f)
+            return 0x7fc00000u;
+        if (y - y != 0.0f)
+            return a;
+        double q = (double)x / (double)y;
+        q = q < 0 ? -__builtin_floor(-q) : __builtin_floor(q);
+        return tsr_sem_bits((float)((double)x - q * (double)y));
+    }
+    if (b == 0)
+        return 0;
+    if (dom == TSR_DOM_I) {
+        if (a == 0x80000000u && b == 0xffffffffu)
+            return 0;
+        return (uint32_t)((int32_t)a % (int32_t)b);
+    }
+    return a % b;
+}
+
+static inline uint32_t tsr_sem_shl(uint32_t a, uint32_t n) { return n >= 32 ? 0 : a << n; }
+static inline uint32_t tsr_sem_shr(uint32_t a, uint32_t n, int dom)
+{
+    if (dom == TSR_DOM_I)
+        return n >= 32 ? ((a >> 31) ? 0xffffffffu : 0) : tsr_asr(a, n);
+    return n >= 32 ? 0 : a >> n;
+}
+
+/* a OP b for OP in <, <=, >, >=, ==, != (op: 0 lt, 1 le, 2 gt, 3 ge, 4 eq, 5 ne); 0 or 1. */
+static inline uint32_t tsr_sem_cmp(uint32_t a, uint32_t b, int op, int dom, int fm)
+{
+    int c; /* -1, 0, 1, or 2 unordered */
+    if (dom == TSR_DOM_F)
+        c = tsr_fcmp(a, b, tsr_sem_fpmode(fm, 0));
+    else if (dom == TSR_DOM_I)
+        c = (int32_t)a < (int32_t)b ? -1 : (int32_t)a > (int32_t)b;
+    else
+        c = a < b ? -1 : a > b;
+    if (c == 2)
+        return op == 5;
+    switch (op) {
+    case 0: return c < 0;
+    case 1: return c <= 0;
+    case 2: return c > 0;
+    case 3: return c >= 0;
+    case 4: return c == 0;
+    default: return c != 0;
+    }
+}
+
+/* ---- conversions (MDL_E_CAST); types are enum mdl_type values: 1 u32 2 i32 3 f32 4 f16 5 bool ---- */
+static inline uint32_t tsr_sem_cast(uint32_t x, int from, int to)
+{
+    (void)from;
+    if (to == 5)
+        return x != 0;
+    if (to == 4)
+        return x & 0xffffu;
+    return x;
+}
+
+/* ---- per-lane built-ins (enum mdl_builtin); fm is the description's float mode ------------- */
+static inline uint32_t tsr_sem_fadd(uint32_t a, uint32_t b, int fm) { return tsr_fadd(a, b, tsr_sem_fpmode(fm, 0)); }
+static inline uint32_t tsr_sem_fsub(uint32_t a, uint32_t b, int fm) { return tsr_fsub(a, b, tsr_sem_fpmode(fm, 0)); }
+static inline uint32_t tsr_sem_fmul(uint32_t a, uint32_t b, int fm) { return tsr_fmul(a, b, tsr_sem_fpmode(fm, 0)); }
+static inline uint32_t tsr_sem_fmin(uint32_t a, uint32_t b, int fm) { return tsr_fmin(a, b, tsr_sem_fpmode(fm, 0)); }
+static inline uint32_t tsr_sem_fmax(uint32_t a, uint32_t b, int fm) { return tsr_fmax(a, b, tsr_sem_fpmode(fm, 0)); }
+static inline uint32_t tsr_sem_fminabs(uint32_t a, uint32_t b, int fm) { return tsr_fminabs(a, b, tsr_sem_fpmode(fm, 0)); }
+static inline uint32_t tsr_sem_fmaxabs(uint32_t a, uint32_t b, int fm) { return tsr_fmaxabs(a, b, tsr_sem_fpmode(fm, 0)); }
+static inline uint32_t tsr_sem_fabs(uint32_t a) { return tsr_fabs(a); }
+static inline uint32_t tsr_sem_fneg(uint32_t a) { return tsr_fneg(a); }
+static inline uint32_t tsr_sem_ftoi(uint32_t a, int fm) { return tsr_ftoi(a, tsr_sem_fpmode(fm, 0)); }
+static inline uint32_t tsr_sem_itof(uint32_t a, int fm) { return tsr_itof(a, tsr_sem_fpmode(fm, 0)); }
+static inline uint32_t tsr_sem_fgt(uint32_t a, uint32_t b, int fm) { return tsr_fcmp(a, b, tsr_sem_fpmode(fm, 0)) == TSR_FCMP_GT; }
+static inline uint32_t tsr_sem_feq(uint32_t a, uint32_t b, int fm) { return tsr_fcmp(a, b, tsr_sem_fpmode(fm, 0)) == TSR_FCMP_EQ; }
+static inline uint32_t tsr_sem_f16tof32(uint32_t a, int fm) { return tsr_f16_to_f32(a, tsr_sem_fpmode(fm, 0)); }
+static inline uint32_t tsr_sem_f32tof16(uint32_t a, int fm) { return tsr_f32_to_f16(a, tsr_sem_fpmode(fm, 1)); }
+static inline uint32_t tsr_sem_unorm8tof(uint32_t a, int fm) { return tsr_unorm8_to_f32(a, tsr_sem_fpmode(fm, 0)); }
+static inline uint32_t tsr_sem_f2unorm8(uint32_t a, int fm) { return tsr_f32_to_unorm8(a, tsr_sem_fpmode(fm, 1)); }
+static inline uint32_t tsr_sem_clz(uint32_t a) { return tsr_clz(a); }
+static inline uint32_t tsr_sem_mul24(uint32_t a, uint32_t b) { return tsr_mul24(a, b); }
+static inline uint32_t tsr_sem_shlb(uint32_t a, uint32_t b) { return tsr_shl(a, b); }
+static inline uint32_t tsr_sem_shrb(uint32_t a, uint32_t b) { return tsr_shr(a, b); }
+static inline uint32_t tsr_sem_asr(uint32_t a, uint32_t b) { return tsr_asr(a, b); }
+static inline uint32_t tsr_sem_ror(uint32_t a, uint32_t b) { return tsr_ror(a, b); }
+static inline uint32_t tsr_sem_min(uint32_t a, uint32_t b) { return tsr_smin(a, b); }
+static inline uint32_t tsr_sem_max(uint32_t a, uint32_t b) { return tsr_smax(a, b); }
+static inline uint32_t tsr_sem_sadd_sat(uint32_t a, uint32_t b) { return tsr_adds32(a, b); }
+static inline uint32_t tsr_sem_ssub_sat(uint32_t a, uint32_t b) { return tsr_subs32(a, b); }
+static inline uint32_t tsr_sem_v8adds(uint32_t a, uint32_t b) { return tsr_v8adds(a, b); }
+static inline uint32_t tsr_sem_v8subs(uint32_t a, uint32_t b) { return tsr_v8subs(a, b); }
+static inline uint32_t tsr_sem_v8min(uint32_t a, uint32_t b) { return tsr_v8min(a, b); }
+static inline uint32_t tsr_sem_v8max(uint32_t a, uint32_t b) { return tsr_v8max(a, b); }
+static inline uint32_t tsr_sem_v8muld(uint32_t a, uint32_t b) { return tsr_v8muld(a, b); }
+static inline uint32_t tsr_sem_byte(uint32_t x, uint32_t i) { return tsr_byte_get(x, i); }
+static inline uint32_t tsr_sem_bytes(uint32_t b3, uint32_t b2, uint32_t b1, uint32_t b0)
+{
+    return (b3 & 0xffu) << 24 | (b2 & 0xffu) << 16 | (b1 & 0xffu) << 8 | (b0 & 0xffu);
+}
+
+/* ---- cross-lane built-ins (vectors of n lanes) ---------------------------------------------- */
+/* rotate(x, k): out[i] = x[(i - k) mod n]  (qpu.md "Rotation": result[i] = src[(i-n) mod 16]) */
+static inline void tsr_sem_rotate(uint32_t *out, const uint32_t *x, uint32_t k, int n)
+{
+    unsigned s = k % (unsigned)n;
+    for (int i = 0; i < n; i++)
+        out[i] = x[((unsigned)i + (unsigned)n - s) % (unsigned)n];
+}
+/* rotate_quad(x, k): the same inside each group of 4 lanes, by k mod 4 */
+static inline void tsr_sem_rotate_quad(uint32_t *out, const uint32_t *x, uint32_t k, int n)
+{
+    unsigned s = k & 3;
+    for (int i = 0; i < n; i++)
+        out[i] = x[(i & ~3) + (int)(((unsigned)i + 4 - s) & 3)];
+}
+/* quad_bcast(x): out[i] = x[i & ~3] (lanes 0, 4, 8, 12 across their quads) */
+static inline void tsr_sem_quad_bcast(uint32_t *out, const uint32_t *x, int n)
+{
+    for (int i = 0; i < n; i++)
+        out[i] = x[i & ~3];
+}
+/* lane(x, i): x[i mod n] */
+static inline uint32_t tsr_sem_lane(const uint32_t *x, uint32_t i, int n) { return x[i % (unsigned)n]; }
+
+#endif

@@ -1,0 +1,204 @@
+/* Target-independent parts of the generated simulators (and of the independent evaluator,
+ * mdl/eval.c): control flow with delay slots, hazard and error reports that name the bundle
+ * address, the generic hook interface the differential fuzzer plugs fake peripherals into, the
+ * per-target simulator descriptor, and the trace printer.
+ *
+ * Time: a simulator counts issued bundles (`icount`, starting at 0; a stalled step does not count).
+ * Register elements with a `latency` carry the icount of the bundle that last wrote them (their
+ * write time); a read at icount N of an element written at W is a hazard when N - W < latency
+ * (docs/mdl.md "Machine state"; e.g. the QPU's regfiles, latency 2: written by N, readable from N+2,
+ * ../shared/isa/qpu.md "Latencies and hazards" 1).
+ *
+ * Control: `jump(target, delay)` and `halt(delay)` executed by the bundle at icount N take effect
+ * after `delay` more bundles: the bundles N+1..N+delay (the delay slots) still issue, at the
+ * addresses following N, and N+delay+1 issues at `target` (or the machine halts).  Requests issued
+ * inside the delay slots of an earlier one queue behind it (up to TSR_SIM_MAX_PENDING).
+ *
+ * Return codes of every step/exec function: TSR_SIM_OK (issued), TSR_SIM_STALL (a hook asked to
+ * retry; nothing changed), TSR_SIM_HALTED, or a negative error (TSR_SIM_ERROR, TSR_SIM_HAZARD) with
+ * the message and the bundle address in the `struct tsr_sim_ctl`.
+ */
+#ifndef TSR_SIM_H
+#define TSR_SIM_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum {
+    TSR_SIM_OK = 0,
+    TSR_SIM_STALL = 1,
+    TSR_SIM_HALTED = 2,
+    TSR_SIM_ERROR = -1,  /* bad bundle, bad address, a hook's error, ...: see ctl.msg */
+    TSR_SIM_HAZARD = -2, /* a latency or guard rule was broken: see ctl.msg */
+};
+
+#define TSR_SIM_MAX_LANES 32   /* lane masks are uint32_t, bit i = lane i */
+#define TSR_SIM_MAX_PENDING 8  /* queued jumps/halts (nested delay slots) */
+#define TSR_SIM_MSG 256        /* bytes of a report message, NUL included */
+#define TSR_SIM_NEVER (-((int64_t)1 << 60)) /* write time of an element never written */
+
+/* Flags of struct tsr_sim_ctl. */
+enum {
+    TSR_SIM_F_HAZARD_WARN = 1u << 0, /* count hazards (first one kept in msg) but keep running */
+};
+
+/* How a hook is called (the generic interface below passes it; typed hooks know it statically). */
+enum tsr_hook_kind {
+    TSR_HOOK_STMT,  /* `hook name(args);` statement; v == NULL unless the hook returns a value */
+    TSR_HOOK_READ,  /* space read entry: fill v[lanes] */
+    TSR_HOOK_WRITE, /* space write entry: v[lanes] holds the value written (masked lanes: 0) */
+    TSR_HOOK_GUARD, /* `guard R[e] : hook`: nonzero return = the element must not be read now */
+};
+
+/* Generic hooks: when a simulator's (or evaluator's) `hookfns` is set, every hook call goes here
+ * instead of the target's typed <t>_hook_NAME functions.  `hook` is the model's hook index,
+ * args[0..nargs-1] the (lane-uniform) arguments, v a vector of `lanes` values (see kind; NULL for
+ * guards and value-less statement hooks), lanemask the lanes active at the call.  Return 0, > 0 to
+ * stall the bundle, < 0 for an error (then set a message with tsr_sim_error on the ctl you get). */
+#define TSR_HOOK_READY (-1)  /* hook index of <t>_hook_ready through the generic interface */
+#define TSR_HOOK_RETIRE (-2) /* hook index of <t>_hook_retire */
+struct tsr_sim_hooks {
+    int (*call)(void *ctx, int hook, enum tsr_hook_kind kind, const uint32_t *args, int nargs,
+                uint32_t *v, uint32_t lanemask);
+    void *ctx;
+};
+
+struct tsr_sim_pending {
+    int kind;        /* 0 jump, 1 halt */
+    int left;        /* bundles still to issue before it takes effect */
+    uint32_t target; /* jump target, bytes */
+};
+
+/* Control, time and reports: embedded in every generated simulator (as `core`) and in the
+ * evaluator's state. */
+struct tsr_sim_ctl {
+    uint64_t icount;  /* bundles issued so far */
+    uint64_t stalls;  /* steps that stalled */
+    unsigned flags;   /* TSR_SIM_F_* */
+    bool halted;
+    int npend;
+    struct tsr_sim_pending pend[TSR_SIM_MAX_PENDING];
+    /* requests of the bundle being executed (cleared by tsr_sim_bundle_begin) */
+    int req_jump, req_halt;
+    uint32_t req_target;
+    int req_jump_delay, req_halt_delay;
+    /* the first error/hazard: status < 0 once reported */
+    int status;
+    uint32_t err_pc;
+    char msg[TSR_SIM_MSG];
+    uint64_t nhazards; /* hazards seen (in TSR_SIM_F_HAZARD_WARN mode, all of them) */
+    /* trace: when `trace` is set, every issued bundle is printed with the elements it wrote */
+    FILE *trace;
+    const char *trace_name; /* prefix, e.g. "qpu1" (NULL: none) */
+    /* optional bundle text for the trace (a disassembler): writes at most n bytes into buf */
+    void (*trace_text)(void *ctx, uint32_t pc, const uint32_t *words, char *buf, size_t n);
+    void *trace_ctx;
+    int trace_nwords; /* 32-bit words per bundle to print (set by the simulator) */
+};
+
+/* Zeroes everything: icount 0, no pending control, not halted, no report, no trace. */
+void tsr_sim_ctl_init(struct tsr_sim_ctl *c);
+
+/* Clears the requests of the bundle about to execute. */
+static inline void tsr_sim_bundle_begin(struct tsr_sim_ctl *c)
+{
+    c->req_jump = 0;
+    c->req_halt = 0;
+}
+
+/* Record `jump(target, delay)` / `halt(delay)` for the executing bundle at `pc`.  A second request
+ * of the same kind in one bundle is an error (returns TSR_SIM_ERROR with a message). */
+int tsr_sim_request_jump(struct tsr_sim_ctl *c, uint32_t pc, uint32_t target, int64_t delay);
+int tsr_sim_request_halt(struct tsr_sim_ctl *c, uint32_t pc, int64_t delay);
+
+/* Retires the executed bundle: counts it, advances the pending requests and adds this bundle's,
+ * and sets *pc to the next bundle's address (pc + pc_step, or a jump target; if the bundle wrote
+ * the pc itself, pc_written is true and *pc already holds that value, which then wins over
+ * pc + pc_step but not over a jump taking effect now).  Returns TSR_SIM_OK, TSR_SIM_HALTED, or
+ * TSR_SIM_ERROR when the queue overflows (message set, using err_pc = the bundle's address). */
+int tsr_sim_bundle_end(struct tsr_sim_ctl *c, uint32_t *pc, uint32_t bundle_pc, uint32_t pc_step,
+                       bool pc_written);
+
+/* Reports an error of the bundle at pc: formats the message into c->msg (only the first report is
+ * kept), sets c->status and c->err_pc.  Returns TSR_SIM_ERROR. */
+int tsr_sim_error(struct tsr_sim_ctl *c, uint32_t pc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int tsr_sim_verror(struct tsr_sim_ctl *c, uint32_t pc, const char *fmt, va_list ap);
+
+/* Reports a hazard "hazard: <what>" at pc.  Returns TSR_SIM_HAZARD, or 0 (keep going) when
+ * TSR_SIM_F_HAZARD_WARN is set; either way nhazards counts it and the first message is kept. */
+int tsr_sim_hazard(struct tsr_sim_ctl *c, uint32_t pc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Latency hazard of element state[elem] read at pc, `dist` bundles after its write:
+ *   "hazard: ra5 read at 0x00000018: written by the previous instruction (regfile latency 2)"
+ *   "hazard: ra5 read at 0x00000018: written 2 instructions before (regfile latency 3)"
+ * elem < 0 names a scalar state. */
+int tsr_sim_latency_hazard(struct tsr_sim_ctl *c, uint32_t pc, const char *state, int elem,
+                           int64_t dist, int latency);
+/* Guard hazard: "hazard: acc4 read at 0x00000018: r4_busy (guard)". */
+int tsr_sim_guard_hazard(struct tsr_sim_ctl *c, uint32_t pc, const char *state, int elem,
+                         const char *hook);
+
+/* Fast check used by the generated code: 0 if state[elem] written at `wtime` may be read now. */
+static inline int tsr_sim_check_latency(struct tsr_sim_ctl *c, uint32_t pc, const char *state, int elem,
+                                        int64_t wtime, int latency)
+{
+    int64_t dist = (int64_t)c->icount - wtime;
+    if (dist >= latency)
+        return 0;
+    return tsr_sim_latency_hazard(c, pc, state, elem, dist, latency);
+}
+
+/* Lane mask with the low `lanes` bits set (lanes 1..32). */
+static inline uint32_t tsr_sim_all_lanes(int lanes)
+{
+    return lanes >= 32 ? 0xffffffffu : ((uint32_t)1 << lanes) - 1;
+}
+
+/* ---- trace ----------------------------------------------------------------------------------- */
+/* "[name] 0x00000010: 15827d80 10020827  <text>" (called after the bundle issued). */
+void tsr_sim_trace_bundle(struct tsr_sim_ctl *c, uint32_t pc, const uint32_t *words);
+/* "    ra5 = 1 2 3 ..." for an element written (vec: `lanes` values, masked-off lanes as "-";
+ * all equal and all written: one value; scalar: lanes 0). elem < 0: scalar state. */
+void tsr_sim_trace_write(struct tsr_sim_ctl *c, const char *state, int elem, const uint32_t *v, int lanes,
+                         uint32_t mask);
+/* "    hook io_write(0, 46) value 0x..." for a hook called by the bundle (v may be NULL). */
+void tsr_sim_trace_hook(struct tsr_sim_ctl *c, const char *hook, const uint32_t *args, int nargs,
+                        const uint32_t *v, int lanes, uint32_t mask);
+/* "    -> jump 0x00000040 after 3" / "-> halt after 2" / "-> stall" lines. */
+void tsr_sim_trace_note(struct tsr_sim_ctl *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- per-target descriptor ---------------------------------------------------------------------
+ * Every generated simulator exports `const struct tsr_sim_desc <t>_sim_desc`, so tests, fuzzers
+ * and tools can run and inspect any target through one interface.  `void *sim` points to a
+ * `struct <t>_sim` (sim_size bytes).  ops[] is indexed by the model's slot index (-1: slot not in
+ * the format), fields[] by the model's field index (the raw, zero-extended field bits). */
+struct tsr_sim_desc {
+    const char *name;  /* isa name */
+    int lanes, nstates, nslots, nfields, nformats, nhooks;
+    int bundle_words;  /* 32-bit words per bundle (fixed-length formats) */
+    uint32_t pc_step;
+    size_t sim_size;
+    void (*init)(void *sim);
+    void (*fini)(void *sim);
+    /* decode one bundle into format/ops/fields (the generated decoder); 0 or negative */
+    int (*decode)(const uint32_t *words, int *format, int *ops, uint64_t *fields);
+    /* execute one bundle given as format/ops/fields at the current pc (like <t>_sim_exec) */
+    int (*exec)(void *sim, int format, const int *ops, const uint64_t *fields);
+    int (*step)(void *sim, const uint32_t *words, size_t nwords);
+    /* the values of state `state` element `elem` (lanes values for vec state, 1 for scalars) */
+    uint32_t *(*state)(void *sim, int state, int elem);
+    /* its write time (NULL if the state has no latency) */
+    int64_t *(*wtime)(void *sim, int state, int elem);
+    struct tsr_sim_ctl *(*ctl)(void *sim);
+    void (*set_hooks)(void *sim, const struct tsr_sim_hooks *h);
+    const char *const *state_names;
+    const int *state_count;   /* 0 = scalar */
+    const bool *state_vec;
+};
+
+#endif

@@ -1,0 +1,94 @@
+/* The assembler's and disassembler's text <-> bits memo (asm_engine.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "asm_engine.h"
+
+static uint64_t hash(const void *p, size_t n)
+{
+    const unsigned char *s = p;
+    uint64_t h = 1469598103934665603u;   /* FNV-1a */
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ s[i]) * 1099511628211u;
+    return h | 1;                        /* 0 marks an empty entry */
+}
+
+const char *tsr_tc_cache_get(const struct tsr_tc_cache *c, const void *key, size_t klen, size_t *vlen)
+{
+    if (!c->cap)
+        return NULL;
+    uint64_t h = hash(key, klen);
+    for (size_t i = h & (c->cap - 1);; i = (i + 1) & (c->cap - 1)) {
+        const struct tsr_tc_cache_ent *e = &c->e[i];
+        if (!e->h)
+            return NULL;
+        if (e->h == h && e->klen == klen && memcmp(c->data + e->koff, key, klen) == 0) {
+            *vlen = e->vlen;
+            return c->data + e->voff;
+        }
+    }
+}
+
+static void grow_data(struct tsr_tc_cache *c, size_t n)
+{
+    if (c->len + n <= c->dcap)
+        return;
+    size_t cap = c->dcap ? c->dcap : 4096;
+    while (cap < c->len + n)
+        cap *= 2;
+    char *d = realloc(c->data, cap);
+    if (!d) {
+        fputs("tessera: out of memory\n", stderr);
+        abort();
+    }
+    c->data = d;
+    c->dcap = cap;
+}
+
+void tsr_tc_cache_put(struct tsr_tc_cache *c, const void *key, size_t klen, const void *val, size_t vlen)
+{
+    if (c->count >= TSR_TC_CACHE_MAX || klen > UINT32_MAX / 4 || vlen > UINT32_MAX / 4)
+        return;
+    if ((c->count + 1) * 2 > c->cap) {
+        size_t cap = c->cap ? c->cap * 2 : 1024;
+        struct tsr_tc_cache_ent *e = calloc(cap, sizeof *e);
+        if (!e) {
+            fputs("tessera: out of memory\n", stderr);
+            abort();
+        }
+        for (size_t i = 0; i < c->cap; i++)
+            if (c->e[i].h) {
+                size_t j = c->e[i].h & (cap - 1);
+                while (e[j].h)
+                    j = (j + 1) & (cap - 1);
+                e[j] = c->e[i];
+            }
+        free(c->e);
+        c->e = e;
+        c->cap = cap;
+    }
+    uint64_t h = hash(key, klen);
+    size_t i = h & (c->cap - 1);
+    while (c->e[i].h)
+        i = (i + 1) & (c->cap - 1);
+    grow_data(c, klen + vlen);
+    struct tsr_tc_cache_ent *e = &c->e[i];
+    e->h = h;
+    e->koff = (uint32_t)c->len;
+    e->klen = (uint32_t)klen;
+    memcpy(c->data + c->len, key, klen);
+    c->len += klen;
+    e->voff = (uint32_t)c->len;
+    e->vlen = (uint32_t)vlen;
+    memcpy(c->data + c->len, val, vlen);
+    c->len += vlen;
+    c->count++;
+}
+
+void tsr_tc_cache_free(struct tsr_tc_cache *c)
+{
+    free(c->e);
+    free(c->data);
+    memset(c, 0, sizeof *c);
+}

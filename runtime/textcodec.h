@@ -1,0 +1,210 @@
+/* Text codec: the generic assembler (asm_engine.c) and disassembler (dis_engine.c) every target
+ * shares, and the tables mdlc generates for them (build/gen/<t>/<t>_tables.c, _asm.c, _disasm.c).
+ *
+ * The tables are a flattened copy of the description's syntax: fields, tables (names and numbers),
+ * syntax templates (parts), operand alternatives, conditions, operations, slots and formats
+ * (docs/mdl.md).  Conditions that are not simple bindings are compiled by mdlc into one C function,
+ * `check(id, f)`; everything else is data.  The engines work on the target's decoded instruction
+ * (`struct <t>_inst`, whose layout the offsets below describe) and call the generated decoder and
+ * encoder for the bits.  Field values are raw codes, zero-extended (runtime/target.h).
+ *
+ * All index fields refer to the arrays of the same `struct tsr_tc_isa`; `first, n` pairs name a
+ * run of n consecutive entries.  Nothing here is ever written: the tables are `const` and the
+ * engines allocate their own scratch, so one isa may be used from several threads.
+ */
+#ifndef TSR_TEXTCODEC_H
+#define TSR_TEXTCODEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct tsr_buf;
+struct tsr_words;
+struct tsr_diag;
+
+#define TSR_TC_NO_OP 0xffffu      /* no op in this slot (runtime/target.h TSR_NO_OP) */
+#define TSR_TC_NO_FORMAT 0xffu    /* no format (runtime/target.h TSR_NO_FORMAT) */
+
+struct tsr_tc_field {
+    const char *name;
+    uint8_t width;        /* 1..64 bits */
+    bool is_signed;       /* two's complement: printed (`{FIELD}` holes) and computed sign-extended */
+};
+
+/* A name of a table: text -> code.  A table's names are sorted by strcmp (binary search). */
+struct tsr_tc_name {
+    const char *name;
+    uint32_t code;
+    uint16_t len;         /* strlen(name) */
+};
+
+/* A numeric entry of a table for one code: value is an int32 or binary32 bit pattern. */
+struct tsr_tc_num {
+    uint32_t code;
+    uint32_t val;
+    bool is_float;
+};
+
+/* What the disassembler prints for one code of a table (sorted by code). */
+enum tsr_tc_pkind { TSR_TC_PRINT_NAME, TSR_TC_PRINT_INT, TSR_TC_PRINT_FLOAT };
+struct tsr_tc_print {
+    uint32_t code;
+    uint8_t kind;         /* enum tsr_tc_pkind */
+    uint32_t val;         /* INT: int32 value; FLOAT: binary32 bits */
+    const char *name;     /* NAME */
+};
+
+/* A node of a table's name trie: the names that continue with character ch.  The children of a node
+ * are consecutive (kid .. kid+nkid-1) and sorted by ch; `term` when a name ends here (with `code`). */
+struct tsr_tc_trie {
+    uint8_t ch;
+    bool term;
+    uint16_t nkid;
+    uint32_t kid;
+    uint32_t code;
+};
+
+struct tsr_tc_table {
+    const char *name;
+    uint32_t name_first, nnames;   /* isa->names, sorted by name */
+    uint16_t minlen, maxlen;       /* shortest and longest name */
+    uint32_t trie;                 /* isa->tries: the root node of the names' trie */
+    uint32_t num_first, nnums;     /* isa->nums, in code order */
+    uint32_t print_first, nprint;  /* isa->prints, sorted by code */
+    bool print_dense;              /* prints[print_first + c].code == c for every c < nprint */
+};
+
+/* Template parts (docs/mdl.md "Syntax templates"). */
+enum tsr_tc_partkind {
+    TSR_TC_TEXT,    /* literal text (a blank in it matches any white space) */
+    TSR_TC_SPACE,   /* white space: prints one blank, matches any (possibly none) */
+    TSR_TC_TABLE,   /* {TABLE:FIELD} */
+    TSR_TC_INT,     /* {FIELD}: constant expression, printed in decimal */
+    TSR_TC_OPND,    /* {NAME=OPERAND}: one of the operand's alternatives */
+    TSR_TC_OPT,     /* {?'text' conds}: optional text */
+    TSR_TC_LABEL,   /* {label:FIELD [pcrel N]} */
+};
+struct tsr_tc_part {
+    uint8_t kind;          /* enum tsr_tc_partkind */
+    bool bound;            /* TEXT/TABLE/OPT: a match ending in an identifier character must not be
+                              followed by another one (`mov` does not match `movx`) */
+    bool pcrel;            /* LABEL: the field holds target - (pc + pcoff) */
+    uint16_t len;          /* TEXT/OPT: strlen(text) */
+    uint16_t field;        /* TABLE, INT, LABEL */
+    uint16_t arg;          /* TABLE: table index; OPND: operand index */
+    uint32_t cond, ncond;  /* OPT: conditions */
+    int64_t pcoff;         /* LABEL */
+    const char *text;      /* TEXT/OPT */
+};
+
+/* A condition (`when`, `encode`, optional group, format selector conjunct). */
+enum tsr_tc_condkind {
+    TSR_TC_BIND,    /* field == val: the assembler sets the field */
+    TSR_TC_BIND2,   /* field == field2: binds in both directions */
+    TSR_TC_CHECK,   /* anything else: isa->check(id, f), tested after defaults */
+};
+struct tsr_tc_cond {
+    uint8_t kind;          /* enum tsr_tc_condkind */
+    uint16_t field, field2;
+    uint32_t id;           /* CHECK: argument of isa->check */
+    uint64_t val;          /* BIND: raw field code */
+    const char *text;      /* the condition as written (diagnostics) */
+};
+
+enum tsr_tc_verb { TSR_TC_USE, TSR_TC_READ, TSR_TC_WRITE };  /* what an operand alternative does */
+struct tsr_tc_alt {
+    uint32_t part, npart;
+    uint32_t cond, ncond;
+    uint8_t verb;          /* enum tsr_tc_verb: words the diagnostics use ("cannot also read 'rb6'") */
+};
+struct tsr_tc_opnd { const char *name; uint32_t alt, nalt; };
+
+struct tsr_tc_default { uint16_t field; uint64_t val; };
+
+struct tsr_tc_op {
+    const char *name;
+    uint16_t slot;
+    uint32_t part, npart;  /* syntax template */
+    uint32_t cond, ncond;  /* encode conditions */
+    uint32_t def, ndef;    /* op defaults */
+    /* Mnemonic prefilter: the template's leading identifier characters.  A bundle part can only
+     * match if its leading identifier equals key (key_exact) or starts with it. */
+    const char *key;
+    uint16_t keylen;
+    bool key_exact;
+    /* Characters (ASCII, bit c of req[c / 64]) every matching text contains: a part lacking one of
+     * them cannot be this op (the literals of the template and of every alternative of its operands). */
+    uint64_t req[2];
+};
+
+struct tsr_tc_slot {
+    const char *name;
+    uint16_t default_op;
+    uint32_t op, nop;      /* isa->idx[op .. op+nop-1]: the slot's ops in declaration order */
+};
+
+struct tsr_tc_range { uint16_t hi, lo; };   /* word bits hi..lo (at most 64 bits) */
+
+struct tsr_tc_format {
+    const char *name;
+    uint32_t slot, nslot;    /* isa->idx: slots in issue order */
+    uint32_t field, nfield;  /* isa->idx: fields of the format, declaration order */
+    uint32_t cond, ncond;    /* selector, split at top-level && (bindings and checks) */
+    uint32_t def, ndef;      /* format defaults */
+    uint32_t ign, nign;      /* isa->ranges: ignore ranges */
+};
+
+struct tsr_tc_isa {
+    const char *name;
+    unsigned word_bits, nwords, pc_step;
+    /* layout of struct <t>_inst: uint8_t format; uint16_t op[nslots]; uint32_t ignored[nwords];
+     * uint64_t f[nfields] */
+    size_t inst_size, off_op, off_ignored, off_f;
+
+    unsigned nfields;  const struct tsr_tc_field *fields;
+    unsigned ntables;  const struct tsr_tc_table *tables;
+    unsigned nformats; const struct tsr_tc_format *formats;
+    unsigned nslots;   const struct tsr_tc_slot *slots;
+    unsigned nops;     const struct tsr_tc_op *ops;
+    unsigned nopnds;   const struct tsr_tc_opnd *opnds;
+    const struct tsr_tc_alt *alts;
+    const struct tsr_tc_part *parts;
+    const struct tsr_tc_cond *conds;
+    const struct tsr_tc_default *defs;
+    const uint16_t *idx;
+    const struct tsr_tc_range *ranges;
+    const struct tsr_tc_name *names;
+    const struct tsr_tc_trie *tries;
+    const struct tsr_tc_num *nums;
+    const struct tsr_tc_print *prints;
+
+    bool (*check)(unsigned id, const uint64_t *f);     /* TSR_TC_CHECK conditions */
+    int (*decode)(const uint32_t *w, void *inst);
+    int (*encode)(const void *inst, uint32_t *w);
+};
+
+/* ---- engines --------------------------------------------------------------------------------- */
+
+/* Disassembles one instruction at byte address pc, appending its text to out (no newline).
+ * Always succeeds (see runtime/target.h `disasm`).  Returns 0. */
+int tsr_tc_disasm(const struct tsr_tc_isa *isa, const uint32_t *w, uint64_t pc, struct tsr_buf *out);
+
+/* Disassembles n instructions starting at byte address base (runtime/target.h `disasm_program`). */
+int tsr_tc_disasm_program(const struct tsr_tc_isa *isa, const uint32_t *w, size_t n, uint64_t base,
+                          struct tsr_buf *out);
+
+/* Assembles a whole program (runtime/target.h `assemble`; source format in docs/asm.md). */
+int tsr_tc_assemble(const struct tsr_tc_isa *isa, const char *path, const char *text, size_t len,
+                    struct tsr_words *out, struct tsr_diag *d);
+
+/* Assembles one bundle into a struct <t>_inst (inst, isa->inst_size bytes).  Returns 0, or -1
+ * with a message in err (may be NULL). */
+int tsr_tc_assemble_inst(const struct tsr_tc_isa *isa, const char *text, size_t len, uint64_t pc,
+                         void *inst, char *err, size_t errlen);
+
+/* Same, encoded into isa->nwords at w (runtime/target.h `assemble_one`). */
+int tsr_tc_assemble_one(const struct tsr_tc_isa *isa, const char *text, size_t len, uint64_t pc,
+                        uint32_t *w, char *err, size_t errlen);
+
+#endif

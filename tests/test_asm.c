@@ -1,0 +1,347 @@
+/* Assembler and disassembler of the generated QPU backend (build/gen/qpu, libtessera-qpu.a).
+ *
+ *  - disassemble then assemble gives back every bit: each of the 12,112 GPU_FFT words alone, each
+ *    whole program (labels and all), and 1,000,000 random 64-bit words;
+ *  - known encodings from ../shared/isa/qpu.md assemble to the documented words;
+ *  - source features (labels, `.set` constants and aliases, `.word`, comments, overrides, constant
+ *    expressions, optional groups) and the exact diagnostics for bad input, `file:line:col`;
+ *  - speed of both directions (printed; the goal is 2 million lines/s).
+ */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "qpu.h"
+#include "tsr.h"
+
+static const char *shared_dir(void)
+{
+    static char buf[4096];
+    const char *s = getenv("TESSERA_SHARED");
+    if (s && *s)
+        return s;
+    const char *root = getenv("TESSERA_ROOT");
+    snprintf(buf, sizeof buf, "%s/../shared", root && *root ? root : ".");
+    return buf;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The corpus programs, one struct tsr_words each; returns the count. */
+static int read_corpus(struct tsr_words *progs, int max)
+{
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s/corpus/qpu/gpu_fft_r3/hex", shared_dir());
+    DIR *d = opendir(dir);
+    cr_assert(d, "cannot open %s (set TESSERA_SHARED to the shared directory)", dir);
+    char *names[64];
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < 64 && n < max)
+        if (strstr(e->d_name, ".hex"))
+            names[n++] = strdup(e->d_name);
+    closedir(d);
+    qsort(names, (size_t)n, sizeof *names, cmp_str);
+    struct tsr_diag dg;
+    tsr_diag_init(&dg, TSR_DIAG_PRINT, stderr);
+    for (int i = 0; i < n; i++) {
+        char path[8400];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        tsr_words_init(&progs[i], 64);
+        cr_assert_eq(tsr_words_read(&progs[i], path, TSR_WORDS_HEX, &dg), 0, "cannot read %s", path);
+        free(names[i]);
+    }
+    tsr_diag_fini(&dg);
+    return n;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static uint64_t rng(uint64_t *s)
+{
+    uint64_t x = *s;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *s = x;
+    return x * 0x2545F4914F6CDD1DULL;
+}
+
+/* Disassembles w at pc and assembles the text back; true when the bits are the same. */
+static bool roundtrip(const uint32_t *w, uint64_t pc, struct tsr_buf *b, int *kind)
+{
+    uint32_t back[2] = {0, 0};
+    char err[256];
+    tsr_buf_clear(b);
+    qpu_disasm(w, pc, b);
+    *kind = strncmp(b->data, ".word", 5) == 0 ? 2 : strchr(b->data, '{') ? 1 : 0;
+    if (qpu_assemble_one(b->data, b->len, pc, back, err, sizeof err) < 0) {
+        cr_log_error("0x%08x, 0x%08x: '%s' does not assemble: %s", w[0], w[1], b->data, err);
+        return false;
+    }
+    if (back[0] != w[0] || back[1] != w[1]) {
+        cr_log_error("0x%08x, 0x%08x: '%s' assembles to 0x%08x, 0x%08x", w[0], w[1], b->data, back[0], back[1]);
+        return false;
+    }
+    return true;
+}
+
+Test(asm, corpus_words_roundtrip)
+{
+    static struct tsr_words progs[64];
+    int n = read_corpus(progs, 64);
+    size_t words = 0, exact = 0, plain = 0, over = 0, raw = 0;
+    struct tsr_buf b = {0};
+    for (int p = 0; p < n; p++)
+        for (size_t i = 0; i < progs[p].count; i++) {
+            int kind;
+            words++;
+            if (roundtrip(tsr_words_at(&progs[p], i), i * 8, &b, &kind))
+                exact++;
+            plain += kind == 0;
+            over += kind == 1;
+            raw += kind == 2;
+        }
+    fprintf(stderr, "asm corpus words: %zu words, %zu exact (%zu plain, %zu with overrides, %zu .word)\n", words,
+            exact, plain, over, raw);
+    cr_expect_eq(words, 12112);
+    cr_expect_eq(exact, words);
+    cr_expect_eq(plain, words, "every GPU_FFT word prints without overrides or .word");
+    tsr_buf_free(&b);
+    for (int p = 0; p < n; p++)
+        tsr_words_free(&progs[p]);
+}
+
+Test(asm, corpus_programs_roundtrip)
+{
+    static struct tsr_words progs[64];
+    int n = read_corpus(progs, 64);
+    size_t words = 0, exact = 0, labels = 0;
+    for (int p = 0; p < n; p++) {
+        struct tsr_buf text = {0};
+        qpu_disasm_program(progs[p].w, progs[p].count, 0, &text);
+        for (const char *s = text.data; (s = strchr(s, '\n')); s++)
+            labels += s[1] == 'L';
+        struct tsr_words back;
+        tsr_words_init(&back, 64);
+        struct tsr_diag d;
+        tsr_diag_init(&d, TSR_DIAG_PRINT, stderr);
+        cr_expect_eq(qpu_assemble("corpus.s", text.data, text.len, &back, &d), 0);
+        cr_expect_eq(back.count, progs[p].count);
+        for (size_t i = 0; i < progs[p].count && i < back.count; i++) {
+            words++;
+            if (memcmp(tsr_words_at(&back, i), tsr_words_at(&progs[p], i), 8) == 0)
+                exact++;
+        }
+        tsr_diag_fini(&d);
+        tsr_words_free(&back);
+        tsr_buf_free(&text);
+        tsr_words_free(&progs[p]);
+    }
+    fprintf(stderr, "asm corpus programs: %d programs, %zu words, %zu exact, %zu label lines\n", n, words, exact,
+            labels);
+    cr_expect_eq(words, 12112);
+    cr_expect_eq(exact, words);
+    cr_expect_gt(labels, 0);
+}
+
+Test(asm, random_roundtrip)
+{
+    uint64_t s = 0x243f6a8885a308d3ULL;
+    size_t n = 1000000, exact = 0, plain = 0, over = 0, raw = 0;
+    struct tsr_buf b = {0};
+    for (size_t i = 0; i < n; i++) {
+        uint64_t x = rng(&s);
+        uint32_t w[2] = {(uint32_t)x, (uint32_t)(x >> 32)};
+        int kind;
+        if (roundtrip(w, (i % 4096) * 8, &b, &kind))
+            exact++;
+        else if (n - exact > 20)
+            break;
+        plain += kind == 0;
+        over += kind == 1;
+        raw += kind == 2;
+    }
+    fprintf(stderr, "asm random: %zu words, %zu exact (%zu plain, %zu with overrides, %zu .word)\n", n, exact, plain,
+            over, raw);
+    cr_expect_eq(exact, n);
+    tsr_buf_free(&b);
+}
+
+/* Assembles src (expecting success) and returns the words. */
+static void assemble_ok(const char *src, struct tsr_words *out)
+{
+    struct tsr_diag d;
+    tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
+    tsr_words_init(out, 64);
+    int r = qpu_assemble("t.s", src, strlen(src), out, &d);
+    for (size_t i = 0; i < d.count; i++)
+        cr_log_error("%s", d.entries[i].text);
+    cr_assert_eq(r, 0);
+    tsr_diag_fini(&d);
+}
+
+static void expect_word(const struct tsr_words *p, size_t i, uint32_t lo, uint32_t hi)
+{
+    cr_assert_lt(i, p->count);
+    const uint32_t *w = tsr_words_at(p, i);
+    cr_expect(w[0] == lo && w[1] == hi, "word %zu: 0x%08x, 0x%08x, expected 0x%08x, 0x%08x", i, w[0], w[1], lo, hi);
+}
+
+Test(asm, known_encodings)
+{
+    struct tsr_words p;
+    assemble_ok("mov.setf -, [0,0,1,1,0,0,1,1,0,0,0,0,0,0,0,0]\n"
+                "mov -, sacq(9)\n"
+                "nop\n"
+                "mov r0, unif\n"                              /* seed blob */
+                "fadd r1, unif, r0; nop; sbwait\n"            /* seed blob */
+                "mov r2, unif; mov r0.8a, r0\n"               /* seed blob */
+                "nop; nop; thrend\n"
+                "mov.ifz r0, r2; mov.ifnz r0, r1 >> 1\n"      /* GPU_FFT */
+                "mov rb_0x40, 0x40\n",                        /* alias below is missing: see aliases */
+                &p);
+    expect_word(&p, 0, 0x000000cc, 0xe20229e7);
+    expect_word(&p, 1, 0x00000019, 0xe80009e7);
+    expect_word(&p, 2, 0x009e7000, 0x100009e7);
+    expect_word(&p, 3, 0x15827d80, 0x10020827);
+    expect_word(&p, 4, 0x01827c00, 0x40020867);
+    expect_word(&p, 5, 0x95827d80, 0x114258a0);
+    expect_word(&p, 6, 0x009e7000, 0x300009e7);
+    expect_word(&p, 7, 0x959f1489, 0xd004c820);
+    tsr_words_free(&p);
+}
+
+Test(asm, source_features)
+{
+    struct tsr_words p;
+    assemble_ok("# GPU_FFT style\n"
+                ".set STAGES, 10\n"
+                ".set rb_0x40, rb27      // a register alias\n"
+                ".set ra_link, ra0\n"
+                "    mov rb_0x40, 0x40\n"
+                "    mov r0, STAGES + (1 << 4)\n"
+                "loop:\n"
+                "    and.setf -, elem_num, (8>>1)\n"
+                "    brr.anynz -, r:loop\n"
+                "    brr ra_link, r:end\n"
+                "    nop\n"
+                ".word 0x009e7000, 0x100009e7\n"
+                "end: nop {raddr_b=38}\n"
+                "    mov r1, 2.0; fmul r0, r1, r2\n",
+                &p);
+    cr_assert_eq(p.count, 9);
+    expect_word(&p, 0, 0x00000040, 0xe00216e7);   /* GPU_FFT: mov rb_0x40, 0x40 with rb_0x40 = rb27 */
+    expect_word(&p, 1, 26, 0xe0020827);
+    expect_word(&p, 5, 0x009e7000, 0x100009e7);
+    expect_word(&p, 6, 0x009e7000 & ~0x3f000u, 0x100009e7);
+    /* branch offsets: relative to the branch + 32 bytes */
+    struct qpu_inst in;
+    qpu_decode(tsr_words_at(&p, 3), &in);
+    cr_expect_eq((int32_t)in.f[QPU_F_IMM32], 2 * 8 - (3 * 8 + 32));
+    cr_expect_eq(in.f[QPU_F_BR_COND], 3);
+    qpu_decode(tsr_words_at(&p, 4), &in);
+    cr_expect_eq((int32_t)in.f[QPU_F_IMM32], 7 * 8 - (4 * 8 + 32));
+    cr_expect_eq(in.f[QPU_F_WADDR_ADD], 0);
+    cr_expect_str_eq(p.comment[0], "mov rb_0x40, 0x40");
+    tsr_words_free(&p);
+}
+
+/* Assembles src expecting failure; the diagnostics joined by '\n'. */
+static char *assemble_err(const char *src)
+{
+    struct tsr_diag d;
+    tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
+    struct tsr_words out;
+    tsr_words_init(&out, 64);
+    int r = qpu_assemble("bad.s", src, strlen(src), &out, &d);
+    cr_expect_eq(r, -1);
+    struct tsr_buf b = {0};
+    for (size_t i = 0; i < d.count; i++)
+        tsr_buf_printf(&b, "%s%s", i ? "\n" : "", d.entries[i].text);
+    tsr_buf_puts(&b, "");
+    tsr_diag_fini(&d);
+    tsr_words_free(&out);
+    return b.data;
+}
+
+Test(asm, diagnostics)
+{
+    char *e = assemble_err("fadd r0, r1, rb5; fmul r1, r2, rb6\n"
+                           "fadd r0, r1, r9\n"
+                           "fmadd r0, r1, r2\n"
+                           "brr -, r:nowhere\n"
+                           "mov r0, 1; nop; nop; nop; nop; nop\n"
+                           "fadd r0, r1, 2; ldtmu0\n"
+                           ".bogus 3\n"
+                           ".word 1, 2, 3\n"
+                           "nop {frob=1}\n"
+                           "x: nop\nx: nop\n"
+                           "fadd ra1, r0, r1; fmul ra2, r0, r1\n"
+                           "fadd r0, r1, (2\n");
+    cr_expect_str_eq(e,
+        "bad.s:1:32: error: raddr_b is already used by 'rb5'; cannot also read 'rb6'\n"
+        "bad.s:2:14: error: invalid operand 'r9'\n"
+        "bad.s:3:1: error: unknown instruction 'fmadd'\n"
+        "bad.s:4:11: error: undefined label 'nowhere'\n"
+        "bad.s:5:13: error: too many parts: format 'alu' has only 3 slots\n"
+        "bad.s:6:17: error: sig is already used by '2'; cannot also use it for 'ldtmu0'\n"
+        "bad.s:7:1: error: unknown directive '.bogus'\n"
+        "bad.s:8:7: error: '.word' needs a multiple of 2 values (one instruction is 64 bits), not 3\n"
+        "bad.s:9:6: error: unknown field 'frob' in overrides\n"
+        "bad.s:11:1: error: label 'x' is already defined (line 10)\n"
+        "bad.s:12:25: error: ws is already used by 'ra1'; cannot also write 'ra2'\n"
+        "bad.s:13:14: error: missing ')' after '(2'");
+    free(e);
+}
+
+Test(asm, speed)
+{
+    static struct tsr_words progs[64];
+    int n = read_corpus(progs, 64);
+    size_t lines = 0, bytes = 0;
+    struct tsr_buf *texts = calloc((size_t)n, sizeof *texts);
+    cr_assert(texts);
+    int reps = 5;
+    double t0 = now();
+    for (int r = 0; r < reps; r++)
+        for (int p = 0; p < n; p++) {
+            tsr_buf_clear(&texts[p]);
+            qpu_disasm_program(progs[p].w, progs[p].count, 0, &texts[p]);
+            if (r == 0)
+                lines += progs[p].count;
+        }
+    double t1 = now();
+    for (int r = 0; r < reps; r++)
+        for (int p = 0; p < n; p++) {
+            struct tsr_words back;
+            tsr_words_init(&back, 64);
+            struct tsr_diag d;
+            tsr_diag_init(&d, TSR_DIAG_PRINT, stderr);
+            qpu_assemble("speed.s", texts[p].data, texts[p].len, &back, &d);
+            if (r == 0)
+                bytes += texts[p].len;
+            tsr_diag_fini(&d);
+            tsr_words_free(&back);
+        }
+    double t2 = now();
+    fprintf(stderr, "asm speed: disassemble %.2f M lines/s, assemble %.2f M lines/s (%zu lines, %zu bytes of text)\n",
+            (double)(lines * (size_t)reps) / (t1 - t0) / 1e6, (double)(lines * (size_t)reps) / (t2 - t1) / 1e6, lines,
+            bytes);
+    for (int p = 0; p < n; p++) {
+        tsr_buf_free(&texts[p]);
+        tsr_words_free(&progs[p]);
+    }
+    free(texts);
+}

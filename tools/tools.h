@@ -1,0 +1,39 @@
+/* The `tessera` driver: one command per file (cmd_*.c), every target through its
+ * `struct tsr_target` descriptor (tools/registry.h). */
+#ifndef TOOLS_TOOLS_H
+#define TOOLS_TOOLS_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "target.h"
+#include "hexio.h"
+#include "diag.h"
+#include "fileout.h"
+
+/* Options shared by the commands (parsed in tessera.c). */
+struct tool_opts {
+	const struct tsr_target *target; /* --target NAME (default: the first built target) */
+	const char *output;              /* -o FILE (NULL: standard output) */
+	enum tsr_wordfmt infmt, outfmt;  /* --input-format / --output-format hex|bin (|auto) */
+	uint64_t base;                   /* --base ADDR: byte address of the first instruction */
+	bool trace;                      /* --trace: print every bundle executed with its writes */
+	unsigned qpus;                   /* --qpus N */
+	uint64_t max_steps;              /* --max-steps N */
+	const char *uniforms;            /* --uniforms v,v,... (numbers or floats) */
+	const char *dump;                /* --dump ADDR,LEN: memory to print after a run */
+	int nargs;
+	char **args;                     /* positional arguments */
+};
+
+/* Each command returns the process exit status (0 ok, 1 bad input, 2 usage). */
+int cmd_asm(struct tool_opts *o);
+int cmd_dis(struct tool_opts *o);
+int cmd_sim(struct tool_opts *o);
+int cmd_demo(struct tool_opts *o);
+
+/* Reads a program for `t` from path ("-" = standard input): assembly text when the file name ends
+ * in .qasm/.s/.asm (or the text does not look like hex words), else hex or binary words per
+ * o->infmt.  Returns 0, or -1 after printing diagnostics. */
+int tool_load_program(const struct tool_opts *o, const char *path, struct tsr_words *out, struct tsr_diag *d);
+/* Writes buf to o->output atomically, or to standard output. Returns 0 or -1 (reported). */
+int tool_write_output(const struct tool_opts *o, const struct tsr_buf *buf, struct tsr_diag *d);
+#endif
