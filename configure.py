@@ -244,7 +244,9 @@ def main():
                     implicit=core_libs, variables={'libs': ' '.join(core_libs + ['$libs'])})] \
         if files('gen/*.c') else []
     tools = [program(built('tessera'), files('tools/*.c'), libs)] if files('tools/*.c') else []
-    tests = [program(built('tests/' + stem(s)), [s], libs, '-lcriterion -lfftw3f -lfftw3')
+    # tests/support_*.c: helpers shared by the test binaries, linked into each of them.
+    support = library('testsupport', files('tests/support_*.c'), 'obj', all_incs, order)
+    tests = [program(built('tests/' + stem(s)), [s], support + libs, '-lcriterion -lfftw3f -lfftw3')
              for s in files('tests/test_*.c')]
     benches = [program(built('bench/' + stem(s)), [s], libs, '-lfftw3f -lfftw3') for s in files('bench/bench_*.c')]
     fuzzers = []

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "registry.h"
+#include "tsr.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

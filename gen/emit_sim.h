@@ -53,7 +53,8 @@ struct sg {
     uint64_t *kval;
     /* common subexpressions of the statement being compiled (pure, hoisted to its start) */
     int ncse, capcse;
-    struct sg_cse { const struct mdl_expr *e; uint64_t h; struct sv v; bool bound; int count; } *cse;
+    struct sg_cse { const struct mdl_expr *e; uint64_t h; struct sv v; bool bound; int count, blkid; } *cse;
+    int blk[256], nblk, blkseq;  /* open C blocks (ids), innermost last */
     /* operand functions sim_opnd_N: (instantiated operand, attributes of the binding op) */
     int nopfn, capopfn;
     struct sg_opfn { int opnd; uint64_t attrs; } *opfn;

@@ -30,10 +30,19 @@ void sg_line(struct sg *g, const char *fmt, ...)
 {
     for (int i = 0; i < g->ind; i++)
         tsr_buf_puts(g->o, "    ");
+    size_t start = g->o->len;
     va_list ap;
     va_start(ap, fmt);
     tsr_buf_vprintf(g->o, fmt, ap);
     va_end(ap);
+    /* C block structure, for the scope of common subexpressions: a line starting with '}' closes a block,
+     * a line ending with '{' opens one */
+    const char *t = g->o->data + start;
+    size_t n = g->o->len - start;
+    if (n && t[0] == '}' && g->nblk > 0)
+        g->nblk--;
+    if (n && t[n - 1] == '{' && g->nblk < (int)(sizeof g->blk / sizeof g->blk[0]))
+        g->blk[g->nblk++] = ++g->blkseq;
     tsr_buf_puts(g->o, "\n");
 }
 
@@ -713,33 +722,18 @@ static void cse_collect(struct sg *g, const struct mdl_expr *e)
         g->cse = n;
         g->capcse = cap;
     }
-    g->cse[g->ncse++] = (struct sg_cse){e, h, {NULL, NULL, false}, false, 1};
+    g->cse[g->ncse++] = (struct sg_cse){e, h, {NULL, NULL, false}, false, 1, 0};
 }
 
-/* Hoists the pure subexpressions that occur more than once in es[] to temporaries (in the current block). */
+/* Common subexpressions, lazily: cse_begin counts the pure subexpressions of a statement; the first time one
+ * that occurs more than once is compiled, its value is kept in a temporary of the C block it is compiled in
+ * (sg_expr), and later occurrences inside that block reuse it.  Nothing is computed that the statement
+ * would not compute anyway. */
 static void cse_begin(struct sg *g, const struct mdl_expr *const *es, int n)
 {
     g->ncse = 0;
     for (int i = 0; i < n; i++)
         cse_collect(g, es[i]);
-    for (int i = 0; i < g->ncse; i++) {
-        struct sg_cse *c = &g->cse[i];
-        if (c->count < 2)
-            continue;
-        struct sv v = sg_expr(g, c->e);
-        const char *t = sg_tmp(g, "c");
-        if (!v.vary) {
-            sg_line(g, "const uint32_t %s = %s;", t, v.t);
-            sg_line(g, "(void)%s;", t);
-            c->v = U(t);
-        } else {
-            sg_line(g, "uint32_t %s[%d];", t, g->L);
-            sg_line(g, LOOP "%s[l] = %s;", g->L, t, v.t);
-            sg_line(g, "(void)%s;", t);
-            c->v = V(sg_fmt(g, "%s[l]", t), t);
-        }
-        c->bound = true;
-    }
 }
 
 static void cse_end(struct sg *g)
@@ -747,30 +741,69 @@ static void cse_end(struct sg *g)
     g->ncse = 0;
 }
 
-static bool cse_find(struct sg *g, const struct mdl_expr *e, struct sv *v)
+static bool blk_open(const struct sg *g, int id)
+{
+    for (int i = 0; i < g->nblk; i++)
+        if (g->blk[i] == id)
+            return true;
+    return false;
+}
+
+static struct sg_cse *cse_entry(struct sg *g, const struct mdl_expr *e)
 {
     if (!g->ncse)
-        return false;
+        return NULL;
     uint64_t h = 0;
     bool hashed = false;
     for (int i = 0; i < g->ncse; i++) {
-        if (!g->cse[i].bound)
+        if (g->cse[i].count < 2)
             continue;
-        if (g->cse[i].e == e) {
-            *v = g->cse[i].v;
-            return true;
-        }
+        if (g->cse[i].e == e)
+            return &g->cse[i];
         if (!hashed) {
             h = ehash(e);
             hashed = true;
         }
-        if (g->cse[i].h == h && eeq(g->cse[i].e, e)) {
-            *v = g->cse[i].v;
-            return true;
-        }
+        if (g->cse[i].h == h && eeq(g->cse[i].e, e))
+            return &g->cse[i];
     }
-    return false;
+    return NULL;
 }
+
+static int enodes(const struct mdl_expr *e)
+{
+    int n = 1;
+    for (int i = 0; e && i < mdl_expr_arity(e); i++)
+        n += enodes(e->a[i]);
+    return n;
+}
+
+/* Keeps v, the value of entry c, for the rest of the current block. */
+static struct sv cse_bind(struct sg *g, struct sg_cse *c, struct sv v)
+{
+    c->bound = true;
+    c->blkid = g->nblk ? g->blk[g->nblk - 1] : 0;
+    if (!v.vary) {
+        const char *t = sg_tmp(g, "c");
+        sg_line(g, "const uint32_t %s = %s;", t, v.t);
+        sg_line(g, "(void)%s;", t);
+        c->v = U(t);
+    } else if (v.vec) {
+        c->v = v; /* already an array that lives as long as this block */
+    } else if (enodes(c->e) >= 4 || c->e->kind == MDL_E_CALL || c->e->kind == MDL_E_TABLE) {
+        const char *t = sg_tmp(g, "c");
+        sg_line(g, "uint32_t %s[%d];", t, g->L);
+        sg_line(g, LOOP "%s[l] = %s;", g->L, t, v.t);
+        sg_line(g, "(void)%s;", t);
+        c->v = V(sg_fmt(g, "%s[l]", t), t);
+    } else {
+        c->bound = false; /* cheap: recompute inline */
+        return v;
+    }
+    return c->v;
+}
+
+static struct sv sg_expr_nocse(struct sg *g, const struct mdl_expr *e);
 
 /* ---- expressions ------------------------------------------------------------------------------------ */
 
@@ -974,13 +1007,25 @@ static struct sv logic(struct sg *g, const struct mdl_expr *e)
 
 struct sv sg_expr(struct sg *g, const struct mdl_expr *e)
 {
-    const struct mdl_model *m = g->m;
     uint32_t k;
     struct sv cv;
     if (e->kind != MDL_E_INT && e->kind != MDL_E_FLOAT && fold(g, e, &k))
         return U(sg_fmt(g, "0x%08" PRIx32 "u", k));
-    if (cse_find(g, e, &cv))
-        return cv;
+    struct sg_cse *ce = cse_entry(g, e);
+    if (ce && ce->bound && blk_open(g, ce->blkid))
+        return ce->v;
+    if (ce) {
+        ce->count = 1; /* compile it once, without finding itself */
+        cv = sg_expr_nocse(g, e);
+        ce->count = 2;
+        return cse_bind(g, ce, cv);
+    }
+    return sg_expr_nocse(g, e);
+}
+
+static struct sv sg_expr_nocse(struct sg *g, const struct mdl_expr *e)
+{
+    const struct mdl_model *m = g->m;
     switch (e->kind) {
     case MDL_E_INT:
     case MDL_E_FLOAT:

@@ -45,7 +45,7 @@ struct ast_expr {
 	struct mdl_loc loc;         /* operator position for AE_UN/AE_BIN/AE_COND, else the first token */
 	int depth;                  /* levels of nesting (a leaf is 1); at most MDL_MAX_DEPTH */
 };
-#define MDL_MAX_DEPTH 1000
+#define MDL_MAX_DEPTH 256
 
 enum ast_skind { AS_LET, AS_ASSIGN, AS_IF, AS_HOOK, AS_CALL, AS_BLOCK };
 struct ast_stmt {

@@ -87,6 +87,14 @@ int ck_const(struct ck *k, struct ck_scope *s, const struct ast_expr *a, uint64_
 struct mdl_expr *ck_mk(struct ck *k, enum mdl_ekind kind, enum mdl_type t, struct mdl_loc loc, int nargs);
 int ck_field_ref(struct ck *k, struct ck_scope *s, const char *name, struct mdl_loc loc, bool report);
 const char *ck_type_name(enum mdl_type t);
+struct mdl_expr *ck_adapt(struct ck *k, struct mdl_expr *e, bool lit, enum mdl_type t);   /* literal to type t */
+struct mdl_expr *ck_not_allowed(struct ck *k, struct ck_scope *s, const char *what, const char *name,
+                                struct mdl_loc loc);
+bool ck_is_int(enum mdl_type t);
+
+/* check_call.c */
+struct mdl_expr *ck_call(struct ck *k, struct ck_scope *s, const struct ast_expr *a, bool *lit);
+int ck_builtin0(const char *name);           /* a built-in without arguments (elem): its id, else -1 */
 bool ck_reserved_name(const char *name);     /* built-in functions, casts, attr, jump, halt */
 
 /* check_stmt.c */

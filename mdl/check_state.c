@@ -133,6 +133,11 @@ void ck_spaces(struct ck *k)
 			mdl_error(k->p, d->name.loc, "space '%s' must have 1 to %d entries", sp->name, MAX_ELEMS);
 			continue;
 		}
+		k->space_codes += (int64_t)d->count;
+		if (k->space_codes > 16 * MAX_ELEMS) {
+			mdl_error(k->p, d->name.loc, "spaces have too many entries (more than %d in all)", 16 * MAX_ELEMS);
+			return;
+		}
 		sp->size = (int)d->count;
 		int nent = 0;
 		for (int j = 0; j < d->items.n; j++)

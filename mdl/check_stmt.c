@@ -54,7 +54,7 @@ bool ck_is_global_value(struct ck *k, const char *name)
 {
 	if (ck_lookup(k, NS_VALUE, name))
 		return true;
-	return !strcmp(name, "elem");
+	return ck_builtin0(name) >= 0;
 }
 
 static struct mdl_stmt *mks(struct ck *k, enum mdl_skind kind, struct mdl_loc loc)

@@ -253,7 +253,7 @@ static void do_word(struct prog *P, const char *lb, const char *p, const char *e
     unsigned nw = P->isa->nwords, k = 0;
     size_t n = count_items(p, e);
     if (n == 0 || n % nw) {
-        err(P, line, (size_t)(p - lb), "'.word' needs a multiple of %u values (one instruction is %u bits), not %zu",
+        err(P, line, (size_t)(skip_blank(p, e) - lb), "'.word' needs a multiple of %u values (one instruction is %u bits), not %zu",
             nw, P->isa->word_bits, n);
         return;
     }
