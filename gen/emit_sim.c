@@ -435,6 +435,23 @@ static void emit_op(struct sg *g, const struct mdl_op *op, int slot, bool commit
         }
     }
     sg_analyse_op(g, op, sl, vary, nloc);
+    /* locals only bound to an operand (all of whose alternatives read) point to its lanes */
+    bool *ptrloc = tsr_arena_alloc(&g->ar, (size_t)(nloc + 1) * sizeof *ptrloc);
+    bool *assigned = tsr_arena_alloc(&g->ar, (size_t)(nloc + 1) * sizeof *assigned);
+    sg_assigned_locals(op->sem, op->nsem, assigned, nloc);
+    sg_assigned_locals(sl->commit, sl->ncommit, assigned, nloc);
+    for (int i = 0; i < op->tmpl.nparts; i++) {
+        const struct mdl_tpart *p = &op->tmpl.parts[i];
+        if (p->kind != MDL_TP_OPND || p->local < 0 || p->local >= nloc || assigned[p->local] || !vary[p->local])
+            continue;
+        const struct mdl_opnd *o = &m->opnds[p->opnd];
+        bool all = o->nalt > 0;
+        for (int a = 0; a < o->nalt; a++)
+            all = all && o->alt[a].read;
+        ptrloc[p->local] = all;
+    }
+    g->ptrloc = ptrloc;
+    g->lp = sg_fmt(g, "lp_%d", slot);
     g->op = op;
     g->slot = slot;
     g->vary = vary;
@@ -447,7 +464,7 @@ static void emit_op(struct sg *g, const struct mdl_op *op, int slot, bool commit
         bool *need = tsr_arena_alloc(&g->ar, (size_t)(nloc + 1) * sizeof *need);
         sg_need_init_op(g, op, sl, need, nloc);
         for (int i = 0; i < nloc; i++)
-            if (need[i]) {
+            if (need[i] && !ptrloc[i]) {
                 if (vary[i])
                     sg_line(g, "memset(%s[%d], 0, sizeof %s[%d]);", g->lv, i, g->lv, i);
                 else
@@ -532,6 +549,7 @@ static void emit_format(struct sg *g, int fi)
         if (need[i])
             sg_line(g, vary[i] ? "memset(fv[%d], 0, sizeof fv[%d]);" : "fu[%d] = 0;", i, i);
     g->op = NULL;
+    g->ptrloc = NULL;
     g->vary = vary;
     g->nloc = nf;
     g->lv = "fv";
@@ -552,6 +570,7 @@ static void emit_format(struct sg *g, int fi)
         memcpy(g->known, fknown, (size_t)m->nfields * sizeof *fknown);
         memcpy(g->kval, fkval, (size_t)m->nfields * sizeof *fkval);
         g->op = NULL;
+        g->ptrloc = NULL;
         g->vary = vary;
         g->nloc = nf;
         g->lv = "fv";
@@ -584,7 +603,8 @@ static void emit_spaces(struct sg *g)
                 sg_opnd_fn(g, m->ops[i].tmpl.parts[k].opnd, m->ops[i].attrs);
     for (int i = 0; i < g->nopfn; i++)
         tsr_buf_printf(g->o, "static int sim_opnd_%d(struct %s_sim *S, const struct %s_inst *I, uint32_t pc, "
-                       "const char *opname, int *alt, uint32_t *out);\n", i, t, t);
+                       "const char *opname, int *alt, uint32_t *buf, const uint32_t **out);\n", i, t, t);
+    g->ptrloc = NULL;
     for (int sp = 0; sp < m->nspaces; sp++) {
         memset(g->known, 0, (size_t)m->nfields * sizeof *g->known);
         g->op = NULL;
@@ -607,7 +627,8 @@ static void emit_spaces(struct sg *g)
         const struct mdl_opnd *o = &m->opnds[g->opfn[i].opnd];
         g->ntmp = 0;
         tsr_buf_printf(g->o, "\n/* operand %s (attributes 0x%" PRIx64 ") */\nstatic int sim_opnd_%d(struct %s_sim *S, "
-                       "const struct %s_inst *I, uint32_t pc, const char *opname, int *alt, uint32_t *out)\n{\n",
+                       "const struct %s_inst *I, uint32_t pc, const char *opname, int *alt, uint32_t *buf, "
+                       "const uint32_t **out)\n{\n",
                        o->inst_name ? o->inst_name : o->name, g->opfn[i].attrs, i, t, t);
         sg_opnd_body(g, i);
         tsr_buf_puts(g->o, "}\n");
@@ -638,6 +659,8 @@ static void emit_exec(struct sg *g)
                 n = x;
         }
         sg_line(g, "uint32_t lv_%d[%d][%d], lu_%d[%d];", k, n, g->L, k, n);
+        sg_line(g, "const uint32_t *lp_%d[%d];", k, n);
+        sg_line(g, "(void)lp_%d;", k);
         sg_line(g, "int alt_%d[%d] = {0};", k, n);
         sg_line(g, "(void)lv_%d;", k);
         sg_line(g, "(void)lu_%d;", k);

@@ -25,6 +25,8 @@ struct sv {
     const char *t;   /* C text: uniform scalar, or per-lane expression in `l` */
     const char *vec; /* if not NULL: C expression of an array holding the lanes (t is vec[l]) */
     bool vary;
+    bool stable;     /* vec lives as long as the statement (state, locals, `value`): may be pointed to */
+    const char *spbuf; /* a space read's result: vec points to the state, a memo entry, or this buffer */
 };
 
 struct sg {
@@ -45,6 +47,8 @@ struct sg {
     bool *vary;               /* per local: varying */
     int nloc;
     const char *lv, *lu;      /* C arrays of the scope's varying / uniform locals */
+    const char *lp;           /* C array of pointers: locals only bound to an operand point to its lanes */
+    bool *ptrloc;             /* per local: represented by lp[i] (NULL: none) */
     const char *altv;         /* C array of the chosen operand alternative per local */
     const char *mask;         /* current lane mask variable; NULL = all lanes */
     const char *code;         /* `addr` in a space entry (uniform C text) */
@@ -72,6 +76,8 @@ void sg_analyse_format(struct sg *g, const struct mdl_format *f, bool *vary, int
 /* Locals that may be read before they are assigned in every lane (need zeroing): need[0..nloc-1]. */
 void sg_need_init_op(struct sg *g, const struct mdl_op *op, const struct mdl_slot *sl, bool *need, int nloc);
 void sg_need_init_format(struct sg *g, const struct mdl_format *f, bool *need, int nloc);
+/* Marks the locals that statements assign (let or assignment). */
+void sg_assigned_locals(struct mdl_stmt **s, int n, bool *assigned, int nloc);
 /* Highest local index used by statements (-1 if none). */
 int sg_max_local(struct mdl_stmt **s, int n);
 /* Writes (log entries) a statement list can make at most; space reads it can make at most. */

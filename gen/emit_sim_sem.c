@@ -63,8 +63,9 @@ const char *sg_tmp(struct sg *g, const char *prefix)
     return sg_fmt(g, "%s%d", prefix, g->ntmp++);
 }
 
-static struct sv U(const char *t) { return (struct sv){t, NULL, false}; }
-static struct sv V(const char *t, const char *vec) { return (struct sv){t, vec, true}; }
+static struct sv U(const char *t) { return (struct sv){t, NULL, false, false, NULL}; }
+static struct sv V(const char *t, const char *vec) { return (struct sv){t, vec, true, false, NULL}; }
+static struct sv VS(const char *t, const char *vec) { return (struct sv){t, vec, true, true, NULL}; }
 
 static const char *M(struct sg *g) { return g->mask ? g->mask : g->all; }
 
@@ -311,6 +312,19 @@ int sg_max_local(struct mdl_stmt **s, int n)
     return m;
 }
 
+void sg_assigned_locals(struct mdl_stmt **s, int n, bool *assigned, int nloc)
+{
+    for (int i = 0; i < n; i++) {
+        int k = s[i]->kind == MDL_S_LET ? s[i]->local
+              : s[i]->kind == MDL_S_ASSIGN && s[i]->target && s[i]->target->kind == MDL_E_LOCAL ? s[i]->target->index
+              : -1;
+        if (k >= 0 && k < nloc)
+            assigned[k] = true;
+        sg_assigned_locals(s[i]->body, s[i]->nbody, assigned, nloc);
+        sg_assigned_locals(s[i]->elseb, s[i]->nelse, assigned, nloc);
+    }
+}
+
 int sg_count_writes(struct mdl_stmt **s, int n)
 {
     int c = 0;
@@ -372,7 +386,7 @@ static struct sv state_value(struct sg *g, int s, const char *idx)
     const struct mdl_state *st = &g->m->states[s];
     const char *base = idx ? sg_fmt(g, "S->%s[%s]", st->name, idx) : sg_fmt(g, "S->%s", st->name);
     if (st->vec)
-        return V(sg_fmt(g, "%s[l]", base), base);
+        return VS(sg_fmt(g, "%s[l]", base), base);
     return U(base);
 }
 
@@ -472,7 +486,9 @@ static struct sv space_read(struct sg *g, int sp_i, const char *addr)
     sg_line(g, "uint32_t %s[%d];", b, g->L);
     sg_line(g, "const uint32_t *%s;", p);
     sg_line(g, "if ((rc = sim_rd_%d(S, I, pc, %s, %s, %s, &%s)) != 0) goto out;", sp_i, addr, M(g), b, p);
-    return V(sg_fmt(g, "%s[l]", p), p);
+    struct sv v = V(sg_fmt(g, "%s[l]", p), p);
+    v.spbuf = b;
+    return v;
 }
 
 /* Logs a write of v to state s element idx (uniform text; NULL for scalars), with the range check. */
@@ -532,7 +548,7 @@ void sg_space_write_body(struct sg *g, int sp_i)
             break;
         case MDL_SE_STATE: {
             const char *idx = en->index ? uni(g, sg_expr(g, en->index)) : NULL;
-            struct sv v = en->value ? sg_expr(g, en->value) : V("val[l]", "val");
+            struct sv v = en->value ? sg_expr(g, en->value) : VS("val[l]", "val");
             state_write(g, en->state, idx, v);
             break;
         }
@@ -722,18 +738,42 @@ static void cse_collect(struct sg *g, const struct mdl_expr *e)
         g->cse = n;
         g->capcse = cap;
     }
-    g->cse[g->ncse++] = (struct sg_cse){e, h, {NULL, NULL, false}, false, 1, 0};
+    g->cse[g->ncse++] = (struct sg_cse){e, h, {NULL, NULL, false, false, NULL}, false, 1, 0};
 }
 
 /* Common subexpressions, lazily: cse_begin counts the pure subexpressions of a statement; the first time one
  * that occurs more than once is compiled, its value is kept in a temporary of the C block it is compiled in
  * (sg_expr), and later occurrences inside that block reuse it.  Nothing is computed that the statement
  * would not compute anyway. */
+static int cse_index(struct sg *g, const struct mdl_expr *e)
+{
+    uint64_t h = ehash(e);
+    for (int i = 0; i < g->ncse; i++)
+        if (g->cse[i].h == h && eeq(g->cse[i].e, e))
+            return i;
+    return -1;
+}
+
 static void cse_begin(struct sg *g, const struct mdl_expr *const *es, int n)
 {
     g->ncse = 0;
     for (int i = 0; i < n; i++)
         cse_collect(g, es[i]);
+    /* keep only the largest repeated expressions: a child that occurs exactly as often as its repeated
+     * parent is computed inside the parent's one evaluation */
+    int *orig = tsr_arena_alloc(&g->ar, (size_t)(g->ncse + 1) * sizeof *orig);
+    for (int i = 0; i < g->ncse; i++)
+        orig[i] = g->cse[i].count;
+    for (int i = 0; i < g->ncse; i++) {
+        if (orig[i] < 2)
+            continue;
+        const struct mdl_expr *p = g->cse[i].e;
+        for (int a = 0; a < mdl_expr_arity(p); a++) {
+            int c = p->a[a] ? cse_index(g, p->a[a]) : -1;
+            if (c >= 0 && orig[c] == orig[i])
+                g->cse[c].count = 1;
+        }
+    }
 }
 
 static void cse_end(struct sg *g)
@@ -929,6 +969,51 @@ static struct sv lazy(struct sg *g, const struct mdl_expr *e, const char *submas
     return V(sg_fmt(g, "%s[l]", t), t);
 }
 
+/* True if e compiles to an expression text alone, with no statements before it (CSE suspended): no effects,
+ * no cross-lane built-ins on varying values, conditions whose arms are such expressions. */
+static bool inline_ok(struct sg *g, const struct mdl_expr *e)
+{
+    uint32_t k;
+    if (!e)
+        return true;
+    if (fold(g, e, &k))
+        return true;
+    switch (e->kind) {
+    case MDL_E_SPACE:
+        return false;
+    case MDL_E_STATE:
+        if (mdl_expr_has_effects(g->m, e))
+            return false;
+        break;
+    case MDL_E_COND:
+        if (fold(g, e->a[0], &k))
+            return inline_ok(g, e->a[k ? 1 : 2]);
+        break;
+    case MDL_E_CALL:
+        switch (e->index) {
+        case MDL_B_LANE: case MDL_B_ALL: case MDL_B_ANY:
+            if (e->nargs > 0 && ex_vary(g, e->a[0], g->vary, g->nloc))
+                return false;
+            break;
+        case MDL_B_ROTATE: case MDL_B_ROTATE_QUAD: case MDL_B_QUAD_BCAST:
+            return false;
+        default:
+            break;
+        }
+        break;
+    case MDL_E_BIN:
+        if ((e->op == MDL_OP_LAND || e->op == MDL_OP_LOR) && mdl_expr_has_effects(g->m, e->a[1]))
+            return false;
+        break;
+    default:
+        break;
+    }
+    for (int i = 0; i < mdl_expr_arity(e); i++)
+        if (!inline_ok(g, e->a[i]))
+            return false;
+    return true;
+}
+
 static struct sv cond(struct sg *g, const struct mdl_expr *e)
 {
     uint32_t k;
@@ -937,18 +1022,22 @@ static struct sv cond(struct sg *g, const struct mdl_expr *e)
     struct sv c = sg_expr(g, e->a[0]);
     bool ea = mdl_expr_has_effects(g->m, e->a[1]), eb = mdl_expr_has_effects(g->m, e->a[2]);
     if (!c.vary) {
-        if (!ea && !eb) {
-            /* pure arms: uniform ones inline, varying ones into a temporary under a C if */
-            struct sv a, b;
-            if (!ex_vary(g, e->a[1], g->vary, g->nloc) && !ex_vary(g, e->a[2], g->vary, g->nloc)) {
-                a = sg_expr(g, e->a[1]);
-                b = sg_expr(g, e->a[2]);
-                if (!a.vary && !b.vary)
-                    return U(sg_fmt(g, "((%s) ? %s : %s)", c.t, a.t, b.t));
-                return V(sg_fmt(g, "((%s) ? %s : %s)", c.t, a.t, b.t), NULL);
-            }
-        }
         const char *t = sg_tmp(g, "tc");
+        if (inline_ok(g, e->a[1]) && inline_ok(g, e->a[2])) {
+            /* a per-lane select of two expressions, or a pointer select of two arrays that live long
+             * enough (no copy) */
+            int ncse = g->ncse;
+            g->ncse = 0;
+            struct sv a = sg_expr(g, e->a[1]), b = sg_expr(g, e->a[2]);
+            g->ncse = ncse;
+            if (a.vary && b.vary && a.vec && b.vec && a.stable && b.stable) {
+                sg_line(g, "const uint32_t *%s = (%s) ? %s : %s;", t, c.t, a.vec, b.vec);
+                return VS(sg_fmt(g, "%s[l]", t), t);
+            }
+            const char *x = sg_fmt(g, "((%s) ? %s : %s)", c.t, a.t, b.t);
+            return a.vary || b.vary ? V(x, NULL) : U(x);
+        }
+        /* a C if, each arm compiled inside its branch, into a temporary */
         sg_line(g, "uint32_t %s[%d];", t, g->L);
         sg_line(g, "if (%s) {", c.t);
         g->ind++;
@@ -1041,8 +1130,10 @@ static struct sv sg_expr_nocse(struct sg *g, const struct mdl_expr *e)
             sg_error(g, e->loc, "local %d out of range", e->index);
             return U("0u");
         }
+        if (g->ptrloc && g->ptrloc[e->index])
+            return VS(sg_fmt(g, "%s[%d][l]", g->lp, e->index), sg_fmt(g, "%s[%d]", g->lp, e->index));
         if (g->vary[e->index])
-            return V(sg_fmt(g, "%s[%d][l]", g->lv, e->index), sg_fmt(g, "%s[%d]", g->lv, e->index));
+            return VS(sg_fmt(g, "%s[%d][l]", g->lv, e->index), sg_fmt(g, "%s[%d]", g->lv, e->index));
         return U(sg_fmt(g, "%s[%d]", g->lu, e->index));
     case MDL_E_STATE:
         return read_state(g, e->index, e->a && e->a[0] ? e->a[0] : NULL);
@@ -1059,7 +1150,7 @@ static struct sv sg_expr_nocse(struct sg *g, const struct mdl_expr *e)
             sg_error(g, e->loc, "`value` outside a space write entry");
             return U("0u");
         }
-        return V(sg_fmt(g, "%s[l]", g->value), g->value);
+        return VS(sg_fmt(g, "%s[l]", g->value), g->value);
     case MDL_E_UN: {
         struct sv a = sg_expr(g, e->a[0]);
         const char *t = e->op == '-' ? (e->a[0]->type == MDL_T_F32 ? sg_fmt(g, "tsr_fneg(%s)", a.t)
@@ -1352,8 +1443,26 @@ void sg_stmts(struct sg *g, struct mdl_stmt **s, int n)
 
 /* The operand functions: one per (instantiated operand, attribute set of the binding op), since the
  * alternatives' reads may test attr().  sg_opnd_fn finds (or adds) the function of op's part. */
+static uint64_t attrs_used(const struct mdl_expr *e)
+{
+    if (!e)
+        return 0;
+    uint64_t m = e->kind == MDL_E_ATTR && e->index >= 0 && e->index < 64 ? (uint64_t)1 << e->index : 0;
+    for (int i = 0; i < mdl_expr_arity(e); i++)
+        m |= attrs_used(e->a[i]);
+    return m;
+}
+
 int sg_opnd_fn(struct sg *g, int opnd, uint64_t attrs)
 {
+    const struct mdl_opnd *o = &g->m->opnds[opnd];
+    uint64_t used = 0;
+    for (int a = 0; a < o->nalt; a++) {
+        used |= attrs_used(o->alt[a].read) | attrs_used(o->alt[a].waddr) | attrs_used(o->alt[a].windex);
+        for (int c = 0; c < o->alt[a].ncond; c++)
+            used |= attrs_used(o->alt[a].cond[c].e);
+    }
+    attrs &= used;
     for (int i = 0; i < g->nopfn; i++)
         if (g->opfn[i].opnd == opnd && g->opfn[i].attrs == attrs)
             return i;
@@ -1384,7 +1493,7 @@ void sg_opnd_body(struct sg *g, int fn)
     g->mask = NULL;
     g->ind = 1;
     sg_line(g, "int rc = 0, k = -1;");
-    sg_line(g, "(void)out;");
+    sg_line(g, "*out = buf;");
     for (int a = 0; a < o->nalt; a++) {
         sg_line(g, "if (k < 0) {");
         g->ind++;
@@ -1407,7 +1516,16 @@ void sg_opnd_body(struct sg *g, int fn)
         const struct mdl_expr *re = o->alt[a].read;
         cse_begin(g, &re, 1);
         struct sv v = sg_expr(g, re);
-        sg_line(g, LOOP "out[l] = %s;", g->L, v.t);
+        if (v.vary && v.vec && v.stable) {
+            sg_line(g, "*out = %s;", v.vec);
+        } else if (v.vary && v.vec && v.spbuf) {
+            sg_line(g, "if (%s != %s)", v.vec, v.spbuf);
+            sg_line(g, "    *out = %s;", v.vec);
+            sg_line(g, "else");
+            sg_line(g, "    memcpy(buf, %s, %d * sizeof *buf);", v.spbuf, g->L);
+        } else {
+            sg_line(g, LOOP "buf[l] = %s;", g->L, v.t);
+        }
         cse_end(g);
         sg_line(g, "break;");
         g->ind--;
@@ -1435,15 +1553,22 @@ void sg_bind_operands(struct sg *g)
         sg_line(g, "{ /* %s = %s */", op->local_names && p->local < op->nlocals ? op->local_names[p->local] : "?",
                 o->inst_name ? o->inst_name : o->name);
         g->ind++;
-        if (any && g->vary[p->local]) {
-            sg_line(g, "if ((rc = sim_opnd_%d(S, I, pc, \"%s\", &%s[%d], %s[%d])) != 0) goto out;", fn, op->name, g->altv,
-                    p->local, g->lv, p->local);
+        if (any && g->ptrloc && g->ptrloc[p->local]) {
+            sg_line(g, "if ((rc = sim_opnd_%d(S, I, pc, \"%s\", &%s[%d], %s[%d], &%s[%d])) != 0) goto out;", fn, op->name,
+                    g->altv, p->local, g->lv, p->local, g->lp, p->local);
+        } else if (any && g->vary[p->local]) {
+            sg_line(g, "const uint32_t *tp;");
+            sg_line(g, "if ((rc = sim_opnd_%d(S, I, pc, \"%s\", &%s[%d], %s[%d], &tp)) != 0) goto out;", fn, op->name,
+                    g->altv, p->local, g->lv, p->local);
+            sg_line(g, "if (tp != %s[%d])", g->lv, p->local);
+            sg_line(g, "    memcpy(%s[%d], tp, sizeof %s[%d]);", g->lv, p->local, g->lv, p->local);
         } else {
             sg_line(g, "uint32_t tb[%d];", g->L);
-            sg_line(g, "if ((rc = sim_opnd_%d(S, I, pc, \"%s\", &%s[%d], tb)) != 0) goto out;", fn, op->name, g->altv,
-                    p->local);
+            sg_line(g, "const uint32_t *tp;");
+            sg_line(g, "if ((rc = sim_opnd_%d(S, I, pc, \"%s\", &%s[%d], tb, &tp)) != 0) goto out;", fn, op->name,
+                    g->altv, p->local);
             if (any)
-                sg_line(g, "%s[%d] = tb[0];", g->lu, p->local);
+                sg_line(g, "%s[%d] = tp[0];", g->lu, p->local);
         }
         g->ind--;
         sg_line(g, "}");

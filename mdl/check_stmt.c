@@ -132,6 +132,8 @@ static struct mdl_stmt *assign_indexed(struct ck *k, struct ck_scope *s, const s
 static struct mdl_stmt *assign(struct ck *k, struct ck_scope *s, const struct ast_stmt *a)
 {
 	bool lit = false;
+	if (!a->index && s->L && (s->allow & CX_LOCALS) && ck_local_find(s->L, a->name.s) >= 0)
+		s->L->provided[ck_local_find(s->L, a->name.s)] = true;   /* even if e is bad: no cascade */
 	struct mdl_expr *v = ck_expr(k, s, a->e, &lit);
 	if (!v)
 		return NULL;

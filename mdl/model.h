@@ -151,6 +151,10 @@ struct mdl_op {
 	int nsem; struct mdl_stmt **sem;
 	int nlocals;                 /* locals used by sem (including operand bindings and outputs) */
 	const char **local_names;    /* for diagnostics and emitted C */
+	/* Numbering (mdl/check_stmt.c): locals 0..k-1 are the slot's outputs, the free names of its commit block
+	 * (`d`, `result`, `carry`), the same in every op of the slot; then the op's own operand bindings and lets;
+	 * then the commit block's lets. So nlocals also covers the commit, and every op of a slot has the same
+	 * nlocals. Names may repeat (lets are block-scoped) and indices an op does not use are named "". */
 };
 struct mdl_slot {
 	const char *name; struct mdl_loc loc;

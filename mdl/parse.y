@@ -321,9 +321,6 @@ static void report_syntax_error(struct mdl_pctx *ctx, struct yyParser *p, int ma
 		mdl_error(ctx, tok->loc, "incomplete condition in template");
 	else if (major == 0)
 		mdl_error(ctx, tok->loc, "syntax error at end of input%s", expect);
-	else if (major == TK_STRING)
-		mdl_error(ctx, tok->loc, "syntax error near string \"%.*s\"%s", tok->len > 20 ? 20 : tok->len, tok->s,
-		          expect);
 	else
 		mdl_error(ctx, tok->loc, "syntax error near '%.*s'%s", tok->textlen > 20 ? 20 : tok->textlen, tok->text,
 		          expect);

@@ -415,13 +415,13 @@ int mdl_template_resolve(struct ck *k, struct ck_scope *s, const struct ast_str 
 			if (!ck_lookup(k, NS_OPERAND, p->b.s)) {
 				mdl_error(k->p, p->b.loc, "unknown operand '%s' in template", p->b.s);
 				bad = -1;
+				if (p->kind == TP_OPND && p->a.s)
+					q->local = bind(k, s, &p->a, -1);
 				break;
 			}
 			q->opnd = ck_opnd_instance(k, p->b.s, &p->args, s, p->b.loc);
-			if (q->opnd < 0) {
-				bad = -1;
-				break;
-			}
+			if (q->opnd < 0)
+				bad = -1;   /* the name is still bound (to no operand): no "undefined name" cascade */
 			if (p->kind == TP_OPND && p->a.s && (q->local = bind(k, s, &p->a, q->opnd)) < 0)
 				bad = -1;
 			break;

@@ -14,6 +14,7 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -349,14 +350,44 @@ static void dis_fini(struct dis *d)
     free(d->labels);
 }
 
+/* One-instruction calls (a simulator's trace prints every bundle) reuse a per-thread context for the
+ * last isa.  The context of the first thread that disassembles is freed at exit; those of other
+ * threads stay allocated (about 10 KB each) until the process ends. */
+static _Thread_local struct dis *one_ctx;
+static struct dis *main_ctx;
+
+static void free_main_ctx(void)
+{
+    if (main_ctx) {
+        dis_fini(main_ctx);
+        free(main_ctx);
+        main_ctx = NULL;
+    }
+}
+
 int tsr_tc_disasm(const struct tsr_tc_isa *isa, const uint32_t *w, uint64_t pc, struct tsr_buf *out)
 {
-    struct dis d;
-    dis_init(&d, isa);
+    static atomic_flag registered = ATOMIC_FLAG_INIT;
+    struct dis *d = one_ctx;
+    if (!d || d->isa != isa) {
+        if (d) {
+            dis_fini(d);
+        } else {
+            d = malloc(sizeof *d);
+            if (!d)
+                abort();
+            if (!atomic_flag_test_and_set(&registered)) {   /* the first thread here: its context is freed */
+                main_ctx = d;
+                atexit(free_main_ctx);
+            }
+        }
+        dis_init(d, isa);
+        one_ctx = d;
+    }
     if (!out->data)
         tsr_buf_puts(out, "");
-    dis_one(&d, w, pc, out);
-    dis_fini(&d);
+    d->nlabels = 0;
+    dis_one(d, w, pc, out);
     return 0;
 }
 

@@ -76,7 +76,7 @@ static uint64_t rng(uint64_t *s)
 static double now(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);   /* CPU time: other jobs do not count */
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 

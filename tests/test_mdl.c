@@ -487,3 +487,23 @@ Test(mdl_load, every_prefix)
 		tsr_diag_fini(&d);
 	}
 }
+
+/* A left-associative chain (1+1+...) does not grow the parser's stack but would nest the tree 100000 deep:
+ * rejected with one diagnostic instead of overflowing the C stack in the checker. */
+Test(mdl_load, deep_expression)
+{
+	static const char *const head = "isa t { word 32; }\nfunc big(a) = a";
+	size_t n = 100000, len = strlen(head);
+	char *text = malloc(len + 2 * n + 8);
+	memcpy(text, head, len);
+	for (size_t i = 0; i < n; i++)
+		memcpy(text + len + 2 * i, "+a", 2);
+	memcpy(text + len + 2 * n, ";\n", 3);
+	struct tsr_diag d;
+	tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
+	cr_expect_null(mdl_load_buffer("deep.mdl", text, strlen(text), &d));
+	cr_assert_eq(d.count, 1);
+	cr_expect_str_eq(d.entries[0].text, "deep.mdl:2:526: error: expression nested too deeply (more than 256 levels)");
+	tsr_diag_fini(&d);
+	free(text);
+}

@@ -1,0 +1,260 @@
+/* Codec throughput of the QPU backend (build/gen/qpu/qpu_decode.c, qpu_encode.c) through the target
+ * descriptor (runtime/target.h: t->decode, t->encode), on one core, in instructions per second:
+ *  - over the 12,112 words of the 16 GPU_FFT programs ($TESSERA_SHARED/corpus, else ../shared/corpus,
+ *    relative to the repository root where `ninja bench` runs), concatenated and repeated;
+ *  - over 65,536 pseudo-random 64-bit words (xorshift64*, fixed seed; ~1/16 have sig 15 = branch,
+ *    1/16 sig 14 = ldi/sema, the rest ALU; some decode to no operation or no format).
+ * decode writes into a ring of 64 decoded instructions (the consumer of a decoder uses each one at
+ * once); encode reads the whole decoded input (12,112 or 65,536 struct qpu_inst) and writes words.
+ *
+ * Each measurement repeats its input enough to run >= TESSERA_BENCH_SECONDS (default 1) and keeps the
+ * best of TESSERA_BENCH_RUNS (default 3) runs, timed with clock_gettime(CLOCK_MONOTONIC); the thread's
+ * CPU time of that run is printed beside it (a much smaller CPU time than wall time means the machine
+ * was busy).  The work is checked after timing: every word decodes (corpus: to a format) and encodes
+ * back bit for bit, and the timed runs' checksums and outputs match; a wrong result exits 1.  Goals
+ * (docs/PERFORMANCE.md) are reported, never enforced. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "registry.h"
+#include "tsr.h"
+
+#define GOAL 50e6     /* instructions/s, each of decode and encode */
+#define NRANDOM 65536
+#define RING 64
+
+static const char *const programs[] = {
+    "256", "512", "1k", "2k", "4k", "8k", "16k", "32k", "64k", "128k", "256k", "512k", "1024k", "2048k", "4096k", "trans",
+};
+#define NPROGRAMS (sizeof programs / sizeof programs[0])
+#define CORPUS_WORDS 12112
+
+static double clock_s(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double env_num(const char *name, double dflt)
+{
+    const char *s = getenv(name);
+    double v = s ? strtod(s, NULL) : 0;
+    return v > 0 ? v : dflt;
+}
+
+/* One measurement: the job runs `reps` passes over its input per timed run. */
+struct job {
+    const char *name;
+    const struct tsr_target *t;
+    const uint32_t *words; /* input words (decode) / expected output (encode) */
+    unsigned char *insts;  /* decoded input (encode) or ring (decode) */
+    uint32_t *out;         /* encode output */
+    size_t n;              /* instructions per pass */
+    uint64_t sum;          /* decode checksum of the current run */
+    uint64_t best_sum;     /* ... and of the best run */
+    int (*pass)(struct job *j);
+};
+
+static int decode_pass(struct job *j)
+{
+    const struct tsr_target *t = j->t;
+    uint64_t sum = 0;
+    unsigned nw = t->nwords;
+    for (size_t i = 0; i < j->n; i++) {
+        void *inst = j->insts + (i % RING) * t->inst_size;
+        int rc = t->decode(j->words + i * nw, inst);
+        sum += (uint64_t)(rc + 2) * 1000 + t->inst_format(inst);
+    }
+    j->sum += sum;
+    return 0;
+}
+
+static int encode_pass(struct job *j)
+{
+    const struct tsr_target *t = j->t;
+    unsigned nw = t->nwords;
+    for (size_t i = 0; i < j->n; i++)
+        t->encode(j->insts + i * t->inst_size, j->out + i * nw);
+    return 0;
+}
+
+struct result {
+    double wall, cpu; /* seconds of the best run: wall clock, and this thread's CPU time */
+    uint64_t passes;  /* passes over the input in that run */
+    uint64_t count;   /* instructions in that run */
+};
+
+/* Best of `runs` runs; each run repeats passes until >= min_s of wall time has gone by. */
+static struct result measure(struct job *j, double min_s, int runs)
+{
+    struct result best = { 1e30, 0, 0, 0 };
+    j->pass(j); /* warm up (caches, page faults) */
+    for (int r = 0; r < runs; r++) {
+        uint64_t passes = 0;
+        j->sum = 0;
+        double c0 = clock_s(CLOCK_THREAD_CPUTIME_ID), w0 = clock_s(CLOCK_MONOTONIC), w;
+        do {
+            j->pass(j);
+            passes++;
+        } while ((w = clock_s(CLOCK_MONOTONIC) - w0) < min_s);
+        double c = clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
+        if (w / (double)passes < best.wall / (double)(best.passes ? best.passes : 1) || !best.passes) {
+            best.wall = w;
+            best.cpu = c;
+            best.passes = passes;
+            best.count = passes * j->n;
+            j->best_sum = j->sum;
+        }
+    }
+    return best;
+}
+
+/* name, count, wall s, cpu s, rate by wall time, rate by CPU time, goal, verdict (on the wall rate;
+ * "met on cpu time" when only the CPU-time rate reaches the goal, i.e. the machine was busy). */
+static void header(void)
+{
+    printf("%-38s %12s %7s %7s %10s %10s %8s  %s\n", "measurement", "count", "wall s", "cpu s", "rate", "cpu rate",
+           "goal", "goal");
+}
+
+static void row(const char *name, const struct result *r, double goal, const char *unit)
+{
+    double rate = (double)r->count / r->wall, crate = r->cpu > 0 ? (double)r->count / r->cpu : 0;
+    printf("%-38s %12llu %7.3f %7.3f %8.2f M %8.2f M %6.0f M  %s\n", name, (unsigned long long)r->count, r->wall,
+           r->cpu, rate / 1e6, crate / 1e6, goal / 1e6,
+           rate >= goal ? "met" : crate >= goal ? "met on cpu time (machine busy)" : "NOT MET");
+    (void)unit;
+}
+
+/* decode then encode every word: 0 if all round-trip (and, when need_format, all have a format). */
+static int check_round_trip(const struct tsr_target *t, const uint32_t *w, size_t n, int need_format,
+                            const char *what)
+{
+    void *inst = malloc(t->inst_size);
+    uint32_t back[4];
+    int bad = 0;
+    for (size_t i = 0; i < n && bad < 5; i++) {
+        const uint32_t *wi = w + i * t->nwords;
+        int rc = t->decode(wi, inst);
+        t->encode(inst, back);
+        if ((need_format && (rc || t->inst_format(inst) == TSR_NO_FORMAT)) || memcmp(back, wi, t->nwords * 4)) {
+            fprintf(stderr, "bench_codec: %s word %zu (0x%08x, 0x%08x): decode %d, encodes back as 0x%08x, 0x%08x\n",
+                    what, i, wi[0], wi[1], rc, back[0], back[1]);
+            bad++;
+        }
+    }
+    free(inst);
+    return bad;
+}
+
+/* Expected decode checksum of one pass (computed the same way, untimed). */
+static uint64_t decode_sum(const struct tsr_target *t, const uint32_t *w, size_t n)
+{
+    void *inst = malloc(t->inst_size);
+    uint64_t sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        int rc = t->decode(w + i * t->nwords, inst);
+        sum += (uint64_t)(rc + 2) * 1000 + t->inst_format(inst);
+    }
+    free(inst);
+    return sum;
+}
+
+int main(void)
+{
+    const struct tsr_target *t = tsr_find_target("qpu");
+    if (!t) {
+        fprintf(stderr, "bench_codec: no qpu target in this build\n");
+        return 1;
+    }
+    const double min_s = env_num("TESSERA_BENCH_SECONDS", 1.0);
+    const int runs = (int)env_num("TESSERA_BENCH_RUNS", 3);
+    const char *shared = getenv("TESSERA_SHARED");
+    unsigned nw = t->nwords;
+
+    /* the corpus, all programs concatenated */
+    struct tsr_words corpus;
+    struct tsr_diag d;
+    tsr_words_init(&corpus, t->word_bits);
+    tsr_diag_init(&d, TSR_DIAG_PRINT, stderr);
+    for (size_t p = 0; p < NPROGRAMS; p++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/corpus/qpu/gpu_fft_r3/hex/shader_%s.hex", shared ? shared : "../shared",
+                 programs[p]);
+        if (tsr_words_read(&corpus, path, TSR_WORDS_HEX, &d)) {
+            fprintf(stderr, "bench_codec: cannot read %s (set TESSERA_SHARED to the directory holding corpus/)\n",
+                    path);
+            return 1;
+        }
+    }
+    if (corpus.count != CORPUS_WORDS) {
+        fprintf(stderr, "bench_codec: the corpus has %zu words, expected %d\n", corpus.count, CORPUS_WORDS);
+        return 1;
+    }
+    /* random words */
+    uint32_t *rnd = malloc(NRANDOM * nw * 4);
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    for (size_t i = 0; i < NRANDOM * nw; i++) {
+        x ^= x >> 12, x ^= x << 25, x ^= x >> 27;
+        rnd[i] = (uint32_t)((x * 0x2545f4914f6cdd1dull) >> 32);
+    }
+
+    int bad = check_round_trip(t, corpus.w, corpus.count, 1, "corpus") + check_round_trip(t, rnd, NRANDOM, 0, "random");
+    if (bad) {
+        fprintf(stderr, "bench_codec: round trip FAILED\n");
+        return 1;
+    }
+
+    printf("QPU codec throughput (instructions/s), one core; best of %d runs of >= %.1f s each, CLOCK_MONOTONIC;\n"
+           "cpu = this thread's CPU time in that run (less than wall: the machine was busy)\n", runs, min_s);
+    header();
+
+    struct {
+        const char *name;
+        const uint32_t *w;
+        size_t n;
+    } inputs[2] = { { "corpus (GPU_FFT, 12112 words)", corpus.w, corpus.count }, { "random (65536 words)", rnd, NRANDOM } };
+    unsigned char *ring = malloc(RING * t->inst_size);
+    for (int k = 0; k < 2; k++) {
+        size_t n = inputs[k].n;
+        const uint32_t *w = inputs[k].w;
+        char name[80];
+
+        struct job dj = { "decode", t, w, ring, NULL, n, 0, 0, decode_pass };
+        struct result r = measure(&dj, min_s, runs);
+        uint64_t want = decode_sum(t, w, n) * r.passes;
+        if (dj.best_sum != want) {
+            fprintf(stderr, "bench_codec: decode checksum of the timed run differs (%llu, expected %llu)\n",
+                    (unsigned long long)dj.best_sum, (unsigned long long)want);
+            return 1;
+        }
+        snprintf(name, sizeof name, "decode %s", inputs[k].name);
+        row(name, &r, GOAL, "inst/s");
+
+        unsigned char *insts = malloc(n * t->inst_size);
+        uint32_t *out = calloc(n * nw, 4);
+        for (size_t i = 0; i < n; i++)
+            t->decode(w + i * nw, insts + i * t->inst_size);
+        struct job ej = { "encode", t, w, insts, out, n, 0, 0, encode_pass };
+        r = measure(&ej, min_s, runs);
+        if (memcmp(out, w, n * nw * 4)) {
+            fprintf(stderr, "bench_codec: the timed encode did not give back the input words\n");
+            return 1;
+        }
+        snprintf(name, sizeof name, "encode %s", inputs[k].name);
+        row(name, &r, GOAL, "inst/s");
+        free(insts);
+        free(out);
+    }
+    printf("(decode: t->decode into a ring of %d decoded instructions; encode: t->encode of every decoded "
+           "instruction, %zu bytes each)\n", RING, t->inst_size);
+
+    free(ring);
+    free(rnd);
+    tsr_words_free(&corpus);
+    tsr_diag_fini(&d);
+    return 0;
+}
