@@ -243,7 +243,8 @@ def main():
     mdlc = [n.build(built('mdlc'), 'link', [compile_(s, 'obj', '', parse_h) for s in files('gen/*.c')],
                     implicit=core_libs, variables={'libs': ' '.join(core_libs + ['$libs'])})] \
         if files('gen/*.c') else []
-    tools = [program(built('tessera'), files('tools/*.c'), libs)] if files('tools/*.c') else []
+    # tools/gpufft.c (`tessera gpu-fft`) checks GPU_FFT in the simulator against FFTW's transform.
+    tools = [program(built('tessera'), files('tools/*.c'), libs, '-lfftw3')] if files('tools/*.c') else []
     # tests/support_*.c: helpers shared by the test binaries, linked into each of them.
     support = library('testsupport', files('tests/support_*.c'), 'obj', all_incs, order)
     tests = [program(built('tests/' + stem(s)), [s], support + libs, '-lcriterion -lfftw3f -lfftw3')

@@ -3,22 +3,28 @@
  * where `ninja bench` runs):
  *  - disasm: t->disasm of every word, one call per word (each call prints the bundle, assembles its
  *    own text back and compares the fields: the round-trip check of runtime/dis_engine.c);
- *  - disasm_program: t->disasm_program on each whole program (labels; a per-call memo serves the
- *    repeated words of a program);
- *  - assemble: t->assemble on each disassembled whole program (labels and all; a per-call memo
- *    serves the repeated bundle texts of a program);
+ *  - disasm_program: t->disasm_program on each whole program (with its label lines);
+ *  - assemble: t->assemble on each disassembled whole program;
  *  - assemble_one: t->assemble_one on the text of every word, one call per line.
  * A line is one instruction (label lines `Lxx:` of the program forms are not counted; the count of
  * them is printed).  For comparison, when GNU `as` is on the PATH: `as --64` on a generated x86-64
- * file of about a million typical lines (wall time of the whole process, startup included).
+ * file of a million typical lines (the whole process, startup included).
  *
- * Each measurement repeats passes over the corpus for >= TESSERA_BENCH_SECONDS (default 1) and keeps
- * the best of TESSERA_BENCH_RUNS (default 3) runs, timed with clock_gettime(CLOCK_MONOTONIC); the
- * thread's CPU time of that run is printed beside it.  The work is checked: the text of the timed
- * runs equals the reference text, and that text assembles back to the corpus words, bit for bit,
- * one line at a time and as whole programs; a wrong result exits 1.  Goals (docs/PERFORMANCE.md)
- * are reported, never enforced. */
-#define _POSIX_C_SOURCE 200809L
+ * Cold passes: the text engines may memoise (a per-call memo serves the words and bundle texts that
+ * repeat within a program; a per-thread memo may serve the words seen before), so that passes
+ * repeated in one process would time memo hits.  Each timed pass therefore runs in a freshly forked
+ * child of a parent that has not used that engine yet: every pass does the work a program does on
+ * first meeting the corpus (repeats within the pass still hit the memos, as they would there).  The
+ * child times itself (wall and thread CPU time) and reports through a pipe.  Rows marked "warm" repeat
+ * passes in one process, for comparison, without a goal.
+ *
+ * Each measurement repeats passes for >= TESSERA_BENCH_SECONDS (default 1) of summed pass time and
+ * keeps the best of TESSERA_BENCH_RUNS (default 3) runs, timed with clock_gettime(CLOCK_MONOTONIC);
+ * the CPU time of the same passes is printed beside it.  The work is checked: the first pass of every
+ * run verifies that its text assembles back to the corpus words bit for bit (per line for disasm, per
+ * program for disasm_program) and that its text is the same as every other pass's (a hash); assemble
+ * and assemble_one compare every word they produce with the corpus.  A wrong result exits 1.  Goals
+ * (docs/PERFORMANCE.md) are reported, never enforced. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +32,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <errno.h>
 
 #include "registry.h"
 #include "tsr.h"
@@ -53,26 +60,36 @@ static double env_num(const char *name, double dflt)
     return v > 0 ? v : dflt;
 }
 
+/* TESSERA_BENCH_ONLY=TEXT runs only the measurements whose name contains TEXT (for profiling). */
+static int selected(const char *name)
+{
+    const char *only = getenv("TESSERA_BENCH_ONLY");
+    return !only || strstr(name, only) != NULL;
+}
+
 /* Everything the passes work on. */
 struct corpus {
     const struct tsr_target *t;
+    size_t nprog;                      /* programs (<= NPROGRAMS) */
+    const char *name[NPROGRAMS];       /* for messages: shader_<name> */
     struct tsr_words prog[NPROGRAMS];
-    size_t total;                 /* instructions */
-    /* reference texts, made once (untimed) */
-    struct tsr_buf lines;         /* t->disasm of every word, each followed by '\n' */
-    size_t *line_off;             /* total + 1 offsets into lines */
+    size_t total;                      /* instructions */
+    /* texts for the assembler passes, made by the parent after the disassembler measurements */
+    struct tsr_buf lines;              /* t->disasm of every word, each followed by '\n' */
+    size_t *line_off;                  /* total + 1 offsets into lines */
     struct tsr_buf listing[NPROGRAMS]; /* t->disasm_program of each program */
-    /* outputs of the timed passes */
-    struct tsr_buf out;           /* disasm / disasm_program output of the current pass */
-    uint32_t *words;              /* assemble_one output, total * nwords */
-    int bad;                      /* a pass found a wrong result */
+    /* outputs of the pass */
+    struct tsr_buf out;                /* disasm / disasm_program output */
+    size_t out_off[NPROGRAMS + 1];     /* disasm_program: where each program's listing starts */
+    uint32_t *words;                   /* assemble_one output, total * nwords */
+    int bad;                           /* a pass found a wrong result */
 };
 
 static void pass_disasm(struct corpus *c)
 {
     const struct tsr_target *t = c->t;
     tsr_buf_clear(&c->out);
-    for (size_t p = 0; p < NPROGRAMS; p++) {
+    for (size_t p = 0; p < c->nprog; p++) {
         const struct tsr_words *w = &c->prog[p];
         for (size_t i = 0; i < w->count; i++) {
             t->disasm(tsr_words_at(w, i), i * t->pc_step, &c->out);
@@ -84,14 +101,17 @@ static void pass_disasm(struct corpus *c)
 static void pass_disasm_program(struct corpus *c)
 {
     tsr_buf_clear(&c->out);
-    for (size_t p = 0; p < NPROGRAMS; p++)
+    for (size_t p = 0; p < c->nprog; p++) {
+        c->out_off[p] = c->out.len;
         c->t->disasm_program(c->prog[p].w, c->prog[p].count, 0, &c->out);
+    }
+    c->out_off[c->nprog] = c->out.len;
 }
 
 static void pass_assemble(struct corpus *c)
 {
     const struct tsr_target *t = c->t;
-    for (size_t p = 0; p < NPROGRAMS; p++) {
+    for (size_t p = 0; p < c->nprog; p++) {
         struct tsr_words back;
         struct tsr_diag d;
         tsr_words_init(&back, t->word_bits);
@@ -100,7 +120,7 @@ static void pass_assemble(struct corpus *c)
         if (rc || back.count != c->prog[p].count || memcmp(back.w, c->prog[p].w, back.count * t->nwords * 4)) {
             if (!c->bad)
                 fprintf(stderr, "bench_text: shader_%s: the disassembled program does not assemble back\n",
-                        programs[p]);
+                        c->name[p]);
             c->bad = 1;
         }
         tsr_diag_fini(&d);
@@ -113,7 +133,7 @@ static void pass_assemble_one(struct corpus *c)
     const struct tsr_target *t = c->t;
     char err[256];
     size_t k = 0;
-    for (size_t p = 0; p < NPROGRAMS; p++)
+    for (size_t p = 0; p < c->nprog; p++)
         for (size_t i = 0; i < c->prog[p].count; i++, k++) {
             const char *s = c->lines.data + c->line_off[k];
             size_t len = c->line_off[k + 1] - c->line_off[k] - 1;
@@ -125,16 +145,167 @@ static void pass_assemble_one(struct corpus *c)
         }
 }
 
+static int cmp_u64(const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* ---- checks (run after a timed pass; 0 = right) ---- */
+
+static uint64_t hash_out(const struct corpus *c)
+{
+    uint64_t h = 1469598103934665603u;
+    for (size_t i = 0; i < c->out.len; i++)
+        h = (h ^ (unsigned char)c->out.data[i]) * 1099511628211u;
+    return h;
+}
+
+/* pass_disasm's text: one line per word, each assembling back to the word. */
+static int check_disasm(struct corpus *c)
+{
+    const struct tsr_target *t = c->t;
+    const char *s = c->out.data, *end = s + c->out.len;
+    char err[256];
+    for (size_t p = 0; p < c->nprog; p++)
+        for (size_t i = 0; i < c->prog[p].count; i++) {
+            const char *nl = memchr(s, '\n', (size_t)(end - s));
+            uint32_t w[4] = { 0 };
+            if (!nl || t->assemble_one(s, (size_t)(nl - s), i * t->pc_step, w, err, sizeof err) ||
+                memcmp(w, tsr_words_at(&c->prog[p], i), t->nwords * 4)) {
+                fprintf(stderr, "bench_text: shader_%s word %zu: '%.*s' does not assemble back\n", c->name[p], i,
+                        nl ? (int)(nl - s) : 0, s);
+                return -1;
+            }
+            s = nl + 1;
+        }
+    return s == end ? 0 : -1;
+}
+
+/* pass_disasm_program's listings: each assembles back to its program. */
+static int check_disasm_program(struct corpus *c)
+{
+    const struct tsr_target *t = c->t;
+    for (size_t p = 0; p < c->nprog; p++) {
+        struct tsr_words back;
+        struct tsr_diag d;
+        tsr_words_init(&back, t->word_bits);
+        tsr_diag_init(&d, TSR_DIAG_PRINT, stderr);
+        int rc = t->assemble("<disassembly>", c->out.data + c->out_off[p], c->out_off[p + 1] - c->out_off[p], &back, &d);
+        int same = !rc && back.count == c->prog[p].count && !memcmp(back.w, c->prog[p].w, back.count * t->nwords * 4);
+        tsr_diag_fini(&d);
+        tsr_words_free(&back);
+        if (!same) {
+            fprintf(stderr, "bench_text: shader_%s: the program listing does not assemble back\n", c->name[p]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int check_assemble(struct corpus *c)
+{
+    return c->bad ? -1 : 0;
+}
+
+static int check_assemble_one(struct corpus *c)
+{
+    const struct tsr_target *t = c->t;
+    for (size_t p = 0, base = 0; p < c->nprog; base += c->prog[p].count, p++)
+        if (memcmp(c->words + base * t->nwords, c->prog[p].w, c->prog[p].count * t->nwords * 4)) {
+            fprintf(stderr, "bench_text: shader_%s: assemble_one gives other words\n", c->name[p]);
+            return -1;
+        }
+    return c->bad ? -1 : 0;
+}
+
+/* ---- timing ---- */
+
 struct result {
-    double wall, cpu;
+    double wall, cpu;      /* the best run (by wall-clock rate): wall time and CPU time of its passes */
     uint64_t passes, count;
+    double crate;          /* the best CPU-time rate of all runs (lines per CPU second) */
 };
 
-/* Best of `runs` runs; each run repeats passes until >= min_s of wall time has gone by. */
-static struct result measure(struct corpus *c, void (*pass)(struct corpus *), double min_s, int runs)
+/* What a child reports about its pass. */
+struct child_report {
+    double wall, cpu;
+    uint64_t hash; /* of the pass's text output (disasm forms) */
+    int ok;        /* the pass's own check passed (or was not asked for) */
+};
+
+/* Runs one pass in a forked child (cold: the parent has not used the engine); with full_check the
+ * child also runs `check` on its output.  Returns 0, or -1 if the child failed or its check did. */
+static int child_pass(struct corpus *c, void (*pass)(struct corpus *), int (*check)(struct corpus *), int full_check,
+                      struct child_report *rep)
 {
-    struct result best = { 0, 0, 0, 0 };
-    pass(c); /* warm up */
+    int fd[2];
+    if (pipe(fd))
+        return -1;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        close(fd[0]);
+        struct child_report r;
+        double c0 = clock_s(CLOCK_THREAD_CPUTIME_ID), w0 = clock_s(CLOCK_MONOTONIC);
+        pass(c);
+        r.wall = clock_s(CLOCK_MONOTONIC) - w0;
+        r.cpu = clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
+        r.hash = hash_out(c);
+        r.ok = c->bad ? 0 : full_check ? check(c) == 0 : 1;
+        ssize_t n = write(fd[1], &r, sizeof r);
+        _exit(n == (ssize_t)sizeof r ? 0 : 1);
+    }
+    close(fd[1]);
+    ssize_t n;
+    do
+        n = read(fd[0], rep, sizeof *rep);
+    while (n < 0 && errno == EINTR);
+    close(fd[0]);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    return n == (ssize_t)sizeof *rep && WIFEXITED(st) && WEXITSTATUS(st) == 0 && rep->ok ? 0 : -1;
+}
+
+/* Cold measurement: best of `runs` runs, each of child passes until >= min_s of summed pass time; the
+ * first pass of each run is checked in full, and every pass's output hash must agree.  Returns 0 or -1. */
+static int measure_cold(struct corpus *c, void (*pass)(struct corpus *), int (*check)(struct corpus *), double min_s,
+                        int runs, struct result *best, uint64_t *hash)
+{
+    *best = (struct result){ 0, 0, 0, 0, 0 };
+    for (int r = 0; r < runs; r++) {
+        double wall = 0, cpu = 0;
+        uint64_t passes = 0;
+        do {
+            struct child_report rep;
+            if (child_pass(c, pass, check, passes == 0, &rep))
+                return -1;
+            if ((r || passes) && rep.hash != *hash) {
+                fprintf(stderr, "bench_text: two passes gave different text\n");
+                return -1;
+            }
+            *hash = rep.hash;
+            wall += rep.wall;
+            cpu += rep.cpu;
+            passes++;
+        } while (wall < min_s);
+        double crate = cpu > 0 ? (double)(passes * c->total) / cpu : 0;
+        if (crate < best->crate)
+            crate = best->crate;
+        if (!best->passes || wall / (double)passes < best->wall / (double)best->passes)
+            *best = (struct result){ wall, cpu, passes, passes * c->total, 0 };
+        best->crate = crate;
+    }
+    return 0;
+}
+
+/* Warm measurement: passes repeated in this process until >= min_s, best of `runs`. */
+static struct result measure_warm(struct corpus *c, void (*pass)(struct corpus *), double min_s, int runs)
+{
+    struct result best = { 0, 0, 0, 0, 0 };
+    pass(c);
     for (int r = 0; r < runs; r++) {
         uint64_t passes = 0;
         double c0 = clock_s(CLOCK_THREAD_CPUTIME_ID), w0 = clock_s(CLOCK_MONOTONIC), w;
@@ -143,27 +314,32 @@ static struct result measure(struct corpus *c, void (*pass)(struct corpus *), do
             passes++;
         } while ((w = clock_s(CLOCK_MONOTONIC) - w0) < min_s);
         double cpu = clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
+        double crate = cpu > 0 ? (double)(passes * c->total) / cpu : 0;
+        if (crate < best.crate)
+            crate = best.crate;
         if (!best.passes || w / (double)passes < best.wall / (double)best.passes)
-            best = (struct result){ w, cpu, passes, passes * c->total };
+            best = (struct result){ w, cpu, passes, passes * c->total, 0 };
+        best.crate = crate;
     }
     return best;
 }
 
+/* Columns as in bench_codec: core = CPU time / wall time of the best run, cpu rate = the best of all runs. */
 static void header(void)
 {
-    printf("%-40s %10s %7s %7s %10s %10s %8s  %s\n", "measurement", "lines", "wall s", "cpu s", "rate", "cpu rate",
+    printf("%-44s %10s %7s %6s %10s %10s %8s  %s\n", "measurement", "lines", "wall s", "core", "rate", "cpu rate",
            "goal", "goal");
 }
 
 /* goal <= 0: a comparison point, no goal. */
-static void row(const char *name, uint64_t count, double wall, double cpu, double goal)
+static void row(const char *name, const struct result *r, double goal)
 {
-    double rate = (double)count / wall, crate = cpu > 0 ? (double)count / cpu : 0;
-    printf("%-40s %10llu %7.3f %7.3f %8.2f M %8.2f M ", name, (unsigned long long)count, wall, cpu, rate / 1e6,
-           crate / 1e6);
+    double rate = (double)r->count / r->wall;
+    printf("%-44s %10llu %7.3f %5.0f%% %8.2f M %8.2f M ", name, (unsigned long long)r->count, r->wall,
+           100 * r->cpu / r->wall, rate / 1e6, r->crate / 1e6);
     if (goal > 0)
         printf("%6.0f M  %s\n", goal / 1e6,
-               rate >= goal ? "met" : crate >= goal ? "met on cpu time (machine busy)" : "NOT MET");
+               rate >= goal ? "met" : r->crate >= goal ? "met on cpu time (machine busy)" : "NOT MET");
     else
         printf("%8s  %s\n", "-", "(comparison)");
 }
@@ -227,10 +403,47 @@ static int time_gnu_as(int runs, double *wall, double *cpu)
     return rc;
 }
 
+/* The parent's texts for the assembler passes: every word's disassembly (lines) and every program's
+ * listing.  Returns the number of label lines in the listings. */
+static size_t make_texts(struct corpus *c)
+{
+    const struct tsr_target *t = c->t;
+    c->line_off = malloc((c->total + 1) * sizeof *c->line_off);
+    c->words = calloc(c->total * t->nwords, 4);
+    size_t k = 0, labels = 0;
+    tsr_buf_puts(&c->lines, "");
+    for (size_t p = 0; p < c->nprog; p++) {
+        const struct tsr_words *w = &c->prog[p];
+        for (size_t i = 0; i < w->count; i++, k++) {
+            c->line_off[k] = c->lines.len;
+            t->disasm(tsr_words_at(w, i), i * t->pc_step, &c->lines);
+            tsr_buf_append(&c->lines, "\n", 1);
+        }
+        tsr_buf_puts(&c->listing[p], "");
+        t->disasm_program(w->w, w->count, 0, &c->listing[p]);
+        for (size_t i = 0; i < c->listing[p].len; i++)
+            labels += c->listing[p].data[i] == ':' && (i + 1 == c->listing[p].len || c->listing[p].data[i + 1] == '\n');
+    }
+    c->line_off[k] = c->lines.len;
+    return labels;
+}
+
+static void corpus_free(struct corpus *c)
+{
+    for (size_t p = 0; p < c->nprog; p++) {
+        tsr_words_free(&c->prog[p]);
+        tsr_buf_free(&c->listing[p]);
+    }
+    tsr_buf_free(&c->lines);
+    tsr_buf_free(&c->out);
+    free(c->line_off);
+    free(c->words);
+}
+
 int main(void)
 {
-    static struct corpus c;
-    const struct tsr_target *t = c.t = tsr_find_target("qpu");
+    static struct corpus c, u; /* the corpus; its distinct words as one program */
+    const struct tsr_target *t = c.t = u.t = tsr_find_target("qpu");
     if (!t) {
         fprintf(stderr, "bench_text: no qpu target in this build\n");
         return 1;
@@ -245,6 +458,8 @@ int main(void)
         snprintf(path, sizeof path, "%s/corpus/qpu/gpu_fft_r3/hex/shader_%s.hex", shared ? shared : "../shared",
                  programs[p]);
         tsr_words_init(&c.prog[p], t->word_bits);
+        c.name[p] = programs[p];
+        c.nprog = p + 1;
         if (tsr_words_read(&c.prog[p], path, TSR_WORDS_HEX, &d)) {
             fprintf(stderr, "bench_text: cannot read %s (set TESSERA_SHARED to the directory holding corpus/)\n",
                     path);
@@ -256,91 +471,129 @@ int main(void)
         fprintf(stderr, "bench_text: the corpus has %zu words, expected %d\n", c.total, CORPUS_WORDS);
         return 1;
     }
-
-    /* reference texts and their checks (untimed) */
-    c.line_off = malloc((c.total + 1) * sizeof *c.line_off);
-    c.words = calloc(c.total * t->nwords, 4);
-    size_t k = 0, labels = 0, distinct = 0;
-    tsr_buf_puts(&c.lines, "");
-    for (size_t p = 0; p < NPROGRAMS; p++) {
-        const struct tsr_words *w = &c.prog[p];
-        for (size_t i = 0; i < w->count; i++, k++) {
-            c.line_off[k] = c.lines.len;
-            t->disasm(tsr_words_at(w, i), i * t->pc_step, &c.lines);
-            tsr_buf_append(&c.lines, "\n", 1);
+    size_t distinct = 0;
+    for (size_t p = 0; p < NPROGRAMS; p++)
+        for (size_t i = 0; i < c.prog[p].count; i++) {
             int seen = 0;
             for (size_t j = 0; j < i && !seen; j++)
-                seen = !memcmp(tsr_words_at(w, j), tsr_words_at(w, i), t->nwords * 4);
+                seen = !memcmp(tsr_words_at(&c.prog[p], j), tsr_words_at(&c.prog[p], i), t->nwords * 4);
             distinct += !seen;
         }
-        tsr_buf_puts(&c.listing[p], "");
-        t->disasm_program(w->w, w->count, 0, &c.listing[p]);
-        for (size_t i = 0; i < c.listing[p].len; i++)
-            labels += c.listing[p].data[i] == ':' && (i + 1 == c.listing[p].len || c.listing[p].data[i + 1] == '\n');
-    }
-    c.line_off[k] = c.lines.len;
-    pass_assemble_one(&c);
-    pass_assemble(&c);
-    if (c.bad)
-        return 1;
-    for (size_t p = 0, base = 0; p < NPROGRAMS; base += c.prog[p].count, p++)
-        if (memcmp(c.words + base * t->nwords, c.prog[p].w, c.prog[p].count * t->nwords * 4)) {
-            fprintf(stderr, "bench_text: shader_%s: disassemble -> assemble_one gives other words\n", programs[p]);
-            return 1;
+
+    uint64_t *all = malloc(c.total * sizeof *all);
+    size_t na = 0, distinct_all = 0;
+    for (size_t p = 0; p < NPROGRAMS; p++)
+        for (size_t i = 0; i < c.prog[p].count; i++)
+            all[na++] = tsr_words_get64(&c.prog[p], i);
+    qsort(all, na, sizeof *all, cmp_u64);
+    u.nprog = 1;
+    u.name[0] = "(distinct words)";
+    tsr_words_init(&u.prog[0], t->word_bits);
+    for (size_t i = 0; i < na; i++)
+        if (i == 0 || all[i] != all[i - 1]) {
+            uint32_t w[2] = { (uint32_t)all[i], (uint32_t)(all[i] >> 32) };
+            tsr_words_push(&u.prog[0], w, NULL, 0);
+            distinct_all++;
         }
+    u.total = distinct_all;
+    free(all);
 
     printf("QPU text throughput (lines/s), one core, over the %zu GPU_FFT words (%zu distinct within their "
-           "programs; %zu label lines in the program listings, not counted);\n"
-           "best of %d runs of >= %.1f s each, CLOCK_MONOTONIC; cpu = this thread's CPU time in that run\n",
-           c.total, distinct, labels, runs, min_s);
+           "programs, %zu in the whole corpus);\ncold passes (each in a fresh child process), best of %d runs of >= %.1f s each, "
+           "CLOCK_MONOTONIC;\ncore = CPU time / wall time of the best run; cpu rate = best lines per second of CPU time\n", c.total, distinct, distinct_all, runs, min_s);
     header();
+    struct result r;
+    uint64_t h_disasm = 0, h_program = 0, h;
 
-    struct result r = measure(&c, pass_disasm, min_s, runs);
-    if (c.out.len != c.lines.len || memcmp(c.out.data, c.lines.data, c.lines.len)) {
-        fprintf(stderr, "bench_text: the timed disassembly differs from the reference\n");
+    /* the disassembler, cold: the parent has not disassembled anything yet */
+    const char *name = "disassemble, t->disasm per word";
+    if (selected(name)) {
+        if (measure_cold(&c, pass_disasm, check_disasm, min_s, runs, &r, &h_disasm))
+            return 1;
+        row(name, &r, GOAL);
+    }
+    name = "disassemble, t->disasm per distinct word";
+    if (selected(name)) {
+        if (measure_cold(&u, pass_disasm, check_disasm, min_s, runs, &r, &(uint64_t){ 0 }))
+            return 1;
+        row(name, &r, GOAL);
+    }
+    name = "disassemble, t->disasm_program";
+    if (selected(name)) {
+        if (measure_cold(&c, pass_disasm_program, check_disasm_program, min_s, runs, &r, &h_program))
+            return 1;
+        row(name, &r, GOAL);
+    }
+
+    /* the texts for the assembler (the parent disassembles now), checked against the children's */
+    size_t labels = make_texts(&c);
+    make_texts(&u);
+    tsr_buf_clear(&c.out);
+    tsr_buf_append(&c.out, c.lines.data, c.lines.len);
+    h = hash_out(&c);
+    if (h_disasm && h != h_disasm) {
+        fprintf(stderr, "bench_text: the disassembly differs between a fresh process and this one\n");
         return 1;
     }
-    row("disassemble, t->disasm per word", r.count, r.wall, r.cpu, GOAL);
-
-    r = measure(&c, pass_disasm_program, min_s, runs);
-    size_t off = 0;
-    for (size_t p = 0; p < NPROGRAMS; p++) {
-        if (off + c.listing[p].len > c.out.len || memcmp(c.out.data + off, c.listing[p].data, c.listing[p].len)) {
-            fprintf(stderr, "bench_text: the timed program disassembly differs from the reference\n");
-            return 1;
-        }
-        off += c.listing[p].len;
-    }
-    row("disassemble, t->disasm_program", r.count, r.wall, r.cpu, GOAL);
-
-    r = measure(&c, pass_assemble, min_s, runs);
-    if (c.bad)
+    tsr_buf_clear(&c.out);
+    for (size_t p = 0; p < NPROGRAMS; p++)
+        tsr_buf_append(&c.out, c.listing[p].data, c.listing[p].len);
+    h = hash_out(&c);
+    if (h_program && h != h_program) {
+        fprintf(stderr, "bench_text: the program disassembly differs between a fresh process and this one\n");
         return 1;
-    row("assemble, t->assemble (16 programs)", r.count, r.wall, r.cpu, GOAL);
+    }
 
-    memset(c.words, 0, c.total * t->nwords * 4);
-    r = measure(&c, pass_assemble_one, min_s, runs);
-    for (size_t p = 0, base = 0; p < NPROGRAMS; base += c.prog[p].count, p++)
-        if (c.bad || memcmp(c.words + base * t->nwords, c.prog[p].w, c.prog[p].count * t->nwords * 4)) {
-            fprintf(stderr, "bench_text: the timed assemble_one gives other words\n");
+    /* the assembler, cold: the parent has not assembled anything yet */
+    name = "assemble, t->assemble (16 programs)";
+    if (selected(name)) {
+        if (measure_cold(&c, pass_assemble, check_assemble, min_s, runs, &r, &(uint64_t){ 0 }))
             return 1;
-        }
-    row("assemble, t->assemble_one per line", r.count, r.wall, r.cpu, GOAL);
+        row(name, &r, GOAL);
+    }
+    name = "assemble, t->assemble_one per line";
+    if (selected(name)) {
+        if (measure_cold(&c, pass_assemble_one, check_assemble_one, min_s, runs, &r, &(uint64_t){ 0 }))
+            return 1;
+        row(name, &r, GOAL);
+    }
 
-    double aw, ac;
-    if (time_gnu_as(runs, &aw, &ac) == 0)
-        row("GNU as --64, x86-64 (whole process)", AS_LINES, aw, ac, 0);
+    name = "assemble, t->assemble_one per distinct line";
+    if (selected(name)) {
+        if (measure_cold(&u, pass_assemble_one, check_assemble_one, min_s, runs, &r, &(uint64_t){ 0 }))
+            return 1;
+        row(name, &r, GOAL);
+    }
+
+    /* warm: the same passes repeated in this process (memos of earlier passes may serve them) */
+    name = "warm: t->disasm per word, repeated";
+    if (selected(name)) {
+        r = measure_warm(&c, pass_disasm, min_s, runs);
+        if (check_disasm(&c))
+            return 1;
+        row(name, &r, 0);
+    }
+    name = "warm: t->assemble_one per line, repeated";
+    if (selected(name)) {
+        memset(c.words, 0, c.total * t->nwords * 4);
+        r = measure_warm(&c, pass_assemble_one, min_s, runs);
+        if (check_assemble_one(&c))
+            return 1;
+        row(name, &r, 0);
+    }
+
+    name = "GNU as --64, x86-64 (whole process)";
+    double aw = 0, ac = 0;
+    if (!selected(name))
+        ;
+    else if (time_gnu_as(runs, &aw, &ac) == 0)
+        row(name, &(struct result){ aw, ac, 1, AS_LINES, ac > 0 ? AS_LINES / ac : 0 }, 0);
     else
         printf("(GNU as not available: no comparison)\n");
+    printf("(lines are instructions; the %zu label lines of the program listings are not counted)\n", labels);
 
-    for (size_t p = 0; p < NPROGRAMS; p++) {
-        tsr_words_free(&c.prog[p]);
-        tsr_buf_free(&c.listing[p]);
-    }
-    tsr_buf_free(&c.lines);
-    tsr_buf_free(&c.out);
-    free(c.line_off);
-    free(c.words);
+    corpus_free(&c);
+    corpus_free(&u);
     tsr_diag_fini(&d);
     return 0;
 }

@@ -189,9 +189,244 @@ static void set_op(const struct mdl_model *m, int slot, int op, const char *ind,
     tsr_buf_puts(out, ";");
 }
 
-static int decode_slot(const struct mdl_model *m, int s, const bool *avail, struct tsr_buf *out, struct tsr_diag *d)
+/* ---- table-driven op selection --------------------------------------------------------------------
+ * When the ops of a slot bind a narrow key field (the QPU's op_add, op_mul, sig), the decoder looks
+ * the op up in a table indexed by the key: for each key value the generator evaluates every op's
+ * conditions with the key known (three-valued: other fields unknown), so the table holds the op
+ * whenever the key alone decides, and TC_SPECIAL when another field must be tested (then the
+ * conditions of the remaining candidates are tested in declaration order, as before). */
+#define KEY_MAX_BITS 10
+#define TC_SPECIAL 0xfffe
+
+/* Value of e with field `key` = v; unavailable fields read 0.  Returns 1 (known, *r) or 0. */
+static int eval3(const struct mdl_model *m, const struct mdl_expr *e, int key, uint64_t v, const bool *avail,
+                 uint64_t *r)
+{
+    uint64_t a, b, c;
+    int ka, kb;
+    switch (e->kind) {
+    case MDL_E_INT:
+    case MDL_E_FLOAT:
+        *r = e->ival;
+        return 1;
+    case MDL_E_FIELD: {
+        const struct mdl_field *f = &m->fields[e->index];
+        if (!avail[e->index])
+            a = 0;
+        else if (e->index == key)
+            a = v;
+        else
+            return 0;
+        if (f->is_signed && f->width < 64) {
+            uint64_t sign = (uint64_t)1 << (f->width - 1);
+            a = (a ^ sign) - sign;
+        }
+        *r = a;
+        return 1;
+    }
+    case MDL_E_UN:
+        if (!eval3(m, e->a[0], key, v, avail, &a))
+            return 0;
+        *r = e->op == '-' ? 0 - a : e->op == '~' ? ~a : !a;
+        return 1;
+    case MDL_E_COND:
+        if (!eval3(m, e->a[0], key, v, avail, &c)) {
+            if (eval3(m, e->a[1], key, v, avail, &a) && eval3(m, e->a[2], key, v, avail, &b) && a == b) {
+                *r = a;
+                return 1;
+            }
+            return 0;
+        }
+        return eval3(m, e->a[c ? 1 : 2], key, v, avail, r);
+    case MDL_E_CAST:
+        if (!eval3(m, e->a[0], key, v, avail, &a))
+            return 0;
+        if (e->type == MDL_T_U32)
+            *r = a & 0xffffffffu;
+        else if (e->type == MDL_T_I32)
+            *r = (uint64_t)(int64_t)(int32_t)(uint32_t)a;
+        else if (e->type == MDL_T_BOOL)
+            *r = a != 0;
+        else
+            return 0;
+        return 1;
+    case MDL_E_BIN:
+        ka = eval3(m, e->a[0], key, v, avail, &a);
+        kb = eval3(m, e->a[1], key, v, avail, &b);
+        if (e->op == MDL_OP_LAND) {
+            if ((ka && !a) || (kb && !b)) {
+                *r = 0;
+                return 1;
+            }
+            if (ka && kb) {
+                *r = 1;
+                return 1;
+            }
+            return 0;
+        }
+        if (e->op == MDL_OP_LOR) {
+            if ((ka && a) || (kb && b)) {
+                *r = 1;
+                return 1;
+            }
+            if (ka && kb) {
+                *r = 0;
+                return 1;
+            }
+            return 0;
+        }
+        if (!ka || !kb)
+            return 0;
+        bool sg = gen_expr_signed(m, e->a[0]) || gen_expr_signed(m, e->a[1]);
+        int64_t sa = (int64_t)a, sb = (int64_t)b;
+        switch (e->op) {
+        case '+': *r = a + b; return 1;
+        case '-': *r = a - b; return 1;
+        case '*': *r = a * b; return 1;
+        case '&': *r = a & b; return 1;
+        case '|': *r = a | b; return 1;
+        case '^': *r = a ^ b; return 1;
+        case '/':
+            *r = !b ? 0 : sg ? ((sa == INT64_MIN && sb == -1) ? 0 : (uint64_t)(sa / sb)) : a / b;
+            return 1;
+        case '%':
+            *r = !b ? 0 : sg ? (sb == -1 ? 0 : (uint64_t)(sa % sb)) : a % b;
+            return 1;
+        case MDL_OP_SHL: *r = a << (b & 63); return 1;
+        case MDL_OP_SHR: *r = sg ? (uint64_t)(sa >> (b & 63)) : a >> (b & 63); return 1;
+        case MDL_OP_EQ: *r = a == b; return 1;
+        case MDL_OP_NE: *r = a != b; return 1;
+        case MDL_OP_LT: *r = sg ? sa < sb : a < b; return 1;
+        case MDL_OP_LE: *r = sg ? sa <= sb : a <= b; return 1;
+        case MDL_OP_GT: *r = sg ? sa > sb : a > b; return 1;
+        case MDL_OP_GE: *r = sg ? sa >= sb : a >= b; return 1;
+        }
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+enum { T_FALSE, T_TRUE, T_UNKNOWN };
+
+/* Does the op's encode condition list hold when field key = v? */
+static int op_holds(const struct mdl_model *m, const struct mdl_op *op, int key, uint64_t v, const bool *avail)
+{
+    int st = T_TRUE;
+    for (int i = 0; i < op->ncond; i++) {
+        const struct mdl_cond *c = &op->cond[i];
+        uint64_t r;
+        if (!c->e || !eval3(m, c->e, key, v, avail, &r)) {
+            st = T_UNKNOWN;
+            continue;
+        }
+        if (!r)
+            return T_FALSE;
+    }
+    return st;
+}
+
+/* The key field for slot s: the field most of its ops bind to a constant (available, narrow). */
+static int slot_key(const struct mdl_model *m, const struct mdl_slot *sl, const bool *avail)
+{
+    int best = -1, bestn = 0;
+    for (int f = 0; f < m->nfields; f++) {
+        if (!avail[f] || m->fields[f].width > KEY_MAX_BITS)
+            continue;
+        int n = 0;
+        for (int i = 0; i < sl->nops; i++)
+            n += key_cond(&m->ops[sl->ops[i]], f) >= 0;
+        if (n > bestn) {
+            best = f;
+            bestn = n;
+        }
+    }
+    return best;
+}
+
+static int decode_slot_table(const struct mdl_model *m, int fi, int s, int key, const bool *avail,
+                             struct tsr_buf *pre, struct tsr_buf *out, struct tsr_diag *d)
 {
     const struct mdl_slot *sl = &m->slots[s];
+    int n = 1 << m->fields[key].width;
+    uint16_t *tab = calloc((size_t)n, sizeof *tab);
+    if (!tab)
+        abort();
+    int nspecial = 0;
+    for (int v = 0; v < n; v++) {
+        tab[v] = 0xffff;
+        for (int i = 0; i < sl->nops; i++) {
+            int st = op_holds(m, &m->ops[sl->ops[i]], key, (uint64_t)v, avail);
+            if (st == T_FALSE)
+                continue;
+            tab[v] = st == T_TRUE ? (uint16_t)sl->ops[i] : TC_SPECIAL;
+            nspecial += st != T_TRUE;
+            break;
+        }
+    }
+    tsr_buf_printf(pre, "/* format %s, slot %s: op by %s (0xffff no op, 0x%x: other fields decide) */\n"
+                        "static const uint16_t dec_%s_%s[%d] = {", m->formats[fi].name, sl->name,
+                   m->fields[key].name, TC_SPECIAL, m->formats[fi].name, sl->name, n);
+    for (int v = 0; v < n; v++)
+        tsr_buf_printf(pre, "%s%s%u,", v % 16 ? "" : "\n   ", " ", (unsigned)tab[v]);
+    tsr_buf_puts(pre, "\n};\n\n");
+    tsr_buf_printf(out, "        /* slot %s: by %s */\n        {\n            uint16_t o = dec_%s_%s[v_%s];\n",
+                   sl->name, m->fields[key].name, m->formats[fi].name, sl->name, m->fields[key].name);
+    if (nspecial) {
+        tsr_buf_printf(out, "            if (o == 0x%x) {\n                switch (v_%s) {\n", TC_SPECIAL,
+                       m->fields[key].name);
+        for (int v = 0; v < n; v++) {
+            if (tab[v] != TC_SPECIAL)
+                continue;
+            tsr_buf_printf(out, "                case %d:\n", v);
+            bool closed = false;
+            int ncase = 0;
+            for (int i = 0; i < sl->nops && !closed; i++) {
+                const struct mdl_op *op = &m->ops[sl->ops[i]];
+                int st = op_holds(m, op, key, (uint64_t)v, avail);
+                if (st == T_FALSE)
+                    continue;
+                if (st == T_TRUE) {
+                    tsr_buf_puts(out, ncase ? "                    else\n    " : "");
+                    tsr_buf_puts(out, "                    o = ");
+                    gen_op_enum(m, sl->ops[i], out);
+                    tsr_buf_puts(out, ";\n");
+                    closed = true;
+                    break;
+                }
+                struct tsr_buf c = {0};
+                if (conds_c(m, op, -1, avail, &c, d) < 0) {
+                    tsr_buf_free(&c);
+                    free(tab);
+                    return -1;
+                }
+                tsr_buf_printf(out, "                    %sif (%s)\n                        o = ", ncase ? "else " : "",
+                               c.data ? c.data : "1");
+                gen_op_enum(m, sl->ops[i], out);
+                tsr_buf_puts(out, ";\n");
+                tsr_buf_free(&c);
+                ncase++;
+            }
+            if (!closed)
+                tsr_buf_printf(out, "                    else\n                        o = %s_NO_OP;\n", gen_upper(m));
+            tsr_buf_puts(out, "                    break;\n");
+        }
+        tsr_buf_puts(out, "                }\n            }\n");
+    }
+    tsr_buf_puts(out, "            inst->op[");
+    gen_slot_enum(m, s, out);
+    tsr_buf_puts(out, "] = o;\n        }\n");
+    free(tab);
+    return 0;
+}
+
+static int decode_slot(const struct mdl_model *m, int fi, int s, const bool *avail, struct tsr_buf *pre,
+                       struct tsr_buf *out, struct tsr_diag *d)
+{
+    const struct mdl_slot *sl = &m->slots[s];
+    int tkey = slot_key(m, sl, avail);
+    if (tkey >= 0)
+        return decode_slot_table(m, fi, s, tkey, avail, pre, out, d);
     tsr_buf_printf(out, "        /* slot %s */\n", sl->name);
     /* a key field every op binds to a constant */
     int key = -1;
@@ -289,15 +524,31 @@ static int decode_slot(const struct mdl_model *m, int s, const bool *avail, stru
     return 0;
 }
 
+static int decode_body(const struct mdl_model *m, struct tsr_buf *pre, struct tsr_buf *out, struct tsr_diag *d);
+
 int gen_decode(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d)
+{
+    struct tsr_buf pre = {0}, body = {0};
+    gen_banner(m, out);
+    tsr_buf_printf(out, "#include \"%s.h\"\n\n", m->name);
+    int rc = decode_body(m, &pre, &body, d);
+    if (pre.len)
+        tsr_buf_append(out, pre.data, pre.len);
+    if (body.len)
+        tsr_buf_append(out, body.data, body.len);
+    tsr_buf_free(&pre);
+    tsr_buf_free(&body);
+    return rc;
+}
+
+static int decode_body(const struct mdl_model *m, struct tsr_buf *pre, struct tsr_buf *out, struct tsr_diag *d)
 {
     const char *lo = gen_lower(m);
     int nw = m->word_bits / 32, rc = 0;
+
     bool *sel = calloc((size_t)m->nfields + 1, 1), *avail = calloc((size_t)m->nfields + 1, 1);
     if (!sel || !avail)
         abort();
-    gen_banner(m, out);
-    tsr_buf_printf(out, "#include \"%s.h\"\n\n", m->name);
     tsr_buf_printf(out, "int %s_decode(const uint32_t *w, struct %s_inst *inst)\n{\n", lo, lo);
     load_chunks(m, out, true);
     for (int fi = 0; fi < m->nformats; fi++)
@@ -336,6 +587,7 @@ int gen_decode(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
         tsr_buf_puts(out, "        inst->format = ");
         gen_format_enum(m, fi, out);
         tsr_buf_puts(out, ";\n");
+        /* every field: the format's, and 0 for the others (explicit stores measured faster than a memset) */
         for (int i = 0; i < m->nfields; i++) {
             tsr_buf_puts(out, "        inst->f[");
             gen_field_enum(m, i, out);
@@ -364,7 +616,7 @@ int gen_decode(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
             }
         free(inf);
         for (int i = 0; i < F->nslots && rc == 0; i++)
-            rc = decode_slot(m, F->slots[i], avail, out, d);
+            rc = decode_slot(m, fi, F->slots[i], avail, pre, out, d);
         tsr_buf_puts(out, "        return 0;\n    }\n");
     }
     tsr_buf_printf(out, "    /* no format: keep the raw word */\n    inst->format = %s_NO_FORMAT;\n", gen_upper(m));

@@ -295,7 +295,45 @@ static void emit_support(struct sg *g)
     tsr_buf_puts(o, "};\nstatic const uint64_t sim_op_attrs[] = {");
     for (int i = 0; i < m->nops; i++)
         tsr_buf_printf(o, "%s0x%" PRIx64 "u", i ? ", " : "", m->ops[i].attrs);
+    tsr_buf_puts(o, "};\n");
+    tsr_buf_printf(o, "__attribute__((unused)) static const uint32_t sim_bit[%d] = {", L);
+    for (int l = 0; l < L; l++)
+        tsr_buf_printf(o, "%s0x%xu", l ? ", " : "", 1u << l);
     tsr_buf_puts(o, "};\n\n");
+    if (g->vec_ok) {
+        /* vector forms of element-wise expressions (GNU vector extension, gcc and clang), 4 lanes (one SSE
+         * register) per chunk: the compiler emits SIMD instructions whatever it can prove about the arrays */
+        tsr_buf_puts(o,
+            "/* sim_v: 4 lanes of a value; SIM_* helpers are statement expressions (no vector crosses a call) */\n"
+            "typedef uint32_t sim_v __attribute__((vector_size(16)));\n"
+            "typedef int32_t sim_vi __attribute__((vector_size(16)));\n"
+            "__attribute__((unused)) static const sim_v sim_vbits = {1u, 2u, 4u, 8u};\n"
+            "__attribute__((unused)) static const sim_v sim_velem = {0u, 1u, 2u, 3u};\n"
+            "#define SIM_VLD(p) ({ sim_v ld_; memcpy(&ld_, (p), sizeof ld_); ld_; })\n"
+            "#define SIM_VST(p, v) do { sim_v st_ = (v); memcpy((p), &st_, sizeof st_); } while (0)\n"
+            "#define SIM_VS(x) ((sim_v){0u, 0u, 0u, 0u} + (uint32_t)(x))\n"
+            "#define SIM_VSEL(c, a, b) ({ sim_v sel_ = (sim_v)((c) != 0u); ((a) & sel_) | ((b) & ~sel_); })\n"
+            "#define SIM_MVEC(m) ((sim_v)((sim_vbits & (uint32_t)(m)) != 0u))\n"
+            "#if defined(__SSE2__)\n#include <emmintrin.h>\n"
+            "#define SIM_VMASK(c) ((uint32_t)_mm_movemask_ps((__m128)(sim_v)((c) != 0u)))\n"
+            "#else\n"
+            "#define SIM_VMASK(c) ({ sim_v mk_ = (sim_v)((c) != 0u) & sim_vbits; mk_[0] | mk_[1] | mk_[2] | mk_[3]; })\n"
+            "#endif\n"
+            "#define SIM_VSHL(a, n) ({ sim_v shla_ = (a), shln_ = (n); (shla_ << (shln_ & 31u)) & (sim_v)(shln_ < 32u); })\n"
+            "#define SIM_VSHR(a, n) ({ sim_v shra_ = (a), shrn_ = (n); (shra_ >> (shrn_ & 31u)) & (sim_v)(shrn_ < 32u); })\n"
+            "#define SIM_VASR(a, n) ({ sim_v asra_ = (a), asrn_ = (n); \\\n"
+            "    sim_v asrk_ = SIM_VSEL((sim_v)(asrn_ < 32u), asrn_ & 31u, SIM_VS(31u)); \\\n"
+            "    (sim_v)((sim_vi)asra_ >> (sim_vi)asrk_); })\n"
+            "#define SIM_VROR(a, n) ({ sim_v rora_ = (a), rork_ = (n) & 31u; \\\n"
+            "    (rora_ >> rork_) | (rora_ << ((32u - rork_) & 31u)); })\n"
+            "typedef uint8_t sim_b __attribute__((vector_size(16)));\n"
+            "#define SIM_V8MIN(a, b) ({ sim_b mna_ = (sim_b)(a), mnb_ = (sim_b)(b), mnm_ = (sim_b)(mna_ < mnb_); \\\n"
+            "    (sim_v)((mna_ & mnm_) | (mnb_ & ~mnm_)); })\n"
+            "#define SIM_V8MAX(a, b) ({ sim_b mxa_ = (sim_b)(a), mxb_ = (sim_b)(b), mxm_ = (sim_b)(mxa_ > mxb_); \\\n"
+            "    (sim_v)((mxa_ & mxm_) | (mxb_ & ~mxm_)); })\n"
+            "#define SIM_V8ADDS(a, b) ({ sim_b ada_ = (sim_b)(a), ads_ = ada_ + (sim_b)(b); (sim_v)(ads_ | (sim_b)(ads_ < ada_)); })\n"
+            "#define SIM_V8SUBS(a, b) ({ sim_b sba_ = (sim_b)(a), sbs_ = sba_ - (sim_b)(b); (sim_v)(sbs_ & ~(sim_b)(sbs_ > sba_)); })\n\n");
+    }
 
     tsr_buf_printf(o, "void %s_sim_init(struct %s_sim *S)\n{\n    memset(S, 0, sizeof *S);\n"
                    "    tsr_sim_ctl_init(&S->core);\n    S->core.trace_nwords = %d;\n", t, t, m->word_bits / 32);
@@ -365,7 +403,7 @@ static void emit_support(struct sg *g)
         "        if (w->width == 1)\n            w->dst[0] = w->v[0];\n"
         "        else if (w->mask == %s)\n            memcpy(w->dst, w->v, sizeof w->v);\n"
         "        else\n            for (int l = 0; l < %d; l++)\n"
-        "                w->dst[l] = (w->mask >> l & 1) ? w->v[l] : w->dst[l];\n"
+        "                w->dst[l] = (w->mask & sim_bit[l]) ? w->v[l] : w->dst[l];\n"
         "        if (w->wt)\n            *w->wt = (int64_t)S->core.icount;\n"
         "        if (w->state == %d)\n            *pcw = true;\n"
         "        if (S->core.trace)\n            tsr_sim_trace_write(&S->core, sim_state_names[w->state],\n"
@@ -528,6 +566,26 @@ static void emit_format(struct sg *g, int fi)
     memcpy(fkval, g->kval, (size_t)m->nfields * sizeof *fkval);
     sg_line(g, "case %d: { /* format %s */", fi, f->name);
     g->ind++;
+    /* the slots' locals: values (lv), uniform values (lu), pointers to operand lanes (lp) and their
+     * buffers (lb), chosen operand alternatives (alt) */
+    for (int i = 0; i < f->nslots; i++) {
+        int k = f->slots[i];
+        const struct mdl_slot *sl = &m->slots[k];
+        int n = 1;
+        for (int j = 0; j < sl->nops; j++) {
+            int x = op_nloc(&m->ops[sl->ops[j]], sl);
+            if (x > n)
+                n = x;
+        }
+        sg_line(g, "uint32_t lv_%d[%d][%d], lu_%d[%d], lb_%d[%d][%d];", k, n, g->L, k, n, k, n, g->L);
+        sg_line(g, "const uint32_t *lp_%d[%d];", k, n);
+        sg_line(g, "int alt_%d[%d] = {0};", k, n);
+        sg_line(g, "(void)lv_%d;", k);
+        sg_line(g, "(void)lu_%d;", k);
+        sg_line(g, "(void)lb_%d;", k);
+        sg_line(g, "(void)lp_%d;", k);
+        sg_line(g, "(void)alt_%d;", k);
+    }
     sg_line(g, "uint64_t attrs_any = 0;");
     sg_line(g, "(void)attrs_any;");
     for (int i = 0; i < f->nslots; i++) {
@@ -650,22 +708,6 @@ static void emit_exec(struct sg *g)
     sg_line(g, "S->in_bundle = 1;");
     sg_line(g, "S->nlog = 0;");
     sg_line(g, "S->nmemo = 0;");
-    for (int k = 0; k < m->nslots; k++) {
-        const struct mdl_slot *sl = &m->slots[k];
-        int n = 1;
-        for (int j = 0; j < sl->nops; j++) {
-            int x = op_nloc(&m->ops[sl->ops[j]], sl);
-            if (x > n)
-                n = x;
-        }
-        sg_line(g, "uint32_t lv_%d[%d][%d], lu_%d[%d];", k, n, g->L, k, n);
-        sg_line(g, "const uint32_t *lp_%d[%d];", k, n);
-        sg_line(g, "(void)lp_%d;", k);
-        sg_line(g, "int alt_%d[%d] = {0};", k, n);
-        sg_line(g, "(void)lv_%d;", k);
-        sg_line(g, "(void)lu_%d;", k);
-        sg_line(g, "(void)alt_%d;", k);
-    }
     sg_line(g, "switch (I->format) {");
     for (int f = 0; f < m->nformats; f++)
         emit_format(g, f);
@@ -675,10 +717,15 @@ static void emit_exec(struct sg *g)
     sg_line(g, "{");
     sg_line(g, "    bool pcw = false;");
     sg_line(g, "    sim_apply(S, &pcw);");
-    sg_line(g, "    uint32_t npc = S->%s;", m->states[m->pc_state].name);
-    sg_line(g, "    rc = tsr_sim_bundle_end(&S->core, &npc, pc, %du, pcw);", m->pc_step);
-    sg_line(g, "    if (rc >= 0)");
-    sg_line(g, "        S->%s = npc;", m->states[m->pc_state].name);
+    sg_line(g, "    if (!pcw && !S->core.npend && !S->core.req_jump && !S->core.req_halt && !S->core.trace) {");
+    sg_line(g, "        S->core.icount++; /* the common case of tsr_sim_bundle_end */");
+    sg_line(g, "        S->%s = pc + %du;", m->states[m->pc_state].name, m->pc_step);
+    sg_line(g, "    } else {");
+    sg_line(g, "        uint32_t npc = S->%s;", m->states[m->pc_state].name);
+    sg_line(g, "        rc = tsr_sim_bundle_end(&S->core, &npc, pc, %du, pcw);", m->pc_step);
+    sg_line(g, "        if (rc >= 0)");
+    sg_line(g, "            S->%s = npc;", m->states[m->pc_state].name);
+    sg_line(g, "    }");
     sg_line(g, "}");
     tsr_buf_puts(g->o, "out:\n");
     sg_line(g, "S->in_bundle = 0;");
@@ -811,6 +858,7 @@ int gen_sim(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d)
                    "#include \"bits.h\"\n#include \"sem.h\"\n#include \"target.h\"\n#include \"%s.h\"\n\n", m->name);
     g.known = tsr_arena_alloc(&g.ar, (size_t)(m->nfields + 1) * sizeof *g.known);
     g.kval = tsr_arena_alloc(&g.ar, (size_t)(m->nfields + 1) * sizeof *g.kval);
+    g.vec_ok = m->lanes >= 4 && m->lanes % 4 == 0;
     emit_support(&g);
     emit_spaces(&g);
     emit_exec(&g);

@@ -27,6 +27,7 @@ struct sv {
     bool vary;
     bool stable;     /* vec lives as long as the statement (state, locals, `value`): may be pointed to */
     const char *spbuf; /* a space read's result: vec points to the state, a memo entry, or this buffer */
+    const char *vt;  /* if not NULL: the same value as a whole-vector expression (GNU vector extension, sim_v) */
 };
 
 struct sg {
@@ -38,6 +39,7 @@ struct sg {
     const char *UP;     /* the same in upper case (macros) */
     int L;              /* lanes */
     const char *all;    /* all-lanes mask literal */
+    bool vec_ok;        /* lanes a power of 2: whole-vector forms (sim_v) are emitted */
     int ntmp;
     int ind;
     int err;

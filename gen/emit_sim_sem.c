@@ -63,9 +63,11 @@ const char *sg_tmp(struct sg *g, const char *prefix)
     return sg_fmt(g, "%s%d", prefix, g->ntmp++);
 }
 
-static struct sv U(const char *t) { return (struct sv){t, NULL, false, false, NULL}; }
-static struct sv V(const char *t, const char *vec) { return (struct sv){t, vec, true, false, NULL}; }
-static struct sv VS(const char *t, const char *vec) { return (struct sv){t, vec, true, true, NULL}; }
+static struct sv U(const char *t) { return (struct sv){t, NULL, false, false, NULL, NULL}; }
+static struct sv V(const char *t, const char *vec) { return (struct sv){t, vec, true, false, NULL, NULL}; }
+static struct sv VS(const char *t, const char *vec) { return (struct sv){t, vec, true, true, NULL, NULL}; }
+/* A varying value with a vector form. */
+static struct sv VV(const char *t, const char *vt) { return (struct sv){t, NULL, true, false, NULL, vt}; }
 
 static const char *M(struct sg *g) { return g->mask ? g->mask : g->all; }
 
@@ -75,6 +77,43 @@ static const char *M(struct sg *g) { return g->mask ? g->mask : g->all; }
 static void open(struct sg *g) { sg_line(g, "{"); g->ind++; }
 static void close_(struct sg *g) { g->ind--; sg_line(g, "}"); }
 
+/* The vector form of v, or NULL: an expression of type sim_v (4 lanes, GNU vector extension) for the lanes
+ * 4q..4q+3 of v, evaluated in a loop over the chunks q; arrays load, uniform values broadcast. */
+static const char *vt_of(struct sg *g, struct sv v)
+{
+    if (!g->vec_ok)
+        return NULL;
+    if (!v.vary)
+        return sg_fmt(g, "SIM_VS(%s)", v.t);
+    if (v.vt)
+        return v.vt;
+    if (v.vec)
+        return sg_fmt(g, "SIM_VLD((%s) + 4 * q)", v.vec);
+    return NULL;
+}
+
+#define QLOOP "for (int q = 0; q < %d; q++) "
+
+
+/* Stores v into the array dst (all lanes, or the lanes of mask when not NULL): as a vector when v has a
+ * vector form, else with a lane loop. */
+static void store(struct sg *g, const char *dst, struct sv v, const char *mask)
+{
+    const char *vt = vt_of(g, v);
+    if (!mask && v.vary && v.vec && !v.vt) {
+        sg_line(g, "memcpy(%s, %s, %d * sizeof(uint32_t));", dst, v.vec, g->L);
+    } else if (vt && !mask) {
+        sg_line(g, QLOOP "SIM_VST((%s) + 4 * q, %s);", g->L / 4, dst, vt);
+    } else if (vt) {
+        sg_line(g, QLOOP "SIM_VST((%s) + 4 * q, SIM_VSEL(SIM_MVEC((%s) >> (4 * q)), %s, SIM_VLD((%s) + 4 * q)));",
+                g->L / 4, dst, mask, vt, dst);
+    } else if (!mask) {
+        sg_line(g, LOOP "%s[l] = %s;", g->L, dst, v.t);
+    } else {
+        sg_line(g, LOOP "%s[l] = (%s & sim_bit[l]) ? %s : %s[l];", g->L, dst, mask, v.t, dst);
+    }
+}
+
 /* An array holding v's lanes (materialised into a temporary if needed). */
 static const char *vec_of(struct sg *g, struct sv v)
 {
@@ -82,7 +121,7 @@ static const char *vec_of(struct sg *g, struct sv v)
         return v.vec;
     const char *t = sg_tmp(g, "tv");
     sg_line(g, "uint32_t %s[%d];", t, g->L);
-    sg_line(g, LOOP "%s[l] = %s;", g->L, t, v.t);
+    store(g, t, v, NULL);
     return t;
 }
 
@@ -102,11 +141,50 @@ static const char *mask_of(struct sg *g, struct sv v)
         sg_line(g, "const uint32_t %s = (%s) ? %s : 0u;", t, v.t, M(g));
         return t;
     }
-    sg_line(g, "uint32_t %s = 0;", t);
-    sg_line(g, LOOP "%s |= (uint32_t)((%s) != 0) << l;", g->L, t, v.t);
+    const char *vt = vt_of(g, v);
+    if (vt) {
+        sg_line(g, "uint32_t %s = 0;", t);
+        sg_line(g, QLOOP "%s |= SIM_VMASK(%s) << (4 * q);", g->L / 4, t, vt);
+    } else {
+        sg_line(g, "uint32_t %s = 0;", t);
+        sg_line(g, LOOP "%s |= (uint32_t)-(int32_t)((%s) != 0) & sim_bit[l];", g->L, t, v.t);
+    }
     if (g->mask)
         sg_line(g, "%s &= %s;", t, g->mask);
     return t;
+}
+
+/* True if a C text is a plain name, literal or array element (cheap to repeat inside a loop). */
+static bool simple_text(const char *t)
+{
+    for (; *t; t++)
+        if (!((*t >= 'a' && *t <= 'z') || (*t >= 'A' && *t <= 'Z') || (*t >= '0' && *t <= '9') || *t == '_' ||
+              *t == '[' || *t == ']' || *t == '.' || *t == '>' || *t == '-'))
+            return false;
+    return true;
+}
+
+/* No calls of out-of-line built-ins or tables (evaluating it unconditionally costs a few instructions). */
+static bool cheap(const struct mdl_expr *e)
+{
+    if (!e)
+        return true;
+    if ((e->kind == MDL_E_CALL && e->index != MDL_B_ELEM) || e->kind == MDL_E_TABLE || e->kind == MDL_E_SPACE)
+        return false;
+    for (int i = 0; i < mdl_expr_arity(e); i++)
+        if (!cheap(e->a[i]))
+            return false;
+    return true;
+}
+
+/* A uniform value used inside a lane loop: kept in a scalar first unless it is a plain name. */
+static struct sv hoist(struct sg *g, struct sv v)
+{
+    if (v.vary || simple_text(v.t))
+        return v;
+    const char *t = sg_tmp(g, "h");
+    sg_line(g, "const uint32_t %s = %s;", t, v.t);
+    return U(t);
 }
 
 static void fail(struct sg *g, const char *call)
@@ -517,7 +595,12 @@ static void state_write(struct sg *g, int s, const char *idx, struct sv v)
     sg_line(g, "if (!%s) { rc = tsr_sim_error(&S->core, pc, \"too many writes in one bundle at 0x%%08\" PRIx32, pc); "
             "goto out; }", w);
     if (st->vec)
-        sg_line(g, LOOP "%s->v[l] = %s;", g->L, w, v.t);
+        if (v.vary && !v.vec && !vt_of(g, v)) {
+            const char *d = sg_tmp(g, "d");
+            sg_line(g, "uint32_t *restrict %s = %s->v;", d, w);
+            sg_line(g, LOOP "%s[l] = %s;", g->L, d, v.t);
+        } else
+            store(g, sg_fmt(g, "%s->v", w), v, NULL);
     else
         sg_line(g, "%s->v[0] = %s;", w, uni(g, v));
 }
@@ -738,7 +821,7 @@ static void cse_collect(struct sg *g, const struct mdl_expr *e)
         g->cse = n;
         g->capcse = cap;
     }
-    g->cse[g->ncse++] = (struct sg_cse){e, h, {NULL, NULL, false, false, NULL}, false, 1, 0};
+    g->cse[g->ncse++] = (struct sg_cse){e, h, {NULL, NULL, false, false, NULL, NULL}, false, 1, 0};
 }
 
 /* Common subexpressions, lazily: cse_begin counts the pure subexpressions of a statement; the first time one
@@ -833,7 +916,7 @@ static struct sv cse_bind(struct sg *g, struct sg_cse *c, struct sv v)
     } else if (enodes(c->e) >= 4 || c->e->kind == MDL_E_CALL || c->e->kind == MDL_E_TABLE) {
         const char *t = sg_tmp(g, "c");
         sg_line(g, "uint32_t %s[%d];", t, g->L);
-        sg_line(g, LOOP "%s[l] = %s;", g->L, t, v.t);
+        store(g, t, v, NULL);
         sg_line(g, "(void)%s;", t);
         c->v = V(sg_fmt(g, "%s[l]", t), t);
     } else {
@@ -881,7 +964,7 @@ static struct sv call(struct sg *g, const struct mdl_expr *e)
 {
     int L = g->L;
     if (e->index == MDL_B_ELEM)
-        return V("((uint32_t)l)", NULL);
+        return g->vec_ok ? VV("((uint32_t)l)", "(sim_velem + 4u * (uint32_t)q)") : V("((uint32_t)l)", NULL);
     struct sv a[4];
     if (e->nargs > 4) {
         sg_error(g, e->loc, "built-in with %d arguments", e->nargs);
@@ -898,13 +981,64 @@ static struct sv call(struct sg *g, const struct mdl_expr *e)
             return U("0u");
         }
         bool vary = false;
+        for (int j = 0; j < b->nargs; j++)
+            vary = vary || a[j].vary;
         char *t = sg_fmt(g, "%s(", b->fn);
         for (int j = 0; j < b->nargs; j++) {
+            if (vary)
+                a[j] = hoist(g, a[j]);
             t = sg_fmt(g, "%s%s%s", t, j ? ", " : "", a[j].t);
-            vary = vary || a[j].vary;
         }
         t = sg_fmt(g, b->fm ? "%s, %d)" : "%s)", t, g->m->float_mode);
-        return vary ? V(t, NULL) : U(t);
+        if (!vary)
+            return U(t);
+        /* vector forms of the cheap integer built-ins (the others call arith.h lane by lane) */
+        const char *v0 = b->nargs > 0 ? vt_of(g, a[0]) : NULL, *v1 = b->nargs > 1 ? vt_of(g, a[1]) : NULL;
+        const char *vt = NULL;
+        switch (e->index) {
+        case MDL_B_FABS: if (v0) vt = sg_fmt(g, "(%s & 0x7fffffffu)", v0); break;
+        case MDL_B_FNEG: if (v0) vt = sg_fmt(g, "(%s ^ 0x80000000u)", v0); break;
+        case MDL_B_MUL24: if (v0 && v1) vt = sg_fmt(g, "((%s & 0xffffffu) * (%s & 0xffffffu))", v0, v1); break;
+        case MDL_B_SHL:
+            if (v0 && v1)
+                vt = !a[1].vary ? sg_fmt(g, "(%s << ((%s) & 31u))", v0, a[1].t) : sg_fmt(g, "(%s << (%s & 31u))", v0, v1);
+            break;
+        case MDL_B_SHR:
+            if (v0 && v1)
+                vt = !a[1].vary ? sg_fmt(g, "(%s >> ((%s) & 31u))", v0, a[1].t) : sg_fmt(g, "(%s >> (%s & 31u))", v0, v1);
+            break;
+        case MDL_B_ASR:
+            if (v0 && v1)
+                vt = !a[1].vary ? sg_fmt(g, "((sim_v)((sim_vi)%s >> (int32_t)((%s) & 31u)))", v0, a[1].t)
+                                : sg_fmt(g, "((sim_v)((sim_vi)%s >> (sim_vi)(%s & 31u)))", v0, v1);
+            break;
+        case MDL_B_ROR: if (v0 && v1) vt = sg_fmt(g, "SIM_VROR(%s, %s)", v0, v1); break;
+        case MDL_B_MIN: case MDL_B_MAX:
+            if (v0 && v1)
+                vt = sg_fmt(g, "SIM_VSEL((sim_v)((sim_vi)%s %c (sim_vi)%s), %s, %s)", v0,
+                            e->index == MDL_B_MIN ? '<' : '>', v1, v0, v1);
+            break;
+        case MDL_B_BYTE:
+            if (v0 && v1)
+                vt = !a[1].vary ? sg_fmt(g, "((%s >> (((%s) & 3u) * 8u)) & 0xffu)", v0, a[1].t)
+                                : sg_fmt(g, "((%s >> ((%s & 3u) * 8u)) & 0xffu)", v0, v1);
+            break;
+        case MDL_B_V8ADDS: case MDL_B_V8SUBS: case MDL_B_V8MIN: case MDL_B_V8MAX:
+            /* per byte: SIMD on 16 bytes (the same as runtime/intops.c; tests/test_eval.c compares) */
+            if (v0 && v1)
+                vt = sg_fmt(g, "%s(%s, %s)", e->index == MDL_B_V8ADDS ? "SIM_V8ADDS" : e->index == MDL_B_V8SUBS
+                            ? "SIM_V8SUBS" : e->index == MDL_B_V8MIN ? "SIM_V8MIN" : "SIM_V8MAX", v0, v1);
+            break;
+        case MDL_B_BYTES: {
+            const char *v2 = vt_of(g, a[2]), *v3 = vt_of(g, a[3]);
+            if (v0 && v1 && v2 && v3)
+                vt = sg_fmt(g, "(((%s & 0xffu) << 24) | ((%s & 0xffu) << 16) | ((%s & 0xffu) << 8) | (%s & 0xffu))",
+                            v0, v1, v2, v3);
+            break;
+        }
+        default: break;
+        }
+        return vt ? VV(t, vt) : V(t, NULL);
     }
     switch (e->index) {
     case MDL_B_LANE:
@@ -936,8 +1070,14 @@ static struct sv call(struct sg *g, const struct mdl_expr *e)
             if (!a[0].vary)
                 return U(sg_fmt(g, "((uint32_t)((%s) != 0))", a[0].t));
             const char *t = sg_tmp(g, "tq");
-            sg_line(g, "uint32_t %s = 0;", t);
-            sg_line(g, LOOP "%s |= (uint32_t)((%s) != 0) << l;", L, t, a[0].t);
+            const char *v0 = vt_of(g, a[0]);
+            if (v0) {
+                sg_line(g, "uint32_t %s = 0;", t);
+                sg_line(g, QLOOP "%s |= SIM_VMASK(%s) << (4 * q);", g->L / 4, t, v0);
+            } else {
+                sg_line(g, "uint32_t %s = 0;", t);
+                sg_line(g, LOOP "%s |= (uint32_t)-(int32_t)((%s) != 0) & sim_bit[l];", L, t, a[0].t);
+            }
             return U(sg_fmt(g, "((uint32_t)(%s %s))", t, e->index == MDL_B_ALL ? sg_fmt(g, "== %s", g->all) : "!= 0"));
         }
         break;
@@ -962,7 +1102,7 @@ static struct sv lazy(struct sg *g, const struct mdl_expr *e, const char *submas
     const char *save = g->mask;
     g->mask = submask;
     struct sv v = sg_expr(g, e);
-    sg_line(g, LOOP "%s[l] = %s;", g->L, t, v.t);
+    store(g, t, v, NULL);
     g->mask = save;
     g->ind--;
     sg_line(g, "}");
@@ -1023,31 +1163,47 @@ static struct sv cond(struct sg *g, const struct mdl_expr *e)
     bool ea = mdl_expr_has_effects(g->m, e->a[1]), eb = mdl_expr_has_effects(g->m, e->a[2]);
     if (!c.vary) {
         const char *t = sg_tmp(g, "tc");
-        if (inline_ok(g, e->a[1]) && inline_ok(g, e->a[2])) {
-            /* a per-lane select of two expressions, or a pointer select of two arrays that live long
-             * enough (no copy) */
+        bool inl = inline_ok(g, e->a[1]) && inline_ok(g, e->a[2]);
+        size_t l0 = g->o->len;
+        int nblk0 = g->nblk, ntmp0 = g->ntmp;
+        if (inl) {
+            /* a select of two expressions, or a pointer select of two arrays that live long enough (no
+             * copy); when only one arm has a vector form, a C if below instead */
             int ncse = g->ncse;
             g->ncse = 0;
+            struct sv ch = hoist(g, c);
             struct sv a = sg_expr(g, e->a[1]), b = sg_expr(g, e->a[2]);
             g->ncse = ncse;
             if (a.vary && b.vary && a.vec && b.vec && a.stable && b.stable) {
-                sg_line(g, "const uint32_t *%s = (%s) ? %s : %s;", t, c.t, a.vec, b.vec);
+                sg_line(g, "const uint32_t *%s = (%s) ? %s : %s;", t, ch.t, a.vec, b.vec);
                 return VS(sg_fmt(g, "%s[l]", t), t);
             }
-            const char *x = sg_fmt(g, "((%s) ? %s : %s)", c.t, a.t, b.t);
-            return a.vary || b.vary ? V(x, NULL) : U(x);
+            const char *x = sg_fmt(g, "((%s) ? %s : %s)", ch.t, a.t, b.t);
+            if (!a.vary && !b.vary)
+                return U(x);
+            const char *va = vt_of(g, a), *vb = vt_of(g, b);
+            if (va && vb)
+                return VV(x, sg_fmt(g, "((%s) ? %s : %s)", ch.t, va, vb));
+            if (!g->vec_ok)
+                return V(x, NULL);
+            /* take back what the arms emitted (nothing but hoisted uniform values) */
+            g->o->len = l0;
+            g->o->data[l0] = 0;
+            g->nblk = nblk0;
+            g->ntmp = ntmp0;
+            t = sg_tmp(g, "tc");
         }
         /* a C if, each arm compiled inside its branch, into a temporary */
         sg_line(g, "uint32_t %s[%d];", t, g->L);
         sg_line(g, "if (%s) {", c.t);
         g->ind++;
         struct sv a = sg_expr(g, e->a[1]);
-        sg_line(g, LOOP "%s[l] = %s;", g->L, t, a.t);
+        store(g, t, a, NULL);
         g->ind--;
         sg_line(g, "} else {");
         g->ind++;
         struct sv b = sg_expr(g, e->a[2]);
-        sg_line(g, LOOP "%s[l] = %s;", g->L, t, b.t);
+        store(g, t, b, NULL);
         g->ind--;
         sg_line(g, "}");
         return V(sg_fmt(g, "%s[l]", t), t);
@@ -1062,10 +1218,14 @@ static struct sv cond(struct sg *g, const struct mdl_expr *e)
         sg_line(g, "const uint32_t %s = %s & ~%s;", nm, M(g), m);
         b = lazy(g, e->a[2], nm);
     } else {
-        a = sg_expr(g, e->a[1]);
-        b = sg_expr(g, e->a[2]);
+        a = hoist(g, sg_expr(g, e->a[1]));
+        b = hoist(g, sg_expr(g, e->a[2]));
     }
-    return V(sg_fmt(g, "(%s ? %s : %s)", ct, a.t, b.t), NULL);
+    const char *x = sg_fmt(g, "(%s ? %s : %s)", ct, a.t, b.t);
+    const char *vc = vt_of(g, V(ct, cv)), *va = vt_of(g, a), *vb = vt_of(g, b);
+    if (vc && va && vb)
+        return VV(x, sg_fmt(g, "SIM_VSEL(%s, %s, %s)", vc, va, vb));
+    return V(x, NULL);
 }
 
 static struct sv logic(struct sg *g, const struct mdl_expr *e)
@@ -1075,13 +1235,57 @@ static struct sv logic(struct sg *g, const struct mdl_expr *e)
     if (fold(g, e->a[0], &k)) { /* (a && b with a true, a || b with a false: b decides; else folded) */
         struct sv b = sg_expr(g, e->a[1]);
         const char *t = sg_fmt(g, "((uint32_t)((%s) != 0))", b.t);
-        return b.vary ? V(t, NULL) : U(t);
+        if (!b.vary)
+            return U(t);
+        const char *vb = vt_of(g, b);
+        return vb ? VV(t, sg_fmt(g, "((sim_v)(%s != 0u) & 1u)", vb)) : V(t, NULL);
     }
     struct sv a = sg_expr(g, e->a[0]);
+    if (!a.vary && !mdl_expr_has_effects(g->m, e->a[1]) && !inline_ok(g, e->a[1])) {
+        /* b needs statements (cross-lane values, hoisted conditions): only when a does not decide */
+        const char *t = sg_tmp(g, "tl");
+        bool bv = ex_vary(g, e->a[1], g->vary, g->nloc);
+        if (bv)
+            sg_line(g, "uint32_t %s[%d];", t, g->L);
+        else
+            sg_line(g, "uint32_t %s;", t);
+        sg_line(g, "if (%s(%s)) {", and ? "" : "!", a.t);
+        g->ind++;
+        struct sv b = sg_expr(g, e->a[1]);
+        if (bv)
+            sg_line(g, LOOP "%s[l] = (uint32_t)((%s) != 0);", g->L, t, b.t);
+        else
+            sg_line(g, "%s = (uint32_t)((%s) != 0);", t, b.t);
+        g->ind--;
+        sg_line(g, "} else {");
+        if (bv)
+            sg_line(g, "    " LOOP "%s[l] = %du;", g->L, t, and ? 0 : 1);
+        else
+            sg_line(g, "    %s = %du;", t, and ? 0 : 1);
+        sg_line(g, "}");
+        return bv ? V(sg_fmt(g, "%s[l]", t), t) : U(t);
+    }
     if (!mdl_expr_has_effects(g->m, e->a[1])) {
         struct sv b = sg_expr(g, e->a[1]);
-        const char *t = sg_fmt(g, "((uint32_t)((%s) != 0 %s (%s) != 0))", a.t, and ? "&&" : "||", b.t);
-        return a.vary || b.vary ? V(t, NULL) : U(t);
+        if (a.vary || b.vary) {
+            /* in a lane loop: both sides when b is cheap (no calls), so the loop has no branches */
+            a = hoist(g, a);
+            b = hoist(g, b);
+            const char *op = cheap(e->a[1]) ? (and ? "&" : "|") : (and ? "&&" : "||");
+            const char *t = sg_fmt(g, "((uint32_t)(((%s) != 0) %s ((%s) != 0)))", a.t, op, b.t);
+            const char *va = vt_of(g, a), *vb = vt_of(g, b);
+            if (va && vb) {
+                if (!a.vary) /* a decides for all lanes: no vector work for it */
+                    return VV(t, sg_fmt(g, and ? "((%s) != 0u ? ((sim_v)(%s != 0u) & 1u) : SIM_VS(0u))"
+                                               : "((%s) != 0u ? SIM_VS(1u) : ((sim_v)(%s != 0u) & 1u))", a.t, vb));
+                if (!b.vary)
+                    return VV(t, sg_fmt(g, and ? "((%s) != 0u ? ((sim_v)(%s != 0u) & 1u) : SIM_VS(0u))"
+                                               : "((%s) != 0u ? SIM_VS(1u) : ((sim_v)(%s != 0u) & 1u))", b.t, va));
+                return VV(t, sg_fmt(g, "((sim_v)((%s != 0u) %c (%s != 0u)) & 1u)", va, and ? '&' : '|', vb));
+            }
+            return V(t, NULL);
+        }
+        return U(sg_fmt(g, "((uint32_t)((%s) != 0 %s (%s) != 0))", a.t, and ? "&&" : "||", b.t));
     }
     const char *m = mask_of(g, a);
     const char *sub = m;
@@ -1157,12 +1361,25 @@ static struct sv sg_expr_nocse(struct sg *g, const struct mdl_expr *e)
                                                                    : sg_fmt(g, "(0u - %s)", a.t))
                       : e->op == '~' ? sg_fmt(g, "((uint32_t)~%s)", a.t)
                       : sg_fmt(g, "((uint32_t)((%s) == 0))", a.t);
-        return a.vary ? V(t, NULL) : U(t);
+        if (!a.vary)
+            return U(t);
+        const char *va = vt_of(g, a);
+        if (!va)
+            return V(t, NULL);
+        const char *vt = e->op == '-' ? (e->a[0]->type == MDL_T_F32 ? sg_fmt(g, "(%s ^ 0x80000000u)", va)
+                                                                    : sg_fmt(g, "(0u - %s)", va))
+                       : e->op == '~' ? sg_fmt(g, "(~%s)", va)
+                       : sg_fmt(g, "((sim_v)(%s == 0u) & 1u)", va);
+        return VV(t, vt);
     }
     case MDL_E_BIN: {
         if (e->op == MDL_OP_LAND || e->op == MDL_OP_LOR)
             return logic(g, e);
         struct sv a = sg_expr(g, e->a[0]), b = sg_expr(g, e->a[1]);
+        if (a.vary || b.vary) {
+            a = hoist(g, a);
+            b = hoist(g, b);
+        }
         int d = dom2(e->a[0]->type, e->a[1]->type), fm = m->float_mode;
         int dl = e->a[0]->type == MDL_T_I32 ? 1 : 0;
         const char *t;
@@ -1197,7 +1414,36 @@ static struct sv sg_expr_nocse(struct sg *g, const struct mdl_expr *e)
             else
                 t = sg_fmt(g, "((uint32_t)(%s %s %s))", a.t, cmpop[ci], b.t);
         }
-        return a.vary || b.vary ? V(t, NULL) : U(t);
+        if (!a.vary && !b.vary)
+            return U(t);
+        /* the vector form: integer operators only (float ones call arith.h) */
+        const char *va = vt_of(g, a), *vb = vt_of(g, b), *vt = NULL;
+        if (va && vb && d != 2) {
+            switch (e->op) {
+            case '+': case '-': case '*': case '&': case '|': case '^':
+                vt = sg_fmt(g, "(%s %c %s)", va, e->op, vb);
+                break;
+            case MDL_OP_SHL:
+                vt = !b.vary ? sg_fmt(g, "((%s) >= 32u ? SIM_VS(0u) : %s << (%s))", b.t, va, b.t)
+                             : sg_fmt(g, "SIM_VSHL(%s, %s)", va, vb);
+                break;
+            case MDL_OP_SHR:
+                if (!b.vary)
+                    vt = dl ? sg_fmt(g, "((sim_v)((sim_vi)%s >> (int32_t)((%s) >= 32u ? 31u : (%s))))", va, b.t, b.t)
+                            : sg_fmt(g, "((%s) >= 32u ? SIM_VS(0u) : %s >> (%s))", b.t, va, b.t);
+                else
+                    vt = sg_fmt(g, dl ? "SIM_VASR(%s, %s)" : "SIM_VSHR(%s, %s)", va, vb);
+                break;
+            default:
+                if (ci >= 0)
+                    vt = d == 1 ? sg_fmt(g, "((sim_v)((sim_vi)%s %s (sim_vi)%s) & 1u)", va, cmpop[ci], vb)
+                       : ci >= 4 ? sg_fmt(g, "((sim_v)(%s %s %s) & 1u)", va, cmpop[ci], vb)
+                       : sg_fmt(g, "((sim_v)((sim_vi)(%s ^ 0x80000000u) %s (sim_vi)(%s ^ 0x80000000u)) & 1u)", va,
+                                cmpop[ci], vb);
+                break;
+            }
+        }
+        return vt ? VV(t, vt) : V(t, NULL);
     }
     case MDL_E_COND:
         return cond(g, e);
@@ -1210,7 +1456,20 @@ static struct sv sg_expr_nocse(struct sg *g, const struct mdl_expr *e)
     case MDL_E_CAST: {
         struct sv a = sg_expr(g, e->a[0]);
         const char *t = sg_fmt(g, "tsr_sem_cast(%s, %d, %d)", a.t, (int)e->a[0]->type, (int)e->type);
-        return a.vary ? V(t, NULL) : U(t);
+        if (!a.vary)
+            return U(t);
+        const char *va = vt_of(g, a);
+        if (!va)
+            return V(t, NULL);
+        struct sv r = VV(t, e->type == MDL_T_BOOL ? sg_fmt(g, "((sim_v)(%s != 0u) & 1u)", va)
+                          : e->type == MDL_T_F16 ? sg_fmt(g, "(%s & 0xffffu)", va) : va);
+        if (e->type != MDL_T_BOOL && e->type != MDL_T_F16) {
+            r.vec = a.vec; /* the same bits */
+            r.stable = a.stable;
+            r.spbuf = a.spbuf;
+            r.vt = a.vt;
+        }
+        return r;
     }
     case MDL_E_TABLE: {
         struct sv a = sg_expr(g, e->a[0]);
@@ -1240,10 +1499,30 @@ static void assign_local(struct sg *g, int i, struct sv v, struct mdl_loc loc)
         sg_line(g, "%s[%d] = %s;", g->lu, i, v.t);
         return;
     }
+    /* through a restrict pointer (so the loop vectorises without alias checks) unless the value reads the
+     * local itself */
+    const char *dst = sg_fmt(g, "%s[%d]", g->lv, i);
+    if (vt_of(g, v)) {
+        store(g, dst, v, g->mask);
+        return;
+    }
+    if (strstr(v.t, dst)) {
+        if (!g->mask)
+            sg_line(g, LOOP "%s[l] = %s;", g->L, dst, v.t);
+        else
+            sg_line(g, LOOP "%s[l] = (%s & sim_bit[l]) ? %s : %s[l];", g->L, dst, g->mask, v.t, dst);
+        return;
+    }
+    if ((v.vary && v.vec) || vt_of(g, v)) {
+        store(g, dst, v, g->mask);
+        return;
+    }
+    const char *d = sg_tmp(g, "d");
+    sg_line(g, "uint32_t *restrict %s = %s;", d, dst);
     if (!g->mask)
-        sg_line(g, LOOP "%s[%d][l] = %s;", g->L, g->lv, i, v.t);
+        sg_line(g, LOOP "%s[l] = %s;", g->L, d, v.t);
     else
-        sg_line(g, LOOP "%s[%d][l] = (%s >> l & 1) ? %s : %s[%d][l];", g->L, g->lv, i, g->mask, v.t, g->lv, i);
+        sg_line(g, LOOP "%s[l] = (%s & sim_bit[l]) ? %s : %s[l];", g->L, d, g->mask, v.t, d);
 }
 
 /* The instantiated operand bound to local i of the current op, or -1. */
@@ -1524,7 +1803,7 @@ void sg_opnd_body(struct sg *g, int fn)
             sg_line(g, "else");
             sg_line(g, "    memcpy(buf, %s, %d * sizeof *buf);", v.spbuf, g->L);
         } else {
-            sg_line(g, LOOP "buf[l] = %s;", g->L, v.t);
+            store(g, "buf", v, NULL);
         }
         cse_end(g);
         sg_line(g, "break;");
@@ -1554,14 +1833,15 @@ void sg_bind_operands(struct sg *g)
                 o->inst_name ? o->inst_name : o->name);
         g->ind++;
         if (any && g->ptrloc && g->ptrloc[p->local]) {
-            sg_line(g, "if ((rc = sim_opnd_%d(S, I, pc, \"%s\", &%s[%d], %s[%d], &%s[%d])) != 0) goto out;", fn, op->name,
-                    g->altv, p->local, g->lv, p->local, g->lp, p->local);
+            /* the buffer is lb_k (the operand's lanes when they are not in the state): the local arrays
+             * lv_k never escape, so loops storing into them need no alias checks */
+            sg_line(g, "if ((rc = sim_opnd_%d(S, I, pc, \"%s\", &%s[%d], lb_%d[%d], &%s[%d])) != 0) goto out;", fn,
+                    op->name, g->altv, p->local, g->slot, p->local, g->lp, p->local);
         } else if (any && g->vary[p->local]) {
             sg_line(g, "const uint32_t *tp;");
-            sg_line(g, "if ((rc = sim_opnd_%d(S, I, pc, \"%s\", &%s[%d], %s[%d], &tp)) != 0) goto out;", fn, op->name,
-                    g->altv, p->local, g->lv, p->local);
-            sg_line(g, "if (tp != %s[%d])", g->lv, p->local);
-            sg_line(g, "    memcpy(%s[%d], tp, sizeof %s[%d]);", g->lv, p->local, g->lv, p->local);
+            sg_line(g, "if ((rc = sim_opnd_%d(S, I, pc, \"%s\", &%s[%d], lb_%d[%d], &tp)) != 0) goto out;", fn, op->name,
+                    g->altv, p->local, g->slot, p->local);
+            sg_line(g, "memcpy(%s[%d], tp, sizeof %s[%d]);", g->lv, p->local, g->lv, p->local);
         } else {
             sg_line(g, "uint32_t tb[%d];", g->L);
             sg_line(g, "const uint32_t *tp;");

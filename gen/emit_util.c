@@ -63,11 +63,11 @@ void gen_field_enum(const struct mdl_model *m, int i, struct tsr_buf *out) { nam
 void gen_op_enum(const struct mdl_model *m, int i, struct tsr_buf *out)
 {
     const struct mdl_op *op = &m->ops[i];
-    int same = 0, same_slot = 0, before_slot = 0;
+    int other_slot = 0, same_slot = 0, before_slot = 0;
     for (int j = 0; j < m->nops; j++) {
         if (strcasecmp(m->ops[j].name, op->name) != 0)
             continue;
-        same++;
+        other_slot += m->ops[j].slot != op->slot;
         if (m->ops[j].slot == op->slot) {
             same_slot++;
             if (j < i)
@@ -76,7 +76,7 @@ void gen_op_enum(const struct mdl_model *m, int i, struct tsr_buf *out)
     }
     tsr_buf_printf(out, "%s_OP_", gen_upper(m));
     put_upper(out, op->name);
-    if (same > 1 && op->slot >= 0 && op->slot < m->nslots) {
+    if (other_slot && op->slot >= 0 && op->slot < m->nslots) {
         tsr_buf_puts(out, "_");
         put_upper(out, m->slots[op->slot].name);
     }

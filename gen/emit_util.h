@@ -19,9 +19,10 @@ void gen_banner(const struct mdl_model *m, struct tsr_buf *out);
 const char *gen_lower(const struct mdl_model *m);
 const char *gen_upper(const struct mdl_model *m);
 
-/* Enumerator names: <T>_FMT_<FORMAT>, <T>_SLOT_<SLOT>, <T>_F_<FIELD>, <T>_OP_<OP>.  Op names shared
- * by several ops get the slot name appended (<T>_OP_MOV_ADD), then _2, _3... for further
- * duplicates in one slot; any other clash (case-insensitive) gets the index appended. */
+/* Enumerator names: <T>_FMT_<FORMAT>, <T>_SLOT_<SLOT>, <T>_F_<FIELD>, <T>_OP_<OP>.  An op name used
+ * in several slots gets the slot name appended (<T>_OP_MOV_ADD, <T>_OP_MOV_MUL); the second, third...
+ * op of one name in one slot get _2, _3... (<T>_OP_FTOI, <T>_OP_FTOI_2); other clashes of formats,
+ * slots or fields (case-insensitive) get the index appended. */
 void gen_format_enum(const struct mdl_model *m, int i, struct tsr_buf *out);
 void gen_slot_enum(const struct mdl_model *m, int i, struct tsr_buf *out);
 void gen_field_enum(const struct mdl_model *m, int i, struct tsr_buf *out);

@@ -9,7 +9,9 @@
 #include "diag.h"
 
 /* <t>.h: the typed bundle (instruction) structure, format/slot/op/field enums, the simulator state struct
- * (gen_sim_header appends it), and prototypes of everything below. */
+ * (gen_sim_header appends it), and prototypes of everything below.  The header is guarded by
+ * `#pragma once` and has no closing #endif, so mdlc simply appends gen_sim_header's text to the same
+ * buffer. */
 int gen_header(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d);
 int gen_sim_header(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d);  /* emit_sim.c */
 int gen_tables(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d);   /* <t>_tables.c */

@@ -203,7 +203,8 @@ void ast_sem(struct mdl_pctx *c, bool commit, struct ast_vec *stmts, struct mdl_
 void ast_op_syntax(struct mdl_pctx *c, struct mdl_tok s);
 void ast_op_encode(struct mdl_pctx *c, struct ast_vec *conds);
 /* Operand alternative: template, conditions, `read e` (or NULL), `write place` (AE_NAME/AE_INDEX, or NULL). */
-void ast_alt(struct mdl_pctx *c, struct mdl_tok s, struct ast_vec *conds, struct ast_expr *read, struct ast_expr *place);
+void ast_alt(struct mdl_pctx *c, struct mdl_tok s, struct ast_vec *conds, struct ast_expr *read,
+             struct ast_expr *place);
 /* Space entry: place (ASE_STATE: AE_NAME/AE_INDEX) with optional `= value`, or hook(args), or none. */
 void ast_sentry(struct mdl_pctx *c, struct ast_vec *codes, bool write, enum ast_sekind k, struct ast_expr *place,
                 struct ast_expr *value, struct ast_name *hook, struct ast_vec *args);

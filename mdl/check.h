@@ -142,7 +142,8 @@ void ck_op_duplicates(struct ck *k);
 /* consteval.c: evaluation at check time with field values (fields[i] = raw code of field i) and `code`/`value`. */
 struct mdl_cenv { const uint64_t *fields; bool has_code; uint64_t code; bool has_value; uint64_t value;
                   const struct mdl_model *m; };
-int mdl_ceval(const struct mdl_expr *e, const struct mdl_cenv *env, uint64_t *out);  /* 0, -1 not constant, -2 invalid */
+/* 0; -1 not constant; -2 invalid (division by zero) */
+int mdl_ceval(const struct mdl_expr *e, const struct mdl_cenv *env, uint64_t *out);
 uint64_t mdl_cnorm(uint64_t v, enum mdl_type t);
 
 /* check.c: the whole check (called by load.c). Returns the model or NULL after errors. */

@@ -162,14 +162,14 @@ bool mdl_expr_has_effects(const struct mdl_model *m, const struct mdl_expr *e)
 static uint32_t truthy(const uint32_t *v, int L)
 {
     uint32_t t = 0;
-    for (int l = 0; l < L; l++)
+    for (int l = 0; l < L && l < ML; l++)
         t |= (uint32_t)(v[l] != 0) << l;
     return t;
 }
 
 static void bcast(uint32_t *out, uint32_t x, int L)
 {
-    for (int l = 0; l < L; l++)
+    for (int l = 0; l < L && l < ML; l++)
         out[l] = x;
 }
 

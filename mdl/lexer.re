@@ -30,15 +30,18 @@ static void newline(struct mdl_lexer *lx, const char *after)
 	}
 }
 
-static const struct { const char *s; int code; } keywords[] = {
-	{ "isa", TK_ISA }, { "field", TK_FIELD }, { "table", TK_TABLE }, { "format", TK_FORMAT },
-	{ "slot", TK_SLOT }, { "operand", TK_OPERAND }, { "op", TK_OP }, { "state", TK_STATE },
-	{ "regfile", TK_REGFILE }, { "guard", TK_GUARD }, { "space", TK_SPACE }, { "func", TK_FUNC },
-	{ "hook", TK_HOOK }, { "signed", TK_SIGNED }, { "fields", TK_FIELDS }, { "ignore", TK_IGNORE },
-	{ "slots", TK_SLOTS }, { "default", TK_DEFAULT }, { "sem", TK_SEM }, { "commit", TK_COMMIT },
-	{ "syntax", TK_SYNTAX }, { "encode", TK_ENCODE }, { "when", TK_WHEN }, { "read", TK_READ },
-	{ "write", TK_WRITE }, { "none", TK_NONE }, { "latency", TK_LATENCY }, { "let", TK_LET },
-	{ "if", TK_IF }, { "else", TK_ELSE }, { "returns", TK_RETURNS },
+static const struct { const char *s, *quoted; int code; } keywords[] = {
+	{ "isa", "'isa'", TK_ISA }, { "field", "'field'", TK_FIELD }, { "table", "'table'", TK_TABLE },
+	{ "format", "'format'", TK_FORMAT }, { "slot", "'slot'", TK_SLOT }, { "operand", "'operand'", TK_OPERAND },
+	{ "op", "'op'", TK_OP }, { "state", "'state'", TK_STATE }, { "regfile", "'regfile'", TK_REGFILE },
+	{ "guard", "'guard'", TK_GUARD }, { "space", "'space'", TK_SPACE }, { "func", "'func'", TK_FUNC },
+	{ "hook", "'hook'", TK_HOOK }, { "signed", "'signed'", TK_SIGNED }, { "fields", "'fields'", TK_FIELDS },
+	{ "ignore", "'ignore'", TK_IGNORE }, { "slots", "'slots'", TK_SLOTS }, { "default", "'default'", TK_DEFAULT },
+	{ "sem", "'sem'", TK_SEM }, { "commit", "'commit'", TK_COMMIT }, { "syntax", "'syntax'", TK_SYNTAX },
+	{ "encode", "'encode'", TK_ENCODE }, { "when", "'when'", TK_WHEN }, { "read", "'read'", TK_READ },
+	{ "write", "'write'", TK_WRITE }, { "none", "'none'", TK_NONE }, { "latency", "'latency'", TK_LATENCY },
+	{ "let", "'let'", TK_LET }, { "if", "'if'", TK_IF }, { "else", "'else'", TK_ELSE },
+	{ "returns", "'returns'", TK_RETURNS },
 };
 
 bool mdl_token_is_decl_start(int code)
@@ -65,15 +68,12 @@ const char *mdl_token_desc(int code)
 		{ TK_GT, "'>'" }, { TK_IDENT, "a name" }, { TK_INT, "an integer" }, { TK_FLOAT, "a number" },
 		{ TK_STRING, "a string" }, { 0, "end of input" },
 	};
-	static char kw[sizeof keywords / sizeof keywords[0]][16];
 	for (size_t i = 0; i < sizeof punct / sizeof punct[0]; i++)
 		if (punct[i].code == code)
 			return punct[i].s;
 	for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
-		if (keywords[i].code == code) {
-			snprintf(kw[i], sizeof kw[i], "'%s'", keywords[i].s);
-			return kw[i];
-		}
+		if (keywords[i].code == code)
+			return keywords[i].quoted;
 	return "a token";
 }
 
@@ -200,9 +200,21 @@ int mdl_lex(struct mdl_lexer *lx, struct mdl_tok *tok)
 		tok->textlen = (int)(lx->cur - p);
 		return code;
 	}
-	hex { lx->cur = (const char *)YYCURSOR; tok->textlen = (int)((const char *)YYCURSOR - p); return lex_number(lx, p + 2, (const char *)YYCURSOR, 16, tok); }
-	bin { lx->cur = (const char *)YYCURSOR; tok->textlen = (int)((const char *)YYCURSOR - p); return lex_number(lx, p + 2, (const char *)YYCURSOR, 2, tok); }
-	dec { lx->cur = (const char *)YYCURSOR; tok->textlen = (int)((const char *)YYCURSOR - p); return lex_number(lx, p, (const char *)YYCURSOR, 10, tok); }
+	hex {
+		lx->cur = (const char *)YYCURSOR;
+		tok->textlen = (int)(lx->cur - p);
+		return lex_number(lx, p + 2, lx->cur, 16, tok);
+	}
+	bin {
+		lx->cur = (const char *)YYCURSOR;
+		tok->textlen = (int)(lx->cur - p);
+		return lex_number(lx, p + 2, lx->cur, 2, tok);
+	}
+	dec {
+		lx->cur = (const char *)YYCURSOR;
+		tok->textlen = (int)(lx->cur - p);
+		return lex_number(lx, p, lx->cur, 10, tok);
+	}
 	[0-9]+ "." [0-9]+ exp? | [0-9]+ exp {
 		lx->cur = (const char *)YYCURSOR;
 		tok->textlen = (int)((const char *)YYCURSOR - p);

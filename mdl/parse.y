@@ -188,11 +188,13 @@ space_head ::= SPACE(K) name(N) LBRACKET INT(C) RBRACKET. { ast_space(ctx, K, N,
 sentries ::= .
 sentries ::= sentries sentry.
 sentry ::= codes(L) READ place(P) SEMI. { ast_sentry(ctx, L, false, ASE_STATE, P, NULL, NULL, NULL); }
-sentry ::= codes(L) READ HOOK name(H) LPAREN args(A) RPAREN SEMI. { ast_sentry(ctx, L, false, ASE_HOOK, NULL, NULL, &H, A); }
+sentry ::= codes(L) READ HOOK name(H) LPAREN args(A) RPAREN SEMI.
+	{ ast_sentry(ctx, L, false, ASE_HOOK, NULL, NULL, &H, A); }
 sentry ::= codes(L) READ NONE SEMI. { ast_sentry(ctx, L, false, ASE_NONE, NULL, NULL, NULL, NULL); }
 sentry ::= codes(L) WRITE place(P) SEMI. { ast_sentry(ctx, L, true, ASE_STATE, P, NULL, NULL, NULL); }
 sentry ::= codes(L) WRITE place(P) ASSIGN expr(E) SEMI. { ast_sentry(ctx, L, true, ASE_STATE, P, E, NULL, NULL); }
-sentry ::= codes(L) WRITE HOOK name(H) LPAREN args(A) RPAREN SEMI. { ast_sentry(ctx, L, true, ASE_HOOK, NULL, NULL, &H, A); }
+sentry ::= codes(L) WRITE HOOK name(H) LPAREN args(A) RPAREN SEMI.
+	{ ast_sentry(ctx, L, true, ASE_HOOK, NULL, NULL, &H, A); }
 sentry ::= codes(L) WRITE NONE SEMI. { ast_sentry(ctx, L, true, ASE_NONE, NULL, NULL, NULL, NULL); }
 
 /* func NAME(params) = expr;   hook NAME(params) [returns]; */

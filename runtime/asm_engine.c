@@ -102,6 +102,15 @@ struct tsr_asm {
     uint32_t gen;
     unsigned long nconflict, naltdone;   /* counters telling a textual failure from the others */
     bool env;                        /* the result depends on pc or on symbols, not only on the text */
+    /* Mnemonic index: the ops whose key starts with character c (c < 128), then those with no key,
+     * each run in declaration order: byfirst[byoff[c] .. byoff[c+1]-1]; c = 128 for keyless ops. */
+    uint32_t byoff[130];
+    uint16_t *byfirst;
+    uint8_t *fmt_slot;               /* fmt_slot[f * nslots + s]: slot s is in format f */
+    uint32_t *root;                  /* root[t * 128 + c]: trie node of table t's names starting with c, or 0 */
+    /* Candidate ops of each bundle part (mnemonic and required characters pass), declaration order. */
+    uint16_t *cand;                  /* MAX_PARTS rows of nops entries */
+    uint32_t ncand[MAX_PARTS];
     char msg[512];
     size_t msgpos;
 };
@@ -502,7 +511,19 @@ static bool table_hole(struct tsr_asm *a, const struct tsr_tc_part *p, const str
         const struct tsr_tc_trie *n = &isa->tries[T->trie];
         if (n->term)
             cl[nc] = 0, cc[nc++] = n->code;
-        for (unsigned L = 0; L < maxl && n->nkid; L++) {
+        unsigned L = 0;
+        if (maxl && n->nkid && (unsigned char)s[pos] < 128) {   /* the first character: the root's index */
+            uint32_t r = a->root[p->arg * 128u + (unsigned char)s[pos]];
+            if (!r) {
+                n = NULL;
+            } else {
+                n = &isa->tries[r];
+                L = 1;
+                if (n->term)
+                    cl[nc] = 1, cc[nc++] = n->code;
+            }
+        }
+        for (; n && L < maxl && n->nkid; L++) {
             unsigned char ch = (unsigned char)s[pos + L];
             const struct tsr_tc_trie *k = &isa->tries[n->kid];
             unsigned lo = 0, hi = n->nkid;
@@ -788,8 +809,11 @@ static bool key_ok(const struct tsr_tc_op *op, const char *s, uint32_t run)
 {
     if (!op->keylen)
         return true;
-    if (run < op->keylen || s[0] != op->key[0] || memcmp(s, op->key, op->keylen) != 0)
+    if (run < op->keylen)
         return false;
+    for (unsigned i = 0; i < op->keylen; i++)
+        if (s[i] != op->key[i])
+            return false;
     return !op->key_exact || run == op->keylen;
 }
 
@@ -801,18 +825,15 @@ static bool bundle_part(struct tsr_asm *a, int k, int s)
         return finalize(a);
     int left = a->nparts - k;
     a->lim = a->pend[k];
-    uint32_t q = skip_ws(a, a->pstart[k]), run = q;
-    while (run < a->lim && tsr_asm_isident(a->s[run]))
-        run++;
-    run -= q;
+    uint32_t q = skip_ws(a, a->pstart[k]);
     fail_at(a, F_UNKNOWN, q, NULL);
+    const uint16_t *cand = a->cand + (size_t)k * isa->nops;
     for (int t = s; t + left <= (int)F->nslot; t++) {
         unsigned slot = isa->idx[F->slot + t];
-        const struct tsr_tc_slot *sl = &isa->slots[slot];
-        for (uint32_t i = 0; i < sl->nop; i++) {
-            unsigned opi = isa->idx[sl->op + i];
+        for (uint32_t i = 0; i < a->ncand[k]; i++) {
+            unsigned opi = cand[i];
             const struct tsr_tc_op *op = &isa->ops[opi];
-            if (!key_ok(op, a->s + q, run) || (op->req[0] & ~a->have[k][0]) || (op->req[1] & ~a->have[k][1]))
+            if (op->slot != slot)
                 continue;
             struct frame kop = {.kind = K_OP, .op = opi, .k = k, .t = t};
             a->op[slot] = (uint16_t)opi;
@@ -827,8 +848,8 @@ static bool bundle_part(struct tsr_asm *a, int k, int s)
     return false;
 }
 
-/* Can part k be an op of some slot of F at all (mnemonic and required characters)? */
-static bool part_possible(const struct tsr_asm *a, const struct tsr_tc_format *F, int k)
+/* The candidate ops of part k: those whose mnemonic key and required characters fit its text. */
+static void candidates(struct tsr_asm *a, int k)
 {
     const struct tsr_tc_isa *isa = a->isa;
     uint32_t q = a->pstart[k], run;
@@ -837,14 +858,29 @@ static bool part_possible(const struct tsr_asm *a, const struct tsr_tc_format *F
     for (run = q; run < a->pend[k] && tsr_asm_isident(a->s[run]);)
         run++;
     run -= q;
-    for (uint32_t t = 0; t < F->nslot; t++) {
-        const struct tsr_tc_slot *sl = &isa->slots[isa->idx[F->slot + t]];
-        for (uint32_t i = 0; i < sl->nop; i++) {
-            const struct tsr_tc_op *op = &isa->ops[isa->idx[sl->op + i]];
-            if (key_ok(op, a->s + q, run) && !(op->req[0] & ~a->have[k][0]) && !(op->req[1] & ~a->have[k][1]))
-                return true;
-        }
+    unsigned c = q < a->pend[k] ? (unsigned char)a->s[q] : 0;
+    uint16_t *out = a->cand + (size_t)k * isa->nops;
+    uint32_t n = 0;
+    /* merge the ops keyed by c with the keyless ones, in declaration order */
+    uint32_t i = c < 128 ? a->byoff[c] : a->byoff[128], ie = c < 128 ? a->byoff[c + 1] : a->byoff[128];
+    uint32_t j = a->byoff[128], je = a->byoff[129];
+    while (i < ie || j < je) {
+        unsigned opi = (j >= je || (i < ie && a->byfirst[i] < a->byfirst[j])) ? a->byfirst[i++] : a->byfirst[j++];
+        const struct tsr_tc_op *op = &isa->ops[opi];
+        if (key_ok(op, a->s + q, run) && !(op->req[0] & ~a->have[k][0]) && !(op->req[1] & ~a->have[k][1]))
+            out[n++] = (uint16_t)opi;
     }
+    a->ncand[k] = n;
+}
+
+/* Can part k be an op of some slot of F at all? */
+static bool part_possible(const struct tsr_asm *a, unsigned fi, int k)
+{
+    const struct tsr_tc_isa *isa = a->isa;
+    const uint16_t *cand = a->cand + (size_t)k * isa->nops;
+    for (uint32_t i = 0; i < a->ncand[k]; i++)
+        if (a->fmt_slot[fi * isa->nslots + isa->ops[cand[i]].slot])
+            return true;
     return false;
 }
 
@@ -853,7 +889,7 @@ static bool try_format(struct tsr_asm *a, unsigned fi)
     const struct tsr_tc_isa *isa = a->isa;
     const struct tsr_tc_format *F = &isa->formats[fi];
     for (int k = 0; k < a->nparts && (uint32_t)k < F->nslot; k++)
-        if (!part_possible(a, F, k)) {
+        if (!part_possible(a, fi, k)) {
             uint32_t q = a->pstart[k];
             while (q < a->pend[k] && tsr_asm_isblank(a->s[q]))
                 q++;
@@ -988,6 +1024,34 @@ struct tsr_asm *tsr_asm_new(const struct tsr_tc_isa *isa)
     memset(a->f, 0, (isa->nfields + 1) * sizeof *a->f);
     memset(a->set, 0, (isa->nfields + 1) * sizeof *a->set);
     a->op = xrealloc(NULL, (isa->nslots + 1) * sizeof *a->op);
+    a->cand = xrealloc(NULL, (size_t)MAX_PARTS * (isa->nops + 1) * sizeof *a->cand);
+    a->byfirst = xrealloc(NULL, (isa->nops + 1) * sizeof *a->byfirst);
+    uint32_t n = 0;
+    for (unsigned c = 0; c <= 128; c++) {
+        a->byoff[c] = n;
+        for (unsigned i = 0; i < isa->nops; i++) {
+            const struct tsr_tc_op *op = &isa->ops[i];
+            if (c < 128 ? (op->keylen && (unsigned char)op->key[0] == c)
+                        : (!op->keylen || (unsigned char)op->key[0] >= 128))
+                a->byfirst[n++] = (uint16_t)i;
+        }
+    }
+    a->byoff[129] = n;
+    a->root = xrealloc(NULL, ((size_t)isa->ntables * 128 + 1) * sizeof *a->root);
+    memset(a->root, 0, ((size_t)isa->ntables * 128 + 1) * sizeof *a->root);
+    for (unsigned t = 0; t < isa->ntables; t++) {
+        const struct tsr_tc_trie *r = &isa->tries[isa->tables[t].trie];
+        if (!isa->tables[t].nnames)
+            continue;
+        for (unsigned i = 0; i < r->nkid; i++)
+            if (isa->tries[r->kid + i].ch < 128)
+                a->root[t * 128 + isa->tries[r->kid + i].ch] = r->kid + i;
+    }
+    a->fmt_slot = xrealloc(NULL, (size_t)isa->nformats * isa->nslots + 1);
+    memset(a->fmt_slot, 0, (size_t)isa->nformats * isa->nslots + 1);
+    for (unsigned f = 0; f < isa->nformats; f++)
+        for (uint32_t t = 0; t < isa->formats[f].nslot; t++)
+            a->fmt_slot[f * isa->nslots + isa->idx[isa->formats[f].slot + t]] = 1;
     return a;
 }
 
@@ -1003,6 +1067,10 @@ void tsr_asm_free(struct tsr_asm *a)
     free(a->chk);
     free(a->eq);
     free(a->ovr);
+    free(a->cand);
+    free(a->byfirst);
+    free(a->fmt_slot);
+    free(a->root);
     free(a);
 }
 
@@ -1079,6 +1147,8 @@ int tsr_asm_bundle(struct tsr_asm *a, const char *s, size_t n, uint64_t pc, int 
                 break;
         }
     }
+    for (int k = 0; k < a->nparts; k++)
+        candidates(a, k);
     memset(&a->fail, 0, sizeof a->fail);
     if (++a->gen == 0) {   /* wrapped: forget every entry */
         memset(a->memo, 0, sizeof a->memo);

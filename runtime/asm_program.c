@@ -6,6 +6,7 @@
  * `.set` symbols as it meets them.  Every error is reported with its line and column and assembly
  * goes on with the next line (an erroneous bundle still occupies its address).
  */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -465,29 +466,88 @@ static int word_inst(const struct tsr_tc_isa *isa, const char *text, size_t len,
     return 0;
 }
 
+/* One-bundle calls reuse a per-thread matcher and memo (text -> struct <t>_inst of the bundles whose
+ * result depends on the text alone) for the last isa.  The context of the first thread that
+ * assembles is freed at exit; those of other threads stay allocated until the process ends. */
+struct one_ctx {
+    const struct tsr_tc_isa *isa;
+    struct tsr_asm *a;
+    struct tsr_tc_cache cache;
+};
+static _Thread_local struct one_ctx *one;
+static struct one_ctx *first_one;
+
+static void one_fini(struct one_ctx *c)
+{
+    tsr_asm_free(c->a);
+    tsr_tc_cache_free(&c->cache);
+}
+
+static void free_first_one(void)
+{
+    if (first_one) {
+        one_fini(first_one);
+        free(first_one);
+        first_one = NULL;
+    }
+}
+
+static struct one_ctx *one_for(const struct tsr_tc_isa *isa)
+{
+    static atomic_flag registered = ATOMIC_FLAG_INIT;
+    struct one_ctx *c = one;
+    if (c && c->isa == isa)
+        return c;
+    if (c) {
+        one_fini(c);
+    } else {
+        c = malloc(sizeof *c);
+        if (!c)
+            abort();
+        if (!atomic_flag_test_and_set(&registered)) {
+            first_one = c;
+            atexit(free_first_one);
+        }
+    }
+    memset(c, 0, sizeof *c);
+    c->isa = isa;
+    c->a = tsr_asm_new(isa);
+    one = c;
+    return c;
+}
+
 int tsr_tc_assemble_inst(const struct tsr_tc_isa *isa, const char *text, size_t len, uint64_t pc, void *inst,
                          char *errbuf, size_t errlen)
 {
     const char *p = skip_blank(text, text + len);
     if (is_directive(p, text + len, ".word"))
         return word_inst(isa, text, len, p, inst, errbuf, errlen);
-    struct tsr_asm *a = tsr_asm_new(isa);
-    int r = tsr_asm_bundle(a, text, len, pc, -1, inst);
+    struct one_ctx *c = one_for(isa);
+    size_t vlen;
+    const char *hit = tsr_tc_cache_get(&c->cache, text, len, &vlen);
+    if (hit && vlen == isa->inst_size) {
+        memcpy(inst, hit, vlen);
+        return 0;
+    }
+    int r = tsr_asm_bundle(c->a, text, len, pc, -1, inst);
     if (r < 0 && errbuf && errlen)
-        snprintf(errbuf, errlen, "%s", tsr_asm_message(a, NULL));
-    tsr_asm_free(a);
+        snprintf(errbuf, errlen, "%s", tsr_asm_message(c->a, NULL));
+    if (r == 0 && !tsr_asm_env_used(c->a))
+        tsr_tc_cache_put(&c->cache, text, len, inst, isa->inst_size);
     return r;
 }
 
 int tsr_tc_assemble_one(const struct tsr_tc_isa *isa, const char *text, size_t len, uint64_t pc, uint32_t *w,
                         char *errbuf, size_t errlen)
 {
-    void *inst = calloc(1, isa->inst_size + 16);
+    uint64_t small[128];   /* struct <t>_inst, aligned for its uint64_t members */
+    void *inst = isa->inst_size <= sizeof small ? (void *)small : calloc(1, isa->inst_size + 16);
     if (!inst)
         abort();
     int r = tsr_tc_assemble_inst(isa, text, len, pc, inst, errbuf, errlen);
     if (r == 0)
         isa->encode(inst, w);
-    free(inst);
+    if (inst != (void *)small)
+        free(inst);
     return r;
 }

@@ -315,7 +315,7 @@ static void dis_one(struct dis *d, const uint32_t *w, uint64_t pc, struct tsr_bu
             truncate_to(out, start);
             put(out, first, len1 - start);
             d->nlabels = lab1;
-        } else {                   /* keep the second text and its labels */
+        } else if (lab1 > lstart) {   /* keep the second text and its labels */
             memmove(d->labels + lstart, d->labels + lab1, (d->nlabels - lab1) * sizeof *d->labels);
             d->nlabels -= lab1 - lstart;
         }
@@ -351,7 +351,7 @@ static void dis_fini(struct dis *d)
 }
 
 /* One-instruction calls (a simulator's trace prints every bundle) reuse a per-thread context for the
- * last isa.  The context of the first thread that disassembles is freed at exit; those of other
+ * last isa, with its memo of the words already printed (those whose text has no label).  The context of the first thread that disassembles is freed at exit; those of other
  * threads stay allocated (about 10 KB each) until the process ends. */
 static _Thread_local struct dis *one_ctx;
 static struct dis *main_ctx;
@@ -386,8 +386,16 @@ int tsr_tc_disasm(const struct tsr_tc_isa *isa, const uint32_t *w, uint64_t pc, 
     }
     if (!out->data)
         tsr_buf_puts(out, "");
+    size_t klen = isa->nwords * sizeof *w, vlen, start = out->len;
+    const char *hit = tsr_tc_cache_get(&d->cache, w, klen, &vlen);
+    if (hit) {
+        tsr_buf_append(out, hit, vlen);
+        return 0;
+    }
     d->nlabels = 0;
     dis_one(d, w, pc, out);
+    if (d->nlabels == 0)   /* the text does not depend on the address: remember it */
+        tsr_tc_cache_put(&d->cache, w, klen, out->data + start, out->len - start);
     return 0;
 }
 
@@ -421,7 +429,8 @@ int tsr_tc_disasm_program(const struct tsr_tc_isa *isa, const uint32_t *w, size_
             tsr_tc_cache_put(&d.cache, wi, klen, text.data + off[i], text.len - off[i]);
     }
     off[n] = text.len;
-    qsort(d.labels, d.nlabels, sizeof *d.labels, cmp_u64);
+    if (d.nlabels)
+        qsort(d.labels, d.nlabels, sizeof *d.labels, cmp_u64);
     size_t li = 0;
     if (!out->data)
         tsr_buf_puts(out, "");

@@ -139,17 +139,83 @@ static inline uint32_t tsr_sem_cast(uint32_t x, int from, int to)
 }
 
 /* ---- per-lane built-ins (enum mdl_builtin); fm is the description's float mode ------------- */
-static inline uint32_t tsr_sem_fadd(uint32_t a, uint32_t b, int fm) { return tsr_fadd(a, b, tsr_sem_fpmode(fm, 0)); }
-static inline uint32_t tsr_sem_fsub(uint32_t a, uint32_t b, int fm) { return tsr_fsub(a, b, tsr_sem_fpmode(fm, 0)); }
-static inline uint32_t tsr_sem_fmul(uint32_t a, uint32_t b, int fm) { return tsr_fmul(a, b, tsr_sem_fpmode(fm, 0)); }
+
+/* Fast paths of fadd/fsub/fmul for the common case, bit-identical to arith.h (tests/test_eval.c compares them
+ * on millions of operands): both operands normal, the exact result computed in double (exact: a product of
+ * two 24-bit significands, or a sum whose exponents differ by at most 28), and a normal, non-zero result;
+ * then rounding once is truncation (QPU: RTZ) or the host's float conversion (IEEE: RNE).  Anything else
+ * (zeros, denormals, infinities, NaNs, overflow, underflow) goes to arith.h.  Needs IEEE double arithmetic
+ * without excess precision (x86-64 SSE2, AArch64). */
+static inline int tsr_sem_normal(uint32_t x) { return ((x >> 23) & 0xffu) - 1u < 254u; }
+
+/* The exact double d rounded to a normal binary32, or 0 when that is not a normal number. */
+static inline uint32_t tsr_sem_round_normal(double d, int fm)
+{
+    uint64_t b;
+    if (fm == TSR_FLOAT_QPU) {
+        memcpy(&b, &d, 8);
+        uint32_t fe = (uint32_t)((b >> 52) & 0x7ffu) - 896u; /* 1023 - 127 */
+        if (fe - 1u >= 254u)
+            return 0;
+        return ((uint32_t)(b >> 32) & 0x80000000u) | fe << 23 | ((uint32_t)(b >> 29) & 0x7fffffu);
+    }
+    uint32_t r = tsr_sem_bits((float)d);
+    return tsr_sem_normal(r) ? r : 0;
+}
+
+static inline uint32_t tsr_sem_fadd(uint32_t a, uint32_t b, int fm)
+{
+    if ((fm == TSR_FLOAT_QPU || fm == TSR_FLOAT_IEEE) && tsr_sem_normal(a) && tsr_sem_normal(b)) {
+        int d = (int)((a >> 23) & 0xffu) - (int)((b >> 23) & 0xffu);
+        if (d <= 28 && d >= -28) {
+            uint32_t r = tsr_sem_round_normal((double)tsr_sem_f(a) + (double)tsr_sem_f(b), fm);
+            if (r)
+                return r;
+        }
+    }
+    return tsr_fadd(a, b, tsr_sem_fpmode(fm, 0));
+}
+static inline uint32_t tsr_sem_fsub(uint32_t a, uint32_t b, int fm)
+{
+    if ((fm == TSR_FLOAT_QPU || fm == TSR_FLOAT_IEEE) && tsr_sem_normal(a) && tsr_sem_normal(b)) {
+        int d = (int)((a >> 23) & 0xffu) - (int)((b >> 23) & 0xffu);
+        if (d <= 28 && d >= -28) {
+            uint32_t r = tsr_sem_round_normal((double)tsr_sem_f(a) - (double)tsr_sem_f(b), fm);
+            if (r)
+                return r;
+        }
+    }
+    return tsr_fsub(a, b, tsr_sem_fpmode(fm, 0));
+}
+static inline uint32_t tsr_sem_fmul(uint32_t a, uint32_t b, int fm)
+{
+    if ((fm == TSR_FLOAT_QPU || fm == TSR_FLOAT_IEEE) && tsr_sem_normal(a) && tsr_sem_normal(b)) {
+        uint32_t r = tsr_sem_round_normal((double)tsr_sem_f(a) * (double)tsr_sem_f(b), fm);
+        if (r)
+            return r;
+    }
+    return tsr_fmul(a, b, tsr_sem_fpmode(fm, 0));
+}
 static inline uint32_t tsr_sem_fmin(uint32_t a, uint32_t b, int fm) { return tsr_fmin(a, b, tsr_sem_fpmode(fm, 0)); }
 static inline uint32_t tsr_sem_fmax(uint32_t a, uint32_t b, int fm) { return tsr_fmax(a, b, tsr_sem_fpmode(fm, 0)); }
 static inline uint32_t tsr_sem_fminabs(uint32_t a, uint32_t b, int fm) { return tsr_fminabs(a, b, tsr_sem_fpmode(fm, 0)); }
 static inline uint32_t tsr_sem_fmaxabs(uint32_t a, uint32_t b, int fm) { return tsr_fmaxabs(a, b, tsr_sem_fpmode(fm, 0)); }
 static inline uint32_t tsr_sem_fabs(uint32_t a) { return tsr_fabs(a); }
 static inline uint32_t tsr_sem_fneg(uint32_t a) { return tsr_fneg(a); }
-static inline uint32_t tsr_sem_ftoi(uint32_t a, int fm) { return tsr_ftoi(a, tsr_sem_fpmode(fm, 0)); }
-static inline uint32_t tsr_sem_itof(uint32_t a, int fm) { return tsr_itof(a, tsr_sem_fpmode(fm, 0)); }
+/* ftoi: |x| < 2^31 (exponent below 158, zeros and denormals included: they truncate to 0 in every mode)
+ * converts exactly with C's truncating cast; itof: |x| <= 2^24 converts exactly. */
+static inline uint32_t tsr_sem_ftoi(uint32_t a, int fm)
+{
+    if (((a >> 23) & 0xffu) < 158u && (fm == TSR_FLOAT_QPU || fm == TSR_FLOAT_IEEE))
+        return (uint32_t)(int32_t)tsr_sem_f(a);
+    return tsr_ftoi(a, tsr_sem_fpmode(fm, 0));
+}
+static inline uint32_t tsr_sem_itof(uint32_t a, int fm)
+{
+    if (a + 0x1000000u <= 0x2000000u && a != 0 && (fm == TSR_FLOAT_QPU || fm == TSR_FLOAT_IEEE))
+        return tsr_sem_bits((float)(int32_t)a);
+    return tsr_itof(a, tsr_sem_fpmode(fm, 0));
+}
 static inline uint32_t tsr_sem_fgt(uint32_t a, uint32_t b, int fm) { return tsr_fcmp(a, b, tsr_sem_fpmode(fm, 0)) == TSR_FCMP_GT; }
 static inline uint32_t tsr_sem_feq(uint32_t a, uint32_t b, int fm) { return tsr_fcmp(a, b, tsr_sem_fpmode(fm, 0)) == TSR_FCMP_EQ; }
 static inline uint32_t tsr_sem_f16tof32(uint32_t a, int fm) { return tsr_f16_to_f32(a, tsr_sem_fpmode(fm, 0)); }

@@ -10,5 +10,7 @@
 #include "fileout.h"
 #include "hexio.h"
 #include "intern.h"
+#include "target.h"
+#include "textcodec.h"
 
 #endif

@@ -3,9 +3,10 @@
  *  - disassemble then assemble gives back every bit: each of the 12,112 GPU_FFT words alone, each
  *    whole program (labels and all), and 1,000,000 random 64-bit words;
  *  - known encodings from ../shared/isa/qpu.md assemble to the documented words;
- *  - source features (labels, `.set` constants and aliases, `.word`, comments, overrides, constant
- *    expressions, optional groups) and the exact diagnostics for bad input, `file:line:col`;
- *  - speed of both directions (printed; the goal is 2 million lines/s).
+ *  - source features (labels, `.set` constants and aliases, `.word`, comments, overrides including
+ *    `format=` and `ignore[i]=`, constant expressions, optional groups) and the exact diagnostics for
+ *    bad input, `file:line:col` (docs/asm.md);
+ *  - speed of both directions on whole programs (printed, CPU time; the goal is 2 million lines/s).
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -236,9 +237,11 @@ Test(asm, source_features)
                 "    nop\n"
                 ".word 0x009e7000, 0x100009e7\n"
                 "end: nop {raddr_b=38}\n"
-                "    mov r1, 2.0; fmul r0, r1, r2\n",
+                "    mov r1, 2.0; fmul r0, r1, r2\n"
+                "    mov r0, 5 {format=alu}\n"                /* a small immediate, not a load immediate */
+                "    brr -, r:end {ignore[0]=5}\n",           /* bits 59:56 of a branch */
                 &p);
-    cr_assert_eq(p.count, 9);
+    cr_assert_eq(p.count, 11);
     expect_word(&p, 0, 0x00000040, 0xe00216e7);   /* GPU_FFT: mov rb_0x40, 0x40 with rb_0x40 = rb27 */
     expect_word(&p, 1, 26, 0xe0020827);
     expect_word(&p, 6, 0x009e7000, 0x100009e7);   /* .word */
@@ -252,6 +255,13 @@ Test(asm, source_features)
     cr_expect_eq((int32_t)in.f[QPU_F_IMM32], 7 * 8 - (4 * 8 + 32));
     cr_expect_eq(in.f[QPU_F_WADDR_ADD], 0);
     cr_expect_str_eq(p.comment[0], "mov rb_0x40, 0x40");
+    qpu_decode(tsr_words_at(&p, 9), &in);
+    cr_expect_str_eq(qpu_format_names[in.format], "alu");
+    cr_expect_eq(in.f[QPU_F_SIG], 13);
+    cr_expect_eq(in.f[QPU_F_RADDR_B], 5);
+    qpu_decode(tsr_words_at(&p, 10), &in);
+    cr_expect_str_eq(qpu_format_names[in.format], "branch");
+    cr_expect_eq((tsr_words_at(&p, 10)[1] >> 24) & 0xf, 5);
     tsr_words_free(&p);
 }
 

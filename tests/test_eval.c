@@ -180,3 +180,47 @@ Test(eval, known_answers)
     cr_assert_eq(eval_asm(&st, "sub.setf -, elem_num, 4"), TSR_SIM_ERROR); /* no hooks: elem_num is I/O */
     mdl_evstate_fini(&st);
 }
+
+/* ---- the shortcuts of runtime/sem.h and of the generated code against runtime/arith.h ---------------- */
+
+#include "sem.h"
+
+/* Operands near the interesting edges: exponents at both ends, the exponent differences 27..30 of the
+ * fadd shortcut, results near overflow and underflow, zeros, denormals, infinities, NaN encodings. */
+static uint32_t edge_float(uint64_t r)
+{
+    uint32_t sign = (uint32_t)(r >> 63) << 31, mant = (uint32_t)(r >> 8) & 0x7fffffu;
+    uint32_t e;
+    switch (r & 7) {
+    case 0: e = (uint32_t)(r >> 40) % 256; break;
+    case 1: e = 1 + (uint32_t)(r >> 40) % 8; break;
+    case 2: e = 246 + (uint32_t)(r >> 40) % 10; break;
+    case 3: e = 127 + (uint32_t)((r >> 40) % 61) - 30; break;
+    case 4: e = 0; break;
+    default: e = 64 + (uint32_t)(r >> 40) % 128; break;
+    }
+    if ((r >> 48 & 15) == 0)
+        mant = (r >> 52 & 1) ? 0x7fffffu : 0;
+    return sign | e << 23 | mant;
+}
+
+Test(sem, float_shortcuts_are_bit_exact)
+{
+    for (uint64_t i = 0; i < 3000000; i++) {
+        uint64_t r1 = mix(i * 2 + 1), r2 = mix(i * 2 + 2);
+        uint32_t a = edge_float(r1), b = edge_float(r2);
+        if (r2 & 0x100) /* exponent differences around the fadd shortcut's limit */
+            b = (b & 0x807fffffu) | ((((a >> 23) & 0xffu) + (uint32_t)(r2 >> 20) % 63 - 31) & 0xffu) << 23;
+        for (int fm = 0; fm < 2; fm++) {
+            struct tsr_fpmode md = tsr_sem_fpmode(fm, 0);
+            cr_assert_eq(tsr_sem_fadd(a, b, fm), tsr_fadd(a, b, md), "fadd %08x %08x mode %d", a, b, fm);
+            cr_assert_eq(tsr_sem_fsub(a, b, fm), tsr_fsub(a, b, md), "fsub %08x %08x mode %d", a, b, fm);
+            cr_assert_eq(tsr_sem_fmul(a, b, fm), tsr_fmul(a, b, md), "fmul %08x %08x mode %d", a, b, fm);
+            cr_assert_eq(tsr_sem_ftoi(a, fm), tsr_ftoi(a, md), "ftoi %08x mode %d", a, fm);
+            uint32_t k = (uint32_t)(r2 >> 32) >> ((r1 >> 58) & 31); /* integers of every magnitude */
+            if (r1 & 1)
+                k = 0u - k;
+            cr_assert_eq(tsr_sem_itof(k, fm), tsr_itof(k, md), "itof %08x mode %d", k, fm);
+        }
+    }
+}

@@ -6,11 +6,14 @@
  * Facts about the library come from its host sources in raspberrypi/userland,
  * host_applications/linux/apps/hello_pi/hello_fft/ (named below by file name only: gpu_fft.c,
  * gpu_fft_base.c, gpu_fft_twiddles.c, gpu_fft_shaders.c, gpu_fft_trans.c, gpu_fft.h, hello_fft.c,
- * hello_fft_2d.c; read through the search tool from copies of that directory, since the index holds
- * no copy under raspberrypi/userland itself: ED6E0F17/userland @ 2489c147 for gpu_fft.c, gpu_fft.h,
- * gpu_fft_base.c, gpu_fft_shaders.c, gpu_fft_trans.c; develone/userland for hello_fft_2d.c; the
- * release-3.0 gpu_fft_twiddles.c from the index's file id 178098074).  The code is ours; only facts
- * were taken.
+ * hello_fft_2d.c), read through the search tool: hello_fft.c from raspberrypi/userland @ 7956781f;
+ * the others from copies of that directory, as the index holds no other file of it under
+ * raspberrypi/userland: ED6E0F17/userland @ 2489c147 (gpu_fft.c, gpu_fft.h, gpu_fft_base.c,
+ * gpu_fft_shaders.c, gpu_fft_trans.c; all "release 3.0" but for gpu_fft_trans.c, "release 2.0" as in
+ * the corpus's gpu_fft_trans.qasm), develone/userland (hello_fft_2d.c, and gpu_fft.c @ e60711e9,
+ * identical in what is used here, with upstream's GPU_FFT_BUSY_WAIT_LIMIT), and a release-3.0
+ * gpu_fft_twiddles.c (search-index file id 178098074).  gpu_fft_trans.h was not available; nothing
+ * here needs it.  The code is ours; only facts were taken.
  *
  * Memory: one `struct gpufft_mem` owns a qpu_machine with GPUFFT_QPUS QPUs and hands out 4 KiB
  * aligned blocks (gpu_fft_base.c allocates with mem_alloc(..., ARM_PAGE_SIZE, ...)).  A block at
@@ -44,6 +47,10 @@ struct gpufft_shape {
     int log2n, passes, shared, unique;
 };
 int gpufft_shape(int log2n, struct gpufft_shape *s);
+/* The radix of each pass, first pass first (16, 32 or 64; their product is 2^log2n): pass 1 uses
+ * the codelet of the shared "base" table's width, pass p > 1 that of its "step" table (see gpufft.c).
+ * Returns the number of passes, -1 for log2n outside 8..22. */
+int gpufft_radices(int log2n, int radix[4]);
 
 /* Writes the twiddle table of gpu_fft_twiddle_data(log2n, direction): (shared + GPUFFT_QPUS *
  * unique) * 16 complex = 2 floats each, at `out`.  inverse 0 = GPU_FFT_FWD (angles scaled by -2*pi),
@@ -124,7 +131,11 @@ struct gpufft_cost {
     uint64_t issued[QPU_MAX_QPUS], stalls[QPU_MAX_QPUS];
     uint64_t total;     /* bundles issued by all QPUs */
     uint64_t rounds;    /* rounds of the loop = the busiest QPU's issued + stalled bundles */
-    double seconds;     /* wall-clock time spent simulating */
+    double seconds;     /* CPU time spent simulating (the process's; the simulation is single-threaded) */
+    double wall;        /* wall-clock time spent simulating */
+    unsigned warnings;  /* QPUs whose peripherals left a warning (qpu_periph_warning: behaviour the
+                           sources call unreliable or undefined), and the first one: */
+    char warning[256];
 };
 /* Adds b to a (per-QPU counts, totals, rounds and seconds). */
 void gpufft_cost_add(struct gpufft_cost *a, const struct gpufft_cost *b);
@@ -133,7 +144,12 @@ void gpufft_cost_add(struct gpufft_cost *a, const struct gpufft_cost *b);
 struct gpufft_run_opts {
     FILE *trace;         /* every issued bundle (qpu_run's trace), or NULL */
     uint64_t max_rounds; /* 0: unlimited */
+    unsigned dma_latency; /* qpu_machine_set_dma_latency for this run (0: DMA done at once) */
 };
+/* "shader_4k 0x0120: <disassembly>    // <source line of the hex file>" for the bundle at byte
+ * address pc of c (the address the simulator reports; the program runs from address 0). */
+void gpufft_bundle_text(const struct gpufft_code *c, uint32_t pc, char *buf, size_t n);
+
 /* Runs the batch on GPUFFT_QPUS QPUs (gpu_fft_execute -> gpu_fft_base_exec(..., GPU_FFT_QPUS)) with
  * qpu_run, then checks that every QPU ended, that the master raised exactly one host interrupt
  * (its last uniform is 1, the others' 0: gpu_fft.c "IRQ enable, master only") and that no
@@ -166,15 +182,45 @@ double gpufft_published_ppm(int log2n);
 
 /* ---- diagnosis ---------------------------------------------------------------------------- */
 
-/* Re-runs job 0 of f (whose input must be loaded again by the caller) on an instrumented copy of
- * the run loop that records every VPM write and every VDW DMA (who, where, which bundle), takes a
- * copy of each pass's output buffer when the master moves on to the next, and compares each pass
- * with the partial transforms the harness expects after it (a decimation-in-time FFT with the
- * shader's radices: gpufft.c "Pass model").  Writes a report to out: for every pass, whether its
- * output holds exactly the expected values, and for the first pass that does not, the first wrong
- * element with the VDW (QPU, bundle) that stored it and the VPM write (QPU, bundle) that produced
- * it.  Returns the 1-based number of the first divergent pass, 0 when every pass matched, -1 on
- * error (message in err). */
-int gpufft_diagnose(struct gpufft *f, const float *input, FILE *out, char *err);
+/* Re-runs job 0 of f on random input from `seed` (written into job 0's input buffer; the uniform
+ * streams are cut to job 0 for the run and restored after it) on an instrumented copy of qpu_run's
+ * loop that records every VPM write and VDW DMA (which QPU, bundle and round), and checks the
+ * output buffer of each pass, when the master moves on to the next, against the partial transforms
+ * the harness expects after it (gpufft.c "Pass model").  Writes to out, per pass, whether it holds
+ * exactly the expected values; for the first that does not, how many elements are wrong and by
+ * which QPU they were produced, and for the first wrong element (in time and in memory order) the
+ * VPM write (QPU, bundle) that produced it and the VDW (QPU, bundle) that stored it.  A simulator
+ * error, hazard or deadlock is reported with the pass it happened in.  trace (may be NULL): every
+ * bundle issued, disassembled.  Returns the 1-based number of the first divergent pass, 0 when
+ * every pass matched, -1 on error (message in err). */
+int gpufft_diagnose(struct gpufft *f, uint64_t seed, FILE *out, FILE *trace, char *err);
+/* Re-runs the transpose on the instrumented loop with the rule audit (below) and reports to out.
+ * Returns 0 when it ended with no report and no rule broken, 1 otherwise, -1 on error (err). */
+int gpufft_trans_audit(struct gpufft_trans *t, FILE *out, FILE *trace, char *err);
+
+/* Rule audit: an independent check, on the raw instruction bits (field layout of
+ * ../shared/isa/qpu.md "Encoding facts"), of rules of ../shared/isa/qpu.md "Latencies and hazards"
+ * and "Rotation" that the simulator does not report.  Feed one QPU's bundles in issue order;
+ * gpufft_diagnose runs it on every QPU and reports the first bundle breaking each rule. */
+enum {
+    GPUFFT_AUDIT_ROTATE,   /* "Rotation": not right after a write to the rotated accumulator (or to r5) */
+    GPUFFT_AUDIT_VPM,      /* Lat. 5: vr_setup and vw_setup not in one instruction, nor with a VPM access */
+    GPUFFT_AUDIT_UNIF,     /* Lat. 4: no uniform read for 2 instructions after a unif_addr write */
+    GPUFFT_AUDIT_BRANCH,   /* "Branch": at least 2 other instructions between two branches */
+    GPUFFT_AUDIT_NOSWAP,   /* Lat. 3: tmu_noswap written at least 3 instructions before a TMU write */
+    GPUFFT_AUDIT_THREND,   /* Lat. 6: thread end + 2 slots: no uniform/VPM access; thrend writes no regfile */
+    GPUFFT_AUDIT_SFU,      /* Lat. 2: nothing else writes r4 in the 2 instructions after an SFU write */
+    GPUFFT_AUDIT_ONE_UNIT, /* Lat. 7: at most one TMU/TLB/SFU/mutex/semaphore access per instruction */
+    GPUFFT_AUDIT_RULES
+};
+struct gpufft_audit {
+    uint64_t hist[2]; /* the last two bundles, newest first */
+    uint64_t issued;
+};
+/* Audits bundle w (low word in bits 31:0) issued after those in *a; returns the rules it breaks as a
+ * bit mask (bit GPUFFT_AUDIT_*) and records it in *a (zero-initialise *a for a new QPU). */
+unsigned gpufft_audit_bundle(struct gpufft_audit *a, uint64_t w);
+/* One-line description of rule r, NULL if r is out of range. */
+const char *gpufft_audit_rule(int rule);
 
 #endif

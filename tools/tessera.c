@@ -16,6 +16,7 @@ static void usage(FILE *f)
 		"  dis FILE       disassemble FILE (hex words `0xLOW, 0xHIGH, // ...` or raw binary)\n"
 		"  sim FILE       run FILE (assembly, hex or binary) in the generated simulator\n"
 		"  demo           assemble, disassemble and simulate the bundled example program\n"
+		"  gpu-fft        run GPU_FFT's shaders in the simulator against FFTW (gpu-fft --help)\n"
 		"  targets        list the targets this build knows\n"
 		"options:\n"
 		"  --target NAME            instruction set (default: %s)\n"
@@ -55,6 +56,8 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	if (!strcmp(cmd, "gpu-fft")) /* own options: tools/cmd_gpufft.c */
+		return cmd_gpufft(argc - 2, argv + 2);
 	char **pos = calloc((size_t)argc, sizeof *pos);
 	if (!pos)
 		return 1;

@@ -29,6 +29,8 @@ int cmd_asm(struct tool_opts *o);
 int cmd_dis(struct tool_opts *o);
 int cmd_sim(struct tool_opts *o);
 int cmd_demo(struct tool_opts *o);
+/* `tessera gpu-fft ...`: parses its own arguments (those after the command name); tools/cmd_gpufft.c. */
+int cmd_gpufft(int argc, char **argv);
 
 /* Reads a program for `t` from path ("-" = standard input): assembly text when the file name ends
  * in .qasm/.s/.asm (or the text does not look like hex words), else hex or binary words per

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fileout.h"
+
 static struct qpu_periph *periph(struct qpu_sim *sim)
 {
     struct qpu_hooks_ctx *c = sim->hooks;
@@ -101,10 +103,20 @@ static int mux_reads(uint64_t mux, int file)
 
 /* Every I/O access the bundle may make (an over-approximation: reads through any mux that selects
  * the regfile of an operation that is not nop, writes whose condition is not `never`). */
+/* Could access I/O register addr stall (qpu_io_ready: vpm, vr/vw_wait, mutex reads; vr/vw_addr writes)? */
+static int may_stall(uint64_t addr)
+{
+    return addr >= 48 && addr <= 51;
+}
+
 static int bundle_ready(struct qpu_periph *p, const struct qpu_inst *I)
 {
     const uint64_t *f = I->f;
     int ws = (int)(f[QPU_F_WS] & 1);
+    /* most bundles touch no register that can stall */
+    if (I->format == QPU_FMT_ALU && !may_stall(f[QPU_F_RADDR_A]) && !may_stall(f[QPU_F_RADDR_B]) &&
+        f[QPU_F_WADDR_ADD] != 50 && f[QPU_F_WADDR_MUL] != 50)
+        return 1;
     switch (I->format) {
     case QPU_FMT_ALU: {
         int add = I->op[QPU_SLOT_ADD] != QPU_NO_OP && f[QPU_F_OP_ADD] != 0;
@@ -155,10 +167,21 @@ int qpu_hook_retire(struct qpu_sim *sim, const struct qpu_inst *I)
     if (!p)
         return 0;
     qpu_io_step(p, sim->acc[4]); /* an SFU result landing now is readable by the next instruction */
-    const char *w = qpu_periph_warning(p);
-    if (w && sim->core.trace)
-        tsr_sim_trace_note(&sim->core, "warning: %s", w);
+    if (sim->core.trace) {
+        const char *w = qpu_periph_warning(p);
+        if (w)
+            tsr_sim_trace_note(&sim->core, "warning: %s", w);
+    }
     return 0;
+}
+
+void qpu_trace_text(void *ctx, uint32_t pc, const uint32_t *words, char *buf, size_t n)
+{
+    (void)ctx;
+    struct tsr_buf b = {0};
+    qpu_disasm(words, pc, &b);
+    snprintf(buf, n, "%s", b.data ? b.data : "");
+    tsr_buf_free(&b);
 }
 
 /* ---- the multi-QPU loop --------------------------------------------------------------------------------- */
@@ -188,6 +211,7 @@ int qpu_run(struct qpu_machine *m, const uint32_t *code, size_t nwords, unsigned
         snprintf(names[q], sizeof names[q], "qpu%u", q);
         sims[q].core.trace = trace;
         sims[q].core.trace_name = names[q];
+        sims[q].core.trace_text = qpu_trace_text;
     }
     unsigned active = nqpus;
     uint64_t idle = 0;

@@ -35,6 +35,9 @@ struct qpu_hooks_ctx {
 int qpu_hooks_attach(struct qpu_sim *sim, struct qpu_hooks_ctx *ctx, struct qpu_machine *m, unsigned qpu,
                      uint32_t uniforms_bus_addr);
 
+/* A struct tsr_sim_ctl trace_text callback: the bundle's disassembly (qpu_disasm).  ctx unused. */
+void qpu_trace_text(void *ctx, uint32_t pc, const uint32_t *words, char *buf, size_t n);
+
 /* Outcome of qpu_run. */
 struct qpu_run_result {
     int status;        /* TSR_SIM_HALTED: every QPU ended; TSR_SIM_OK: max_steps rounds ran first;

@@ -1,0 +1,99 @@
+/* GPU_FFT release 3.0 in the simulator, every size: for log2 N = 8..22, forward and inverse, one
+ * transform of random complex input (the same harness and checks as tests/test_gpufft.c, which runs
+ * 8..14), the relative rms error against FFTW (double) next to GPU_FFT's published figure
+ * (gpu_fft.txt), the simulated cost (bundles per QPU and in total, rounds of the QPU loop, cycles
+ * estimated as rounds x 4 clocks since a QPU issues one bundle every 4 clocks, and that time at
+ * 250 MHz next to the published runtime for a batch of 1) and the simulator's speed (bundles per
+ * second of CPU time).  Exit status 1 if any size fails or is outside twice the published error.
+ * Environment: TESSERA_GPUFFT_MAX_LOG2N (default 22) stops earlier; TESSERA_SHARED as for the tests. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* configure.py links a benchmark from its own source only: the harness is compiled in here. */
+#include "../tools/gpufft.c"
+
+/* gpu_fft.txt "Throughput", batch size 1, milliseconds (log2 N = 8..22). */
+static const double published_ms[] = {0.033, 0.049, 0.070, 0.12, 0.25, 0.61, 1.2, 3.5,
+                                      7.0,   17,    43,    97,   194,  388,  786};
+
+static int one(const struct gpufft_code *code, int log2n, int inverse, struct gpufft_cost *all)
+{
+    char err[GPUFFT_ERRLEN];
+    struct gpufft_mem mm;
+    struct gpufft f;
+    size_t n = (size_t)1 << log2n;
+    if (gpufft_mem_init(&mm, gpufft_prepare_bytes(log2n, 1, code), err) ||
+        gpufft_prepare(&f, &mm, code, log2n, inverse, 1, err)) {
+        printf("2^%d: %s\n", log2n, err);
+        gpufft_mem_fini(&mm);
+        return 1;
+    }
+    float *keep = malloc(2 * n * sizeof *keep);
+    double *want = malloc(2 * n * sizeof *want);
+    if (!keep || !want) {
+        free(keep);
+        free(want);
+        gpufft_mem_fini(&mm);
+        printf("2^%d: out of memory\n", log2n);
+        return 1;
+    }
+    gpufft_random(keep, n, 1000 + (uint64_t)log2n);
+    memcpy(gpufft_in(&f, 0), keep, 2 * n * sizeof *keep);
+    struct gpufft_cost c = {0};
+    int rc = gpufft_execute(&f, NULL, &c, err);
+    double ppm = -1, pub = gpufft_published_ppm(log2n);
+    if (!rc && !gpufft_reference(keep, want, log2n, inverse)) {
+        struct gpufft_err e = {0};
+        gpufft_err_accumulate(&e, gpufft_out(&f, 0), want, n);
+        ppm = gpufft_err_value(&e) * 1e6;
+    }
+    double cycles = 4.0 * (double)c.rounds;
+    printf("%2d  %-7s  %7.3f  %5.2f  %-4s  %10llu  %8llu  %8llu  %9llu  %10.0f  %8.3f  %7.3f  %6.2f\n", log2n,
+           inverse ? "inverse" : "forward", ppm, pub, rc ? "FAIL" : ppm <= 2 * pub && ppm >= 0 ? "ok" : "HIGH",
+           (unsigned long long)c.total, (unsigned long long)c.issued[0], (unsigned long long)c.issued[1],
+           (unsigned long long)c.rounds, cycles, cycles / 250e3, published_ms[log2n - GPUFFT_MIN_LOG2N],
+           c.seconds > 0 ? (double)c.total / c.seconds / 1e6 : 0);
+    if (rc)
+        printf("    %s\n", err);
+    if (c.warnings)
+        printf("    peripheral warnings on %u QPUs, first: %s\n", c.warnings, c.warning);
+    gpufft_cost_add(all, &c);
+    free(keep);
+    free(want);
+    gpufft_mem_fini(&mm);
+    return rc || c.warnings || !(ppm >= 0 && ppm <= 2 * pub);
+}
+
+int main(void)
+{
+    const char *e = getenv("TESSERA_GPUFFT_MAX_LOG2N");
+    int max = e && *e ? atoi(e) : GPUFFT_MAX_LOG2N;
+    if (max < GPUFFT_MIN_LOG2N || max > GPUFFT_MAX_LOG2N)
+        max = GPUFFT_MAX_LOG2N;
+    printf("GPU_FFT 3.0 on the simulated QPUs (8 QPUs; random complex input; error = hello_fft.c's rel_rms_err "
+           "against FFTW double, in ppm)\n");
+    printf("%2s  %-7s  %7s  %5s  %-4s  %10s  %8s  %8s  %9s  %10s  %8s  %7s  %6s\n", "lg", "dir", "ppm", "pub", "ok",
+           "bundles", "qpu0", "qpu1", "rounds", "cycles~", "est ms", "pub ms", "Mb/s");
+    struct gpufft_cost all = {0};
+    int bad = 0;
+    for (int log2n = GPUFFT_MIN_LOG2N; log2n <= max; log2n++) {
+        char err[GPUFFT_ERRLEN];
+        struct gpufft_code code;
+        if (gpufft_code_load(&code, NULL, log2n, err)) {
+            printf("%s\n", err);
+            return 1;
+        }
+        for (int inverse = 0; inverse < 2; inverse++)
+            bad += one(&code, log2n, inverse, &all);
+        gpufft_code_free(&code);
+        fflush(stdout);
+    }
+    printf("total: %llu bundles simulated in %.1f s of CPU time (%.1f s wall): %.2f M bundles/s; %d failed\n",
+           (unsigned long long)all.total, all.seconds, all.wall,
+           all.seconds > 0 ? (double)all.total / all.seconds / 1e6 : 0, bad);
+    printf("(bundles: all 8 QPUs; qpu0: the master, which also stores every pass; qpu1..7: each slave;\n"
+           " cycles~ = rounds x 4 clocks: the QPUs run in parallel and each issues one bundle per 4 clocks; memory,\n"
+           " TMU and DMA latencies are not modelled, so est ms at 250 MHz is a lower bound of the published runtime)\n");
+    return bad ? 1 : 0;
+}
