@@ -2,17 +2,18 @@
  * descriptor (runtime/target.h: t->decode, t->encode), on one core, in instructions per second:
  *  - over the 12,112 words of the 16 GPU_FFT programs ($TESSERA_SHARED/corpus, else ../shared/corpus,
  *    relative to the repository root where `ninja bench` runs), concatenated and repeated;
- *  - over 65,536 pseudo-random 64-bit words (xorshift64*, fixed seed; ~1/16 have sig 15 = branch,
- *    1/16 sig 14 = ldi/sema, the rest ALU; some decode to no operation or no format).
+ *  - over 65,536 pseudo-random 64-bit words (xorshift64*, fixed seed; ~1/16 have sig 15 = branch, 1/16
+ *    sig 14 = ldi/sema, the rest ALU; some decode to no operation or no format).
  * decode writes into a ring of 64 decoded instructions (the consumer of a decoder uses each one at
  * once); encode reads the whole decoded input (12,112 or 65,536 struct qpu_inst) and writes words.
  *
  * Each measurement repeats its input enough to run >= TESSERA_BENCH_SECONDS (default 1) and keeps the
- * best of TESSERA_BENCH_RUNS (default 3) runs, timed with clock_gettime(CLOCK_MONOTONIC); the thread's
- * CPU time of that run is printed beside it (a much smaller CPU time than wall time means the machine
- * was busy).  The work is checked after timing: every word decodes (corpus: to a format) and encodes
- * back bit for bit, and the timed runs' checksums and outputs match; a wrong result exits 1.  Goals
- * (docs/PERFORMANCE.md) are reported, never enforced. */
+ * best of TESSERA_BENCH_RUNS (default 3) runs, timed with clock_gettime(CLOCK_MONOTONIC).  Beside it:
+ * `core`, the thread's CPU time over the wall time of that run (below 100%: other processes took the
+ * core), and `cpu rate`, the best rate of all runs by the thread's CPU time (the one-core figure when the
+ * machine is busy; on an idle machine it equals the rate).  The work is checked after timing: every
+ * word decodes (corpus: to a format) and encodes back bit for bit, and the timed runs' checksums and
+ * outputs match; a wrong result exits 1.  Goals (docs/PERFORMANCE.md) are reported, never enforced. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -264,7 +265,10 @@ int main(void)
         const char *name;
         const uint32_t *w;
         size_t n;
-    } inputs[2] = { { "corpus (GPU_FFT, 12112 words)", corpus.w, corpus.count }, { "random (65536 words)", rnd, NRANDOM } };
+    } inputs[2] = {
+        { "corpus (GPU_FFT, 12112 words)", corpus.w, corpus.count },
+        { "random (65536 words)", rnd, NRANDOM },
+    };
     unsigned char *ring = malloc(RING * t->inst_size);
     for (int k = 0; k < 2; k++) {
         char name[80];

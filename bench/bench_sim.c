@@ -4,31 +4,30 @@
  *  (a) alu loop, qpu_run: the ALU-heavy loop below (assembled from its text with the QPU assembler,
  *      t->assemble), run by qpu_run on 1 QPU of a qpu_machine.  Its loop body is 14 bundles: 13 ALU
  *      bundles with both the add and the mul ALU busy (integer, float, 8-bit SIMD, conditional writes,
- *      flags) and the loop branch, whose 3 delay slots are 3 of those ALU bundles.  The iteration
- *      count is chosen so that one run takes >= TESSERA_BENCH_SECONDS (default 1).  At the end the
- *      program stores r0, r1, r2 (16 lanes each) through the VPM and a VDW DMA; the values are
- *      checked against the same computation in C.
+ *      flags) and the loop branch, whose 3 delay slots are 3 of those ALU bundles.  The iteration count
+ *      is chosen so that one run takes >= TESSERA_BENCH_SECONDS (default 1).  At the end the program
+ *      stores r0, r1, r2 (16 lanes each) through the VPM and a VDW DMA; the values are checked against
+ *      the same computation in C.
  *  (b) demo, qpu_run: examples/qpu/demo.qasm (the `tessera demo` program, 15 bundles: uniforms, SFU
- *      reciprocal, VPM, DMA, thread end) run again and again by qpu_run on 1 QPU; every run's 16
- *      results are checked (1/(i*i + c) within the SFU's precision, and equal to the first run's).
- *  (c) alu loop, t->sim->exec: the program of (a) decoded once with t->sim->decode, then executed
- *      bundle by bundle with t->sim->exec (the descriptor's path: no fetch, no decode cache, no
- *      ready/retire hooks; the peripherals are attached for the I/O of the prologue and epilogue).
+ *      reciprocal, VPM, DMA, thread end) run again and again by qpu_run on 1 QPU; every run's 16 results
+ *      are checked (1/(i*i + c) within the SFU's precision, and equal to the first run's).
+ *  (c) alu loop, t->sim->exec: the program of (a) decoded once with t->sim->decode, then executed bundle
+ *      by bundle with t->sim->exec (the descriptor's path: no fetch, no decode cache, no ready/retire
+ *      hooks; the peripherals are attached for the I/O of the prologue and epilogue).
  *  (d) for comparison, without a goal: the independent evaluator (mdl/eval.c, the reference the
  *      differential fuzzer checks the simulator against) on the loop body, a fixed 20,000 bundles
  *      (skipped when BENCH_NOEVAL is set).
  *
- * Counts: bundles = bundles issued (qpu_run's issued[], or exec calls that returned OK/HALTED).
- * Lane operations = 16 x the add- and mul-ALU operations of the issued ALU-format bundles that are not
- * `nop`, whatever their write condition (a conditional operation computes all 16 lanes and masks the
- * write); load-immediate, semaphore and branch bundles count 0.  They are counted by an untimed
- * profiling run (qpu_sim_step, bundle by bundle, counting each address) whose bundle total must equal
- * the timed run's.
+ * Counts: bundles = bundles issued (qpu_run's issued[], or exec calls that returned OK/HALTED). Lane
+ * operations (per second: at the CPU-time rate) = 16 x the add- and mul-ALU operations of the issued
+ * ALU-format bundles that are not `nop`, whatever their write condition (a conditional operation computes
+ * all 16 lanes and masks the write); load-immediate, semaphore and branch bundles count 0.  They are
+ * counted by an untimed profiling run (qpu_sim_step, bundle by bundle, counting each address) whose
+ * bundle total must equal the timed run's.
  *
  * Each measurement keeps the best of TESSERA_BENCH_RUNS (default 3) runs, timed with
- * clock_gettime(CLOCK_MONOTONIC), with the thread's CPU time of that run beside it.  A wrong result
- * (a run that fails, a wrong value) exits 1; the goal (docs/PERFORMANCE.md) is reported, never
- * enforced. */
+ * clock_gettime(CLOCK_MONOTONIC); `core` and `cpu rate` as in bench_codec.c.  A wrong result
+ * (a run that fails, a wrong value) exits 1; the goal (docs/PERFORMANCE.md) is reported, never enforced. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -274,7 +273,8 @@ static void row(const char *name, const struct result *r, double goal)
 {
     double rate = (double)r->bundles / r->wall;
     printf("%-36s %11llu %7.3f %5.0f%% %7.2f M %7.2f M %8.1f M ", name, (unsigned long long)r->bundles, r->wall,
-           100 * r->cpu / r->wall, rate / 1e6, r->crate / 1e6, r->crate * ((double)r->laneops / (double)r->bundles) / 1e6);
+           100 * r->cpu / r->wall, rate / 1e6, r->crate / 1e6,
+           r->crate * ((double)r->laneops / (double)r->bundles) / 1e6);
     if (goal > 0)
         printf("%4.0f M  %s\n", goal / 1e6,
                rate >= goal ? "met" : r->crate >= goal ? "met on cpu time (machine busy)" : "NOT MET");

@@ -1,28 +1,28 @@
-/* Text throughput of the QPU backend, on one core, in lines per second, over the 12,112 words of the
- * 16 GPU_FFT programs ($TESSERA_SHARED/corpus, else ../shared/corpus, relative to the repository root
- * where `ninja bench` runs):
- *  - disasm: t->disasm of every word, one call per word (each call prints the bundle, assembles its
- *    own text back and compares the fields: the round-trip check of runtime/dis_engine.c);
+/* Text throughput of the QPU backend, on one core, in lines per second, over the 12,112 words of the 16
+ * GPU_FFT programs ($TESSERA_SHARED/corpus, else ../shared/corpus, relative to the repository root where
+ * `ninja bench` runs), and over the corpus's 1,002 distinct words (no word repeats, so no memo helps):
+ *  - disasm: t->disasm of every word, one call per word (each call prints the bundle, assembles its own
+ *    text back and compares the fields: the round-trip check of runtime/dis_engine.c);
  *  - disasm_program: t->disasm_program on each whole program (with its label lines);
  *  - assemble: t->assemble on each disassembled whole program;
  *  - assemble_one: t->assemble_one on the text of every word, one call per line.
- * A line is one instruction (label lines `Lxx:` of the program forms are not counted; the count of
- * them is printed).  For comparison, when GNU `as` is on the PATH: `as --64` on a generated x86-64
- * file of a million typical lines (the whole process, startup included).
+ * A line is one instruction (label lines `Lxx:` of the program forms are not counted; the count of them
+ * is printed).  For comparison, when GNU `as` is on the PATH: `as --64` on a generated x86-64 file of a
+ * million typical lines (the whole process, startup included).
  *
  * Cold passes: the text engines may memoise (a per-call memo serves the words and bundle texts that
- * repeat within a program; a per-thread memo may serve the words seen before), so that passes
- * repeated in one process would time memo hits.  Each timed pass therefore runs in a freshly forked
- * child of a parent that has not used that engine yet: every pass does the work a program does on
- * first meeting the corpus (repeats within the pass still hit the memos, as they would there).  The
- * child times itself (wall and thread CPU time) and reports through a pipe.  Rows marked "warm" repeat
- * passes in one process, for comparison, without a goal.
+ * repeat within a program; a per-thread memo may serve the words seen before), so that passes repeated in
+ * one process would time memo hits.  Each timed pass therefore runs in a freshly forked child of a parent
+ * that has not used that engine yet: every pass does the work a program does on first meeting the corpus
+ * (repeats within the pass still hit the memos, as they would there).  The child times itself (wall and
+ * thread CPU time) and reports through a pipe.  Rows marked "warm" repeat passes in one process, for
+ * comparison, without a goal.
  *
- * Each measurement repeats passes for >= TESSERA_BENCH_SECONDS (default 1) of summed pass time and
- * keeps the best of TESSERA_BENCH_RUNS (default 3) runs, timed with clock_gettime(CLOCK_MONOTONIC);
- * the CPU time of the same passes is printed beside it.  The work is checked: the first pass of every
- * run verifies that its text assembles back to the corpus words bit for bit (per line for disasm, per
- * program for disasm_program) and that its text is the same as every other pass's (a hash); assemble
+ * Each measurement repeats passes for >= TESSERA_BENCH_SECONDS (default 1) of summed pass time and keeps
+ * the best of TESSERA_BENCH_RUNS (default 3) runs, timed with clock_gettime(CLOCK_MONOTONIC); `core` and
+ * `cpu rate` as in bench_codec.c (from the passes' own CPU time).  The work is checked: the first pass of
+ * every run verifies that its text assembles back to the corpus words bit for bit (per line for disasm,
+ * per program for disasm_program) and that its text is the same as every other pass's (a hash); assemble
  * and assemble_one compare every word they produce with the corpus.  A wrong result exits 1.  Goals
  * (docs/PERFORMANCE.md) are reported, never enforced. */
 #include <stdio.h>
@@ -191,7 +191,8 @@ static int check_disasm_program(struct corpus *c)
         struct tsr_diag d;
         tsr_words_init(&back, t->word_bits);
         tsr_diag_init(&d, TSR_DIAG_PRINT, stderr);
-        int rc = t->assemble("<disassembly>", c->out.data + c->out_off[p], c->out_off[p + 1] - c->out_off[p], &back, &d);
+        size_t len = c->out_off[p + 1] - c->out_off[p];
+        int rc = t->assemble("<disassembly>", c->out.data + c->out_off[p], len, &back, &d);
         int same = !rc && back.count == c->prog[p].count && !memcmp(back.w, c->prog[p].w, back.count * t->nwords * 4);
         tsr_diag_fini(&d);
         tsr_words_free(&back);
@@ -366,6 +367,11 @@ static void write_x86(FILE *f, size_t n)
     }
 }
 
+static double tv_s(struct timeval tv)
+{
+    return (double)tv.tv_sec + (double)tv.tv_usec * 1e-6;
+}
+
 /* Times `as --64 -o /dev/null FILE` (the whole process); best of runs.  Returns 0, or -1 when as is
  * not available or fails. */
 static int time_gnu_as(int runs, double *wall, double *cpu)
@@ -395,8 +401,7 @@ static int time_gnu_as(int runs, double *wall, double *cpu)
             rc = -1;
         } else if (w < *wall) {
             *wall = w;
-            *cpu = (double)(u1.ru_utime.tv_sec - u0.ru_utime.tv_sec) + (double)(u1.ru_utime.tv_usec - u0.ru_utime.tv_usec) * 1e-6 +
-                   (double)(u1.ru_stime.tv_sec - u0.ru_stime.tv_sec) + (double)(u1.ru_stime.tv_usec - u0.ru_stime.tv_usec) * 1e-6;
+            *cpu = tv_s(u1.ru_utime) - tv_s(u0.ru_utime) + tv_s(u1.ru_stime) - tv_s(u0.ru_stime);
         }
     }
     unlink(path);
@@ -499,8 +504,10 @@ int main(void)
     free(all);
 
     printf("QPU text throughput (lines/s), one core, over the %zu GPU_FFT words (%zu distinct within their "
-           "programs, %zu in the whole corpus);\ncold passes (each in a fresh child process), best of %d runs of >= %.1f s each, "
-           "CLOCK_MONOTONIC;\ncore = CPU time / wall time of the best run; cpu rate = best lines per second of CPU time\n", c.total, distinct, distinct_all, runs, min_s);
+           "programs, %zu in the whole corpus);\ncold passes (each in a fresh child process), best of %d runs of "
+           ">= %.1f s each, CLOCK_MONOTONIC;\ncore = CPU time / wall time of the best run; cpu rate = best lines "
+           "per second of CPU time\n",
+           c.total, distinct, distinct_all, runs, min_s);
     header();
     struct result r;
     uint64_t h_disasm = 0, h_program = 0, h;

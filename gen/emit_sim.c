@@ -241,8 +241,10 @@ int gen_sim_header(const struct mdl_model *m, struct tsr_buf *o, struct tsr_diag
     tsr_buf_printf(o,
         "/* Resets everything: state 0, write times \"never\", no pending control, no report, no hooks. */\n"
         "void %s_sim_init(struct %s_sim *sim);\n"
-        "/* Frees the decode cache. */\n"
+        "/* Frees the decode cache (call before dropping or re-initialising a simulator that stepped). */\n"
         "void %s_sim_fini(struct %s_sim *sim);\n"
+        "/* Back to the state of %s_sim_init, keeping the hooks, the trace settings, the flags and the decode cache. */\n"
+        "void %s_sim_reset(struct %s_sim *sim);\n"
         "/* Fetches the bundle at sim->pc from the program (nwords 32-bit words, low word first), decodes it\n"
         " * (cached per program), asks %s_hook_ready, executes it, calls %s_hook_retire.  Returns TSR_SIM_OK,\n"
         " * TSR_SIM_STALL (nothing happened; step again), TSR_SIM_HALTED, or a negative error/hazard with the\n"
@@ -256,7 +258,7 @@ int gen_sim_header(const struct mdl_model *m, struct tsr_buf *o, struct tsr_diag
         " * logged like the bundle's own (applied after its commits), outside it is immediate.  0 or -1. */\n"
         "int %s_sim_write(struct %s_sim *sim, int state, int elem, const uint32_t *v, uint32_t lanemask);\n"
         "extern const struct tsr_sim_desc %s_sim_desc;\n\n",
-        t, t, t, t, t, t, t, t, t, t, t, t, t, t, t, t);
+        t, t, t, t, t, t, t, t, t, t, t, t, t, t, t, t, t, t, t);
     if (m->nhooks > 0) {
         tsr_buf_printf(o, "/* Hooks, written by hand in targets/%s/ (docs/mdl.md \"Hooks\"): return 0, > 0 to stall the\n"
                        " * bundle, < 0 for an error (set a message with tsr_sim_error(&sim->core, ...)).  Arguments\n"
@@ -343,6 +345,14 @@ static void emit_support(struct sg *g)
                            m->states[s].count > 0 ? m->states[s].count : 1, m->states[s].name);
     tsr_buf_printf(o, "}\n\nvoid %s_sim_fini(struct %s_sim *S)\n{\n    free(S->dc);\n    free(S->dc_state);\n"
                    "    S->dc = NULL;\n    S->dc_state = NULL;\n    S->dc_words = NULL;\n    S->dc_n = 0;\n}\n\n", t, t);
+    tsr_buf_printf(o, "void %s_sim_reset(struct %s_sim *S)\n{\n"
+                   "    struct %s_sim keep = *S;\n    %s_sim_init(S);\n"
+                   "    S->hooks = keep.hooks;\n    S->hookfns = keep.hookfns;\n"
+                   "    S->core.trace = keep.core.trace;\n    S->core.trace_name = keep.core.trace_name;\n"
+                   "    S->core.trace_text = keep.core.trace_text;\n    S->core.trace_ctx = keep.core.trace_ctx;\n"
+                   "    S->core.flags = keep.core.flags;\n"
+                   "    S->dc_words = keep.dc_words;\n    S->dc_n = keep.dc_n;\n    S->dc = keep.dc;\n"
+                   "    S->dc_state = keep.dc_state;\n}\n\n", t, t, t, t);
 
     /* state accessors */
     tsr_buf_printf(o, "static uint32_t *sim_state(struct %s_sim *S, int s, int e)\n{\n    switch (s) {\n", t);
@@ -490,6 +500,7 @@ static void emit_op(struct sg *g, const struct mdl_op *op, int slot, bool commit
     }
     g->ptrloc = ptrloc;
     g->lp = sg_fmt(g, "lp_%d", slot);
+    g->chk = commit ? "0" : "1";
     g->op = op;
     g->slot = slot;
     g->vary = vary;
@@ -614,6 +625,7 @@ static void emit_format(struct sg *g, int fi)
     g->lu = "fu";
     g->altv = "NULL";
     g->mask = NULL;
+    g->chk = "1";
     if (f->nsem) {
         sg_line(g, "/* format sem */");
         sg_stmts(g, f->sem, f->nsem);
@@ -635,6 +647,7 @@ static void emit_format(struct sg *g, int fi)
         g->lu = "fu";
         g->altv = "NULL";
         g->mask = NULL;
+        g->chk = "0";
         sg_line(g, "/* format commit */");
         sg_stmts(g, f->commit, f->ncommit);
     }
@@ -649,9 +662,9 @@ static void emit_spaces(struct sg *g)
     const struct mdl_model *m = g->m;
     const char *t = m->name;
     for (int sp = 0; sp < m->nspaces; sp++) {
-        tsr_buf_printf(g->o, "__attribute__((unused)) static int sim_rd_%d(struct %s_sim *S, const struct %s_inst *I, uint32_t pc, uint32_t ta, "
+        tsr_buf_printf(g->o, "__attribute__((unused)) static int sim_rd_%d(struct %s_sim *S, const struct %s_inst *I, uint32_t pc, int chk, uint32_t ta, "
                        "uint32_t mask, uint32_t *tb, const uint32_t **tp);\n", sp, t, t);
-        tsr_buf_printf(g->o, "__attribute__((unused)) static int sim_wr_%d(struct %s_sim *S, const struct %s_inst *I, uint32_t pc, uint32_t ta, "
+        tsr_buf_printf(g->o, "__attribute__((unused)) static int sim_wr_%d(struct %s_sim *S, const struct %s_inst *I, uint32_t pc, int chk, uint32_t ta, "
                        "const uint32_t *val, uint32_t mask);\n", sp, t, t);
     }
     /* operand functions: every (operand, attributes) an op binds */
@@ -669,18 +682,19 @@ static void emit_spaces(struct sg *g)
         g->nloc = 0;
         g->ntmp = 0;
         tsr_buf_printf(g->o, "\n/* space %s: reads */\nstatic int sim_rd_%d(struct %s_sim *S, const struct %s_inst *I, "
-                       "uint32_t pc, uint32_t ta, uint32_t mask, uint32_t *tb, const uint32_t **tp)\n{\n",
+                       "uint32_t pc, int chk, uint32_t ta, uint32_t mask, uint32_t *tb, const uint32_t **tp)\n{\n",
                        m->spaces[sp].name, sp, t, t);
         sg_space_read_body(g, sp);
         tsr_buf_puts(g->o, "}\n");
         g->ntmp = 0;
         tsr_buf_printf(g->o, "\n/* space %s: writes */\nstatic int sim_wr_%d(struct %s_sim *S, const struct %s_inst *I, "
-                       "uint32_t pc, uint32_t ta, const uint32_t *val, uint32_t mask)\n{\n",
+                       "uint32_t pc, int chk, uint32_t ta, const uint32_t *val, uint32_t mask)\n{\n",
                        m->spaces[sp].name, sp, t, t);
         sg_space_write_body(g, sp);
         tsr_buf_puts(g->o, "}\n");
     }
     memset(g->known, 0, (size_t)m->nfields * sizeof *g->known);
+    g->chk = "1"; /* operands are read in the compute stage */
     for (int i = 0; i < g->nopfn; i++) {
         const struct mdl_opnd *o = &m->opnds[g->opfn[i].opnd];
         g->ntmp = 0;

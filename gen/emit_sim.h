@@ -53,6 +53,8 @@ struct sg {
     bool *ptrloc;             /* per local: represented by lp[i] (NULL: none) */
     const char *altv;         /* C array of the chosen operand alternative per local */
     const char *mask;         /* current lane mask variable; NULL = all lanes */
+    const char *chk;          /* C condition: latency and guard checks apply (compute stage: "1", commit: "0",
+                                 space functions: their `chk` parameter) */
     const char *code;         /* `addr` in a space entry (uniform C text) */
     const char *value;        /* `value` in a space write entry (C array) */
     bool *known;              /* per field: value known in this scope (format selector, op encoding) */

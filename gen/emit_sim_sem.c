@@ -449,11 +449,16 @@ static void read_checks(struct sg *g, int s, const char *idx)
     const struct mdl_state *st = &g->m->states[s];
     sg_line(g, "if (%s >= %du) { rc = tsr_sim_error(&S->core, pc, \"%s index %%\" PRIu32 \" out of range (%d elements) "
             "at 0x%%08\" PRIx32, %s, pc); goto out; }", idx, st->count, st->name, st->count, idx);
+    /* hazards concern the compute stage, where instructions read their inputs (mdl/eval.h) */
+    const char *chk = g->chk ? g->chk : "1";
+    if (!strcmp(chk, "0"))
+        return;
+    const char *and = !strcmp(chk, "1") ? "" : sg_fmt(g, "%s && ", chk);
     if (st->latency > 0)
-        sg_line(g, "if ((rc = tsr_sim_check_latency(&S->core, pc, \"%s\", (int)%s, S->wt_%s[%s], %d)) != 0) goto out;",
-                st->name, idx, st->name, idx, st->latency);
+        sg_line(g, "if (%s(rc = tsr_sim_check_latency(&S->core, pc, \"%s\", (int)%s, S->wt_%s[%s], %d)) != 0) goto out;",
+                and, st->name, idx, st->name, idx, st->latency);
     if (st->guard_elem >= 0 && st->guard_hook >= 0) {
-        sg_line(g, "if (%s == %du)", idx, st->guard_elem);
+        sg_line(g, "if (%s%s == %du)", and, idx, st->guard_elem);
         hook_call(g, st->guard_hook, "TSR_HOOK_GUARD", NULL, 0, "NULL", st->name, idx);
     }
 }
@@ -505,8 +510,10 @@ void sg_space_read_body(struct sg *g, int sp_i)
     const struct mdl_space *sp = &g->m->spaces[sp_i];
     g->code = "ta";
     g->mask = "mask";
+    g->chk = "chk";
     g->ind = 1;
     sg_line(g, "int rc = 0;");
+    sg_line(g, "(void)chk;");
     sg_line(g, "*tp = tb;");
     sg_line(g, "(void)I;");
     sg_line(g, "(void)mask;");
@@ -563,7 +570,8 @@ static struct sv space_read(struct sg *g, int sp_i, const char *addr)
     const char *b = sg_tmp(g, "tb"), *p = sg_tmp(g, "tp");
     sg_line(g, "uint32_t %s[%d];", b, g->L);
     sg_line(g, "const uint32_t *%s;", p);
-    sg_line(g, "if ((rc = sim_rd_%d(S, I, pc, %s, %s, %s, &%s)) != 0) goto out;", sp_i, addr, M(g), b, p);
+    sg_line(g, "if ((rc = sim_rd_%d(S, I, pc, %s, %s, %s, %s, &%s)) != 0) goto out;", sp_i, g->chk ? g->chk : "1", addr,
+            M(g), b, p);
     struct sv v = V(sg_fmt(g, "%s[l]", p), p);
     v.spbuf = b;
     return v;
@@ -612,8 +620,10 @@ void sg_space_write_body(struct sg *g, int sp_i)
     g->code = "ta";
     g->value = "val";
     g->mask = "mask";
+    g->chk = "chk";
     g->ind = 1;
     sg_line(g, "int rc = 0;");
+    sg_line(g, "(void)chk;");
     sg_line(g, "(void)I;");
     sg_line(g, "(void)val;");
     sg_line(g, "(void)mask;");
@@ -659,7 +669,8 @@ void sg_space_write_body(struct sg *g, int sp_i)
 
 static void space_write(struct sg *g, int sp_i, const char *addr, const char *val)
 {
-    sg_line(g, "if ((rc = sim_wr_%d(S, I, pc, %s, %s, %s)) != 0) goto out;", sp_i, addr, val, M(g));
+    sg_line(g, "if ((rc = sim_wr_%d(S, I, pc, %s, %s, %s, %s)) != 0) goto out;", sp_i, g->chk ? g->chk : "1", addr, val,
+            M(g));
 }
 
 /* ---- constant folding (known fields of the scope) ------------------------------------------------------ */

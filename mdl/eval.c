@@ -34,6 +34,7 @@ struct ev {
     uint64_t attrs_any;
     struct wlog *log; int nlog, caplog;
     struct memo *memo; int nmemo, capmemo;
+    bool commit;               /* in a commit block: no latency or guard checks */
     uint32_t code;             /* `addr`/`code` inside a space entry */
     const uint32_t *value;     /* `value` inside a space write entry */
 };
@@ -214,12 +215,12 @@ static int read_state(struct ev *E, int s, uint32_t elem, uint32_t mask, uint32_
         if (elem >= (uint32_t)st->count)
             return tsr_sim_error(E->ctl, E->pc, "%s index %" PRIu32 " out of range (%d elements) at 0x%08" PRIx32,
                                  st->name, elem, st->count, E->pc);
-        if (st->latency > 0) {
+        if (st->latency > 0 && !E->commit) {
             int rc = tsr_sim_check_latency(E->ctl, E->pc, st->name, (int)elem, E->st->wtime[s][elem], st->latency);
             if (rc)
                 return rc;
         }
-        if (st->guard_elem >= 0 && elem == (uint32_t)st->guard_elem && st->guard_hook >= 0) {
+        if (st->guard_elem >= 0 && elem == (uint32_t)st->guard_elem && st->guard_hook >= 0 && !E->commit) {
             int rc = call_hook(E, st->guard_hook, TSR_HOOK_GUARD, NULL, 0, NULL, mask);
             if (rc < 0)
                 return rc;
@@ -899,6 +900,7 @@ static int run(struct ev *E, const struct mdl_format *f, struct scope *fs, struc
         if ((rc = ev_stmts(E, &os[i], os[i].op->sem, os[i].op->nsem, E->all)))
             return rc;
     }
+    E->commit = true; /* hazards concern the compute stage */
     for (int i = 0; i < f->nslots; i++) {
         const struct mdl_slot *sl = &m->slots[f->slots[i]];
         if ((rc = ev_stmts(E, &os[i], sl->commit, sl->ncommit, E->all)))

@@ -25,6 +25,9 @@
  *    state are taken from lane 0 (mdlc rejects descriptions where they can vary between lanes).
  *  - all(e)/any(e) look at every lane (not only the masked ones); attr(NAME) is the executing op's
  *    attribute, and in a format's sem/commit, whether any op of the bundle has it.
+ *  - Latency and guard checks apply to reads in the compute stage (format sem, operand binding, op sem),
+ *    where an instruction reads its inputs; reads in commit blocks (write conditions, the old value a partial
+ *    write merges with) are the machine's own write-back and are not checked.
  *  - Hazards and errors are reported through st->ctl exactly as the generated simulator does
  *    (runtime/sim.h), and the return codes are the same (TSR_SIM_*).
  */

@@ -12,6 +12,7 @@
 
 #include "qpu.h"
 #include "qpu_hooks.h"
+#include "arith.h"
 #include "tsr.h"
 
 static struct qpu_machine *M;
@@ -225,7 +226,7 @@ Test(sim, regfile_read_after_write_hazard)
                      "(regfile latency 2)");
     cr_expect_eq(S->acc[0][0], 1u);
     /* in warning mode the hazard is counted and the run goes on */
-    qpu_sim_init(S);
+    qpu_sim_reset(S);
     qpu_hooks_attach(S, &C, M, 0, 0x100);
     S->core.flags = TSR_SIM_F_HAZARD_WARN;
     cr_assert_eq(run(), TSR_SIM_HALTED, "%s", S->core.msg);
@@ -411,4 +412,35 @@ Test(sim, seed_blob_fragment_shader)
         cr_expect_eq(tlbc[l], want, "lane %d: tlbc %08x, want %08x", l, tlbc[l], want);
     cr_expect_eq(qpu_periph_unif_addr(C.p), 0x120u);
     cr_expect(qpu_periph_done(C.p));
+}
+
+/* The blob's vertex shader for the same draw (seed 003, second 'shader code' listing, 13 bundles): 16a/16b
+ * packs into ra0 from two uniforms (a partial write merges with the old value: not a read hazard, though
+ * ra0 was written by the previous instruction), a vw_setup from a uniform, then 7 VPM rows from uniforms,
+ * ra0 and an fadd; thread end with 2 delay slots. */
+static const uint32_t blob_vs[] = {
+    0x15827d80, 0x10120027, 0x15827d80, 0x10220027, 0x15827d80, 0x10021c67, 0x15827d80, 0x10020c27,
+    0x15827d80, 0x10020c27, 0x15827d80, 0x10020c27, 0x15827d80, 0x10020c27, 0x95020dbf, 0x10024c20,
+    0x01827c00, 0x10020c27, 0x15827d80, 0x10020c27, 0x009e7000, 0x300009e7, 0x009e7000, 0x100009e7,
+    0x009e7000, 0x100009e7,
+};
+
+Test(sim, seed_blob_vertex_shader)
+{
+    uint32_t u[10];
+    for (uint32_t i = 0; i < 10; i++)
+        u[i] = 0x03020100u + 0x04040404u * i;
+    u[2] = 0x00001a00; /* vw_setup: horizontal 32-bit rows from row 0, stride 1 */
+    for (uint32_t i = 0; i < 10; i++)
+        put32(0x100 + 4 * i, u[i]);
+    cr_assert_eq(qpu_sim_run(S, blob_vs, sizeof blob_vs / sizeof blob_vs[0], 100), TSR_SIM_HALTED, "%s",
+                 S->core.msg);
+    cr_expect_eq(S->core.icount, 13u);
+    const uint32_t want[7] = {u[3], u[4], u[5], u[6], (u[0] & 0xffff) | (u[1] & 0xffff) << 16,
+                              tsr_fadd(u[8], u[7], TSR_FPMODE_QPU), u[9]};
+    const uint32_t *vpm = qpu_machine_vpm(M);
+    for (int r = 0; r < 7; r++)
+        for (int l = 0; l < 16; l++)
+            cr_expect_eq(vpm[r * 16 + l], want[r], "VPM row %d word %d: %08x, want %08x", r, l, vpm[r * 16 + l],
+                         want[r]);
 }
