@@ -213,7 +213,7 @@ def main():
     # them (order-only) before compiling anything that may include them.
     all_incs, order = ' '.join('-I$builddir/gen/%s -Itargets/%s' % (t, t) for t in targets), parse_h + gen_h
     # The target registry of tools/registry.h: -DTSR_TARGETS='X(qpu) X(...)'.
-    all_incs += " '-DTSR_TARGETS=%s'" % ' '.join('X(%s)' % t for t in targets)
+    all_incs += " -Itools '-DTSR_TARGETS=%s'" % ' '.join('X(%s)' % t for t in targets)
 
     def compile_(source, variant, incs='', order=(), extra=''):
         rel = source[len('$builddir/'):] if source.startswith('$builddir/') else source
@@ -244,12 +244,17 @@ def main():
                     implicit=core_libs, variables={'libs': ' '.join(core_libs + ['$libs'])})] \
         if files('gen/*.c') else []
     # tools/gpufft.c (`tessera gpu-fft`) checks GPU_FFT in the simulator against FFTW's transform.
-    tools = [program(built('tessera'), files('tools/*.c'), libs, '-lfftw3')] if files('tools/*.c') else []
+    # tools/: tessera.c is the driver's main; every other file (the commands, the GPU_FFT host harness)
+    # goes into libtools.a, which tests and benchmarks link too.
+    toollib = library('tools', [f for f in files('tools/*.c') if f != 'tools/tessera.c'], 'obj', all_incs, order)
+    tools = [program(built('tessera'), ['tools/tessera.c'], toollib + libs, '-lfftw3')] \
+        if os.path.exists('tools/tessera.c') else []
     # tests/support_*.c: helpers shared by the test binaries, linked into each of them.
     support = library('testsupport', files('tests/support_*.c'), 'obj', all_incs, order)
-    tests = [program(built('tests/' + stem(s)), [s], support + libs, '-lcriterion -lfftw3f -lfftw3')
+    tests = [program(built('tests/' + stem(s)), [s], support + toollib + libs, '-lcriterion -lfftw3f -lfftw3')
              for s in files('tests/test_*.c')]
-    benches = [program(built('bench/' + stem(s)), [s], libs, '-lfftw3f -lfftw3') for s in files('bench/bench_*.c')]
+    benches = [program(built('bench/' + stem(s)), [s], toollib + libs, '-lfftw3f -lfftw3')
+               for s in files('bench/bench_*.c')]
     fuzzers = []
     if fuzz_cc and files('fuzz/fuzz_*.c'):
         flibs = sum(libraries('fuzz/obj'), [])

@@ -412,13 +412,18 @@ static void emit_support(struct sg *g)
         "    for (int i = 0; i < S->nlog; i++) {\n        struct %s_sim_wlog *w = &S->log[i];\n"
         "        if (w->width == 1)\n            w->dst[0] = w->v[0];\n"
         "        else if (w->mask == %s)\n            memcpy(w->dst, w->v, sizeof w->v);\n"
-        "        else\n            for (int l = 0; l < %d; l++)\n"
-        "                w->dst[l] = (w->mask & sim_bit[l]) ? w->v[l] : w->dst[l];\n"
+        "        else\n%s"
         "        if (w->wt)\n            *w->wt = (int64_t)S->core.icount;\n"
         "        if (w->state == %d)\n            *pcw = true;\n"
         "        if (S->core.trace)\n            tsr_sim_trace_write(&S->core, sim_state_names[w->state],\n"
         "                                sim_state_count[w->state] ? w->elem : -1, w->v, w->width, w->mask);\n"
-        "    }\n    S->nlog = 0;\n}\n\n", t, t, g->all, L, m->pc_state);
+        "    }\n    S->nlog = 0;\n}\n\n", t, t, g->all,
+        g->vec_ok ? sg_fmt(g, "            for (int q = 0; q < %d; q++)\n"
+                              "                SIM_VST(w->dst + 4 * q, SIM_VSEL(SIM_MVEC(w->mask >> (4 * q)), "
+                              "SIM_VLD(w->v + 4 * q), SIM_VLD(w->dst + 4 * q)));\n", L / 4)
+                  : sg_fmt(g, "            for (int l = 0; l < %d; l++)\n"
+                              "                w->dst[l] = (w->mask & sim_bit[l]) ? w->v[l] : w->dst[l];\n", L),
+        m->pc_state);
     tsr_buf_printf(o,
         "__attribute__((unused)) static inline uint32_t *sim_memo_find(struct %s_sim *S, int space, uint32_t addr)\n{\n"
         "    for (int i = 0; i < S->nmemo; i++)\n        if (S->memo[i].space == space && S->memo[i].addr == addr)\n"
@@ -499,6 +504,9 @@ static void emit_op(struct sg *g, const struct mdl_op *op, int slot, bool commit
         ptrloc[p->local] = all;
     }
     g->ptrloc = ptrloc;
+    const struct mdl_expr **inl = tsr_arena_alloc(&g->ar, (size_t)(nloc + 1) * sizeof *inl);
+    sg_inline_locals(g, op, sl, ptrloc, inl, nloc);
+    g->inl = inl;
     g->lp = sg_fmt(g, "lp_%d", slot);
     g->chk = commit ? "0" : "1";
     g->op = op;
@@ -619,6 +627,7 @@ static void emit_format(struct sg *g, int fi)
             sg_line(g, vary[i] ? "memset(fv[%d], 0, sizeof fv[%d]);" : "fu[%d] = 0;", i, i);
     g->op = NULL;
     g->ptrloc = NULL;
+    g->inl = NULL;
     g->vary = vary;
     g->nloc = nf;
     g->lv = "fv";
@@ -641,6 +650,7 @@ static void emit_format(struct sg *g, int fi)
         memcpy(g->kval, fkval, (size_t)m->nfields * sizeof *fkval);
         g->op = NULL;
         g->ptrloc = NULL;
+        g->inl = NULL;
         g->vary = vary;
         g->nloc = nf;
         g->lv = "fv";
@@ -676,6 +686,7 @@ static void emit_spaces(struct sg *g)
         tsr_buf_printf(g->o, "static int sim_opnd_%d(struct %s_sim *S, const struct %s_inst *I, uint32_t pc, "
                        "const char *opname, int *alt, uint32_t *buf, const uint32_t **out);\n", i, t, t);
     g->ptrloc = NULL;
+    g->inl = NULL;
     for (int sp = 0; sp < m->nspaces; sp++) {
         memset(g->known, 0, (size_t)m->nfields * sizeof *g->known);
         g->op = NULL;

@@ -51,6 +51,8 @@ struct sg {
     const char *lv, *lu;      /* C arrays of the scope's varying / uniform locals */
     const char *lp;           /* C array of pointers: locals only bound to an operand point to its lanes */
     bool *ptrloc;             /* per local: represented by lp[i] (NULL: none) */
+    const struct mdl_expr **inl; /* per local: a cheap pure definition compiled where the local is read instead
+                                    of being stored (NULL: none) */
     const char *altv;         /* C array of the chosen operand alternative per local */
     const char *mask;         /* current lane mask variable; NULL = all lanes */
     const char *chk;          /* C condition: latency and guard checks apply (compute stage: "1", commit: "0",
@@ -80,6 +82,10 @@ void sg_analyse_format(struct sg *g, const struct mdl_format *f, bool *vary, int
 /* Locals that may be read before they are assigned in every lane (need zeroing): need[0..nloc-1]. */
 void sg_need_init_op(struct sg *g, const struct mdl_op *op, const struct mdl_slot *sl, bool *need, int nloc);
 void sg_need_init_format(struct sg *g, const struct mdl_format *f, bool *need, int nloc);
+/* The op's locals whose only assignment is a cheap, pure, unmasked definition in its sem (inl[i] = that
+ * expression): they are computed where they are read (e.g. a carry only the flag update reads). */
+void sg_inline_locals(struct sg *g, const struct mdl_op *op, const struct mdl_slot *sl, const bool *ptrloc,
+                      const struct mdl_expr **inl, int nloc);
 /* Marks the locals that statements assign (let or assignment). */
 void sg_assigned_locals(struct mdl_stmt **s, int n, bool *assigned, int nloc);
 /* Highest local index used by statements (-1 if none). */

@@ -403,6 +403,84 @@ void sg_assigned_locals(struct mdl_stmt **s, int n, bool *assigned, int nloc)
     }
 }
 
+static void count_assign(struct mdl_stmt **s, int n, int *cnt, int nloc)
+{
+    for (int i = 0; i < n; i++) {
+        int k = s[i]->kind == MDL_S_LET ? s[i]->local
+              : s[i]->kind == MDL_S_ASSIGN && s[i]->target && s[i]->target->kind == MDL_E_LOCAL ? s[i]->target->index
+              : -1;
+        if (k >= 0 && k < nloc)
+            cnt[k]++;
+        count_assign(s[i]->body, s[i]->nbody, cnt, nloc);
+        count_assign(s[i]->elseb, s[i]->nelse, cnt, nloc);
+    }
+}
+
+static bool reads_local(const struct mdl_expr *e, int i)
+{
+    if (!e)
+        return false;
+    if (e->kind == MDL_E_LOCAL && e->index == i)
+        return true;
+    for (int k = 0; k < mdl_expr_arity(e); k++)
+        if (reads_local(e->a[k], i))
+            return true;
+    return false;
+}
+
+static bool stmts_read_local(struct mdl_stmt **s, int n, int i)
+{
+    for (int k = 0; k < n; k++) {
+        if (reads_local(s[k]->e, i) || (s[k]->target && s[k]->target->kind != MDL_E_LOCAL && reads_local(s[k]->target, i)))
+            return true;
+        for (int j = 0; j < s[k]->nargs; j++)
+            if (reads_local(s[k]->args[j], i))
+                return true;
+        if (stmts_read_local(s[k]->body, s[k]->nbody, i) || stmts_read_local(s[k]->elseb, s[k]->nelse, i))
+            return true;
+    }
+    return false;
+}
+
+static bool cheap(const struct mdl_expr *e);
+
+/* Every local e reads is an operand pointer or an already inlined local. */
+static bool locals_ok(const struct mdl_expr *e, const bool *ptrloc, const struct mdl_expr **inl, int nloc)
+{
+    if (!e)
+        return true;
+    if (e->kind == MDL_E_LOCAL)
+        return e->index >= 0 && e->index < nloc && (ptrloc[e->index] || inl[e->index]);
+    for (int k = 0; k < mdl_expr_arity(e); k++)
+        if (!locals_ok(e->a[k], ptrloc, inl, nloc))
+            return false;
+    return true;
+}
+
+void sg_inline_locals(struct sg *g, const struct mdl_op *op, const struct mdl_slot *sl, const bool *ptrloc,
+                      const struct mdl_expr **inl, int nloc)
+{
+    int *cnt = tsr_arena_alloc(&g->ar, (size_t)(nloc + 1) * sizeof *cnt);
+    count_assign(op->sem, op->nsem, cnt, nloc);
+    count_assign(sl->commit, sl->ncommit, cnt, nloc);
+    for (int i = 0; i < op->nsem; i++) {
+        const struct mdl_stmt *st = op->sem[i];
+        int k = st->kind == MDL_S_LET ? st->local
+              : st->kind == MDL_S_ASSIGN && st->target && st->target->kind == MDL_E_LOCAL ? st->target->index : -1;
+        if (k < 0 || k >= nloc || cnt[k] != 1 || ptrloc[k])
+            continue;
+        /* operand-bound locals are not candidates; nor locals read before this definition */
+        bool bound = false;
+        for (int p = 0; p < op->tmpl.nparts; p++)
+            bound = bound || (op->tmpl.parts[p].kind == MDL_TP_OPND && op->tmpl.parts[p].local == k);
+        if (bound || stmts_read_local(op->sem, i, k))
+            continue;
+        if (!cheap(st->e) || mdl_expr_has_effects(g->m, st->e) || !locals_ok(st->e, ptrloc, inl, nloc))
+            continue;
+        inl[k] = st->e;
+    }
+}
+
 int sg_count_writes(struct mdl_stmt **s, int n)
 {
     int c = 0;
@@ -1345,6 +1423,8 @@ static struct sv sg_expr_nocse(struct sg *g, const struct mdl_expr *e)
             sg_error(g, e->loc, "local %d out of range", e->index);
             return U("0u");
         }
+        if (g->inl && g->inl[e->index])
+            return sg_expr(g, g->inl[e->index]);
         if (g->ptrloc && g->ptrloc[e->index])
             return VS(sg_fmt(g, "%s[%d][l]", g->lp, e->index), sg_fmt(g, "%s[%d]", g->lp, e->index));
         if (g->vary[e->index])
@@ -1581,6 +1661,98 @@ static void write_operand(struct sg *g, const struct mdl_stmt *s, struct sv v)
     sg_line(g, "}");
 }
 
+/* A lane mask (a C variable) of the lanes of the current mask where e holds, computed without materialising
+ * boolean vectors where the structure allows: uniform parts of && || ! ?: decide with C ifs (and skip the
+ * rest), lane-wise parts combine as masks.  Laziness as sg_expr (mdl/eval.h). */
+static const char *mask_expr(struct sg *g, const struct mdl_expr *e)
+{
+    uint32_t k;
+    if (fold(g, e, &k)) {
+        const char *t = sg_tmp(g, "m");
+        sg_line(g, "const uint32_t %s = %s;", t, k ? M(g) : "0u");
+        return t;
+    }
+    if (!ex_vary(g, e, g->vary, g->nloc) || mdl_expr_has_effects(g->m, e)) {
+        /* uniform, or effects (keep sg_expr's evaluation order exactly) */
+        return mask_of(g, sg_expr(g, e));
+    }
+    if (e->kind == MDL_E_BIN && (e->op == MDL_OP_LAND || e->op == MDL_OP_LOR)) {
+        bool and = e->op == MDL_OP_LAND;
+        const char *t = sg_tmp(g, "m");
+        if (!ex_vary(g, e->a[0], g->vary, g->nloc)) {
+            struct sv a = sg_expr(g, e->a[0]);
+            sg_line(g, "uint32_t %s;", t);
+            sg_line(g, "if (%s(%s)) {", and ? "" : "!", a.t);
+            g->ind++;
+            const char *mb = mask_expr(g, e->a[1]);
+            sg_line(g, "%s = %s;", t, mb);
+            g->ind--;
+            sg_line(g, "} else {");
+            sg_line(g, "    %s = %s;", t, and ? "0u" : M(g));
+            sg_line(g, "}");
+            return t;
+        }
+        const char *ma = mask_expr(g, e->a[0]);
+        const char *mb = mask_expr(g, e->a[1]);
+        sg_line(g, "const uint32_t %s = %s %s %s;", t, ma, and ? "&" : "|", mb);
+        return t;
+    }
+    if (e->kind == MDL_E_UN && e->op == '!') {
+        const char *ma = mask_expr(g, e->a[0]), *t = sg_tmp(g, "m");
+        sg_line(g, "const uint32_t %s = %s & ~%s;", t, M(g), ma);
+        return t;
+    }
+    if (e->kind == MDL_E_COND && !ex_vary(g, e->a[0], g->vary, g->nloc)) {
+        struct sv c = sg_expr(g, e->a[0]);
+        const char *t = sg_tmp(g, "m");
+        sg_line(g, "uint32_t %s;", t);
+        sg_line(g, "if (%s) {", c.t);
+        g->ind++;
+        const char *ma = mask_expr(g, e->a[1]);
+        sg_line(g, "%s = %s;", t, ma);
+        g->ind--;
+        sg_line(g, "} else {");
+        g->ind++;
+        const char *mb = mask_expr(g, e->a[2]);
+        sg_line(g, "%s = %s;", t, mb);
+        g->ind--;
+        sg_line(g, "}");
+        return t;
+    }
+    if (e->kind == MDL_E_CAST && e->type != MDL_T_F16 && e->a[0]->type != MDL_T_F16)
+        return mask_expr(g, e->a[0]);  /* reinterpreting casts and bool(): the same lanes are non-zero */
+    if (e->kind == MDL_E_CALL && e->index == MDL_B_LANE && e->nargs == 2) {
+        struct sv v = sg_expr(g, e); /* uniform */
+        return mask_of(g, v);
+    }
+    return mask_of(g, sg_expr(g, e));
+}
+
+/* Computes e into the array dst (all lanes): a condition on a uniform value whose arms need statements
+ * becomes a C if with each arm stored straight into dst (no temporary, no copy). */
+static void into(struct sg *g, const struct mdl_expr *e, const char *dst)
+{
+    uint32_t k;
+    while (e->kind == MDL_E_CAST && e->type != MDL_T_BOOL && e->type != MDL_T_F16 && e->a[0]->type != MDL_T_F16 &&
+           !cse_entry(g, e))
+        e = e->a[0]; /* reinterpreting casts keep the bits */
+    if (e->kind == MDL_E_COND && !fold(g, e->a[0], &k) && !ex_vary(g, e->a[0], g->vary, g->nloc) &&
+        ex_vary(g, e, g->vary, g->nloc) && !cse_entry(g, e)) {
+        struct sv c = sg_expr(g, e->a[0]);
+        sg_line(g, "if (%s) {", c.t);
+        g->ind++;
+        into(g, e->a[1], dst);
+        g->ind--;
+        sg_line(g, "} else {");
+        g->ind++;
+        into(g, e->a[2], dst);
+        g->ind--;
+        sg_line(g, "}");
+        return;
+    }
+    store(g, dst, sg_expr(g, e), NULL);
+}
+
 static void stmt(struct sg *g, const struct mdl_stmt *s)
 {
     const struct mdl_expr *es[18];
@@ -1588,9 +1760,18 @@ static void stmt(struct sg *g, const struct mdl_stmt *s)
     uint32_t k;
     switch (s->kind) {
     case MDL_S_LET: {
+        if (g->inl && s->local >= 0 && s->local < g->nloc && g->inl[s->local] == s->e)
+            return; /* computed where it is read */
         open(g);
         es[nes++] = s->e;
         cse_begin(g, es, nes);
+        if (!g->mask && s->local >= 0 && s->local < g->nloc && g->vary[s->local] &&
+            (s->e->kind == MDL_E_COND || s->e->kind == MDL_E_CAST)) {
+            into(g, s->e, sg_fmt(g, "%s[%d]", g->lv, s->local));
+            cse_end(g);
+            close_(g);
+            return;
+        }
         struct sv v = sg_expr(g, s->e);
         assign_local(g, s->local, v, s->loc);
         cse_end(g);
@@ -1599,11 +1780,20 @@ static void stmt(struct sg *g, const struct mdl_stmt *s)
     }
     case MDL_S_ASSIGN: {
         const struct mdl_expr *t = s->target;
+        if (g->inl && t->kind == MDL_E_LOCAL && t->index >= 0 && t->index < g->nloc && g->inl[t->index] == s->e)
+            return; /* computed where it is read */
         open(g);
         es[nes++] = s->e;
         if ((t->kind == MDL_E_STATE || t->kind == MDL_E_SPACE) && t->a && t->a[0])
             es[nes++] = t->a[0];
         cse_begin(g, es, nes);
+        if (t->kind == MDL_E_LOCAL && !g->mask && t->index >= 0 && t->index < g->nloc && g->vary[t->index] &&
+            !(g->ptrloc && g->ptrloc[t->index]) && (s->e->kind == MDL_E_COND || s->e->kind == MDL_E_CAST)) {
+            into(g, s->e, sg_fmt(g, "%s[%d]", g->lv, t->index));
+            cse_end(g);
+            close_(g);
+            return;
+        }
         struct sv v = sg_expr(g, s->e);
         if (t->kind == MDL_E_LOCAL) {
             assign_local(g, t->index, v, s->loc);
@@ -1641,8 +1831,13 @@ static void stmt(struct sg *g, const struct mdl_stmt *s)
         open(g);
         es[nes++] = s->e;
         cse_begin(g, es, nes);
-        struct sv c = sg_expr(g, s->e);
-        const char *mt = c.vary ? mask_of(g, c) : NULL;
+        struct sv c;
+        const char *mt = NULL;
+        if (ex_vary(g, s->e, g->vary, g->nloc)) {
+            c = V("0u", NULL);
+            mt = mask_expr(g, s->e);
+        } else
+            c = sg_expr(g, s->e);
         cse_end(g);
         if (!c.vary) {
             sg_line(g, "if (%s) {", c.t);
