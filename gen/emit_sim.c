@@ -203,6 +203,15 @@ int gen_sim_header(const struct mdl_model *m, struct tsr_buf *o, struct tsr_diag
         tsr_buf_printf(o, "    %s_SIM_S_%s = %d,\n", P, U, s);
     }
     tsr_buf_printf(o, "    %s_SIM_NSTATES = %d\n};\n\n", P, m->nstates);
+    if (m->nhooks > 0) {
+        tsr_buf_printf(o, "/* Hook indices (the `hook` argument of struct tsr_sim_hooks.call). */\nenum {\n");
+        for (int h = 0; h < m->nhooks; h++) {
+            char U[128];
+            upper(U, m->hooks[h].name, sizeof U);
+            tsr_buf_printf(o, "    %s_SIM_HOOK_%s = %d,\n", P, U, h);
+        }
+        tsr_buf_printf(o, "    %s_SIM_NHOOKS = %d\n};\n\n", P, m->nhooks);
+    }
     tsr_buf_printf(o, "/* One logged write: applied after the bundle's last commit (reads see the old state). */\n"
                    "struct %s_sim_wlog {\n    uint32_t *dst;   /* the element's values */\n"
                    "    int64_t *wt;     /* its write time, or NULL */\n    uint32_t mask;   /* lanes written */\n"
@@ -334,7 +343,35 @@ static void emit_support(struct sg *g)
             "#define SIM_V8MAX(a, b) ({ sim_b mxa_ = (sim_b)(a), mxb_ = (sim_b)(b), mxm_ = (sim_b)(mxa_ > mxb_); \\\n"
             "    (sim_v)((mxa_ & mxm_) | (mxb_ & ~mxm_)); })\n"
             "#define SIM_V8ADDS(a, b) ({ sim_b ada_ = (sim_b)(a), ads_ = ada_ + (sim_b)(b); (sim_v)(ads_ | (sim_b)(ads_ < ada_)); })\n"
-            "#define SIM_V8SUBS(a, b) ({ sim_b sba_ = (sim_b)(a), sbs_ = sba_ - (sim_b)(b); (sim_v)(sbs_ & ~(sim_b)(sbs_ > sba_)); })\n\n");
+            "#define SIM_V8SUBS(a, b) ({ sim_b sba_ = (sim_b)(a), sbs_ = sba_ - (sim_b)(b); (sim_v)(sbs_ & ~(sim_b)(sbs_ > sba_)); })\n"
+            "/* float add/sub/mul, 4 lanes at a time: the shortcut of runtime/sem.h (normal operands, exact result in\n"
+            " * double, normal result; QPU: truncated, IEEE: to nearest), lane by lane through tsr_sem_f* otherwise */\n"
+            "typedef float sim_vf __attribute__((vector_size(16)));\n"
+            "typedef double sim_vd __attribute__((vector_size(32)));\n"
+            "typedef uint64_t sim_vq __attribute__((vector_size(32)));\n"
+            "#define SIM_VLTU(a, b) ((sim_v)((sim_vi)((a) ^ 0x80000000u) < (sim_vi)((b) ^ 0x80000000u)))\n"
+            "#define SIM_VNORMAL(x) SIM_VLTU((((x) >> 23) & 0xffu) - 1u, SIM_VS(254u))\n"
+            "#define SIM_VFOP(av, bv, OP, ADDSUB, fm, fn) ({ \\\n"
+            "    sim_v fa_ = (av), fb_ = (bv), ok_ = SIM_VNORMAL(fa_) & SIM_VNORMAL(fb_), r_; \\\n"
+            "    if (ADDSUB) { \\\n"
+            "        sim_vi de_ = (sim_vi)((fa_ >> 23) & 0xffu) - (sim_vi)((fb_ >> 23) & 0xffu); \\\n"
+            "        ok_ &= (sim_v)(de_ <= 28) & (sim_v)(de_ >= -28); \\\n"
+            "    } \\\n"
+            "    sim_vd p_ = __builtin_convertvector((sim_vf)fa_, sim_vd) OP __builtin_convertvector((sim_vf)fb_, sim_vd); \\\n"
+            "    if ((fm) == 1) { \\\n"
+            "        sim_vq b_ = (sim_vq)p_; \\\n"
+            "        sim_v hi_ = __builtin_convertvector(b_ >> 32, sim_v), mt_ = __builtin_convertvector((b_ >> 29) & 0x7fffffu, sim_v); \\\n"
+            "        sim_v fe_ = ((hi_ >> 20) & 0x7ffu) - 896u; \\\n"
+            "        ok_ &= SIM_VLTU(fe_ - 1u, SIM_VS(254u)); \\\n"
+            "        r_ = (hi_ & 0x80000000u) | (fe_ << 23) | mt_; \\\n"
+            "    } else { \\\n"
+            "        r_ = (sim_v)__builtin_convertvector(p_, sim_vf); \\\n"
+            "        ok_ &= SIM_VNORMAL(r_); \\\n"
+            "    } \\\n"
+            "    if (SIM_VMASK(ok_) != 0xfu) { \\\n"
+            "        for (int k_ = 0; k_ < 4; k_++) { if (!ok_[k_]) r_[k_] = fn(fa_[k_], fb_[k_], (fm)); } \\\n"
+            "    } \\\n"
+            "    r_; })\n\n");
     }
 
     tsr_buf_printf(o, "void %s_sim_init(struct %s_sim *S)\n{\n    memset(S, 0, sizeof *S);\n"
@@ -772,13 +809,14 @@ static void emit_step(struct sg *g)
     bool hooks = m->nhooks > 0;
     tsr_buf_printf(g->o,
         "/* Control hooks through the generic interface: hook index TSR_HOOK_READY / TSR_HOOK_RETIRE. */\n"
-        "static int sim_ctl_hook(struct %s_sim *S, int which, const struct %s_inst *I)\n{\n"
-        "    if (S->hookfns)\n        return S->hookfns->call(S->hookfns->ctx, which, TSR_HOOK_STMT, NULL, 0, NULL, %s);\n",
-        t, t, g->all);
+        "static int sim_ctl_hook(struct %s_sim *S, int which, const struct %s_inst *I, const uint32_t *w)\n{\n"
+        "    if (S->hookfns) /* the generic interface gets the bundle's words */\n"
+        "        return S->hookfns->call(S->hookfns->ctx, which, TSR_HOOK_STMT, w, %d, NULL, %s);\n",
+        t, t, m->word_bits / 32, g->all);
     if (hooks)
         tsr_buf_printf(g->o, "    return which == TSR_HOOK_READY ? %s_hook_ready(S, I) : %s_hook_retire(S, I);\n", t, t);
     else
-        tsr_buf_puts(g->o, "    (void)which;\n    (void)I;\n    return 0;\n");
+        tsr_buf_puts(g->o, "    (void)which;\n    (void)I;\n    (void)w;\n    return 0;\n");
     tsr_buf_puts(g->o, "}\n\n");
     tsr_buf_printf(g->o,
         "/* The decoded bundle at byte address pc (cached per program), or NULL with a report. */\n"
@@ -807,13 +845,13 @@ static void emit_step(struct sg *g)
         "    const uint32_t pc = S->%s;\n    struct %s_inst tmp;\n"
         "    const struct %s_inst *I = sim_fetch(S, words, nwords, pc, &tmp);\n"
         "    if (!I)\n        return TSR_SIM_ERROR;\n"
-        "    int r = sim_ctl_hook(S, TSR_HOOK_READY, I);\n"
+        "    int r = sim_ctl_hook(S, TSR_HOOK_READY, I, words + pc / 4u);\n"
         "    if (r > 0) {\n        S->core.stalls++;\n        return TSR_SIM_STALL;\n    }\n"
         "    if (r < 0)\n        return tsr_sim_error(&S->core, pc, \"hook ready failed at 0x%%08\" PRIx32, pc);\n"
         "    if (S->core.trace)\n        tsr_sim_trace_bundle(&S->core, pc, words + pc / 4u);\n"
         "    int rc = %s_sim_exec(S, I);\n"
         "    if (rc == TSR_SIM_OK || rc == TSR_SIM_HALTED) {\n"
-        "        r = sim_ctl_hook(S, TSR_HOOK_RETIRE, I);\n"
+        "        r = sim_ctl_hook(S, TSR_HOOK_RETIRE, I, words + pc / 4u);\n"
         "        if (r < 0)\n            return tsr_sim_error(&S->core, pc, \"hook retire failed at 0x%%08\" PRIx32, pc);\n"
         "    } else if (rc == TSR_SIM_STALL && S->core.trace)\n        tsr_sim_trace_note(&S->core, \"-> stall\");\n"
         "    return rc;\n}\n\n",
@@ -840,7 +878,8 @@ static void emit_desc(struct sg *g)
         "    for (int k = 0; k < %d; k++)\n        ops[k] = I.op[k] == TSR_NO_OP ? -1 : (int)I.op[k];\n"
         "    for (int f = 0; f < %d; f++)\n        fields[f] = I.f[f];\n    return r;\n}\n"
         "static int d_exec(void *s, int format, const int *ops, const uint64_t *fields)\n{\n"
-        "    struct %s_inst I;\n    memset(&I, 0, sizeof I);\n"
+        "    struct %s_inst I; /* every member the simulator reads is set below */\n"
+        "    memset(I.ignored, 0, sizeof I.ignored);\n"
         "    I.format = format < 0 || format >= %d ? TSR_NO_FORMAT : (unsigned)format;\n"
         "    for (int k = 0; k < %d; k++)\n        I.op[k] = ops[k] < 0 || ops[k] >= %d ? TSR_NO_OP : (unsigned)ops[k];\n"
         "    for (int f = 0; f < %d; f++)\n        I.f[f] = fields[f];\n"

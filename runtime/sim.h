@@ -58,8 +58,9 @@ enum tsr_hook_kind {
  * args[0..nargs-1] the (lane-uniform) arguments, v a vector of `lanes` values (see kind; NULL for
  * guards and value-less statement hooks), lanemask the lanes active at the call.  Return 0, > 0 to
  * stall the bundle, < 0 for an error (then set a message with tsr_sim_error on the ctl you get). */
-#define TSR_HOOK_READY (-1)  /* hook index of <t>_hook_ready through the generic interface */
-#define TSR_HOOK_RETIRE (-2) /* hook index of <t>_hook_retire */
+#define TSR_HOOK_READY (-1)  /* hook index of <t>_hook_ready through the generic interface; args = the
+                                bundle's words (nargs of them), v = NULL */
+#define TSR_HOOK_RETIRE (-2) /* hook index of <t>_hook_retire (args as for TSR_HOOK_READY) */
 struct tsr_sim_hooks {
     int (*call)(void *ctx, int hook, enum tsr_hook_kind kind, const uint32_t *args, int nargs,
                 uint32_t *v, uint32_t lanemask);

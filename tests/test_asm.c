@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "qpu.h"
 #include "tsr.h"
@@ -60,13 +59,6 @@ static int read_corpus(struct tsr_words *progs, int max)
     }
     tsr_diag_fini(&dg);
     return n;
-}
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);   /* CPU time: other jobs do not count */
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 static uint64_t rng(uint64_t *s)
@@ -311,44 +303,4 @@ Test(asm, diagnostics)
         "bad.s:12:24: error: ws is already used by 'ra1'; cannot also write 'ra2'\n"
         "bad.s:13:14: error: missing ')' after '(2'");
     free(e);
-}
-
-Test(asm, speed)
-{
-    static struct tsr_words progs[64];
-    int n = read_corpus(progs, 64);
-    size_t lines = 0, bytes = 0;
-    struct tsr_buf *texts = calloc((size_t)n, sizeof *texts);
-    cr_assert(texts);
-    int reps = 5;
-    double t0 = now();
-    for (int r = 0; r < reps; r++)
-        for (int p = 0; p < n; p++) {
-            tsr_buf_clear(&texts[p]);
-            qpu_disasm_program(progs[p].w, progs[p].count, 0, &texts[p]);
-            if (r == 0)
-                lines += progs[p].count;
-        }
-    double t1 = now();
-    for (int r = 0; r < reps; r++)
-        for (int p = 0; p < n; p++) {
-            struct tsr_words back;
-            tsr_words_init(&back, 64);
-            struct tsr_diag d;
-            tsr_diag_init(&d, TSR_DIAG_PRINT, stderr);
-            qpu_assemble("speed.s", texts[p].data, texts[p].len, &back, &d);
-            if (r == 0)
-                bytes += texts[p].len;
-            tsr_diag_fini(&d);
-            tsr_words_free(&back);
-        }
-    double t2 = now();
-    fprintf(stderr, "asm speed: disassemble %.2f M lines/s, assemble %.2f M lines/s (%zu lines, %zu bytes of text)\n",
-            (double)(lines * (size_t)reps) / (t1 - t0) / 1e6, (double)(lines * (size_t)reps) / (t2 - t1) / 1e6, lines,
-            bytes);
-    for (int p = 0; p < n; p++) {
-        tsr_buf_free(&texts[p]);
-        tsr_words_free(&progs[p]);
-    }
-    free(texts);
 }

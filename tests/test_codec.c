@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "qpu.h"
 #include "tsr.h"
@@ -71,13 +70,6 @@ static uint64_t rng(uint64_t *s)
     x ^= x >> 27;
     *s = x;
     return x * 0x2545F4914F6CDD1DULL;
-}
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);   /* CPU time: other jobs do not count */
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 Test(codec, corpus_roundtrip)
@@ -254,29 +246,4 @@ Test(codec, seed_blob_listings)
     cr_expect_eq(words, 33);
     cr_expect_eq(ok, words);
     cr_expect_eq(textok, words);
-}
-
-Test(codec, speed)
-{
-    struct tsr_words all;
-    read_corpus(&all);
-    size_t n = all.count, reps = 200;
-    struct qpu_inst *insts = malloc(n * sizeof *insts);
-    uint32_t *out = malloc(n * 2 * sizeof *out);
-    cr_assert(insts && out);
-    double t0 = now();
-    for (size_t r = 0; r < reps; r++)
-        for (size_t i = 0; i < n; i++)
-            qpu_decode(all.w + 2 * i, &insts[i]);
-    double t1 = now();
-    for (size_t r = 0; r < reps; r++)
-        for (size_t i = 0; i < n; i++)
-            qpu_encode(&insts[i], out + 2 * i);
-    double t2 = now();
-    cr_expect_eq(memcmp(out, all.w, n * 2 * sizeof *out), 0);
-    fprintf(stderr, "codec speed: decode %.1f M instructions/s, encode %.1f M instructions/s\n",
-            (double)(n * reps) / (t1 - t0) / 1e6, (double)(n * reps) / (t2 - t1) / 1e6);
-    free(insts);
-    free(out);
-    tsr_words_free(&all);
 }

@@ -388,8 +388,27 @@ static uint32_t unorm8(float f)
     return f <= 0 ? 0 : f >= 1 ? 255 : (uint32_t)lrintf(f * 255.0f);
 }
 
+/* A recording wrapper around the QPU hooks (the generic interface, sim->hookfns): keeps the last value
+ * written to tlbc (write address 46) and passes every call on to the peripherals. */
+struct recorder { struct qpu_sim *sim; uint32_t tlbc[16]; unsigned tlbc_writes, calls; };
+
+static int record(void *ctx, int hook, enum tsr_hook_kind kind, const uint32_t *args, int nargs, uint32_t *v,
+                  uint32_t lanemask)
+{
+    struct recorder *r = ctx;
+    r->calls++;
+    if (hook == QPU_SIM_HOOK_IO_WRITE && kind == TSR_HOOK_WRITE && nargs == 2 && args[1] == 46) {
+        memcpy(r->tlbc, v, sizeof r->tlbc);
+        r->tlbc_writes++;
+    }
+    return qpu_hooks_dispatch(r->sim, NULL, hook, args, nargs, v, lanemask);
+}
+
 Test(sim, seed_blob_fragment_shader)
 {
+    struct recorder rec = {S, {0}, 0, 0};
+    struct tsr_sim_hooks fns = {record, &rec};
+    S->hookfns = &fns;
     /* c1 and c2 interleaved as the shader consumes them */
     const float c1[4] = {0.25f, 0.5f, 0.125f, 1.0f}, c2[4] = {0.5f, 0.25f, 0.125f, 0.0f};
     for (int i = 0; i < 4; i++) {
@@ -408,8 +427,12 @@ Test(sim, seed_blob_fragment_shader)
     uint32_t want = unorm8(c1[1] + c2[1]) | unorm8(c1[0] + c2[0]) << 8 | unorm8(c1[2] + c2[2]) << 16 |
                     unorm8(c1[3] + c2[3]) << 24;
     cr_expect_eq(want, 0xff40bfbfu);
-    for (int l = 0; l < 16; l++)
+    for (int l = 0; l < 16; l++) {
         cr_expect_eq(tlbc[l], want, "lane %d: tlbc %08x, want %08x", l, tlbc[l], want);
+        cr_expect_eq(rec.tlbc[l], want, "lane %d: the hook saw %08x, want %08x", l, rec.tlbc[l], want);
+    }
+    cr_expect_eq(rec.tlbc_writes, 1u);
+    cr_expect_gt(rec.calls, 20u); /* unif reads, signals, ready/retire of every bundle */
     cr_expect_eq(qpu_periph_unif_addr(C.p), 0x120u);
     cr_expect(qpu_periph_done(C.p));
 }

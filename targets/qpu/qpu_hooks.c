@@ -175,6 +175,32 @@ int qpu_hook_retire(struct qpu_sim *sim, const struct qpu_inst *I)
     return 0;
 }
 
+int qpu_hooks_dispatch(struct qpu_sim *sim, const struct qpu_inst *inst, int hook, const uint32_t *args, int nargs,
+                       uint32_t *v, uint32_t lanemask)
+{
+    uint32_t scratch[QPU_LANES] = {0};
+    struct qpu_inst dec;
+    if (!v)
+        v = scratch;
+    if ((hook == TSR_HOOK_READY || hook == TSR_HOOK_RETIRE) && !inst) {
+        if (!args || nargs != QPU_NWORDS)
+            return -1;
+        qpu_decode(args, &dec); /* the generic interface passes the bundle's words */
+        inst = &dec;
+    }
+    switch (hook) {
+    case TSR_HOOK_READY: return qpu_hook_ready(sim, inst);
+    case TSR_HOOK_RETIRE: return qpu_hook_retire(sim, inst);
+    case QPU_SIM_HOOK_IO_READ: return nargs == 2 ? qpu_hook_io_read(sim, args[0], args[1], v, lanemask) : -1;
+    case QPU_SIM_HOOK_IO_WRITE: return nargs == 2 ? qpu_hook_io_write(sim, args[0], args[1], v, lanemask) : -1;
+    case QPU_SIM_HOOK_SIGNAL: return nargs == 1 ? qpu_hook_signal(sim, args[0], lanemask) : -1;
+    case QPU_SIM_HOOK_SIGNAL_R4: return nargs == 1 ? qpu_hook_signal_r4(sim, args[0], v, lanemask) : -1;
+    case QPU_SIM_HOOK_SEMAPHORE: return nargs == 2 ? qpu_hook_semaphore(sim, args[0], args[1], lanemask) : -1;
+    case QPU_SIM_HOOK_R4_BUSY: return nargs == 0 ? qpu_hook_r4_busy(sim, lanemask) : -1;
+    default: return -1;
+    }
+}
+
 void qpu_trace_text(void *ctx, uint32_t pc, const uint32_t *words, char *buf, size_t n)
 {
     (void)ctx;

@@ -35,6 +35,14 @@ struct qpu_hooks_ctx {
 int qpu_hooks_attach(struct qpu_sim *sim, struct qpu_hooks_ctx *ctx, struct qpu_machine *m, unsigned qpu,
                      uint32_t uniforms_bus_addr);
 
+/* Calls the typed hook `hook` (QPU_SIM_HOOK_*, or TSR_HOOK_READY / TSR_HOOK_RETIRE with inst, or inst NULL
+ * and args = the bundle's QPU_NWORDS words as the generic interface passes them) with the
+ * arguments of the generic interface (struct tsr_sim_hooks): for wrappers that watch or alter the traffic
+ * between the simulator and the peripherals and pass it on.  Returns the hook's result, -1 for an unknown
+ * hook or a wrong argument count. */
+int qpu_hooks_dispatch(struct qpu_sim *sim, const struct qpu_inst *inst, int hook, const uint32_t *args, int nargs,
+                       uint32_t *v, uint32_t lanemask);
+
 /* A struct tsr_sim_ctl trace_text callback: the bundle's disassembly (qpu_disasm).  ctx unused. */
 void qpu_trace_text(void *ctx, uint32_t pc, const uint32_t *words, char *buf, size_t n);
 
