@@ -2,11 +2,12 @@
  * Not a public interface.
  *
  * Compilation model (see docs/sim.md): every value of the semantics language is compiled to a C
- * expression text that is either uniform (one uint32_t for all lanes) or varying (an expression in the
- * lane index `l`, evaluated inside `for (int l = 0; l < LANES; l++)` loops, one loop per statement, which
- * the C compiler vectorises).  Anything with an effect (hook calls, hazard and range checks) or that
- * needs whole vectors (cross-lane built-ins) is emitted as statements before the statement's loop
- * ("pre-statements"), in evaluation order, nested inside C `if`s where the language evaluates lazily
+ * expression text that is either uniform (one uint32_t for all lanes) or varying: an expression in the
+ * lane index `l` (evaluated inside `for (int l = 0; l < LANES; l++)` loops, one per statement) and, when
+ * the operations allow, also a vector expression (`vt`, type sim_v: 4 lanes, GNU vector extension) in the
+ * chunk index `q`, which is what gets emitted then.  Anything with an effect (hook calls, hazard and range
+ * checks) or that needs whole vectors (cross-lane built-ins) is emitted as statements before the value is
+ * used ("pre-statements"), in evaluation order, nested inside C `if`s where the language evaluates lazily
  * (mdl/eval.h gives the rules; the evaluator is the reference).  Uniform conditions become C `if`s,
  * lane-wise ones lane masks (uint32_t, bit i = lane i).
  */
@@ -39,7 +40,7 @@ struct sg {
     const char *UP;     /* the same in upper case (macros) */
     int L;              /* lanes */
     const char *all;    /* all-lanes mask literal */
-    bool vec_ok;        /* lanes a power of 2: whole-vector forms (sim_v) are emitted */
+    bool vec_ok;        /* lanes a multiple of 4: vector forms (sim_v, 4 lanes) are emitted */
     int ntmp;
     int ind;
     int err;
@@ -61,7 +62,8 @@ struct sg {
     const char *value;        /* `value` in a space write entry (C array) */
     bool *known;              /* per field: value known in this scope (format selector, op encoding) */
     uint64_t *kval;
-    /* common subexpressions of the statement being compiled (pure, hoisted to its start) */
+    /* repeated pure subexpressions of the statement being compiled: kept in a temporary of the block where
+     * first computed (lazily), reused while that block is open */
     int ncse, capcse;
     struct sg_cse { const struct mdl_expr *e; uint64_t h; struct sv v; bool bound; int count, blkid; } *cse;
     int blk[256], nblk, blkseq;  /* open C blocks (ids), innermost last */
@@ -70,11 +72,54 @@ struct sg {
     struct sg_opfn { int opnd; uint64_t attrs; } *opfn;
 };
 
-/* ---- emit_sim_sem.c ---- */
+/* ---- small helpers ---- */
+/* Compiled values: uniform; varying (lane text, optional array); varying in an array that lives as long as the
+ * statement; varying with a vector form. */
+static inline struct sv U(const char *t) { return (struct sv){t, NULL, false, false, NULL, NULL}; }
+static inline struct sv V(const char *t, const char *vec) { return (struct sv){t, vec, true, false, NULL, NULL}; }
+static inline struct sv VS(const char *t, const char *vec) { return (struct sv){t, vec, true, true, NULL, NULL}; }
+static inline struct sv VV(const char *t, const char *vt) { return (struct sv){t, NULL, true, false, NULL, vt}; }
+/* Emitted loops over the lanes (`l`) and the 4-lane chunks (`q`): sg_line(g, LOOP "...", g->L, ...). */
+#define LOOP "for (int l = 0; l < %d; l++) "
+#define QLOOP "for (int q = 0; q < %d; q++) "
+
+/* ---- emit_sim_util.c ---- */
 char *sg_fmt(struct sg *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* One line at the current indentation; tracks the C blocks it opens ('{' last) and closes ('}' first). */
 void sg_line(struct sg *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int sg_error(struct sg *g, struct mdl_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 const char *sg_tmp(struct sg *g, const char *prefix);
+static inline const char *M(struct sg *g) { return g->mask ? g->mask : g->all; } /* the current lane mask */
+static inline void sg_open(struct sg *g) { sg_line(g, "{"); g->ind++; }
+static inline void sg_close(struct sg *g) { g->ind--; sg_line(g, "}"); }
+/* An error exit of the emitted code: { rc = CALL; goto out; } */
+static inline void fail(struct sg *g, const char *call) { sg_line(g, "{ rc = %s; goto out; }", call); }
+/* The vector form of v (sim_v over chunk q; uniform values broadcast, arrays load), or NULL. */
+const char *sg_vt(struct sg *g, struct sv v);
+/* Stores v into array dst (the lanes of mask when not NULL), as vectors when it can. */
+void sg_store(struct sg *g, const char *dst, struct sv v, const char *mask);
+const char *sg_vec(struct sg *g, struct sv v);   /* an array holding v (materialised if needed) */
+const char *sg_uni(struct sg *g, struct sv v);   /* v's uniform value: lane 0 if it varies */
+const char *sg_mask(struct sg *g, struct sv v);  /* a mask variable: lanes of the current mask where v != 0 */
+bool sg_simple_text(const char *t);
+struct sv sg_hoist(struct sg *g, struct sv v);   /* a uniform value used in a loop, into a scalar first */
+bool sg_cheap(const struct mdl_expr *e);         /* no out-of-line calls, tables or space reads */
+bool sg_const_index(const struct mdl_expr *e, uint64_t *v);
+bool sg_vary(const struct sg *g, const struct mdl_expr *e, const bool *vary, int nloc);
+/* True and *v if e has one value in every lane whenever the scope runs (constants, known fields, attr). */
+bool sg_fold(struct sg *g, const struct mdl_expr *e, uint32_t *v);
+
+/* ---- emit_sim_acc.c ---- */
+void sg_hook_call(struct sg *g, int h, const char *kind, const char **args, int nargs, const char *v,
+                  const char *guard_state, const char *guard_elem);
+struct sv sg_read_state(struct sg *g, int s, const struct mdl_expr *index);
+struct sv sg_space_read(struct sg *g, int sp_i, const char *addr);
+void sg_state_write(struct sg *g, int s, const char *idx, struct sv v);
+void sg_space_write(struct sg *g, int sp_i, const char *addr, const char *val);
+
+/* ---- emit_sim_sem.c ---- */
+void sg_cse_begin(struct sg *g, const struct mdl_expr *const *es, int n);
+void sg_cse_end(struct sg *g);
 
 /* Varying analysis of a scope's locals: vary[0..nloc-1] (for an op: with its slot's commit). */
 void sg_analyse_op(struct sg *g, const struct mdl_op *op, const struct mdl_slot *sl, bool *vary, int nloc);
