@@ -407,6 +407,156 @@ static void req_seq(const struct mdl_model *m, const struct tc_layout *L, int fi
     }
 }
 
+/* ---- suffix ids (tsr_tc_part.sid) ---------------------------------------------------------------- */
+
+static bool str_eq(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static bool cond_eq(const struct tc_cond *a, const struct tc_cond *b)
+{
+    return a->kind == b->kind && a->field == b->field && a->field2 == b->field2 && a->id == b->id && a->val == b->val;
+}
+
+/* Do two parts match the same texts with the same effects (bindings, conditions)? */
+static bool part_eq(const struct tc_layout *L, const struct tc_part *a, const struct tc_part *b)
+{
+    if (a->kind != b->kind || a->bound != b->bound || a->pcrel != b->pcrel || a->field != b->field ||
+        a->arg != b->arg || a->ncond != b->ncond || a->pcoff != b->pcoff || a->len != b->len || !str_eq(a->text, b->text))
+        return false;
+    for (int i = 0; i < a->ncond; i++)
+        if (!cond_eq(&L->conds[a->cond + i], &L->conds[b->cond + i]))
+            return false;
+    return true;
+}
+
+static uint64_t part_hash(const struct tc_layout *L, const struct tc_part *p, int level, int rest)
+{
+    uint64_t h = 1469598103934665603u;
+#define MIX(x) (h = (h ^ (uint64_t)(x)) * 1099511628211u)
+    MIX(p->kind), MIX(p->bound), MIX(p->pcrel), MIX(p->field), MIX(p->arg), MIX(p->ncond), MIX(p->pcoff), MIX(p->len);
+    MIX(level), MIX(rest);
+    for (const char *c = p->text; c && *c; c++)
+        MIX((unsigned char)*c);
+    for (int i = 0; i < p->ncond; i++) {
+        const struct tc_cond *c = &L->conds[p->cond + i];
+        MIX(c->kind), MIX(c->field), MIX(c->field2), MIX(c->id), MIX(c->val);
+    }
+#undef MIX
+    return h;
+}
+
+/* The interned suffixes: suffix id s (1-based) is part ent[s - 1].part followed by suffix ent[s - 1].rest
+ * (0: the template's end), in an op template (level 1) or an alternative (level 0). */
+struct sfx { int part, rest, level; };
+struct sfxtab { struct sfx *ent; int n, cap; int *slot; int nslot; };
+
+static int sfx_intern(struct tc_layout *L, struct sfxtab *t, int part, int rest, int level)
+{
+    const struct tc_part *p = &L->parts[part];
+    uint64_t h = part_hash(L, p, level, rest);
+    int m = t->nslot - 1;
+    for (int i = (int)(h & (uint64_t)m);; i = (i + 1) & m) {
+        int s = t->slot[i];
+        if (!s) {
+            if (t->n == t->cap) {
+                t->cap = t->cap ? t->cap * 2 : 256;
+                t->ent = realloc(t->ent, (size_t)t->cap * sizeof *t->ent);
+                if (!t->ent)
+                    abort();
+            }
+            t->ent[t->n++] = (struct sfx){part, rest, level};
+            t->slot[i] = t->n;
+            return t->n;
+        }
+        const struct sfx *e = &t->ent[s - 1];
+        if (e->rest == rest && e->level == level && part_eq(L, &L->parts[e->part], p))
+            return s;
+    }
+}
+
+static void suffix_ids(struct tc_layout *L)
+{
+    struct sfxtab t = {0};
+    t.nslot = 64;
+    while (t.nslot < 2 * L->nparts + 2)
+        t.nslot *= 2;
+    t.slot = calloc((size_t)t.nslot, sizeof *t.slot);
+    if (!t.slot)
+        abort();
+    for (int level = 0; level < 2; level++) {
+        int n = level ? L->nops : L->nalts;
+        for (int i = 0; i < n; i++) {
+            int first = level ? L->ops[i].part : L->alts[i].part, np = level ? L->ops[i].npart : L->alts[i].npart;
+            int rest = 0;
+            for (int j = first + np - 1; j >= first; j--)
+                rest = L->parts[j].sid = sfx_intern(L, &t, j, rest, level);
+        }
+    }
+    free(t.slot);
+    free(t.ent);
+}
+
+/* ---- first characters of alternatives (tsr_tc_alt.first) -------------------------------------------- */
+
+static void first_add(uint64_t f[2], unsigned char c)
+{
+    f[c >> 6] |= (uint64_t)1 << (c & 63);
+}
+
+static void alt_first(struct tc_layout *L, struct tc_alt *a)
+{
+    a->first[0] = a->first[1] = 0;
+    a->first_any = true;
+    for (int i = a->part; i < a->part + a->npart; i++) {
+        const struct tc_part *p = &L->parts[i];
+        bool nullable = false;
+        switch (p->kind) {
+        case TSR_TC_SPACE:
+            nullable = true;
+            break;
+        case TSR_TC_TEXT:
+        case TSR_TC_OPT: {
+            const char *c = p->text ? p->text : "";
+            while (*c == ' ')
+                c++;
+            if (!*c) {
+                nullable = true;
+                break;
+            }
+            if ((unsigned char)*c >= 128)
+                return;
+            first_add(a->first, (unsigned char)*c);
+            nullable = p->kind == TSR_TC_OPT;
+            break;
+        }
+        case TSR_TC_TABLE: {
+            const struct tc_table *T = &L->tables[p->arg];
+            if (T->nnum)
+                return;   /* an expression: anything */
+            for (int j = T->name; j < T->name + T->nname; j++) {
+                unsigned char c = (unsigned char)L->names[j].name[0];
+                if (c >= 128)
+                    return;
+                if (!c)
+                    nullable = true;
+                else
+                    first_add(a->first, c);
+            }
+            break;   /* (no names: matches nothing, no first character at all) */
+        }
+        default:
+            return;   /* a number, a label, an operand: anything */
+        }
+        if (!nullable) {
+            a->first_any = false;
+            return;
+        }
+    }
+    /* every part can match the empty text: what comes first depends on what follows */
+}
+
 int tc_build(const struct mdl_model *m, struct tc_layout *L, struct tsr_diag *d)
 {
     int rc = 0;
@@ -497,6 +647,9 @@ int tc_build(const struct mdl_model *m, struct tc_layout *L, struct tsr_diag *d)
         t.nign = L->nranges - t.ign;
         APPEND(L, fmts, t);
     }
+    suffix_ids(L);
+    for (int i = 0; i < L->nalts; i++)
+        alt_first(L, &L->alts[i]);
     return rc;
 }
 

@@ -17,6 +17,8 @@ static void usage(FILE *f)
 		"  sim FILE       run FILE (assembly, hex or binary) in the generated simulator\n"
 		"  demo           assemble, disassemble and simulate the bundled example program\n"
 		"  gpu-fft        run GPU_FFT's shaders in the simulator against FFTW (gpu-fft --help)\n"
+		"  pack FILE      bundle FILE (one operation per line) into VLIW bundles (docs/pack.md)\n"
+		"  unbundle FILE  split a bundled program into one operation per line (docs/pack.md)\n"
 		"  targets        list the targets this build knows\n"
 		"options:\n"
 		"  --target NAME            instruction set (default: %s)\n"
@@ -138,6 +140,10 @@ int main(int argc, char **argv)
 		rc = cmd_sim(&o);
 	} else if (!strcmp(cmd, "demo")) {
 		rc = cmd_demo(&o);
+	} else if (!strcmp(cmd, "pack")) {
+		rc = cmd_pack(&o);
+	} else if (!strcmp(cmd, "unbundle")) {
+		rc = cmd_unbundle(&o);
 	} else {
 		fprintf(stderr, "tessera: error: unknown command '%s'\n", cmd);
 		usage(stderr);

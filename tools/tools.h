@@ -29,6 +29,9 @@ int cmd_asm(struct tool_opts *o);
 int cmd_dis(struct tool_opts *o);
 int cmd_sim(struct tool_opts *o);
 int cmd_demo(struct tool_opts *o);
+/* `tessera pack` / `tessera unbundle` (tools/cmd_pack.c, tools/cmd_unbundle.c; docs/pack.md). */
+int cmd_pack(struct tool_opts *o);
+int cmd_unbundle(struct tool_opts *o);
 /* `tessera gpu-fft ...`: parses its own arguments (those after the command name); tools/cmd_gpufft.c. */
 int cmd_gpufft(int argc, char **argv);
 

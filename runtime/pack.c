@@ -1,0 +1,234 @@
+/* The target-independent packer (runtime/pack.h, docs/pack.md): parse, dependency graph, list
+ * scheduling per basic block with bundle legality decided by the target's assembler, delay-slot
+ * filling, output. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pack.h"
+#include "pack_int.h"
+#include "diag.h"
+#include "fileout.h"
+#include "hexio.h"
+#include "target.h"
+
+void tsr_pack_stats_free(struct tsr_pack_stats *s)
+{
+    free(s->blocks);
+    s->blocks = NULL;
+    s->nblocks = 0;
+}
+
+/* ---- units ------------------------------------------------------------------------------------ */
+
+/* Canonical text of the instruction at w: its disassembly without the parts that are a slot's idle
+ * `nop`, checked to assemble back to the same words; NULL if it does not (the unit is then solo and is
+ * printed as its full disassembly). */
+char *tsr_pack_canon(const struct tsr_target *t, const uint32_t *w, char **full)
+{
+    struct tsr_buf b = { 0 }, c = { 0 };
+    t->disasm(w, 0, &b);
+    *full = strdup(b.data ? b.data : "nop");
+    if (strchr(*full, '{')) {
+        tsr_buf_free(&b);
+        return NULL;
+    }
+    const char *p = b.data;
+    while (p && *p) {
+        const char *e = strstr(p, "; ");
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (!(n == 3 && !memcmp(p, "nop", 3))) {
+            if (c.len)
+                tsr_buf_puts(&c, "; ");
+            tsr_buf_append(&c, p, n);
+        }
+        p = e ? e + 2 : p + n;
+    }
+    if (!c.len)
+        tsr_buf_puts(&c, "nop");
+    uint32_t w2[8] = { 0 };
+    char *res = NULL;
+    if (!t->assemble_one(c.data, c.len, 0, w2, NULL, 0) && !memcmp(w, w2, t->nwords * 4))
+        res = strdup(c.data);
+    tsr_buf_free(&b);
+    tsr_buf_free(&c);
+    return res;
+}
+
+/* Edge latency from unit a to a later unit b: -1 none, else the minimum distance in bundles (0 = may
+ * share a bundle: b only overwrites what a reads). */
+int tsr_pack_edge(const struct tsr_pack_info *a, const struct tsr_pack_info *b)
+{
+    int lat = -1;
+    for (int i = 0; i < a->neff; i++)
+        for (int j = 0; j < b->neff; j++) {
+            const struct tsr_pack_eff *x = &a->eff[i], *y = &b->eff[j];
+            if (x->res != y->res)
+                continue;
+            int l = -1;
+            if (x->write && !y->write)
+                l = x->lat;
+            else if (!x->write && y->write)
+                l = 0;
+            else if (x->write && y->write)
+                l = x->lat > y->lat ? x->lat - y->lat + 1 : 1;
+            if (l > lat)
+                lat = l;
+        }
+    if ((a->ctl || b->ctl) && lat < 1)
+        lat = a->ctl == TSR_PACK_CTL_NONE && b->ctl == TSR_PACK_CTL_NONE ? lat : lat;
+    return lat;
+}
+
+int tsr_pack_maxlat(const struct tsr_pack_info *a)
+{
+    int m = 1;
+    for (int i = 0; i < a->neff; i++)
+        if (a->eff[i].write && a->eff[i].lat > m)
+            m = a->eff[i].lat;
+    return m;
+}
+
+/* ---- input ------------------------------------------------------------------------------------- */
+
+struct label { char *name; unsigned line; };
+
+static bool id_start(int c) { return c == '_' || c == '.' || c == '$' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+static bool id_char(int c) { return id_start(c) || (c >= '0' && c <= '9'); }
+
+/* Scans the lines for labels and directives; records the text and column of each line's bundle. */
+static void scan_lines(const char *text, size_t len, struct label **labels, int *nlabels, struct tsr_buf *dirs,
+                       char ***ltext, unsigned **lcol, unsigned *nlines)
+{
+    unsigned cap = 64, n = 0;
+    char **lt = calloc(cap, sizeof *lt);
+    unsigned *lc = calloc(cap, sizeof *lc);
+    int nl = 0, capl = 16;
+    struct label *lb = malloc((size_t)capl * sizeof *lb);
+    size_t i = 0;
+    while (i <= len) {
+        size_t s = i;
+        while (i < len && text[i] != '\n')
+            i++;
+        size_t e = i;
+        i++;
+        if (n + 2 >= cap) {
+            cap *= 2;
+            lt = realloc(lt, cap * sizeof *lt);
+            lc = realloc(lc, cap * sizeof *lc);
+        }
+        n++;
+        lt[n] = NULL;
+        lc[n] = 0;
+        /* strip comments */
+        size_t ce = s;
+        while (ce < e && text[ce] != '#' && !(text[ce] == '/' && ce + 1 < e && text[ce + 1] == '/'))
+            ce++;
+        size_t p = s;
+        for (;;) {
+            while (p < ce && (text[p] == ' ' || text[p] == '\t' || text[p] == '\r'))
+                p++;
+            size_t q = p;
+            if (q < ce && id_start((unsigned char)text[q]) && text[q] != '.') {
+                while (q < ce && id_char((unsigned char)text[q]))
+                    q++;
+                if (q < ce && text[q] == ':') {
+                    if (nl == capl)
+                        lb = realloc(lb, (size_t)(capl *= 2) * sizeof *lb);
+                    lb[nl].name = strndup(text + p, q - p);
+                    lb[nl].line = n;
+                    nl++;
+                    p = q + 1;
+                    continue;
+                }
+            }
+            break;
+        }
+        size_t q = ce;
+        while (q > p && (text[q - 1] == ' ' || text[q - 1] == '\t' || text[q - 1] == '\r'))
+            q--;
+        if (q > p && text[p] == '.' && !(q - p >= 5 && !memcmp(text + p, ".word", 5))) {
+            tsr_buf_append(dirs, text + p, q - p);
+            tsr_buf_puts(dirs, "\n");
+        } else if (q > p) {
+            lt[n] = strndup(text + p, q - p);
+            lc[n] = (unsigned)(p - s) + 1;
+        }
+    }
+    *labels = lb;
+    *nlabels = nl;
+    *ltext = lt;
+    *lcol = lc;
+    *nlines = n;
+}
+
+int tsr_pack_text(const struct tsr_target *t, const char *path, const char *text, size_t len,
+                  struct tsr_buf *out, struct tsr_pack_stats *st, struct tsr_diag *d)
+{
+    const struct tsr_pack_model *m = tsr_pack_model_for(t);
+    if (!m)
+        return tsr_diag_error(d, path, 0, 0, "the packer has no model of target '%s'", t->name);
+    struct tsr_words w;
+    tsr_words_init(&w, t->word_bits);
+    if (t->assemble(path, text, len, &w, d)) {
+        tsr_words_free(&w);
+        return -1;
+    }
+    struct label *labels;
+    int nlabels;
+    struct tsr_buf dirs = { 0 };
+    char **ltext;
+    unsigned *lcol, nlines;
+    scan_lines(text, len, &labels, &nlabels, &dirs, &ltext, &lcol, &nlines);
+
+    size_t n = w.count;
+    struct tsr_pack_unit *u = calloc(n ? n : 1, sizeof *u);
+    int rc = 0;
+    int li = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct tsr_pack_unit *x = &u[i];
+        memcpy(x->w, tsr_words_at(&w, i), t->nwords * 4);
+        x->line = w.line ? w.line[i] : 0;
+        x->col = x->line && x->line <= nlines ? lcol[x->line] : 0;
+        if (!x->col)
+            x->col = 1;
+        x->src = x->line && x->line <= nlines && ltext[x->line] ? strdup(ltext[x->line]) : NULL;
+        while (li < nlabels && labels[li].line <= x->line) {
+            if (x->nlabels < TSR_PACK_MAX_LABELS)
+                x->labels[x->nlabels++] = labels[li].name;
+            li++;
+        }
+        void *inst = calloc(1, t->inst_size);
+        t->decode(x->w, inst);
+        m->classify(t, inst, &x->info);
+        free(inst);
+        x->text = tsr_pack_canon(t, x->w, &x->full);
+        if (x->info.error)
+            rc = tsr_diag_error(d, path, x->line, x->col, "%s", x->info.error);
+        if (x->info.ctl == TSR_PACK_CTL_JUMP && (!x->src || strchr(x->src, ';')))
+            x->info.ctl = TSR_PACK_CTL_OPAQUE;
+    }
+    if (!rc) {
+        if (dirs.len)
+            tsr_buf_append(out, dirs.data, dirs.len);
+        rc = tsr_pack_schedule(t, u, n, out, st);
+        /* labels after the last instruction */
+        for (; li < nlabels; li++)
+            tsr_buf_printf(out, "%s:\n", labels[li].name);
+    }
+    for (size_t i = 0; i < n; i++) {
+        free(u[i].text);
+        free(u[i].full);
+        free(u[i].src);
+    }
+    free(u);
+    for (int i = 0; i < nlabels; i++)
+        free(labels[i].name);
+    free(labels);
+    for (unsigned i = 0; i <= nlines; i++)
+        free(ltext[i]);
+    free(ltext);
+    free(lcol);
+    tsr_buf_free(&dirs);
+    tsr_words_free(&w);
+    return rc;
+}

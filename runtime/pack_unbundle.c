@@ -1,0 +1,203 @@
+/* Unbundling (runtime/pack.h tsr_unbundle): one operation per line, delay slots moved before their
+ * control operation, inseparable bundles kept whole (pinned). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pack_int.h"
+#include "diag.h"
+#include "fileout.h"
+#include "target.h"
+
+static int classify_words(const struct tsr_target *t, const uint32_t *w, struct tsr_pack_info *o)
+{
+    const struct tsr_pack_model *m = tsr_pack_model_for(t);
+    void *inst = calloc(1, t->inst_size);
+    t->decode(w, inst);
+    m->classify(t, inst, o);
+    free(inst);
+    return 0;
+}
+
+/* May a and b (a first) run as separate operations in this order with the meaning of one bundle?
+ * In one bundle every read sees the state before the bundle: so b must not read what a writes, and
+ * they must not write the same resource. */
+static bool seq_ok(const struct tsr_pack_info *a, const struct tsr_pack_info *b)
+{
+    for (int i = 0; i < a->neff; i++)
+        for (int j = 0; j < b->neff; j++)
+            if (a->eff[i].res == b->eff[j].res && a->eff[i].write && (b->eff[j].write || 1) &&
+                !(a->eff[i].write && !b->eff[j].write && 0))
+                return false;
+    return true;
+}
+
+/* Splits the text of one instruction into separately assembled parts in a valid order.  Returns the
+ * number of lines appended (1 = kept whole). */
+static int split_bundle(const struct tsr_target *t, const char *text, const uint32_t *w, struct tsr_buf *out,
+                        bool *pinned)
+{
+    *pinned = false;
+    char *parts[8];
+    int k = 0;
+    const char *p = text;
+    if (!strchr(text, '{'))
+        while (*p && k < 8) {
+            const char *e = strstr(p, "; ");
+            size_t n = e ? (size_t)(e - p) : strlen(p);
+            if (!(n == 3 && !memcmp(p, "nop", 3)))
+                parts[k++] = strndup(p, n);
+            p = e ? e + 2 : p + n;
+        }
+    (void)w;
+    if (k <= 1) {
+        if (k || strchr(text, '{'))   /* an empty bundle (nop) is dropped */
+            tsr_buf_printf(out, "    %s\n", k ? parts[0] : text);
+        if (k)
+            free(parts[0]);
+        return 1;
+    }
+    struct tsr_pack_info info[8];
+    bool ok = true;
+    for (int i = 0; i < k && ok; i++) {
+        uint32_t pw[8];
+        if (t->assemble_one(parts[i], strlen(parts[i]), 0, pw, NULL, 0))
+            ok = false;
+        else
+            classify_words(t, pw, &info[i]);
+    }
+    int perm[8];
+    for (int i = 0; i < k; i++)
+        perm[i] = i;
+    bool found = false;
+    if (ok) {
+        /* try every order (k <= 3 in practice) */
+        int c[8] = { 0 };
+        for (int it = 0;; it++) {
+            bool good = true;
+            for (int i = 0; i < k && good; i++)
+                for (int j = i + 1; j < k && good; j++) {
+                    const struct tsr_pack_info *a = &info[perm[i]], *b = &info[perm[j]];
+                    for (int x = 0; x < a->neff && good; x++)
+                        for (int y = 0; y < b->neff && good; y++)
+                            if (a->eff[x].res == b->eff[y].res && a->eff[x].write)
+                                good = false;   /* b would see a's write, or both write */
+                }
+            if (good) {
+                found = true;
+                break;
+            }
+            /* next permutation (Heap's algorithm, iterative) */
+            int i = 1;
+            while (i < k && c[i] >= i) {
+                c[i] = 0;
+                i++;
+            }
+            if (i >= k)
+                break;
+            int s = (i % 2) ? c[i] : 0;
+            int tmp = perm[s]; perm[s] = perm[i]; perm[i] = tmp;
+            c[i]++;
+        }
+    }
+    (void)seq_ok;
+    if (found) {
+        for (int i = 0; i < k; i++)
+            tsr_buf_printf(out, "    %s\n", parts[perm[i]]);
+    } else {
+        *pinned = true;
+        tsr_buf_printf(out, "    %s\n", text);
+    }
+    for (int i = 0; i < k; i++)
+        free(parts[i]);
+    return found ? k : 1;
+}
+
+int tsr_unbundle(const struct tsr_target *t, const uint32_t *w, size_t n, uint64_t base,
+                 struct tsr_buf *out, unsigned *pinned, struct tsr_diag *d)
+{
+    if (!tsr_pack_model_for(t))
+        return tsr_diag_error(d, NULL, 0, 0, "the packer has no model of target '%s'", t->name);
+    /* The program's text with labels, split into per-instruction lines. */
+    struct tsr_buf dis = { 0 };
+    t->disasm_program(w, n, base, &dis);
+    char **itext = calloc(n + 1, sizeof *itext);
+    char **ilabels = calloc(n + 1, sizeof *ilabels);
+    struct tsr_buf lab = { 0 };
+    size_t ii = 0;
+    for (char *p = dis.data; p && *p;) {
+        char *e = strchr(p, '\n');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len > 4 && !memcmp(p, "    ", 4)) {
+            if (ii < n) {
+                itext[ii] = strndup(p + 4, len - 4);
+                ilabels[ii] = lab.len ? strdup(lab.data) : NULL;
+                ii++;
+            }
+            tsr_buf_clear(&lab);
+        } else if (len) {
+            tsr_buf_append(&lab, p, len);
+            tsr_buf_puts(&lab, "\n");
+        }
+        p = e ? e + 1 : p + len;
+    }
+    unsigned np = 0;
+    int rc = 0;
+    size_t nw = t->nwords;
+    bool *done = calloc(n + 1, 1);
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (done[i])
+            continue;
+        if (ilabels[i])
+            tsr_buf_puts(out, ilabels[i]);
+        struct tsr_pack_info ci;
+        classify_words(t, w + i * nw, &ci);
+        bool pin = false;
+        if (ci.ctl == TSR_PACK_CTL_JUMP || ci.ctl == TSR_PACK_CTL_END) {
+            /* delay slots first (they execute whether or not the branch is taken) */
+            size_t e = i + 1 + (size_t)ci.delay;
+            for (size_t j = i + 1; j < e && j < n; j++) {
+                struct tsr_pack_info di;
+                classify_words(t, w + j * nw, &di);
+                if (ilabels[j] || di.ctl != TSR_PACK_CTL_NONE || tsr_pack_edge(&ci, &di) >= 0 ||
+                    tsr_pack_edge(&di, &ci) >= 0) {
+                    rc = tsr_diag_error(d, NULL, 0, 0,
+                                        "instruction 0x%llx: delay slot 0x%llx cannot move before its %s",
+                                        (unsigned long long)(base + i * t->pc_step),
+                                        (unsigned long long)(base + j * t->pc_step),
+                                        ci.ctl == TSR_PACK_CTL_JUMP ? "branch" : "thread end");
+                    break;
+                }
+                split_bundle(t, itext[j], w + j * nw, out, &pin);
+                np += pin;
+                done[j] = true;
+            }
+            if (rc)
+                break;
+            if (ci.ctl == TSR_PACK_CTL_END && strchr(itext[i], ';')) {
+                /* the thread end's own bundle: its other parts, then the signal alone */
+                struct tsr_buf sb = { 0 };
+                split_bundle(t, itext[i], w + i * nw, &sb, &pin);
+                np += pin;
+                tsr_buf_append(out, sb.data, sb.len);
+                tsr_buf_free(&sb);
+            } else {
+                tsr_buf_printf(out, "    %s\n", itext[i]);
+            }
+            continue;
+        }
+        split_bundle(t, itext[i], w + i * nw, out, &pin);
+        np += pin;
+    }
+    if (pinned)
+        *pinned = np;
+    for (size_t i = 0; i < n; i++) {
+        free(itext[i]);
+        free(ilabels[i]);
+    }
+    free(itext);
+    free(ilabels);
+    free(done);
+    tsr_buf_free(&lab);
+    tsr_buf_free(&dis);
+    return rc;
+}

@@ -1,0 +1,26 @@
+/* `tessera pack FILE` (docs/pack.md): one operation per line in, bundled assembly out. */
+#include <stdio.h>
+#include <string.h>
+#include "tools.h"
+#include "pack.h"
+
+int cmd_pack(struct tool_opts *o)
+{
+    if (o->nargs != 1) {
+        fprintf(stderr, "tessera pack: expected one input file\n");
+        return 2;
+    }
+    struct tsr_diag d;
+    tsr_diag_init(&d, TSR_DIAG_PRINT, stderr);
+    struct tsr_buf in = { 0 }, out = { 0 };
+    const char *path = o->args[0];
+    int rc = tsr_file_read(path, &in, &d);
+    if (!rc)
+        rc = tsr_pack_text(o->target, path, in.data ? in.data : "", in.len, &out, NULL, &d);
+    if (!rc)
+        rc = tool_write_output(o, &out, &d);
+    tsr_buf_free(&in);
+    tsr_buf_free(&out);
+    tsr_diag_fini(&d);
+    return rc ? 1 : 0;
+}
