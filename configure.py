@@ -9,7 +9,8 @@ from there (`ninja`, `ninja -f build-san.ninja`).  Python 3 standard library onl
 import argparse, glob, os, re, shlex, shutil, subprocess, sys, tempfile
 
 # The files `mdlc -o DIR targets/<t>/<t>.mdl` writes, as suffixes of <t> (docs/internals.md).
-MDLC_OUTPUTS = ('.h', '_tables.c', '_encode.c', '_decode.c', '_asm.c', '_disasm.c', '_sim.c', '_target.c')
+MDLC_OUTPUTS = ('.h', '_tables.c', '_encode.c', '_decode.c', '_asm.c', '_disasm.c', '_sim.c', '_target.c',
+                '_validate.c')
 APT_PACKAGES = ('re2c', 'lemon', 'libxxhash-dev', 'libcriterion-dev', 'ninja-build', 'clang',
                 'libclang-rt-14-dev', 'libfftw3-dev')
 LEMPAR = '/usr/share/lemon/lempar.c'

@@ -138,5 +138,12 @@ int gen_header(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
         "extern const struct tsr_tc_num %s_tc_nums[];\n"
         "extern const struct tsr_tc_print %s_tc_prints[];\n\n",
         lo, up, lo, up, lo, up, lo, up, lo, lo, lo, lo, lo, lo, lo, lo, lo, lo, lo);
+    tsr_buf_printf(out,
+        "/* The hazard validator (%s_validate.c; runtime/validate.h): the events of a bundle and the\n"
+        " * description's resources and rules, and the check of a whole program (%s_target.validate). */\n"
+        "struct tsr_vdesc;\n"
+        "extern const struct tsr_vdesc %s_vdesc;\n"
+        "int %s_validate(const uint32_t *w, size_t n, uint64_t base, struct tsr_diag *d, const char *path);\n\n",
+        lo, lo, lo, lo);
     return 0;
 }

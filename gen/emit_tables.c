@@ -87,14 +87,13 @@ int gen_tables(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
 
     static const char *const pk[] = {"TSR_TC_TEXT", "TSR_TC_SPACE", "TSR_TC_TABLE", "TSR_TC_INT",
                                      "TSR_TC_OPND", "TSR_TC_OPT", "TSR_TC_LABEL"};
-    open_array(out, "struct tsr_tc_part", "parts",
-               "kind, bound, pcrel, len, field, arg, cond, ncond, pcoff, text, sid");
+    open_array(out, "struct tsr_tc_part", "parts", "kind, bound, pcrel, len, field, arg, cond, ncond, pcoff, text");
     for (int i = 0; i < L.nparts; i++) {
         const struct tc_part *p = &L.parts[i];
         tsr_buf_printf(out, "    {%s, %d, %d, %d, %d, %d, %d, %d, %" PRId64 ", ", pk[p->kind], p->bound, p->pcrel, p->len,
                        p->field, p->arg, p->cond, p->ncond, p->pcoff);
         gen_cstring(out, p->text);
-        tsr_buf_printf(out, ", %d},   /* %d */\n", p->sid, i);
+        tsr_buf_printf(out, "},   /* %d */\n", i);
     }
     close_array(out, L.nparts);
 
@@ -111,15 +110,10 @@ int gen_tables(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
     close_array(out, L.nconds);
 
     static const char *const vb[] = {"TSR_TC_USE", "TSR_TC_READ", "TSR_TC_WRITE"};
-    open_array(out, "struct tsr_tc_alt", "alts", "part, npart, cond, ncond, verb, first_any, first");
+    open_array(out, "struct tsr_tc_alt", "alts", "part, npart, cond, ncond, verb");
     for (int i = 0; i < L.nalts; i++) {
         const struct tc_alt *a = &L.alts[i];
-        tsr_buf_printf(out, "    {%d, %d, %d, %d, %s, %s, {", a->part, a->npart, a->cond, a->ncond, vb[a->verb],
-                       a->first_any ? "true" : "false");
-        gen_u64(out, a->first[0]);
-        tsr_buf_puts(out, ", ");
-        gen_u64(out, a->first[1]);
-        tsr_buf_puts(out, "}},\n");
+        tsr_buf_printf(out, "    {%d, %d, %d, %d, %s},\n", a->part, a->npart, a->cond, a->ncond, vb[a->verb]);
     }
     close_array(out, L.nalts);
 

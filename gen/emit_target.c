@@ -61,8 +61,10 @@ int gen_target(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
         "    .inst_set_field = inst_set_field,\n"
         "    .text = &%s_tc_isa,\n"
         "    .sim = &%s_sim_desc,\n"
+        "    .validate = %s_validate,\n"
+        "    .vdesc = &%s_vdesc,\n"
         "};\n",
         lo, m->name, m->word_bits, m->word_bits / 32, m->lanes, m->pc_step, lo, lo, lo, lo, lo, up, up, up, up, lo,
-        lo, lo, lo, lo, lo);
+        lo, lo, lo, lo, lo, lo, lo);
     return 0;
 }

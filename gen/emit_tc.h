@@ -11,9 +11,9 @@
 #include "diag.h"
 #include "model.h"
 
-struct tc_part { int kind; bool bound, pcrel; int field, arg, cond, ncond; int64_t pcoff; const char *text; int len; int sid; };
+struct tc_part { int kind; bool bound, pcrel; int field, arg, cond, ncond; int64_t pcoff; const char *text; int len; };
 struct tc_cond { int kind; int field, field2, id; uint64_t val; const struct mdl_expr *e; char *text; };
-struct tc_alt { int part, npart, cond, ncond, verb; bool first_any; uint64_t first[2]; };
+struct tc_alt { int part, npart, cond, ncond, verb; };
 struct tc_op { int part, npart, cond, ncond, def, ndef, keylen; char *key; bool exact; uint64_t req[2]; };
 struct tc_fmt { int slot, nslot, field, nfield, cond, ncond, def, ndef, ign, nign; };
 struct tc_table { int name, nname, minlen, maxlen, num, nnum, print, nprint, trie; bool dense; };

@@ -1,11 +1,13 @@
 /* mdlc: the machine-description compiler.
  *
  *   mdlc -o OUTDIR FILE.mdl   check FILE.mdl and write OUTDIR/<t>.h, <t>_tables.c, <t>_encode.c,
- *                             <t>_decode.c, <t>_asm.c, <t>_disasm.c, <t>_sim.c, <t>_target.c
+ *                             <t>_decode.c, <t>_asm.c, <t>_disasm.c, <t>_sim.c, <t>_target.c,
+ *                             <t>_validate.c
  *                             (<t> = the isa name); nothing is written if the description has errors
  *                             or an emitter fails; each file is replaced atomically and left
  *                             untouched when its contents did not change (docs/internals.md)
- *   mdlc --dump FILE.mdl      print the checked model (fields, tables, formats, slots, operands, ops)
+ *   mdlc --dump FILE.mdl      print the checked model (fields, tables, formats, slots, operands, ops,
+ *                             resources, rules with their flattened patterns, delay slots)
  *   mdlc --help
  * Exit status: 0 on success, 1 on errors in the description or when writing, 2 on bad usage.
  */
@@ -26,6 +28,7 @@ static void usage(FILE *f)
           "       mdlc --dump FILE.mdl      print the checked machine model\n"
           "       mdlc --help               this text\n"
           "Writes <t>.h <t>_tables.c <t>_encode.c <t>_decode.c <t>_asm.c <t>_disasm.c <t>_sim.c <t>_target.c\n"
+          "<t>_validate.c"
           "(<t> = the isa name), and nothing at all when the description has errors.\n", f);
 }
 
@@ -139,6 +142,71 @@ static void dump(const struct mdl_model *m, FILE *f)
     }
 }
 
+static void put_pattern(const struct mdl_model *m, const struct mdl_pattern *p, FILE *f)
+{
+    static const char *const kind[] = {"read", "write", "use", "op", "jump", "halt", "start"};
+    for (int i = 0; i < p->nterms; i++) {
+        const struct mdl_evterm *t = &p->terms[i];
+        fprintf(f, "%s%s", i ? " | " : "", kind[t->kind]);
+        if (t->kind == MDL_EV_READ || t->kind == MDL_EV_WRITE)
+            fprintf(f, " %s", t->state >= 0 ? m->states[t->state].name : m->spaces[t->space].name);
+        for (int c = 0; c < t->ncodes; c++) {
+            fprintf(f, "%s%u", c ? ", " : "[", t->lo[c]);
+            if (t->hi[c] != t->lo[c])
+                fprintf(f, "..%u", t->hi[c]);
+            if (c + 1 == t->ncodes)
+                fputc(']', f);
+        }
+        if (t->kind == MDL_EV_USE)
+            fprintf(f, " %s", m->resources[t->resource].name);
+        if (t->kind == MDL_EV_OP)
+            fprintf(f, " %s", m->ops[t->ops[0]].name);
+        for (int sl = 0; sl < t->nslots; sl++)
+            fprintf(f, "%s%s", sl ? ", " : " in ", m->slots[t->slots[sl]].name);
+        if (t->cond) {
+            fputs(" if (", f);
+            put_expr(m, t->cond, f);
+            fputc(')', f);
+        }
+        if (t->conditional)
+            fputs(" conditional", f);
+    }
+}
+
+static void dump_rules(const struct mdl_model *m, FILE *f)
+{
+    fprintf(f, "\nresources (%d):\n", m->nresources);
+    for (int i = 0; i < m->nresources; i++)
+        fprintf(f, "  %s: count %d\n", m->resources[i].name, m->resources[i].count);
+    fprintf(f, "\nrules (%d):\n", m->nrules);
+    for (int i = 0; i < m->nrules; i++) {
+        const struct mdl_rule *r = &m->rules[i];
+        fprintf(f, "  %s: ", r->name);
+        for (int p = 0; p < r->npat; p++) {
+            if (p)
+                fputs(r->kind == MDL_R_BUNDLE ? " & " : " -> ", f);
+            fputc('(', f);
+            put_pattern(m, &r->pat[p], f);
+            fputc(')', f);
+        }
+        if (r->kind == MDL_R_LATENCY)
+            fprintf(f, "%s min %d", r->same ? " same" : "", r->lo);
+        if (r->kind == MDL_R_LATENCY && r->hi >= 0)
+            fprintf(f, " max %d", r->hi);
+        if (r->kind == MDL_R_WINDOW)
+            fprintf(f, " at %d..%d", r->lo, r->hi);
+        fputc('\n', f);
+    }
+    fputs("\ndelay slots:", f);
+    for (int i = 0; i < m->nops; i++) {
+        if (m->ops[i].jump_delay >= 0)
+            fprintf(f, " %s:%s jump %d", m->ops[i].name, m->slots[m->ops[i].slot].name, m->ops[i].jump_delay);
+        if (m->ops[i].halt_delay >= 0)
+            fprintf(f, " %s:%s halt %d", m->ops[i].name, m->slots[m->ops[i].slot].name, m->ops[i].halt_delay);
+    }
+    fputc('\n', f);
+}
+
 /* ---- generation ------------------------------------------------------------------------------- */
 
 struct artefact {
@@ -149,6 +217,7 @@ struct artefact {
 static const struct artefact artefacts[] = {
     {".h", gen_header},          {"_tables.c", gen_tables}, {"_encode.c", gen_encode}, {"_decode.c", gen_decode},
     {"_asm.c", gen_asm},         {"_disasm.c", gen_disasm}, {"_sim.c", gen_sim},       {"_target.c", gen_target},
+    {"_validate.c", gen_validate},
 };
 #define NART (sizeof artefacts / sizeof *artefacts)
 
@@ -213,8 +282,10 @@ int main(int argc, char **argv)
     if (!m || d.errors) {
         rc = 1;
     } else {
-        if (want_dump)
+        if (want_dump) {
             dump(m, stdout);
+            dump_rules(m, stdout);
+        }
         if (outdir && generate(m, outdir, &d) < 0)
             rc = 1;
     }

@@ -526,3 +526,101 @@ void ast_sentry(struct mdl_pctx *c, struct ast_vec *codes, bool write, enum ast_
 	e->loc = ((struct ast_range *)codes->v[0])->loc;
 	ast_push(c->arena, &d->items, e);
 }
+
+/* ---- resources, events, rules and uses (docs/mdl.md "Resources and hazards") ---- */
+void ast_resource(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct mdl_tok *count, struct mdl_tok *ref)
+{
+	struct ast_decl *d = ast_decl(c, AD_RESOURCE, kw, n);
+	d->rlo = count ? clamp(count->ival) : -1;   /* -1: no `count` (1 unit) */
+	if (ref) {
+		d->has_ref = true;
+		d->refstr = ast_str(*ref);
+	}
+}
+
+void ast_event(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct ast_vec *pat)
+{
+	struct ast_decl *d = ast_decl(c, AD_EVENT, kw, n);
+	ast_push(c->arena, &d->pats, pat);
+}
+
+void ast_rule(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, enum ast_rkind kind, struct ast_vec *pats,
+              bool same, struct mdl_tok *lo, struct mdl_tok *hi, struct mdl_tok *ref)
+{
+	struct ast_decl *d = ast_decl(c, AD_RULE, kw, n);
+	d->rkind = kind;
+	d->pats = *pats;
+	d->same = same;
+	d->rlo = lo ? clamp(lo->ival) : 0;
+	d->has_max = hi != NULL;
+	d->rhi = hi ? clamp(hi->ival) : -1;
+	if (ref) {
+		d->has_ref = true;
+		d->refstr = ast_str(*ref);
+	}
+}
+
+struct ast_use *ast_use(struct mdl_pctx *c, struct ast_name res, struct ast_expr *value)
+{
+	struct ast_use *u = tsr_arena_alloc(c->arena, sizeof *u);
+	u->res = res;
+	u->value = value;
+	u->loc = res.loc;
+	return u;
+}
+
+struct ast_evterm *ast_evterm(struct mdl_pctx *c, enum ast_evkind k, struct mdl_tok kw, struct ast_name *name,
+                              struct ast_vec *codes, struct ast_vec *group)
+{
+	struct ast_evterm *t = tsr_arena_alloc(c->arena, sizeof *t);
+	t->kind = k;
+	t->loc = name && k == AEV_NAMED ? name->loc : kw.loc;
+	if (name)
+		t->name = *name;
+	if (codes) {
+		t->has_codes = true;
+		t->codes = *codes;
+	}
+	t->group = group;
+	return t;
+}
+
+struct ast_evterm *ast_evmod(struct mdl_pctx *c, struct ast_evterm *t, struct ast_vec *slots, struct ast_expr *cond,
+                             bool conditional)
+{
+	for (int i = 0; slots && i < slots->n; i++)
+		ast_push(c->arena, &t->slots, slots->v[i]);
+	if (cond)
+		ast_push(c->arena, &t->conds, cond);
+	t->conditional |= conditional;
+	return t;
+}
+
+void ast_uses_item(struct mdl_pctx *c, struct ast_vec *uses)
+{
+	struct ast_decl *d = c->cur && (c->cur->kind == AD_FORMAT || c->cur->kind == AD_OP) ? c->cur : NULL;
+	if (!d)
+		return;
+	for (int i = 0; i < uses->n; i++)
+		ast_push(c->arena, &d->uses, uses->v[i]);
+}
+
+void ast_alt_uses(struct mdl_pctx *c, struct ast_vec *uses)
+{
+	struct ast_decl *d = cur(c, AD_OPERAND);
+	if (!d || !uses || !d->items.n)
+		return;
+	struct ast_alt *a = d->items.v[d->items.n - 1];
+	for (int i = 0; i < uses->n; i++)
+		ast_push(c->arena, &a->uses, uses->v[i]);
+}
+
+void ast_sentry_uses(struct mdl_pctx *c, struct ast_vec *uses)
+{
+	struct ast_decl *d = cur(c, AD_SPACE);
+	if (!d || !uses || !d->items.n)
+		return;
+	struct ast_sentry *e = d->items.v[d->items.n - 1];
+	for (int i = 0; i < uses->n; i++)
+		ast_push(c->arena, &e->uses, uses->v[i]);
+}

@@ -82,6 +82,7 @@ struct ast_alt {
 	struct ast_expr *read;      /* NULL if none */
 	struct ast_expr *write;     /* place written: AE_NAME or AE_INDEX (NULL if none) */
 	struct mdl_loc loc;
+	struct ast_vec uses;        /* (addition) struct ast_use * */
 };
 enum ast_sekind { ASE_STATE, ASE_HOOK, ASE_NONE };
 struct ast_sentry {
@@ -93,11 +94,27 @@ struct ast_sentry {
 	struct ast_expr *value;     /* write ASE_STATE: `= value` (NULL if absent) */
 	struct ast_vec args;        /* ASE_HOOK */
 	struct mdl_loc loc;
+	struct ast_vec uses;        /* (addition) struct ast_use * */
 };
+/* (addition) Resources, events and rules (docs/mdl.md "Resources and hazards"). */
+struct ast_use { struct ast_name res; struct ast_expr *value; struct mdl_loc loc; };   /* `R` or `R = value` */
+enum ast_evkind { AEV_READ, AEV_WRITE, AEV_USE, AEV_OP, AEV_JUMP, AEV_HALT, AEV_START, AEV_NAMED, AEV_GROUP };
+struct ast_evterm {
+	enum ast_evkind kind;
+	struct ast_name name;       /* READ/WRITE: state or space; USE: resource; OP: op; NAMED: event */
+	bool has_codes; struct ast_vec codes;   /* READ/WRITE `[codes]`: struct ast_range * */
+	struct ast_vec *group;      /* GROUP `( pattern )`: struct ast_evterm * */
+	struct ast_vec slots;       /* `in SLOT, ...`: struct ast_name * (modifiers apply to every term of a group) */
+	struct ast_vec conds;       /* `if (e)`: struct ast_expr * (several when modifiers repeat) */
+	bool conditional;
+	struct mdl_loc loc;
+};
+enum ast_rkind { ARK_LATENCY, ARK_WINDOW, ARK_BUNDLE };
+
 struct ast_isaitem { struct ast_name key; bool is_int; uint64_t ival; struct ast_name sval; struct mdl_loc loc; };
 
 enum ast_dkind { AD_ISA, AD_FIELD, AD_TABLE, AD_FORMAT, AD_SLOT, AD_OPERAND, AD_OP, AD_STATE, AD_REGFILE,
-                 AD_GUARD, AD_SPACE, AD_FUNC, AD_HOOK };
+                 AD_GUARD, AD_SPACE, AD_FUNC, AD_HOOK, AD_RESOURCE, AD_EVENT, AD_RULE };
 struct ast_decl {
 	enum ast_dkind kind;
 	struct ast_name name;
@@ -119,6 +136,14 @@ struct ast_decl {
 	uint64_t count;                 /* REGFILE, SPACE: element count */
 	int64_t latency; bool has_latency;   /* REGFILE */
 	bool returns;                   /* HOOK */
+	/* (addition) resources, events and rules; `uses` of formats and ops */
+	struct ast_vec uses;            /* FORMAT, OP: struct ast_use * */
+	struct ast_vec pats;            /* EVENT: one pattern; RULE: A, B (LATENCY, WINDOW) or all (BUNDLE); each a
+	                                   struct ast_vec * of struct ast_evterm * */
+	enum ast_rkind rkind;           /* RULE */
+	bool same, has_max;             /* RULE (LATENCY) */
+	int64_t rlo, rhi;               /* RULE: LATENCY min/max, WINDOW lo..hi; RESOURCE: count (rlo, -1 = none) */
+	struct ast_str refstr; bool has_ref;   /* RESOURCE, RULE: `ref "..."` */
 };
 
 /* ---- parse context --------------------------------------------------------------------------------------- */
@@ -190,6 +215,21 @@ void ast_space(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct 
 void ast_func(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct ast_vec *params, struct ast_expr *body);
 void ast_hookdecl(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct ast_vec *params, bool returns);
 
+/* (addition) Resources, events, rules and `uses` (docs/mdl.md "Resources and hazards"). */
+void ast_resource(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct mdl_tok *count, struct mdl_tok *ref);
+void ast_event(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct ast_vec *pat);
+/* kind ARK_LATENCY: pats A, B, same, lo = min, hi = max (hi NULL: none); ARK_WINDOW: A, B, lo..hi; ARK_BUNDLE: pats. */
+void ast_rule(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, enum ast_rkind kind, struct ast_vec *pats,
+              bool same, struct mdl_tok *lo, struct mdl_tok *hi, struct mdl_tok *ref);
+struct ast_use *ast_use(struct mdl_pctx *c, struct ast_name res, struct ast_expr *value);
+struct ast_evterm *ast_evterm(struct mdl_pctx *c, enum ast_evkind k, struct mdl_tok kw, struct ast_name *name,
+                              struct ast_vec *codes, struct ast_vec *group);
+/* Modifiers of a term: `in` slots (slots != NULL), `if (cond)` (cond != NULL), `conditional`. */
+struct ast_evterm *ast_evmod(struct mdl_pctx *c, struct ast_evterm *t, struct ast_vec *slots, struct ast_expr *cond,
+                             bool conditional);
+/* `uses` of the current format or op (fitem/oitem). */
+void ast_uses_item(struct mdl_pctx *c, struct ast_vec *uses);
+
 /* Items of the current declaration (c->cur; ignored when it is NULL or of another kind after an error). */
 void ast_isa_item(struct mdl_pctx *c, struct ast_name key, struct mdl_tok *ival, struct ast_name *sval);
 struct ast_piece *ast_piece(struct mdl_pctx *c, struct mdl_tok hi, struct mdl_tok *lo, bool inv, struct mdl_loc loc);
@@ -205,6 +245,9 @@ void ast_op_encode(struct mdl_pctx *c, struct ast_vec *conds);
 /* Operand alternative: template, conditions, `read e` (or NULL), `write place` (AE_NAME/AE_INDEX, or NULL). */
 void ast_alt(struct mdl_pctx *c, struct mdl_tok s, struct ast_vec *conds, struct ast_expr *read,
              struct ast_expr *place);
+/* (addition) `uses` of the alternative / space entry just added (uses may be NULL or empty). */
+void ast_alt_uses(struct mdl_pctx *c, struct ast_vec *uses);
+void ast_sentry_uses(struct mdl_pctx *c, struct ast_vec *uses);
 /* Space entry: place (ASE_STATE: AE_NAME/AE_INDEX) with optional `= value`, or hook(args), or none. */
 void ast_sentry(struct mdl_pctx *c, struct ast_vec *codes, bool write, enum ast_sekind k, struct ast_expr *place,
                 struct ast_expr *value, struct ast_name *hook, struct ast_vec *args);

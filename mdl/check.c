@@ -191,7 +191,7 @@ static void hook_decls(struct ck *k)
 static void collect(struct ck *k)
 {
 	struct mdl_model *m = k->m;
-	int n[AD_HOOK + 1] = { 0 };
+	int n[AD_RULE + 1] = { 0 };
 	for (int i = 0; i < k->p->decls.n; i++)
 		n[((struct ast_decl *)k->p->decls.v[i])->kind]++;
 	m->nfields = n[AD_FIELD];
@@ -225,7 +225,7 @@ static void collect(struct ck *k)
 	ARR(k->func_used, k->nfunc);
 	ARR(k->slotinfo, m->nslots);
 #undef ARR
-	int c[AD_HOOK + 1] = { 0 };
+	int c[AD_RULE + 1] = { 0 };
 	for (int i = 0; i < k->p->decls.n; i++) {
 		struct ast_decl *d = k->p->decls.v[i];
 		int idx = c[d->kind]++;
@@ -407,6 +407,7 @@ int mdl_check(struct mdl_pctx *p, struct mdl_model *m)
 	m->pc_state = -1;
 	collect(&k);
 	isa(&k);
+	ck_resources(&k);
 	ck_fields(&k);
 	ck_tables(&k);
 	hook_decls(&k);
@@ -426,6 +427,7 @@ int mdl_check(struct mdl_pctx *p, struct mdl_model *m)
 	ck_selectors(&k);
 	ck_op_duplicates(&k);
 	ck_table_ranges(&k);
+	ck_rules(&k);
 	struct ck_sym *pc = ck_lookup(&k, NS_VALUE, ck_intern(&k, "pc"));
 	if (pc && pc->kind == SYM_STATE && m->states[pc->index].count == 0)
 		m->pc_state = pc->index;

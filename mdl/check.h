@@ -8,9 +8,10 @@
 #include "model.h"
 
 /* Namespaces: fields, states, regfiles, spaces and funcs share one (they all appear in expressions). */
-enum ck_ns { NS_VALUE, NS_TABLE, NS_FORMAT, NS_SLOT, NS_OPERAND, NS_HOOK, NS_INST };
+enum ck_ns { NS_VALUE, NS_TABLE, NS_FORMAT, NS_SLOT, NS_OPERAND, NS_HOOK, NS_INST,
+             NS_RULE /* (addition) resources, events and rules share one */ };
 enum ck_symkind { SYM_FIELD, SYM_STATE, SYM_SPACE, SYM_FUNC, SYM_TABLE, SYM_FORMAT, SYM_SLOT, SYM_OPERAND, SYM_HOOK,
-                  SYM_INST };
+                  SYM_INST, SYM_RESOURCE, SYM_EVENT, SYM_RULE };
 struct ck_sym { const char *name; int ns; int kind; int index; struct mdl_loc loc; struct ast_decl *decl; };
 
 /* Locals of one op/slot/format scope. */
@@ -128,6 +129,12 @@ void ck_table_ranges(struct ck *k);
 void ck_formats(struct ck *k);
 void ck_format_layout(struct ck *k);
 void ck_selectors(struct ck *k);
+
+/* check_rules.c (addition): resources, `uses`, events and rules (docs/mdl.md "Resources and hazards") */
+void ck_resources(struct ck *k);                 /* declares the resources (before anything that says `uses`) */
+/* Converts a `uses` list in scope s (reporting every error); returns the number of uses kept (*out non-NULL). */
+int ck_uses(struct ck *k, struct ck_scope *s, const struct ast_vec *uses, struct mdl_use **out);
+void ck_rules(struct ck *k);                     /* events and rules, ops' delays, regfile latencies (last) */
 
 /* check_state.c */
 void ck_states(struct ck *k);

@@ -114,6 +114,8 @@ void ck_formats(struct ck *k)
 				continue;
 			f->def[j].val = v & (m->fields[fi].width >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << m->fields[fi].width) - 1);
 		}
+		struct ck_scope us = { .allow = CX_FIELDS, .what = "a resource use", .slot = -1 };
+		f->nuses = ck_uses(k, &us, &d->uses, &f->uses);
 		struct ck_locals *L = tsr_arena_alloc(k->A, sizeof *L);
 		struct ck_scope ss = { .allow = CX_FIELDS | CX_STATE | CX_LOCALS | CX_ATTR, .what = "a format's semantics",
 		                       .L = L, .slot = -1 };

@@ -65,6 +65,7 @@ static void op(struct ck *k, int i)
 	if ((o->ncond = ck_conds(k, &cs, &d->conds, &o->cond)) < 0)
 		o->ncond = 0;
 	defaults(k, &d->defaults, &o->ndef, &o->def);
+	o->nuses = ck_uses(k, &cs, &d->uses, &o->uses);
 	if (!d->has_sem)
 		mdl_error(k->p, d->name.loc, "op '%s' has no semantics (sem)", o->name);
 	o->nsem = d->sem.n;

@@ -99,6 +99,8 @@ static int alternative(struct ck *k, struct ck_scope *ps, struct ast_alt *a, str
 		bad = -1;
 	if (a->write && write_place(k, &rs, a->write, alt))
 		bad = -1;
+	cs.what = "a resource use";
+	alt->nuses = ck_uses(k, &cs, &a->uses, &alt->uses);
 	return bad;
 }
 

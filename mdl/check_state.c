@@ -84,6 +84,8 @@ static int entry(struct ck *k, struct ast_sentry *se, struct mdl_sentry *out)
 	out->write = se->write;
 	out->loc = se->loc;
 	out->state = out->hook = -1;
+	struct ck_scope us = { .allow = CX_ADDR, .what = "a resource use of a space entry", .slot = -1 };
+	out->nuses = ck_uses(k, &us, &se->uses, &out->uses);
 	if (se->kind == ASE_NONE) {
 		out->kind = MDL_SE_NONE;
 		return 0;

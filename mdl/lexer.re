@@ -42,6 +42,12 @@ static const struct { const char *s, *quoted; int code; } keywords[] = {
 	{ "write", "'write'", TK_WRITE }, { "none", "'none'", TK_NONE }, { "latency", "'latency'", TK_LATENCY },
 	{ "let", "'let'", TK_LET }, { "if", "'if'", TK_IF }, { "else", "'else'", TK_ELSE },
 	{ "returns", "'returns'", TK_RETURNS },
+	/* (addition) resources, events and rules (docs/mdl.md "Resources and hazards") */
+	{ "resource", "'resource'", TK_RESOURCE }, { "uses", "'uses'", TK_USES }, { "count", "'count'", TK_COUNT },
+	{ "event", "'event'", TK_EVENT }, { "forbid", "'forbid'", TK_FORBID }, { "ref", "'ref'", TK_REF },
+	{ "min", "'min'", TK_MIN }, { "max", "'max'", TK_MAX }, { "same", "'same'", TK_SAME }, { "at", "'at'", TK_AT },
+	{ "in", "'in'", TK_IN }, { "use", "'use'", TK_USE }, { "jump", "'jump'", TK_JUMP }, { "halt", "'halt'", TK_HALT },
+	{ "start", "'start'", TK_START }, { "conditional", "'conditional'", TK_CONDITIONAL },
 };
 
 bool mdl_token_is_decl_start(int code)
@@ -49,6 +55,7 @@ bool mdl_token_is_decl_start(int code)
 	switch (code) {
 	case TK_ISA: case TK_FIELD: case TK_TABLE: case TK_FORMAT: case TK_SLOT: case TK_OPERAND: case TK_OP:
 	case TK_STATE: case TK_REGFILE: case TK_GUARD: case TK_SPACE: case TK_FUNC: case TK_HOOK:
+	case TK_RESOURCE: case TK_EVENT: case TK_FORBID:
 		return true;
 	default:
 		return false;
@@ -58,7 +65,7 @@ bool mdl_token_is_decl_start(int code)
 const char *mdl_token_desc(int code)
 {
 	static const struct { int code; const char *s; } punct[] = {
-		{ TK_DOTDOT, "'..'" }, { TK_ARROW, "'=>'" }, { TK_EQ, "'=='" }, { TK_NE, "'!='" }, { TK_LE, "'<='" },
+		{ TK_DOTDOT, "'..'" }, { TK_ARROW, "'=>'" }, { TK_RARROW, "'->'" }, { TK_EQ, "'=='" }, { TK_NE, "'!='" }, { TK_LE, "'<='" },
 		{ TK_GE, "'>='" }, { TK_SHL, "'<<'" }, { TK_SHR, "'>>'" }, { TK_LAND, "'&&'" }, { TK_LOR, "'||'" },
 		{ TK_TILDE, "'~'" }, { TK_BANG, "'!'" }, { TK_QUESTION, "'?'" }, { TK_COLON, "':'" },
 		{ TK_SEMI, "';'" }, { TK_COMMA, "','" }, { TK_LBRACE, "'{'" }, { TK_RBRACE, "'}'" },
@@ -244,6 +251,7 @@ int mdl_lex(struct mdl_lexer *lx, struct mdl_tok *tok)
 	}
 	".." { lx->cur = (const char *)YYCURSOR; tok->textlen = 2; return TK_DOTDOT; }
 	"=>" { lx->cur = (const char *)YYCURSOR; tok->textlen = 2; return TK_ARROW; }
+	"->" { lx->cur = (const char *)YYCURSOR; tok->textlen = 2; return TK_RARROW; }
 	"==" { lx->cur = (const char *)YYCURSOR; tok->textlen = 2; return TK_EQ; }
 	"!=" { lx->cur = (const char *)YYCURSOR; tok->textlen = 2; return TK_NE; }
 	"<=" { lx->cur = (const char *)YYCURSOR; tok->textlen = 2; return TK_LE; }

@@ -127,6 +127,12 @@ struct mdl_tpart {
 };
 struct mdl_template { const char *src; int nparts; struct mdl_tpart *parts; struct mdl_loc loc; };
 
+/* A resource use (addition; docs/mdl.md "Resources and hazards"): `uses R` or `uses R = value` on a space entry,
+ * an operand alternative, an op or a format.  Plain uses take one unit of resource R each (uses from the same
+ * declaration, and for a space entry the same address, count once); valued uses share one unit when their
+ * values are equal.  value: an expression over fields (space entries: over `addr`), NULL for a plain use. */
+struct mdl_use { int resource; struct mdl_expr *value; struct mdl_loc loc; };
+
 /* An instantiated operand (one per distinct use operand(field args)). */
 struct mdl_opnd_alt {
 	struct mdl_template tmpl;
@@ -135,6 +141,7 @@ struct mdl_opnd_alt {
 	int wspace; struct mdl_expr *waddr;  /* write: through space wspace (>= 0) at address waddr, or */
 	int wstate; struct mdl_expr *windex; /*        directly to state wstate (>= 0) element windex */
 	struct mdl_loc loc;
+	int nuses; struct mdl_use *uses;     /* (addition) `uses R [= value]` of the alternative: docs/mdl.md "Resources" */
 };
 struct mdl_opnd { const char *name; const char *inst_name; /* e.g. "src(add_a)" */ int nalt; struct mdl_opnd_alt *alt; };
 
@@ -155,6 +162,9 @@ struct mdl_op {
 	 * (`d`, `result`, `carry`), the same in every op of the slot; then the op's own operand bindings and lets;
 	 * then the commit block's lets. So nlocals also covers the commit, and every op of a slot has the same
 	 * nlocals. Names may repeat (lets are block-scoped) and indices an op does not use are named "". */
+	int nuses; struct mdl_use *uses;     /* (addition) `uses` items: resources taken whenever the op is issued */
+	int jump_delay, halt_delay;  /* (addition) the constant delay of the op's `jump`/`halt` statements (its delay
+	                                slots: QPU branches 3, thread end 2), -1 if it has none */
 };
 struct mdl_slot {
 	const char *name; struct mdl_loc loc;
@@ -172,6 +182,7 @@ struct mdl_format {
 	int nsem; struct mdl_stmt **sem;     /* before the slots' compute stage */
 	int ncommit; struct mdl_stmt **commit;   /* after the slots' commit stage */
 	int nlocals; const char **local_names;
+	int nuses; struct mdl_use *uses;     /* (addition) `uses` items: resources taken by every bundle of the format */
 };
 
 /* ---- machine state ------------------------------------------------------------------------------- */
@@ -181,6 +192,9 @@ struct mdl_state {
 	bool vec;                    /* per lane (vec) or one value (u32) */
 	int latency;                 /* regfile: reads before `latency` instructions after a write are hazards */
 	int guard_elem, guard_hook;  /* `guard R[elem] : hook` (-1 if none) */
+	int latency_rule;            /* (addition) regfile with a latency: the `latency` rule that states it (plain
+	                                `write R -> read R same min L`), or -1 (the validator then applies the latency
+	                                as an implicit rule named "R.latency") */
 };
 enum mdl_sekind { MDL_SE_STATE, MDL_SE_HOOK, MDL_SE_NONE };
 struct mdl_sentry {
@@ -190,12 +204,61 @@ struct mdl_sentry {
 	struct mdl_expr *value;                /* write: value stored (NULL = `value` unchanged) */
 	int hook; int nargs; struct mdl_expr **args;   /* MDL_SE_HOOK */
 	struct mdl_loc loc;
+	int nuses; struct mdl_use *uses;     /* (addition) resources taken by an access through this entry */
 };
 struct mdl_space { const char *name; struct mdl_loc loc; int size; int nent; struct mdl_sentry *ent; };
 /* returns_value: used in a space `read` entry (or declared `returns`): produces the lanes' values (out).
  * takes_value (addition): used in a space `write` entry: receives the lanes' values being written after its args.
  * Neither: a statement `hook h(...);` or a `guard` (the return code is the answer). Never both. */
 struct mdl_hook { const char *name; struct mdl_loc loc; int nargs; bool returns_value; bool takes_value; };
+
+/* ---- resources, events and rules (addition; docs/mdl.md "Resources and hazards") ---------------------------
+ * What the hazard validator (gen/emit_validate.c) checks and the bundle packer schedules by.  Every bundle has a
+ * set of *events*, derived from the description (mdl_evterm below says which); a rule constrains events of one
+ * bundle (MDL_R_BUNDLE) or of two bundles at a distance (the later one is d instructions after the earlier). */
+struct mdl_resource {
+	const char *name; struct mdl_loc loc;
+	int count;                   /* units per instruction (1..64) */
+	const char *ref;             /* the hardware reference (`ref "..."`) */
+};
+
+/* One event class.  Events of a bundle (the validator's extraction, in compute-stage order):
+ *  MDL_EV_READ / MDL_EV_WRITE: a read/write of a state element or a space address (space accesses also give the
+ *      state event of the entry they reach); reads are those of the compute stage (operands the op binds, op and
+ *      format `sem`), writes those of any stage;
+ *  MDL_EV_USE: a resource use; MDL_EV_OP: an op issued in a slot; MDL_EV_JUMP / MDL_EV_HALT: an op whose `sem`
+ *      may jump / halt (with the delay of that statement); MDL_EV_START: the first instruction of a program.
+ * An event is *conditional* when it happens only under a condition on the machine state (flags, lanes). */
+enum mdl_evkind { MDL_EV_READ, MDL_EV_WRITE, MDL_EV_USE, MDL_EV_OP, MDL_EV_JUMP, MDL_EV_HALT, MDL_EV_START };
+struct mdl_evterm {
+	enum mdl_evkind kind;
+	int state, space;            /* READ/WRITE: the state or the space (one of them >= 0, the other -1) */
+	int ncodes; uint32_t *lo, *hi;   /* READ/WRITE: element or address ranges (0 ranges = any) */
+	int resource;                /* USE */
+	int nops; int *ops;          /* OP: every op of that name */
+	int nslots; int *slots;      /* `in SLOT, ...`: only events of these slots (0 = any slot, also none) */
+	struct mdl_expr *cond;       /* `if (e)`: e over the fields of the event's bundle; NULL = none */
+	bool conditional;            /* `conditional`: only conditional events */
+	struct mdl_loc loc;
+};
+/* A pattern: the union of its terms (named events and groups are expanded by the checker). */
+struct mdl_pattern { int nterms; struct mdl_evterm *terms; };
+struct mdl_event { const char *name; struct mdl_loc loc; struct mdl_pattern pat; };
+
+enum mdl_rkind {
+	MDL_R_LATENCY,   /* `latency N: A -> B [same] min L [max H]`: a B reads what the nearest earlier A produced;
+	                    that A must be at least min (and at most max) instructions earlier */
+	MDL_R_WINDOW,    /* `forbid N: A -> B at LO..HI`: no B LO..HI instructions after an A (0: the same bundle) */
+	MDL_R_BUNDLE,    /* `forbid N: P & Q & ...`: no bundle with an event of each pattern (distinct events) */
+};
+struct mdl_rule {
+	const char *name; struct mdl_loc loc;
+	enum mdl_rkind kind;
+	int npat; struct mdl_pattern *pat;   /* LATENCY/WINDOW: pat[0] = A (earlier), pat[1] = B; BUNDLE: 1..8 */
+	bool same;                   /* LATENCY: A and B touch the same element of the same state or space */
+	int lo, hi;                  /* LATENCY: min, max (-1: none); WINDOW: LO, HI */
+	const char *ref;
+};
 
 /* ---- the model ---------------------------------------------------------------------------------- */
 struct mdl_model {
@@ -217,6 +280,10 @@ struct mdl_model {
 	                                isa item `float NAME;` with NAME ieee (0, the default) or qpu (1). Added for the
 	                                simulator and evaluator (gen/emit_sim.c, mdl/eval.c). */
 	struct tsr_arena *arena;
+	/* (addition) resources, named events and rules, in declaration order (docs/mdl.md "Resources and hazards") */
+	int nresources; struct mdl_resource *resources;
+	int nevents; struct mdl_event *events;
+	int nrules; struct mdl_rule *rules;
 };
 
 struct tsr_diag;

@@ -34,8 +34,11 @@ static void report_syntax_error(struct mdl_pctx *ctx, struct yyParser *p, int ma
 %token ISA FIELD TABLE FORMAT SLOT OPERAND OP STATE REGFILE GUARD SPACE FUNC HOOK SIGNED FIELDS IGNORE SLOTS
        DEFAULT SEM COMMIT SYNTAX ENCODE WHEN READ WRITE NONE LATENCY LET IF ELSE RETURNS.
 %token IDENT INT FLOAT STRING DOTDOT ARROW SEMI COMMA LBRACE RBRACE LBRACKET RBRACKET LPAREN RPAREN ASSIGN TCONDS.
+/* (addition) resources, events and rules (docs/mdl.md "Resources and hazards") */
+%token RESOURCE USES COUNT EVENT FORBID REF MIN MAX SAME AT IN USE JUMP HALT START CONDITIONAL RARROW.
 %fallback IDENT ISA FIELD TABLE FORMAT SLOT OPERAND OP STATE REGFILE GUARD SPACE FUNC HOOK SIGNED FIELDS IGNORE
-       SLOTS DEFAULT SEM COMMIT SYNTAX ENCODE WHEN READ WRITE NONE LATENCY LET IF ELSE RETURNS.
+       SLOTS DEFAULT SEM COMMIT SYNTAX ENCODE WHEN READ WRITE NONE LATENCY LET IF ELSE RETURNS
+       RESOURCE USES COUNT EVENT FORBID REF MIN MAX SAME AT IN USE JUMP HALT START CONDITIONAL.
 
 /* C's precedence, lowest first. */
 %right QUESTION COLON.
@@ -125,6 +128,7 @@ fitem ::= SLOTS names(L) SEMI. { ast_format_item(ctx, 's', L); }
 fitem ::= DEFAULT name(F) ASSIGN expr(E) SEMI. { ast_default(ctx, F, E); }
 fitem ::= SEM(K) stmts(L). { ast_sem(ctx, false, L, K); }
 fitem ::= COMMIT(K) stmts(L). { ast_sem(ctx, true, L, K); }
+fitem ::= USES uselist(L) SEMI. { ast_uses_item(ctx, L); }
 %type names {struct ast_vec *}
 names(A) ::= name(N). { A = ast_vec1(ctx, ast_pname(ctx, N)); }
 names(A) ::= names(B) name(N). { A = ast_vadd(ctx, B, ast_pname(ctx, N)); }
@@ -147,10 +151,11 @@ namelist(A) ::= name(N). { A = ast_vec1(ctx, ast_pname(ctx, N)); }
 namelist(A) ::= namelist(B) COMMA name(N). { A = ast_vadd(ctx, B, ast_pname(ctx, N)); }
 alts ::= .
 alts ::= alts alt.
-alt ::= STRING(S) when(W) SEMI. { ast_alt(ctx, S, W, NULL, NULL); }
-alt ::= STRING(S) when(W) READ expr(R) SEMI. { ast_alt(ctx, S, W, R, NULL); }
-alt ::= STRING(S) when(W) WRITE place(P) SEMI. { ast_alt(ctx, S, W, NULL, P); }
-alt ::= STRING(S) when(W) READ expr(R) WRITE place(P) SEMI. { ast_alt(ctx, S, W, R, P); }
+alt ::= STRING(S) when(W) uses(U) SEMI. { ast_alt(ctx, S, W, NULL, NULL); ast_alt_uses(ctx, U); }
+alt ::= STRING(S) when(W) READ expr(R) uses(U) SEMI. { ast_alt(ctx, S, W, R, NULL); ast_alt_uses(ctx, U); }
+alt ::= STRING(S) when(W) WRITE place(P) uses(U) SEMI. { ast_alt(ctx, S, W, NULL, P); ast_alt_uses(ctx, U); }
+alt ::= STRING(S) when(W) READ expr(R) WRITE place(P) uses(U) SEMI.
+	{ ast_alt(ctx, S, W, R, P); ast_alt_uses(ctx, U); }
 %type when {struct ast_vec *}
 when(A) ::= . { A = ast_vec1(ctx, NULL); }
 when(A) ::= WHEN conds(L). { A = L; }
@@ -173,6 +178,7 @@ oitem ::= SYNTAX STRING(S) SEMI. { ast_op_syntax(ctx, S); }
 oitem ::= ENCODE conds(L) SEMI. { ast_op_encode(ctx, L); }
 oitem ::= DEFAULT name(F) ASSIGN expr(E) SEMI. { ast_default(ctx, F, E); }
 oitem ::= SEM(K) stmts(L). { ast_sem(ctx, false, L, K); }
+oitem ::= USES uselist(L) SEMI. { ast_uses_item(ctx, L); }
 
 /* machine state */
 decl ::= STATE(K) name(N) COLON name(T) SEMI. { ast_state(ctx, K, N, T); }
@@ -187,15 +193,20 @@ decl ::= space_head LBRACE sentries RBRACE.
 space_head ::= SPACE(K) name(N) LBRACKET INT(C) RBRACKET. { ast_space(ctx, K, N, C); }
 sentries ::= .
 sentries ::= sentries sentry.
-sentry ::= codes(L) READ place(P) SEMI. { ast_sentry(ctx, L, false, ASE_STATE, P, NULL, NULL, NULL); }
-sentry ::= codes(L) READ HOOK name(H) LPAREN args(A) RPAREN SEMI.
-	{ ast_sentry(ctx, L, false, ASE_HOOK, NULL, NULL, &H, A); }
-sentry ::= codes(L) READ NONE SEMI. { ast_sentry(ctx, L, false, ASE_NONE, NULL, NULL, NULL, NULL); }
-sentry ::= codes(L) WRITE place(P) SEMI. { ast_sentry(ctx, L, true, ASE_STATE, P, NULL, NULL, NULL); }
-sentry ::= codes(L) WRITE place(P) ASSIGN expr(E) SEMI. { ast_sentry(ctx, L, true, ASE_STATE, P, E, NULL, NULL); }
-sentry ::= codes(L) WRITE HOOK name(H) LPAREN args(A) RPAREN SEMI.
-	{ ast_sentry(ctx, L, true, ASE_HOOK, NULL, NULL, &H, A); }
-sentry ::= codes(L) WRITE NONE SEMI. { ast_sentry(ctx, L, true, ASE_NONE, NULL, NULL, NULL, NULL); }
+sentry ::= codes(L) READ place(P) uses(U) SEMI.
+	{ ast_sentry(ctx, L, false, ASE_STATE, P, NULL, NULL, NULL); ast_sentry_uses(ctx, U); }
+sentry ::= codes(L) READ HOOK name(H) LPAREN args(A) RPAREN uses(U) SEMI.
+	{ ast_sentry(ctx, L, false, ASE_HOOK, NULL, NULL, &H, A); ast_sentry_uses(ctx, U); }
+sentry ::= codes(L) READ NONE uses(U) SEMI.
+	{ ast_sentry(ctx, L, false, ASE_NONE, NULL, NULL, NULL, NULL); ast_sentry_uses(ctx, U); }
+sentry ::= codes(L) WRITE place(P) uses(U) SEMI.
+	{ ast_sentry(ctx, L, true, ASE_STATE, P, NULL, NULL, NULL); ast_sentry_uses(ctx, U); }
+sentry ::= codes(L) WRITE place(P) ASSIGN expr(E) uses(U) SEMI.
+	{ ast_sentry(ctx, L, true, ASE_STATE, P, E, NULL, NULL); ast_sentry_uses(ctx, U); }
+sentry ::= codes(L) WRITE HOOK name(H) LPAREN args(A) RPAREN uses(U) SEMI.
+	{ ast_sentry(ctx, L, true, ASE_HOOK, NULL, NULL, &H, A); ast_sentry_uses(ctx, U); }
+sentry ::= codes(L) WRITE NONE uses(U) SEMI.
+	{ ast_sentry(ctx, L, true, ASE_NONE, NULL, NULL, NULL, NULL); ast_sentry_uses(ctx, U); }
 
 /* func NAME(params) = expr;   hook NAME(params) [returns]; */
 decl ::= FUNC(K) name(N) LPAREN plist(P) RPAREN ASSIGN expr(E) SEMI. { ast_func(ctx, K, N, P, E); }
@@ -203,6 +214,70 @@ decl ::= HOOK(K) name(N) LPAREN plist(P) RPAREN returns(R) SEMI. { ast_hookdecl(
 %type returns {bool}
 returns(A) ::= . { A = false; }
 returns(A) ::= RETURNS. { A = true; }
+
+/* ---- (addition) resources, events and rules (docs/mdl.md "Resources and hazards") ----
+ * resource NAME [count N] [ref "..."];          uses R [= e], ... (space entries, alternatives, ops, formats)
+ * event NAME = PATTERN;
+ * latency NAME: PATTERN -> PATTERN [same] min N [max N] [ref "..."];
+ * forbid NAME: PATTERN -> PATTERN at LO..HI [ref "..."];
+ * forbid NAME: PATTERN [& PATTERN ...] [ref "..."];
+ * PATTERN = TERM { | TERM };  TERM = PRIM { in SLOT, ... | if (e) | conditional };
+ * PRIM = read X[codes] | write X[codes] | use R | op NAME | jump | halt | start | EVENT | ( PATTERN ). */
+%type uses {struct ast_vec *}
+uses(A) ::= . { A = NULL; }
+uses(A) ::= USES uselist(L). { A = L; }
+%type uselist {struct ast_vec *}
+uselist(A) ::= use1(U). { A = ast_vec1(ctx, U); }
+uselist(A) ::= uselist(B) COMMA use1(U). { A = ast_vadd(ctx, B, U); }
+%type use1 {struct ast_use *}
+use1(A) ::= name(N). { A = ast_use(ctx, N, NULL); }
+use1(A) ::= name(N) ASSIGN expr(E). { A = ast_use(ctx, N, E); }
+
+decl ::= RESOURCE(K) name(N) SEMI. { ast_resource(ctx, K, N, NULL, NULL); }
+decl ::= RESOURCE(K) name(N) REF STRING(R) SEMI. { ast_resource(ctx, K, N, NULL, &R); }
+decl ::= RESOURCE(K) name(N) COUNT INT(C) SEMI. { ast_resource(ctx, K, N, &C, NULL); }
+decl ::= RESOURCE(K) name(N) COUNT INT(C) REF STRING(R) SEMI. { ast_resource(ctx, K, N, &C, &R); }
+decl ::= EVENT(K) name(N) ASSIGN pattern(P) SEMI. { ast_event(ctx, K, N, P); }
+decl ::= LATENCY(K) name(N) COLON pattern(A) RARROW pattern(B) same(S) MIN INT(L) rmax(X) rref(R) SEMI.
+	{ ast_rule(ctx, K, N, ARK_LATENCY, ast_vadd(ctx, ast_vec1(ctx, A), B), S, &L, X, R); }
+decl ::= FORBID(K) name(N) COLON pattern(A) RARROW pattern(B) AT INT(L) DOTDOT INT(H) rref(R) SEMI.
+	{ ast_rule(ctx, K, N, ARK_WINDOW, ast_vadd(ctx, ast_vec1(ctx, A), B), false, &L, &H, R); }
+decl ::= FORBID(K) name(N) COLON patlist(P) rref(R) SEMI. { ast_rule(ctx, K, N, ARK_BUNDLE, P, false, NULL, NULL, R); }
+%type same {bool}
+same(A) ::= . { A = false; }
+same(A) ::= SAME. { A = true; }
+%type rmax {struct mdl_tok *}
+rmax(A) ::= . { A = NULL; }
+rmax(A) ::= MAX INT(H). { A = tsr_arena_alloc(ctx->arena, sizeof *A); *A = H; }
+%type rref {struct mdl_tok *}
+rref(A) ::= . { A = NULL; }
+rref(A) ::= REF STRING(S). { A = tsr_arena_alloc(ctx->arena, sizeof *A); *A = S; }
+%type patlist {struct ast_vec *}
+patlist(A) ::= pattern(P). { A = ast_vec1(ctx, P); }
+patlist(A) ::= patlist(B) AMP pattern(P). { A = ast_vadd(ctx, B, P); }
+%type pattern {struct ast_vec *}
+pattern(A) ::= pterm(T). { A = ast_vec1(ctx, T); }
+pattern(A) ::= pattern(B) PIPE pterm(T). { A = ast_vadd(ctx, B, T); }
+%type pterm {struct ast_evterm *}
+pterm(A) ::= pprim(P). { A = P; }
+pterm(A) ::= pterm(T) IN slotlist(L). { A = ast_evmod(ctx, T, L, NULL, false); }
+pterm(A) ::= pterm(T) IF LPAREN expr(E) RPAREN. { A = ast_evmod(ctx, T, NULL, E, false); }
+pterm(A) ::= pterm(T) CONDITIONAL. { A = ast_evmod(ctx, T, NULL, NULL, true); }
+%type slotlist {struct ast_vec *}
+slotlist(A) ::= name(N). { A = ast_vec1(ctx, ast_pname(ctx, N)); }
+slotlist(A) ::= slotlist(B) COMMA name(N). { A = ast_vadd(ctx, B, ast_pname(ctx, N)); }
+%type pprim {struct ast_evterm *}
+pprim(A) ::= READ(K) name(N). { A = ast_evterm(ctx, AEV_READ, K, &N, NULL, NULL); }
+pprim(A) ::= READ(K) name(N) LBRACKET codes(C) RBRACKET. { A = ast_evterm(ctx, AEV_READ, K, &N, C, NULL); }
+pprim(A) ::= WRITE(K) name(N). { A = ast_evterm(ctx, AEV_WRITE, K, &N, NULL, NULL); }
+pprim(A) ::= WRITE(K) name(N) LBRACKET codes(C) RBRACKET. { A = ast_evterm(ctx, AEV_WRITE, K, &N, C, NULL); }
+pprim(A) ::= USE(K) name(N). { A = ast_evterm(ctx, AEV_USE, K, &N, NULL, NULL); }
+pprim(A) ::= OP(K) name(N). { A = ast_evterm(ctx, AEV_OP, K, &N, NULL, NULL); }
+pprim(A) ::= JUMP(K). { A = ast_evterm(ctx, AEV_JUMP, K, NULL, NULL, NULL); }
+pprim(A) ::= HALT(K). { A = ast_evterm(ctx, AEV_HALT, K, NULL, NULL, NULL); }
+pprim(A) ::= START(K). { A = ast_evterm(ctx, AEV_START, K, NULL, NULL, NULL); }
+pprim(A) ::= name(N). { struct mdl_tok t = { 0 }; t.loc = N.loc; A = ast_evterm(ctx, AEV_NAMED, t, &N, NULL, NULL); }
+pprim(A) ::= LPAREN(K) pattern(P) RPAREN. { A = ast_evterm(ctx, AEV_GROUP, K, NULL, NULL, P); }
 
 /* ---- statements ---- */
 %type stmts {struct ast_vec *}

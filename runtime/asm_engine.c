@@ -18,10 +18,43 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "asm_int.h"
+#include "asm_engine.h"
 #include "bits.h"
 
+#define MAX_PARTS 64
+#define STEP_LIMIT 1000000   /* matcher steps per bundle before giving up (pathological templates) */
+
+enum { ST_UNSET, ST_BOUND, ST_DEFAULT };
 enum { K_SEQ, K_ALT, K_OP };
+
+/* Failure kinds in increasing priority (for failures at the same position). */
+enum { F_NONE, F_UNKNOWN, F_EXPECTED, F_UNEXPECTED, F_OPERAND, F_EXPR, F_UNDEF, F_FIT, F_PARTS, F_CHECK,
+       F_CONFLICT, F_OVERRIDE, F_AMBIG };
+
+struct span { const char *p; uint32_t n; };
+
+struct setrec {        /* 16 bytes */
+    const char *byp;   /* text that bound it (a span: byp, byn) */
+    uint32_t byn;
+    uint8_t st;        /* ST_* */
+    uint8_t verb;      /* verb of the binder */
+};
+struct trail { uint64_t old; struct setrec rec; uint32_t field; };
+struct chk { uint32_t cond; struct span by; };
+struct eqc { uint16_t a, b; uint8_t verb; struct span by; };
+struct mark { size_t ntrail, nchk, neq; };
+
+struct failrec {
+    int kind;
+    uint32_t rank, pos;
+    unsigned field;
+    uint8_t verb;
+    struct span a, b;
+    uint32_t cond;
+    int64_t val;
+    const char *text;        /* literal expected, expression error format, format name */
+    uint32_t tpos, tlen;     /* span for the expression error */
+};
 
 struct frame {
     uint8_t kind;
@@ -34,9 +67,57 @@ struct frame {
     const struct frame *next;
 };
 
+struct ovr { int kind; unsigned idx; uint64_t val; };   /* kind 0 field, 1 ignore range */
+
+struct tsr_asm {
+    const struct tsr_tc_isa *isa;
+    uint64_t *f;
+    uint64_t *mask;                  /* per field: its width's mask */
+    struct setrec *set;
+    uint16_t *op;
+    struct trail *trail;
+    size_t ntrail, ctrail;
+    struct chk *chk;
+    size_t nchk, cchk;
+    struct eqc *eq;
+    size_t neq, ceq;
+    const char *s;                   /* bundle text */
+    uint32_t n;                      /* its length (overrides excluded) */
+    uint32_t pstart[MAX_PARTS], pend[MAX_PARTS];
+    uint64_t have[MAX_PARTS][2];     /* characters (0..127) present in each part */
+    int nparts;
+    uint32_t lim;                    /* end of the part being matched */
+    unsigned fmt;
+    uint8_t verb;
+    uint64_t pc;
+    unsigned long steps;
+    bool aborted;
+    struct failrec fail;
+    const struct tsr_asm_syms *syms;
+    struct ovr *ovr;
+    size_t novr, covr;
+    /* Operand alternatives known not to match the text at a position (whatever the bindings): a
+     * direct-mapped set of alt << 12 | pos, valid while gen equals the bundle's generation. */
+    struct { uint32_t key, gen; } memo[1024];
+    uint32_t gen;
+    unsigned long nconflict, naltdone;   /* counters telling a textual failure from the others */
+    bool env;                        /* the result depends on pc or on symbols, not only on the text */
+    /* Mnemonic index: the ops whose key starts with character c (c < 128), then those with no key,
+     * each run in declaration order: byfirst[byoff[c] .. byoff[c+1]-1]; c = 128 for keyless ops. */
+    uint32_t byoff[130];
+    uint16_t *byfirst;
+    uint8_t *fmt_slot;               /* fmt_slot[f * nslots + s]: slot s is in format f */
+    uint32_t *root;                  /* root[t * 128 + c]: trie node of table t's names starting with c, or 0 */
+    /* Candidate ops of each bundle part (mnemonic and required characters pass), declaration order. */
+    uint16_t *cand;                  /* MAX_PARTS rows of nops entries */
+    uint32_t ncand[MAX_PARTS];
+    char msg[512];
+    size_t msgpos;
+};
+
 /* ---- small helpers ------------------------------------------------------------------------------ */
 
-void *tsr_asm_xrealloc(void *p, size_t n)
+static void *xrealloc(void *p, size_t n)
 {
     p = realloc(p, n ? n : 1);
     if (!p) {
@@ -46,7 +127,8 @@ void *tsr_asm_xrealloc(void *p, size_t n)
     return p;
 }
 
-#define xrealloc tsr_asm_xrealloc
+#define PUSH(arr, n, cap) \
+    do { if ((n) == (cap)) { (cap) = (cap) ? (cap) * 2 : 32; (arr) = xrealloc((arr), (cap) * sizeof *(arr)); } } while (0)
 
 static uint32_t skip_ws(const struct tsr_asm *a, uint32_t pos)
 {
@@ -354,7 +436,8 @@ static bool lit_match(const struct tsr_asm *a, const char *text, unsigned len, b
     return true;
 }
 
-bool tsr_asm_has_name(const char *s, size_t from, size_t to)
+/* Does s[from..to) name a symbol (a letter or '_' outside a number)? */
+static bool has_name(const char *s, size_t from, size_t to)
 {
     for (size_t i = from; i < to; i++) {
         if (s[i] >= '0' && s[i] <= '9') {
@@ -479,7 +562,7 @@ static bool table_hole(struct tsr_asm *a, const struct tsr_tc_part *p, const str
         size_t e, ep, el;
         const char *err;
         int r = tsr_asm_expr(s, pos, a->lim, a->syms, &e, &v, &err, &ep, &el);
-        if (r > 0 && tsr_asm_has_name(s, pos, e))
+        if (r > 0 && has_name(s, pos, e))
             a->env = true;
         if (r > 0) {
             const struct tsr_tc_num *nu = isa->nums + T->num_first;
@@ -537,7 +620,7 @@ static bool number_hole(struct tsr_asm *a, const struct tsr_tc_part *p, const st
         }
         return false;
     }
-    if (tsr_asm_has_name(a->s, pos, e) || (p->kind == TSR_TC_LABEL && p->pcrel))
+    if (has_name(a->s, pos, e) || (p->kind == TSR_TC_LABEL && p->pcrel))
         a->env = true;
     int64_t x;
     if (v.fl) {
@@ -778,20 +861,16 @@ static void candidates(struct tsr_asm *a, int k)
     unsigned c = q < a->pend[k] ? (unsigned char)a->s[q] : 0;
     uint16_t *out = a->cand + (size_t)k * isa->nops;
     uint32_t n = 0;
-    uint64_t fm = 0;
     /* merge the ops keyed by c with the keyless ones, in declaration order */
     uint32_t i = c < 128 ? a->byoff[c] : a->byoff[128], ie = c < 128 ? a->byoff[c + 1] : a->byoff[128];
     uint32_t j = a->byoff[128], je = a->byoff[129];
     while (i < ie || j < je) {
         unsigned opi = (j >= je || (i < ie && a->byfirst[i] < a->byfirst[j])) ? a->byfirst[i++] : a->byfirst[j++];
         const struct tsr_tc_op *op = &isa->ops[opi];
-        if (key_ok(op, a->s + q, run) && !(op->req[0] & ~a->have[k][0]) && !(op->req[1] & ~a->have[k][1])) {
+        if (key_ok(op, a->s + q, run) && !(op->req[0] & ~a->have[k][0]) && !(op->req[1] & ~a->have[k][1]))
             out[n++] = (uint16_t)opi;
-            fm |= a->opfmt[opi];
-        }
     }
     a->ncand[k] = n;
-    a->pfmt[k] = fm;
 }
 
 /* Can part k be an op of some slot of F at all? */
@@ -903,7 +982,7 @@ static int parse_overrides(struct tsr_asm *a, uint32_t from, uint32_t to, int *p
             size_t e, ep, el;
             const char *err;
             int r = tsr_asm_expr(s, q, to, a->syms, &e, &v, &err, &ep, &el);
-            if (r > 0 && tsr_asm_has_name(s, q, e))
+            if (r > 0 && has_name(s, q, e))
                 a->env = true;
             if (r < 0)
                 return ovr_fail(a, err, (uint32_t)ep, (uint32_t)el);
@@ -934,9 +1013,8 @@ static int parse_overrides(struct tsr_asm *a, uint32_t from, uint32_t to, int *p
 
 struct tsr_asm *tsr_asm_new(const struct tsr_tc_isa *isa)
 {
-    struct tsr_asm *a = calloc(1, sizeof *a);   /* (untouched pages stay unmapped) */
-    if (!a)
-        xrealloc(NULL, SIZE_MAX / 2);   /* reports and aborts */
+    struct tsr_asm *a = xrealloc(NULL, sizeof *a);
+    memset(a, 0, sizeof *a);
     a->isa = isa;
     a->f = xrealloc(NULL, (isa->nfields + 1) * sizeof *a->f);
     a->mask = xrealloc(NULL, (isa->nfields + 1) * sizeof *a->mask);
@@ -974,14 +1052,6 @@ struct tsr_asm *tsr_asm_new(const struct tsr_tc_isa *isa)
     for (unsigned f = 0; f < isa->nformats; f++)
         for (uint32_t t = 0; t < isa->formats[f].nslot; t++)
             a->fmt_slot[f * isa->nslots + isa->idx[isa->formats[f].slot + t]] = 1;
-    a->opfmt = xrealloc(NULL, (isa->nops + 1) * sizeof *a->opfmt);
-    for (unsigned i = 0; i < isa->nops; i++) {
-        a->opfmt[i] = isa->nformats > 64 ? ~(uint64_t)0 : 0;
-        for (unsigned f = 0; f < isa->nformats && f < 64; f++)
-            if (a->fmt_slot[f * isa->nslots + isa->ops[i].slot])
-                a->opfmt[i] |= (uint64_t)1 << f;
-    }
-    tsr_asm_fast_init(a);
     return a;
 }
 
@@ -1001,8 +1071,6 @@ void tsr_asm_free(struct tsr_asm *a)
     free(a->byfirst);
     free(a->fmt_slot);
     free(a->root);
-    free(a->opfmt);
-    tsr_asm_fast_free(a);
     free(a);
 }
 
@@ -1081,28 +1149,21 @@ int tsr_asm_bundle(struct tsr_asm *a, const char *s, size_t n, uint64_t pc, int 
     }
     for (int k = 0; k < a->nparts; k++)
         candidates(a, k);
-    /* the fast matcher finds the match; the reference matcher runs only to explain a failure */
-    const uint64_t *res;
-    if (tsr_asm_fast(a, pin)) {
-        res = a->fs.f;
-    } else {
-        memset(&a->fail, 0, sizeof a->fail);
-        if (++a->gen == 0) {   /* wrapped: forget every entry */
-            memset(a->memo, 0, sizeof a->memo);
-            a->gen = 1;
-        }
-        a->steps = 0;
-        a->aborted = false;
-        bool ok = false;
-        for (unsigned fi = 0; fi < isa->nformats && !ok && !a->aborted; fi++)
-            if (pin < 0 || (unsigned)pin == fi)
-                ok = try_format(a, fi);
-        if (!ok) {
-            format_fail(a);
-            restore(a, (struct mark){0, 0, 0});
-            return -1;
-        }
-        res = a->f;
+    memset(&a->fail, 0, sizeof a->fail);
+    if (++a->gen == 0) {   /* wrapped: forget every entry */
+        memset(a->memo, 0, sizeof a->memo);
+        a->gen = 1;
+    }
+    a->steps = 0;
+    a->aborted = false;
+    bool ok = false;
+    for (unsigned fi = 0; fi < isa->nformats && !ok && !a->aborted; fi++)
+        if (pin < 0 || (unsigned)pin == fi)
+            ok = try_format(a, fi);
+    if (!ok) {
+        format_fail(a);
+        restore(a, (struct mark){0, 0, 0});
+        return -1;
     }
     /* the result */
     const struct tsr_tc_format *F = &isa->formats[a->fmt];
@@ -1120,12 +1181,9 @@ int tsr_asm_bundle(struct tsr_asm *a, const char *s, size_t n, uint64_t pc, int 
     }
     for (uint32_t i = 0; i < F->nfield; i++) {
         unsigned fd = isa->idx[F->field + i];
-        f[fd] = res[fd];
+        f[fd] = a->f[fd];
     }
-    if (res == a->fs.f)
-        tsr_asm_fast_reset(a);
-    else
-        restore(a, (struct mark){0, 0, 0});
+    restore(a, (struct mark){0, 0, 0});
     for (size_t i = 0; i < a->novr; i++) {
         const struct ovr *o = &a->ovr[i];
         if (o->kind == 0) {

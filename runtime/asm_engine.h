@@ -57,19 +57,6 @@ void tsr_asm_syms_free(struct tsr_asm_syms *t);
 int tsr_asm_expr(const char *s, size_t pos, size_t lim, const struct tsr_asm_syms *syms, size_t *end,
                  struct tsr_asm_val *v, const char **err, size_t *errpos, size_t *errlen);
 
-/* What of the text an expression parse depended on: the bytes before hi (hi = 0: none), whether
- * it looked for more at lim (atlim: the result depends on where lim is), and the names it looked up
- * in syms (nnames; the first 4 at namepos/namelen; found: one of them is a constant or label). */
-struct tsr_asm_dep {
-    size_t hi;
-    bool atlim, found;
-    unsigned nnames;
-    size_t namepos[4], namelen[4];
-};
-/* tsr_asm_expr, also telling what it depended on (*dep, if dep is not NULL). */
-int tsr_asm_expr_dep(const char *s, size_t pos, size_t lim, const struct tsr_asm_syms *syms, size_t *end,
-                     struct tsr_asm_val *v, const char **err, size_t *errpos, size_t *errlen, struct tsr_asm_dep *dep);
-
 /* Identifier characters and blanks, as the matcher sees them. */
 static inline bool tsr_asm_isident(int c)
 {

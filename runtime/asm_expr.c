@@ -84,32 +84,13 @@ struct px {
     const struct tsr_asm_syms *syms;
     const char *err;
     size_t errpos, errlen;
-    struct tsr_asm_dep dep;   /* what of the text the parse looked at */
 };
-
-/* Every look at the text goes through these two: i < lim (i is then inside what was looked at),
- * and the byte at i (i < lim). */
-static inline bool lt(struct px *x, size_t i)
-{
-    if (i < x->lim) {
-        if (i >= x->dep.hi)
-            x->dep.hi = i + 1;
-        return true;
-    }
-    x->dep.atlim = true;
-    return false;
-}
-
-static inline int ch(struct px *x, size_t i)
-{
-    return (unsigned char)x->s[i];
-}
 
 static int peek(struct px *x)
 {
-    while (lt(x, x->pos) && tsr_asm_isblank(ch(x, x->pos)))
+    while (x->pos < x->lim && tsr_asm_isblank(x->s[x->pos]))
         x->pos++;
-    return lt(x, x->pos) ? ch(x, x->pos) : -1;
+    return x->pos < x->lim ? (unsigned char)x->s[x->pos] : -1;
 }
 
 static int fail(struct px *x, const char *msg, size_t pos, size_t len)
@@ -136,17 +117,18 @@ static int hexval(int c)
 /* A number at x->pos (which holds a digit or '.' followed by a digit). */
 static int number(struct px *x, struct tsr_asm_val *v)
 {
-    size_t p = x->pos;
+    const char *s = x->s;
+    size_t p = x->pos, lim = x->lim;
     v->fl = false;
     v->d = 0;
-    if (ch(x, p) == '0' && lt(x, p + 1) && (ch(x, p + 1) == 'x' || ch(x, p + 1) == 'X' || ch(x, p + 1) == 'b' ||
-                                          ch(x, p + 1) == 'B')) {
-        unsigned base = (ch(x, p + 1) == 'x' || ch(x, p + 1) == 'X') ? 16 : 2;
+    if (s[p] == '0' && p + 2 <= lim && p + 1 < lim && (s[p + 1] == 'x' || s[p + 1] == 'X' || s[p + 1] == 'b' ||
+                                                       s[p + 1] == 'B')) {
+        unsigned base = (s[p + 1] == 'x' || s[p + 1] == 'X') ? 16 : 2;
         size_t q = p + 2;
         uint64_t u = 0;
         int nd = 0;
-        for (; lt(x, q); q++) {
-            int c = ch(x, q), d = hexval(c);
+        for (; q < lim; q++) {
+            int c = (unsigned char)s[q], d = hexval(c);
             if (c == '_' && nd)
                 continue;
             if (d < 0 || d >= (int)base)
@@ -156,7 +138,7 @@ static int number(struct px *x, struct tsr_asm_val *v)
         }
         if (!nd)
             return fail(x, "malformed number '%.*s'", p, q - p);
-        if (lt(x, q) && tsr_asm_isident(ch(x, q)))
+        if (q < lim && tsr_asm_isident(s[q]))
             return fail(x, "malformed number '%.*s'", p, q + 1 - p);
         v->i = (int64_t)u;
         x->pos = q;
@@ -167,42 +149,42 @@ static int number(struct px *x, struct tsr_asm_val *v)
     bool isf = false;
     char buf[80];
     size_t nb = 0;
-    while (lt(x, q) && ((ch(x, q) >= '0' && ch(x, q) <= '9') || (ch(x, q) == '_' && q > p))) {
-        if (ch(x, q) != '_' && nb < sizeof buf - 1)
-            buf[nb++] = (char)ch(x, q);
+    while (q < lim && ((s[q] >= '0' && s[q] <= '9') || (s[q] == '_' && q > p))) {
+        if (s[q] != '_' && nb < sizeof buf - 1)
+            buf[nb++] = s[q];
         q++;
     }
-    if (lt(x, q) && ch(x, q) == '.') {
+    if (q < lim && s[q] == '.' && q + 1 <= lim) {
         size_t r = q + 1;
-        if (lt(x, r) && ch(x, r) >= '0' && ch(x, r) <= '9') {
+        if (r < lim && s[r] >= '0' && s[r] <= '9') {
             isf = true;
             if (nb < sizeof buf - 1)
                 buf[nb++] = '.';
-            while (lt(x, r) && ch(x, r) >= '0' && ch(x, r) <= '9') {
+            while (r < lim && s[r] >= '0' && s[r] <= '9') {
                 if (nb < sizeof buf - 1)
-                    buf[nb++] = (char)ch(x, r);
+                    buf[nb++] = s[r];
                 r++;
             }
             q = r;
-        } else if (nb && !(lt(x, r) && tsr_asm_isident(ch(x, r)))) {
+        } else if (nb && !(r < lim && tsr_asm_isident(s[r]))) {
             /* "2." is a float too */
             isf = true;
             q = r;
         }
     }
-    if (nb && lt(x, q) && (ch(x, q) == 'e' || ch(x, q) == 'E')) {
+    if (nb && q < lim && (s[q] == 'e' || s[q] == 'E')) {
         size_t r = q + 1;
-        if (lt(x, r) && (ch(x, r) == '+' || ch(x, r) == '-'))
+        if (r < lim && (s[r] == '+' || s[r] == '-'))
             r++;
-        if (lt(x, r) && ch(x, r) >= '0' && ch(x, r) <= '9') {
+        if (r < lim && s[r] >= '0' && s[r] <= '9') {
             isf = true;
             if (nb < sizeof buf - 1)
                 buf[nb++] = 'e';
-            if (ch(x, q + 1) == '-' && nb < sizeof buf - 1)
+            if (s[q + 1] == '-' && nb < sizeof buf - 1)
                 buf[nb++] = '-';
-            while (lt(x, r) && ch(x, r) >= '0' && ch(x, r) <= '9') {
+            while (r < lim && s[r] >= '0' && s[r] <= '9') {
                 if (nb < sizeof buf - 1)
-                    buf[nb++] = (char)ch(x, r);
+                    buf[nb++] = s[r];
                 r++;
             }
             q = r;
@@ -210,12 +192,12 @@ static int number(struct px *x, struct tsr_asm_val *v)
     }
     if (!nb)
         return fail(x, "malformed number '%.*s'", p, 1);
-    if (lt(x, q) && tsr_asm_isident(ch(x, q)))
+    if (q < lim && tsr_asm_isident(s[q]))
         return fail(x, "malformed number '%.*s'", p, q + 1 - p);
     buf[nb] = 0;
     if (isf) {
         v->fl = true;
-        v->d = strtod(buf, NULL);
+        v->d = strtod(buf[0] == '.' ? buf : buf, NULL);
     } else {
         uint64_t u = 0;
         for (size_t i = 0; i < nb; i++)
@@ -264,20 +246,14 @@ static int primary(struct px *x, struct tsr_asm_val *v)
         }
         return 1;
     }
-    if ((c >= '0' && c <= '9') || (c == '.' && lt(x, x->pos + 1) && ch(x, x->pos + 1) >= '0' && ch(x, x->pos + 1) <= '9'))
+    if ((c >= '0' && c <= '9') ||
+        (c == '.' && x->pos + 1 < x->lim && x->s[x->pos + 1] >= '0' && x->s[x->pos + 1] <= '9'))
         return number(x, v);
     if (tsr_asm_isident(c)) {
         size_t p = x->pos, q = p;
-        while (lt(x, q) && tsr_asm_isident(ch(x, q)))
+        while (q < x->lim && tsr_asm_isident(x->s[q]))
             q++;
         const struct tsr_asm_sym *e = tsr_asm_sym_find(x->syms, x->s + p, q - p);
-        if (x->dep.nnames < 4) {
-            x->dep.namepos[x->dep.nnames] = p;
-            x->dep.namelen[x->dep.nnames] = q - p;
-        }
-        x->dep.nnames++;
-        if (e && e->kind != TSR_SYM_ALIAS)
-            x->dep.found = true;
         if (e && e->kind != TSR_SYM_ALIAS) {
             *v = e->v;
             x->pos = q;
@@ -305,7 +281,7 @@ static int binprec(struct px *x, int *op, size_t *len)
     int c = peek(x);
     if (c < 0)
         return -1;
-    char c1 = lt(x, x->pos + 1) ? (char)ch(x, x->pos + 1) : 0;
+    char c1 = x->pos + 1 < x->lim ? x->s[x->pos + 1] : 0;
     *len = 1;
     *op = c;
     switch (c) {
@@ -389,17 +365,9 @@ static int expr(struct px *x, int minprec, struct tsr_asm_val *v)
 int tsr_asm_expr(const char *s, size_t pos, size_t lim, const struct tsr_asm_syms *syms, size_t *end,
                  struct tsr_asm_val *v, const char **err, size_t *errpos, size_t *errlen)
 {
-    return tsr_asm_expr_dep(s, pos, lim, syms, end, v, err, errpos, errlen, NULL);
-}
-
-int tsr_asm_expr_dep(const char *s, size_t pos, size_t lim, const struct tsr_asm_syms *syms, size_t *end,
-                     struct tsr_asm_val *v, const char **err, size_t *errpos, size_t *errlen, struct tsr_asm_dep *dep)
-{
     struct px x = {.s = s, .pos = pos, .lim = lim, .syms = syms};
     memset(v, 0, sizeof *v);
     int r = expr(&x, 0, v);
-    if (dep)
-        *dep = x.dep;
     if (r < 0) {
         *err = x.err;
         *errpos = x.errpos;

@@ -466,15 +466,13 @@ static int word_inst(const struct tsr_tc_isa *isa, const char *text, size_t len,
     return 0;
 }
 
-/* One-bundle calls reuse a per-thread matcher and memos (of the bundles whose result depends on the
- * text alone: text -> words for assemble_one, text -> struct <t>_inst for assemble_inst) for the last
- * isa.  The context of the first thread that assembles is freed at exit; those of other threads stay
- * allocated until the process ends. */
+/* One-bundle calls reuse a per-thread matcher and memo (text -> struct <t>_inst of the bundles whose
+ * result depends on the text alone) for the last isa.  The context of the first thread that
+ * assembles is freed at exit; those of other threads stay allocated until the process ends. */
 struct one_ctx {
     const struct tsr_tc_isa *isa;
     struct tsr_asm *a;
-    struct tsr_tc_cache cache;    /* text -> struct <t>_inst */
-    struct tsr_tc_cache wcache;   /* text -> words */
+    struct tsr_tc_cache cache;
 };
 static _Thread_local struct one_ctx *one;
 static struct one_ctx *first_one;
@@ -483,7 +481,6 @@ static void one_fini(struct one_ctx *c)
 {
     tsr_asm_free(c->a);
     tsr_tc_cache_free(&c->cache);
-    tsr_tc_cache_free(&c->wcache);
 }
 
 static void free_first_one(void)
@@ -547,30 +544,9 @@ int tsr_tc_assemble_one(const struct tsr_tc_isa *isa, const char *text, size_t l
     void *inst = isa->inst_size <= sizeof small ? (void *)small : calloc(1, isa->inst_size + 16);
     if (!inst)
         abort();
-    int r;
-    const char *p = skip_blank(text, text + len);
-    if (is_directive(p, text + len, ".word")) {
-        r = word_inst(isa, text, len, p, inst, errbuf, errlen);
-        if (r == 0)
-            isa->encode(inst, w);
-    } else {
-        struct one_ctx *c = one_for(isa);
-        size_t vlen, wlen = isa->nwords * sizeof *w;
-        const char *hit = tsr_tc_cache_get(&c->wcache, text, len, &vlen);
-        if (hit && vlen == wlen) {
-            memcpy(w, hit, wlen);
-            r = 0;
-        } else {
-            r = tsr_asm_bundle(c->a, text, len, pc, -1, inst);
-            if (r < 0 && errbuf && errlen)
-                snprintf(errbuf, errlen, "%s", tsr_asm_message(c->a, NULL));
-            if (r == 0) {
-                isa->encode(inst, w);
-                if (!tsr_asm_env_used(c->a))
-                    tsr_tc_cache_put(&c->wcache, text, len, w, wlen);
-            }
-        }
-    }
+    int r = tsr_tc_assemble_inst(isa, text, len, pc, inst, errbuf, errlen);
+    if (r == 0)
+        isa->encode(inst, w);
     if (inst != (void *)small)
         free(inst);
     return r;

@@ -25,6 +25,7 @@ struct tsr_words;     /* runtime/hexio.h */
 struct tsr_diag;      /* runtime/diag.h */
 struct tsr_tc_isa;    /* runtime/textcodec.h: the tables the generic assembler/disassembler read */
 struct tsr_sim_desc;  /* runtime/sim.h: the generated simulator's descriptor (owned by gen/emit_sim.c) */
+struct tsr_vdesc;     /* runtime/validate.h: the generated hazard validator's events and rules */
 
 /* "no operation decoded in this slot" (the slot is not part of the format, or no op's encode
  * conditions hold) and "no format's selector holds" (the word is kept raw; encode gives it back). */
@@ -86,6 +87,16 @@ struct tsr_target {
     /* The simulator descriptor, defined in <t>_sim.c by the simulator emitter (gen/emit_sim.c);
      * NULL when the backend was built without one. */
     const struct tsr_sim_desc *sim;
+
+    /* Hazard validator (<t>_validate.c, gen/emit_validate.c; docs/mdl.md "Resources and hazards").
+     * Checks a program of n instructions (n * nwords uint32_t at w, the first at byte address base)
+     * against the description's resources and rules and reports every violation as
+     * `path: error: 0x00000018: rule NAME: what happened (ref: hardware reference)` (path may be NULL).
+     * Returns 0, or -1 when at least one rule is broken. */
+    int (*validate)(const uint32_t *w, size_t n, uint64_t base, struct tsr_diag *d, const char *path);
+    /* The same rules and the events of each bundle, for tools, the packer and the simulator
+     * (runtime/validate.h: tsr_validate() with a callback, tsr_vstream_* for issued bundles). */
+    const struct tsr_vdesc *vdesc;
 };
 
 #endif

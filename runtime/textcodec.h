@@ -96,11 +96,6 @@ struct tsr_tc_part {
     uint32_t cond, ncond;  /* OPT: conditions */
     int64_t pcoff;         /* LABEL */
     const char *text;      /* TEXT/OPT */
-    /* Suffix id (> 0): parts of op templates (or of alternatives) whose rest of template, from this
-     * part to the template's end, is the same (kinds, texts, fields, tables, conditions) share it.
-     * Whether such a rest matches the text at a position is the same for all of them (the matcher's
-     * memo of failures, asm_fast.c); op templates and alternatives never share an id. */
-    uint32_t sid;
 };
 
 /* A condition (`when`, `encode`, optional group, format selector conjunct). */
@@ -122,11 +117,6 @@ struct tsr_tc_alt {
     uint32_t part, npart;
     uint32_t cond, ncond;
     uint8_t verb;          /* enum tsr_tc_verb: words the diagnostics use ("cannot also read 'rb6'") */
-    /* The first character (after blanks) of any text the template matches: ASCII c is bit c % 64 of
-     * first[c / 64].  first_any: any character (or none) may come first (the template can match the
-     * empty text, or starts with an expression). */
-    bool first_any;
-    uint64_t first[2];
 };
 struct tsr_tc_opnd { const char *name; uint32_t alt, nalt; };
 

@@ -507,3 +507,85 @@ Test(mdl_load, deep_expression)
 	tsr_diag_fini(&d);
 	free(text);
 }
+
+/* Resources, uses, events and rules (docs/mdl.md "Resources and hazards"): the checked model holds flat
+ * patterns (named events and groups expanded, their modifiers pushed to every term), the uses of spaces,
+ * alternatives, ops and formats, and each op's delay slots. */
+Test(mdl_load, rules_model)
+{
+	static const char *const text =
+		"isa t { word 32; pc_step 4; }\n"                                                             /* 1 */
+		"field op [31:28]; field a [27:20]; field x [19:0];\n"
+		"state pc : u32;\n"
+		"regfile r[4] : vec latency 2;\n"
+		"space rd[8] { 0..3 read r[addr]; 4..7 read none uses port = addr; }\n"                       /* 5 */
+		"space wr[8] { 0..3 write r[addr]; 4..7 write none uses unit; }\n"
+		"format f { fields op a x; slots s u; uses unit; }\n"
+		"slot s default nop commit { if (op != 0) d = result; }\n"
+		"slot u default halt;\n"
+		"operand src { \"r{a}\" read rd[a] uses port = a; }\n"                                        /* 10 */
+		"operand dst { \"r{a}\" write wr[a]; }\n"
+		"op nop : s { syntax \"nop\"; encode op == 0; sem {} }\n"
+		"op mov : s { syntax \"mov {d=dst}, {v=src}\"; encode op == 1; uses unit; sem result = v; }\n"
+		"op b : s { syntax \"b {x}\"; encode op == 2; sem { if (a == 1) jump(x, 2); } }\n"
+		"op halt : u { syntax \"end\"; sem halt(1); }\n"                                              /* 15 */
+		"resource port count 2 ref \"toy\";\n"
+		"resource unit ref \"toy\";\n"
+		"event rw = read r | write wr[4..5, 7];\n"
+		"event both = (rw | use port) in s if (x == 1);\n"
+		"latency raw: write r -> read r same min 2 max 5 ref \"toy\";\n"                              /* 20 */
+		"forbid w: both conditional -> jump | halt at 0..3 ref \"toy\";\n"
+		"forbid one: start & op mov & use unit ref \"toy\";\n";
+	struct tsr_diag d;
+	tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
+	struct mdl_model *m = mdl_load_buffer("r.mdl", text, strlen(text), &d);
+	for (size_t i = 0; i < d.count; i++)
+		cr_log_error("%s", d.entries[i].text);
+	cr_assert_not_null(m);
+	cr_expect_eq(m->nresources, 2);
+	cr_expect(m->resources[0].count == 2 && !strcmp(m->resources[0].ref, "toy"));
+	cr_expect_eq(m->resources[1].count, 1);
+	/* uses: the space entry (valued by addr), the alternative, the op, the format */
+	const struct mdl_space *rd = &m->spaces[0];
+	cr_assert_eq(rd->nent, 2);
+	cr_expect(rd->ent[0].nuses == 0 && rd->ent[1].nuses == 1 && rd->ent[1].uses[0].resource == 0);
+	cr_expect_eq(rd->ent[1].uses[0].value->kind, MDL_E_CODE);
+	cr_expect_eq(m->formats[0].nuses, 1);
+	cr_expect(m->ops[1].nuses == 1 && m->ops[1].uses[0].resource == 1 && !m->ops[1].uses[0].value);
+	int src = -1;
+	for (int i = 0; i < m->nopnds; i++)
+		if (!strcmp(m->opnds[i].name, "src"))
+			src = i;
+	cr_assert_geq(src, 0);
+	cr_expect(m->opnds[src].alt[0].nuses == 1 && m->opnds[src].alt[0].uses[0].value->kind == MDL_E_FIELD);
+	/* delays */
+	cr_expect(m->ops[2].jump_delay == 2 && m->ops[2].halt_delay == -1);
+	cr_expect(m->ops[3].halt_delay == 1 && m->ops[3].jump_delay == -1);
+	cr_expect(m->ops[0].jump_delay == -1);
+	/* events: `both` flattens to 3 terms with slot s and the condition */
+	cr_assert_eq(m->nevents, 2);
+	const struct mdl_pattern *both = &m->events[1].pat;
+	cr_assert_eq(both->nterms, 3);
+	cr_expect(both->terms[0].kind == MDL_EV_READ && both->terms[0].state == 1 && both->terms[0].space == -1);
+	cr_expect(both->terms[1].kind == MDL_EV_WRITE && both->terms[1].space == 1 && both->terms[1].ncodes == 2);
+	cr_expect(both->terms[1].lo[0] == 4 && both->terms[1].hi[0] == 5 && both->terms[1].lo[1] == 7);
+	cr_expect(both->terms[2].kind == MDL_EV_USE && both->terms[2].resource == 0);
+	for (int i = 0; i < 3; i++) {
+		cr_expect(both->terms[i].nslots == 1 && both->terms[i].slots[0] == 0, "term %d", i);
+		cr_expect(both->terms[i].cond && both->terms[i].cond->kind == MDL_E_BIN, "term %d", i);
+		cr_expect(!both->terms[i].conditional);
+	}
+	/* rules */
+	cr_assert_eq(m->nrules, 3);
+	const struct mdl_rule *raw = &m->rules[0], *w = &m->rules[1], *one = &m->rules[2];
+	cr_expect(raw->kind == MDL_R_LATENCY && raw->same && raw->lo == 2 && raw->hi == 5 && raw->npat == 2);
+	cr_expect_eq(m->states[1].latency_rule, 0);   /* regfile r: stated by rule raw */
+	cr_expect(w->kind == MDL_R_WINDOW && w->lo == 0 && w->hi == 3 && w->pat[0].nterms == 3);
+	cr_expect(w->pat[0].terms[0].conditional && w->pat[0].terms[2].conditional);
+	cr_expect(w->pat[1].nterms == 2 && w->pat[1].terms[0].kind == MDL_EV_JUMP && w->pat[1].terms[1].kind == MDL_EV_HALT);
+	cr_expect(one->kind == MDL_R_BUNDLE && one->npat == 3);
+	cr_expect(one->pat[0].terms[0].kind == MDL_EV_START);
+	cr_expect(one->pat[1].terms[0].kind == MDL_EV_OP && one->pat[1].terms[0].nops == 1 && one->pat[1].terms[0].ops[0] == 1);
+	mdl_model_free(m);
+	tsr_diag_fini(&d);
+}

@@ -15,6 +15,7 @@ static void usage(FILE *f)
 		"  asm FILE       assemble FILE (assembly text) to instruction words\n"
 		"  dis FILE       disassemble FILE (hex words `0xLOW, 0xHIGH, // ...` or raw binary)\n"
 		"  sim FILE       run FILE (assembly, hex or binary) in the generated simulator\n"
+		"  validate FILE  check FILE (assembly, hex or binary) against the target's hazard rules\n"
 		"  demo           assemble, disassemble and simulate the bundled example program\n"
 		"  gpu-fft        run GPU_FFT's shaders in the simulator against FFTW (gpu-fft --help)\n"
 		"  pack FILE      bundle FILE (one operation per line) into VLIW bundles (docs/pack.md)\n"
@@ -140,6 +141,8 @@ int main(int argc, char **argv)
 		rc = cmd_sim(&o);
 	} else if (!strcmp(cmd, "demo")) {
 		rc = cmd_demo(&o);
+	} else if (!strcmp(cmd, "validate")) {
+		rc = cmd_validate(&o);
 	} else if (!strcmp(cmd, "pack")) {
 		rc = cmd_pack(&o);
 	} else if (!strcmp(cmd, "unbundle")) {

@@ -29,6 +29,8 @@ int cmd_asm(struct tool_opts *o);
 int cmd_dis(struct tool_opts *o);
 int cmd_sim(struct tool_opts *o);
 int cmd_demo(struct tool_opts *o);
+/* `tessera validate FILE...` (tools/cmd_validate.c): the target's hazard rules; 0 when every program passes. */
+int cmd_validate(struct tool_opts *o);
 /* `tessera pack` / `tessera unbundle` (tools/cmd_pack.c, tools/cmd_unbundle.c; docs/pack.md). */
 int cmd_pack(struct tool_opts *o);
 int cmd_unbundle(struct tool_opts *o);

@@ -1,0 +1,66 @@
+/* `tessera validate FILE...`: checks programs against their target's resources, latencies and hazards
+ * (the description's rules; docs/mdl.md "Resources and hazards", runtime/validate.h).  Every violation is
+ * an error at the instruction that completes it,
+ *   file:line: error: 0x00000018: rule sfu_r4: ... (ref: ...)
+ * (line: the instruction's line in hex or assembly input, else none), followed by a note with the
+ * instruction's disassembly.  Exit status 0 when every program passes, 1 otherwise. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include "tools.h"
+#include "validate.h"
+
+struct vctx {
+	const struct tool_opts *o;
+	const struct tsr_words *w;
+	const char *path;
+	struct tsr_diag *d;
+};
+
+static void report(void *p, const struct tsr_vviol *v)
+{
+	struct vctx *c = p;
+	unsigned line = c->w->line && v->at < c->w->count ? c->w->line[v->at] : 0;
+	tsr_diag_error(c->d, c->path, line, 0, "0x%08" PRIx32 ": %s %s: %s (ref: %s)", v->pc,
+		       v->rule >= 0 ? "rule" : "resource", v->name, v->text, v->ref ? v->ref : "none");
+	const struct tsr_target *t = c->o->target;
+	struct tsr_buf text = { 0 };
+	t->disasm(c->w->w + v->at * t->nwords, v->pc, &text);
+	const char *src = c->w->comment && c->w->comment[v->at] ? c->w->comment[v->at] : NULL;
+	tsr_diag_note(c->d, c->path, line, 0, "%s%s%s", text.data ? text.data : "", src ? "    // " : "", src ? src : "");
+	tsr_buf_free(&text);
+}
+
+int cmd_validate(struct tool_opts *o)
+{
+	if (o->nargs < 1) {
+		fprintf(stderr, "tessera: error: 'validate' takes one or more input files ('-' for standard input)\n");
+		return 2;
+	}
+	if (!o->target->vdesc) {
+		fprintf(stderr, "tessera: error: target '%s' has no validator\n", o->target->name);
+		return 1;
+	}
+	int rc = 0;
+	for (int i = 0; i < o->nargs; i++) {
+		struct tsr_diag d;
+		struct tsr_words w;
+		tsr_diag_init(&d, TSR_DIAG_PRINT, stderr);
+		d.max_errors = 0;
+		tsr_words_init(&w, o->target->word_bits);
+		const char *path = strcmp(o->args[i], "-") ? o->args[i] : "<stdin>";
+		if (tool_load_program(o, o->args[i], &w, &d) < 0) {
+			rc = 1;
+		} else {
+			struct vctx c = { o, &w, path, &d };
+			size_t n = tsr_validate(o->target->vdesc, w.w, w.count, o->base, report, &c);
+			if (n)
+				rc = 1;
+			fprintf(stderr, "%s: %zu instruction%s, %zu violation%s\n", path, w.count, w.count == 1 ? "" : "s", n,
+				n == 1 ? "" : "s");
+		}
+		tsr_words_free(&w);
+		tsr_diag_fini(&d);
+	}
+	return rc;
+}
