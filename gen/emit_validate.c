@@ -425,7 +425,8 @@ static void read_state(struct vg *g, const struct mdl_expr *e)
         reads(g, e->a[0]);
     struct tsr_buf a = {0};
     addr_text(g, e->a[0], &a);
-    vg_line(g, "tsr_vb_add(b, TSR_V_RSTATE, %d, g%d, %d, %s);", g->slot, g->gate, e->index, a.data);
+    vg_line(g, "tsr_vb_add(b, %s, %d, g%d, %d, %s);", g->commit ? "TSR_V_RLATE" : "TSR_V_RSTATE", g->slot, g->gate,
+            e->index, a.data);
     tsr_buf_free(&a);
 }
 
@@ -437,10 +438,11 @@ static void space_access(struct vg *g, bool write, int space, const struct mdl_e
     tsr_buf_free(&a);
 }
 
-/* Read events of expression e (compute stage only), under the current gate. */
+/* Read events of expression e under the current gate: in the compute stage state and space reads; in the
+ * commit stage state reads only, as TSR_V_RLATE. */
 static void reads(struct vg *g, const struct mdl_expr *e)
 {
-    if (!e || g->commit || !has_reads(g, e))
+    if (!e || !has_reads(g, e))
         return;
     int saved;
     switch (e->kind) {
@@ -449,7 +451,8 @@ static void reads(struct vg *g, const struct mdl_expr *e)
         return;
     case MDL_E_SPACE:
         reads(g, e->a[0]);
-        space_access(g, false, e->index, e->a[0]);
+        if (!g->commit)   /* a space read in the commit stage would be a second access: not listed */
+            space_access(g, false, e->index, e->a[0]);
         return;
     case MDL_E_COND:
         reads(g, e->a[0]);

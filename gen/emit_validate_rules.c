@@ -122,7 +122,10 @@ static void table_fn(struct vg *g, int ti)
         if (!e->is_num)
             continue;
         uint32_t n = e->code_hi - e->code_lo + 1;
-        vg_line(g, "if (c >= %u && c <= %u) {", e->code_lo, e->code_hi);
+        if (e->code_lo == 0)
+            vg_line(g, "if (c <= %u) {", e->code_hi);
+        else
+            vg_line(g, "if (c >= %u && c <= %u) {", e->code_lo, e->code_hi);
         g->ind++;
         struct tsr_buf v = {0};
         for (uint32_t k = 0; k < n; k++)
@@ -200,7 +203,7 @@ void vg_rules(struct vg *g, const char *lo)
         }
     vg_line(g, "static const struct tsr_vrule v_rules[] = {");
     g->ind++;
-    static const char *const kinds[] = { "TSR_VR_LATENCY", "TSR_VR_WINDOW", "TSR_VR_BUNDLE" };
+    static const char *const kinds[] = { "TSR_VR_LATENCY", "TSR_VR_WINDOW", "TSR_VR_BUNDLE", "TSR_VR_ORDER" };
     for (int r = 0; r < m->nrules; r++) {
         const struct mdl_rule *R = &m->rules[r];
         struct tsr_buf nm = {0}, ref = {0};

@@ -181,7 +181,7 @@ static void dump_rules(const struct mdl_model *m, FILE *f)
     fprintf(f, "\nrules (%d):\n", m->nrules);
     for (int i = 0; i < m->nrules; i++) {
         const struct mdl_rule *r = &m->rules[i];
-        fprintf(f, "  %s: ", r->name);
+        fprintf(f, "  %s: %s", r->name, r->kind == MDL_R_ORDER ? "order " : "");
         for (int p = 0; p < r->npat; p++) {
             if (p)
                 fputs(r->kind == MDL_R_BUNDLE ? " & " : " -> ", f);

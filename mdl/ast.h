@@ -109,7 +109,7 @@ struct ast_evterm {
 	bool conditional;
 	struct mdl_loc loc;
 };
-enum ast_rkind { ARK_LATENCY, ARK_WINDOW, ARK_BUNDLE };
+enum ast_rkind { ARK_LATENCY, ARK_WINDOW, ARK_BUNDLE, ARK_ORDER };
 
 struct ast_isaitem { struct ast_name key; bool is_int; uint64_t ival; struct ast_name sval; struct mdl_loc loc; };
 

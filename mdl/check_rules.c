@@ -364,6 +364,9 @@ static void rule(struct rctx *r, struct ast_decl *d, struct mdl_rule *o)
 			mdl_error(k->p, d->name.loc, "rule '%s': the window must be LO..HI with 0 <= LO <= HI <= %d", o->name,
 			          MAX_DIST);
 		break;
+	case ARK_ORDER:
+		o->kind = MDL_R_ORDER;
+		break;
 	case ARK_BUNDLE:
 		o->kind = MDL_R_BUNDLE;
 		if (d->pats.n > MAX_BUNDLE)

@@ -250,6 +250,8 @@ enum mdl_rkind {
 	                    that A must be at least min (and at most max) instructions earlier */
 	MDL_R_WINDOW,    /* `forbid N: A -> B at LO..HI`: no B LO..HI instructions after an A (0: the same bundle) */
 	MDL_R_BUNDLE,    /* `forbid N: P & Q & ...`: no bundle with an event of each pattern (distinct events) */
+	MDL_R_ORDER,     /* `order N: P`: the events of P keep their program order (a FIFO, a peripheral); not a
+	                    validator rule: it tells the packer what it may not reorder (docs/mdl.md) */
 };
 struct mdl_rule {
 	const char *name; struct mdl_loc loc;

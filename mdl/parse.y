@@ -35,10 +35,10 @@ static void report_syntax_error(struct mdl_pctx *ctx, struct yyParser *p, int ma
        DEFAULT SEM COMMIT SYNTAX ENCODE WHEN READ WRITE NONE LATENCY LET IF ELSE RETURNS.
 %token IDENT INT FLOAT STRING DOTDOT ARROW SEMI COMMA LBRACE RBRACE LBRACKET RBRACKET LPAREN RPAREN ASSIGN TCONDS.
 /* (addition) resources, events and rules (docs/mdl.md "Resources and hazards") */
-%token RESOURCE USES COUNT EVENT FORBID REF MIN MAX SAME AT IN USE JUMP HALT START CONDITIONAL RARROW.
+%token RESOURCE USES COUNT EVENT FORBID REF MIN MAX SAME AT IN USE JUMP HALT START CONDITIONAL ORDER RARROW.
 %fallback IDENT ISA FIELD TABLE FORMAT SLOT OPERAND OP STATE REGFILE GUARD SPACE FUNC HOOK SIGNED FIELDS IGNORE
        SLOTS DEFAULT SEM COMMIT SYNTAX ENCODE WHEN READ WRITE NONE LATENCY LET IF ELSE RETURNS
-       RESOURCE USES COUNT EVENT FORBID REF MIN MAX SAME AT IN USE JUMP HALT START CONDITIONAL.
+       RESOURCE USES COUNT EVENT FORBID REF MIN MAX SAME AT IN USE JUMP HALT START CONDITIONAL ORDER.
 
 /* C's precedence, lowest first. */
 %right QUESTION COLON.
@@ -221,6 +221,7 @@ returns(A) ::= RETURNS. { A = true; }
  * latency NAME: PATTERN -> PATTERN [same] min N [max N] [ref "..."];
  * forbid NAME: PATTERN -> PATTERN at LO..HI [ref "..."];
  * forbid NAME: PATTERN [& PATTERN ...] [ref "..."];
+ * order NAME: PATTERN [ref "..."];                (accesses that keep their program order: FIFOs, peripherals)
  * PATTERN = TERM { | TERM };  TERM = PRIM { in SLOT, ... | if (e) | conditional };
  * PRIM = read X[codes] | write X[codes] | use R | op NAME | jump | halt | start | EVENT | ( PATTERN ). */
 %type uses {struct ast_vec *}
@@ -243,6 +244,7 @@ decl ::= LATENCY(K) name(N) COLON pattern(A) RARROW pattern(B) same(S) MIN INT(L
 decl ::= FORBID(K) name(N) COLON pattern(A) RARROW pattern(B) AT INT(L) DOTDOT INT(H) rref(R) SEMI.
 	{ ast_rule(ctx, K, N, ARK_WINDOW, ast_vadd(ctx, ast_vec1(ctx, A), B), false, &L, &H, R); }
 decl ::= FORBID(K) name(N) COLON patlist(P) rref(R) SEMI. { ast_rule(ctx, K, N, ARK_BUNDLE, P, false, NULL, NULL, R); }
+decl ::= ORDER(K) name(N) COLON pattern(P) rref(R) SEMI. { ast_rule(ctx, K, N, ARK_ORDER, ast_vec1(ctx, P), false, NULL, NULL, R); }
 %type same {bool}
 same(A) ::= . { A = false; }
 same(A) ::= SAME. { A = true; }

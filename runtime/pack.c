@@ -54,40 +54,6 @@ char *tsr_pack_canon(const struct tsr_target *t, const uint32_t *w, char **full)
     return res;
 }
 
-/* Edge latency from unit a to a later unit b: -1 none, else the minimum distance in bundles (0 = may
- * share a bundle: b only overwrites what a reads). */
-int tsr_pack_edge(const struct tsr_pack_info *a, const struct tsr_pack_info *b)
-{
-    int lat = -1;
-    for (int i = 0; i < a->neff; i++)
-        for (int j = 0; j < b->neff; j++) {
-            const struct tsr_pack_eff *x = &a->eff[i], *y = &b->eff[j];
-            if (x->res != y->res)
-                continue;
-            int l = -1;
-            if (x->write && !y->write)
-                l = x->lat;
-            else if (!x->write && y->write)
-                l = 0;
-            else if (x->write && y->write)
-                l = x->lat > y->lat ? x->lat - y->lat + 1 : 1;
-            if (l > lat)
-                lat = l;
-        }
-    if ((a->ctl || b->ctl) && lat < 1)
-        lat = a->ctl == TSR_PACK_CTL_NONE && b->ctl == TSR_PACK_CTL_NONE ? lat : lat;
-    return lat;
-}
-
-int tsr_pack_maxlat(const struct tsr_pack_info *a)
-{
-    int m = 1;
-    for (int i = 0; i < a->neff; i++)
-        if (a->eff[i].write && a->eff[i].lat > m)
-            m = a->eff[i].lat;
-    return m;
-}
-
 /* ---- input ------------------------------------------------------------------------------------- */
 
 struct label { char *name; unsigned line; };
@@ -164,9 +130,8 @@ static void scan_lines(const char *text, size_t len, struct label **labels, int 
 int tsr_pack_text(const struct tsr_target *t, const char *path, const char *text, size_t len,
                   struct tsr_buf *out, struct tsr_pack_stats *st, struct tsr_diag *d)
 {
-    const struct tsr_pack_model *m = tsr_pack_model_for(t);
-    if (!m)
-        return tsr_diag_error(d, path, 0, 0, "the packer has no model of target '%s'", t->name);
+    if (!t->vdesc)
+        return tsr_diag_error(d, path, 0, 0, "target '%s' has no hazard description: the packer needs one", t->name);
     struct tsr_words w;
     tsr_words_init(&w, t->word_bits);
     if (t->assemble(path, text, len, &w, d)) {
@@ -197,28 +162,31 @@ int tsr_pack_text(const struct tsr_target *t, const char *path, const char *text
                 x->labels[x->nlabels++] = labels[li].name;
             li++;
         }
-        void *inst = calloc(1, t->inst_size);
-        t->decode(x->w, inst);
-        m->classify(t, inst, &x->info);
-        free(inst);
+        tsr_pack_ev_init(t, x->w, &x->ev);
         x->text = tsr_pack_canon(t, x->w, &x->full);
-        if (x->info.error)
-            rc = tsr_diag_error(d, path, x->line, x->col, "%s", x->info.error);
-        if (x->info.ctl == TSR_PACK_CTL_JUMP && (!x->src || strchr(x->src, ';')))
-            x->info.ctl = TSR_PACK_CTL_OPAQUE;
+        char msg[400];
+        if (tsr_pack_solo_check(t->vdesc, &x->ev.vb, msg, sizeof msg))
+            rc = tsr_diag_error(d, path, x->line, x->col, "this operation breaks a rule by itself: %s", msg);
+        if (x->ev.ctl == TSR_PACK_CTL_JUMP && (!x->src || strchr(x->src, ';')))
+            x->ev.ctl = TSR_PACK_CTL_OPAQUE;
     }
     if (!rc) {
+        struct tsr_buf body = { 0 };
         if (dirs.len)
-            tsr_buf_append(out, dirs.data, dirs.len);
-        rc = tsr_pack_schedule(t, u, n, out, st);
+            tsr_buf_append(&body, dirs.data, dirs.len);
+        rc = tsr_pack_schedule(t, u, n, &body, st, path, d);
         /* labels after the last instruction */
         for (; li < nlabels; li++)
-            tsr_buf_printf(out, "%s:\n", labels[li].name);
+            tsr_buf_printf(&body, "%s:\n", labels[li].name);
+        if (!rc && body.len)
+            tsr_buf_append(out, body.data, body.len);
+        tsr_buf_free(&body);
     }
     for (size_t i = 0; i < n; i++) {
         free(u[i].text);
         free(u[i].full);
         free(u[i].src);
+        tsr_pack_ev_free(&u[i].ev);
     }
     free(u);
     for (int i = 0; i < nlabels; i++)

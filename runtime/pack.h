@@ -1,8 +1,10 @@
 /* The VLIW bundle packer (docs/pack.md): a program of single operations in program order, one per
- * line in the target's assembly syntax, becomes bundled assembly.  Target-independent: the legality of
- * a bundle is decided by the target's own assembler (the combined bundle text must assemble); the
- * dependency facts (what each operation reads and writes, with latencies) come from a per-target
- * effects model (struct tsr_pack_model; the QPU's is runtime/pack_qpu.c).
+ * line in the target's assembly syntax, becomes bundled assembly.  Target-independent and generated in
+ * effect: every fact comes from the description through the target descriptor -- whether a bundle is
+ * encodable (the target's assembler: slots, read ports, small immediates, ws), what each operation reads
+ * and writes (the generated validator's events), latencies (`latency` rules), the order of FIFOs and
+ * peripherals (`order` classes), hazards and resources (the validator itself, consulted for every bundle
+ * the packer forms and run over the whole output).
  *
  * Input semantics are sequential: a branch or thread end takes effect after the operation that
  * precedes it, and the packer fills its delay slots (docs/pack.md "Input").  Every error is reported
@@ -19,36 +21,6 @@ struct tsr_target;
 struct tsr_buf;
 struct tsr_diag;
 
-/* ---- per-target effects model ------------------------------------------------------------------ */
-#define TSR_PACK_MAX_EFF 64
-
-/* One resource read or written by an operation.  res: a target-defined number < model->nres.
- * lat (writes): bundles from the writer to the first bundle that may read the new value (1 = the next
- * bundle).  Ordering-only resources (FIFOs, peripherals) are written by every access. */
-struct tsr_pack_eff { uint16_t res; uint8_t write; uint8_t lat; };
-
-enum tsr_pack_ctl { TSR_PACK_CTL_NONE, TSR_PACK_CTL_JUMP, TSR_PACK_CTL_END, TSR_PACK_CTL_OPAQUE };
-
-struct tsr_pack_info {
-    int neff;
-    struct tsr_pack_eff eff[TSR_PACK_MAX_EFF];
-    uint32_t bundle_res;  /* resources of which a bundle holds at most one use (bit mask) */
-    int ctl;              /* enum tsr_pack_ctl */
-    int delay;            /* JUMP/END: delay slots */
-    const char *error;    /* non-NULL: the operation can never be placed legally (the message) */
-};
-
-struct tsr_pack_model {
-    const char *target;   /* target name */
-    int nres;
-    /* Fills *out for a decoded instruction (t->inst_size bytes) holding one operation (or a pinned
-     * pair).  Returns 0. */
-    int (*classify)(const struct tsr_target *t, const void *inst, struct tsr_pack_info *out);
-};
-
-/* The model of target t, or NULL if the packer does not know t. */
-const struct tsr_pack_model *tsr_pack_model_for(const struct tsr_target *t);
-
 /* ---- packing ------------------------------------------------------------------------------------ */
 struct tsr_pack_block_stat {
     unsigned line;          /* source line of the block's first operation (0: none) */
@@ -63,8 +35,9 @@ struct tsr_pack_stats {
 void tsr_pack_stats_free(struct tsr_pack_stats *s);
 
 /* Packs the program (len bytes of assembly text; path for diagnostics) for target t and appends the
- * bundled assembly to out.  st may be NULL.  Returns 0, or -1 after reporting every error through d
- * (unknown operations, operands that do not fit, operations that can never be placed). */
+ * bundled assembly to out.  st may be NULL.  Returns 0, or -1 after reporting every error through d as
+ * `path:line:col: error: ...` (unknown operations, operands that do not fit, an operation that breaks a
+ * rule by itself, a target without a validator description); nothing is appended on error. */
 int tsr_pack_text(const struct tsr_target *t, const char *path, const char *text, size_t len,
                   struct tsr_buf *out, struct tsr_pack_stats *st, struct tsr_diag *d);
 

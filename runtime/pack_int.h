@@ -2,8 +2,29 @@
 #ifndef TSR_PACK_INT_H
 #define TSR_PACK_INT_H
 #include "pack.h"
+#include "validate.h"
 
 #define TSR_PACK_MAX_LABELS 8
+#define TSR_PACK_MAXPARTS 8
+
+/* What an operation is for control flow, from its events (TSR_V_JUMP / TSR_V_HALT). */
+enum tsr_pack_ctl {
+    TSR_PACK_CTL_NONE,
+    TSR_PACK_CTL_JUMP,    /* a branch written with its target label: ends its block, delay slots filled */
+    TSR_PACK_CTL_END,     /* a thread end: ends its block, delay slots filled */
+    TSR_PACK_CTL_OPAQUE,  /* a jump the packer cannot move (several parts, no label text): a block of its own */
+};
+
+/* The events of one instruction as the validator sees them (runtime/validate.h), with their own field
+ * storage, and what the packer derives from them. */
+struct tsr_pack_ev {
+    struct tsr_vbundle vb;      /* vb.f points into f */
+    uint64_t *f;                /* desc->nfields values (malloc'd) */
+    int ctl;                    /* enum tsr_pack_ctl */
+    int delay;                  /* JUMP/END: delay slots (instructions) */
+    bool falls;                 /* control may continue with the next instruction (not an always-taken jump
+                                   or an unconditional halt) */
+};
 
 /* One input line: an operation, or a pinned group written as one bundle. */
 struct tsr_pack_unit {
@@ -14,12 +35,28 @@ struct tsr_pack_unit {
     char *src;                  /* source text of the line (branches are printed with it: labels) */
     const char *labels[TSR_PACK_MAX_LABELS];
     int nlabels;
-    struct tsr_pack_info info;
+    struct tsr_pack_ev ev;
 };
 
+/* pack_deps.c */
+/* Fills *e with the events of the instruction at w (t->nwords words) and its control kind.  Returns 0, or
+ * -1 if the target has no validator description (t->vdesc == NULL). */
+int tsr_pack_ev_init(const struct tsr_target *t, const uint32_t *w, struct tsr_pack_ev *e);
+void tsr_pack_ev_free(struct tsr_pack_ev *e);
+/* The dependence of b on a, a earlier in program order: -1 none, else the least number of instructions
+ * from a's bundle to b's (0: they may share a bundle; reads see the state before the bundle).  From the
+ * description alone: state elements (read after write: 1 or the larger `latency` rule that matches; write
+ * after write: 1; write after read: 0), `latency` rules (A then B: min; B then A: 0), `order` classes (two
+ * accesses of one class: 1, or 0 when the earlier is a read and the later a write). */
+int tsr_pack_dep(const struct tsr_vdesc *D, const struct tsr_vbundle *a, const struct tsr_vbundle *b);
+/* The violations of the description's rules by instruction e alone (no history), 0 if none; the first
+ * one's text into msg. */
+size_t tsr_pack_solo_check(const struct tsr_vdesc *D, const struct tsr_vbundle *b, char *msg, size_t n);
+
+/* pack.c */
 char *tsr_pack_canon(const struct tsr_target *t, const uint32_t *w, char **full);
-int tsr_pack_edge(const struct tsr_pack_info *a, const struct tsr_pack_info *b);
-int tsr_pack_maxlat(const struct tsr_pack_info *a);
+
+/* pack_sched.c: schedules units u[0..n) (whole program) and appends the bundled text to out. */
 int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_t n, struct tsr_buf *out,
-                      struct tsr_pack_stats *st);
+                      struct tsr_pack_stats *st, const char *path, struct tsr_diag *d);
 #endif

@@ -1,44 +1,75 @@
-/* The packer's scheduler (docs/pack.md "Algorithm"): per basic block, a dependency graph from the
- * units' effects, cycle-by-cycle list scheduling by latency-weighted height where the target's assembler
- * decides whether a bundle may take one more unit, the branch / thread end placed as late as its delay
- * slots allow, and latencies drained at the block's end. */
+/* The packer's scheduler (docs/pack.md "Algorithm").  Per basic block: a dependence graph from the
+ * description's facts (pack_deps.c), then cycle-by-cycle list scheduling by latency-weighted height, where
+ * a unit joins the bundle being formed only if (1) the target's assembler can encode the bundle with it
+ * (slots, read ports, small immediates, ws, the ALU a `mov` goes to) and (2) the generated validator finds
+ * no rule broken by that bundle against the bundles before it (latencies, forbidden windows, one-bundle
+ * rules, resources).  The branch / thread end goes as late as its delay slots allow, so that independent
+ * operations fill them.  A block that control can fall into is scheduled against the end of the one
+ * before; the paths that enter through a branch are checked afterwards by validating the whole program,
+ * and a nop is put before each instruction that still breaks a rule (at the target of the branch). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "pack_int.h"
+#include "diag.h"
 #include "fileout.h"
+#include "hexio.h"
 #include "target.h"
 
-struct edge { int to, lat; };
-struct elist { struct edge *e; int n, cap; };
+#define MAXPARTS TSR_PACK_MAXPARTS
 
-static void add_edge(struct elist *l, int to, int lat)
+/* One bundle of the output. */
+struct obundle {
+    const char *parts[MAXPARTS];
+    int k;
+    const char *const *labels;    /* printed before it */
+    int nlabels;
+    uint32_t w[4];                /* its words (branches: as assembled alone; the target does not matter) */
+    struct tsr_pack_ev ev;        /* events of w */
+    int block;                    /* index into the stats' blocks */
+    int ctl, delay;               /* holds a jump / thread end (enum tsr_pack_ctl) and its delay slots */
+};
+
+struct prog {
+    const struct tsr_target *t;
+    const struct tsr_vdesc *D;
+    struct obundle *b;
+    size_t n, cap;
+    uint32_t nopw[4];             /* an empty bundle */
+};
+
+static struct obundle *prog_insert(struct prog *P, size_t at)
 {
-    for (int i = 0; i < l->n; i++)
-        if (l->e[i].to == to) {
-            if (lat > l->e[i].lat)
-                l->e[i].lat = lat;
-            return;
-        }
-    if (l->n == l->cap)
-        l->e = realloc(l->e, (size_t)(l->cap = l->cap ? 2 * l->cap : 8) * sizeof *l->e);
-    l->e[l->n++] = (struct edge){ to, lat };
+    if (P->n == P->cap) {
+        P->cap = P->cap ? 2 * P->cap : 64;
+        P->b = realloc(P->b, P->cap * sizeof *P->b);
+        if (!P->b)
+            abort();
+    }
+    memmove(P->b + at + 1, P->b + at, (P->n - at) * sizeof *P->b);
+    P->n++;
+    memset(&P->b[at], 0, sizeof P->b[at]);
+    return &P->b[at];
 }
 
-struct ilist { int *v; int n, cap; };
-static void ipush(struct ilist *l, int x)
+static void set_words(struct prog *P, struct obundle *b, const uint32_t *w)
 {
-    if (l->n == l->cap)
-        l->v = realloc(l->v, (size_t)(l->cap = l->cap ? 2 * l->cap : 8) * sizeof *l->v);
-    l->v[l->n++] = x;
+    memcpy(b->w, w, P->t->nwords * 4);
+    tsr_pack_ev_init(P->t, b->w, &b->ev);
+}
+
+static const char *unit_text(const struct tsr_pack_unit *x)
+{
+    if ((x->ev.ctl == TSR_PACK_CTL_JUMP || x->ev.ctl == TSR_PACK_CTL_OPAQUE) && x->src)
+        return x->src;
+    return x->text ? x->text : x->full;
 }
 
 /* Tries to add text `add` to the bundle parts (k of them), at any position; on success rewrites parts
- * (inserting it) and returns 1. */
-static int try_merge(const struct tsr_target *t, const char **parts, int k, const char *add)
+ * (inserting it), puts the words in w and returns 1. */
+static int try_merge(const struct tsr_target *t, const char **parts, int k, const char *add, uint32_t *w)
 {
     struct tsr_buf b = { 0 };
-    uint32_t w[8];
     for (int pos = 0; pos <= k; pos++) {
         tsr_buf_clear(&b);
         for (int i = 0, j = 0; i <= k; i++) {
@@ -58,11 +89,79 @@ static int try_merge(const struct tsr_target *t, const char **parts, int k, cons
     return 0;
 }
 
-#define MAXPARTS 8
+/* ---- the validator as oracle ------------------------------------------------------------------------ */
 
-struct bundle { const char *parts[MAXPARTS]; int k; uint32_t res; };
+/* The schedule being formed: the program so far (P), the block's own bundles (bs[0..nb), at P->n..),
+ * and where the history known on this path starts (hstart: a global index). */
+struct sched {
+    struct prog *P;
+    struct obundle *bs;
+    int nb, cap;
+    size_t hstart;
+};
 
-/* Slot occupancy of a unit's solo instruction, for the resource bound. */
+static const struct tsr_vbundle *hist_at(const struct sched *S, size_t g)
+{
+    return g >= S->P->n ? &S->bs[g - S->P->n].ev.vb : &S->P->b[g].ev.vb;
+}
+
+/* Violations completed by vb placed at global position g (the bundles before it as they stand). */
+static size_t oracle(const struct sched *S, size_t g, const struct tsr_vbundle *vb)
+{
+    const struct tsr_vdesc *D = S->P->D;
+    const struct tsr_vbundle *h[TSR_V_MAXDIST + 1];
+    struct tsr_vbundle start;
+    h[0] = vb;
+    if (g == 0) {   /* the program's first instruction */
+        start = *vb;
+        tsr_vb_add(&start, TSR_V_START, -1, 1, 0, 0);
+        h[0] = &start;
+    }
+    int len = 1, lb = D->lookback < TSR_V_MAXDIST ? D->lookback : TSR_V_MAXDIST;
+    for (int k = 1; k <= lb && g >= (size_t)k && g - (size_t)k >= S->hstart; k++)
+        h[len++] = hist_at(S, g - (size_t)k);
+    return tsr_validate_hist(D, h, len, NULL, NULL);
+}
+
+static struct obundle *block_bundle(struct sched *S, int c)
+{
+    while (S->nb <= c) {
+        if (S->nb == S->cap) {
+            S->cap = S->cap ? 2 * S->cap : 16;
+            S->bs = realloc(S->bs, (size_t)S->cap * sizeof *S->bs);
+            if (!S->bs)
+                abort();
+        }
+        struct obundle *b = &S->bs[S->nb++];
+        memset(b, 0, sizeof *b);
+        set_words(S->P, b, S->P->nopw);
+    }
+    return &S->bs[c];
+}
+
+/* ---- one block ------------------------------------------------------------------------------------- */
+struct edge { int to, lat; };
+struct elist { struct edge *e; int n, cap; };
+
+static void add_edge(struct elist *l, int to, int lat)
+{
+    for (int i = 0; i < l->n; i++)
+        if (l->e[i].to == to) {
+            if (lat > l->e[i].lat)
+                l->e[i].lat = lat;
+            return;
+        }
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 8;
+        l->e = realloc(l->e, (size_t)l->cap * sizeof *l->e);
+        if (!l->e)
+            abort();
+    }
+    l->e[l->n++] = (struct edge){ to, lat };
+}
+
+/* Slot occupancy of a unit's solo instruction, for the resource bound: use[s] = 1 if slot s does
+ * something; fixed[s]: only slot s has an op of that name (a `mov` that either ALU can do is not fixed). */
 static void slot_use(const struct tsr_target *t, const uint32_t *w, int *use, bool *fixed)
 {
     void *inst = calloc(1, t->inst_size);
@@ -87,81 +186,12 @@ static void slot_use(const struct tsr_target *t, const uint32_t *w, int *use, bo
     free(inst);
 }
 
-static void emit_bundle(struct tsr_buf *out, const struct bundle *b)
+/* Lower bound of a block: the larger of the slot-resource bound and the latency-weighted critical path
+ * (a control unit adds its own instruction and, at the end, its delay slots). */
+static unsigned lower_bound(const struct tsr_target *t, const struct tsr_pack_unit *u, int n, int nn,
+                            const struct elist *pred, int ctl)
 {
-    tsr_buf_puts(out, "    ");
-    if (!b->k)
-        tsr_buf_puts(out, "nop");
-    for (int i = 0; i < b->k; i++) {
-        if (i)
-            tsr_buf_puts(out, "; ");
-        tsr_buf_puts(out, b->parts[i]);
-    }
-    tsr_buf_puts(out, "\n");
-}
-
-static const char *unit_text(const struct tsr_pack_unit *x)
-{
-    if (x->info.ctl == TSR_PACK_CTL_JUMP && x->src)
-        return x->src;
-    return x->text ? x->text : x->full;
-}
-
-/* Schedules block u[0..n) (the last may be a control unit); appends its bundles.  Returns the count. */
-static unsigned schedule_block(const struct tsr_target *t, const struct tsr_pack_model *m, struct tsr_pack_unit *u,
-                               int n, struct tsr_buf *out, unsigned *lower)
-{
-    for (int i = 0; i < n && i < 1; i++)
-        for (int l = 0; l < u[i].nlabels; l++)
-            tsr_buf_printf(out, "%s:\n", u[i].labels[l]);
-    if (n == 1 && u[0].info.ctl == TSR_PACK_CTL_OPAQUE) {
-        tsr_buf_printf(out, "    %s\n", u[0].src ? u[0].src : u[0].full);
-        *lower = 1;
-        return 1;
-    }
-    int ctl = n > 0 && (u[n - 1].info.ctl == TSR_PACK_CTL_JUMP || u[n - 1].info.ctl == TSR_PACK_CTL_END) ? n - 1 : -1;
-    int nn = ctl >= 0 ? n - 1 : n;   /* schedulable units */
-    struct elist *pred = calloc((size_t)n + 1, sizeof *pred), *succ = calloc((size_t)n + 1, sizeof *succ);
-    int *lastw = malloc((size_t)m->nres * sizeof *lastw);
-    struct ilist *readers = calloc((size_t)m->nres, sizeof *readers);
-    for (int r = 0; r < m->nres; r++)
-        lastw[r] = -1;
-    for (int j = 0; j < n; j++) {
-        const struct tsr_pack_info *b = &u[j].info;
-        for (int k = 0; k < b->neff; k++) {
-            int r = b->eff[k].res;
-            int wr = lastw[r];
-            if (wr >= 0) {
-                int l = tsr_pack_edge(&u[wr].info, b);
-                if (l >= 0)
-                    add_edge(&pred[j], wr, l);
-            }
-            if (b->eff[k].write)
-                for (int q = 0; q < readers[r].n; q++)
-                    if (readers[r].v[q] != j)
-                        add_edge(&pred[j], readers[r].v[q], 0);
-        }
-        for (int k = 0; k < b->neff; k++) {
-            int r = b->eff[k].res;
-            if (b->eff[k].write) {
-                lastw[r] = j;
-                readers[r].n = 0;
-            } else {
-                ipush(&readers[r], j);
-            }
-        }
-    }
-    for (int j = 0; j < n; j++)
-        for (int k = 0; k < pred[j].n; k++)
-            add_edge(&succ[pred[j].e[k].to], j, pred[j].e[k].lat);
-    /* heights and earliest starts (critical path) */
-    int *h = calloc((size_t)n + 1, sizeof *h), *est = calloc((size_t)n + 1, sizeof *est);
-    for (int i = n - 1; i >= 0; i--) {
-        h[i] = 1;
-        for (int k = 0; k < succ[i].n; k++)
-            if (succ[i].e[k].lat + h[succ[i].e[k].to] > h[i])
-                h[i] = succ[i].e[k].lat + h[succ[i].e[k].to];
-    }
+    int *est = calloc((size_t)n + 1, sizeof *est);
     int cp = 0;
     for (int i = 0; i < n; i++) {
         for (int k = 0; k < pred[i].n; k++) {
@@ -171,15 +201,11 @@ static unsigned schedule_block(const struct tsr_target *t, const struct tsr_pack
             if (est[pred[i].e[k].to] + l > est[i])
                 est[i] = est[pred[i].e[k].to] + l;
         }
-        int end = i == ctl ? est[i] + 1 + u[i].info.delay : est[i] + 1;
-        if (end > cp)
-            cp = end;
+        int end = i == ctl ? est[i] + 1 + u[i].ev.delay : est[i] + 1;
+        cp = end > cp ? end : cp;
     }
-    /* resource bound */
-    int cnt[64] = { 0 }, fixedcnt[64] = { 0 }, total = 0;
-    int maxslots = 1;
-    const struct tsr_tc_isa *isa = t->text;
-    (void)isa;
+    free(est);
+    int cnt[64] = { 0 }, fixedcnt[64] = { 0 }, total = 0, nslots = 0;
     for (int i = 0; i < nn; i++) {
         int use[64];
         bool fx[64];
@@ -190,41 +216,179 @@ static unsigned schedule_block(const struct tsr_target *t, const struct tsr_pack
             total += use[s];
         }
     }
+    /* slots that do work that can move between them share the total; a fixed slot bounds alone */
     for (unsigned s = 0; s < t->nslots && s < 64; s++)
-        if (cnt[s] > 0 && cnt[s] != fixedcnt[s])
-            maxslots++;
-    int rb = (total + maxslots - 1) / (maxslots > 1 ? maxslots - 0 : 1);
-    rb = maxslots > 1 ? (total + maxslots - 1) / maxslots : total;
+        nslots += cnt[s] > 0;
+    int rb = nslots > 1 ? (total + nslots - 1) / nslots : total;
     for (unsigned s = 0; s < t->nslots && s < 64; s++)
-        if (fixedcnt[s] > rb)
-            rb = fixedcnt[s];
+        rb = fixedcnt[s] > rb ? fixedcnt[s] : rb;
     if (ctl >= 0)
-        rb += 1;
-    *lower = (unsigned)(rb > cp ? rb : cp);
-    if (*lower < 1 && n > 0)
-        *lower = 1;
+        rb += 1 + u[ctl].ev.delay;
+    int lb = rb > cp ? rb : cp;
+    return (unsigned)(lb < 1 && n > 0 ? 1 : lb);
+}
 
-    /* list scheduling of units 0..nn-1 */
-    int *cyc = malloc((size_t)n * sizeof *cyc + 1);
-    int *order = malloc((size_t)n * sizeof *order + 1);
+/* Re-derives the events of bundles [from, nb) and checks each against its history.  Returns true if
+ * none breaks a rule. */
+static bool recheck(struct sched *S, int from)
+{
+    for (int c = from; c < S->nb; c++)
+        if (oracle(S, S->P->n + (size_t)c, &S->bs[c].ev.vb))
+            return false;
+    return true;
+}
+
+static void copy_bundles(struct prog *P, struct obundle *dst, const struct obundle *src, int n)
+{
+    for (int i = 0; i < n; i++) {
+        uint64_t *f = dst[i].ev.f;
+        dst[i] = src[i];
+        dst[i].ev.f = f;
+        set_words(P, &dst[i], src[i].w);
+    }
+}
+
+/* Places the control unit (index ctl) as late as its delay slots allow: merged into a bundle of the block
+ * when it can share one, else in a bundle of its own; the block is padded to end after its delay slots. */
+static void place_ctl(struct sched *S, const struct tsr_pack_unit *u, int ctl, const int *cyc, const struct elist *pred)
+{
+    struct prog *P = S->P;
+    const struct tsr_pack_unit *x = &u[ctl];
+    int delay = x->ev.delay, L = S->nb;
+    int b0 = L - 1 - delay > 0 ? L - 1 - delay : 0;
+    /* a snapshot to go back to */
+    int snap_n = S->nb;
+    struct obundle *snap = calloc((size_t)snap_n + 1, sizeof *snap);
+    copy_bundles(P, snap, S->bs, snap_n);
+    for (int bpos = b0; bpos <= L + P->D->lookback + 2; bpos++) {
+        for (int variant = 0; variant < 2; variant++) {
+            bool merge = variant == 0;
+            if (merge && (bpos >= S->nb || !x->text || x->ev.ctl != TSR_PACK_CTL_END))
+                continue;
+            /* every bundle of the block after the control one must be one of its delay slots */
+            bool ok = merge ? bpos >= L - 1 - delay : bpos >= L - delay;
+            for (int k = 0; k < pred[ctl].n && ok; k++) {
+                int l = pred[ctl].e[k].lat;
+                if (!merge && l < 1)
+                    l = 1;
+                ok = cyc[pred[ctl].e[k].to] + l <= bpos;
+            }
+            if (!ok)
+                continue;
+            if (merge) {
+                struct obundle *b = &S->bs[bpos];
+                uint32_t w[8];
+                if (b->k >= MAXPARTS - 1 || !try_merge(P->t, b->parts, b->k, unit_text(x), w))
+                    continue;
+                b->k++;
+                set_words(P, b, w);
+            } else {
+                if (bpos >= S->nb) {
+                    block_bundle(S, bpos);   /* nops up to it */
+                } else {
+                    block_bundle(S, S->nb);   /* room for one more */
+                    struct obundle tmp = S->bs[S->nb - 1];
+                    memmove(S->bs + bpos + 1, S->bs + bpos, (size_t)(S->nb - 1 - bpos) * sizeof *S->bs);
+                    S->bs[bpos] = tmp;
+                }
+                struct obundle *b = &S->bs[bpos];
+                b->k = 1;
+                b->parts[0] = unit_text(x);
+                set_words(P, b, x->w);
+            }
+            S->bs[bpos].ctl = x->ev.ctl;
+            S->bs[bpos].delay = delay;
+            block_bundle(S, bpos + delay);   /* pad to the end of the delay slots */
+            if (recheck(S, bpos) || (bpos == L + P->D->lookback + 2 && !merge)) {
+                for (int i = 0; i < snap_n; i++)
+                    tsr_pack_ev_free(&snap[i].ev);
+                free(snap);
+                return;
+            }
+            /* undo */
+            for (int i = snap_n; i < S->nb; i++)
+                tsr_pack_ev_free(&S->bs[i].ev);
+            S->nb = snap_n;
+            copy_bundles(P, S->bs, snap, snap_n);
+        }
+    }
+    for (int i = 0; i < snap_n; i++)
+        tsr_pack_ev_free(&snap[i].ev);
+    free(snap);
+    /* no position satisfied the dependences within the bound (cannot happen with latencies below it): last */
+    struct obundle *b = block_bundle(S, S->nb);
+    b->k = 1;
+    b->parts[0] = unit_text(x);
+    set_words(P, b, x->w);
+    b->ctl = x->ev.ctl;
+    b->delay = delay;
+    block_bundle(S, S->nb - 1 + delay);
+}
+
+/* Schedules units u[0..n) of one block (the last may be a control unit) into S->bs.  Returns 0, or -1 if
+ * some unit could not be placed (reported through d). */
+static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, unsigned *lower, const char *path,
+                          struct tsr_diag *d)
+{
+    struct prog *P = S->P;
+    const struct tsr_target *t = P->t;
+    if (n == 1 && u[0].ev.ctl == TSR_PACK_CTL_OPAQUE) {
+        struct obundle *b = block_bundle(S, 0);
+        b->k = 1;
+        b->parts[0] = unit_text(&u[0]);
+        set_words(P, b, u[0].w);
+        b->ctl = TSR_PACK_CTL_OPAQUE;
+        b->delay = u[0].ev.delay;
+        block_bundle(S, u[0].ev.delay);
+        *lower = 1 + (unsigned)u[0].ev.delay;
+        return 0;
+    }
+    int ctl = n > 0 && (u[n - 1].ev.ctl == TSR_PACK_CTL_JUMP || u[n - 1].ev.ctl == TSR_PACK_CTL_END) ? n - 1 : -1;
+    int nn = ctl >= 0 ? n - 1 : n;   /* units scheduled by the list scheduler */
+    struct elist *pred = calloc((size_t)n + 1, sizeof *pred), *succ = calloc((size_t)n + 1, sizeof *succ);
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < j; i++) {
+            int l = tsr_pack_dep(P->D, &u[i].ev.vb, &u[j].ev.vb);
+            if (l >= 0) {
+                add_edge(&pred[j], i, l);
+                add_edge(&succ[i], j, l);
+            }
+        }
+    int *h = calloc((size_t)n + 1, sizeof *h);
+    for (int i = n - 1; i >= 0; i--) {
+        h[i] = 1;
+        for (int k = 0; k < succ[i].n; k++)
+            if (succ[i].e[k].lat + h[succ[i].e[k].to] > h[i])
+                h[i] = succ[i].e[k].lat + h[succ[i].e[k].to];
+    }
+    *lower = lower_bound(t, u, n, nn, pred, ctl);
+
+    int *cyc = malloc(((size_t)n + 1) * sizeof *cyc), *order = malloc(((size_t)n + 1) * sizeof *order);
     for (int i = 0; i < n; i++) {
         cyc[i] = -1;
         order[i] = i;
     }
-    for (int i = 1; i < nn; i++)   /* insertion sort: height desc, program order */
+    for (int i = 1; i < nn; i++)   /* by height, then program order (insertion sort: stable) */
         for (int j = i; j > 0 && h[order[j]] > h[order[j - 1]]; j--) {
-            int x = order[j]; order[j] = order[j - 1]; order[j - 1] = x;
+            int x = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = x;
         }
-    int nb = 0, capb = 16;
-    struct bundle *bs = calloc((size_t)capb, sizeof *bs);
-    int left = nn;
+    int rc = 0, left = nn, limit = n * (P->D->lookback + 2) + 16;
+    struct tsr_pack_ev cand = { 0 };
     for (int cycle = 0; left > 0; cycle++) {
-        if (nb == capb)
-            bs = realloc(bs, (size_t)(capb *= 2) * sizeof *bs);
-        struct bundle *b = &bs[nb++];
-        memset(b, 0, sizeof *b);
-        bool solo = false;
-        for (bool progress = true; progress && !solo;) {
+        if (cycle > limit) {
+            for (int i = 0; i < nn; i++)
+                if (cyc[i] < 0) {
+                    rc = tsr_diag_error(d, path, u[i].line, u[i].col, "the packer could not place this operation "
+                                        "(no bundle satisfies the rules)");
+                    break;
+                }
+            break;
+        }
+        struct obundle *b = block_bundle(S, cycle);
+        size_t g = P->n + (size_t)cycle;
+        for (bool progress = true; progress;) {
             progress = false;
             for (int oi = 0; oi < nn; oi++) {
                 int i = order[oi];
@@ -233,109 +397,189 @@ static unsigned schedule_block(const struct tsr_target *t, const struct tsr_pack
                 bool ready = true;
                 for (int k = 0; k < pred[i].n && ready; k++) {
                     int p = pred[i].e[k].to;
-                    if (cyc[p] < 0 || cyc[p] + pred[i].e[k].lat > cycle)
-                        ready = false;
+                    ready = cyc[p] >= 0 && cyc[p] + pred[i].e[k].lat <= cycle;
                 }
-                if (!ready || (b->res & u[i].info.bundle_res))
+                if (!ready)
                     continue;
-                const char *txt = unit_text(&u[i]);
+                const char *parts[MAXPARTS];
+                uint32_t w[8];
+                memcpy(parts, b->parts, sizeof parts);
                 if (b->k == 0) {
-                    b->parts[b->k++] = txt;
-                    solo = !u[i].text;
-                } else if (!u[i].text || b->k >= MAXPARTS - 1 || !try_merge(t, b->parts, b->k, txt)) {
+                    parts[0] = unit_text(&u[i]);
+                    memcpy(w, u[i].w, t->nwords * 4);
+                } else if (!u[i].text || b->k >= MAXPARTS - 1 || !try_merge(t, parts, b->k, u[i].text, w)) {
                     continue;
-                } else {
-                    b->k++;
                 }
-                b->res |= u[i].info.bundle_res;
+                tsr_pack_ev_init(t, w, &cand);
+                if (oracle(S, g, &cand.vb))
+                    continue;
+                memcpy(b->parts, parts, sizeof parts);
+                b->k++;
+                set_words(P, b, w);
                 cyc[i] = cycle;
                 left--;
-                progress = true;
+                progress = !u[i].text ? false : true;   /* a unit that cannot share keeps its bundle alone */
+                if (!u[i].text)
+                    b->k = MAXPARTS;                       /* closed */
                 break;
             }
         }
+        if (b->k == MAXPARTS)
+            b->k = 1;
     }
-    int L = nb;
-    int len = L;
-    int bpos = -1;
-    if (ctl >= 0) {
-        int delay = u[ctl].info.delay;
-        int b0 = L - delay > 0 ? L - delay : 0;
-        for (int k = 0; k < pred[ctl].n; k++) {
-            int p = pred[ctl].e[k].to, l = pred[ctl].e[k].lat < 1 ? 1 : pred[ctl].e[k].lat;
-            if (cyc[p] + l > b0)
-                b0 = cyc[p] + l;
-        }
-        for (bpos = b0;; bpos++) {
-            bool ok = true;
-            for (int i = 0; i < nn && ok; i++)
-                if (cyc[i] >= bpos && cyc[i] + 1 + tsr_pack_maxlat(&u[i].info) > bpos + 1 + delay)
-                    ok = false;
-            if (ok)
-                break;
-        }
-        len = bpos + 1 + delay;
-    } else {
-        for (int i = 0; i < nn; i++)
-            if (cyc[i] + tsr_pack_maxlat(&u[i].info) > len)
-                len = cyc[i] + tsr_pack_maxlat(&u[i].info);
-    }
-    struct bundle empty = { { 0 }, 0, 0 };
-    for (int pos = 0, c = 0; pos < len; pos++) {
-        if (pos == bpos) {
-            struct bundle cb = { { unit_text(&u[ctl]) }, 1, 0 };
-            emit_bundle(out, &cb);
-            continue;
-        }
-        emit_bundle(out, c < nb ? &bs[c] : &empty);
-        c++;
-    }
+    tsr_pack_ev_free(&cand);
+    if (!rc && ctl >= 0)
+        place_ctl(S, u, ctl, cyc, pred);
     for (int i = 0; i < n; i++) {
         free(pred[i].e);
         free(succ[i].e);
     }
-    for (int r = 0; r < m->nres; r++)
-        free(readers[r].v);
-    free(readers);
-    free(lastw);
     free(pred);
     free(succ);
     free(h);
-    free(est);
     free(cyc);
     free(order);
-    free(bs);
-    return (unsigned)len;
+    return rc;
+}
+
+/* ---- the whole program ------------------------------------------------------------------------------- */
+
+static void emit(const struct prog *P, struct tsr_buf *out)
+{
+    for (size_t i = 0; i < P->n; i++) {
+        const struct obundle *b = &P->b[i];
+        for (int l = 0; l < b->nlabels; l++)
+            tsr_buf_printf(out, "%s:\n", b->labels[l]);
+        tsr_buf_puts(out, "    ");
+        if (!b->k)
+            tsr_buf_puts(out, "nop");
+        for (int k = 0; k < b->k; k++)
+            tsr_buf_printf(out, "%s%s", k ? "; " : "", b->parts[k]);
+        tsr_buf_puts(out, "\n");
+    }
+}
+
+struct firstv { bool any; struct tsr_vviol v; };
+static void keep_first(void *p, const struct tsr_vviol *v)
+{
+    struct firstv *f = p;
+    if (!f->any || v->at < f->v.at) {
+        f->any = true;
+        f->v = *v;
+    }
+}
+
+/* Validates the whole program (prefix: the directives before it) and puts a nop before each instruction that
+ * still breaks a rule on some path (in practice: at a branch target, reached from the end of another block).
+ * Returns 0, or -1 with a diagnostic if a violation cannot be mended by a nop. */
+static int mend(struct prog *P, const char *prefix, size_t plen, const char *path, struct tsr_pack_stats *st,
+                struct tsr_diag *d)
+{
+    const struct tsr_target *t = P->t;
+    for (int iter = 0; iter < 100000; iter++) {
+        struct tsr_buf txt = { 0 };
+        tsr_buf_append(&txt, prefix, plen);
+        emit(P, &txt);
+        struct tsr_words w;
+        tsr_words_init(&w, t->word_bits);
+        struct tsr_diag q;
+        tsr_diag_init(&q, TSR_DIAG_STORE, NULL);
+        int arc = t->assemble(path, txt.data ? txt.data : "", txt.len, &w, &q);
+        tsr_diag_fini(&q);
+        tsr_buf_free(&txt);
+        if (arc || w.count != P->n) {
+            tsr_words_free(&w);
+            return tsr_diag_error(d, path, 0, 0, "internal error: the packed program does not assemble");
+        }
+        struct firstv f = { false, { 0 } };
+        tsr_validate(P->D, tsr_words_at(&w, 0), w.count, 0, keep_first, &f);
+        tsr_words_free(&w);
+        if (!f.any)
+            return 0;
+        size_t at = f.v.at, pos = at;
+        for (size_t p = at > 8 ? at - 8 : 0; p < at; p++)   /* not inside delay slots */
+            if (P->b[p].ctl != TSR_PACK_CTL_NONE && p + (size_t)P->b[p].delay >= at) {
+                pos = p;
+                break;
+            }
+        if (f.v.dist == 0 || (f.v.other >= pos && f.v.other < at))
+            return tsr_diag_error(d, path, 0, 0, "internal error: packed instruction %zu breaks rule %s: %s", at,
+                                  f.v.name, f.v.text);
+        struct obundle *nb = prog_insert(P, pos);
+        struct obundle *old = &P->b[pos + 1];
+        set_words(P, nb, P->nopw);
+        nb->labels = old->labels;
+        nb->nlabels = old->nlabels;
+        nb->block = old->block;
+        old->labels = NULL;
+        old->nlabels = 0;
+        if (st && nb->block >= 0 && (unsigned)nb->block < st->nblocks) {
+            st->blocks[nb->block].bundles++;
+            st->nbundles++;
+        }
+    }
+    return tsr_diag_error(d, path, 0, 0, "internal error: the packer could not mend its output");
 }
 
 int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_t n, struct tsr_buf *out,
-                      struct tsr_pack_stats *st)
+                      struct tsr_pack_stats *st, const char *path, struct tsr_diag *d)
 {
-    const struct tsr_pack_model *m = tsr_pack_model_for(t);
-    size_t s = 0;
+    struct prog P = { t, t->vdesc, NULL, 0, 0, { 0 } };
+    uint32_t nw[8] = { 0 };
+    if (t->assemble_one("nop", 3, 0, nw, NULL, 0))
+        return tsr_diag_error(d, path, 0, 0, "target '%s' cannot assemble 'nop'", t->name);
+    memcpy(P.nopw, nw, sizeof P.nopw);
+    struct sched S = { &P, NULL, 0, 0, 0 };
     unsigned capb = 0;
-    if (st) {
-        memset(st, 0, sizeof *st);
-        st->nops = (unsigned)n;
-    }
-    while (s < n) {
+    struct tsr_pack_stats local;
+    if (!st)
+        st = &local;
+    memset(st, 0, sizeof *st);
+    st->nops = (unsigned)n;
+    bool falls = true;
+    int rc = 0;
+    for (size_t s = 0; s < n && !rc;) {
         size_t e = s + 1;
-        if (u[s].info.ctl == TSR_PACK_CTL_NONE)
-            while (e < n && !u[e].nlabels && u[e].info.ctl != TSR_PACK_CTL_OPAQUE) {
+        if (u[s].ev.ctl == TSR_PACK_CTL_NONE)
+            while (e < n && !u[e].nlabels && u[e].ev.ctl != TSR_PACK_CTL_OPAQUE) {
                 e++;
-                if (u[e - 1].info.ctl != TSR_PACK_CTL_NONE)
+                if (u[e - 1].ev.ctl != TSR_PACK_CTL_NONE)
                     break;
             }
+        S.nb = 0;
+        S.hstart = falls ? 0 : P.n;
         unsigned lower = 0;
-        unsigned nbund = schedule_block(t, m, u + s, (int)(e - s), out, &lower);
-        if (st) {
-            if (st->nblocks == capb)
-                st->blocks = realloc(st->blocks, (capb = capb ? 2 * capb : 16) * sizeof *st->blocks);
-            st->blocks[st->nblocks++] = (struct tsr_pack_block_stat){ u[s].line, (unsigned)(e - s), nbund, lower };
-            st->nbundles += nbund;
-            st->lower += lower;
+        rc = schedule_block(&S, u + s, (int)(e - s), &lower, path, d);
+        if (st->nblocks == capb) {
+            capb = capb ? 2 * capb : 16;
+            st->blocks = realloc(st->blocks, capb * sizeof *st->blocks);
         }
+        int bi = (int)st->nblocks++;
+        st->blocks[bi] = (struct tsr_pack_block_stat){ u[s].line, (unsigned)(e - s), (unsigned)S.nb, lower };
+        st->nbundles += (unsigned)S.nb;
+        st->lower += lower;
+        for (int c = 0; c < S.nb; c++) {
+            struct obundle *b = prog_insert(&P, P.n);
+            *b = S.bs[c];
+            b->block = bi;
+            if (c == 0) {
+                b->labels = u[s].labels;
+                b->nlabels = u[s].nlabels;
+            }
+        }
+        const struct tsr_pack_unit *last = &u[e - 1];
+        falls = last->ev.ctl == TSR_PACK_CTL_NONE || last->ev.falls;
         s = e;
     }
-    return 0;
+    free(S.bs);
+    if (!rc)
+        rc = mend(&P, out->data ? out->data : "", out->len, path, st, d);
+    if (!rc)
+        emit(&P, out);
+    for (size_t i = 0; i < P.n; i++)
+        tsr_pack_ev_free(&P.b[i].ev);
+    free(P.b);
+    if (rc || st == &local)
+        tsr_pack_stats_free(st);
+    return rc;
 }

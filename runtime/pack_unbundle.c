@@ -8,27 +8,16 @@
 #include "fileout.h"
 #include "target.h"
 
-static int classify_words(const struct tsr_target *t, const uint32_t *w, struct tsr_pack_info *o)
+/* Dependence of b on a (a first) for instructions at wa, wb: -1 none, else the least distance. */
+static int dep_words(const struct tsr_target *t, const uint32_t *wa, const uint32_t *wb)
 {
-    const struct tsr_pack_model *m = tsr_pack_model_for(t);
-    void *inst = calloc(1, t->inst_size);
-    t->decode(w, inst);
-    m->classify(t, inst, o);
-    free(inst);
-    return 0;
-}
-
-/* May a and b (a first) run as separate operations in this order with the meaning of one bundle?
- * In one bundle every read sees the state before the bundle: so b must not read what a writes, and
- * they must not write the same resource. */
-static bool seq_ok(const struct tsr_pack_info *a, const struct tsr_pack_info *b)
-{
-    for (int i = 0; i < a->neff; i++)
-        for (int j = 0; j < b->neff; j++)
-            if (a->eff[i].res == b->eff[j].res && a->eff[i].write && (b->eff[j].write || 1) &&
-                !(a->eff[i].write && !b->eff[j].write && 0))
-                return false;
-    return true;
+    struct tsr_pack_ev a = { 0 }, b = { 0 };
+    tsr_pack_ev_init(t, wa, &a);
+    tsr_pack_ev_init(t, wb, &b);
+    int l = tsr_pack_dep(t->vdesc, &a.vb, &b.vb);
+    tsr_pack_ev_free(&a);
+    tsr_pack_ev_free(&b);
+    return l;
 }
 
 /* Splits the text of one instruction into separately assembled parts in a valid order.  Returns the
@@ -56,14 +45,18 @@ static int split_bundle(const struct tsr_target *t, const char *text, const uint
             free(parts[0]);
         return 1;
     }
-    struct tsr_pack_info info[8];
+    /* In one bundle every read sees the state before the bundle; in sequence a later part sees what an
+     * earlier one did.  An order of the parts means the same if no later part depends on an earlier one by
+     * more than sharing a bundle (tsr_pack_dep <= 0). */
+    struct tsr_pack_ev info[8];
+    memset(info, 0, sizeof info);
     bool ok = true;
     for (int i = 0; i < k && ok; i++) {
         uint32_t pw[8];
         if (t->assemble_one(parts[i], strlen(parts[i]), 0, pw, NULL, 0))
             ok = false;
         else
-            classify_words(t, pw, &info[i]);
+            tsr_pack_ev_init(t, pw, &info[i]);
     }
     int perm[8];
     for (int i = 0; i < k; i++)
@@ -76,11 +69,8 @@ static int split_bundle(const struct tsr_target *t, const char *text, const uint
             bool good = true;
             for (int i = 0; i < k && good; i++)
                 for (int j = i + 1; j < k && good; j++) {
-                    const struct tsr_pack_info *a = &info[perm[i]], *b = &info[perm[j]];
-                    for (int x = 0; x < a->neff && good; x++)
-                        for (int y = 0; y < b->neff && good; y++)
-                            if (a->eff[x].res == b->eff[y].res && a->eff[x].write)
-                                good = false;   /* b would see a's write, or both write */
+                    if (tsr_pack_dep(t->vdesc, &info[perm[i]].vb, &info[perm[j]].vb) > 0)
+                        good = false;   /* the later part would see the earlier one's effect */
                 }
             if (good) {
                 found = true;
@@ -99,7 +89,8 @@ static int split_bundle(const struct tsr_target *t, const char *text, const uint
             c[i]++;
         }
     }
-    (void)seq_ok;
+    for (int i = 0; i < k; i++)
+        tsr_pack_ev_free(&info[i]);
     if (found) {
         for (int i = 0; i < k; i++)
             tsr_buf_printf(out, "    %s\n", parts[perm[i]]);
@@ -115,8 +106,8 @@ static int split_bundle(const struct tsr_target *t, const char *text, const uint
 int tsr_unbundle(const struct tsr_target *t, const uint32_t *w, size_t n, uint64_t base,
                  struct tsr_buf *out, unsigned *pinned, struct tsr_diag *d)
 {
-    if (!tsr_pack_model_for(t))
-        return tsr_diag_error(d, NULL, 0, 0, "the packer has no model of target '%s'", t->name);
+    if (!t->vdesc)
+        return tsr_diag_error(d, NULL, 0, 0, "target '%s' has no hazard description: the packer needs one", t->name);
     /* The program's text with labels, split into per-instruction lines. */
     struct tsr_buf dis = { 0 };
     t->disasm_program(w, n, base, &dis);
@@ -149,17 +140,19 @@ int tsr_unbundle(const struct tsr_target *t, const uint32_t *w, size_t n, uint64
             continue;
         if (ilabels[i])
             tsr_buf_puts(out, ilabels[i]);
-        struct tsr_pack_info ci;
-        classify_words(t, w + i * nw, &ci);
+        struct tsr_pack_ev ci = { 0 };
+        tsr_pack_ev_init(t, w + i * nw, &ci);
+        tsr_pack_ev_free(&ci);
         bool pin = false;
         if (ci.ctl == TSR_PACK_CTL_JUMP || ci.ctl == TSR_PACK_CTL_END) {
             /* delay slots first (they execute whether or not the branch is taken) */
             size_t e = i + 1 + (size_t)ci.delay;
             for (size_t j = i + 1; j < e && j < n; j++) {
-                struct tsr_pack_info di;
-                classify_words(t, w + j * nw, &di);
-                if (ilabels[j] || di.ctl != TSR_PACK_CTL_NONE || tsr_pack_edge(&ci, &di) >= 0 ||
-                    tsr_pack_edge(&di, &ci) >= 0) {
+                struct tsr_pack_ev di = { 0 };
+                tsr_pack_ev_init(t, w + j * nw, &di);
+                tsr_pack_ev_free(&di);
+                if (ilabels[j] || di.ctl != TSR_PACK_CTL_NONE || dep_words(t, w + i * nw, w + j * nw) >= 0 ||
+                    dep_words(t, w + j * nw, w + i * nw) > 0) {
                     rc = tsr_diag_error(d, NULL, 0, 0,
                                         "instruction 0x%llx: delay slot 0x%llx cannot move before its %s",
                                         (unsigned long long)(base + i * t->pc_step),

@@ -24,8 +24,9 @@ void tsr_vev_text(const struct tsr_vdesc *D, const struct tsr_vev *e, char *buf,
     const char *cond = e->cond ? " (conditionally)" : "";
     switch (e->kind) {
     case TSR_V_RSTATE:
+    case TSR_V_RLATE:
     case TSR_V_WSTATE: {
-        const char *verb = e->kind == TSR_V_RSTATE ? "reads" : "writes";
+        const char *verb = e->kind == TSR_V_RSTATE ? "reads" : e->kind == TSR_V_RLATE ? "reads at commit" : "writes";
         const char *nm = e->id >= 0 && e->id < D->nstates ? D->state_names[e->id] : "?";
         if (e->id >= 0 && e->id < D->nstates && D->state_count[e->id] == 0)
             snprintf(buf, n, "%s %s%s", verb, nm, cond);
@@ -137,10 +138,10 @@ static void report(struct ctx *c, const struct hist *h, int rule, int k, const c
         c->fn(c->fctx, &v);
 }
 
-static bool same_elem(const struct tsr_vev *a, const struct tsr_vev *b)
+bool tsr_vev_same(const struct tsr_vev *a, const struct tsr_vev *b)
 {
-    bool sa = a->kind == TSR_V_RSTATE || a->kind == TSR_V_WSTATE;
-    bool sb = b->kind == TSR_V_RSTATE || b->kind == TSR_V_WSTATE;
+    bool sa = a->kind == TSR_V_RSTATE || a->kind == TSR_V_WSTATE || a->kind == TSR_V_RLATE;
+    bool sb = b->kind == TSR_V_RSTATE || b->kind == TSR_V_WSTATE || b->kind == TSR_V_RLATE;
     bool pa = a->kind == TSR_V_RSPACE || a->kind == TSR_V_WSPACE;
     bool pb = b->kind == TSR_V_RSPACE || b->kind == TSR_V_WSPACE;
     if (!((sa && sb) || (pa && pb)) || a->id != b->id)
@@ -265,7 +266,7 @@ static void check_path(struct ctx *c, const struct hist *h)
                 const struct tsr_vbundle *a = h->b[k];
                 int j = 0;
                 for (; j < a->nev; j++)
-                    if (R->pat[0](&a->ev[j], a->f) && (!R->same || same_elem(&a->ev[j], eb)))
+                    if (R->pat[0](&a->ev[j], a->f) && (!R->same || tsr_vev_same(&a->ev[j], eb)))
                         break;
                 if (j == a->nev)
                     continue;
@@ -515,4 +516,20 @@ int tsr_vstream_sim(struct tsr_vstream *s, struct tsr_sim_ctl *ctl, const uint32
     struct simctx x = { ctl, 0 };
     tsr_vstream_step(s, w, pc, to_sim, &x);
     return x.rc;
+}
+
+size_t tsr_validate_hist(const struct tsr_vdesc *D, const struct tsr_vbundle *const *b, int len, tsr_vreport_fn fn,
+                         void *fctx)
+{
+    struct ctx c = { D, fn, fctx, 0, NULL, 0, 0 };
+    struct hist h;
+    h.len = len < 1 ? 1 : len > TSR_V_MAXDIST + 1 ? TSR_V_MAXDIST + 1 : len;
+    for (int k = 0; k < h.len; k++) {
+        h.b[k] = b[k];
+        h.idx[k] = (size_t)k;
+    }
+    check_bundle(&c, &h);
+    check_path(&c, &h);
+    free(c.seen);
+    return c.count;
 }

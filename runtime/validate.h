@@ -34,6 +34,9 @@ enum tsr_vkind {
     TSR_V_JUMP,                   /* val = target byte address (-1 unknown), delay; cond: may not be taken */
     TSR_V_HALT,                   /* delay; cond: may not halt */
     TSR_V_START,                  /* the first bundle of a program / stream */
+    TSR_V_RLATE,                  /* id = state, addr = element: a read in the commit stage (the flags of a
+                                     conditional write, the old value under a write mask); no `read` pattern
+                                     matches it (rules are about operand reads), the packer orders by it */
 };
 #define TSR_V_NOVAL INT64_MIN
 #define TSR_V_MAXEV 64          /* events of one bundle (more set `overflow`; the QPU has at most 32) */
@@ -111,6 +114,7 @@ enum tsr_vrkind {
     TSR_VR_LATENCY, /* pat[0] -> pat[1]: the nearest earlier A of a B must be lo (.. hi) instructions back */
     TSR_VR_WINDOW,  /* pat[0] -> pat[1]: no A lo..hi instructions before a B */
     TSR_VR_BUNDLE,  /* pat[0] & pat[1] & ...: not all in one bundle (distinct events) */
+    TSR_VR_ORDER,   /* pat[0]: accesses that keep their program order (for the packer; never a violation) */
 };
 struct tsr_vrule {
     const char *name, *ref;
@@ -169,6 +173,18 @@ size_t tsr_validate(const struct tsr_vdesc *desc, const uint32_t *w, size_t n, u
  * (path may be NULL).  Returns 0, or -1 when there was at least one violation. */
 int tsr_validate_diag(const struct tsr_vdesc *desc, const uint32_t *w, size_t n, uint64_t base,
                       struct tsr_diag *d, const char *path);
+
+/* For a scheduler (the packer): checks the bundle b[0] against the rules and resources, with b[1..len-1] the
+ * bundles issued 1..len-1 instructions before it on the one path considered (len <= TSR_V_MAXDIST + 1; a
+ * shorter history means nothing is known before; no START is assumed: add it to b[0] for a program's first
+ * bundle).  Only violations that b[0] completes are reported (`at` = 0, `other` = the distance back).  fn may
+ * be NULL.  Returns the number of violations. */
+size_t tsr_validate_hist(const struct tsr_vdesc *desc, const struct tsr_vbundle *const *b, int len,
+                         tsr_vreport_fn fn, void *ctx);
+
+/* Do events a and b touch the same element of the same state (or the same address of the same space)?  An
+ * unknown element (-1) may be any. */
+bool tsr_vev_same(const struct tsr_vev *a, const struct tsr_vev *b);
 
 /* One-line description of event e ("writes wr_a[52]", "reads acc[4]", "uses periph", ...) into buf. */
 void tsr_vev_text(const struct tsr_vdesc *desc, const struct tsr_vev *e, char *buf, size_t n);

@@ -6,6 +6,7 @@
  * instruction's disassembly.  Exit status 0 when every program passes, 1 otherwise. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "tools.h"
 #include "validate.h"
@@ -31,6 +32,29 @@ static void report(void *p, const struct tsr_vviol *v)
 	tsr_buf_free(&text);
 }
 
+/* --trace: every instruction's events, as the rules see them (one line each). */
+static void trace_events(const struct tool_opts *o, const struct tsr_words *w)
+{
+	const struct tsr_vdesc *D = o->target->vdesc;
+	uint64_t *f = calloc(D->nfields ? D->nfields : 1, sizeof *f);
+	struct tsr_vbundle *b = calloc(1, sizeof *b);
+	for (size_t i = 0; i < w->count; i++) {
+		uint32_t pc = (uint32_t)(o->base + i * D->pc_step);
+		memset(b, 0, sizeof *b);
+		b->f = f;
+		D->events(w->w + i * D->nwords, pc, b);
+		printf("0x%08" PRIx32 ":", pc);
+		for (int k = 0; k < b->nev; k++) {
+			char t[96];
+			tsr_vev_text(D, &b->ev[k], t, sizeof t);
+			printf("%s %s%s", k ? ";" : "", t, b->ev[k].cond ? " (conditional)" : "");
+		}
+		printf("\n");
+	}
+	free(b);
+	free(f);
+}
+
 int cmd_validate(struct tool_opts *o)
 {
 	if (o->nargs < 1) {
@@ -52,6 +76,8 @@ int cmd_validate(struct tool_opts *o)
 		if (tool_load_program(o, o->args[i], &w, &d) < 0) {
 			rc = 1;
 		} else {
+			if (o->trace)
+				trace_events(o, &w);
 			struct vctx c = { o, &w, path, &d };
 			size_t n = tsr_validate(o->target->vdesc, w.w, w.count, o->base, report, &c);
 			if (n)
