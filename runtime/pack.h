@@ -41,6 +41,36 @@ void tsr_pack_stats_free(struct tsr_pack_stats *s);
 int tsr_pack_text(const struct tsr_target *t, const char *path, const char *text, size_t len,
                   struct tsr_buf *out, struct tsr_pack_stats *st, struct tsr_diag *d);
 
+/* ---- the operation-list API (for compilers) --------------------------------------------------------
+ * Build a program one operation at a time, pack it, read the bundles back:
+ *     struct tsr_packer *p = tsr_packer_new(&qpu_target);
+ *     tsr_packer_label(p, "loop");
+ *     tsr_packer_op(p, "fadd r0, r1, r2");  tsr_packer_op(p, "fmul r3, r1, r2");
+ *     tsr_packer_op(p, "brr.anynz -, r:loop");  tsr_packer_op(p, "thrend");
+ *     if (!tsr_packer_run(p, &diag)) use(tsr_packer_words(p), tsr_packer_count(p), tsr_packer_text(p));
+ *     tsr_packer_free(p);
+ * Operations are in the target's assembly syntax with the packer's sequential meaning (docs/pack.md
+ * "Input"); diagnostics name the operation by its number: `<ops>:N:col: error: ...` (N = 1 for the
+ * first operation or label added). */
+struct tsr_packer;
+/* A new, empty program for target t (NULL only if out of memory). */
+struct tsr_packer *tsr_packer_new(const struct tsr_target *t);
+void tsr_packer_free(struct tsr_packer *p);
+/* Appends one operation, or a pinned group (parts joined by "; ": kept in one bundle). */
+void tsr_packer_op(struct tsr_packer *p, const char *text);
+/* Appends a label (a branch target): the next operation starts a basic block. */
+void tsr_packer_label(struct tsr_packer *p, const char *name);
+/* Packs what was added.  Returns 0, or -1 after reporting every error through d (then the results are
+ * empty).  May be called again after more operations are added (it packs the whole list again). */
+int tsr_packer_run(struct tsr_packer *p, struct tsr_diag *d);
+/* Results of the last successful run: the number of bundles, their words (t->nwords uint32_t each, low
+ * word first; branch targets resolved for byte address 0), the bundled assembly text (with labels), and
+ * the statistics. */
+size_t tsr_packer_count(const struct tsr_packer *p);
+const uint32_t *tsr_packer_words(const struct tsr_packer *p);
+const char *tsr_packer_text(const struct tsr_packer *p);
+const struct tsr_pack_stats *tsr_packer_stats(const struct tsr_packer *p);
+
 /* ---- unbundling --------------------------------------------------------------------------------- */
 /* Splits a bundled program (n instructions of t->nwords words at w, first at byte address base) into
  * one operation per line, in an order with the same meaning under the packer's sequential input

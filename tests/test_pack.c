@@ -6,6 +6,7 @@
 #include "qpu.h"
 #include "tsr.h"
 #include "pack.h"
+#include "validate.h"
 
 static char *pack(const char *src, unsigned *nb, int *rc, struct tsr_diag *d)
 {
@@ -133,3 +134,186 @@ Test(unbundle, pair_that_exchanges_values_stays_whole)
     tsr_buf_free(&out);
     tsr_words_free(&w);
 }
+
+/* Validates packed text: returns the number of rule violations (and the bundle count in *n). */
+static size_t validate_text(const char *text, size_t *n)
+{
+    struct tsr_words w;
+    tsr_words_init(&w, 64);
+    cr_assert_eq(qpu_target.assemble("out.s", text, strlen(text), &w, NULL), 0, "does not assemble:\n%s", text);
+    size_t v = tsr_validate(qpu_target.vdesc, w.w, w.count, 0, NULL, NULL);
+    *n = w.count;
+    tsr_words_free(&w);
+    return v;
+}
+
+Test(pack, operation_that_breaks_a_rule_by_itself_is_reported_with_position)
+{
+    /* a conditional write to a peripheral (periph_cond) can never be placed legally */
+    struct tsr_diag d;
+    tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
+    unsigned nb;
+    int rc;
+    char *o = pack("fadd r0, r1, r2\n    mov.ifz t0s, r0\n", &nb, &rc, &d);
+    cr_assert_eq(rc, -1);
+    cr_assert_geq(d.errors, 1);
+    cr_expect(strstr(d.entries[0].text, "t.s:2:5: error: this operation breaks a rule by itself: rule periph_cond") !=
+                  NULL, "%s", d.entries[0].text);
+    cr_expect_eq(o[0], 0, "output on error: %s", o);
+    free(o);
+    tsr_diag_fini(&d);
+}
+
+Test(pack, latency_carries_into_the_block_control_falls_into)
+{
+    /* ra1 written in the last bundle of the first block is read first thing in the second: one nop */
+    char *o = pack_ok("add ra1, r1, r2\nnext:\nmov r3, ra1\n", 3);
+    size_t n;
+    cr_expect_eq(validate_text(o, &n), 0, "%s", o);
+    free(o);
+}
+
+Test(pack, latency_around_a_loop_back_edge_is_mended_at_the_target)
+{
+    /* the loop's last operation writes ra5, which its first reads: the packer fills the delay slots, and a
+     * nop after the label keeps the read two instructions after the write on the back edge */
+    const char *src = "mov ra5, 0\nloop:\nfadd r0, ra5, r1\nfadd r1, r1, r2\nbrr.anynz -, r:loop\n"
+                      "mov.setf ra5, r0\nthrend\n";
+    struct tsr_diag d;
+    tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
+    unsigned nb;
+    int rc;
+    char *o = pack(src, &nb, &rc, &d);
+    cr_assert_eq(rc, 0, "%s", d.count ? d.entries[0].text : "");
+    size_t n;
+    cr_expect_eq(validate_text(o, &n), 0, "%s", o);
+    cr_expect_eq(n, nb, "%s", o);
+    tsr_diag_fini(&d);
+    free(o);
+}
+
+Test(pack, operation_list_api)
+{
+    struct tsr_packer *p = tsr_packer_new(&qpu_target);
+    tsr_packer_op(p, "mov r0, unif");
+    tsr_packer_label(p, "loop");
+    tsr_packer_op(p, "fadd r1, r0, r0");
+    tsr_packer_op(p, "fmul r2, r0, r0");
+    tsr_packer_op(p, "sub.setf r0, r0, 1");
+    tsr_packer_op(p, "brr.anynz -, r:loop");
+    tsr_packer_op(p, "thrend");
+    struct tsr_diag d;
+    tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
+    cr_assert_eq(tsr_packer_run(p, &d), 0, "%s", d.count ? d.entries[0].text : "");
+    size_t n = tsr_packer_count(p);
+    cr_expect_geq(n, 1 + 1 + 3 + 3);   /* unif, the loop's bundles + delay slots, thrend + 2 */
+    cr_expect_eq(tsr_packer_stats(p)->nbundles, n);
+    cr_expect_eq(tsr_validate(qpu_target.vdesc, tsr_packer_words(p), n, 0, NULL, NULL), 0, "%s", tsr_packer_text(p));
+    cr_expect(strstr(tsr_packer_text(p), "loop:\n") != NULL, "%s", tsr_packer_text(p));
+    /* errors name the operation by its number */
+    tsr_packer_op(p, "frobnicate r0");
+    cr_expect_eq(tsr_packer_run(p, &d), -1);
+    cr_expect_eq(tsr_packer_count(p), 0);
+    bool named = false;
+    for (size_t i = 0; i < d.count; i++)
+        named |= strstr(d.entries[i].text, "<ops>:8:1: error:") != NULL;
+    cr_expect(named, "%s", d.count ? d.entries[0].text : "");
+    tsr_diag_fini(&d);
+    tsr_packer_free(p);
+}
+
+/* ---- GPU_FFT: every program unbundled, re-packed, validated, run ------------------------------------- */
+#include "gpufft.h"
+
+/* Unbundles and re-packs the GPU_FFT program for log2n (0: shader_trans); returns the packed words in *out
+ * (malloc'd) and the bundle count, with the original count in *orig. */
+static size_t repack(int log2n, uint32_t **out, size_t *orig)
+{
+    char err[GPUFFT_ERRLEN];
+    struct gpufft_code c;
+    cr_assert_eq(gpufft_code_load(&c, NULL, log2n, err), 0, "%s", err);
+    *orig = c.nwords / 2;
+    struct tsr_buf ops = { 0 }, packed = { 0 };
+    struct tsr_diag d;
+    tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
+    unsigned pinned = 0;
+    cr_assert_eq(tsr_unbundle(&qpu_target, c.w, *orig, 0, &ops, &pinned, &d), 0, "%s: %s", c.name,
+                 d.count ? d.entries[0].text : "");
+    struct tsr_pack_stats st;
+    cr_assert_eq(tsr_pack_text(&qpu_target, c.name, ops.data, ops.len, &packed, &st, &d), 0, "%s: %s", c.name,
+                 d.count ? d.entries[0].text : "");
+    struct tsr_words w;
+    tsr_words_init(&w, 64);
+    cr_assert_eq(qpu_target.assemble(c.name, packed.data, packed.len, &w, &d), 0, "%s", c.name);
+    cr_expect_eq(w.count, st.nbundles, "%s: stats say %u bundles, the text has %zu", c.name, st.nbundles, w.count);
+    cr_expect_leq(st.lower, st.nbundles, "%s", c.name);
+    size_t v = tsr_validate(qpu_target.vdesc, w.w, w.count, 0, NULL, NULL);
+    cr_expect_eq(v, 0, "%s: %zu rule violations after packing", c.name, v);
+    size_t n = w.count;
+    *out = malloc(n * 8);
+    memcpy(*out, w.w, n * 8);
+    tsr_words_free(&w);
+    tsr_pack_stats_free(&st);
+    tsr_buf_free(&ops);
+    tsr_buf_free(&packed);
+    tsr_diag_fini(&d);
+    gpufft_code_free(&c);
+    return n;
+}
+
+Test(pack, gpu_fft_programs_repack_valid_and_no_longer, .timeout = 120)
+{
+    size_t total = 0, total_orig = 0;
+    for (int log2n = 0; log2n <= 22; log2n = log2n ? log2n + 1 : 8) {
+        uint32_t *w;
+        size_t orig, n = repack(log2n, &w, &orig);
+        total += n;
+        total_orig += orig;
+        free(w);
+    }
+    printf("pack: GPU_FFT 16 programs: %zu bundles re-packed, %zu hand-scheduled\n", total, total_orig);
+    cr_expect_leq(total, total_orig);
+}
+
+/* The re-packed shader computes the transform as accurately as the original (2x the published error). */
+static void repacked_fft(int log2n, int inverse)
+{
+    char err[GPUFFT_ERRLEN];
+    struct gpufft_code c = { 0 };
+    size_t orig, n = repack(log2n, &c.w, &orig);
+    c.nwords = 2 * n;
+    c.name = NULL;
+    size_t pts = (size_t)1 << log2n;
+    struct gpufft_mem mm;
+    struct gpufft f;
+    cr_assert_eq(gpufft_mem_init(&mm, gpufft_prepare_bytes(log2n, 1, &c), err), 0, "%s", err);
+    cr_assert_eq(gpufft_prepare(&f, &mm, &c, log2n, inverse, 1, err), 0, "%s", err);
+    gpufft_random(gpufft_in(&f, 0), pts, 7);
+    float *keep = malloc(2 * pts * sizeof *keep);
+    double *want = malloc(2 * pts * sizeof *want);
+    memcpy(keep, gpufft_in(&f, 0), 2 * pts * sizeof *keep);
+    struct gpufft_cost cost = { 0 };
+    cr_assert_eq(gpufft_execute(&f, NULL, &cost, err), 0, "2^%d: %s", log2n, err);
+    cr_assert_eq(cost.warnings, 0, "2^%d: %s", log2n, cost.warning);
+    cr_assert_eq(gpufft_reference(keep, want, log2n, inverse), 0);
+    struct gpufft_err e = { 0 };
+    gpufft_err_accumulate(&e, gpufft_out(&f, 0), want, pts);
+    double ppm = gpufft_err_value(&e) * 1e6;
+    cr_expect_lt(ppm, 2 * gpufft_published_ppm(log2n), "re-packed 2^%d %s: %.3f ppm", log2n,
+                 inverse ? "inverse" : "forward", ppm);
+    free(keep);
+    free(want);
+    gpufft_mem_fini(&mm);
+    free(c.w);
+}
+
+#define REPACKED(n)                                                                                             \
+    Test(pack, gpu_fft_repacked_forward_##n, .timeout = 120) { repacked_fft(n, 0); }                            \
+    Test(pack, gpu_fft_repacked_inverse_##n, .timeout = 120) { repacked_fft(n, 1); }
+REPACKED(8)
+REPACKED(9)
+REPACKED(10)
+REPACKED(11)
+REPACKED(12)
+REPACKED(13)
+REPACKED(14)
