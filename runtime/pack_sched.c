@@ -210,7 +210,11 @@ static unsigned lower_bound(const struct tsr_target *t, const struct tsr_pack_un
         int use[64];
         bool fx[64];
         slot_use(t, u[i].w, use, fx);
+        int k = 0;
+        for (unsigned s = 0; s < t->nslots && s < 64; s++)
+            k += use[s];
         for (unsigned s = 0; s < t->nslots && s < 64; s++) {
+            fx[s] |= use[s] && k > 1;   /* a pinned group holds all its slots in one bundle */
             cnt[s] += use[s];
             fixedcnt[s] += fx[s];
             total += use[s];
@@ -222,8 +226,10 @@ static unsigned lower_bound(const struct tsr_target *t, const struct tsr_pack_un
     int rb = nslots > 1 ? (total + nslots - 1) / nslots : total;
     for (unsigned s = 0; s < t->nslots && s < 64; s++)
         rb = fixedcnt[s] > rb ? fixedcnt[s] : rb;
-    if (ctl >= 0)
-        rb += 1 + u[ctl].ev.delay;
+    if (ctl >= 0) {   /* a branch takes a bundle of its own (a thread end may share one); then its delay slots */
+        rb += u[ctl].ev.ctl == TSR_PACK_CTL_JUMP || !u[ctl].text ? 1 : 0;
+        rb = rb > 1 + u[ctl].ev.delay ? rb : 1 + u[ctl].ev.delay;
+    }
     int lb = rb > cp ? rb : cp;
     return (unsigned)(lb < 1 && n > 0 ? 1 : lb);
 }
@@ -356,7 +362,7 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, unsig
         }
     int *h = calloc((size_t)n + 1, sizeof *h);
     for (int i = n - 1; i >= 0; i--) {
-        h[i] = 1;
+        h[i] = i == ctl ? 1 + u[i].ev.delay : 1;   /* what feeds a branch goes first: its delay slots follow */
         for (int k = 0; k < succ[i].n; k++)
             if (succ[i].e[k].lat + h[succ[i].e[k].to] > h[i])
                 h[i] = succ[i].e[k].lat + h[succ[i].e[k].to];
@@ -368,8 +374,19 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, unsig
         cyc[i] = -1;
         order[i] = i;
     }
-    for (int i = 1; i < nn; i++)   /* by height, then program order (insertion sort: stable) */
-        for (int j = i; j > 0 && h[order[j]] > h[order[j - 1]]; j--) {
+    /* by height, then operations only one slot can do before those that either can (a `mov` should not take
+     * the ALU a later `add` needs), then program order (insertion sort: stable) */
+    bool *flex = calloc((size_t)n + 1, sizeof *flex);
+    for (int i = 0; i < nn; i++) {
+        int use[64];
+        bool fx[64];
+        slot_use(t, u[i].w, use, fx);
+        for (unsigned s = 0; s < t->nslots && s < 64; s++)
+            flex[i] |= use[s] && !fx[s];
+    }
+    for (int i = 1; i < nn; i++)
+        for (int j = i; j > 0 && (h[order[j]] > h[order[j - 1]] ||
+                                  (h[order[j]] == h[order[j - 1]] && !flex[order[j]] && flex[order[j - 1]])); j--) {
             int x = order[j];
             order[j] = order[j - 1];
             order[j - 1] = x;
@@ -439,6 +456,7 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, unsig
     free(h);
     free(cyc);
     free(order);
+    free(flex);
     return rc;
 }
 

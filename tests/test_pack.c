@@ -247,6 +247,9 @@ static size_t repack(int log2n, uint32_t **out, size_t *orig)
     cr_assert_eq(qpu_target.assemble(c.name, packed.data, packed.len, &w, &d), 0, "%s", c.name);
     cr_expect_eq(w.count, st.nbundles, "%s: stats say %u bundles, the text has %zu", c.name, st.nbundles, w.count);
     cr_expect_leq(st.lower, st.nbundles, "%s", c.name);
+    for (unsigned b = 0; b < st.nblocks; b++)
+        cr_expect_leq(st.blocks[b].lower, st.blocks[b].bundles, "%s: block at line %u: lower bound %u > %u bundles",
+                      c.name, st.blocks[b].line, st.blocks[b].lower, st.blocks[b].bundles);
     size_t v = tsr_validate(qpu_target.vdesc, w.w, w.count, 0, NULL, NULL);
     cr_expect_eq(v, 0, "%s: %zu rule violations after packing", c.name, v);
     size_t n = w.count;

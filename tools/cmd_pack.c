@@ -1,4 +1,5 @@
-/* `tessera pack FILE` (docs/pack.md): one operation per line in, bundled assembly out. */
+/* `tessera pack FILE [--trace]` (docs/pack.md): one operation per line in, bundled assembly out; --trace
+ * prints each block's operations, bundles and lower bound to standard error. */
 #include <stdio.h>
 #include <string.h>
 #include "tools.h"
@@ -15,8 +16,18 @@ int cmd_pack(struct tool_opts *o)
     struct tsr_buf in = { 0 }, out = { 0 };
     const char *path = o->args[0];
     int rc = tsr_file_read(path, &in, &d);
+    struct tsr_pack_stats st;
     if (!rc)
-        rc = tsr_pack_text(o->target, path, in.data ? in.data : "", in.len, &out, NULL, &d);
+        rc = tsr_pack_text(o->target, path, in.data ? in.data : "", in.len, &out, &st, &d);
+    if (!rc && o->trace) {   /* --trace: the blocks, to standard error */
+        fprintf(stderr, "%s: %u operations, %u blocks, %u bundles, lower bound %u\n", path, st.nops, st.nblocks,
+                st.nbundles, st.lower);
+        for (unsigned i = 0; i < st.nblocks; i++)
+            fprintf(stderr, "  block at line %u: %u operations, %u bundles, lower bound %u\n", st.blocks[i].line,
+                    st.blocks[i].nops, st.blocks[i].bundles, st.blocks[i].lower);
+    }
+    if (!rc)
+        tsr_pack_stats_free(&st);
     if (!rc)
         rc = tool_write_output(o, &out, &d);
     tsr_buf_free(&in);
