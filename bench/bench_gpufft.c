@@ -22,34 +22,9 @@ static const double published_ms[] = {0.033, 0.049, 0.070, 0.12, 0.25, 0.61, 1.2
 static int one(const struct gpufft_code *code, int log2n, int inverse, struct gpufft_cost *all)
 {
     char err[GPUFFT_ERRLEN];
-    struct gpufft_mem mm;
-    struct gpufft f;
-    size_t n = (size_t)1 << log2n;
-    if (gpufft_mem_init(&mm, gpufft_prepare_bytes(log2n, 1, code), err) ||
-        gpufft_prepare(&f, &mm, code, log2n, inverse, 1, err)) {
-        printf("2^%d: %s\n", log2n, err);
-        gpufft_mem_fini(&mm);
-        return 1;
-    }
-    float *keep = malloc(2 * n * sizeof *keep);
-    double *want = malloc(2 * n * sizeof *want);
-    if (!keep || !want) {
-        free(keep);
-        free(want);
-        gpufft_mem_fini(&mm);
-        printf("2^%d: out of memory\n", log2n);
-        return 1;
-    }
-    gpufft_random(keep, n, 1000 + (uint64_t)log2n);
-    memcpy(gpufft_in(&f, 0), keep, 2 * n * sizeof *keep);
     struct gpufft_cost c = {0};
-    int rc = gpufft_execute(&f, NULL, &c, err);
-    double ppm = -1, pub = gpufft_published_ppm(log2n);
-    if (!rc && !gpufft_reference(keep, want, log2n, inverse)) {
-        struct gpufft_err e = {0};
-        gpufft_err_accumulate(&e, gpufft_out(&f, 0), want, n);
-        ppm = gpufft_err_value(&e) * 1e6;
-    }
+    double ppm, pub = gpufft_published_ppm(log2n);
+    int rc = gpufft_run_random(code, log2n, inverse, 1000 + (uint64_t)log2n, NULL, &ppm, &c, err);
     double cycles = 4.0 * (double)c.rounds;
     printf("%2d  %-7s  %7.3f  %5.2f  %-4s  %10llu  %8llu  %8llu  %9llu  %10.0f  %8.3f  %7.3f  %7.2f  %7.2f  %6.2f\n",
            log2n,
@@ -62,9 +37,6 @@ static int one(const struct gpufft_code *code, int log2n, int inverse, struct gp
     if (c.warnings)
         printf("    peripheral warnings on %u QPUs, first: %s\n", c.warnings, c.warning);
     gpufft_cost_add(all, &c);
-    free(keep);
-    free(want);
-    gpufft_mem_fini(&mm);
     return rc || c.warnings || !(ppm >= 0 && ppm <= 2 * pub);
 }
 

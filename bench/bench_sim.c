@@ -36,6 +36,7 @@
 
 #include "eval.h"
 #include "qpu_hooks.h"
+#include "bench.h"
 #include "registry.h"
 #include "tsr.h"
 
@@ -128,27 +129,6 @@ static void alu_loop_reference(uint32_t n, uint32_t out[3][16])
         out[1][i] = x;
         memcpy(&out[2][i], &f, 4);
     }
-}
-
-static double clock_s(clockid_t id)
-{
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static double env_num(const char *name, double dflt)
-{
-    const char *s = getenv(name);
-    double v = s ? strtod(s, NULL) : 0;
-    return v > 0 ? v : dflt;
-}
-
-/* TESSERA_BENCH_ONLY=TEXT runs only the measurements whose name contains TEXT (for profiling). */
-static int selected(const char *name)
-{
-    const char *only = getenv("TESSERA_BENCH_ONLY");
-    return !only || strstr(name, only) != NULL;
 }
 
 /* ALU operations (not nop) of each bundle of program w: the add and mul slots of the ALU format,

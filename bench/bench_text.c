@@ -34,6 +34,7 @@
 #include <unistd.h>
 #include <errno.h>
 
+#include "bench.h"
 #include "registry.h"
 #include "tsr.h"
 
@@ -45,27 +46,6 @@ static const char *const programs[] = {
 };
 #define NPROGRAMS (sizeof programs / sizeof programs[0])
 #define CORPUS_WORDS 12112
-
-static double clock_s(clockid_t id)
-{
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static double env_num(const char *name, double dflt)
-{
-    const char *s = getenv(name);
-    double v = s ? strtod(s, NULL) : 0;
-    return v > 0 ? v : dflt;
-}
-
-/* TESSERA_BENCH_ONLY=TEXT runs only the measurements whose name contains TEXT (for profiling). */
-static int selected(const char *name)
-{
-    const char *only = getenv("TESSERA_BENCH_ONLY");
-    return !only || strstr(name, only) != NULL;
-}
 
 /* Everything the passes work on. */
 struct corpus {

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "corpus.h"
 #include "gpufft.h"
 #include "qpu.h"
 #include "qpu_hooks.h"
@@ -54,38 +55,18 @@ static void prog_read_hex(struct prog *p, const char *file)
     tsr_diag_fini(&d);
 }
 
-/* The seed's three blob listings ("('shader code'" blocks of seed 003), k = 0, 1, 2. */
+/* The seed's three blob listings ("('shader code'" blocks of seed 003), k = 0, 1, 2 (tools/corpus.h). */
 static void prog_read_blob(struct prog *p, int k)
 {
-    char path[4200];
-    snprintf(path, sizeof path, "%s/seeds/003_d3a94b40d2ad3247.txt", shared_dir());
-    FILE *f = fopen(path, "r");
-    cr_assert(f, "cannot open %s", path);
-    char line[512];
-    int block = -1;
-    bool in = false;
-    p->n = 0;
-    p->w = malloc(2 * 64 * sizeof *p->w);
-    while (fgets(line, sizeof line, f)) {
-        if (!strncmp(line, "('shader code'", 14)) {
-            block++;
-            in = true;
-            continue;
-        }
-        unsigned addr, lo, hi;
-        if (!in || sscanf(line, "%x: %x %x", &addr, &lo, &hi) != 3) {
-            in = in && line[0] == '0';
-            continue;
-        }
-        if (block == k && p->n < 64) {
-            p->w[2 * p->n] = lo;
-            p->w[2 * p->n + 1] = hi;
-            p->n++;
-        }
-    }
-    fclose(f);
+    char err[512];
+    struct tsr_words w;
+    tsr_words_init(&w, 64);
+    cr_assert_eq(corpus_blob_read(k, &w, err, sizeof err), 0, "%s", err);
+    p->n = w.count;
+    p->w = malloc(2 * w.count * sizeof *p->w);
+    memcpy(p->w, w.w, 2 * w.count * sizeof *p->w);
     snprintf(p->name, sizeof p->name, "blob %d", k + 1);
-    cr_assert_gt(p->n, 0, "no words in blob listing %d", k + 1);
+    tsr_words_free(&w);
 }
 
 static void prog_free(struct prog *p)

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "corpus.h"
 #include "fileout.h"
 #include "hexio.h"
 #include "qpu_hooks.h"
@@ -220,12 +221,19 @@ static const char *const shader_names[] = {"256", "512", "1k", "2k", "4k", "8k",
 
 void gpufft_hex_dir(char *buf, size_t n)
 {
-    const char *shared = getenv("TESSERA_SHARED"), *root = getenv("TESSERA_ROOT");
-    if (shared && *shared)
-        snprintf(buf, n, "%s/corpus/qpu/gpu_fft_r3/hex", shared);
-    else
-        snprintf(buf, n, "%s%s../shared/corpus/qpu/gpu_fft_r3/hex", root && *root ? root : "",
-                 root && *root ? "/" : "");
+    corpus_shared_dir(buf, n);
+    size_t len = strlen(buf);
+    snprintf(buf + len, n - len, "/corpus/qpu/gpu_fft_r3/hex");
+}
+
+/* c takes over the program w (malloc'd; freed by gpufft_code_free) under a copy of name. */
+static void code_adopt(struct gpufft_code *c, struct tsr_words *w, const char *name)
+{
+    c->w = w->w;
+    c->nwords = w->count * 2;
+    c->comment = w->comment;
+    c->name = strdup(name);
+    c->priv = w;
 }
 
 int gpufft_code_load(struct gpufft_code *c, const char *dir, int log2n, char *err)
@@ -262,11 +270,21 @@ int gpufft_code_load(struct gpufft_code *c, const char *dir, int log2n, char *er
         return -1;
     }
     free(msg);
-    c->w = w->w;
-    c->nwords = w->count * 2;
-    c->comment = w->comment;
-    c->name = strdup(name);
-    c->priv = w;
+    code_adopt(c, w, name);
+    return 0;
+}
+
+int gpufft_code_from_words(struct gpufft_code *c, const char *name, const uint32_t *w, size_t ninst,
+                           const char *const *comment, char *err)
+{
+    memset(c, 0, sizeof *c);
+    struct tsr_words *p = malloc(sizeof *p);
+    if (!p)
+        return fail(err, "out of memory");
+    tsr_words_init(p, 64);
+    for (size_t i = 0; i < ninst; i++)
+        tsr_words_push(p, w + 2 * i, comment ? comment[i] : NULL, 0);
+    code_adopt(c, p, name);
     return 0;
 }
 
@@ -537,6 +555,39 @@ int gpufft_trans_execute(struct gpufft_trans *t, const struct gpufft_run_opts *o
 }
 
 /* ---- reference and error ---------------------------------------------------------------------------- */
+
+int gpufft_run_random(const struct gpufft_code *code, int log2n, int inverse, uint64_t seed,
+                      const struct gpufft_run_opts *o, double *ppm, struct gpufft_cost *cost, char *err)
+{
+    struct gpufft_mem mm;
+    struct gpufft f;
+    size_t n = (size_t)1 << log2n;
+    *ppm = -1;
+    if (gpufft_mem_init(&mm, gpufft_prepare_bytes(log2n, 1, code), err) ||
+        gpufft_prepare(&f, &mm, code, log2n, inverse, 1, err)) {
+        gpufft_mem_fini(&mm);
+        return -1;
+    }
+    float *keep = malloc(2 * n * sizeof *keep);
+    double *want = malloc(2 * n * sizeof *want);
+    int rc = !keep || !want ? fail(err, "out of memory") : 0;
+    if (!rc) {
+        gpufft_random(keep, n, seed);
+        memcpy(gpufft_in(&f, 0), keep, 2 * n * sizeof *keep);
+        rc = gpufft_execute(&f, o, cost, err);
+    }
+    if (!rc && gpufft_reference(keep, want, log2n, inverse))
+        rc = fail(err, "FFTW could not plan 2^%d points", log2n);
+    if (!rc) {
+        struct gpufft_err e = {0};
+        gpufft_err_accumulate(&e, gpufft_out(&f, 0), want, n);
+        *ppm = gpufft_err_value(&e) * 1e6;
+    }
+    free(keep);
+    free(want);
+    gpufft_mem_fini(&mm);
+    return rc;
+}
 
 void gpufft_random(float *z, size_t n, uint64_t seed)
 {

@@ -84,6 +84,12 @@ void gpufft_hex_dir(char *buf, size_t n);
  * gpufft_hex_dir). */
 int gpufft_code_load(struct gpufft_code *c, const char *dir, int log2n, char *err);
 void gpufft_code_free(struct gpufft_code *c);
+/* A shader from instructions already in memory (e.g. a re-packed program): copies ninst 64-bit
+ * instructions (2 * ninst uint32_t at w, low word first) and, when comment is not NULL, their comments
+ * (ninst entries, each may be NULL; shown by gpufft_bundle_text) under `name` (e.g. "shader_4k
+ * (packed)").  Free with gpufft_code_free.  Returns 0, or -1 (out of memory) with the message in err. */
+int gpufft_code_from_words(struct gpufft_code *c, const char *name, const uint32_t *w, size_t ninst,
+                           const char *const *comment, char *err);
 
 /* One prepared batch, the counterpart of gpu_fft_prepare's `struct GPU_FFT` (gpu_fft.c): `jobs`
  * transforms of 2^log2n points.  Offsets are physical byte offsets into the machine memory; the
@@ -159,6 +165,15 @@ int gpufft_execute(struct gpufft *f, const struct gpufft_run_opts *o, struct gpu
 /* Runs the transpose on one QPU (gpu_fft_trans_execute -> gpu_fft_base_exec(..., 1)). */
 int gpufft_trans_execute(struct gpufft_trans *t, const struct gpufft_run_opts *o, struct gpufft_cost *cost,
                          char *err);
+
+/* One transform of 2^log2n points of random input (gpufft_random from seed) with `code` on a machine of
+ * its own: gpufft_prepare, gpufft_execute with o (may be NULL: no trace, no round limit), then the
+ * relative rms error against FFTW (double) in ppm into *ppm (as hello_fft.c's rel_rms_err; -1 when
+ * there is no result).  cost (may be NULL) gets the run's cost added, including its peripheral
+ * warnings, which the caller must check: a run with a warning is not trustworthy.  Returns 0, or -1
+ * with the message in err (allocation, a simulator report, the round limit, FFTW could not plan). */
+int gpufft_run_random(const struct gpufft_code *code, int log2n, int inverse, uint64_t seed,
+                      const struct gpufft_run_opts *o, double *ppm, struct gpufft_cost *cost, char *err);
 
 /* ---- reference and error ------------------------------------------------------------------- */
 

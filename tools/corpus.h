@@ -1,0 +1,26 @@
+/* Where the shared corpus lives and the seed programs that are not GPU_FFT hex files: helpers for the
+ * tests and benchmarks (libtools.a), so that each program is read by one piece of code. */
+#ifndef TOOLS_CORPUS_H
+#define TOOLS_CORPUS_H
+#include <stddef.h>
+#include "hexio.h"
+
+/* The shared directory (holding corpus/, seeds/, isa/) into buf (n bytes, NUL-terminated, truncated to
+ * fit): $TESSERA_SHARED if set and non-empty, else $TESSERA_ROOT/../shared if TESSERA_ROOT is set, else
+ * ../shared relative to the working directory (the repository root, where `ninja test` and `ninja bench`
+ * run). */
+void corpus_shared_dir(char *buf, size_t n);
+
+/* The seed with the blob's shader listings (relative to the shared directory) and their number. */
+#define CORPUS_BLOB_SEED "seeds/003_d3a94b40d2ad3247.txt"
+#define CORPUS_BLOBS 3
+#define CORPUS_BLOB_MAX 64   /* instructions read from one listing at most */
+
+/* Reads the k-th (0-based, k < CORPUS_BLOBS) "('shader code' ADDR BYTES)" listing of the blob in
+ * CORPUS_BLOB_SEED: lines `AAAAAAAA: LOW HIGH text`, one 64-bit QPU instruction each (low 32-bit word
+ * first), up to the first line that does not start with '0'.  Appends the instructions (at most
+ * CORPUS_BLOB_MAX; the listed text becomes each one's comment) to out, which must be initialised with
+ * width 64.  Returns 0, or -1 with a one-line message in err (errlen bytes) when the seed cannot be read
+ * or the listing is missing or empty. */
+int corpus_blob_read(int k, struct tsr_words *out, char *err, size_t errlen);
+#endif
