@@ -23,6 +23,14 @@ int tsr_pack_ev_init(const struct tsr_target *t, const uint32_t *w, struct tsr_p
     e->ctl = TSR_PACK_CTL_NONE;
     e->delay = 0;
     e->falls = true;
+    e->pat[0] = e->pat[1] = D->nrules > 64 ? ~(uint64_t)0 : 0;
+    for (int r = 0; r < D->nrules && r < 64; r++)
+        for (int p = 0; p < 2 && p < D->rules[r].npat; p++)
+            for (int i = 0; i < e->vb.nev; i++)
+                if (D->rules[r].pat[p](&e->vb.ev[i], e->vb.f)) {
+                    e->pat[p] |= (uint64_t)1 << r;
+                    break;
+                }
     for (int i = 0; i < e->vb.nev; i++) {
         const struct tsr_vev *x = &e->vb.ev[i];
         if (x->kind != TSR_V_JUMP && x->kind != TSR_V_HALT)
@@ -65,8 +73,9 @@ static bool pair(const struct tsr_vbundle *a, tsr_vmatch_fn p, const struct tsr_
     return false;
 }
 
-int tsr_pack_dep(const struct tsr_vdesc *D, const struct tsr_vbundle *a, const struct tsr_vbundle *b)
+int tsr_pack_dep(const struct tsr_vdesc *D, const struct tsr_pack_ev *ea, const struct tsr_pack_ev *eb)
 {
+    const struct tsr_vbundle *a = &ea->vb, *b = &eb->vb;
     int lat = -1;
     /* state elements (space accesses that reach no state, i.e. hooks, are ordered only by `order` classes) */
     for (int i = 0; i < a->nev; i++) {
@@ -84,6 +93,9 @@ int tsr_pack_dep(const struct tsr_vdesc *D, const struct tsr_vbundle *a, const s
     }
     for (int r = 0; r < D->nrules; r++) {
         const struct tsr_vrule *R = &D->rules[r];
+        uint64_t bit = r < 64 ? (uint64_t)1 << r : 0;
+        if (bit && !(ea->pat[0] & eb->pat[R->npat > 1 ? 1 : 0] & bit) && !(ea->pat[1] & eb->pat[0] & bit))
+            continue;   /* neither direction can match */
         if (R->kind == TSR_VR_LATENCY && R->npat == 2) {
             if (R->lo > lat && pair(a, R->pat[0], b, R->pat[1], R->same))
                 lat = R->lo;

@@ -24,6 +24,8 @@ struct tsr_pack_ev {
     int delay;                  /* JUMP/END: delay slots (instructions) */
     bool falls;                 /* control may continue with the next instruction (not an always-taken jump
                                    or an unconditional halt) */
+    uint64_t pat[2];            /* bit r: some event matches rule r's pattern 0 / 1 (rules 0..63; a filter
+                                   for tsr_pack_dep: all ones when there are more rules) */
 };
 
 /* One input line: an operation, or a pinned group written as one bundle. */
@@ -48,7 +50,7 @@ void tsr_pack_ev_free(struct tsr_pack_ev *e);
  * description alone: state elements (read after write: 1 or the larger `latency` rule that matches; write
  * after write: 1; write after read: 0), `latency` rules (A then B: min; B then A: 0), `order` classes (two
  * accesses of one class: 1, or 0 when the earlier is a read and the later a write). */
-int tsr_pack_dep(const struct tsr_vdesc *D, const struct tsr_vbundle *a, const struct tsr_vbundle *b);
+int tsr_pack_dep(const struct tsr_vdesc *D, const struct tsr_pack_ev *a, const struct tsr_pack_ev *b);
 /* The violations of the description's rules by instruction e alone (no history), 0 if none; the first
  * one's text into msg. */
 size_t tsr_pack_solo_check(const struct tsr_vdesc *D, const struct tsr_vbundle *b, char *msg, size_t n);

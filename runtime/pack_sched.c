@@ -15,6 +15,7 @@
 #include "fileout.h"
 #include "hexio.h"
 #include "target.h"
+#include "textcodec.h"
 
 #define MAXPARTS TSR_PACK_MAXPARTS
 
@@ -205,27 +206,91 @@ static unsigned lower_bound(const struct tsr_target *t, const struct tsr_pack_un
         cp = end > cp ? end : cp;
     }
     free(est);
-    int cnt[64] = { 0 }, fixedcnt[64] = { 0 }, total = 0, nslots = 0;
+    /* Units that cannot share a bundle with any other unit of the block (the assembler cannot encode the
+     * pair: a load immediate of a value no other needs) take a bundle each; the others share the slots. */
+    int alone = 0, maxslots = 1;
+    bool *solo = calloc((size_t)n + 1, sizeof *solo);
     for (int i = 0; i < nn; i++) {
-        int use[64];
-        bool fx[64];
-        slot_use(t, u[i].w, use, fx);
-        int k = 0;
-        for (unsigned s = 0; s < t->nslots && s < 64; s++)
-            k += use[s];
-        for (unsigned s = 0; s < t->nslots && s < 64; s++) {
-            fx[s] |= use[s] && k > 1;   /* a pinned group holds all its slots in one bundle */
-            cnt[s] += use[s];
-            fixedcnt[s] += fx[s];
-            total += use[s];
+        bool pairs = false;
+        for (int j = 0; j < n && !pairs && u[i].text; j++) {
+            if (j == i || !u[j].text || (j == ctl && u[j].ev.ctl == TSR_PACK_CTL_JUMP))
+                continue;
+            const char *parts[MAXPARTS] = { u[i].text };
+            uint32_t w[8];
+            pairs = try_merge(t, parts, 1, u[j].text, w);
         }
+        solo[i] = !pairs && nn + (ctl >= 0) > 1;
+        alone += solo[i];
+        void *inst = calloc(1, t->inst_size);
+        t->decode(u[i].w, inst);
+        int k = 0;
+        for (unsigned sl = 0; sl < t->nslots; sl++)
+            k += t->inst_op(inst, sl) != TSR_NO_OP;
+        maxslots = k > maxslots ? k : maxslots;
+        free(inst);
     }
-    /* slots that do work that can move between them share the total; a fixed slot bounds alone */
-    for (unsigned s = 0; s < t->nslots && s < 64; s++)
-        nslots += cnt[s] > 0;
-    int rb = nslots > 1 ? (total + nslots - 1) / nslots : total;
-    for (unsigned s = 0; s < t->nslots && s < 64; s++)
-        rb = fixedcnt[s] > rb ? fixedcnt[s] : rb;
+    /* The ops of the other units: op k can go to the slots cand[k] that have an op of its name.  For a set T
+     * of slots, the ops whose candidates lie in T need at least ceil(count / d) bundles, d the most slots of
+     * T one format has (a bundle has one format).  T ranges over the unions of the candidate sets met. */
+    const struct tsr_tc_isa *isa = t->text;
+    int nitems = 0, cap = 0;
+    uint64_t *cand = NULL;
+    for (int i = 0; i < nn; i++) {
+        if (solo[i])
+            continue;
+        void *inst = calloc(1, t->inst_size);
+        t->decode(u[i].w, inst);
+        if (t->inst_format(inst) != TSR_NO_FORMAT)
+            for (unsigned sl = 0; sl < t->nslots && sl < 64; sl++) {
+                unsigned op = t->inst_op(inst, sl);
+                if (op == TSR_NO_OP || !strcmp(t->op_names[op], "nop") || !strcmp(t->op_names[op], "none") ||
+                    !strcmp(t->op_names[op], "idle"))
+                    continue;
+                uint64_t m = 0;
+                for (unsigned o = 0; o < t->nops; o++)
+                    if (t->op_slot[o] < 64 && !strcmp(t->op_names[o], t->op_names[op]))
+                        m |= (uint64_t)1 << t->op_slot[o];
+                if (nitems == cap) {
+                    cap = cap ? 2 * cap : 32;
+                    cand = realloc(cand, (size_t)cap * sizeof *cand);
+                }
+                cand[nitems++] = m;
+            }
+        free(inst);
+    }
+    uint64_t sets[16];
+    int nsets = 0;
+    for (int k = 0; k < nitems; k++) {
+        bool seen = false;
+        for (int q = 0; q < nsets && !seen; q++)
+            seen = sets[q] == cand[k];
+        if (!seen && nsets < 16)
+            sets[nsets++] = cand[k];
+    }
+    int rb = 0;
+    for (uint32_t sub = 1; sub < (1u << nsets); sub++) {
+        uint64_t T = 0;
+        for (int q = 0; q < nsets; q++)
+            if (sub >> q & 1)
+                T |= sets[q];
+        int count = 0, d = 0;
+        for (int k = 0; k < nitems; k++)
+            count += (cand[k] & ~T) == 0;
+        for (unsigned f = 0; f < isa->nformats; f++) {
+            int in = 0;
+            for (uint32_t x = 0; x < isa->formats[f].nslot; x++) {
+                unsigned sl = isa->idx[isa->formats[f].slot + x];
+                in += sl < 64 && (T >> sl & 1);
+            }
+            d = in > d ? in : d;
+        }
+        if (d > 0 && (count + d - 1) / d > rb)
+            rb = (count + d - 1) / d;
+    }
+    free(cand);
+    (void)maxslots;
+    rb += alone;
+    free(solo);
     if (ctl >= 0) {   /* a branch takes a bundle of its own (a thread end may share one); then its delay slots */
         rb += u[ctl].ev.ctl == TSR_PACK_CTL_JUMP || !u[ctl].text ? 1 : 0;
         rb = rb > 1 + u[ctl].ev.delay ? rb : 1 + u[ctl].ev.delay;
@@ -354,7 +419,7 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, unsig
     struct elist *pred = calloc((size_t)n + 1, sizeof *pred), *succ = calloc((size_t)n + 1, sizeof *succ);
     for (int j = 0; j < n; j++)
         for (int i = 0; i < j; i++) {
-            int l = tsr_pack_dep(P->D, &u[i].ev.vb, &u[j].ev.vb);
+            int l = tsr_pack_dep(P->D, &u[i].ev, &u[j].ev);
             if (l >= 0) {
                 add_edge(&pred[j], i, l);
                 add_edge(&succ[i], j, l);

@@ -14,7 +14,7 @@ static int dep_words(const struct tsr_target *t, const uint32_t *wa, const uint3
     struct tsr_pack_ev a = { 0 }, b = { 0 };
     tsr_pack_ev_init(t, wa, &a);
     tsr_pack_ev_init(t, wb, &b);
-    int l = tsr_pack_dep(t->vdesc, &a.vb, &b.vb);
+    int l = tsr_pack_dep(t->vdesc, &a, &b);
     tsr_pack_ev_free(&a);
     tsr_pack_ev_free(&b);
     return l;
@@ -69,7 +69,7 @@ static int split_bundle(const struct tsr_target *t, const char *text, const uint
             bool good = true;
             for (int i = 0; i < k && good; i++)
                 for (int j = i + 1; j < k && good; j++) {
-                    if (tsr_pack_dep(t->vdesc, &info[perm[i]].vb, &info[perm[j]].vb) > 0)
+                    if (tsr_pack_dep(t->vdesc, &info[perm[i]], &info[perm[j]]) > 0)
                         good = false;   /* the later part would see the earlier one's effect */
                 }
             if (good) {
