@@ -55,6 +55,11 @@ int tsr_pack_dep(const struct tsr_vdesc *D, const struct tsr_pack_ev *a, const s
  * one's text into msg. */
 size_t tsr_pack_solo_check(const struct tsr_vdesc *D, const struct tsr_vbundle *b, char *msg, size_t n);
 
+/* pack_equiv.c: do the instructions at a and b (t->nwords words each) do the same thing?  Equal words, or
+ * the same final state and peripheral accesses from several pseudo-random states in the generated
+ * simulator (false without one). */
+bool tsr_pack_same_meaning(const struct tsr_target *t, const uint32_t *a, const uint32_t *b);
+
 /* pack.c */
 char *tsr_pack_canon(const struct tsr_target *t, const uint32_t *w, char **full);
 

@@ -29,6 +29,7 @@ struct obundle {
     struct tsr_pack_ev ev;        /* events of w */
     int block;                    /* index into the stats' blocks */
     int ctl, delay;               /* holds a jump / thread end (enum tsr_pack_ctl) and its delay slots */
+    uint64_t fixed;               /* slots its units must use (a quick test before the assembler's) */
 };
 
 struct prog {
@@ -37,6 +38,7 @@ struct prog {
     struct obundle *b;
     size_t n, cap;
     uint32_t nopw[4];             /* an empty bundle */
+    bool want_lower;              /* the caller wants statistics: compute each block's lower bound */
 };
 
 static struct obundle *prog_insert(struct prog *P, size_t at)
@@ -432,7 +434,7 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, unsig
             if (succ[i].e[k].lat + h[succ[i].e[k].to] > h[i])
                 h[i] = succ[i].e[k].lat + h[succ[i].e[k].to];
     }
-    *lower = lower_bound(t, u, n, nn, pred, ctl);
+    *lower = P->want_lower ? lower_bound(t, u, n, nn, pred, ctl) : 0;
 
     int *cyc = malloc(((size_t)n + 1) * sizeof *cyc), *order = malloc(((size_t)n + 1) * sizeof *order);
     for (int i = 0; i < n; i++) {
@@ -442,12 +444,18 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, unsig
     /* by height, then operations only one slot can do before those that either can (a `mov` should not take
      * the ALU a later `add` needs), then program order (insertion sort: stable) */
     bool *flex = calloc((size_t)n + 1, sizeof *flex);
+    uint64_t *fixed = calloc((size_t)n + 1, sizeof *fixed);
     for (int i = 0; i < nn; i++) {
-        int use[64];
+        int use[64], k = 0;
         bool fx[64];
         slot_use(t, u[i].w, use, fx);
         for (unsigned s = 0; s < t->nslots && s < 64; s++)
+            k += use[s];
+        for (unsigned s = 0; s < t->nslots && s < 64; s++) {
             flex[i] |= use[s] && !fx[s];
+            if (use[s] && (fx[s] || k > 1))
+                fixed[i] |= (uint64_t)1 << s;
+        }
     }
     for (int i = 1; i < nn; i++)
         for (int j = i; j > 0 && (h[order[j]] > h[order[j - 1]] ||
@@ -489,14 +497,16 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, unsig
                 if (b->k == 0) {
                     parts[0] = unit_text(&u[i]);
                     memcpy(w, u[i].w, t->nwords * 4);
-                } else if (!u[i].text || b->k >= MAXPARTS - 1 || !try_merge(t, parts, b->k, u[i].text, w)) {
-                    continue;
+                } else if (!u[i].text || b->k >= MAXPARTS - 1 || (fixed[i] & b->fixed) ||
+                           !try_merge(t, parts, b->k, u[i].text, w)) {
+                    continue;   /* (two ops that only one slot can do never share a bundle) */
                 }
                 tsr_pack_ev_init(t, w, &cand);
                 if (oracle(S, g, &cand.vb))
                     continue;
                 memcpy(b->parts, parts, sizeof parts);
                 b->k++;
+                b->fixed |= fixed[i];
                 set_words(P, b, w);
                 cyc[i] = cycle;
                 left--;
@@ -522,6 +532,7 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, unsig
     free(cyc);
     free(order);
     free(flex);
+    free(fixed);
     return rc;
 }
 
@@ -607,7 +618,7 @@ static int mend(struct prog *P, const char *prefix, size_t plen, const char *pat
 int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_t n, struct tsr_buf *out,
                       struct tsr_pack_stats *st, const char *path, struct tsr_diag *d)
 {
-    struct prog P = { t, t->vdesc, NULL, 0, 0, { 0 } };
+    struct prog P = { t, t->vdesc, NULL, 0, 0, { 0 }, false };
     uint32_t nw[8] = { 0 };
     if (t->assemble_one("nop", 3, 0, nw, NULL, 0))
         return tsr_diag_error(d, path, 0, 0, "target '%s' cannot assemble 'nop'", t->name);
@@ -621,6 +632,7 @@ int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_
     st->nops = (unsigned)n;
     bool falls = true;
     int rc = 0;
+    P.want_lower = st != &local;
     for (size_t s = 0; s < n && !rc;) {
         size_t e = s + 1;
         if (u[s].ev.ctl == TSR_PACK_CTL_NONE)

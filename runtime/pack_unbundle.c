@@ -29,22 +29,56 @@ static int split_bundle(const struct tsr_target *t, const char *text, const uint
     char *parts[8];
     int k = 0;
     const char *p = text;
-    if (!strchr(text, '{'))
-        while (*p && k < 8) {
+    /* Each part keeps its position in the bundle (`nop; ` before it) and the bundle's field overrides
+     * (`{ws=1}`, docs/asm.md), so it encodes the same op in the same slot with the same fields; it is
+     * printed in its short canonical form only when that assembles to the very same words (a `mov r0.8a, r0`
+     * alone goes to the add ALU with the regfile-A pack, not to the mul ALU with the colour pack). */
+    const char *ov = strstr(text, " {");
+    size_t body = ov ? (size_t)(ov - text) : strlen(text);
+    int pos = 0;
+    bool bad = false;
+    if (!ov || !strchr(ov + 2, '{'))
+        while (p < text + body && k < 8) {
             const char *e = strstr(p, "; ");
-            size_t n = e ? (size_t)(e - p) : strlen(p);
-            if (!(n == 3 && !memcmp(p, "nop", 3)))
-                parts[k++] = strndup(p, n);
-            p = e ? e + 2 : p + n;
+            if (e && e > text + body)
+                e = NULL;
+            size_t n = e ? (size_t)(e - p) : (size_t)(text + body - p);
+            if (!(n == 3 && !memcmp(p, "nop", 3))) {
+                struct tsr_buf pb = { 0 };
+                for (int q = 0; q < pos; q++)
+                    tsr_buf_puts(&pb, "nop; ");
+                tsr_buf_append(&pb, p, n);
+                if (ov)
+                    tsr_buf_puts(&pb, ov);
+                uint32_t pw[8], sw[8];
+                char *full = NULL, *canon = NULL;
+                if (!t->assemble_one(pb.data, pb.len, 0, pw, NULL, 0)) {
+                    canon = tsr_pack_canon(t, pw, &full);
+                    /* the short form alone (other slot, other encoding) when it means the same */
+                    if (!canon && !ov && !t->assemble_one(p, n, 0, sw, NULL, 0) && tsr_pack_same_meaning(t, pw, sw)) {
+                        char *f2 = NULL;
+                        canon = tsr_pack_canon(t, sw, &f2);
+                        free(f2);
+                    }
+                } else {
+                    bad = true;
+                }
+                parts[k++] = canon ? canon : full ? full : strdup(pb.data);
+                if (canon)
+                    free(full);
+                tsr_buf_free(&pb);
+            }
+            pos++;
+            p = e ? e + 2 : text + body;
         }
-    (void)w;
-    if (k <= 1) {
-        if (k || strchr(text, '{'))   /* an empty bundle (nop) is dropped */
-            tsr_buf_printf(out, "    %s\n", k ? parts[0] : text);
-        if (k)
-            free(parts[0]);
+    if (bad) {   /* a part that cannot stand alone: the bundle stays whole */
+        for (int i = 0; i < k; i++)
+            free(parts[i]);
+        *pinned = true;
+        tsr_buf_printf(out, "    %s\n", text);
         return 1;
     }
+    (void)w;
     /* In one bundle every read sees the state before the bundle; in sequence a later part sees what an
      * earlier one did.  An order of the parts means the same if no later part depends on an earlier one by
      * more than sharing a bundle (tsr_pack_dep <= 0). */
@@ -145,14 +179,39 @@ int tsr_unbundle(const struct tsr_target *t, const uint32_t *w, size_t n, uint64
         tsr_pack_ev_free(&ci);
         bool pin = false;
         if (ci.ctl == TSR_PACK_CTL_JUMP || ci.ctl == TSR_PACK_CTL_END) {
-            /* delay slots first (they execute whether or not the branch is taken) */
+            /* The control bundle's other parts first (a thread end is a signal beside ALU ops), then its delay
+             * slots (they execute whether or not the branch is taken, after the bundle), then the control
+             * operation alone.  A delay slot may move before the control operation when it does not depend on
+             * it (on the signal alone, not on the ALU ops of its bundle, which stay before it). */
+            struct tsr_buf sb = { 0 };
+            const uint32_t *cw = w + i * nw;
+            uint32_t sw[8];
+            char *ctext = NULL;
+            if (ci.ctl == TSR_PACK_CTL_END && strchr(itext[i], ';')) {
+                split_bundle(t, itext[i], w + i * nw, &sb, &pin);
+                np += pin;
+                /* the last line is the signal (or the whole bundle, pinned) */
+                size_t end = sb.len, st = end;
+                while (st > 0 && sb.data[st - 1] == '\n')
+                    st--;
+                while (st > 0 && sb.data[st - 1] != '\n')
+                    st--;
+                ctext = strndup(sb.data + st, end - st);
+                sb.len = st;
+                const char *p = ctext + strspn(ctext, " ");
+                size_t l = strcspn(p, "\n");
+                if (!pin && !t->assemble_one(p, l, 0, sw, NULL, 0))
+                    cw = sw;
+            }
+            tsr_buf_append(out, sb.data, sb.len);
+            tsr_buf_free(&sb);
             size_t e = i + 1 + (size_t)ci.delay;
             for (size_t j = i + 1; j < e && j < n; j++) {
                 struct tsr_pack_ev di = { 0 };
                 tsr_pack_ev_init(t, w + j * nw, &di);
                 tsr_pack_ev_free(&di);
-                if (ilabels[j] || di.ctl != TSR_PACK_CTL_NONE || dep_words(t, w + i * nw, w + j * nw) >= 0 ||
-                    dep_words(t, w + j * nw, w + i * nw) > 0) {
+                if (ilabels[j] || di.ctl != TSR_PACK_CTL_NONE || dep_words(t, cw, w + j * nw) >= 0 ||
+                    dep_words(t, w + j * nw, cw) > 0) {
                     rc = tsr_diag_error(d, NULL, 0, 0,
                                         "instruction 0x%llx: delay slot 0x%llx cannot move before its %s",
                                         (unsigned long long)(base + i * t->pc_step),
@@ -164,18 +223,15 @@ int tsr_unbundle(const struct tsr_target *t, const uint32_t *w, size_t n, uint64
                 np += pin;
                 done[j] = true;
             }
+            if (!rc) {
+                if (ctext)
+                    tsr_buf_puts(out, ctext);
+                else
+                    tsr_buf_printf(out, "    %s\n", itext[i]);
+            }
+            free(ctext);
             if (rc)
                 break;
-            if (ci.ctl == TSR_PACK_CTL_END && strchr(itext[i], ';')) {
-                /* the thread end's own bundle: its other parts, then the signal alone */
-                struct tsr_buf sb = { 0 };
-                split_bundle(t, itext[i], w + i * nw, &sb, &pin);
-                np += pin;
-                tsr_buf_append(out, sb.data, sb.len);
-                tsr_buf_free(&sb);
-            } else {
-                tsr_buf_printf(out, "    %s\n", itext[i]);
-            }
             continue;
         }
         split_bundle(t, itext[i], w + i * nw, out, &pin);
