@@ -7,13 +7,18 @@
  * second of CPU time; wall time is also shown, it includes other processes' time on a busy machine).
  * Exit status 1 only for wrong work (bench/README.md): a simulator report, a peripheral warning, or
  * an error outside twice the published figure.
- * Environment: TESSERA_GPUFFT_MAX_LOG2N (default 22) stops earlier; TESSERA_SHARED as for the tests. */
+ * Environment: TESSERA_GPUFFT_MAX_LOG2N (default 22) stops earlier; TESSERA_BENCH_RULES=1 runs with
+ * TSR_SIM_F_RULES (every issued bundle checked against the description's hazard rules; a report fails the
+ * run); TESSERA_SHARED as for the tests. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* The harness (tools/gpufft.c) comes from libtools.a. */
 #include "gpufft.h"
+#include "sim.h"
+
+static struct gpufft_run_opts run_opts; /* sim_flags: TSR_SIM_F_RULES with TESSERA_BENCH_RULES=1 */
 
 /* gpu_fft.txt "Throughput", batch size 1, milliseconds (log2 N = 8..22). */
 static const double published_ms[] = {0.033, 0.049, 0.070, 0.12, 0.25, 0.61, 1.2, 3.5,
@@ -24,7 +29,7 @@ static int one(const struct gpufft_code *code, int log2n, int inverse, struct gp
     char err[GPUFFT_ERRLEN];
     struct gpufft_cost c = {0};
     double ppm, pub = gpufft_published_ppm(log2n);
-    int rc = gpufft_run_random(code, log2n, inverse, 1000 + (uint64_t)log2n, NULL, &ppm, &c, err);
+    int rc = gpufft_run_random(code, log2n, inverse, 1000 + (uint64_t)log2n, &run_opts, &ppm, &c, err);
     double cycles = 4.0 * (double)c.rounds;
     printf("%2d  %-7s  %7.3f  %5.2f  %-4s  %10llu  %8llu  %8llu  %9llu  %10.0f  %8.3f  %7.3f  %7.2f  %7.2f  %6.2f\n",
            log2n,
@@ -46,8 +51,10 @@ int main(void)
     int max = e && *e ? atoi(e) : GPUFFT_MAX_LOG2N;
     if (max < GPUFFT_MIN_LOG2N || max > GPUFFT_MAX_LOG2N)
         max = GPUFFT_MAX_LOG2N;
+    const char *rules = getenv("TESSERA_BENCH_RULES");
+    run_opts.sim_flags = rules && *rules && strcmp(rules, "0") ? TSR_SIM_F_RULES : 0u;
     printf("GPU_FFT 3.0 on the simulated QPUs (8 QPUs; random complex input; error = hello_fft.c's rel_rms_err "
-           "against FFTW double, in ppm)\n");
+           "against FFTW double, in ppm)%s\n", run_opts.sim_flags ? "; rule checks on (TESSERA_BENCH_RULES)" : "");
     printf("%2s  %-7s  %7s  %5s  %-4s  %10s  %8s  %8s  %9s  %10s  %8s  %7s  %7s  %7s  %6s\n", "lg", "dir", "ppm", "pub",
            "ok", "bundles", "qpu0", "qpu1", "rounds", "cycles~", "est ms", "pub ms", "wall s", "cpu s", "Mb/s");
     struct gpufft_cost all = {0};

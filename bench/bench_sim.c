@@ -25,6 +25,10 @@
  * counted by an untimed profiling run (qpu_sim_step, bundle by bundle, counting each address) whose
  * bundle total must equal the timed run's.
  *
+ * TESSERA_BENCH_RULES=1 runs (a), (b) and the profiling runs with TSR_SIM_F_RULES (the description's
+ * hazard rules checked on every issued bundle, docs/sim.md "Rules"): the cost of the rule checks; a rule
+ * report fails the run.  (c) is unaffected (t->sim->exec checks no rules).
+ *
  * Each measurement keeps the best of TESSERA_BENCH_RUNS (default 3) runs, timed with
  * clock_gettime(CLOCK_MONOTONIC); `core` and `cpu rate` as in bench_codec.c.  A wrong result
  * (a run that fails, a wrong value) exits 1; the goal (docs/PERFORMANCE.md) is reported, never enforced. */
@@ -45,6 +49,8 @@
 #define UNIF_ADDR 0x1000u
 #define OUT_ADDR 0x2000u
 #define MAX_ITERS 4000000u /* the float chain of the loop stays exact below 2^23 iterations */
+
+static unsigned sim_flags; /* TSR_SIM_F_RULES with TESSERA_BENCH_RULES=1, else 0 */
 
 /* Per lane i: a = i, x = 0, f = (float)i; N times the body below (mirrored by alu_loop_reference);
  * then rows a, x, f (float bits) to memory at the second uniform.  Regfile reads are >= 2 bundles
@@ -162,6 +168,7 @@ static int profile(struct qpu_machine *m, const struct tsr_words *w, const unsig
     struct qpu_hooks_ctx ctx;
     qpu_sim_init(sim);
     qpu_hooks_attach(sim, &ctx, m, 0, UNIF_ADDR);
+    sim->core.flags = sim_flags;
     *bundles = *laneops = 0;
     int rc;
     for (;;) {
@@ -193,7 +200,7 @@ static uint64_t run_once(struct qpu_machine *m, const struct tsr_words *w)
 {
     struct qpu_run_result res;
     uint32_t ua = UNIF_ADDR;
-    int st = qpu_run(m, w->w, w->count * 2, 1, &ua, UINT64_MAX, NULL, &res);
+    int st = qpu_run_flags(m, w->w, w->count * 2, 1, &ua, UINT64_MAX, sim_flags, NULL, &res);
     if (st != TSR_SIM_HALTED) {
         fprintf(stderr, "bench_sim: qpu_run: status %d, qpu%u at 0x%08x: %s\n", st, res.qpu, res.pc, res.msg);
         return 0;
@@ -460,6 +467,7 @@ int main(void)
     }
     const double min_s = env_num("TESSERA_BENCH_SECONDS", 1.0);
     const int runs = (int)env_num("TESSERA_BENCH_RUNS", 3);
+    sim_flags = env_num("TESSERA_BENCH_RULES", 0) != 0 ? TSR_SIM_F_RULES : 0u;
     struct tsr_diag d;
     tsr_diag_init(&d, TSR_DIAG_PRINT, stderr);
 
@@ -496,6 +504,8 @@ int main(void)
     printf("QPU simulator speed, one core; best of %d runs, CLOCK_MONOTONIC; core = CPU time / wall time of the best "
            "run;\ncpu rate = best bundles per second of CPU time; lane-ops = 16 x non-nop add/mul ALU operations "
            "issued, at the cpu rate\n", runs);
+    if (sim_flags & TSR_SIM_F_RULES)
+        printf("TESSERA_BENCH_RULES: (a) and (b) check the description's rules on every bundle (TSR_SIM_F_RULES)\n");
     header();
     if ((selected("(a) alu loop, qpu_run") && bench_loop_run(t, m, &loop, loop_ops, n, runs)) ||
         (selected("(b) demo, qpu_run") && bench_demo(m, &demo, demo_ops, min_s, runs)) ||

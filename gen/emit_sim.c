@@ -250,16 +250,19 @@ int gen_sim_header(const struct mdl_model *m, struct tsr_buf *o, struct tsr_diag
     tsr_buf_printf(o,
         "/* Resets everything: state 0, write times \"never\", no pending control, no report, no hooks. */\n"
         "void %s_sim_init(struct %s_sim *sim);\n"
-        "/* Frees the decode cache (call before dropping or re-initialising a simulator that stepped). */\n"
+        "/* Frees the decode cache and the rule checker (call before dropping or re-initialising a simulator\n"
+        " * that stepped). */\n"
         "void %s_sim_fini(struct %s_sim *sim);\n"
-        "/* Back to the state of %s_sim_init, keeping the hooks, the trace settings, the flags and the decode cache. */\n"
+        "/* Back to the state of %s_sim_init, keeping the hooks, the trace settings, the flags and the decode cache;\n"
+        " * the rule checker's history starts again. */\n"
         "void %s_sim_reset(struct %s_sim *sim);\n"
         "/* Fetches the bundle at sim->pc from the program (nwords 32-bit words, low word first), decodes it\n"
-        " * (cached per program), asks %s_hook_ready, executes it, calls %s_hook_retire.  Returns TSR_SIM_OK,\n"
+        " * (cached per program), asks %s_hook_ready, checks the description's rules when core.flags has\n"
+        " * TSR_SIM_F_RULES (tsr_sim_rules_step), executes it, calls %s_hook_retire.  Returns TSR_SIM_OK,\n"
         " * TSR_SIM_STALL (nothing happened; step again), TSR_SIM_HALTED, or a negative error/hazard with the\n"
         " * message and the bundle address in sim->core (msg, err_pc). */\n"
         "int %s_sim_step(struct %s_sim *sim, const uint32_t *words, size_t nwords);\n"
-        "/* Executes one decoded bundle at sim->pc (no ready/retire hooks).  Same return codes. */\n"
+        "/* Executes one decoded bundle at sim->pc (no ready/retire hooks, no rules).  Same return codes. */\n"
         "int %s_sim_exec(struct %s_sim *sim, const struct %s_inst *inst);\n"
         "/* Steps until halted, an error, or max_steps steps (then TSR_SIM_OK). */\n"
         "int %s_sim_run(struct %s_sim *sim, const uint32_t *words, size_t nwords, uint64_t max_steps);\n"
@@ -375,12 +378,15 @@ static void emit_support(struct sg *g)
     }
 
     tsr_buf_printf(o, "void %s_sim_init(struct %s_sim *S)\n{\n    memset(S, 0, sizeof *S);\n"
-                   "    tsr_sim_ctl_init(&S->core);\n    S->core.trace_nwords = %d;\n", t, t, m->word_bits / 32);
+                   "    tsr_sim_ctl_init(&S->core);\n    S->core.trace_nwords = %d;\n"
+                   "    S->core.rules_desc = &%s_vdesc; /* TSR_SIM_F_RULES checks its rules */\n",
+                   t, t, m->word_bits / 32, t);
     for (int s = 0; s < m->nstates; s++)
         if (m->states[s].latency > 0)
             tsr_buf_printf(o, "    for (int i = 0; i < %d; i++)\n        S->wt_%s[i] = TSR_SIM_NEVER;\n",
                            m->states[s].count > 0 ? m->states[s].count : 1, m->states[s].name);
     tsr_buf_printf(o, "}\n\nvoid %s_sim_fini(struct %s_sim *S)\n{\n    free(S->dc);\n    free(S->dc_state);\n"
+                   "    tsr_sim_rules_free(&S->core);\n"
                    "    S->dc = NULL;\n    S->dc_state = NULL;\n    S->dc_words = NULL;\n    S->dc_n = 0;\n}\n\n", t, t);
     tsr_buf_printf(o, "void %s_sim_reset(struct %s_sim *S)\n{\n"
                    "    struct %s_sim keep = *S;\n    %s_sim_init(S);\n"
@@ -389,7 +395,9 @@ static void emit_support(struct sg *g)
                    "    S->core.trace_text = keep.core.trace_text;\n    S->core.trace_ctx = keep.core.trace_ctx;\n"
                    "    S->core.flags = keep.core.flags;\n"
                    "    S->dc_words = keep.dc_words;\n    S->dc_n = keep.dc_n;\n    S->dc = keep.dc;\n"
-                   "    S->dc_state = keep.dc_state;\n}\n\n", t, t, t, t);
+                   "    S->dc_state = keep.dc_state;\n"
+                   "    S->core.rules = keep.core.rules; /* the rule checker starts again */\n"
+                   "    tsr_sim_rules_reset(&S->core);\n}\n\n", t, t, t, t);
 
     /* state accessors */
     tsr_buf_printf(o, "static uint32_t *sim_state(struct %s_sim *S, int s, int e)\n{\n    switch (s) {\n", t);
@@ -849,8 +857,12 @@ static void emit_step(struct sg *g)
         "    if (r > 0) {\n        S->core.stalls++;\n        return TSR_SIM_STALL;\n    }\n"
         "    if (r < 0)\n        return tsr_sim_error(&S->core, pc, \"hook ready failed at 0x%%08\" PRIx32, pc);\n"
         "    if (S->core.trace)\n        tsr_sim_trace_bundle(&S->core, pc, words + pc / 4u);\n"
+        "    if (S->core.flags & TSR_SIM_F_RULES) { /* the description's rules, in issue order */\n"
+        "        r = tsr_sim_rules_step(&S->core, words + pc / 4u, pc);\n"
+        "        if (r < 0)\n            return r;\n    }\n"
         "    int rc = %s_sim_exec(S, I);\n"
         "    if (rc == TSR_SIM_OK || rc == TSR_SIM_HALTED) {\n"
+        "        if (rc == TSR_SIM_HALTED && S->core.rules)\n            tsr_sim_rules_reset(&S->core); /* the program ended */\n"
         "        r = sim_ctl_hook(S, TSR_HOOK_RETIRE, I, words + pc / 4u);\n"
         "        if (r < 0)\n            return tsr_sim_error(&S->core, pc, \"hook retire failed at 0x%%08\" PRIx32, pc);\n"
         "    } else if (rc == TSR_SIM_STALL && S->core.trace)\n        tsr_sim_trace_note(&S->core, \"-> stall\");\n"

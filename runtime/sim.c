@@ -5,6 +5,8 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "validate.h"
+
 void tsr_sim_ctl_init(struct tsr_sim_ctl *c)
 {
     memset(c, 0, sizeof *c);
@@ -46,6 +48,35 @@ int tsr_sim_hazard(struct tsr_sim_ctl *c, uint32_t pc, const char *fmt, ...)
     if (c->trace)
         fprintf(c->trace, "    !! hazard #%" PRIu64 " at 0x%08" PRIx32 "\n", c->nhazards, pc);
     return warn ? 0 : TSR_SIM_HAZARD;
+}
+
+int tsr_sim_rules_step(struct tsr_sim_ctl *c, const uint32_t *words, uint32_t pc)
+{
+    if (!(c->flags & TSR_SIM_F_RULES) || c->rules_next == c->icount + 1)
+        return 0;
+    if (!c->rules) {
+        if (!c->rules_desc)
+            return tsr_sim_error(c, pc, "TSR_SIM_F_RULES: this simulator has no rules (no validator)");
+        c->rules = tsr_vstream_new(c->rules_desc);
+        if (!c->rules)
+            return tsr_sim_error(c, pc, "out of memory (rule checker)");
+    }
+    c->rules_next = c->icount + 1;
+    return tsr_vstream_sim(c->rules, c, words, pc);
+}
+
+void tsr_sim_rules_reset(struct tsr_sim_ctl *c)
+{
+    if (c->rules)
+        tsr_vstream_reset(c->rules);
+    c->rules_next = 0;
+}
+
+void tsr_sim_rules_free(struct tsr_sim_ctl *c)
+{
+    tsr_vstream_free(c->rules);
+    c->rules = NULL;
+    c->rules_next = 0;
 }
 
 static void elem_name(char *buf, size_t n, const char *state, int elem)

@@ -43,6 +43,8 @@ enum {
 /* Flags of struct tsr_sim_ctl. */
 enum {
     TSR_SIM_F_HAZARD_WARN = 1u << 0, /* count hazards (first one kept in msg) but keep running */
+    TSR_SIM_F_RULES = 1u << 1,       /* check every issued bundle against the description's resources and
+                                        rules (the validator's stream check, tsr_sim_rules_step) */
 };
 
 /* How a hook is called (the generic interface below passes it; typed hooks know it statically). */
@@ -98,9 +100,17 @@ struct tsr_sim_ctl {
     void (*trace_text)(void *ctx, uint32_t pc, const uint32_t *words, char *buf, size_t n);
     void *trace_ctx;
     int trace_nwords; /* 32-bit words per bundle to print (set by the simulator) */
+    /* the description's rules at run time (TSR_SIM_F_RULES, docs/sim.md "Rules"): the validator's tables
+     * (<t>_sim_init sets them to &<t>_vdesc; NULL: none), the stream checker (made on first use, freed by
+     * <t>_sim_fini / tsr_sim_rules_free), and 1 + the icount of the bundle last stepped into it (0: none
+     * since the last reset), so that a bundle retried after a stall is stepped once */
+    const struct tsr_vdesc *rules_desc;
+    struct tsr_vstream *rules;
+    uint64_t rules_next;
 };
 
-/* Zeroes everything: icount 0, no pending control, not halted, no report, no trace. */
+/* Zeroes everything: icount 0, no pending control, not halted, no report, no trace, no rules (a stream
+ * made before is not freed: tsr_sim_rules_free first). */
 void tsr_sim_ctl_init(struct tsr_sim_ctl *c);
 
 /* Clears the requests of the bundle about to execute. */
@@ -153,6 +163,28 @@ static inline int tsr_sim_check_latency(struct tsr_sim_ctl *c, uint32_t pc, cons
         return 0;
     return tsr_sim_latency_hazard(c, pc, state, elem, dist, latency);
 }
+
+/* ---- the description's rules (TSR_SIM_F_RULES) ---------------------------------------------------
+ * The generated <t>_sim_step calls tsr_sim_rules_step for every bundle it issues, in issue order (after
+ * the ready hook agreed and the trace printed the bundle, before it executes), so the validator's rules
+ * (runtime/validate.h, docs/validate.md) are checked along the path the program really takes, taken
+ * branches and returns included.  Each violation is a hazard "hazard: rule NAME at 0x...: what happened"
+ * (or "resource NAME ...") through tsr_sim_hazard, so TSR_SIM_F_HAZARD_WARN counts them and goes on.  The
+ * history starts again at tsr_sim_rules_reset: <t>_sim_init / _reset, and after the bundle that halts
+ * (a thread end), so the next program run on the core starts afresh (its first bundle is a START). */
+struct tsr_vdesc;    /* runtime/validate.h */
+struct tsr_vstream;  /* runtime/validate.h */
+
+/* Steps the bundle at pc (words: its rules_desc->nwords words) into c->rules, creating it from
+ * c->rules_desc on first use.  Does nothing (returns 0) when TSR_SIM_F_RULES is not set or when the bundle
+ * at this icount was already stepped (a retry after a stall inside the bundle).  Returns 0, TSR_SIM_HAZARD
+ * (the first violation's message in c->msg; 0 instead with TSR_SIM_F_HAZARD_WARN), or TSR_SIM_ERROR when
+ * the simulator has no rules (rules_desc NULL) or memory runs out. */
+int tsr_sim_rules_step(struct tsr_sim_ctl *c, const uint32_t *words, uint32_t pc);
+/* Forgets the history: the next bundle stepped starts a program.  No-op without a stream. */
+void tsr_sim_rules_reset(struct tsr_sim_ctl *c);
+/* Frees the stream (c->rules = NULL; a later step makes a new one). */
+void tsr_sim_rules_free(struct tsr_sim_ctl *c);
 
 /* Lane mask with the low `lanes` bits set (lanes 1..32). */
 static inline uint32_t tsr_sim_all_lanes(int lanes)

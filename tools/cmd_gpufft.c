@@ -18,6 +18,8 @@
  *   --dma-latency D  VPM DMA latency in instructions (qpu_machine_set_dma_latency; default 0)
  *   --hex-dir DIR    directory of shader_*.hex (default: see gpufft_hex_dir)
  *   --fault-twiddle Q  self-test of the diagnosis: corrupt entry 3 of QPU Q's unique twiddles
+ *   --rules / --no-rules  check every issued bundle against the description's hazard rules
+ *                    (TSR_SIM_F_RULES; a violation fails the run), or not (the default: GPU_FFT_RULES_DEFAULT)
  * Exit status: 0 when the error is at most twice GPU_FFT's published figure (gpu_fft.txt) and the
  * simulator reported nothing (no error, hazard, deadlock or peripheral warning), 1 otherwise, 2 for a
  * usage error. */
@@ -31,6 +33,7 @@
 #include <fftw3.h>
 
 #include "gpufft.h"
+#include "sim.h"
 #include "tools.h"
 
 /* Clock of the V3D block on the Raspberry Pi 1 (250 MHz) and the QPU's issue rate: "a 4-way SIMD
@@ -40,8 +43,11 @@
 #define CLOCKS_PER_BUNDLE 4
 #define V3D_MHZ 250.0
 
+/* --rules unless --no-rules (docs/PERFORMANCE.md "Rule checks": what they cost). */
+#define GPU_FFT_RULES_DEFAULT 0
+
 struct opts {
-    int log2n, log2n_set, inverse, batch, tone, two_d, diagnose, trace, fault_qpu;
+    int log2n, log2n_set, inverse, batch, tone, two_d, diagnose, trace, fault_qpu, rules;
     uint64_t seed, max_rounds, dma_latency;
     const char *hex_dir;
 };
@@ -51,7 +57,7 @@ static int usage_error(const char *msg, const char *arg)
     fprintf(stderr, "tessera: error: gpu-fft: %s%s%s\n", msg, arg ? " " : "", arg ? arg : "");
     fprintf(stderr, "usage: tessera gpu-fft [--log2n N] [--inverse] [--batch B] [--input random|tone] [--seed S]\n"
                     "         [--2d] [--diagnose] [--trace] [--max-rounds R] [--dma-latency D] [--hex-dir DIR]\n"
-                    "         [--fault-twiddle Q]      (tessera gpu-fft --help)\n");
+                    "         [--fault-twiddle Q] [--rules|--no-rules]      (tessera gpu-fft --help)\n");
     return 2;
 }
 
@@ -70,7 +76,7 @@ static int number(const char *s, uint64_t *v)
 
 static int parse(int argc, char **argv, struct opts *o)
 {
-    *o = (struct opts){.log2n = 12, .batch = 1, .seed = 1, .fault_qpu = -1};
+    *o = (struct opts){.log2n = 12, .batch = 1, .seed = 1, .fault_qpu = -1, .rules = GPU_FFT_RULES_DEFAULT};
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
         uint64_t n;
@@ -89,7 +95,10 @@ static int parse(int argc, char **argv, struct opts *o)
                    "  --max-rounds R     stop a launch after R rounds\n"
                    "  --dma-latency D    VPM DMA latency in instructions (default 0)\n"
                    "  --hex-dir DIR      directory of shader_*.hex\n"
-                   "  --fault-twiddle Q  corrupt QPU Q's unique twiddles (a self-test of --diagnose)\n");
+                   "  --fault-twiddle Q  corrupt QPU Q's unique twiddles (a self-test of --diagnose)\n"
+                   "  --rules            check every bundle issued against the description's hazard rules%s\n"
+                   "  --no-rules         do not%s\n",
+                   GPU_FFT_RULES_DEFAULT ? " (default)" : "", GPU_FFT_RULES_DEFAULT ? "" : " (default)");
             return 3;
         } else if (!strcmp(a, "--inverse"))
             o->inverse = 1;
@@ -99,6 +108,8 @@ static int parse(int argc, char **argv, struct opts *o)
             o->diagnose = 1;
         else if (!strcmp(a, "--trace"))
             o->trace = 1;
+        else if (!strcmp(a, "--rules") || !strcmp(a, "--no-rules"))
+            o->rules = a[2] == 'r';
         else if (!strcmp(a, "--log2n") || !strcmp(a, "--batch") || !strcmp(a, "--seed") ||
                  !strcmp(a, "--max-rounds") || !strcmp(a, "--dma-latency")) {
             if (number(val, &n))
@@ -234,7 +245,8 @@ static int run_1d(const struct opts *o, const struct gpufft_code *code)
     else
         printf("input: random complex, re and im uniform in [-1, 1), seed %" PRIu64 " (+ job)\n", o->seed);
     struct gpufft_run_opts ro = {.trace = o->trace && !o->diagnose ? stdout : NULL, .max_rounds = o->max_rounds,
-                                  .dma_latency = (unsigned)o->dma_latency};
+                                  .dma_latency = (unsigned)o->dma_latency,
+                                  .sim_flags = o->rules ? TSR_SIM_F_RULES : 0u};
     struct gpufft_cost cost = {0};
     int rc = gpufft_execute(&f, &ro, &cost, err);
     if (rc) {
@@ -309,7 +321,8 @@ static int run_2d(const struct opts *o, const struct gpufft_code *code, const st
         }
     }
     struct gpufft_run_opts ro = {.trace = o->trace ? stdout : NULL, .max_rounds = o->max_rounds,
-                                  .dma_latency = (unsigned)o->dma_latency};
+                                  .dma_latency = (unsigned)o->dma_latency,
+                                  .sim_flags = o->rules ? TSR_SIM_F_RULES : 0u};
     struct gpufft_cost c1 = {0}, ct = {0}, c2 = {0};
     if (!rc && (gpufft_execute(&f1, &ro, &c1, err) || gpufft_trans_execute(&t, &ro, &ct, err))) {
         printf("FAILED: %s\n", err);

@@ -56,7 +56,8 @@ int tool_run_qpu(const struct tool_opts *o, const struct tsr_words *w, const uin
 		memcpy(mem + addrs[q], unif, (size_t)nunif * 4);
 	}
 	struct qpu_run_result res;
-	int st = qpu_run(m, w->w, w->count * 2, o->qpus, addrs, o->max_steps, o->trace ? stdout : NULL, &res);
+	int st = qpu_run_flags(m, w->w, w->count * 2, o->qpus, addrs, o->max_steps, o->rules ? TSR_SIM_F_RULES : 0u,
+			       o->trace ? stdout : NULL, &res);
 	uint64_t total = 0;
 	for (unsigned q = 0; q < o->qpus; q++)
 		total += res.issued[q];

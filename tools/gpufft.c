@@ -498,8 +498,9 @@ static int run(struct gpufft_mem *mm, const struct gpufft_code *code, unsigned n
     if (!res)
         return fail(err, "out of memory");
     double t0 = clock_s(CLOCK_PROCESS_CPUTIME_ID), w0 = clock_s(CLOCK_MONOTONIC);
-    int st = qpu_run(mm->m, code->w, code->nwords, nqpus, addrs, o && o->max_rounds ? o->max_rounds : UINT64_MAX,
-                     o ? o->trace : NULL, res);
+    int st = qpu_run_flags(mm->m, code->w, code->nwords, nqpus, addrs,
+                           o && o->max_rounds ? o->max_rounds : UINT64_MAX, o ? o->sim_flags : 0,
+                           o ? o->trace : NULL, res);
     struct gpufft_cost c = {.nqpus = nqpus, .rounds = res->rounds, .seconds = clock_s(CLOCK_PROCESS_CPUTIME_ID) - t0,
                             .wall = clock_s(CLOCK_MONOTONIC) - w0};
     for (unsigned q = 0; q < nqpus; q++) {

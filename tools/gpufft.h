@@ -151,6 +151,8 @@ struct gpufft_run_opts {
     FILE *trace;         /* every issued bundle (qpu_run's trace), or NULL */
     uint64_t max_rounds; /* 0: unlimited */
     unsigned dma_latency; /* qpu_machine_set_dma_latency for this run (0: DMA done at once) */
+    unsigned sim_flags;  /* TSR_SIM_F_* for every QPU (qpu_run_flags): TSR_SIM_F_RULES checks the
+                            description's rules on every issued bundle (a violation fails the run) */
 };
 /* "shader_4k 0x0120: <disassembly>    // <source line of the hex file>" for the bundle at byte
  * address pc of c (the address the simulator reports; the program runs from address 0). */

@@ -31,8 +31,10 @@ static void usage(FILE *f)
 		"  --uniforms V,V,...       sim: uniform stream (integers, 0x..., or floats like 1.5)\n"
 		"  --max-steps N            sim: stop after N bundles per processor (default 10000000)\n"
 		"  --dump ADDR,LEN          sim: print LEN bytes of memory at ADDR after the run\n"
-		"  --trace                  sim: print every bundle executed and what it wrote\n",
-		tsr_all_targets[0] ? tsr_all_targets[0]->name : "(none built)");
+		"  --trace                  sim: print every bundle executed and what it wrote\n"
+		"  --rules, --no-rules      sim: check every bundle issued against the description's hazard\n"
+		"                           rules, in issue order (a violation stops the run; default: %s)\n",
+		tsr_all_targets[0] ? tsr_all_targets[0]->name : "(none built)", TOOL_SIM_RULES ? "on" : "off");
 }
 
 static int parse_u64(const char *s, uint64_t *v)
@@ -49,7 +51,7 @@ static int parse_u64(const char *s, uint64_t *v)
 int main(int argc, char **argv)
 {
 	struct tool_opts o = { .target = tsr_all_targets[0], .infmt = TSR_WORDS_AUTO, .outfmt = TSR_WORDS_HEX,
-			       .qpus = 1, .max_steps = 10000000 };
+			       .qpus = 1, .max_steps = 10000000, .rules = TOOL_SIM_RULES };
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
@@ -106,6 +108,9 @@ int main(int argc, char **argv)
 			o.dump = val;
 		} else if (!strcmp(a, "--trace")) {
 			o.trace = true;
+			takes = false;
+		} else if (!strcmp(a, "--rules") || !strcmp(a, "--no-rules")) {
+			o.rules = a[2] == 'r';
 			takes = false;
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "tessera: error: unknown option '%s'\n", a);

@@ -20,9 +20,15 @@ struct tool_opts {
 	uint64_t max_steps;              /* --max-steps N */
 	const char *uniforms;            /* --uniforms v,v,... (numbers or floats) */
 	const char *dump;                /* --dump ADDR,LEN: memory to print after a run */
+	bool rules;                      /* --rules / --no-rules: sim checks every issued bundle against the
+	                                    description's hazard rules (TSR_SIM_F_RULES; default TOOL_SIM_RULES) */
 	int nargs;
 	char **args;                     /* positional arguments */
 };
+
+/* Whether `tessera sim` (and `demo`) check the description's rules when neither --rules nor --no-rules
+ * is given (docs/PERFORMANCE.md "Rule checks" measures the cost). */
+#define TOOL_SIM_RULES true
 
 /* Each command returns the process exit status (0 ok, 1 bad input, 2 usage). */
 int cmd_asm(struct tool_opts *o);

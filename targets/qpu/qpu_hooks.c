@@ -215,6 +215,13 @@ void qpu_trace_text(void *ctx, uint32_t pc, const uint32_t *words, char *buf, si
 int qpu_run(struct qpu_machine *m, const uint32_t *code, size_t nwords, unsigned nqpus,
             const uint32_t *uniform_addrs, uint64_t max_steps, FILE *trace, struct qpu_run_result *res)
 {
+    return qpu_run_flags(m, code, nwords, nqpus, uniform_addrs, max_steps, 0, trace, res);
+}
+
+int qpu_run_flags(struct qpu_machine *m, const uint32_t *code, size_t nwords, unsigned nqpus,
+                  const uint32_t *uniform_addrs, uint64_t max_steps, unsigned flags, FILE *trace,
+                  struct qpu_run_result *res)
+{
     memset(res, 0, sizeof *res);
     if (!m || nqpus == 0 || nqpus > qpu_machine_nqpus(m) || !code || !uniform_addrs) {
         res->status = TSR_SIM_ERROR;
@@ -238,6 +245,7 @@ int qpu_run(struct qpu_machine *m, const uint32_t *code, size_t nwords, unsigned
         sims[q].core.trace = trace;
         sims[q].core.trace_name = names[q];
         sims[q].core.trace_text = qpu_trace_text;
+        sims[q].core.flags = flags;
     }
     unsigned active = nqpus;
     uint64_t idle = 0;
@@ -280,8 +288,14 @@ int qpu_run(struct qpu_machine *m, const uint32_t *code, size_t nwords, unsigned
     }
     if (res->status == TSR_SIM_OK && active == 0)
         res->status = TSR_SIM_HALTED;
-    for (unsigned q = 0; q < nqpus; q++)
+    for (unsigned q = 0; q < nqpus; q++) {
+        if ((flags & TSR_SIM_F_HAZARD_WARN) && sims[q].core.nhazards) {
+            if (!res->hazards)
+                snprintf(res->hazard, sizeof res->hazard, "qpu%u: %s", q, sims[q].core.msg);
+            res->hazards += sims[q].core.nhazards;
+        }
         qpu_sim_fini(&sims[q]);
+    }
     free(sims);
     return res->status;
 }

@@ -56,6 +56,11 @@ struct qpu_run_result {
     uint64_t rounds;   /* round-robin rounds run */
     uint64_t issued[QPU_MAX_QPUS], stalls[QPU_MAX_QPUS];
     char msg[TSR_SIM_MSG + 64];
+    /* with TSR_SIM_F_HAZARD_WARN: hazards counted on all QPUs (latency, guard and, with TSR_SIM_F_RULES,
+     * rule reports), and the first one of the lowest-numbered QPU that had any ("qpuN: hazard: ...";
+     * empty if none).  Without it a hazard stops the run (status TSR_SIM_HAZARD, msg). */
+    uint64_t hazards;
+    char hazard[TSR_SIM_MSG + 64];
 };
 
 #define QPU_RUN_IDLE_LIMIT 100000u
@@ -68,5 +73,13 @@ struct qpu_run_result {
  * NULL): every issued bundle with the registers it wrote, prefixed by "qpuN".  Returns res->status. */
 int qpu_run(struct qpu_machine *m, const uint32_t *code, size_t nwords, unsigned nqpus,
             const uint32_t *uniform_addrs, uint64_t max_steps, FILE *trace, struct qpu_run_result *res);
+/* The same with `flags` (TSR_SIM_F_*, runtime/sim.h) in every QPU's struct tsr_sim_ctl:
+ * TSR_SIM_F_RULES checks each QPU's issued bundles, in its own issue order, against the description's
+ * rules (one rule checker per QPU, started afresh with the QPU's program; a bundle that stalls and is
+ * retried is checked once); TSR_SIM_F_HAZARD_WARN counts hazards in res->hazards and keeps running.
+ * qpu_run is qpu_run_flags with flags 0. */
+int qpu_run_flags(struct qpu_machine *m, const uint32_t *code, size_t nwords, unsigned nqpus,
+                  const uint32_t *uniform_addrs, uint64_t max_steps, unsigned flags, FILE *trace,
+                  struct qpu_run_result *res);
 
 #endif
