@@ -18,6 +18,7 @@
 #include "textcodec.h"
 
 #define MAXPARTS TSR_PACK_MAXPARTS
+#define PRIORITIES 3      /* list-scheduling priorities tried per block (struct sched.variant) */
 
 /* One bundle of the output. */
 struct obundle {
@@ -101,6 +102,7 @@ struct sched {
     struct obundle *bs;
     int nb, cap;
     size_t hstart;
+    int variant;      /* priority of the list scheduler: 0 height, 1 program order, 2 height then successors */
 };
 
 static const struct tsr_vbundle *hist_at(const struct sched *S, size_t g)
@@ -457,9 +459,12 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, unsig
                 fixed[i] |= (uint64_t)1 << s;
         }
     }
+    int *key = calloc((size_t)n + 1, sizeof *key);   /* larger first */
+    for (int i = 0; i < nn; i++)
+        key[i] = S->variant == 1 ? 0 : S->variant == 2 ? h[i] * 256 + (succ[i].n < 255 ? succ[i].n : 255) : h[i];
     for (int i = 1; i < nn; i++)
-        for (int j = i; j > 0 && (h[order[j]] > h[order[j - 1]] ||
-                                  (h[order[j]] == h[order[j - 1]] && !flex[order[j]] && flex[order[j - 1]])); j--) {
+        for (int j = i; j > 0 && (key[order[j]] > key[order[j - 1]] ||
+                                  (key[order[j]] == key[order[j - 1]] && !flex[order[j]] && flex[order[j - 1]])); j--) {
             int x = order[j];
             order[j] = order[j - 1];
             order[j - 1] = x;
@@ -533,6 +538,7 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, unsig
     free(order);
     free(flex);
     free(fixed);
+    free(key);
     return rc;
 }
 
@@ -623,7 +629,7 @@ int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_
     if (t->assemble_one("nop", 3, 0, nw, NULL, 0))
         return tsr_diag_error(d, path, 0, 0, "target '%s' cannot assemble 'nop'", t->name);
     memcpy(P.nopw, nw, sizeof P.nopw);
-    struct sched S = { &P, NULL, 0, 0, 0 };
+    struct sched S = { &P, NULL, 0, 0, 0, 0 };
     unsigned capb = 0;
     struct tsr_pack_stats local;
     if (!st)
@@ -641,10 +647,41 @@ int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_
                 if (u[e - 1].ev.ctl != TSR_PACK_CTL_NONE)
                     break;
             }
-        S.nb = 0;
         S.hstart = falls ? 0 : P.n;
         unsigned lower = 0;
-        rc = schedule_block(&S, u + s, (int)(e - s), &lower, path, d);
+        /* several priorities; the shortest schedule wins (the first on ties) */
+        struct obundle *best = NULL;
+        int nbest = 0;
+        for (int v = 0; v < PRIORITIES && !rc; v++) {
+            S.nb = 0;
+            S.variant = v;
+            bool wl = P.want_lower;
+            P.want_lower = wl && v == 0;
+            unsigned lv = 0;
+            rc = schedule_block(&S, u + s, (int)(e - s), &lv, path, d);
+            P.want_lower = wl;
+            if (v == 0)
+                lower = lv;
+            if (!rc && (!best || S.nb < nbest)) {
+                for (int c = 0; c < nbest; c++)
+                    tsr_pack_ev_free(&best[c].ev);
+                free(best);
+                best = calloc((size_t)S.nb + 1, sizeof *best);
+                copy_bundles(&P, best, S.bs, S.nb);
+                nbest = S.nb;
+            }
+            for (int c = 0; c < S.nb; c++)
+                tsr_pack_ev_free(&S.bs[c].ev);
+            S.nb = 0;
+        }
+        if (!rc) {
+            block_bundle(&S, nbest - 1);
+            for (int c = 0; c < nbest; c++) {
+                tsr_pack_ev_free(&S.bs[c].ev);
+                S.bs[c] = best[c];
+            }
+        }
+        free(best);
         if (st->nblocks == capb) {
             capb = capb ? 2 * capb : 16;
             st->blocks = realloc(st->blocks, capb * sizeof *st->blocks);
