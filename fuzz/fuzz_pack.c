@@ -85,6 +85,7 @@ static unsigned take(struct gen *g, unsigned k)
     g->i++;
     return k ? b % k : 0;
 }
+/* Is feature f (enum feat) enabled? */
 static int has(const struct gen *g, unsigned f) { return (g->feat & f) != 0; }
 
 static const unsigned REGS[8] = { 0, 1, 2, 3, 4, 5, 6, 14 };
@@ -328,6 +329,7 @@ static void reference_text(const struct item *it, int n, struct tsr_buf *out)
 
 struct init { uint32_t acc[6][16], ra[32][16], rb[32][16], z[16], n[16], c[16], unif[NUNIF]; };
 
+/* xorshift32: the initial state and uniforms come from the 4 seed bytes. */
 static uint32_t rng_next(uint32_t *s)
 {
     *s ^= *s << 13;
@@ -506,6 +508,7 @@ static int assemble(const char *path, const struct tsr_buf *text, struct tsr_wor
     return rc ? -1 : 0;
 }
 
+/* tsr_validate on w; the first violations go to r->msg, the first rule's name to r->rule.  Returns the count. */
 static size_t validate(const struct tsr_words *w, struct result *r)
 {
     struct vctx c = { r, 0 };
@@ -584,6 +587,7 @@ static int minimise(struct item *it, int n, const struct init *in, const char *s
     return n;
 }
 
+/* Prints a failure: its kind, message, the input and the packed (or reference) program. */
 static void dump(const char *title, const struct result *r)
 {
     fprintf(stderr, "==== %s: %s\n%s\n---- input (one operation per line):\n%.*s", title, FAIL_NAMES[r->fail], r->msg,
