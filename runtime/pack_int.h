@@ -60,6 +60,13 @@ size_t tsr_pack_solo_check(const struct tsr_vdesc *D, const struct tsr_vbundle *
  * simulator (false without one). */
 bool tsr_pack_same_meaning(const struct tsr_target *t, const uint32_t *a, const uint32_t *b);
 
+/* pack_equiv.c: does the bundle at m do what its k parts (each assembled alone at parts[i]) do, side by
+ * side?  Each element of the state the value the part that writes it gives, or unchanged; the peripheral
+ * accesses those of the parts.  Checked in the generated simulator from pseudo-random states (true without
+ * one); verdicts are cached.  Catches an assembler that encodes a part differently once joined (a pack that
+ * changes meaning with the ALU it lands on, a `mov.setf` immediate that becomes an `or` and clears C). */
+bool tsr_pack_merge_same(const struct tsr_target *t, const uint32_t *m, const uint32_t *const *parts, int k);
+
 /* pack.c */
 char *tsr_pack_canon(const struct tsr_target *t, const uint32_t *w, char **full);
 

@@ -23,6 +23,7 @@
 /* One bundle of the output. */
 struct obundle {
     const char *parts[MAXPARTS];
+    const uint32_t *pw[MAXPARTS]; /* the words of each part alone */
     int k;
     const char *const *labels;    /* printed before it */
     int nlabels;
@@ -69,9 +70,11 @@ static const char *unit_text(const struct tsr_pack_unit *x)
     return x->text ? x->text : x->full;
 }
 
-/* Tries to add text `add` to the bundle parts (k of them), at any position; on success rewrites parts
- * (inserting it), puts the words in w and returns 1. */
-static int try_merge(const struct tsr_target *t, const char **parts, int k, const char *add, uint32_t *w)
+/* Tries to add text `add` (its words alone: addw) to the bundle parts (k of them, their words alone in pw),
+ * at any position; the joined bundle must assemble and do what its parts do (tsr_pack_merge_same).  On
+ * success rewrites parts and pw (inserting it), puts the words in w and returns 1. */
+static int try_merge(const struct tsr_target *t, const char **parts, const uint32_t **pw, int k, const char *add,
+                     const uint32_t *addw, uint32_t *w)
 {
     struct tsr_buf b = { 0 };
     for (int pos = 0; pos <= k; pos++) {
@@ -83,8 +86,15 @@ static int try_merge(const struct tsr_target *t, const char **parts, int k, cons
             tsr_buf_puts(&b, s);
         }
         if (!t->assemble_one(b.data, b.len, 0, w, NULL, 0)) {
+            const uint32_t *all[MAXPARTS];
+            for (int i = 0, j = 0; i <= k; i++)
+                all[i] = i == pos ? addw : pw[j++];
+            if (!tsr_pack_merge_same(t, w, all, k + 1))
+                continue;
             memmove(parts + pos + 1, parts + pos, (size_t)(k - pos) * sizeof *parts);
+            memmove(pw + pos + 1, pw + pos, (size_t)(k - pos) * sizeof *pw);
             parts[pos] = add;
+            pw[pos] = addw;
             tsr_buf_free(&b);
             return 1;
         }
@@ -220,8 +230,9 @@ static unsigned lower_bound(const struct tsr_target *t, const struct tsr_pack_un
             if (j == i || !u[j].text || (j == ctl && u[j].ev.ctl == TSR_PACK_CTL_JUMP))
                 continue;
             const char *parts[MAXPARTS] = { u[i].text };
+            const uint32_t *pw[MAXPARTS] = { u[i].w };
             uint32_t w[8];
-            pairs = try_merge(t, parts, 1, u[j].text, w);
+            pairs = try_merge(t, parts, pw, 1, u[j].text, u[j].w, w);
         }
         solo[i] = !pairs && nn + (ctl >= 0) > 1;
         alone += solo[i];
@@ -353,7 +364,7 @@ static void place_ctl(struct sched *S, const struct tsr_pack_unit *u, int ctl, c
             if (merge) {
                 struct obundle *b = &S->bs[bpos];
                 uint32_t w[8];
-                if (b->k >= MAXPARTS - 1 || !try_merge(P->t, b->parts, b->k, unit_text(x), w))
+                if (b->k >= MAXPARTS - 1 || !try_merge(P->t, b->parts, b->pw, b->k, unit_text(x), x->w, w))
                     continue;
                 b->k++;
                 set_words(P, b, w);
@@ -369,6 +380,7 @@ static void place_ctl(struct sched *S, const struct tsr_pack_unit *u, int ctl, c
                 struct obundle *b = &S->bs[bpos];
                 b->k = 1;
                 b->parts[0] = unit_text(x);
+                b->pw[0] = x->w;
                 set_words(P, b, x->w);
             }
             S->bs[bpos].ctl = x->ev.ctl;
@@ -394,6 +406,7 @@ static void place_ctl(struct sched *S, const struct tsr_pack_unit *u, int ctl, c
     struct obundle *b = block_bundle(S, S->nb);
     b->k = 1;
     b->parts[0] = unit_text(x);
+    b->pw[0] = x->w;
     set_words(P, b, x->w);
     b->ctl = x->ev.ctl;
     b->delay = delay;
@@ -411,6 +424,7 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, unsig
         struct obundle *b = block_bundle(S, 0);
         b->k = 1;
         b->parts[0] = unit_text(&u[0]);
+        b->pw[0] = u[0].w;
         set_words(P, b, u[0].w);
         b->ctl = TSR_PACK_CTL_OPAQUE;
         b->delay = u[0].ev.delay;
@@ -497,19 +511,23 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, unsig
                 if (!ready)
                     continue;
                 const char *parts[MAXPARTS];
+                const uint32_t *pw[MAXPARTS];
                 uint32_t w[8];
                 memcpy(parts, b->parts, sizeof parts);
+                memcpy(pw, b->pw, sizeof pw);
                 if (b->k == 0) {
                     parts[0] = unit_text(&u[i]);
+                    pw[0] = u[i].w;
                     memcpy(w, u[i].w, t->nwords * 4);
                 } else if (!u[i].text || b->k >= MAXPARTS - 1 || (fixed[i] & b->fixed) ||
-                           !try_merge(t, parts, b->k, u[i].text, w)) {
+                           !try_merge(t, parts, pw, b->k, u[i].text, u[i].w, w)) {
                     continue;   /* (two ops that only one slot can do never share a bundle) */
                 }
                 tsr_pack_ev_init(t, w, &cand);
                 if (oracle(S, g, &cand.vb))
                     continue;
                 memcpy(b->parts, parts, sizeof parts);
+                memcpy(b->pw, pw, sizeof pw);
                 b->k++;
                 b->fixed |= fixed[i];
                 set_words(P, b, w);

@@ -17,8 +17,8 @@ int cmd_pack(struct tool_opts *o)
     const char *path = o->args[0];
     int rc = tsr_file_read(path, &in, &d);
     struct tsr_pack_stats st;
-    if (!rc)
-        rc = tsr_pack_text(o->target, path, in.data ? in.data : "", in.len, &out, &st, &d);
+    if (!rc)   /* statistics (their lower bounds cost time) only for --trace */
+        rc = tsr_pack_text(o->target, path, in.data ? in.data : "", in.len, &out, o->trace ? &st : NULL, &d);
     if (!rc && o->trace) {   /* --trace: the blocks, to standard error */
         fprintf(stderr, "%s: %u operations, %u blocks, %u bundles, lower bound %u\n", path, st.nops, st.nblocks,
                 st.nbundles, st.lower);
@@ -26,7 +26,7 @@ int cmd_pack(struct tool_opts *o)
             fprintf(stderr, "  block at line %u: %u operations, %u bundles, lower bound %u\n", st.blocks[i].line,
                     st.blocks[i].nops, st.blocks[i].bundles, st.blocks[i].lower);
     }
-    if (!rc)
+    if (!rc && o->trace)
         tsr_pack_stats_free(&st);
     if (!rc)
         rc = tool_write_output(o, &out, &d);
