@@ -33,9 +33,11 @@ static int hook_call(void *ctx, int hook, enum tsr_hook_kind kind, const uint32_
     struct hlog *L = ctx;
     if (hook < 0)   /* ready / retire: the bundle's words differ by construction */
         return 0;
+    /* A call is known by its hook and its last argument (the address: the QPU's io_read(file, addr) reads
+     * `unif` through either regfile side, and the assembler keeps the side where the names differ). */
     uint64_t h = mix(L->seed ^ (uint64_t)(hook + 1) * 0x9e3779b97f4a7c15ull ^ (uint64_t)kind << 56);
-    for (int i = 0; i < nargs; i++)
-        h = mix(h ^ args[i]);
+    if (nargs > 0)
+        h = mix(h ^ args[nargs - 1]);
     if (v && kind == TSR_HOOK_READ) {
         for (int l = 0; l < TSR_SIM_MAX_LANES; l++)
             v[l] = (uint32_t)mix(h + (uint64_t)l);

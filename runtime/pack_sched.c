@@ -76,15 +76,27 @@ static const char *unit_text(const struct tsr_pack_unit *x)
 static int try_merge(const struct tsr_target *t, const char **parts, const uint32_t **pw, int k, const char *add,
                      const uint32_t *addw, uint32_t *w)
 {
-    struct tsr_buf b = { 0 };
+    struct tsr_buf b = { 0 }, ov = { 0 };
     for (int pos = 0; pos <= k; pos++) {
         tsr_buf_clear(&b);
+        tsr_buf_clear(&ov);
         for (int i = 0, j = 0; i <= k; i++) {
             const char *s = i == pos ? add : parts[j++];
+            /* field overrides (`{ws=1}`) end a bundle's text: the parts' go together at the end */
+            const char *o = strstr(s, " {");
             if (i)
                 tsr_buf_puts(&b, "; ");
-            tsr_buf_puts(&b, s);
+            tsr_buf_append(&b, s, o ? (size_t)(o - s) : strlen(s));
+            if (o) {
+                size_t ol = strlen(o + 2);
+                if (ol && o[2 + ol - 1] == '}')
+                    ol--;
+                tsr_buf_puts(&ov, ov.len ? ", " : "");
+                tsr_buf_append(&ov, o + 2, ol);
+            }
         }
+        if (ov.len)
+            tsr_buf_printf(&b, " {%s}", ov.data);
         if (!t->assemble_one(b.data, b.len, 0, w, NULL, 0)) {
             const uint32_t *all[MAXPARTS];
             for (int i = 0, j = 0; i <= k; i++)
@@ -96,10 +108,12 @@ static int try_merge(const struct tsr_target *t, const char **parts, const uint3
             parts[pos] = add;
             pw[pos] = addw;
             tsr_buf_free(&b);
+            tsr_buf_free(&ov);
             return 1;
         }
     }
     tsr_buf_free(&b);
+    tsr_buf_free(&ov);
     return 0;
 }
 
@@ -569,10 +583,15 @@ static void emit(const struct prog *P, struct tsr_buf *out)
         for (int l = 0; l < b->nlabels; l++)
             tsr_buf_printf(out, "%s:\n", b->labels[l]);
         tsr_buf_puts(out, "    ");
-        if (!b->k)
-            tsr_buf_puts(out, "nop");
-        for (int k = 0; k < b->k; k++)
-            tsr_buf_printf(out, "%s%s", k ? "; " : "", b->parts[k]);
+        if (b->ctl == TSR_PACK_CTL_NONE) {
+            /* the words are the truth (the parts were checked to mean the same joined): print them */
+            P->t->disasm(b->w, 0, out);
+        } else {   /* a branch keeps its label */
+            if (!b->k)
+                tsr_buf_puts(out, "nop");
+            for (int k = 0; k < b->k; k++)
+                tsr_buf_printf(out, "%s%s", k ? "; " : "", b->parts[k]);
+        }
         tsr_buf_puts(out, "\n");
     }
 }
