@@ -119,6 +119,9 @@ static int try_merge(const struct tsr_target *t, const char **parts, const uint3
 
 /* ---- the validator as oracle ------------------------------------------------------------------------ */
 
+struct edge { int to, lat; };
+struct elist { struct edge *e; int n, cap; };
+
 /* The schedule being formed: the program so far (P), the block's own bundles (bs[0..nb), at P->n..),
  * and where the history known on this path starts (hstart: a global index). */
 struct sched {
@@ -127,7 +130,21 @@ struct sched {
     int nb, cap;
     size_t hstart;
     int variant;      /* priority of the list scheduler: 0 height, 1 program order, 2 height then successors */
+    struct elist *pred, *succ;   /* the block's dependence graph (built by variant 0, kept for the others) */
+    int ngraph;
 };
+
+static void free_graph(struct sched *S)
+{
+    for (int i = 0; i < S->ngraph; i++) {
+        free(S->pred[i].e);
+        free(S->succ[i].e);
+    }
+    free(S->pred);
+    free(S->succ);
+    S->pred = S->succ = NULL;
+    S->ngraph = 0;
+}
 
 static const struct tsr_vbundle *hist_at(const struct sched *S, size_t g)
 {
@@ -169,8 +186,6 @@ static struct obundle *block_bundle(struct sched *S, int c)
 }
 
 /* ---- one block ------------------------------------------------------------------------------------- */
-struct edge { int to, lat; };
-struct elist { struct edge *e; int n, cap; };
 
 static void add_edge(struct elist *l, int to, int lat)
 {
@@ -448,15 +463,20 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, unsig
     }
     int ctl = n > 0 && (u[n - 1].ev.ctl == TSR_PACK_CTL_JUMP || u[n - 1].ev.ctl == TSR_PACK_CTL_END) ? n - 1 : -1;
     int nn = ctl >= 0 ? n - 1 : n;   /* units scheduled by the list scheduler */
-    struct elist *pred = calloc((size_t)n + 1, sizeof *pred), *succ = calloc((size_t)n + 1, sizeof *succ);
-    for (int j = 0; j < n; j++)
-        for (int i = 0; i < j; i++) {
-            int l = tsr_pack_dep(P->D, &u[i].ev, &u[j].ev);
-            if (l >= 0) {
-                add_edge(&pred[j], i, l);
-                add_edge(&succ[i], j, l);
+    if (!S->pred) {
+        S->pred = calloc((size_t)n + 1, sizeof *S->pred);
+        S->succ = calloc((size_t)n + 1, sizeof *S->succ);
+        S->ngraph = n;
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < j; i++) {
+                int l = tsr_pack_dep(P->D, &u[i].ev, &u[j].ev);
+                if (l >= 0) {
+                    add_edge(&S->pred[j], i, l);
+                    add_edge(&S->succ[i], j, l);
+                }
             }
-        }
+    }
+    const struct elist *pred = S->pred, *succ = S->succ;
     int *h = calloc((size_t)n + 1, sizeof *h);
     for (int i = n - 1; i >= 0; i--) {
         h[i] = i == ctl ? 1 + u[i].ev.delay : 1;   /* what feeds a branch goes first: its delay slots follow */
@@ -559,12 +579,6 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, unsig
     tsr_pack_ev_free(&cand);
     if (!rc && ctl >= 0)
         place_ctl(S, u, ctl, cyc, pred);
-    for (int i = 0; i < n; i++) {
-        free(pred[i].e);
-        free(succ[i].e);
-    }
-    free(pred);
-    free(succ);
     free(h);
     free(cyc);
     free(order);
@@ -666,7 +680,7 @@ int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_
     if (t->assemble_one("nop", 3, 0, nw, NULL, 0))
         return tsr_diag_error(d, path, 0, 0, "target '%s' cannot assemble 'nop'", t->name);
     memcpy(P.nopw, nw, sizeof P.nopw);
-    struct sched S = { &P, NULL, 0, 0, 0, 0 };
+    struct sched S = { &P, NULL, 0, 0, 0, 0, NULL, NULL, 0 };
     unsigned capb = 0;
     struct tsr_pack_stats local;
     if (!st)
@@ -719,6 +733,7 @@ int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_
             }
         }
         free(best);
+        free_graph(&S);
         if (st->nblocks == capb) {
             capb = capb ? 2 * capb : 16;
             st->blocks = realloc(st->blocks, capb * sizeof *st->blocks);
