@@ -38,6 +38,18 @@ int gen_target(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
     for (int i = 0; i < m->nops; i++)
         tsr_buf_printf(out, "%s%d", i ? ", " : "", m->ops[i].slot);
     tsr_buf_puts(out, m->nops ? "};\n\n" : "0};\n\n");
+    tsr_buf_puts(out, "static const uint64_t op_attrs[] = {");
+    for (int i = 0; i < m->nops; i++)
+        tsr_buf_printf(out, "%s0x%llxu", i ? ", " : "", (unsigned long long)m->ops[i].attrs);
+    tsr_buf_puts(out, m->nops ? "};\n\n" : "0};\n\n");
+    tsr_buf_puts(out, "static const char *const attr_names[] = {");
+    for (int i = 0; i < m->nattrs; i++) {
+        struct tsr_buf q = {0};
+        gen_cstring(&q, m->attrs[i]);
+        tsr_buf_printf(out, "%s%s", i ? ", " : "", q.data);
+        tsr_buf_free(&q);
+    }
+    tsr_buf_puts(out, m->nattrs ? "};\n\n" : "NULL};\n\n");
     tsr_buf_printf(out,
         "static void inst_set_field(void *inst, unsigned field, uint64_t v)\n"
         "{\n"
@@ -56,6 +68,7 @@ int gen_target(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
         "    .nformats = %s_NFORMATS, .nslots = %s_NSLOTS, .nops = %s_NOPS, .nfields = %s_NFIELDS,\n"
         "    .format_names = %s_format_names, .slot_names = %s_slot_names,\n"
         "    .op_names = %s_op_names, .op_slot = op_slot,\n"
+        "    .op_attrs = op_attrs, .nattrs = %d, .attr_names = attr_names,\n"
         "    .field_names = %s_field_names, .field_width = field_width,\n"
         "    .inst_format = inst_format, .inst_op = inst_op, .inst_field = inst_field,\n"
         "    .inst_set_field = inst_set_field,\n"
@@ -65,6 +78,6 @@ int gen_target(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
         "    .vdesc = &%s_vdesc,\n"
         "};\n",
         lo, m->name, m->word_bits, m->word_bits / 32, m->lanes, m->pc_step, lo, lo, lo, lo, lo, up, up, up, up, lo,
-        lo, lo, lo, lo, lo, lo, lo);
+        lo, lo, m->nattrs, lo, lo, lo, lo, lo);
     return 0;
 }

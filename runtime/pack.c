@@ -83,6 +83,50 @@ static char *short_form(const struct tsr_target *t, const char *full)
     return r;
 }
 
+/* For a unit whose one op has the description's `commutative` attribute: its text with the last two operands
+ * swapped (`fadd r0, r1, ra2` -> `fadd r0, ra2, r1`), if that assembles alone to an instruction of the same
+ * meaning (checked in the simulator); else NULL.  The scheduler tries it when the unit does not fit as written. */
+static char *swapped(const struct tsr_target *t, const struct tsr_pack_unit *x)
+{
+    if (!x->text || strchr(x->text, ';') || strchr(x->text, '{') || !t->op_attrs)
+        return NULL;
+    int ca = -1;
+    for (unsigned a = 0; a < t->nattrs && a < 64; a++)
+        if (!strcmp(t->attr_names[a], "commutative"))
+            ca = (int)a;
+    if (ca < 0)
+        return NULL;
+    void *inst = calloc(1, t->inst_size);
+    t->decode(x->w, inst);
+    int nops = 0;
+    bool comm = false;
+    for (unsigned s = 0; s < t->nslots; s++) {
+        unsigned op = t->inst_op(inst, s);
+        if (op == TSR_NO_OP || !strcmp(t->op_names[op], "nop") || !strcmp(t->op_names[op], "none") ||
+            !strcmp(t->op_names[op], "idle"))
+            continue;
+        nops++;
+        comm = t->op_attrs[op] >> ca & 1;
+    }
+    free(inst);
+    if (nops != 1 || !comm)
+        return NULL;
+    const char *c1 = strstr(x->text, ", "), *c2 = c1 ? strstr(c1 + 2, ", ") : NULL;
+    if (!c2 || strstr(c2 + 2, ", ") || strchr(c2 + 2, ' '))
+        return NULL;   /* exactly three operands, the last a single word */
+    struct tsr_buf b = { 0 };
+    tsr_buf_append(&b, x->text, (size_t)(c1 - x->text) + 2);
+    tsr_buf_puts(&b, c2 + 2);
+    tsr_buf_puts(&b, ", ");
+    tsr_buf_append(&b, c1 + 2, (size_t)(c2 - c1 - 2));
+    uint32_t w[8];
+    char *r = NULL;
+    if (!t->assemble_one(b.data, b.len, 0, w, NULL, 0) && tsr_pack_same_meaning(t, x->w, w))
+        r = strdup(b.data);
+    tsr_buf_free(&b);
+    return r;
+}
+
 /* ---- input ------------------------------------------------------------------------------------- */
 
 struct label { char *name; unsigned line; };
@@ -196,6 +240,7 @@ int tsr_pack_text(const struct tsr_target *t, const char *path, const char *text
         if (!x->text)   /* an op kept in its slot (`nop; mov r0.8a, r0`): joins others in its short form,
                          * which the scheduler's check of joined bundles holds to the same meaning */
             x->text = short_form(t, x->full);
+        x->alt = swapped(t, x);
         char msg[400];
         if (tsr_pack_solo_check(t->vdesc, &x->ev.vb, msg, sizeof msg))
             rc = tsr_diag_error(d, path, x->line, x->col, "this operation breaks a rule by itself: %s", msg);
@@ -218,6 +263,7 @@ int tsr_pack_text(const struct tsr_target *t, const char *path, const char *text
         free(u[i].text);
         free(u[i].full);
         free(u[i].src);
+        free(u[i].alt);
         tsr_pack_ev_free(&u[i].ev);
     }
     free(u);

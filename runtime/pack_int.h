@@ -35,6 +35,7 @@ struct tsr_pack_unit {
     char *text;                 /* canonical text (parts joined by "; "), NULL: cannot share a bundle */
     char *full;                 /* full disassembly */
     char *src;                  /* source text of the line (branches are printed with it: labels) */
+    char *alt;                  /* a commutative op with its sources swapped (same meaning), or NULL */
     const char *labels[TSR_PACK_MAX_LABELS];
     int nlabels;
     struct tsr_pack_ev ev;

@@ -554,8 +554,10 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, unsig
                     pw[0] = u[i].w;
                     memcpy(w, u[i].w, t->nwords * 4);
                 } else if (!u[i].text || b->k >= MAXPARTS - 1 || (fixed[i] & b->fixed) ||
-                           !try_merge(t, parts, pw, b->k, u[i].text, u[i].w, w)) {
-                    continue;   /* (two ops that only one slot can do never share a bundle) */
+                           (!try_merge(t, parts, pw, b->k, u[i].text, u[i].w, w) &&
+                            (!u[i].alt || !try_merge(t, parts, pw, b->k, u[i].alt, u[i].w, w)))) {
+                    continue;   /* (two ops that only one slot can do never share a bundle; a commutative op
+                                 * is tried with its sources swapped) */
                 }
                 tsr_pack_ev_init(t, w, &cand);
                 if (oracle(S, g, &cand.vb))

@@ -74,6 +74,9 @@ struct tsr_target {
     const char *const *slot_names;
     const char *const *op_names;     /* several ops may share a name (aliases) */
     const unsigned short *op_slot;   /* slot of each op */
+    const uint64_t *op_attrs;        /* attributes of each op: bit i = attr_names[i] (the first 64) */
+    unsigned nattrs;
+    const char *const *attr_names;   /* `op NAME : slot ATTR ...` in the description, e.g. "commutative" */
     const char *const *field_names;
     const unsigned char *field_width;
 
