@@ -232,6 +232,11 @@ static void slot_use(const struct tsr_target *t, const uint32_t *w, int *use, bo
 
 /* Lower bound of a block: the larger of the slot-resource bound and the latency-weighted critical path
  * (a control unit adds its own instruction and, at the end, its delay slots). */
+static int cmp_desc(const void *a, const void *b)
+{
+    return *(const int *)b - *(const int *)a;
+}
+
 static unsigned lower_bound(const struct tsr_target *t, const struct tsr_pack_unit *u, int n, int nn,
                             const struct elist *pred, int ctl)
 {
@@ -248,7 +253,20 @@ static unsigned lower_bound(const struct tsr_target *t, const struct tsr_pack_un
         int end = i == ctl ? est[i] + 1 + u[i].ev.delay : est[i] + 1;
         cp = end > cp ? end : cp;
     }
-    free(est);
+    /* q[i]: bundles from i's to the end of the block, i's included (its dependents' latencies; a branch: its
+     * own bundle and its delay slots) */
+    int *q = calloc((size_t)n + 1, sizeof *q);
+    for (int i = n - 1; i >= 0; i--) {
+        if (q[i] < (i == ctl ? 1 + u[i].ev.delay : 1))
+            q[i] = i == ctl ? 1 + u[i].ev.delay : 1;
+        for (int k = 0; k < pred[i].n; k++) {
+            int p = pred[i].e[k].to, l = pred[i].e[k].lat;
+            if (i == ctl && l < 1)
+                l = 1;
+            if (l + q[i] > q[p])
+                q[p] = l + q[i];
+        }
+    }
     /* Units that cannot share a bundle with any other unit of the block (the assembler cannot encode the
      * pair: a load immediate of a value no other needs) take a bundle each; the others share the slots. */
     int alone = 0, maxslots = 1;
@@ -277,7 +295,7 @@ static unsigned lower_bound(const struct tsr_target *t, const struct tsr_pack_un
      * of slots, the ops whose candidates lie in T need at least ceil(count / d) bundles, d the most slots of
      * T one format has (a bundle has one format).  T ranges over the unions of the candidate sets met. */
     const struct tsr_tc_isa *isa = t->text;
-    int nitems = 0, cap = 0;
+    int nitems = 0, cap = 0, *owner = NULL;
     uint64_t *cand = NULL;
     for (int i = 0; i < nn; i++) {
         if (solo[i])
@@ -297,11 +315,16 @@ static unsigned lower_bound(const struct tsr_target *t, const struct tsr_pack_un
                 if (nitems == cap) {
                     cap = cap ? 2 * cap : 32;
                     cand = realloc(cand, (size_t)cap * sizeof *cand);
+                    owner = realloc(owner, (size_t)cap * sizeof *owner);
                 }
+                owner[nitems] = i;
                 cand[nitems++] = m;
             }
         free(inst);
     }
+    int *E = malloc(((size_t)nitems + 1) * sizeof *E), *Q = malloc(((size_t)nitems + 1) * sizeof *Q);
+    int *L = malloc(((size_t)nitems + 1) * sizeof *L), hbt = 0;
+    bool jump = ctl >= 0 && (u[ctl].ev.ctl == TSR_PACK_CTL_JUMP || !u[ctl].text);
     uint64_t sets[16];
     int nsets = 0;
     for (int k = 0; k < nitems; k++) {
@@ -330,15 +353,44 @@ static unsigned lower_bound(const struct tsr_target *t, const struct tsr_pack_un
         }
         if (d > 0 && (count + d - 1) / d > rb)
             rb = (count + d - 1) / d;
+        /* with heads and tails: those that start no earlier than e, the k of them with the longest tails
+         * (at least qk bundles to the end, theirs included): e + ceil(k / d) + qk - 1 bundles */
+        int m = 0;
+        for (int k = 0; k < nitems; k++)
+            if ((cand[k] & ~T) == 0) {
+                E[m] = est[owner[k]];
+                Q[m++] = q[owner[k]];
+            }
+        for (int a = 0; a < m && d > 0; a++) {
+            int e = E[a], len = 0;
+            for (int c = 0; c < m; c++)
+                if (E[c] >= e)
+                    L[len++] = Q[c];
+            qsort(L, (size_t)len, sizeof *L, cmp_desc);
+            for (int k = 1; k <= len; k++) {
+                /* a branch in a bundle of its own lies inside that span when it can start by e and the
+                 * tail is within its delay slots: one more */
+                int br = jump && e <= est[ctl] && L[k - 1] <= 1 + u[ctl].ev.delay;
+                if (e + (k + d - 1) / d + L[k - 1] - 1 + br > hbt)
+                    hbt = e + (k + d - 1) / d + L[k - 1] - 1 + br;
+            }
+        }
     }
     free(cand);
+    free(owner);
+    free(E);
+    free(Q);
+    free(L);
     (void)maxslots;
     rb += alone;
+    free(q);
+    free(est);
     free(solo);
     if (ctl >= 0) {   /* a branch takes a bundle of its own (a thread end may share one); then its delay slots */
         rb += u[ctl].ev.ctl == TSR_PACK_CTL_JUMP || !u[ctl].text ? 1 : 0;
         rb = rb > 1 + u[ctl].ev.delay ? rb : 1 + u[ctl].ev.delay;
     }
+    rb = hbt > rb ? hbt : rb;   /* (the tails already hold the branch and its delay slots) */
     int lb = rb > cp ? rb : cp;
     return (unsigned)(lb < 1 && n > 0 ? 1 : lb);
 }
