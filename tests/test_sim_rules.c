@@ -22,66 +22,21 @@
 #include "qpu.h"
 #include "qpu_hooks.h"
 #include "tsr.h"
+#include "support_qpusim.h"
 #include "validate.h"
 
-static struct qpu_machine *M;
-static struct qpu_sim *S;
-static struct qpu_hooks_ctx C;
-static struct tsr_words W;
-
-static void setup(void)
-{
-    M = qpu_machine_new(1u << 20, 4);
-    cr_assert_not_null(M);
-    S = malloc(sizeof *S);
-    cr_assert_not_null(S);
-    qpu_sim_init(S);
-    cr_assert_eq(qpu_hooks_attach(S, &C, M, 0, 0x100), 0);
-    tsr_words_init(&W, 64);
-}
-
-static void teardown(void)
-{
-    qpu_sim_fini(S);
-    free(S);
-    qpu_machine_free(M);
-    tsr_words_free(&W);
-}
-
-TestSuite(rules, .init = setup, .fini = teardown);
+TestSuite(rules, .init = qs_setup, .fini = qs_teardown);
 
 #define END "    nop; nop; thrend\n    nop\n    nop\n"
-
-static void put32(uint32_t addr, uint32_t v)
-{
-    memcpy(qpu_machine_mem(M) + addr, &v, 4);
-}
-
-static uint32_t get32(uint32_t addr)
-{
-    uint32_t v;
-    memcpy(&v, qpu_machine_mem(M) + addr, 4);
-    return v;
-}
-
-static void asm_prog(const char *text)
-{
-    struct tsr_diag d;
-    tsr_diag_init(&d, TSR_DIAG_PRINT, stderr);
-    tsr_words_free(&W);
-    tsr_words_init(&W, 64);
-    cr_assert_eq(qpu_assemble("test.qasm", text, strlen(text), &W, &d), 0, "does not assemble:\n%s", text);
-    tsr_diag_fini(&d);
-}
 
 /* A fresh simulator (QPU 0, uniforms at 0x100) with the given flags, run until it halts or fails. */
 static int run_flags(unsigned flags)
 {
-    qpu_sim_fini(S);
-    qpu_sim_init(S);
-    cr_assert_eq(qpu_hooks_attach(S, &C, M, 0, 0x100), 0);
-    S->core.flags = flags;
-    return qpu_sim_run(S, W.w, W.count * 2, 100000);
+    qpu_sim_fini(qs_sim);
+    qpu_sim_init(qs_sim);
+    cr_assert_eq(qpu_hooks_attach(qs_sim, &qs_hooks, qs_machine, 0, 0x100), 0);
+    qs_sim->core.flags = flags;
+    return qpu_sim_run(qs_sim, qs_prog.w, qs_prog.count * 2, 100000);
 }
 
 static bool has(const char *msg, const char *what)
@@ -118,38 +73,38 @@ static void demo_uniforms(void)
     float c = 1.0f;
     uint32_t cb;
     memcpy(&cb, &c, 4);
-    put32(0x100, cb);
-    put32(0x104, 0x2000);
+    qs_put32(0x100, cb);
+    qs_put32(0x104, 0x2000);
 }
 
 Test(rules, demo_clean_and_with_regfile_read_after_write)
 {
     char *text = demo_text(NULL, NULL);
-    asm_prog(text);
+    qs_asm(text);
     free(text);
     demo_uniforms();
-    cr_assert_eq(run_flags(TSR_SIM_F_RULES), TSR_SIM_HALTED, "%s", S->core.msg);
-    cr_expect_eq(S->core.nhazards, 0);
-    cr_expect_eq(get32(0x2000), 0x3f800000u, "y[0] = 1/(0 + 1) = 1.0f");
+    cr_assert_eq(run_flags(TSR_SIM_F_RULES), TSR_SIM_HALTED, "%s", qs_sim->core.msg);
+    cr_expect_eq(qs_sim->core.nhazards, 0);
+    cr_expect_eq(qs_get32(0x2000), 0x3f800000u, "y[0] = 1/(0 + 1) = 1.0f");
 
     /* `mov r3, out_addr` reads ra0 one instruction after `mov out_addr, unif` wrote it */
     text = demo_text("mov out_addr, unif", "        mov r3, out_addr");
-    asm_prog(text);
+    qs_asm(text);
     free(text);
     demo_uniforms();
-    cr_assert_eq(run_flags(TSR_SIM_F_RULES), TSR_SIM_HAZARD, "%s", S->core.msg);
-    cr_expect_eq(S->core.err_pc, 0x10u);
-    cr_expect(has(S->core.msg, "hazard: rule regfile_raw at 0x00000010: reads ra[0]"), "%s", S->core.msg);
-    cr_expect(has(S->core.msg, "(0x00000008)"), "%s", S->core.msg);
-    cr_expect_eq(S->core.icount, 2u, "the bundle with the violation did not execute");
+    cr_assert_eq(run_flags(TSR_SIM_F_RULES), TSR_SIM_HAZARD, "%s", qs_sim->core.msg);
+    cr_expect_eq(qs_sim->core.err_pc, 0x10u);
+    cr_expect(has(qs_sim->core.msg, "hazard: rule regfile_raw at 0x00000010: reads ra[0]"), "%s", qs_sim->core.msg);
+    cr_expect(has(qs_sim->core.msg, "(0x00000008)"), "%s", qs_sim->core.msg);
+    cr_expect_eq(qs_sim->core.icount, 2u, "the bundle with the violation did not execute");
     /* warning mode: the rule and the simulator's own latency report are both counted, and the run ends */
-    cr_assert_eq(run_flags(TSR_SIM_F_RULES | TSR_SIM_F_HAZARD_WARN), TSR_SIM_HALTED, "%s", S->core.msg);
-    cr_expect_eq(S->core.nhazards, 2);
-    cr_expect(has(S->core.msg, "hazard: rule regfile_raw at 0x00000010"), "%s", S->core.msg);
+    cr_assert_eq(run_flags(TSR_SIM_F_RULES | TSR_SIM_F_HAZARD_WARN), TSR_SIM_HALTED, "%s", qs_sim->core.msg);
+    cr_expect_eq(qs_sim->core.nhazards, 2);
+    cr_expect(has(qs_sim->core.msg, "hazard: rule regfile_raw at 0x00000010"), "%s", qs_sim->core.msg);
     /* without the flag: the simulator's own regfile latency report, as before */
     cr_assert_eq(run_flags(0), TSR_SIM_HAZARD);
-    cr_expect(has(S->core.msg, "hazard: ra0 read at 0x00000010: written by the previous instruction"), "%s",
-              S->core.msg);
+    cr_expect(has(qs_sim->core.msg, "hazard: ra0 read at 0x00000010: written by the previous instruction"), "%s",
+              qs_sim->core.msg);
 }
 
 /* qpu.mdl rule 4 (unif_addr): no uniform read in the 2 instructions after a unif_addr write.  The
@@ -164,25 +119,25 @@ static void unif_prog(const char *between)
              "%s"
              "    mov r1, unif\n" END,   /* 0x18 without the nops */
              between);
-    asm_prog(text);
-    put32(0x100, 0x200);
-    put32(0x200, 42);
+    qs_asm(text);
+    qs_put32(0x100, 0x200);
+    qs_put32(0x200, 42);
 }
 
 Test(rules, uniform_read_after_unif_addr_write)
 {
     unif_prog("");
-    cr_assert_eq(run_flags(0), TSR_SIM_HALTED, "%s", S->core.msg);
-    cr_expect_eq(S->core.nhazards, 0, "the simulator alone does not check this rule");
-    cr_assert_eq(run_flags(TSR_SIM_F_RULES), TSR_SIM_HAZARD, "%s", S->core.msg);
-    cr_expect_eq(S->core.err_pc, 0x18u);
-    cr_expect(has(S->core.msg, "hazard: rule unif_addr at 0x00000018"), "%s", S->core.msg);
+    cr_assert_eq(run_flags(0), TSR_SIM_HALTED, "%s", qs_sim->core.msg);
+    cr_expect_eq(qs_sim->core.nhazards, 0, "the simulator alone does not check this rule");
+    cr_assert_eq(run_flags(TSR_SIM_F_RULES), TSR_SIM_HAZARD, "%s", qs_sim->core.msg);
+    cr_expect_eq(qs_sim->core.err_pc, 0x18u);
+    cr_expect(has(qs_sim->core.msg, "hazard: rule unif_addr at 0x00000018"), "%s", qs_sim->core.msg);
 
     unif_prog("    nop\n    nop\n");
-    cr_assert_eq(run_flags(TSR_SIM_F_RULES), TSR_SIM_HALTED, "%s", S->core.msg);
-    cr_expect_eq(S->core.nhazards, 0, "%s", S->core.msg);
+    cr_assert_eq(run_flags(TSR_SIM_F_RULES), TSR_SIM_HALTED, "%s", qs_sim->core.msg);
+    cr_expect_eq(qs_sim->core.nhazards, 0, "%s", qs_sim->core.msg);
     for (int l = 0; l < 16; l++)
-        cr_expect_eq(S->acc[1][l], 42u, "lane %d", l);
+        cr_expect_eq(qs_sim->acc[1][l], 42u, "lane %d", l);
 }
 
 /* The last delay slot of a conditional branch writes ra2; the branch target reads it at once.  The
@@ -200,23 +155,23 @@ static const char branch_prog[] =
 
 Test(rules, violation_only_on_the_taken_path)
 {
-    asm_prog(branch_prog);
-    put32(0x100, 1); /* not taken */
-    cr_assert_eq(run_flags(TSR_SIM_F_RULES), TSR_SIM_HALTED, "%s", S->core.msg);
-    cr_expect_eq(S->core.nhazards, 0, "%s", S->core.msg);
-    cr_expect_eq(S->core.icount, 9u, "the fall-through path: 6 bundles and the thread end's 3");
-    put32(0x100, 0); /* taken */
-    cr_assert_eq(run_flags(TSR_SIM_F_RULES), TSR_SIM_HAZARD, "%s", S->core.msg);
-    cr_expect_eq(S->core.err_pc, 0x48u);
-    cr_expect(has(S->core.msg, "hazard: rule regfile_raw at 0x00000048: reads ra[2]; the instruction 1 before "
-                               "(0x00000028) writes ra[2]"), "%s", S->core.msg);
+    qs_asm(branch_prog);
+    qs_put32(0x100, 1); /* not taken */
+    cr_assert_eq(run_flags(TSR_SIM_F_RULES), TSR_SIM_HALTED, "%s", qs_sim->core.msg);
+    cr_expect_eq(qs_sim->core.nhazards, 0, "%s", qs_sim->core.msg);
+    cr_expect_eq(qs_sim->core.icount, 9u, "the fall-through path: 6 bundles and the thread end's 3");
+    qs_put32(0x100, 0); /* taken */
+    cr_assert_eq(run_flags(TSR_SIM_F_RULES), TSR_SIM_HAZARD, "%s", qs_sim->core.msg);
+    cr_expect_eq(qs_sim->core.err_pc, 0x48u);
+    cr_expect(has(qs_sim->core.msg, "hazard: rule regfile_raw at 0x00000048: reads ra[2]; the instruction 1 before "
+                               "(0x00000028) writes ra[2]"), "%s", qs_sim->core.msg);
 }
 
 /* A branch to a register target (a subroutine return): the whole-program check adds no edge for it and
  * sees nothing; the stream follows the jump. */
 Test(rules, violation_after_a_branch_to_a_register)
 {
-    asm_prog("    mov ra0, 0x48\n"          /* 0x00: the target */
+    qs_asm("    mov ra0, 0x48\n"          /* 0x00: the target */
              "    nop\n"                    /* 0x08 */
              "    bra -, ra0\n"             /* 0x10 */
              "    nop\n"                    /* 0x18 */
@@ -224,19 +179,19 @@ Test(rules, violation_after_a_branch_to_a_register)
              "    mov ra2, 5\n"             /* 0x28: last delay slot */
              END                            /* 0x30..0x40: not reached */
              "    mov r1, ra2\n" END);      /* 0x48 */
-    cr_assert_eq(W.count, 13u);
-    cr_expect_eq(tsr_validate(&qpu_vdesc, W.w, W.count, 0, NULL, NULL), 0u,
+    cr_assert_eq(qs_prog.count, 13u);
+    cr_expect_eq(tsr_validate(&qpu_vdesc, qs_prog.w, qs_prog.count, 0, NULL, NULL), 0u,
                  "the program check cannot see this violation");
-    cr_assert_eq(run_flags(TSR_SIM_F_RULES), TSR_SIM_HAZARD, "%s", S->core.msg);
-    cr_expect_eq(S->core.err_pc, 0x48u);
-    cr_expect(has(S->core.msg, "hazard: rule regfile_raw at 0x00000048: reads ra[2]; the instruction 1 before "
-                               "(0x00000028)"), "%s", S->core.msg);
+    cr_assert_eq(run_flags(TSR_SIM_F_RULES), TSR_SIM_HAZARD, "%s", qs_sim->core.msg);
+    cr_expect_eq(qs_sim->core.err_pc, 0x48u);
+    cr_expect(has(qs_sim->core.msg, "hazard: rule regfile_raw at 0x00000048: reads ra[2]; the instruction 1 before "
+                               "(0x00000028)"), "%s", qs_sim->core.msg);
     /* the same without the violation: a nop at the target first */
-    asm_prog("    mov ra0, 0x48\n    nop\n    bra -, ra0\n    nop\n    nop\n    mov ra2, 5\n" END
+    qs_asm("    mov ra0, 0x48\n    nop\n    bra -, ra0\n    nop\n    nop\n    mov ra2, 5\n" END
              "    nop\n    mov r1, ra2\n" END);
-    cr_assert_eq(run_flags(TSR_SIM_F_RULES), TSR_SIM_HALTED, "%s", S->core.msg);
-    cr_expect_eq(S->core.nhazards, 0);
-    cr_expect_eq(S->acc[1][0], 5u);
+    cr_assert_eq(run_flags(TSR_SIM_F_RULES), TSR_SIM_HALTED, "%s", qs_sim->core.msg);
+    cr_expect_eq(qs_sim->core.nhazards, 0);
+    cr_expect_eq(qs_sim->acc[1][0], 5u);
 }
 
 /* `add ra1, ra1, unif` reads ra1 and writes it: stepped twice into the checker, it would read its own
@@ -267,26 +222,26 @@ static int stall_hook(void *ctx, int hook, enum tsr_hook_kind kind, const uint32
 
 Test(rules, bundle_stalled_inside_is_checked_once)
 {
-    asm_prog(self_prog);
-    put32(0x100, 10);
-    qpu_sim_fini(S);
-    qpu_sim_init(S);
-    cr_assert_eq(qpu_hooks_attach(S, &C, M, 0, 0x100), 0);
-    struct stall_once st = {S, 0};
+    qs_asm(self_prog);
+    qs_put32(0x100, 10);
+    qpu_sim_fini(qs_sim);
+    qpu_sim_init(qs_sim);
+    cr_assert_eq(qpu_hooks_attach(qs_sim, &qs_hooks, qs_machine, 0, 0x100), 0);
+    struct stall_once st = {qs_sim, 0};
     struct tsr_sim_hooks fns = {stall_hook, &st};
-    S->hookfns = &fns;
-    S->core.flags = TSR_SIM_F_RULES;
-    cr_assert_eq(qpu_sim_run(S, W.w, W.count * 2, 1000), TSR_SIM_HALTED, "%s", S->core.msg);
+    qs_sim->hookfns = &fns;
+    qs_sim->core.flags = TSR_SIM_F_RULES;
+    cr_assert_eq(qpu_sim_run(qs_sim, qs_prog.w, qs_prog.count * 2, 1000), TSR_SIM_HALTED, "%s", qs_sim->core.msg);
     cr_expect_eq(st.stalled, 1);
-    cr_expect_eq(S->core.stalls, 1u);
-    cr_expect_eq(S->core.nhazards, 0, "%s", S->core.msg);
-    cr_expect_eq(S->acc[1][0], 11u);
+    cr_expect_eq(qs_sim->core.stalls, 1u);
+    cr_expect_eq(qs_sim->core.nhazards, 0, "%s", qs_sim->core.msg);
+    cr_expect_eq(qs_sim->acc[1][0], 11u);
 }
 
 Test(rules, bundle_stalled_by_ready_is_checked_once)
 {
     /* a VDW DMA of one row, then the self-updating read of vw_wait, which stalls until the DMA is done */
-    asm_prog("    mov ra1, 1\n"
+    qs_asm("    mov ra1, 1\n"
              "    mov vw_setup, 0x00001a00\n"
              "    mov vpm, elem_num\n"
              "    mov vw_setup, 0x80904000\n"
@@ -295,65 +250,65 @@ Test(rules, bundle_stalled_by_ready_is_checked_once)
              "    nop\n"
              "    nop\n"
              "    mov r1, ra1\n" END);
-    qpu_machine_set_dma_latency(M, 20);
-    cr_assert_eq(run_flags(TSR_SIM_F_RULES), TSR_SIM_HALTED, "%s", S->core.msg);
-    cr_expect_gt(S->core.stalls, 0u, "the vw_wait read must have waited");
-    cr_expect_eq(S->core.nhazards, 0, "%s", S->core.msg);
-    cr_expect_eq(get32(0x2000 + 4 * 5), 5u);
+    qpu_machine_set_dma_latency(qs_machine, 20);
+    cr_assert_eq(run_flags(TSR_SIM_F_RULES), TSR_SIM_HALTED, "%s", qs_sim->core.msg);
+    cr_expect_gt(qs_sim->core.stalls, 0u, "the vw_wait read must have waited");
+    cr_expect_eq(qs_sim->core.nhazards, 0, "%s", qs_sim->core.msg);
+    cr_expect_eq(qs_get32(0x2000 + 4 * 5), 5u);
 }
 
 /* qpu.mdl sbwait_start: no explicit scoreboard wait in a program's first instruction.  The history starts
  * again after a thread end (the next program on the core) and at qpu_sim_reset. */
 Test(rules, history_restarts_with_each_program)
 {
-    asm_prog("    nop; nop; sbwait\n"
+    qs_asm("    nop; nop; sbwait\n"
              "    mov r0, 1\n" END);
-    cr_assert_eq(run_flags(TSR_SIM_F_RULES | TSR_SIM_F_HAZARD_WARN), TSR_SIM_HALTED, "%s", S->core.msg);
-    cr_expect_eq(S->core.nhazards, 1);
-    cr_expect(has(S->core.msg, "hazard: rule sbwait_start at 0x00000000"), "%s", S->core.msg);
+    cr_assert_eq(run_flags(TSR_SIM_F_RULES | TSR_SIM_F_HAZARD_WARN), TSR_SIM_HALTED, "%s", qs_sim->core.msg);
+    cr_expect_eq(qs_sim->core.nhazards, 1);
+    cr_expect(has(qs_sim->core.msg, "hazard: rule sbwait_start at 0x00000000"), "%s", qs_sim->core.msg);
     /* the core starts the program again after its thread end */
-    S->core.halted = false;
-    S->pc = 0;
-    cr_assert_eq(qpu_sim_run(S, W.w, W.count * 2, 1000), TSR_SIM_HALTED, "%s", S->core.msg);
-    cr_expect_eq(S->core.nhazards, 2, "the second start is a program's first instruction too");
+    qs_sim->core.halted = false;
+    qs_sim->pc = 0;
+    cr_assert_eq(qpu_sim_run(qs_sim, qs_prog.w, qs_prog.count * 2, 1000), TSR_SIM_HALTED, "%s", qs_sim->core.msg);
+    cr_expect_eq(qs_sim->core.nhazards, 2, "the second start is a program's first instruction too");
     /* and after qpu_sim_reset (which keeps the flags) */
-    qpu_sim_reset(S);
-    cr_assert_eq(qpu_hooks_attach(S, &C, M, 0, 0x100), 0);
-    cr_expect_eq(S->core.flags, TSR_SIM_F_RULES | TSR_SIM_F_HAZARD_WARN);
-    cr_assert_eq(qpu_sim_run(S, W.w, W.count * 2, 1000), TSR_SIM_HALTED, "%s", S->core.msg);
-    cr_expect_eq(S->core.nhazards, 1);
+    qpu_sim_reset(qs_sim);
+    cr_assert_eq(qpu_hooks_attach(qs_sim, &qs_hooks, qs_machine, 0, 0x100), 0);
+    cr_expect_eq(qs_sim->core.flags, TSR_SIM_F_RULES | TSR_SIM_F_HAZARD_WARN);
+    cr_assert_eq(qpu_sim_run(qs_sim, qs_prog.w, qs_prog.count * 2, 1000), TSR_SIM_HALTED, "%s", qs_sim->core.msg);
+    cr_expect_eq(qs_sim->core.nhazards, 1);
     /* the instruction moved second: no report */
-    asm_prog("    mov r0, 1\n"
+    qs_asm("    mov r0, 1\n"
              "    nop; nop; sbwait\n" END);
-    cr_assert_eq(run_flags(TSR_SIM_F_RULES), TSR_SIM_HALTED, "%s", S->core.msg);
-    cr_expect_eq(S->core.nhazards, 0);
+    cr_assert_eq(run_flags(TSR_SIM_F_RULES), TSR_SIM_HALTED, "%s", qs_sim->core.msg);
+    cr_expect_eq(qs_sim->core.nhazards, 0);
 }
 
 /* Two QPUs round-robin on the program of violation_only_on_the_taken_path: QPU 0 falls through, QPU 1
  * takes the branch.  Each QPU has its own checker, so only QPU 1 reports. */
 Test(rules, one_checker_per_qpu)
 {
-    asm_prog(branch_prog);
-    put32(0x100, 1);
-    put32(0x200, 0);
+    qs_asm(branch_prog);
+    qs_put32(0x100, 1);
+    qs_put32(0x200, 0);
     uint32_t unif[2] = {0x100, 0x200};
     struct qpu_run_result res;
-    int rc = qpu_run_flags(M, W.w, W.count * 2, 2, unif, 10000, TSR_SIM_F_RULES | TSR_SIM_F_HAZARD_WARN, NULL, &res);
+    int rc = qpu_run_flags(qs_machine, qs_prog.w, qs_prog.count * 2, 2, unif, 10000, TSR_SIM_F_RULES | TSR_SIM_F_HAZARD_WARN, NULL, &res);
     cr_assert_eq(rc, TSR_SIM_HALTED, "%s", res.msg);
     cr_expect_eq(res.hazards, 2u, "QPU 1's rule and latency reports");
     cr_expect(has(res.hazard, "qpu1: hazard: rule regfile_raw at 0x00000048"), "%s", res.hazard);
-    rc = qpu_run_flags(M, W.w, W.count * 2, 2, unif, 10000, TSR_SIM_F_RULES, NULL, &res);
+    rc = qpu_run_flags(qs_machine, qs_prog.w, qs_prog.count * 2, 2, unif, 10000, TSR_SIM_F_RULES, NULL, &res);
     cr_assert_eq(rc, TSR_SIM_HAZARD, "%s", res.msg);
     cr_expect_eq(res.qpu, 1u);
     cr_expect_eq(res.pc, 0x48u);
     /* both fall through: nothing */
-    put32(0x200, 1);
-    rc = qpu_run_flags(M, W.w, W.count * 2, 2, unif, 10000, TSR_SIM_F_RULES | TSR_SIM_F_HAZARD_WARN, NULL, &res);
+    qs_put32(0x200, 1);
+    rc = qpu_run_flags(qs_machine, qs_prog.w, qs_prog.count * 2, 2, unif, 10000, TSR_SIM_F_RULES | TSR_SIM_F_HAZARD_WARN, NULL, &res);
     cr_assert_eq(rc, TSR_SIM_HALTED, "%s", res.msg);
     cr_expect_eq(res.hazards, 0u, "%s", res.hazard);
     /* qpu_run is qpu_run_flags without rules: the taken path's read is the simulator's latency hazard */
-    put32(0x200, 0);
-    rc = qpu_run(M, W.w, W.count * 2, 2, unif, 10000, NULL, &res);
+    qs_put32(0x200, 0);
+    rc = qpu_run(qs_machine, qs_prog.w, qs_prog.count * 2, 2, unif, 10000, NULL, &res);
     cr_assert_eq(rc, TSR_SIM_HAZARD, "%s", res.msg);
     cr_expect(has(res.msg, "qpu1: hazard: ra2 read at 0x00000048"), "%s", res.msg);
 }
