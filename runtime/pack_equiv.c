@@ -64,80 +64,15 @@ static uint32_t fill(uint64_t seed, int s, int e, int l)
     return seed & 1 ? v & 1 : v;
 }
 
-/* Runs w once from the state of `seed`; the hash of the final state and the hook log into *out. */
-static int run(const struct tsr_target *t, const uint32_t *w, uint64_t seed, uint64_t *out, struct hlog *L)
-{
-    const struct tsr_sim_desc *S = t->sim;
-    void *sim = calloc(1, S->sim_size);
-    if (!sim)
-        abort();
-    S->init(sim);
-    memset(L, 0, sizeof *L);
-    L->seed = seed;
-    struct tsr_sim_hooks hk = { hook_call, L };
-    S->set_hooks(sim, &hk);
-    S->ctl(sim)->flags |= TSR_SIM_F_HAZARD_WARN;
-    int lanes = S->lanes > 0 ? S->lanes : 1;
-    for (int s = 0; s < S->nstates; s++) {
-        int cnt = S->state_count[s] ? S->state_count[s] : 1;
-        for (int e = 0; e < cnt; e++) {
-            uint32_t *v = S->state(sim, s, e);
-            int n = S->state_vec[s] ? lanes : 1;
-            for (int l = 0; v && l < n; l++)
-                v[l] = fill(seed, s, e, l);
-            if (!strcmp(S->state_names[s], "pc") && v)
-                v[0] = 0;
-        }
-    }
-    /* flags and other one-bit states hold 0/1 in the QPU description; values beyond are harmless: both runs
-     * see the same */
-    int rc = S->step(sim, w, t->nwords);
-    uint64_t h = mix((uint64_t)rc + 1);
-    for (int s = 0; s < S->nstates; s++) {
-        int cnt = S->state_count[s] ? S->state_count[s] : 1;
-        for (int e = 0; e < cnt; e++) {
-            uint32_t *v = S->state(sim, s, e);
-            int n = S->state_vec[s] ? lanes : 1;
-            for (int l = 0; v && l < n; l++)
-                h = mix(h ^ v[l] ^ (uint64_t)s << 48);
-        }
-    }
-    for (int i = 0; i < L->n; i++)
-        h = mix(h ^ L->h[i]);
-    *out = h;
-    S->fini(sim);
-    free(sim);
-    return rc;
-}
-
-bool tsr_pack_same_meaning(const struct tsr_target *t, const uint32_t *a, const uint32_t *b)
-{
-    if (!memcmp(a, b, t->nwords * 4))
-        return true;
-    if (!t->sim)
-        return false;
-    for (uint64_t seed = 1; seed <= 4; seed++) {
-        struct hlog la, lb;
-        uint64_t ha, hb;
-        uint64_t sd = seed * 0x1234566ull + seed;   /* odd and even: 0/1 and full values */
-        int ra = run(t, a, sd, &ha, &la), rb = run(t, b, sd, &hb, &lb);
-        if (ra != rb || ha != hb)
-            return false;
-    }
-    return true;
-}
-
-/* ---- merged bundles ------------------------------------------------------------------------------------ */
-
-/* A flat copy of the machine state (every element's lanes) and the sorted hook log of one run. */
+/* A flat copy of the machine state (every element's lanes) and the hook log, in call order, of one run. */
 struct snap {
     uint32_t *v;
-    size_t n;
     uint64_t log[LOGMAX];
     int nlog;
     int rc;
 };
 
+/* The number of values in a snapshot of S's state. */
 static size_t state_size(const struct tsr_sim_desc *S)
 {
     size_t n = 0;
@@ -153,7 +88,7 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Runs w (or nothing, w == NULL) from the state of `seed` into *o (o->v: state_size values). */
+/* Runs w (or nothing, w == NULL) from the state of `seed` (the pc at 0) into *o (o->v: state_size values). */
 static void run_snap(const struct tsr_target *t, const uint32_t *w, uint64_t seed, struct snap *o)
 {
     const struct tsr_sim_desc *S = t->sim;
@@ -190,10 +125,34 @@ static void run_snap(const struct tsr_target *t, const uint32_t *w, uint64_t see
     }
     memcpy(o->log, L.h, sizeof L.h);
     o->nlog = L.n;
-    qsort(o->log, (size_t)o->nlog, sizeof *o->log, cmp_u64);
     S->fini(sim);
     free(sim);
 }
+
+bool tsr_pack_same_meaning(const struct tsr_target *t, const uint32_t *a, const uint32_t *b)
+{
+    if (!memcmp(a, b, t->nwords * 4))
+        return true;
+    if (!t->sim)
+        return false;
+    size_t n = state_size(t->sim);
+    struct snap sa, sb;
+    sa.v = calloc(n + 1, sizeof *sa.v);
+    sb.v = calloc(n + 1, sizeof *sb.v);
+    bool same = true;
+    for (uint64_t seed = 1; seed <= 4 && same; seed++) {
+        uint64_t sd = seed * 0x1234566ull + seed;   /* odd and even: 0/1 and full values */
+        run_snap(t, a, sd, &sa);
+        run_snap(t, b, sd, &sb);
+        same = sa.rc == sb.rc && !memcmp(sa.v, sb.v, n * sizeof *sa.v) && sa.nlog == sb.nlog &&
+               !memcmp(sa.log, sb.log, (size_t)sa.nlog * sizeof *sa.log);
+    }
+    free(sa.v);
+    free(sb.v);
+    return same;
+}
+
+/* ---- merged bundles ------------------------------------------------------------------------------------ */
 
 /* Verdicts already reached: a small direct-mapped cache keyed by a hash of the words (merged and parts). */
 #define MCACHE 4096
@@ -249,6 +208,7 @@ bool tsr_pack_merge_same(const struct tsr_target *t, const uint32_t *m, const ui
             for (int i = 0; i < ps[p].nlog && na < LOGMAX; i++)
                 all[na++] = ps[p].log[i];
         qsort(all, (size_t)na, sizeof *all, cmp_u64);
+        qsort(mm.log, (size_t)mm.nlog, sizeof *mm.log, cmp_u64);
         same = same && na == mm.nlog && !memcmp(all, mm.log, (size_t)na * sizeof *all);
         for (int p = 0; p < k && same; p++)
             same = ps[p].rc == TSR_SIM_OK || ps[p].rc == mm.rc;
