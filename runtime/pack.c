@@ -20,35 +20,46 @@ void tsr_pack_stats_free(struct tsr_pack_stats *s)
 
 /* ---- units ------------------------------------------------------------------------------------ */
 
+/* Appends text without its parts that are a slot's idle `nop` ("nop" when nothing is left); field overrides
+ * (` {ws=1}`, which end a bundle's text) are kept at the end. */
+static void strip_nops(const char *text, struct tsr_buf *c)
+{
+    const char *ov = strstr(text, " {");
+    size_t body = ov ? (size_t)(ov - text) : strlen(text);
+    size_t start = c->len;
+    for (const char *p = text; p < text + body;) {
+        const char *e = strstr(p, "; ");
+        if (e && e > text + body)
+            e = NULL;
+        size_t n = e ? (size_t)(e - p) : (size_t)(text + body - p);
+        if (!(n == 3 && !memcmp(p, "nop", 3))) {
+            if (c->len > start)
+                tsr_buf_puts(c, "; ");
+            tsr_buf_append(c, p, n);
+        }
+        p = e ? e + 2 : text + body;
+    }
+    if (c->len == start)
+        tsr_buf_puts(c, "nop");
+    if (ov)
+        tsr_buf_puts(c, ov);
+}
+
 /* Canonical text of the instruction at w: its disassembly without the parts that are a slot's idle
- * `nop`, checked to assemble back to the same words; NULL if it does not (the unit is then solo and is
- * printed as its full disassembly). */
+ * `nop`, checked to assemble back to the same words; NULL if it does not, or if it needs field overrides
+ * (the unit is then solo and is printed as its full disassembly, *full). */
 char *tsr_pack_canon(const struct tsr_target *t, const uint32_t *w, char **full)
 {
     struct tsr_buf b = { 0 }, c = { 0 };
     t->disasm(w, 0, &b);
     *full = strdup(b.data ? b.data : "nop");
-    if (strchr(*full, '{')) {
-        tsr_buf_free(&b);
-        return NULL;
-    }
-    const char *p = b.data;
-    while (p && *p) {
-        const char *e = strstr(p, "; ");
-        size_t n = e ? (size_t)(e - p) : strlen(p);
-        if (!(n == 3 && !memcmp(p, "nop", 3))) {
-            if (c.len)
-                tsr_buf_puts(&c, "; ");
-            tsr_buf_append(&c, p, n);
-        }
-        p = e ? e + 2 : p + n;
-    }
-    if (!c.len)
-        tsr_buf_puts(&c, "nop");
-    uint32_t w2[8] = { 0 };
     char *res = NULL;
-    if (!t->assemble_one(c.data, c.len, 0, w2, NULL, 0) && !memcmp(w, w2, t->nwords * 4))
-        res = strdup(c.data);
+    if (!strchr(*full, '{')) {
+        strip_nops(*full, &c);
+        uint32_t w2[8] = { 0 };
+        if (!t->assemble_one(c.data, c.len, 0, w2, NULL, 0) && !memcmp(w, w2, t->nwords * 4))
+            res = strdup(c.data);
+    }
     tsr_buf_free(&b);
     tsr_buf_free(&c);
     return res;
@@ -58,25 +69,7 @@ char *tsr_pack_canon(const struct tsr_target *t, const uint32_t *w, char **full)
 static char *short_form(const struct tsr_target *t, const char *full)
 {
     struct tsr_buf c = { 0 };
-    const char *ov = strstr(full, " {");
-    size_t body = ov ? (size_t)(ov - full) : strlen(full);
-    const char *p = full;
-    while (p < full + body) {
-        const char *e = strstr(p, "; ");
-        if (e && e > full + body)
-            e = NULL;
-        size_t n = e ? (size_t)(e - p) : (size_t)(full + body - p);
-        if (!(n == 3 && !memcmp(p, "nop", 3))) {
-            if (c.len)
-                tsr_buf_puts(&c, "; ");
-            tsr_buf_append(&c, p, n);
-        }
-        p = e ? e + 2 : full + body;
-    }
-    if (!c.len)
-        tsr_buf_puts(&c, "nop");
-    if (ov)
-        tsr_buf_puts(&c, ov);
+    strip_nops(full, &c);
     uint32_t w[8];
     char *r = !t->assemble_one(c.data, c.len, 0, w, NULL, 0) ? strdup(c.data) : NULL;
     tsr_buf_free(&c);
