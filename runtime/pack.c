@@ -95,8 +95,7 @@ static char *swapped(const struct tsr_target *t, const struct tsr_pack_unit *x)
     bool comm = false;
     for (unsigned s = 0; s < t->nslots; s++) {
         unsigned op = t->inst_op(inst, s);
-        if (op == TSR_NO_OP || !strcmp(t->op_names[op], "nop") || !strcmp(t->op_names[op], "none") ||
-            !strcmp(t->op_names[op], "idle"))
+        if (tsr_pack_op_idle(t, op))
             continue;
         nops++;
         comm = t->op_attrs[op] >> ca & 1;
@@ -118,6 +117,26 @@ static char *swapped(const struct tsr_target *t, const struct tsr_pack_unit *x)
         r = strdup(b.data);
     tsr_buf_free(&b);
     return r;
+}
+
+/* The slots the unit's ops use alone, and those whose op no other slot has (x->slots, x->only). */
+static void unit_slots(const struct tsr_target *t, struct tsr_pack_unit *x)
+{
+    void *inst = calloc(1, t->inst_size);
+    t->decode(x->w, inst);
+    x->slots = x->only = 0;
+    if (t->inst_format(inst) != TSR_NO_FORMAT)
+        for (unsigned s = 0; s < t->nslots && s < 64; s++) {
+            unsigned op = t->inst_op(inst, s);
+            if (tsr_pack_op_idle(t, op))
+                continue;
+            bool only = true;
+            for (unsigned o = 0; o < t->nops && only; o++)
+                only = t->op_slot[o] == s || strcmp(t->op_names[o], t->op_names[op]);
+            x->slots |= (uint64_t)1 << s;
+            x->only |= (uint64_t)only << s;
+        }
+    free(inst);
 }
 
 /* ---- input ------------------------------------------------------------------------------------- */
@@ -234,6 +253,7 @@ int tsr_pack_text(const struct tsr_target *t, const char *path, const char *text
                          * which the scheduler's check of joined bundles holds to the same meaning */
             x->text = short_form(t, x->full);
         x->alt = swapped(t, x);
+        unit_slots(t, x);
         char msg[400];
         if (tsr_pack_solo_check(t->vdesc, &x->ev.vb, msg, sizeof msg))
             rc = tsr_diag_error(d, path, x->line, x->col, "this operation breaks a rule by itself: %s", msg);

@@ -36,6 +36,8 @@ struct tsr_pack_unit {
     char *full;                 /* full disassembly */
     char *src;                  /* source text of the line (branches are printed with it: labels) */
     char *alt;                  /* a commutative op with its sources swapped (same meaning), or NULL */
+    uint64_t slots;             /* the slots its ops use alone (bit = slot index, the first 64) */
+    uint64_t only;              /* those of them whose op no other slot has (a `mov` either ALU can do: not) */
     const char *labels[TSR_PACK_MAX_LABELS];
     int nlabels;
     struct tsr_pack_ev ev;
@@ -67,6 +69,10 @@ bool tsr_pack_same_meaning(const struct tsr_target *t, const uint32_t *a, const 
  * one); verdicts are cached.  Catches an assembler that encodes a part differently once joined (a pack that
  * changes meaning with the ALU it lands on, a `mov.setf` immediate that becomes an `or` and clears C). */
 bool tsr_pack_merge_same(const struct tsr_target *t, const uint32_t *m, const uint32_t *const *parts, int k);
+
+/* Is op (an index of t's ops, or TSR_NO_OP) a slot's idle op: none decoded, `nop`, the signal slot's `none`,
+ * `idle`? */
+bool tsr_pack_op_idle(const struct tsr_target *t, unsigned op);
 
 /* pack.c */
 char *tsr_pack_canon(const struct tsr_target *t, const uint32_t *w, char **full);

@@ -1,12 +1,13 @@
 /* The packer's scheduler (docs/pack.md "Algorithm").  Per basic block: a dependence graph from the
- * description's facts (pack_deps.c), then cycle-by-cycle list scheduling by latency-weighted height, where
- * a unit joins the bundle being formed only if (1) the target's assembler can encode the bundle with it
- * (slots, read ports, small immediates, ws, the ALU a `mov` goes to) and (2) the generated validator finds
- * no rule broken by that bundle against the bundles before it (latencies, forbidden windows, one-bundle
- * rules, resources).  The branch / thread end goes as late as its delay slots allow, so that independent
- * operations fill them.  A block that control can fall into is scheduled against the end of the one
- * before; the paths that enter through a branch are checked afterwards by validating the whole program,
- * and a nop is put before each instruction that still breaks a rule (at the target of the branch). */
+ * description's facts (pack_deps.c), then cycle-by-cycle list scheduling (three priorities, the shortest
+ * schedule kept), where a unit joins the bundle being formed only if (1) the target's assembler can encode
+ * the bundle with it (slots, read ports, small immediates, ws, the ALU a `mov` goes to), (2) the joined
+ * bundle does what its parts do alone (pack_equiv.c) and (3) the generated validator finds no rule broken by
+ * that bundle against the bundles before it (latencies, forbidden windows, one-bundle rules, resources).
+ * The branch / thread end goes as late as its delay slots allow, so that independent operations fill them.
+ * A block that control can fall into is scheduled against the end of the one before; the paths that enter
+ * through a branch are checked afterwards by validating the whole program, and a nop is put before each
+ * instruction that still breaks a rule (at the target of the branch). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,32 +205,6 @@ static void add_edge(struct elist *l, int to, int lat)
     l->e[l->n++] = (struct edge){ to, lat };
 }
 
-/* Slot occupancy of a unit's solo instruction, for the resource bound: use[s] = 1 if slot s does
- * something; fixed[s]: only slot s has an op of that name (a `mov` that either ALU can do is not fixed). */
-static void slot_use(const struct tsr_target *t, const uint32_t *w, int *use, bool *fixed)
-{
-    void *inst = calloc(1, t->inst_size);
-    t->decode(w, inst);
-    unsigned f = t->inst_format(inst);
-    for (unsigned s = 0; s < t->nslots; s++) {
-        use[s] = 0;
-        fixed[s] = false;
-    }
-    if (f != TSR_NO_FORMAT)
-        for (unsigned s = 0; s < t->nslots; s++) {
-            unsigned op = t->inst_op(inst, s);
-            if (op == TSR_NO_OP || !strcmp(t->op_names[op], "nop") || !strcmp(t->op_names[op], "none") ||
-                !strcmp(t->op_names[op], "idle"))
-                continue;
-            use[s] = 1;
-            fixed[s] = true;
-            for (unsigned o = 0; o < t->nops; o++)
-                if (t->op_slot[o] != s && !strcmp(t->op_names[o], t->op_names[op]))
-                    fixed[s] = false;
-        }
-    free(inst);
-}
-
 /* Lower bound of a block: the larger of the slot-resource bound and the latency-weighted critical path
  * (a control unit adds its own instruction and, at the end, its delay slots). */
 static int cmp_desc(const void *a, const void *b)
@@ -269,7 +244,7 @@ static unsigned lower_bound(const struct tsr_target *t, const struct tsr_pack_un
     }
     /* Units that cannot share a bundle with any other unit of the block (the assembler cannot encode the
      * pair: a load immediate of a value no other needs) take a bundle each; the others share the slots. */
-    int alone = 0, maxslots = 1;
+    int alone = 0;
     bool *solo = calloc((size_t)n + 1, sizeof *solo);
     for (int i = 0; i < nn; i++) {
         bool pairs = false;
@@ -283,13 +258,6 @@ static unsigned lower_bound(const struct tsr_target *t, const struct tsr_pack_un
         }
         solo[i] = !pairs && nn + (ctl >= 0) > 1;
         alone += solo[i];
-        void *inst = calloc(1, t->inst_size);
-        t->decode(u[i].w, inst);
-        int k = 0;
-        for (unsigned sl = 0; sl < t->nslots; sl++)
-            k += t->inst_op(inst, sl) != TSR_NO_OP;
-        maxslots = k > maxslots ? k : maxslots;
-        free(inst);
     }
     /* The ops of the other units: op k can go to the slots cand[k] that have an op of its name.  For a set T
      * of slots, the ops whose candidates lie in T need at least ceil(count / d) bundles, d the most slots of
@@ -305,8 +273,7 @@ static unsigned lower_bound(const struct tsr_target *t, const struct tsr_pack_un
         if (t->inst_format(inst) != TSR_NO_FORMAT)
             for (unsigned sl = 0; sl < t->nslots && sl < 64; sl++) {
                 unsigned op = t->inst_op(inst, sl);
-                if (op == TSR_NO_OP || !strcmp(t->op_names[op], "nop") || !strcmp(t->op_names[op], "none") ||
-                    !strcmp(t->op_names[op], "idle"))
+                if (tsr_pack_op_idle(t, op))
                     continue;
                 uint64_t m = 0;
                 for (unsigned o = 0; o < t->nops; o++)
@@ -381,7 +348,6 @@ static unsigned lower_bound(const struct tsr_target *t, const struct tsr_pack_un
     free(E);
     free(Q);
     free(L);
-    (void)maxslots;
     rb += alone;
     free(q);
     free(est);
@@ -546,18 +512,10 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, unsig
     /* by height, then operations only one slot can do before those that either can (a `mov` should not take
      * the ALU a later `add` needs), then program order (insertion sort: stable) */
     bool *flex = calloc((size_t)n + 1, sizeof *flex);
-    uint64_t *fixed = calloc((size_t)n + 1, sizeof *fixed);
+    uint64_t *fixed = calloc((size_t)n + 1, sizeof *fixed);   /* a pinned group holds all its slots */
     for (int i = 0; i < nn; i++) {
-        int use[64], k = 0;
-        bool fx[64];
-        slot_use(t, u[i].w, use, fx);
-        for (unsigned s = 0; s < t->nslots && s < 64; s++)
-            k += use[s];
-        for (unsigned s = 0; s < t->nslots && s < 64; s++) {
-            flex[i] |= use[s] && !fx[s];
-            if (use[s] && (fx[s] || k > 1))
-                fixed[i] |= (uint64_t)1 << s;
-        }
+        flex[i] = (u[i].slots & ~u[i].only) != 0;
+        fixed[i] = u[i].slots & (u[i].slots - 1) ? u[i].slots : u[i].only;   /* (two or more bits) */
     }
     int *key = calloc((size_t)n + 1, sizeof *key);   /* larger first */
     for (int i = 0; i < nn; i++)
