@@ -22,7 +22,7 @@ static int dep_words(const struct tsr_target *t, const uint32_t *wa, const uint3
 
 /* Splits the text of one instruction into separately assembled parts in a valid order.  Returns the
  * number of lines appended (1 = kept whole). */
-static int split_bundle(const struct tsr_target *t, const char *text, const uint32_t *w, struct tsr_buf *out,
+static int split_bundle(const struct tsr_target *t, const char *text, struct tsr_buf *out,
                         bool *pinned)
 {
     *pinned = false;
@@ -78,7 +78,6 @@ static int split_bundle(const struct tsr_target *t, const char *text, const uint
         tsr_buf_printf(out, "    %s\n", text);
         return 1;
     }
-    (void)w;
     /* In one bundle every read sees the state before the bundle; in sequence a later part sees what an
      * earlier one did.  An order of the parts means the same if no later part depends on an earlier one by
      * more than sharing a bundle (tsr_pack_dep <= 0). */
@@ -188,7 +187,7 @@ int tsr_unbundle(const struct tsr_target *t, const uint32_t *w, size_t n, uint64
             uint32_t sw[8];
             char *ctext = NULL;
             if (ci.ctl == TSR_PACK_CTL_END && strchr(itext[i], ';')) {
-                split_bundle(t, itext[i], w + i * nw, &sb, &pin);
+                split_bundle(t, itext[i], &sb, &pin);
                 np += pin;
                 /* the last line is the signal (or the whole bundle, pinned) */
                 size_t end = sb.len, st = end;
@@ -219,7 +218,7 @@ int tsr_unbundle(const struct tsr_target *t, const uint32_t *w, size_t n, uint64
                                         ci.ctl == TSR_PACK_CTL_JUMP ? "branch" : "thread end");
                     break;
                 }
-                split_bundle(t, itext[j], w + j * nw, out, &pin);
+                split_bundle(t, itext[j], out, &pin);
                 np += pin;
                 done[j] = true;
             }
@@ -234,7 +233,7 @@ int tsr_unbundle(const struct tsr_target *t, const uint32_t *w, size_t n, uint64
                 break;
             continue;
         }
-        split_bundle(t, itext[i], w + i * nw, out, &pin);
+        split_bundle(t, itext[i], out, &pin);
         np += pin;
     }
     if (pinned)
