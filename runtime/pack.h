@@ -26,10 +26,13 @@ struct tsr_pack_block_stat {
     unsigned line;          /* source line of the block's first operation (0: none) */
     unsigned nops;          /* operations (input lines) */
     unsigned bundles;       /* bundles emitted */
-    unsigned lower;         /* lower bound: max(slot-resource bound, latency-weighted critical path) */
+    unsigned lower;         /* lower bound on any schedule of the block (bundles): the larger of `basic` and
+                               the shortest schedule of a relaxation (docs/pack.md "Lower bound") */
+    unsigned basic;         /* max(slot-resource bound, latency-weighted critical path) */
+    bool exact;             /* `lower` is the relaxation's shortest schedule (the search ended in its budget) */
 };
 struct tsr_pack_stats {
-    unsigned nops, nbundles, lower, nblocks;
+    unsigned nops, nbundles, lower, basic, nblocks;
     struct tsr_pack_block_stat *blocks;   /* nblocks entries, malloc'd (free with tsr_pack_stats_free) */
 };
 void tsr_pack_stats_free(struct tsr_pack_stats *s);

@@ -74,6 +74,24 @@ bool tsr_pack_merge_same(const struct tsr_target *t, const uint32_t *m, const ui
  * `idle`? */
 bool tsr_pack_op_idle(const struct tsr_target *t, unsigned op);
 
+/* The dependence graph of a block: pred[j] lists (i, lat), i < j: j goes at least lat bundles after i. */
+struct tsr_pack_edge { int to, lat; };
+struct tsr_pack_elist { struct tsr_pack_edge *e; int n, cap; };
+
+/* pack_sched.c: tries to add text `add` (its words alone: addw) to the bundle parts (k of them, their words
+ * alone in pw), at any position; the joined bundle must assemble (t->assemble_one) and do what its parts do
+ * (tsr_pack_merge_same).  On success rewrites parts and pw (inserting it), puts the words in w (t->nwords
+ * words) and returns 1; else 0. */
+int tsr_pack_try_merge(const struct tsr_target *t, const char **parts, const uint32_t **pw, int k, const char *add,
+                       const uint32_t *addw, uint32_t *w);
+
+/* pack_bound.c: a lower bound, in bundles, on any schedule of the block u[0..n) (dependence graph pred; ctl:
+ * index of its branch / thread end, the last unit, or -1; nn: units before it); *basic gets the larger of
+ * the slot-resource bound and the critical path alone, *exact whether the bound is the shortest schedule of
+ * the relaxation (docs/pack.md "Lower bound"). */
+unsigned tsr_pack_lower_bound(const struct tsr_target *t, const struct tsr_pack_unit *u, int n, int nn,
+                              const struct tsr_pack_elist *pred, int ctl, unsigned *basic, bool *exact);
+
 /* pack.c */
 char *tsr_pack_canon(const struct tsr_target *t, const uint32_t *w, char **full);
 

@@ -71,10 +71,8 @@ static const char *unit_text(const struct tsr_pack_unit *x)
     return x->text ? x->text : x->full;
 }
 
-/* Tries to add text `add` (its words alone: addw) to the bundle parts (k of them, their words alone in pw),
- * at any position; the joined bundle must assemble and do what its parts do (tsr_pack_merge_same).  On
- * success rewrites parts and pw (inserting it), puts the words in w and returns 1. */
-static int try_merge(const struct tsr_target *t, const char **parts, const uint32_t **pw, int k, const char *add,
+/* (pack_int.h) */
+int tsr_pack_try_merge(const struct tsr_target *t, const char **parts, const uint32_t **pw, int k, const char *add,
                      const uint32_t *addw, uint32_t *w)
 {
     struct tsr_buf b = { 0 }, ov = { 0 };
@@ -120,8 +118,6 @@ static int try_merge(const struct tsr_target *t, const char **parts, const uint3
 
 /* ---- the validator as oracle ------------------------------------------------------------------------ */
 
-struct edge { int to, lat; };
-struct elist { struct edge *e; int n, cap; };
 
 /* The schedule being formed: the program so far (P), the block's own bundles (bs[0..nb), at P->n..),
  * and where the history known on this path starts (hstart: a global index). */
@@ -131,7 +127,7 @@ struct sched {
     int nb, cap;
     size_t hstart;
     int variant;      /* priority of the list scheduler: 0 height, 1 program order, 2 height then successors */
-    struct elist *pred, *succ;   /* the block's dependence graph (built by variant 0, kept for the others) */
+    struct tsr_pack_elist *pred, *succ;   /* the block's dependence graph (built by variant 0, kept for the others) */
     int ngraph;
 };
 
@@ -188,7 +184,7 @@ static struct obundle *block_bundle(struct sched *S, int c)
 
 /* ---- one block ------------------------------------------------------------------------------------- */
 
-static void add_edge(struct elist *l, int to, int lat)
+static void add_edge(struct tsr_pack_elist *l, int to, int lat)
 {
     for (int i = 0; i < l->n; i++)
         if (l->e[i].to == to) {
@@ -202,163 +198,7 @@ static void add_edge(struct elist *l, int to, int lat)
         if (!l->e)
             abort();
     }
-    l->e[l->n++] = (struct edge){ to, lat };
-}
-
-/* Lower bound of a block: the larger of the slot-resource bound and the latency-weighted critical path
- * (a control unit adds its own instruction and, at the end, its delay slots). */
-static int cmp_desc(const void *a, const void *b)
-{
-    return *(const int *)b - *(const int *)a;
-}
-
-static unsigned lower_bound(const struct tsr_target *t, const struct tsr_pack_unit *u, int n, int nn,
-                            const struct elist *pred, int ctl)
-{
-    int *est = calloc((size_t)n + 1, sizeof *est);
-    int cp = 0;
-    for (int i = 0; i < n; i++) {
-        for (int k = 0; k < pred[i].n; k++) {
-            int l = pred[i].e[k].lat;
-            if (i == ctl && l < 1)
-                l = 1;
-            if (est[pred[i].e[k].to] + l > est[i])
-                est[i] = est[pred[i].e[k].to] + l;
-        }
-        int end = i == ctl ? est[i] + 1 + u[i].ev.delay : est[i] + 1;
-        cp = end > cp ? end : cp;
-    }
-    /* q[i]: bundles from i's to the end of the block, i's included (its dependents' latencies; a branch: its
-     * own bundle and its delay slots) */
-    int *q = calloc((size_t)n + 1, sizeof *q);
-    for (int i = n - 1; i >= 0; i--) {
-        if (q[i] < (i == ctl ? 1 + u[i].ev.delay : 1))
-            q[i] = i == ctl ? 1 + u[i].ev.delay : 1;
-        for (int k = 0; k < pred[i].n; k++) {
-            int p = pred[i].e[k].to, l = pred[i].e[k].lat;
-            if (i == ctl && l < 1)
-                l = 1;
-            if (l + q[i] > q[p])
-                q[p] = l + q[i];
-        }
-    }
-    /* Units that cannot share a bundle with any other unit of the block (the assembler cannot encode the
-     * pair: a load immediate of a value no other needs) take a bundle each; the others share the slots. */
-    int alone = 0;
-    bool *solo = calloc((size_t)n + 1, sizeof *solo);
-    for (int i = 0; i < nn; i++) {
-        bool pairs = false;
-        for (int j = 0; j < n && !pairs && u[i].text; j++) {
-            if (j == i || !u[j].text || (j == ctl && u[j].ev.ctl == TSR_PACK_CTL_JUMP))
-                continue;
-            const char *parts[MAXPARTS] = { u[i].text };
-            const uint32_t *pw[MAXPARTS] = { u[i].w };
-            uint32_t w[8];
-            pairs = try_merge(t, parts, pw, 1, u[j].text, u[j].w, w);
-        }
-        solo[i] = !pairs && nn + (ctl >= 0) > 1;
-        alone += solo[i];
-    }
-    /* The ops of the other units: op k can go to the slots cand[k] that have an op of its name.  For a set T
-     * of slots, the ops whose candidates lie in T need at least ceil(count / d) bundles, d the most slots of
-     * T one format has (a bundle has one format).  T ranges over the unions of the candidate sets met. */
-    const struct tsr_tc_isa *isa = t->text;
-    int nitems = 0, cap = 0, *owner = NULL;
-    uint64_t *cand = NULL;
-    for (int i = 0; i < nn; i++) {
-        if (solo[i])
-            continue;
-        void *inst = calloc(1, t->inst_size);
-        t->decode(u[i].w, inst);
-        if (t->inst_format(inst) != TSR_NO_FORMAT)
-            for (unsigned sl = 0; sl < t->nslots && sl < 64; sl++) {
-                unsigned op = t->inst_op(inst, sl);
-                if (tsr_pack_op_idle(t, op))
-                    continue;
-                uint64_t m = 0;
-                for (unsigned o = 0; o < t->nops; o++)
-                    if (t->op_slot[o] < 64 && !strcmp(t->op_names[o], t->op_names[op]))
-                        m |= (uint64_t)1 << t->op_slot[o];
-                if (nitems == cap) {
-                    cap = cap ? 2 * cap : 32;
-                    cand = realloc(cand, (size_t)cap * sizeof *cand);
-                    owner = realloc(owner, (size_t)cap * sizeof *owner);
-                }
-                owner[nitems] = i;
-                cand[nitems++] = m;
-            }
-        free(inst);
-    }
-    int *E = malloc(((size_t)nitems + 1) * sizeof *E), *Q = malloc(((size_t)nitems + 1) * sizeof *Q);
-    int *L = malloc(((size_t)nitems + 1) * sizeof *L), hbt = 0;
-    bool jump = ctl >= 0 && (u[ctl].ev.ctl == TSR_PACK_CTL_JUMP || !u[ctl].text);
-    uint64_t sets[16];
-    int nsets = 0;
-    for (int k = 0; k < nitems; k++) {
-        bool seen = false;
-        for (int q = 0; q < nsets && !seen; q++)
-            seen = sets[q] == cand[k];
-        if (!seen && nsets < 16)
-            sets[nsets++] = cand[k];
-    }
-    int rb = 0;
-    for (uint32_t sub = 1; sub < (1u << nsets); sub++) {
-        uint64_t T = 0;
-        for (int q = 0; q < nsets; q++)
-            if (sub >> q & 1)
-                T |= sets[q];
-        int count = 0, d = 0;
-        for (int k = 0; k < nitems; k++)
-            count += (cand[k] & ~T) == 0;
-        for (unsigned f = 0; f < isa->nformats; f++) {
-            int in = 0;
-            for (uint32_t x = 0; x < isa->formats[f].nslot; x++) {
-                unsigned sl = isa->idx[isa->formats[f].slot + x];
-                in += sl < 64 && (T >> sl & 1);
-            }
-            d = in > d ? in : d;
-        }
-        if (d > 0 && (count + d - 1) / d > rb)
-            rb = (count + d - 1) / d;
-        /* with heads and tails: those that start no earlier than e, the k of them with the longest tails
-         * (at least qk bundles to the end, theirs included): e + ceil(k / d) + qk - 1 bundles */
-        int m = 0;
-        for (int k = 0; k < nitems; k++)
-            if ((cand[k] & ~T) == 0) {
-                E[m] = est[owner[k]];
-                Q[m++] = q[owner[k]];
-            }
-        for (int a = 0; a < m && d > 0; a++) {
-            int e = E[a], len = 0;
-            for (int c = 0; c < m; c++)
-                if (E[c] >= e)
-                    L[len++] = Q[c];
-            qsort(L, (size_t)len, sizeof *L, cmp_desc);
-            for (int k = 1; k <= len; k++) {
-                /* a branch in a bundle of its own lies inside that span when it can start by e and the
-                 * tail is within its delay slots: one more */
-                int br = jump && e <= est[ctl] && L[k - 1] <= 1 + u[ctl].ev.delay;
-                if (e + (k + d - 1) / d + L[k - 1] - 1 + br > hbt)
-                    hbt = e + (k + d - 1) / d + L[k - 1] - 1 + br;
-            }
-        }
-    }
-    free(cand);
-    free(owner);
-    free(E);
-    free(Q);
-    free(L);
-    rb += alone;
-    free(q);
-    free(est);
-    free(solo);
-    if (ctl >= 0) {   /* a branch takes a bundle of its own (a thread end may share one); then its delay slots */
-        rb += u[ctl].ev.ctl == TSR_PACK_CTL_JUMP || !u[ctl].text ? 1 : 0;
-        rb = rb > 1 + u[ctl].ev.delay ? rb : 1 + u[ctl].ev.delay;
-    }
-    rb = hbt > rb ? hbt : rb;   /* (the tails already hold the branch and its delay slots) */
-    int lb = rb > cp ? rb : cp;
-    return (unsigned)(lb < 1 && n > 0 ? 1 : lb);
+    l->e[l->n++] = (struct tsr_pack_edge){ to, lat };
 }
 
 /* Re-derives the events of bundles [from, nb) and checks each against its history.  Returns true if
@@ -383,7 +223,7 @@ static void copy_bundles(struct prog *P, struct obundle *dst, const struct obund
 
 /* Places the control unit (index ctl) as late as its delay slots allow: merged into a bundle of the block
  * when it can share one, else in a bundle of its own; the block is padded to end after its delay slots. */
-static void place_ctl(struct sched *S, const struct tsr_pack_unit *u, int ctl, const int *cyc, const struct elist *pred)
+static void place_ctl(struct sched *S, const struct tsr_pack_unit *u, int ctl, const int *cyc, const struct tsr_pack_elist *pred)
 {
     struct prog *P = S->P;
     const struct tsr_pack_unit *x = &u[ctl];
@@ -411,7 +251,7 @@ static void place_ctl(struct sched *S, const struct tsr_pack_unit *u, int ctl, c
             if (merge) {
                 struct obundle *b = &S->bs[bpos];
                 uint32_t w[8];
-                if (b->k >= MAXPARTS - 1 || !try_merge(P->t, b->parts, b->pw, b->k, unit_text(x), x->w, w))
+                if (b->k >= MAXPARTS - 1 || !tsr_pack_try_merge(P->t, b->parts, b->pw, b->k, unit_text(x), x->w, w))
                     continue;
                 b->k++;
                 set_words(P, b, w);
@@ -462,7 +302,7 @@ static void place_ctl(struct sched *S, const struct tsr_pack_unit *u, int ctl, c
 
 /* Schedules units u[0..n) of one block (the last may be a control unit) into S->bs.  Returns 0, or -1 if
  * some unit could not be placed (reported through d). */
-static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, unsigned *lower, const char *path,
+static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, struct tsr_pack_block_stat *lb, const char *path,
                           struct tsr_diag *d)
 {
     struct prog *P = S->P;
@@ -476,7 +316,8 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, unsig
         b->ctl = TSR_PACK_CTL_OPAQUE;
         b->delay = u[0].ev.delay;
         block_bundle(S, u[0].ev.delay);
-        *lower = 1 + (unsigned)u[0].ev.delay;
+        lb->lower = lb->basic = 1 + (unsigned)u[0].ev.delay;
+        lb->exact = true;
         return 0;
     }
     int ctl = n > 0 && (u[n - 1].ev.ctl == TSR_PACK_CTL_JUMP || u[n - 1].ev.ctl == TSR_PACK_CTL_END) ? n - 1 : -1;
@@ -494,7 +335,7 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, unsig
                 }
             }
     }
-    const struct elist *pred = S->pred, *succ = S->succ;
+    const struct tsr_pack_elist *pred = S->pred, *succ = S->succ;
     int *h = calloc((size_t)n + 1, sizeof *h);
     for (int i = n - 1; i >= 0; i--) {
         h[i] = i == ctl ? 1 + u[i].ev.delay : 1;   /* what feeds a branch goes first: its delay slots follow */
@@ -502,7 +343,8 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, unsig
             if (succ[i].e[k].lat + h[succ[i].e[k].to] > h[i])
                 h[i] = succ[i].e[k].lat + h[succ[i].e[k].to];
     }
-    *lower = P->want_lower ? lower_bound(t, u, n, nn, pred, ctl) : 0;
+    if (P->want_lower)
+        lb->lower = tsr_pack_lower_bound(t, u, n, nn, pred, ctl, &lb->basic, &lb->exact);
 
     int *cyc = malloc(((size_t)n + 1) * sizeof *cyc), *order = malloc(((size_t)n + 1) * sizeof *order);
     for (int i = 0; i < n; i++) {
@@ -564,8 +406,8 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, unsig
                     pw[0] = u[i].w;
                     memcpy(w, u[i].w, t->nwords * 4);
                 } else if (!u[i].text || b->k >= MAXPARTS - 1 || (fixed[i] & b->fixed) ||
-                           (!try_merge(t, parts, pw, b->k, u[i].text, u[i].w, w) &&
-                            (!u[i].alt || !try_merge(t, parts, pw, b->k, u[i].alt, u[i].w, w)))) {
+                           (!tsr_pack_try_merge(t, parts, pw, b->k, u[i].text, u[i].w, w) &&
+                            (!u[i].alt || !tsr_pack_try_merge(t, parts, pw, b->k, u[i].alt, u[i].w, w)))) {
                     continue;   /* (two ops that only one slot can do never share a bundle; a commutative op
                                  * is tried with its sources swapped) */
                 }
@@ -711,7 +553,7 @@ int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_
                     break;
             }
         S.hstart = falls ? 0 : P.n;
-        unsigned lower = 0;
+        struct tsr_pack_block_stat lower = { 0 };
         /* several priorities; the shortest schedule wins (the first on ties) */
         struct obundle *best = NULL;
         int nbest = 0;
@@ -720,7 +562,7 @@ int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_
             S.variant = v;
             bool wl = P.want_lower;
             P.want_lower = wl && v == 0;
-            unsigned lv = 0;
+            struct tsr_pack_block_stat lv = { 0 };
             rc = schedule_block(&S, u + s, (int)(e - s), &lv, path, d);
             P.want_lower = wl;
             if (v == 0)
@@ -751,9 +593,11 @@ int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_
             st->blocks = realloc(st->blocks, capb * sizeof *st->blocks);
         }
         int bi = (int)st->nblocks++;
-        st->blocks[bi] = (struct tsr_pack_block_stat){ u[s].line, (unsigned)(e - s), (unsigned)S.nb, lower };
+        st->blocks[bi] = (struct tsr_pack_block_stat){ u[s].line, (unsigned)(e - s), (unsigned)S.nb, lower.lower,
+                                                       lower.basic, lower.exact };
         st->nbundles += (unsigned)S.nb;
-        st->lower += lower;
+        st->lower += lower.lower;
+        st->basic += lower.basic;
         for (int c = 0; c < S.nb; c++) {
             struct obundle *b = prog_insert(&P, P.n);
             *b = S.bs[c];

@@ -1,0 +1,663 @@
+/* The packer's lower bound per block (docs/pack.md "Lower bound"): no schedule of the block, by this packer
+ * or any other, has fewer bundles.  Two parts:
+ *   1. the larger of the latency-weighted critical path and a slot-resource bound (with heads and tails);
+ *   2. an exact search on a relaxation of the block: the same dependences and latencies, each op in a slot
+ *      that has an op of its name (one format per bundle), units that pair with no other alone, a branch in
+ *      a bundle of its own with its delay slots after it -- but no read ports, immediates or other
+ *      encoding limits.  Every real schedule is a schedule of the relaxation, so the relaxation's shortest
+ *      is a lower bound.  The search tries lengths from part 1's bound upwards and stops at the first it
+ *      cannot rule out within a node budget (that length is then still a bound: all shorter ones failed).
+ * Nothing here knows the target: slots, formats and op names come from its descriptor. */
+#include <stdlib.h>
+#include <string.h>
+#include "pack_int.h"
+#include "target.h"
+#include "textcodec.h"
+#include <xxhash.h>
+
+#define MAXSETS 16           /* distinct slot sets the resource bound combines */
+#define MAXITEMS 24          /* ops in one bundle of the relaxation (slots of the widest format, in practice) */
+#define MAXCLIQUES 8         /* sets of units that pairwise cannot share a bundle, kept for the search */
+#define NODE_BUDGET 50000    /* bundles the search may try per block (all lengths together) before giving up */
+
+/* The block as the bound sees it. */
+struct bound {
+    const struct tsr_target *t;
+    const struct tsr_pack_unit *u;
+    const struct tsr_pack_elist *pred;
+    int n, nn, ctl, delay;
+    bool jump;                /* the control unit takes a bundle of its own */
+    bool *solo;               /* the unit pairs with no other unit of the block */
+    uint64_t *compat;         /* row i (W words): bit j set if units i and j can share a bundle (can_pair) */
+    uint64_t *inb;            /* the units in the bundle being formed (W words) */
+    int W;
+    int ncliques, *clique[MAXCLIQUES], csize[MAXCLIQUES];   /* units that pairwise cannot share a bundle */
+    int *ce, *cq;             /* scratch: a clique's unplaced members' estimates and tails */
+    int *est, *q;             /* earliest bundle; bundles from it to the end, its own included */
+    /* ops (items) of the units that share bundles: op k of unit owner[k], its slots cand[k] */
+    int nitems, *owner, *first, *count;
+    uint64_t *cand;
+    uint64_t *fmask;          /* per format: its slots (the first 64) */
+    unsigned nf;
+    int nsets, *setof;        /* distinct candidate sets, and item k's */
+    uint64_t sets[MAXSETS];
+    /* the search */
+    int T, *cyc;
+    long nodes;
+    bool gave_up;
+    int *maxlat;              /* per unit: the largest latency of an edge from it (-1: none) */
+    uint8_t *key;             /* a state being hashed: n bytes */
+    struct seen { uint64_t lo, hi; int c; } *seen;   /* states that fail, the earliest bundle they failed at */
+    size_t nseen, capseen;    /* (open addressing; capseen a power of two) */
+};
+
+static int cmp_desc(const void *a, const void *b)
+{
+    return *(const int *)b - *(const int *)a;
+}
+
+/* latency of edge k of unit i as a bound may use (a branch in a bundle of its own: after what feeds it) */
+static int edge_lat(const struct bound *B, int i, int k)
+{
+    int l = B->pred[i].e[k].lat;
+    return i == B->ctl && B->jump && l < 1 ? 1 : l;
+}
+
+/* Can units a and b share a bundle: does the assembler encode them together (either written with its
+ * sources swapped, if commutative), doing what they do alone, without breaking a rule of the description
+ * within that bundle (resources, `forbid` at distance 0)?  (A bundle holding more units has their events
+ * too: what a pair breaks, a larger bundle with the pair breaks.) */
+static bool can_pair(const struct tsr_target *t, const struct tsr_pack_unit *a, const struct tsr_pack_unit *b)
+{
+    if (!a->text || !b->text)
+        return false;
+    const char *as[2] = { a->text, a->alt }, *bs[2] = { b->text, b->alt };
+    for (int x = 0; x < 2; x++)
+        for (int y = 0; y < 2; y++) {
+            if (!as[x] || !bs[y])
+                continue;
+            const char *parts[TSR_PACK_MAXPARTS] = { as[x] };
+            const uint32_t *pw[TSR_PACK_MAXPARTS] = { a->w };
+            uint32_t w[8];
+            if (!tsr_pack_try_merge(t, parts, pw, 1, bs[y], b->w, w))
+                continue;
+            struct tsr_pack_ev ev = { 0 };   /* and the pair breaks no rule within one bundle */
+            tsr_pack_ev_init(t, w, &ev);
+            size_t bad = tsr_pack_solo_check(t->vdesc, &ev.vb, NULL, 0);
+            tsr_pack_ev_free(&ev);
+            if (!bad)
+                return true;
+        }
+    return false;
+}
+
+/* Which units can share a bundle, pair by pair; units that cannot share a bundle with any other unit of the block (the assembler cannot encode the pair: a
+ * load immediate of a value no other needs); the items (ops) of the others, with the slots they may use. */
+static void units_init(struct bound *B)
+{
+    const struct tsr_target *t = B->t;
+    const struct tsr_pack_unit *u = B->u;
+    int n = B->n, nn = B->nn, cap = 0;
+    B->solo = calloc((size_t)n + 1, sizeof *B->solo);
+    B->first = calloc((size_t)n + 1, sizeof *B->first);
+    B->count = calloc((size_t)n + 1, sizeof *B->count);
+    int last = B->jump ? nn : n;   /* a thread end that can share a bundle has items too */
+    B->W = (n + 63) / 64;
+    B->compat = calloc((size_t)n * (size_t)B->W + 1, sizeof *B->compat);
+    for (int i = 0; i < last; i++)
+        for (int j = i + 1; j < last; j++)
+            if (can_pair(t, &u[i], &u[j])) {
+                B->compat[(size_t)i * B->W + j / 64] |= (uint64_t)1 << (j % 64);
+                B->compat[(size_t)j * B->W + i / 64] |= (uint64_t)1 << (i % 64);
+            }
+    for (int i = 0; i < last; i++) {
+        bool pairs = false;
+        for (int w = 0; w < B->W && !pairs; w++)
+            pairs = B->compat[(size_t)i * B->W + w] != 0;
+        B->first[i] = B->nitems;
+        if (B->solo[i])
+            continue;
+        void *inst = calloc(1, t->inst_size);
+        t->decode(u[i].w, inst);
+        if (t->inst_format(inst) != TSR_NO_FORMAT)
+            for (unsigned sl = 0; sl < t->nslots && sl < 64; sl++) {
+                unsigned op = t->inst_op(inst, sl);
+                if (tsr_pack_op_idle(t, op))
+                    continue;
+                uint64_t m = 0;
+                for (unsigned o = 0; o < t->nops; o++)
+                    if (t->op_slot[o] < 64 && !strcmp(t->op_names[o], t->op_names[op]))
+                        m |= (uint64_t)1 << t->op_slot[o];
+                if (B->nitems == cap) {
+                    cap = cap ? 2 * cap : 32;
+                    B->cand = realloc(B->cand, (size_t)cap * sizeof *B->cand);
+                    B->owner = realloc(B->owner, (size_t)cap * sizeof *B->owner);
+                }
+                B->owner[B->nitems] = i;
+                B->cand[B->nitems++] = m;
+            }
+        free(inst);
+        B->count[i] = B->nitems - B->first[i];
+    }
+    const struct tsr_tc_isa *isa = t->text;
+    B->nf = isa->nformats;
+    B->fmask = calloc(B->nf + 1, sizeof *B->fmask);
+    for (unsigned f = 0; f < isa->nformats; f++)
+        for (uint32_t x = 0; x < isa->formats[f].nslot; x++) {
+            unsigned sl = isa->idx[isa->formats[f].slot + x];
+            if (sl < 64)
+                B->fmask[f] |= (uint64_t)1 << sl;
+        }
+    B->setof = calloc((size_t)B->nitems + 1, sizeof *B->setof);
+    for (int k = 0; k < B->nitems; k++) {
+        int q = 0;
+        while (q < B->nsets && B->sets[q] != B->cand[k])
+            q++;
+        if (q == B->nsets && B->nsets < MAXSETS)
+            B->sets[B->nsets++] = B->cand[k];
+        B->setof[k] = q < MAXSETS ? q : -1;
+    }
+}
+
+static bool compatible(const struct bound *B, int i, int j)
+{
+    return B->compat[(size_t)i * B->W + j / 64] >> (j % 64) & 1;
+}
+
+/* Cliques of the conflict graph (units that pairwise cannot share a bundle: each needs a bundle of its own),
+ * grown greedily from every unit, those with the fewest partners first; the MAXCLIQUES largest of at least
+ * three units are kept.  (A branch in a bundle of its own conflicts with every unit.) */
+static void cliques_init(struct bound *B)
+{
+    int n = B->n, *deg = calloc((size_t)n + 1, sizeof *deg), *by = malloc(((size_t)n + 1) * sizeof *by);
+    int *cur = malloc(((size_t)n + 1) * sizeof *cur);
+    for (int i = 0; i < n; i++) {
+        by[i] = i;
+        for (int j = 0; j < n; j++)
+            deg[i] += compatible(B, i, j);
+    }
+    for (int i = 1; i < n; i++)   /* fewest partners first (insertion sort: stable) */
+        for (int j = i; j > 0 && deg[by[j]] < deg[by[j - 1]]; j--) {
+            int x = by[j];
+            by[j] = by[j - 1];
+            by[j - 1] = x;
+        }
+    for (int s = 0; s < n; s++) {
+        int m = 0;
+        cur[m++] = s;
+        for (int a = 0; a < n; a++) {
+            int x = by[a];
+            bool ok = x != s;
+            for (int k = 0; k < m && ok; k++)
+                ok = !compatible(B, x, cur[k]);
+            if (ok)
+                cur[m++] = x;
+        }
+        if (m < 3)
+            continue;
+        bool dup = false;   /* the same set again (members in another order) */
+        for (int q = 0; q < B->ncliques && !dup; q++) {
+            if (B->csize[q] != m)
+                continue;
+            dup = true;
+            for (int k = 0; k < m && dup; k++) {
+                bool in = false;
+                for (int r = 0; r < m && !in; r++)
+                    in = B->clique[q][r] == cur[k];
+                dup = in;
+            }
+        }
+        if (dup)
+            continue;
+        int at = B->ncliques < MAXCLIQUES ? B->ncliques++ : -1;
+        if (at < 0) {   /* replace the smallest if this one is larger */
+            for (int q = 0; q < MAXCLIQUES; q++)
+                if (B->csize[q] < m && (at < 0 || B->csize[q] < B->csize[at]))
+                    at = q;
+            if (at < 0)
+                continue;
+            free(B->clique[at]);
+        }
+        B->clique[at] = malloc((size_t)m * sizeof *cur);
+        memcpy(B->clique[at], cur, (size_t)m * sizeof *cur);
+        B->csize[at] = m;
+    }
+    B->ce = malloc(((size_t)n + 1) * sizeof *B->ce);
+    B->cq = malloc(((size_t)n + 1) * sizeof *B->cq);
+    free(deg);
+    free(by);
+    free(cur);
+}
+
+/* Does some clique's unplaced members need more than the T bundles: those with estimates >= e (k of them)
+ * take k distinct bundles from e on, and the last of them has at least the smallest tail among them. */
+static bool cliques_fail(struct bound *B)
+{
+    for (int q = 0; q < B->ncliques; q++) {
+        int m = 0;
+        for (int k = 0; k < B->csize[q]; k++) {
+            int x = B->clique[q][k];
+            if (B->cyc[x] >= 0)
+                continue;
+            int j = m++;   /* insertion by estimate, largest first */
+            for (; j > 0 && B->ce[j - 1] < B->est[x]; j--) {
+                B->ce[j] = B->ce[j - 1];
+                B->cq[j] = B->cq[j - 1];
+            }
+            B->ce[j] = B->est[x];
+            B->cq[j] = B->q[x];
+        }
+        int minq = 1 << 30;
+        for (int k = 0; k < m; k++) {
+            minq = B->cq[k] < minq ? B->cq[k] : minq;
+            if (B->ce[k] + (k + 1) + minq - 1 > B->T)
+                return true;
+        }
+    }
+    return false;
+}
+
+/* d: the most slots of T one format has (a bundle has one format) */
+static int slots_in(const struct bound *B, uint64_t T)
+{
+    int d = 0;
+    for (unsigned f = 0; f < B->nf; f++) {
+        int in = __builtin_popcountll(B->fmask[f] & T);
+        d = in > d ? in : d;
+    }
+    return d;
+}
+
+/* Part 1: the larger of the critical path and the slot-resource bound (a control unit adds its own
+ * instruction and, at the end, its delay slots). */
+static int classic(struct bound *B)
+{
+    const struct tsr_pack_unit *u = B->u;
+    int n = B->n, ctl = B->ctl, cp = 0;
+    for (int i = 0; i < n; i++) {
+        for (int k = 0; k < B->pred[i].n; k++) {
+            int l = edge_lat(B, i, k), p = B->pred[i].e[k].to;
+            if (B->est[p] + l > B->est[i])
+                B->est[i] = B->est[p] + l;
+        }
+        int end = i == ctl ? B->est[i] + 1 + u[i].ev.delay : B->est[i] + 1;
+        cp = end > cp ? end : cp;
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        if (B->q[i] < (i == ctl ? 1 + u[i].ev.delay : 1))
+            B->q[i] = i == ctl ? 1 + u[i].ev.delay : 1;
+        for (int k = 0; k < B->pred[i].n; k++) {
+            int p = B->pred[i].e[k].to, l = edge_lat(B, i, k);
+            if (l + B->q[i] > B->q[p])
+                B->q[p] = l + B->q[i];
+        }
+    }
+    int alone = 0;
+    for (int i = 0; i < B->nn; i++)
+        alone += B->solo[i];
+    /* op k can go to the slots cand[k].  For a set T of slots, the ops whose candidates lie in T need at least
+     * ceil(count / d) bundles, d the most slots of T one format has.  T ranges over the unions of the sets. */
+    int m0 = B->nitems;
+    int *E = malloc(((size_t)m0 + 1) * sizeof *E), *Q = malloc(((size_t)m0 + 1) * sizeof *Q);
+    int *L = malloc(((size_t)m0 + 1) * sizeof *L), hbt = 0, rb = 0;
+    for (uint32_t sub = 1; sub < (1u << B->nsets); sub++) {
+        uint64_t T = 0;
+        for (int q = 0; q < B->nsets; q++)
+            if (sub >> q & 1)
+                T |= B->sets[q];
+        int count = 0, d = slots_in(B, T);
+        for (int k = 0; k < m0; k++)
+            count += (B->cand[k] & ~T) == 0;
+        if (d > 0 && (count + d - 1) / d > rb)
+            rb = (count + d - 1) / d;
+        /* with heads and tails: those that start no earlier than e, the k of them with the longest tails
+         * (at least qk bundles to the end, theirs included): e + ceil(k / d) + qk - 1 bundles */
+        int m = 0;
+        for (int k = 0; k < m0; k++)
+            if ((B->cand[k] & ~T) == 0) {
+                E[m] = B->est[B->owner[k]];
+                Q[m++] = B->q[B->owner[k]];
+            }
+        for (int a = 0; a < m && d > 0; a++) {
+            int e = E[a], len = 0;
+            for (int c = 0; c < m; c++)
+                if (E[c] >= e)
+                    L[len++] = Q[c];
+            qsort(L, (size_t)len, sizeof *L, cmp_desc);
+            for (int k = 1; k <= len; k++) {
+                /* a branch in a bundle of its own lies inside that span when it can start by e and the
+                 * tail is within its delay slots: one more */
+                int br = B->jump && e <= B->est[ctl] && L[k - 1] <= 1 + B->delay;
+                if (e + (k + d - 1) / d + L[k - 1] - 1 + br > hbt)
+                    hbt = e + (k + d - 1) / d + L[k - 1] - 1 + br;
+            }
+        }
+    }
+    free(E);
+    free(Q);
+    free(L);
+    rb += alone;
+    if (ctl >= 0) {   /* a branch takes a bundle of its own (a thread end may share one); then its delay slots */
+        rb += B->jump ? 1 : 0;
+        rb = rb > 1 + B->delay ? rb : 1 + B->delay;
+    }
+    rb = hbt > rb ? hbt : rb;   /* (the tails already hold the branch and its delay slots) */
+    return rb > cp ? rb : cp;
+}
+
+/* A `forbid A -> B at LO..HI` whose A is the block's branch / thread end and whose window covers its delay
+ * slots (LO <= 1, HI >= delay) keeps every B of the block before it: an edge B -> control unit of latency
+ * 1 - LO.  (The positions after a control unit within its block are its delay slots.)  Returns the graph
+ * with these edges (a copy of the control unit's row; the other rows shared), or pred itself if none. */
+static const struct tsr_pack_elist *window_edges(const struct bound *B, struct tsr_pack_elist **own)
+{
+    const struct tsr_vdesc *D = B->t->vdesc;
+    int x = B->ctl;
+    *own = NULL;
+    if (x < 0)
+        return B->pred;
+    const struct tsr_vbundle *cv = &B->u[x].ev.vb;
+    for (int r = 0; r < D->nrules; r++) {
+        const struct tsr_vrule *R = &D->rules[r];
+        if (R->kind != TSR_VR_WINDOW || R->npat != 2 || R->lo > 1 || R->hi < B->delay)
+            continue;
+        bool a = false;
+        for (int e = 0; e < cv->nev && !a; e++)
+            a = R->pat[0](&cv->ev[e], cv->f);
+        for (int b = 0; b < x && a; b++) {
+            const struct tsr_vbundle *bv = &B->u[b].ev.vb;
+            bool m = false;
+            for (int e = 0; e < bv->nev && !m; e++)
+                m = R->pat[1](&bv->ev[e], bv->f);
+            if (!m)
+                continue;
+            if (!*own) {
+                *own = malloc(((size_t)B->n + 1) * sizeof **own);
+                memcpy(*own, B->pred, (size_t)B->n * sizeof **own);
+                struct tsr_pack_elist *row = &(*own)[x];
+                struct tsr_pack_edge *e = malloc(((size_t)row->n + (size_t)x + 1) * sizeof *e);
+                memcpy(e, row->e, (size_t)row->n * sizeof *e);
+                row->e = e;
+                row->cap = row->n + x + 1;
+            }
+            struct tsr_pack_elist *row = &(*own)[x];
+            int k = 0, lat = 1 - R->lo;
+            while (k < row->n && row->e[k].to != b)
+                k++;
+            if (k == row->n)
+                row->e[row->n++] = (struct tsr_pack_edge){ b, lat };
+            else if (row->e[k].lat < lat)
+                row->e[k].lat = lat;
+        }
+    }
+    return *own ? *own : B->pred;
+}
+
+/* ---- part 2: the search ------------------------------------------------------------------------------ */
+
+/* Can the ops it[0..k) share one bundle: distinct slots of one format, each in its candidates? */
+static bool match(const uint64_t *it, int k, uint64_t free_slots)
+{
+    if (k == 0)
+        return true;
+    for (uint64_t m = it[0] & free_slots; m; m &= m - 1)
+        if (match(it + 1, k - 1, free_slots & ~(m & -m)))
+            return true;
+    return false;
+}
+static bool fits(const struct bound *B, const uint64_t *it, int k)
+{
+    for (unsigned f = 0; f < B->nf; f++)
+        if (__builtin_popcountll(B->fmask[f]) >= k && match(it, k, B->fmask[f]))
+            return true;
+    return false;
+}
+
+/* Is unit i ready at bundle c (what it depends on placed early enough; in bundle c only with latency 0)? */
+static bool ready(const struct bound *B, int i, int c)
+{
+    for (int k = 0; k < B->pred[i].n; k++) {
+        int p = B->pred[i].e[k].to;
+        if (B->cyc[p] < 0 || B->cyc[p] + edge_lat(B, i, k) > c)
+            return false;
+    }
+    return true;
+}
+
+/* Can the units left still be placed in bundles c..T-1?  Earliest starts given what is placed, with their
+ * tails; the slot sets' op counts against the bundles left. */
+static bool hopeful(struct bound *B, int c)
+{
+    int solo = 0, cnt[MAXSETS] = { 0 };
+    for (int i = 0; i < B->n; i++) {
+        if (B->cyc[i] >= 0)
+            continue;
+        int e = c;
+        for (int k = 0; k < B->pred[i].n; k++) {
+            int p = B->pred[i].e[k].to;
+            int s = (B->cyc[p] >= 0 ? B->cyc[p] : B->est[p]) + edge_lat(B, i, k);
+            e = s > e ? s : e;
+        }
+        B->est[i] = e;   /* (in program order: what i depends on has its estimate already) */
+        if (e + B->q[i] > B->T)
+            return false;
+        solo += B->solo[i] || (i == B->ctl && B->jump);
+        for (int k = B->first[i]; k < B->first[i] + B->count[i]; k++)
+            if (B->setof[k] >= 0)
+                cnt[B->setof[k]]++;
+    }
+    if (cliques_fail(B))
+        return false;
+    int left = B->T - c - solo;
+    for (uint32_t sub = 1; sub < (1u << B->nsets); sub++) {
+        uint64_t T = 0;
+        int count = 0;
+        for (int q = 0; q < B->nsets; q++)
+            if (sub >> q & 1)
+                T |= B->sets[q];
+        for (int q = 0; q < B->nsets; q++)
+            if ((B->sets[q] & ~T) == 0)
+                count += cnt[q];
+        int d = slots_in(B, T);
+        if (d > 0 && (count + d - 1) / d > left)
+            return false;
+    }
+    return true;
+}
+
+static bool search(struct bound *B, int c, int left);
+
+/* Can unit x join the bundle being formed (units B->inb, ops it[0..k))?  Pairwise with each unit in it, and
+ * its ops in free slots of one format.  (Leaves x's ops at it[k..].) */
+static bool joins(const struct bound *B, int x, uint64_t *it, int k)
+{
+    const uint64_t *row = B->compat + (size_t)x * B->W;
+    for (int w = 0; w < B->W; w++)
+        if (B->inb[w] & ~row[w])
+            return false;
+    if (k + B->count[x] > MAXITEMS)
+        return false;
+    memcpy(it + k, B->cand + B->first[x], (size_t)B->count[x] * sizeof *it);
+    return fits(B, it, k + B->count[x]);
+}
+
+/* The state at the start of bundle c as the rest of the search sees it: per unit, not placed; placed and
+ * its bundle's distance back from c, up to the latency past which no constraint remains.  The same state
+ * later (larger c) has fewer bundles left: if it failed once, it fails again. */
+static XXH128_hash_t state_key(struct bound *B, int c)
+{
+    for (int i = 0; i < B->n; i++) {
+        int d = B->cyc[i] < 0 ? 255 : c - B->cyc[i];
+        B->key[i] = (uint8_t)(B->cyc[i] < 0 ? 255 : d > B->maxlat[i] ? 254 : d);
+    }
+    return XXH3_128bits(B->key, (size_t)B->n);
+}
+static struct seen *seen_slot(struct bound *B, XXH128_hash_t h)
+{
+    size_t m = B->capseen - 1, at = (size_t)h.low64 & m;
+    while (B->seen[at].c >= 0 && (B->seen[at].lo != h.low64 || B->seen[at].hi != h.high64))
+        at = (at + 1) & m;
+    return &B->seen[at];
+}
+static void seen_add(struct bound *B, XXH128_hash_t h, int c)
+{
+    if (2 * (B->nseen + 1) > B->capseen) {
+        struct seen *old = B->seen;
+        size_t oc = B->capseen;
+        B->capseen = oc ? 2 * oc : 1024;
+        B->seen = malloc(B->capseen * sizeof *B->seen);
+        if (!B->seen)
+            abort();
+        for (size_t i = 0; i < B->capseen; i++)
+            B->seen[i].c = -1;
+        for (size_t i = 0; i < oc; i++)
+            if (old[i].c >= 0)
+                *seen_slot(B, (XXH128_hash_t){ old[i].lo, old[i].hi }) = old[i];
+        free(old);
+    }
+    struct seen *e = seen_slot(B, h);
+    if (e->c < 0)
+        B->nseen++;
+    if (e->c < 0 || c < e->c)
+        *e = (struct seen){ h.low64, h.high64, c };
+}
+
+/* Forms bundle c from units i.. (those before decided: in[] the ones in it, it[0..k) their ops), then goes on
+ * to bundle c + 1.  Only maximal bundles are formed: moving an op to an earlier bundle where it is ready and
+ * fits keeps a schedule of the relaxation valid, so some shortest schedule has every bundle maximal. */
+static bool form(struct bound *B, int c, int left, int i, uint64_t *it, int k, int *skipped, int ns)
+{
+    while (i < B->n && (B->cyc[i] >= 0 || (i == B->ctl && B->jump) || !ready(B, i, c)))
+        i++;
+    if (i == B->n) {
+        for (int s = 0; s < ns; s++)   /* a unit left out that would fit: not maximal */
+            if (joins(B, skipped[s], it, k))
+                return false;
+        return search(B, c + 1, left);
+    }
+    if (i == B->ctl && c + 1 + B->delay > B->T)
+        return false;   /* a thread end too late for its delay slots (later bundles: later still) */
+    if (joins(B, i, it, k)) {   /* with it */
+        B->cyc[i] = c;
+        B->inb[i / 64] |= (uint64_t)1 << (i % 64);
+        bool ok = form(B, c, left - 1, i + 1, it, k + B->count[i], skipped, ns);
+        B->inb[i / 64] &= ~((uint64_t)1 << (i % 64));
+        B->cyc[i] = -1;
+        if (ok || B->gave_up)
+            return ok;
+    }
+    skipped[ns] = i;   /* without it */
+    return form(B, c, left, i + 1, it, k, skipped, ns + 1);
+}
+
+static bool search(struct bound *B, int c, int left)
+{
+    if (left == 0)
+        return true;
+    if (c >= B->T || !hopeful(B, c))
+        return false;
+    XXH128_hash_t h = state_key(B, c);
+    if (B->capseen) {
+        struct seen *e = seen_slot(B, h);
+        if (e->c >= 0 && e->c <= c)
+            return false;
+    }
+    if (++B->nodes > NODE_BUDGET) {
+        B->gave_up = true;
+        return false;
+    }
+    /* the branch in bundle c */
+    int x = B->ctl;
+    if (x >= 0 && B->jump && B->cyc[x] < 0 && c + 1 + B->delay <= B->T && ready(B, x, c)) {
+        B->cyc[x] = c;
+        bool ok = search(B, c + 1, left - 1);
+        B->cyc[x] = -1;
+        if (ok || B->gave_up)
+            return ok;
+    }
+    uint64_t it[MAXITEMS + 8];   /* (after the branch's try: its state hash h is still this bundle's) */
+    int *skipped = malloc(((size_t)B->n + 1) * sizeof *skipped);
+    uint64_t *outer = malloc((size_t)B->W * sizeof *outer + 1);   /* the previous bundle's units */
+    memcpy(outer, B->inb, (size_t)B->W * sizeof *outer);
+    memset(B->inb, 0, (size_t)B->W * sizeof *outer);
+    bool ok = form(B, c, left, 0, it, 0, skipped, 0);
+    memcpy(B->inb, outer, (size_t)B->W * sizeof *outer);
+    free(outer);
+    free(skipped);
+    if (!ok && !B->gave_up)
+        seen_add(B, h, c);
+    return ok;
+}
+
+unsigned tsr_pack_lower_bound(const struct tsr_target *t, const struct tsr_pack_unit *u, int n, int nn,
+                              const struct tsr_pack_elist *pred, int ctl, unsigned *basic, bool *exact)
+{
+    struct bound B = { .t = t, .u = u, .pred = pred, .n = n, .nn = nn, .ctl = ctl };
+    B.jump = ctl >= 0 && (u[ctl].ev.ctl == TSR_PACK_CTL_JUMP || !u[ctl].text);
+    B.delay = ctl >= 0 ? u[ctl].ev.delay : 0;
+    B.est = calloc((size_t)n + 1, sizeof *B.est);
+    B.q = calloc((size_t)n + 1, sizeof *B.q);
+    B.cyc = malloc(((size_t)n + 1) * sizeof *B.cyc);
+    B.key = malloc((size_t)n + 1);
+    B.maxlat = malloc(((size_t)n + 1) * sizeof *B.maxlat);
+    for (int i = 0; i < n; i++)
+        B.maxlat[i] = -1;
+    units_init(&B);
+    B.inb = calloc((size_t)B.W + 1, sizeof *B.inb);
+    cliques_init(&B);
+    int lb = classic(&B);
+    *basic = (unsigned)(lb < 1 && n > 0 ? 1 : lb);
+    struct tsr_pack_elist *own;
+    B.pred = window_edges(&B, &own);
+    for (int i = n - 1; i >= 0 && own; i--)   /* the tails again, with those edges */
+        for (int k = 0; k < B.pred[i].n; k++) {
+            int p = B.pred[i].e[k].to, l = edge_lat(&B, i, k);
+            if (l + B.q[i] > B.q[p])
+                B.q[p] = l + B.q[i];
+        }
+    for (int j = 0; j < n; j++)
+        for (int k = 0; k < B.pred[j].n; k++) {
+            int l = edge_lat(&B, j, k), p = B.pred[j].e[k].to;
+            B.maxlat[p] = l > B.maxlat[p] ? l : B.maxlat[p];
+        }
+    int *est0 = malloc(((size_t)n + 1) * sizeof *est0);
+    memcpy(est0, B.est, (size_t)n * sizeof *est0);
+    for (B.T = lb > 0 ? lb : 1;; B.T++) {
+        for (int i = 0; i < n; i++)
+            B.cyc[i] = -1;
+        memcpy(B.est, est0, (size_t)n * sizeof *est0);
+        B.gave_up = false;
+        for (size_t i = 0; i < B.capseen; i++)
+            B.seen[i].c = -1;
+        B.nseen = 0;
+        if (search(&B, 0, n) || B.gave_up)
+            break;
+    }
+    *exact = !B.gave_up;
+    lb = B.T;
+    free(est0);
+    if (own) {
+        free(own[ctl].e);
+        free(own);
+    }
+    free(B.seen);
+    free(B.key);
+    free(B.maxlat);
+    free(B.est);
+    free(B.q);
+    free(B.cyc);
+    free(B.solo);
+    free(B.first);
+    free(B.count);
+    free(B.cand);
+    free(B.owner);
+    free(B.fmask);
+    free(B.compat);
+    for (int q = 0; q < B.ncliques; q++)
+        free(B.clique[q]);
+    free(B.ce);
+    free(B.cq);
+    free(B.inb);
+    free(B.setof);
+    return (unsigned)(lb < 1 && n > 0 ? 1 : lb);
+}
