@@ -71,9 +71,9 @@ static bool can_pair(const struct tsr_target *t, const struct tsr_pack_unit *a, 
 {
     if (!a->text || !b->text)
         return false;
-    const char *as[2] = { a->text, a->alt }, *bs[2] = { b->text, b->alt };
-    for (int x = 0; x < 2; x++)
-        for (int y = 0; y < 2; y++) {
+    const char *as[3] = { a->text, a->alt, a->full }, *bs[3] = { b->text, b->alt, b->full };
+    for (int x = 0; x < 3; x++)
+        for (int y = 0; y < 3; y++) {
             if (!as[x] || !bs[y])
                 continue;
             const char *parts[TSR_PACK_MAXPARTS] = { as[x] };
