@@ -18,7 +18,7 @@
 #define MAXSETS 16           /* distinct slot sets the resource bound combines */
 #define MAXITEMS 24          /* ops in one bundle of the relaxation (slots of the widest format, in practice) */
 #define MAXCLIQUES 8         /* sets of units that pairwise cannot share a bundle, kept for the search */
-#define NODE_BUDGET 50000    /* bundles the search may try per block (all lengths together) before giving up */
+#define NODE_BUDGET 10000    /* bundles the search may try per block (all lengths together) before giving up */
 
 /* The block as the bound sees it. */
 struct bound {
