@@ -376,7 +376,8 @@ static const struct tsr_pack_elist *window_edges(const struct bound *B, struct t
                 memcpy(*own, B->pred, (size_t)B->n * sizeof **own);
                 struct tsr_pack_elist *row = &(*own)[x];
                 struct tsr_pack_edge *e = malloc(((size_t)row->n + (size_t)x + 1) * sizeof *e);
-                memcpy(e, row->e, (size_t)row->n * sizeof *e);
+                if (row->n)
+                    memcpy(e, row->e, (size_t)row->n * sizeof *e);
                 row->e = e;
                 row->cap = row->n + x + 1;
             }
