@@ -327,7 +327,9 @@ static void reference_text(const struct item *it, int n, struct tsr_buf *out)
 #define NUNIF 256
 #define MAX_STEPS 100000
 
-struct init { uint32_t acc[6][16], ra[32][16], rb[32][16], z[16], n[16], c[16], unif[NUNIF]; };
+/* The registers and flags the fuzzer sets before a run and compares after it (16 lanes each). */
+struct regs { uint32_t acc[6][16], ra[32][16], rb[32][16], z[16], n[16], c[16]; };
+struct init { struct regs r; uint32_t unif[NUNIF]; };
 
 /* xorshift32: the initial state and uniforms come from the 4 seed bytes. */
 static uint32_t rng_next(uint32_t *s)
@@ -357,23 +359,38 @@ static void make_init(struct init *in, uint32_t seed)
     uint32_t s = seed ? seed : 0x9e3779b9u;
     for (int r = 0; r < 6; r++)
         for (int l = 0; l < 16; l++)
-            in->acc[r][l] = rng_value(&s);
+            in->r.acc[r][l] = rng_value(&s);
     for (int r = 0; r < 32; r++)
         for (int l = 0; l < 16; l++) {
-            in->ra[r][l] = rng_value(&s);
-            in->rb[r][l] = rng_value(&s);
+            in->r.ra[r][l] = rng_value(&s);
+            in->r.rb[r][l] = rng_value(&s);
         }
     for (int l = 0; l < 16; l++) {
         uint32_t f = rng_next(&s);
-        in->z[l] = f & 1;
-        in->n[l] = f >> 1 & 1;
-        in->c[l] = f >> 2 & 1;
+        in->r.z[l] = f & 1;
+        in->r.n[l] = f >> 1 & 1;
+        in->r.c[l] = f >> 2 & 1;
     }
     for (int i = 0; i < NUNIF; i++)
         in->unif[i] = rng_value(&s);
 }
 
-struct final { uint32_t acc[6][16], ra[32][16], rb[32][16], z[16], n[16], c[16], unif_used; uint64_t bundles; };
+struct final { struct regs r; uint32_t unif_used; uint64_t bundles; };
+
+/* The fields of struct regs, the same names in struct qpu_sim: loaded before a run, saved after it. */
+#define REGS_FIELDS X(acc) X(ra) X(rb) X(z) X(n) X(c)
+static void regs_load(struct qpu_sim *sim, const struct regs *r)
+{
+#define X(f) memcpy(sim->f, r->f, sizeof r->f);
+    REGS_FIELDS
+#undef X
+}
+static void regs_save(const struct qpu_sim *sim, struct regs *r)
+{
+#define X(f) memcpy(r->f, sim->f, sizeof r->f);
+    REGS_FIELDS
+#undef X
+}
 
 /* Runs the program (n bundles at w) on one simulated QPU from *in; fills *out.  Returns 0, or -1 with a
  * message in msg. */
@@ -389,12 +406,7 @@ static int simulate(const uint32_t *w, size_t n, const struct init *in, struct f
     struct qpu_hooks_ctx ctx;
     qpu_sim_init(sim);
     qpu_hooks_attach(sim, &ctx, m, 0, UNIF_ADDR);
-    memcpy(sim->acc, in->acc, sizeof sim->acc);
-    memcpy(sim->ra, in->ra, sizeof sim->ra);
-    memcpy(sim->rb, in->rb, sizeof sim->rb);
-    memcpy(sim->z, in->z, sizeof sim->z);
-    memcpy(sim->n, in->n, sizeof sim->n);
-    memcpy(sim->c, in->c, sizeof sim->c);
+    regs_load(sim, &in->r);
     int rc = TSR_SIM_OK, ret = 0;
     uint64_t steps = 0, issued = 0;
     while (steps++ < MAX_STEPS && (rc == TSR_SIM_OK || rc == TSR_SIM_STALL)) {
@@ -410,12 +422,7 @@ static int simulate(const uint32_t *w, size_t n, const struct init *in, struct f
         struct qpu_periph *p = qpu_machine_qpu(m, 0);
         for (int i = 0; i < QPU_SFU_LATENCY; i++)   /* land SFU results still in flight */
             qpu_io_step(p, sim->acc[4]);
-        memcpy(out->acc, sim->acc, sizeof out->acc);
-        memcpy(out->ra, sim->ra, sizeof out->ra);
-        memcpy(out->rb, sim->rb, sizeof out->rb);
-        memcpy(out->z, sim->z, sizeof out->z);
-        memcpy(out->n, sim->n, sizeof out->n);
-        memcpy(out->c, sim->c, sizeof out->c);
+        regs_save(sim, &out->r);
         out->unif_used = (qpu_periph_unif_addr(p) - UNIF_ADDR) / 4;
         out->bundles = issued;
     }
@@ -446,12 +453,12 @@ static int compare_final(const struct final *a, const struct final *b, char *msg
             }                                                                                                    \
     } while (0)
     for (int r = 0; r < 6; r++)
-        DIFF("r", r, a->acc[r], b->acc[r]);
+        DIFF("r", r, a->r.acc[r], b->r.acc[r]);
     for (int r = 0; r < 32; r++)
-        DIFF("ra", r, a->ra[r], b->ra[r]);
+        DIFF("ra", r, a->r.ra[r], b->r.ra[r]);
     for (int r = 0; r < 32; r++)
-        DIFF("rb", r, a->rb[r], b->rb[r]);
-    const uint32_t *fa[3] = { a->z, a->n, a->c }, *fb[3] = { b->z, b->n, b->c };
+        DIFF("rb", r, a->r.rb[r], b->r.rb[r]);
+    const uint32_t *fa[3] = { a->r.z, a->r.n, a->r.c }, *fb[3] = { b->r.z, b->r.n, b->r.c };
     for (int f = 0; f < 3; f++)
         DIFF(fl[f], 0, fa[f], fb[f]);
 #undef DIFF
