@@ -40,6 +40,11 @@ struct bound {
     uint64_t *fmask;          /* per format: its slots (the first 64) */
     unsigned nf;
     int nsets, *setof;        /* distinct candidate sets, and item k's */
+    /* per subset `sub` of those sets (bit q: set q; 1 << nsets of them): the union of its sets' slots, d =
+     * the most of them one format has, and which sets lie within that union (bit q) */
+    uint64_t *umask;
+    int *ud;
+    uint32_t *within;
     uint64_t sets[MAXSETS];
     /* the search */
     int T, *cyc;
@@ -157,6 +162,22 @@ static void units_init(struct bound *B)
             B->sets[B->nsets++] = B->cand[k];
         B->setof[k] = q < MAXSETS ? q : -1;
     }
+    size_t nsub = (size_t)1 << B->nsets;
+    B->umask = calloc(nsub, sizeof *B->umask);
+    B->ud = calloc(nsub, sizeof *B->ud);
+    B->within = calloc(nsub, sizeof *B->within);
+    for (size_t sub = 1; sub < nsub; sub++) {
+        for (int q = 0; q < B->nsets; q++)
+            if (sub >> q & 1)
+                B->umask[sub] |= B->sets[q];
+        for (int q = 0; q < B->nsets; q++)
+            if ((B->sets[q] & ~B->umask[sub]) == 0)
+                B->within[sub] |= 1u << q;
+        for (unsigned f = 0; f < B->nf; f++) {   /* (a bundle has one format) */
+            int in = __builtin_popcountll(B->fmask[f] & B->umask[sub]);
+            B->ud[sub] = in > B->ud[sub] ? in : B->ud[sub];
+        }
+    }
 }
 
 static bool compatible(const struct bound *B, int i, int j)
@@ -257,17 +278,6 @@ static bool cliques_fail(struct bound *B)
     return false;
 }
 
-/* d: the most slots of T one format has (a bundle has one format) */
-static int slots_in(const struct bound *B, uint64_t T)
-{
-    int d = 0;
-    for (unsigned f = 0; f < B->nf; f++) {
-        int in = __builtin_popcountll(B->fmask[f] & T);
-        d = in > d ? in : d;
-    }
-    return d;
-}
-
 /* Part 1: the larger of the critical path and the slot-resource bound (a control unit adds its own
  * instruction and, at the end, its delay slots). */
 static int classic(struct bound *B)
@@ -301,11 +311,8 @@ static int classic(struct bound *B)
     int *E = malloc(((size_t)m0 + 1) * sizeof *E), *Q = malloc(((size_t)m0 + 1) * sizeof *Q);
     int *L = malloc(((size_t)m0 + 1) * sizeof *L), hbt = 0, rb = 0;
     for (uint32_t sub = 1; sub < (1u << B->nsets); sub++) {
-        uint64_t T = 0;
-        for (int q = 0; q < B->nsets; q++)
-            if (sub >> q & 1)
-                T |= B->sets[q];
-        int count = 0, d = slots_in(B, T);
+        uint64_t T = B->umask[sub];
+        int count = 0, d = B->ud[sub];
         for (int k = 0; k < m0; k++)
             count += (B->cand[k] & ~T) == 0;
         if (d > 0 && (count + d - 1) / d > rb)
@@ -451,15 +458,10 @@ static bool hopeful(struct bound *B, int c)
         return false;
     int left = B->T - c - solo;
     for (uint32_t sub = 1; sub < (1u << B->nsets); sub++) {
-        uint64_t T = 0;
-        int count = 0;
+        int count = 0, d = B->ud[sub];
         for (int q = 0; q < B->nsets; q++)
-            if (sub >> q & 1)
-                T |= B->sets[q];
-        for (int q = 0; q < B->nsets; q++)
-            if ((B->sets[q] & ~T) == 0)
+            if (B->within[sub] >> q & 1)
                 count += cnt[q];
-        int d = slots_in(B, T);
         if (d > 0 && (count + d - 1) / d > left)
             return false;
     }
@@ -621,12 +623,9 @@ unsigned tsr_pack_lower_bound(const struct tsr_target *t, const struct tsr_pack_
             int l = edge_lat(&B, j, k), p = B.pred[j].e[k].to;
             B.maxlat[p] = l > B.maxlat[p] ? l : B.maxlat[p];
         }
-    int *est0 = malloc(((size_t)n + 1) * sizeof *est0);
-    memcpy(est0, B.est, (size_t)n * sizeof *est0);
     for (B.T = lb > 0 ? lb : 1;; B.T++) {
         for (int i = 0; i < n; i++)
             B.cyc[i] = -1;
-        memcpy(B.est, est0, (size_t)n * sizeof *est0);
         B.gave_up = false;
         for (size_t i = 0; i < B.capseen; i++)
             B.seen[i].c = -1;
@@ -636,7 +635,6 @@ unsigned tsr_pack_lower_bound(const struct tsr_target *t, const struct tsr_pack_
     }
     *exact = !B.gave_up;
     lb = B.T;
-    free(est0);
     if (own) {
         free(own[ctl].e);
         free(own);
@@ -660,5 +658,8 @@ unsigned tsr_pack_lower_bound(const struct tsr_target *t, const struct tsr_pack_
     free(B.cq);
     free(B.inb);
     free(B.setof);
+    free(B.umask);
+    free(B.ud);
+    free(B.within);
     return (unsigned)(lb < 1 && n > 0 ? 1 : lb);
 }
