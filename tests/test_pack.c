@@ -19,16 +19,6 @@ static char *pack(const char *src, unsigned *nb, int *rc, struct tsr_diag *d)
     return out.data ? out.data : strdup("");
 }
 
-static unsigned count_lines(const char *s)
-{
-    unsigned n = 0;
-    for (const char *p = s; (p = strstr(p, "\n    ")) || (s[0] == ' ' && p == NULL && n == 0 && (p = s));) {
-        n++;
-        p++;
-    }
-    return n;
-}
-
 /* Packs src, checks the bundle count and that the output assembles. */
 static char *pack_ok(const char *src, unsigned want)
 {
@@ -45,7 +35,6 @@ static char *pack_ok(const char *src, unsigned want)
     cr_expect_eq(w.count, want);
     tsr_words_free(&w);
     tsr_diag_fini(&d);
-    (void)count_lines;
     return out;
 }
 
