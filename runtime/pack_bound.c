@@ -29,7 +29,8 @@ struct bound {
     bool jump;                /* the control unit takes a bundle of its own */
     bool *solo;               /* the unit pairs with no other unit of the block */
     uint64_t *compat;         /* row i (W words): bit j set if units i and j can share a bundle (can_pair) */
-    uint64_t *inb;            /* the units in the bundle being formed (W words) */
+    uint64_t *inb;            /* per bundle c < T: the units in it while it is formed (W words each, 0 after) */
+    int *skip;                /* per bundle c < T: the units left out of it while it is formed (n each) */
     int W;
     int ncliques, *clique[MAXCLIQUES], csize[MAXCLIQUES];   /* units that pairwise cannot share a bundle */
     int *ce, *cq;             /* scratch: a clique's unplaced members' estimates and tails */
@@ -470,13 +471,13 @@ static bool hopeful(struct bound *B, int c)
 
 static bool search(struct bound *B, int c, int left);
 
-/* Can unit x join the bundle being formed (units B->inb, ops it[0..k))?  Pairwise with each unit in it, and
+/* Can unit x join the bundle being formed (units inb, ops it[0..k))?  Pairwise with each unit in it, and
  * its ops in free slots of one format.  (Leaves x's ops at it[k..].) */
-static bool joins(const struct bound *B, int x, uint64_t *it, int k)
+static bool joins(const struct bound *B, const uint64_t *inb, int x, uint64_t *it, int k)
 {
     const uint64_t *row = B->compat + (size_t)x * B->W;
     for (int w = 0; w < B->W; w++)
-        if (B->inb[w] & ~row[w])
+        if (inb[w] & ~row[w])
             return false;
     if (k + B->count[x] > MAXITEMS)
         return false;
@@ -525,26 +526,27 @@ static void seen_add(struct bound *B, XXH128_hash_t h, int c)
         *e = (struct seen){ h.low64, h.high64, c };
 }
 
-/* Forms bundle c from units i.. (those before decided: in[] the ones in it, it[0..k) their ops), then goes on
- * to bundle c + 1.  Only maximal bundles are formed: moving an op to an earlier bundle where it is ready and
+/* Forms bundle c from units i.. (those before decided: the ones in it in B->inb's row c, their ops it[0..k),
+ * the ready ones left out skipped[0..ns)), then goes on to bundle c + 1.  Only maximal bundles are formed: moving an op to an earlier bundle where it is ready and
  * fits keeps a schedule of the relaxation valid, so some shortest schedule has every bundle maximal. */
 static bool form(struct bound *B, int c, int left, int i, uint64_t *it, int k, int *skipped, int ns)
 {
+    uint64_t *inb = B->inb + (size_t)c * (size_t)B->W;
     while (i < B->n && (B->cyc[i] >= 0 || (i == B->ctl && B->jump) || !ready(B, i, c)))
         i++;
     if (i == B->n) {
         for (int s = 0; s < ns; s++)   /* a unit left out that would fit: not maximal */
-            if (joins(B, skipped[s], it, k))
+            if (joins(B, inb, skipped[s], it, k))
                 return false;
         return search(B, c + 1, left);
     }
     if (i == B->ctl && c + 1 + B->delay > B->T)
         return false;   /* a thread end too late for its delay slots (later bundles: later still) */
-    if (joins(B, i, it, k)) {   /* with it */
+    if (joins(B, inb, i, it, k)) {   /* with it */
         B->cyc[i] = c;
-        B->inb[i / 64] |= (uint64_t)1 << (i % 64);
+        inb[i / 64] |= (uint64_t)1 << (i % 64);
         bool ok = form(B, c, left - 1, i + 1, it, k + B->count[i], skipped, ns);
-        B->inb[i / 64] &= ~((uint64_t)1 << (i % 64));
+        inb[i / 64] &= ~((uint64_t)1 << (i % 64));
         B->cyc[i] = -1;
         if (ok || B->gave_up)
             return ok;
@@ -579,14 +581,7 @@ static bool search(struct bound *B, int c, int left)
             return ok;
     }
     uint64_t it[MAXITEMS + 8];   /* (after the branch's try: its state hash h is still this bundle's) */
-    int *skipped = malloc(((size_t)B->n + 1) * sizeof *skipped);
-    uint64_t *outer = malloc((size_t)B->W * sizeof *outer + 1);   /* the previous bundle's units */
-    memcpy(outer, B->inb, (size_t)B->W * sizeof *outer);
-    memset(B->inb, 0, (size_t)B->W * sizeof *outer);
-    bool ok = form(B, c, left, 0, it, 0, skipped, 0);
-    memcpy(B->inb, outer, (size_t)B->W * sizeof *outer);
-    free(outer);
-    free(skipped);
+    bool ok = form(B, c, left, 0, it, 0, B->skip + (size_t)c * (size_t)B->n, 0);
     if (!ok && !B->gave_up)
         seen_add(B, h, c);
     return ok;
@@ -606,7 +601,6 @@ unsigned tsr_pack_lower_bound(const struct tsr_target *t, const struct tsr_pack_
     for (int i = 0; i < n; i++)
         B.maxlat[i] = -1;
     units_init(&B);
-    B.inb = calloc((size_t)B.W + 1, sizeof *B.inb);
     cliques_init(&B);
     int lb = classic(&B);
     *basic = (unsigned)(lb < 1 && n > 0 ? 1 : lb);
@@ -626,6 +620,11 @@ unsigned tsr_pack_lower_bound(const struct tsr_target *t, const struct tsr_pack_
     for (B.T = lb > 0 ? lb : 1;; B.T++) {
         for (int i = 0; i < n; i++)
             B.cyc[i] = -1;
+        B.inb = realloc(B.inb, ((size_t)B.T * (size_t)B.W + 1) * sizeof *B.inb);
+        B.skip = realloc(B.skip, ((size_t)B.T * (size_t)n + 1) * sizeof *B.skip);
+        if (!B.inb || !B.skip)
+            abort();
+        memset(B.inb, 0, (size_t)B.T * (size_t)B.W * sizeof *B.inb);
         B.gave_up = false;
         for (size_t i = 0; i < B.capseen; i++)
             B.seen[i].c = -1;
@@ -657,6 +656,7 @@ unsigned tsr_pack_lower_bound(const struct tsr_target *t, const struct tsr_pack_
     free(B.ce);
     free(B.cq);
     free(B.inb);
+    free(B.skip);
     free(B.setof);
     free(B.umask);
     free(B.ud);
