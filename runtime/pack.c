@@ -215,6 +215,13 @@ static void scan_lines(const char *text, size_t len, struct label **labels, int 
 int tsr_pack_text(const struct tsr_target *t, const char *path, const char *text, size_t len,
                   struct tsr_buf *out, struct tsr_pack_stats *st, struct tsr_diag *d)
 {
+    return tsr_pack_text_effort(t, path, text, len, TSR_PACK_SEARCH, out, st, d);
+}
+
+int tsr_pack_text_effort(const struct tsr_target *t, const char *path, const char *text, size_t len,
+                         enum tsr_pack_effort effort, struct tsr_buf *out, struct tsr_pack_stats *st,
+                         struct tsr_diag *d)
+{
     if (!t->vdesc)
         return tsr_diag_error(d, path, 0, 0, "target '%s' has no hazard description: the packer needs one", t->name);
     struct tsr_words w;
@@ -264,7 +271,7 @@ int tsr_pack_text(const struct tsr_target *t, const char *path, const char *text
         struct tsr_buf body = { 0 };
         if (dirs.len)
             tsr_buf_append(&body, dirs.data, dirs.len);
-        rc = tsr_pack_schedule(t, u, n, &body, st, path, d);
+        rc = tsr_pack_schedule(t, u, n, effort, &body, st, path, d);
         /* labels after the last instruction */
         for (; li < nlabels; li++)
             tsr_buf_printf(&body, "%s:\n", labels[li].name);

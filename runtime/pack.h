@@ -30,12 +30,23 @@ struct tsr_pack_block_stat {
                                the shortest schedule of a relaxation (docs/pack.md "Lower bound") */
     unsigned basic;         /* max(slot-resource bound, latency-weighted critical path) */
     bool exact;             /* `lower` is the relaxation's shortest schedule (the search ended in its budget) */
+    bool searched;          /* the bundles come from that schedule (TSR_PACK_SEARCH: shorter than the list
+                               scheduler's); then bundles == lower */
 };
 struct tsr_pack_stats {
     unsigned nops, nbundles, lower, basic, nblocks;
+    unsigned searched;      /* blocks whose bundles come from the search (shorter than list scheduling's) */
     struct tsr_pack_block_stat *blocks;   /* nblocks entries, malloc'd (free with tsr_pack_stats_free) */
 };
 void tsr_pack_stats_free(struct tsr_pack_stats *s);
+/* How hard the packer works on each block (docs/pack.md "Algorithm"). */
+enum tsr_pack_effort {
+    TSR_PACK_SEARCH,        /* the default: list scheduling, then a search (bounded: 10,000 bundles tried per
+                               block) for a shorter schedule of the block's relaxation, kept if the real
+                               bundles built from it assemble and validate */
+    TSR_PACK_LIST,          /* list scheduling only: about 10 times faster, about 0.7 % more bundles on
+                               GPU_FFT (docs/PERFORMANCE.md "Packer quality") */
+};
 
 /* Packs the program (len bytes of assembly text; path for diagnostics) for target t and appends the
  * bundled assembly to out.  st may be NULL.  Returns 0, or -1 after reporting every error through d as
@@ -43,6 +54,10 @@ void tsr_pack_stats_free(struct tsr_pack_stats *s);
  * rule by itself, a target without a validator description); nothing is appended on error. */
 int tsr_pack_text(const struct tsr_target *t, const char *path, const char *text, size_t len,
                   struct tsr_buf *out, struct tsr_pack_stats *st, struct tsr_diag *d);
+/* The same with the effort chosen (tsr_pack_text: TSR_PACK_SEARCH). */
+int tsr_pack_text_effort(const struct tsr_target *t, const char *path, const char *text, size_t len,
+                         enum tsr_pack_effort effort, struct tsr_buf *out, struct tsr_pack_stats *st,
+                         struct tsr_diag *d);
 
 /* ---- the operation-list API (for compilers) --------------------------------------------------------
  * Build a program one operation at a time, pack it, read the bundles back:
@@ -59,6 +74,8 @@ struct tsr_packer;
 /* A new, empty program for target t (NULL only if out of memory). */
 struct tsr_packer *tsr_packer_new(const struct tsr_target *t);
 void tsr_packer_free(struct tsr_packer *p);
+/* How hard tsr_packer_run works (default TSR_PACK_SEARCH). */
+void tsr_packer_effort(struct tsr_packer *p, enum tsr_pack_effort effort);
 /* Appends one operation, or a pinned group (parts joined by "; ": kept in one bundle). */
 void tsr_packer_op(struct tsr_packer *p, const char *text);
 /* Appends a label (a branch target): the next operation starts a basic block. */

@@ -14,6 +14,7 @@ struct tsr_packer {
     struct tsr_buf out;           /* bundled text of the last run */
     struct tsr_words words;
     struct tsr_pack_stats st;
+    enum tsr_pack_effort effort;
 };
 
 struct tsr_packer *tsr_packer_new(const struct tsr_target *t)
@@ -52,6 +53,11 @@ static void add_line(struct tsr_packer *p, const char *pre, const char *text, co
     tsr_buf_puts(&p->src, post);
 }
 
+void tsr_packer_effort(struct tsr_packer *p, enum tsr_pack_effort effort)
+{
+    p->effort = effort;
+}
+
 void tsr_packer_op(struct tsr_packer *p, const char *text)
 {
     add_line(p, "", text, "\n");
@@ -66,7 +72,7 @@ int tsr_packer_run(struct tsr_packer *p, struct tsr_diag *d)
 {
     clear_results(p);
     const char *src = p->src.data ? p->src.data : "";
-    int rc = tsr_pack_text(p->t, "<ops>", src, p->src.len, &p->out, &p->st, d);
+    int rc = tsr_pack_text_effort(p->t, "<ops>", src, p->src.len, p->effort, &p->out, &p->st, d);
     if (!rc)
         rc = p->t->assemble("<packed>", p->out.data ? p->out.data : "", p->out.len, &p->words, d);
     if (rc)

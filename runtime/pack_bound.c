@@ -33,7 +33,7 @@ struct bound {
     int *skip;                /* per bundle c < T: the units left out of it while it is formed (n each) */
     int W;
     int ncliques, *clique[MAXCLIQUES], csize[MAXCLIQUES];   /* units that pairwise cannot share a bundle */
-    int *ce, *cq;             /* scratch: a clique's unplaced members' estimates and tails */
+    int *ce, *cq, *cbucket;   /* scratch: a clique's unplaced members' estimates and tails; T + 2 buckets */
     int *est, *q;             /* earliest bundle; bundles from it to the end, its own included */
     /* ops (items) of the units that share bundles: op k of unit owner[k], its slots cand[k] */
     int nitems, *owner, *first, *count;
@@ -48,10 +48,11 @@ struct bound {
     uint32_t *within;
     uint64_t sets[MAXSETS];
     /* the search */
-    int T, *cyc;
+    int T, *cyc, *best;       /* best: where the schedule found put each unit (NULL: not asked for) */
     long nodes;
     bool gave_up;
     int *maxlat;              /* per unit: the largest latency of an edge from it (-1: none) */
+    int *twin;                /* per unit: the previous unit it is interchangeable with (-1: none) */
     uint8_t *key;             /* a state being hashed: n bytes */
     struct seen { uint64_t lo, hi; int c; } *seen;   /* states that fail, the earliest bundle they failed at */
     size_t nseen, capseen;    /* (open addressing; capseen a power of two) */
@@ -97,29 +98,67 @@ static bool can_pair(const struct tsr_target *t, const struct tsr_pack_unit *a, 
     return false;
 }
 
-/* Which units can share a bundle, pair by pair; units that cannot share a bundle with any other unit of the block (the assembler cannot encode the pair: a
- * load immediate of a value no other needs); the items (ops) of the others, with the slots they may use. */
-static void units_init(struct bound *B)
+/* Which units can share a bundle, pair by pair; units that cannot share a bundle with any other unit of the
+ * block (the assembler cannot encode the pair: a load immediate of a value no other needs). */
+static void pairs_init(struct bound *B)
 {
     const struct tsr_target *t = B->t;
     const struct tsr_pack_unit *u = B->u;
-    int n = B->n, nn = B->nn, cap = 0;
-    B->solo = calloc((size_t)n + 1, sizeof *B->solo);
-    B->first = calloc((size_t)n + 1, sizeof *B->first);
-    B->count = calloc((size_t)n + 1, sizeof *B->count);
-    int last = B->jump ? nn : n;   /* a thread end that can share a bundle has items too */
-    B->W = (n + 63) / 64;
+    int n = B->n, last = B->jump ? B->nn : n;   /* a thread end that can share a bundle has partners too */
     B->compat = calloc((size_t)n * (size_t)B->W + 1, sizeof *B->compat);
+    /* pairs that never share a bundle whatever the encoding: an edge of latency 1 or more between them, or
+     * both need a slot no other slot can stand in for (not assembled: the assembler is the slow part) */
+    uint64_t *apart = calloc((size_t)n * (size_t)B->W + 1, sizeof *apart);
+    for (int j = 0; j < n; j++)
+        for (int k = 0; k < B->pred[j].n; k++)
+            if (B->pred[j].e[k].lat >= 1) {
+                int i = B->pred[j].e[k].to;
+                apart[(size_t)j * B->W + i / 64] |= (uint64_t)1 << (i % 64);
+            }
     for (int i = 0; i < last; i++)
         for (int j = i + 1; j < last; j++)
-            if (can_pair(t, &u[i], &u[j])) {
+            if (!(apart[(size_t)j * B->W + i / 64] >> (i % 64) & 1) && !(u[i].only & u[j].only) &&
+                can_pair(t, &u[i], &u[j])) {
                 B->compat[(size_t)i * B->W + j / 64] |= (uint64_t)1 << (j % 64);
                 B->compat[(size_t)j * B->W + i / 64] |= (uint64_t)1 << (i % 64);
             }
     for (int i = 0; i < last; i++) {
-        bool pairs = false;
+        bool pairs = false;   /* some unit of the block it can share an instruction with, edges aside */
         for (int w = 0; w < B->W && !pairs; w++)
             pairs = B->compat[(size_t)i * B->W + w] != 0;
+        for (int j = 0; j < last && !pairs; j++) {
+            int a = i < j ? i : j, b = i < j ? j : i;
+            pairs = a != b && (apart[(size_t)b * B->W + a / 64] >> (a % 64) & 1) && !(u[a].only & u[b].only) &&
+                    can_pair(t, &u[a], &u[b]);
+        }
+        B->solo[i] = !pairs && B->n > 1;
+    }
+    free(apart);
+}
+
+/* The items (ops) of the units that can share bundles (not B->solo), with the slots they may use: those
+ * of every op of the same name, in any format; the distinct slot sets, and per union of them its slots
+ * per format and the sets within it.  (Called again after pairs_init: it frees what it made before.) */
+static void items_init(struct bound *B)
+{
+    const struct tsr_target *t = B->t;
+    const struct tsr_pack_unit *u = B->u;
+    int n = B->n, last = B->jump ? B->nn : n, cap = 0;
+    free(B->first);
+    free(B->count);
+    free(B->cand);
+    free(B->owner);
+    free(B->fmask);
+    free(B->setof);
+    free(B->umask);
+    free(B->ud);
+    free(B->within);
+    B->cand = NULL;
+    B->owner = NULL;
+    B->nitems = B->nsets = 0;
+    B->first = calloc((size_t)n + 1, sizeof *B->first);
+    B->count = calloc((size_t)n + 1, sizeof *B->count);
+    for (int i = 0; i < last; i++) {
         B->first[i] = B->nitems;
         if (B->solo[i])
             continue;
@@ -252,27 +291,37 @@ static void cliques_init(struct bound *B)
 }
 
 /* Does some clique's unplaced members need more than the T bundles: those with estimates >= e (k of them)
- * take k distinct bundles from e on, and the last of them has at least the smallest tail among them. */
+ * take k distinct bundles from e on, and the last of them has at least the smallest tail among them.
+ * (Members ordered by estimate, largest first, ties in clique order: a counting sort over 0..T.) */
 static bool cliques_fail(struct bound *B)
 {
+    int T = B->T, *at = B->cbucket;
     for (int q = 0; q < B->ncliques; q++) {
+        memset(at, 0, ((size_t)T + 2) * sizeof *at);
         int m = 0;
         for (int k = 0; k < B->csize[q]; k++) {
             int x = B->clique[q][k];
-            if (B->cyc[x] >= 0)
-                continue;
-            int j = m++;   /* insertion by estimate, largest first */
-            for (; j > 0 && B->ce[j - 1] < B->est[x]; j--) {
-                B->ce[j] = B->ce[j - 1];
-                B->cq[j] = B->cq[j - 1];
+            if (B->cyc[x] < 0) {
+                if (B->est[x] > T)
+                    return true;
+                at[T - B->est[x] + 1]++;
+                m++;
             }
-            B->ce[j] = B->est[x];
-            B->cq[j] = B->q[x];
+        }
+        for (int e = 1; e <= T + 1; e++)   /* at[T - est]: where members of that estimate start */
+            at[e] += at[e - 1];
+        for (int k = 0; k < B->csize[q]; k++) {
+            int x = B->clique[q][k];
+            if (B->cyc[x] < 0) {
+                int j = at[T - B->est[x]]++;
+                B->ce[j] = B->est[x];
+                B->cq[j] = B->q[x];
+            }
         }
         int minq = 1 << 30;
         for (int k = 0; k < m; k++) {
             minq = B->cq[k] < minq ? B->cq[k] : minq;
-            if (B->ce[k] + (k + 1) + minq - 1 > B->T)
+            if (B->ce[k] + (k + 1) + minq - 1 > T)
                 return true;
         }
     }
@@ -402,6 +451,123 @@ static const struct tsr_pack_elist *window_edges(const struct bound *B, struct t
     return *own ? *own : B->pred;
 }
 
+/* Units i < j are twins when swapping them in any schedule of the relaxation gives another: the same
+ * partners (compat rows equal but for i and j), the same ops and slots, the same edges in and out with
+ * the same latencies, neither the control unit.  The search then places twins in index order (a twin
+ * only in or after its previous twin's bundle): of two schedules that differ by swapping twins it tries
+ * one.  Blocks of up to MAXTWIN units (beyond, the quadratic check costs more than the search saves). */
+#define MAXTWIN 512
+static int edge_cmp(const void *a, const void *b)
+{
+    const struct tsr_pack_edge *x = a, *y = b;
+    return x->to != y->to ? (x->to > y->to) - (x->to < y->to) : (x->lat > y->lat) - (x->lat < y->lat);
+}
+static bool same_edges(const struct tsr_pack_elist *a, const struct tsr_pack_elist *b)
+{
+    if (a->n != b->n)
+        return false;
+    for (int k = 0; k < a->n; k++)
+        if (a->e[k].to != b->e[k].to || a->e[k].lat != b->e[k].lat)
+            return false;
+    return true;
+}
+static void twins_init(struct bound *B)
+{
+    int n = B->n;
+    B->twin = malloc(((size_t)n + 1) * sizeof *B->twin);
+    for (int i = 0; i < n; i++)
+        B->twin[i] = -1;
+    if (n > MAXTWIN)
+        return;
+    struct tsr_pack_elist *in = calloc((size_t)n + 1, sizeof *in), *out = calloc((size_t)n + 1, sizeof *out);
+    for (int i = 0; i < n; i++)   /* sorted copies of the edges in, and the edges out */
+        for (int k = 0; k < B->pred[i].n; k++) {
+            struct tsr_pack_edge e = { B->pred[i].e[k].to, edge_lat(B, i, k) };
+            struct tsr_pack_elist *l[2] = { &in[i], &out[e.to] };
+            struct tsr_pack_edge v[2] = { e, { i, e.lat } };
+            for (int s = 0; s < 2; s++) {
+                if (l[s]->n == l[s]->cap) {
+                    l[s]->cap = l[s]->cap ? 2 * l[s]->cap : 4;
+                    l[s]->e = realloc(l[s]->e, (size_t)l[s]->cap * sizeof *l[s]->e);
+                }
+                l[s]->e[l[s]->n++] = v[s];
+            }
+        }
+    for (int i = 0; i < n; i++) {
+        if (in[i].n)
+            qsort(in[i].e, (size_t)in[i].n, sizeof *in[i].e, edge_cmp);
+        if (out[i].n)
+            qsort(out[i].e, (size_t)out[i].n, sizeof *out[i].e, edge_cmp);
+    }
+    for (int j = 1; j < n; j++)
+        for (int i = j - 1; i >= 0 && B->twin[j] < 0; i--) {
+            if (i == B->ctl || j == B->ctl || B->solo[i] != B->solo[j] || B->count[i] != B->count[j] ||
+                (B->count[i] && memcmp(B->cand + B->first[i], B->cand + B->first[j],
+                                       (size_t)B->count[i] * sizeof *B->cand)) ||
+                !same_edges(&in[i], &in[j]) || !same_edges(&out[i], &out[j]))
+                continue;
+            const uint64_t *ri = B->compat + (size_t)i * B->W, *rj = B->compat + (size_t)j * B->W;
+            bool same = true;
+            for (int w = 0; w < B->W && same; w++) {
+                uint64_t mask = ~(uint64_t)0;
+                if (i / 64 == w)
+                    mask &= ~((uint64_t)1 << (i % 64));
+                if (j / 64 == w)
+                    mask &= ~((uint64_t)1 << (j % 64));
+                same = ((ri[w] ^ rj[w]) & mask) == 0;
+            }
+            if (same)
+                B->twin[j] = i;
+        }
+    for (int i = 0; i < n; i++) {
+        free(in[i].e);
+        free(out[i].e);
+    }
+    free(in);
+    free(out);
+}
+
+/* The graph without the edges that two others imply: p -> i of latency l is dropped when some k has
+ * p -> k and k -> i of latencies adding up to l or more (each dropped edge is implied by edges of shorter
+ * span, kept or implied in turn, so every schedule of the reduced graph keeps the full one).  Estimates,
+ * readiness and the state key then look at far fewer edges: the dependence graphs are nearly transitively
+ * closed.  Blocks of up to MAXREDUCE units (an n x n latency table); NULL: not reduced. */
+#define MAXREDUCE 2048
+static struct tsr_pack_elist *reduce(const struct bound *B)
+{
+    int n = B->n;
+    if (n > MAXREDUCE || n < 3)
+        return NULL;
+    int16_t *lat = malloc((size_t)n * (size_t)n * sizeof *lat);   /* lat[p * n + i]: edge p -> i, -1 none */
+    struct tsr_pack_elist *r = calloc((size_t)n, sizeof *r);
+    if (!lat || !r)
+        abort();
+    for (size_t x = 0; x < (size_t)n * (size_t)n; x++)
+        lat[x] = -1;
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < B->pred[i].n; k++) {
+            int l = edge_lat(B, i, k);
+            lat[(size_t)B->pred[i].e[k].to * (size_t)n + (size_t)i] = (int16_t)(l > 32767 ? 32767 : l);
+        }
+    for (int i = 0; i < n; i++) {
+        const struct tsr_pack_elist *P = &B->pred[i];
+        r[i].e = malloc(((size_t)P->n + 1) * sizeof *r[i].e);
+        r[i].cap = P->n + 1;
+        for (int a = 0; a < P->n; a++) {
+            int p = P->e[a].to, l = lat[(size_t)p * (size_t)n + (size_t)i];
+            bool implied = false;
+            for (int b = 0; b < P->n && !implied; b++) {
+                int k = P->e[b].to, l1 = lat[(size_t)p * (size_t)n + (size_t)k];
+                implied = k != p && l1 >= 0 && l1 + lat[(size_t)k * (size_t)n + (size_t)i] >= l;
+            }
+            if (!implied)
+                r[i].e[r[i].n++] = (struct tsr_pack_edge){ p, P->e[a].lat };
+        }
+    }
+    free(lat);
+    return r;
+}
+
 /* ---- part 2: the search ------------------------------------------------------------------------------ */
 
 /* Can the ops it[0..k) share one bundle: distinct slots of one format, each in its candidates? */
@@ -455,8 +621,6 @@ static bool hopeful(struct bound *B, int c)
             if (B->setof[k] >= 0)
                 cnt[B->setof[k]]++;
     }
-    if (cliques_fail(B))
-        return false;
     int left = B->T - c - solo;
     for (uint32_t sub = 1; sub < (1u << B->nsets); sub++) {
         int count = 0, d = B->ud[sub];
@@ -466,7 +630,7 @@ static bool hopeful(struct bound *B, int c)
         if (d > 0 && (count + d - 1) / d > left)
             return false;
     }
-    return true;
+    return !cliques_fail(B);   /* (the costliest test last) */
 }
 
 static bool search(struct bound *B, int c, int left);
@@ -481,7 +645,8 @@ static bool joins(const struct bound *B, const uint64_t *inb, int x, uint64_t *i
             return false;
     if (k + B->count[x] > MAXITEMS)
         return false;
-    memcpy(it + k, B->cand + B->first[x], (size_t)B->count[x] * sizeof *it);
+    if (B->count[x])
+        memcpy(it + k, B->cand + B->first[x], (size_t)B->count[x] * sizeof *it);
     return fits(B, it, k + B->count[x]);
 }
 
@@ -532,16 +697,19 @@ static void seen_add(struct bound *B, XXH128_hash_t h, int c)
 static bool form(struct bound *B, int c, int left, int i, uint64_t *it, int k, int *skipped, int ns)
 {
     uint64_t *inb = B->inb + (size_t)c * (size_t)B->W;
-    while (i < B->n && (B->cyc[i] >= 0 || (i == B->ctl && B->jump) || !ready(B, i, c)))
-        i++;
+    while (i < B->n && (B->cyc[i] >= 0 || (i == B->ctl && (B->jump || c != B->T - 1 - B->delay)) ||
+                        (B->twin[i] >= 0 && B->cyc[B->twin[i]] < 0) || !ready(B, i, c)))
+        i++;   /* (a twin after its previous twin: that one is left out, and the bundle not maximal) */
     if (i == B->n) {
+        if (B->ctl >= 0 && !B->jump && B->cyc[B->ctl] < 0 && c == B->T - 1 - B->delay)
+            return false;   /* the thread end belongs in this bundle, and is not ready */
         for (int s = 0; s < ns; s++)   /* a unit left out that would fit: not maximal */
             if (joins(B, inb, skipped[s], it, k))
                 return false;
         return search(B, c + 1, left);
     }
-    if (i == B->ctl && c + 1 + B->delay > B->T)
-        return false;   /* a thread end too late for its delay slots (later bundles: later still) */
+    if (i == B->ctl && !joins(B, inb, i, it, k))
+        return false;   /* the thread end belongs in this bundle (it is the last unit: not left out) */
     if (joins(B, inb, i, it, k)) {   /* with it */
         B->cyc[i] = c;
         inb[i / 64] |= (uint64_t)1 << (i % 64);
@@ -557,9 +725,12 @@ static bool form(struct bound *B, int c, int left, int i, uint64_t *it, int k, i
 
 static bool search(struct bound *B, int c, int left)
 {
-    if (left == 0)
+    if (left == 0) {
+        if (B->best)
+            memcpy(B->best, B->cyc, (size_t)B->n * sizeof *B->cyc);
         return true;
-    if (c >= B->T || !hopeful(B, c))
+    }
+    if (c >= B->T || (B->ctl >= 0 && B->cyc[B->ctl] < 0 && c > B->T - 1 - B->delay) || !hopeful(B, c))
         return false;
     XXH128_hash_t h = state_key(B, c);
     if (B->capseen) {
@@ -571,26 +742,61 @@ static bool search(struct bound *B, int c, int left)
         B->gave_up = true;
         return false;
     }
-    /* the branch in bundle c */
+    /* the branch in bundle T - 1 - delay, of its own */
     int x = B->ctl;
-    if (x >= 0 && B->jump && B->cyc[x] < 0 && c + 1 + B->delay <= B->T && ready(B, x, c)) {
+    if (x >= 0 && B->jump && c == B->T - 1 - B->delay) {
+        if (!ready(B, x, c))
+            return false;
         B->cyc[x] = c;
         bool ok = search(B, c + 1, left - 1);
         B->cyc[x] = -1;
-        if (ok || B->gave_up)
-            return ok;
+        if (!ok && !B->gave_up)
+            seen_add(B, h, c);
+        return ok;
     }
-    uint64_t it[MAXITEMS + 8];   /* (after the branch's try: its state hash h is still this bundle's) */
+    uint64_t it[MAXITEMS + 8];
     bool ok = form(B, c, left, 0, it, 0, B->skip + (size_t)c * (size_t)B->n, 0);
     if (!ok && !B->gave_up)
         seen_add(B, h, c);
     return ok;
 }
 
+static void bound_free(struct bound *B)
+{
+    free(B->seen);
+    free(B->key);
+    free(B->maxlat);
+    free(B->twin);
+    free(B->best);
+    free(B->est);
+    free(B->q);
+    free(B->cyc);
+    free(B->solo);
+    free(B->first);
+    free(B->count);
+    free(B->cand);
+    free(B->owner);
+    free(B->fmask);
+    free(B->compat);
+    for (int q = 0; q < B->ncliques; q++)
+        free(B->clique[q]);
+    free(B->ce);
+    free(B->cbucket);
+    free(B->cq);
+    free(B->inb);
+    free(B->skip);
+    free(B->setof);
+    free(B->umask);
+    free(B->ud);
+    free(B->within);
+}
+
 unsigned tsr_pack_lower_bound(const struct tsr_target *t, const struct tsr_pack_unit *u, int n, int nn,
-                              const struct tsr_pack_elist *pred, int ctl, unsigned *basic, bool *exact)
+                              const struct tsr_pack_elist *pred, int ctl, unsigned *basic, bool *exact,
+                              unsigned limit, int *sched)
 {
     struct bound B = { .t = t, .u = u, .pred = pred, .n = n, .nn = nn, .ctl = ctl };
+    B.best = sched ? malloc(((size_t)n + 1) * sizeof *B.best) : NULL;
     B.jump = ctl >= 0 && (u[ctl].ev.ctl == TSR_PACK_CTL_JUMP || !u[ctl].text);
     B.delay = ctl >= 0 ? u[ctl].ev.delay : 0;
     B.est = calloc((size_t)n + 1, sizeof *B.est);
@@ -600,10 +806,23 @@ unsigned tsr_pack_lower_bound(const struct tsr_target *t, const struct tsr_pack_
     B.maxlat = malloc(((size_t)n + 1) * sizeof *B.maxlat);
     for (int i = 0; i < n; i++)
         B.maxlat[i] = -1;
-    units_init(&B);
-    cliques_init(&B);
+    B.W = (n + 63) / 64;
+    B.solo = calloc((size_t)n + 1, sizeof *B.solo);
+    items_init(&B);   /* first without the pairs (the assembler is slow): a list schedule may meet this */
     int lb = classic(&B);
     *basic = (unsigned)(lb < 1 && n > 0 ? 1 : lb);
+    if (limit && lb >= (int)limit) {   /* (then lb == limit: both are bounds of a schedule that long) */
+        *exact = true;
+        bound_free(&B);
+        return limit;
+    }
+    pairs_init(&B);
+    items_init(&B);   /* again, without the units that share no bundle: they count as whole bundles */
+    for (int i = 0; i < n; i++)
+        B.est[i] = B.q[i] = 0;
+    cliques_init(&B);
+    int lb2 = classic(&B);
+    lb = lb2 > lb ? lb2 : lb;
     struct tsr_pack_elist *own;
     B.pred = window_edges(&B, &own);
     for (int i = n - 1; i >= 0 && own; i--)   /* the tails again, with those edges */
@@ -612,17 +831,27 @@ unsigned tsr_pack_lower_bound(const struct tsr_target *t, const struct tsr_pack_
             if (l + B.q[i] > B.q[p])
                 B.q[p] = l + B.q[i];
         }
+    struct tsr_pack_elist *reduced = reduce(&B);
+    if (reduced)
+        B.pred = reduced;
     for (int j = 0; j < n; j++)
         for (int k = 0; k < B.pred[j].n; k++) {
             int l = edge_lat(&B, j, k), p = B.pred[j].e[k].to;
             B.maxlat[p] = l > B.maxlat[p] ? l : B.maxlat[p];
         }
+    twins_init(&B);
+    bool known = false;   /* a schedule of length `limit` is known (the caller's) */
     for (B.T = lb > 0 ? lb : 1;; B.T++) {
+        if (limit && B.T >= (int)limit) {
+            known = true;
+            break;
+        }
         for (int i = 0; i < n; i++)
             B.cyc[i] = -1;
         B.inb = realloc(B.inb, ((size_t)B.T * (size_t)B.W + 1) * sizeof *B.inb);
         B.skip = realloc(B.skip, ((size_t)B.T * (size_t)n + 1) * sizeof *B.skip);
-        if (!B.inb || !B.skip)
+        B.cbucket = realloc(B.cbucket, ((size_t)B.T + 2) * sizeof *B.cbucket);
+        if (!B.inb || !B.skip || !B.cbucket)
             abort();
         memset(B.inb, 0, (size_t)B.T * (size_t)B.W * sizeof *B.inb);
         B.gave_up = false;
@@ -634,32 +863,15 @@ unsigned tsr_pack_lower_bound(const struct tsr_target *t, const struct tsr_pack_
     }
     *exact = !B.gave_up;
     lb = B.T;
+    if (!known && !B.gave_up && sched)
+        memcpy(sched, B.best, (size_t)n * sizeof *sched);
+    for (int i = 0; i < n && reduced; i++)
+        free(reduced[i].e);
+    free(reduced);
     if (own) {
         free(own[ctl].e);
         free(own);
     }
-    free(B.seen);
-    free(B.key);
-    free(B.maxlat);
-    free(B.est);
-    free(B.q);
-    free(B.cyc);
-    free(B.solo);
-    free(B.first);
-    free(B.count);
-    free(B.cand);
-    free(B.owner);
-    free(B.fmask);
-    free(B.compat);
-    for (int q = 0; q < B.ncliques; q++)
-        free(B.clique[q]);
-    free(B.ce);
-    free(B.cq);
-    free(B.inb);
-    free(B.skip);
-    free(B.setof);
-    free(B.umask);
-    free(B.ud);
-    free(B.within);
+    bound_free(&B);
     return (unsigned)(lb < 1 && n > 0 ? 1 : lb);
 }

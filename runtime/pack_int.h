@@ -88,14 +88,18 @@ int tsr_pack_try_merge(const struct tsr_target *t, const char **parts, const uin
 /* pack_bound.c: a lower bound, in bundles, on any schedule of the block u[0..n) (dependence graph pred; ctl:
  * index of its branch / thread end, the last unit, or -1; nn: units before it); *basic gets the larger of
  * the slot-resource bound and the critical path alone, *exact whether the bound is the shortest schedule of
- * the relaxation (docs/pack.md "Lower bound"). */
+ * the relaxation (docs/pack.md "Lower bound").  limit: the length of a schedule the caller has (0: none);
+ * lengths from limit on are not searched, and limit is returned (exact) if no shorter one exists.  sched
+ * (n entries, or NULL): the bundle of each unit in the relaxation's shortest schedule, when that is shorter
+ * than limit and the search ended in its budget (else left as it was). */
 unsigned tsr_pack_lower_bound(const struct tsr_target *t, const struct tsr_pack_unit *u, int n, int nn,
-                              const struct tsr_pack_elist *pred, int ctl, unsigned *basic, bool *exact);
-
+                              const struct tsr_pack_elist *pred, int ctl, unsigned *basic, bool *exact,
+                              unsigned limit, int *sched);
 /* pack.c */
 char *tsr_pack_canon(const struct tsr_target *t, const uint32_t *w, char **full);
 
-/* pack_sched.c: schedules units u[0..n) (whole program) and appends the bundled text to out. */
-int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_t n, struct tsr_buf *out,
-                      struct tsr_pack_stats *st, const char *path, struct tsr_diag *d);
+/* pack_sched.c: schedules units u[0..n) (whole program) with the effort given and appends the bundled
+ * text to out. */
+int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_t n, enum tsr_pack_effort effort,
+                      struct tsr_buf *out, struct tsr_pack_stats *st, const char *path, struct tsr_diag *d);
 #endif

@@ -42,6 +42,7 @@ struct prog {
     size_t n, cap;
     uint32_t nopw[4];             /* an empty bundle */
     bool want_lower;              /* the caller wants statistics: compute each block's lower bound */
+    bool search;                  /* search the relaxation for schedules shorter than the list scheduler's */
 };
 
 static struct obundle *prog_insert(struct prog *P, size_t at)
@@ -300,6 +301,49 @@ static void place_ctl(struct sched *S, const struct tsr_pack_unit *u, int ctl, c
     block_bundle(S, S->nb - 1 + delay);
 }
 
+/* Builds the block's bundles from a schedule of the relaxation (pack_bound.c): unit i in bundle at[i] of
+ * T, the control unit in the bundle its delay slots end the block after.  Returns true if every bundle
+ * assembles with its units, does what they do, and breaks no rule against the bundles before it (the
+ * relaxation knows pairs, not triples or every window, and not the previous block's last bundles). */
+static bool realize(struct sched *S, const struct tsr_pack_unit *u, int n, int ctl, const int *at, int T)
+{
+    struct prog *P = S->P;
+    const struct tsr_target *t = P->t;
+    S->nb = 0;
+    block_bundle(S, T - 1);
+    for (int i = 0; i < n; i++) {
+        if (at[i] < 0 || at[i] >= T)
+            return false;
+        struct obundle *b = &S->bs[at[i]];
+        const char *parts[MAXPARTS];
+        const uint32_t *pw[MAXPARTS];
+        uint32_t w[8];
+        memcpy(parts, b->parts, sizeof parts);
+        memcpy(pw, b->pw, sizeof pw);
+        if (b->k == 0) {
+            parts[0] = unit_text(&u[i]);
+            pw[0] = u[i].w;
+            memcpy(w, u[i].w, t->nwords * 4);
+        } else if (b->k >= MAXPARTS - 1 || !u[i].text ||
+                   (!tsr_pack_try_merge(t, parts, pw, b->k, u[i].text, u[i].w, w) &&
+                    (!u[i].alt || !tsr_pack_try_merge(t, parts, pw, b->k, u[i].alt, u[i].w, w)) &&
+                    (!u[i].full || !tsr_pack_try_merge(t, parts, pw, b->k, u[i].full, u[i].w, w)))) {
+            return false;
+        }
+        memcpy(b->parts, parts, sizeof parts);
+        memcpy(b->pw, pw, sizeof pw);
+        b->k++;
+        set_words(P, b, w);
+        if (i == ctl) {
+            if (at[i] != T - 1 - u[i].ev.delay)
+                return false;
+            b->ctl = u[i].ev.ctl;
+            b->delay = u[i].ev.delay;
+        }
+    }
+    return recheck(S, 0);
+}
+
 /* Schedules units u[0..n) of one block (the last may be a control unit) into S->bs.  Returns 0, or -1 if
  * some unit could not be placed (reported through d). */
 static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, struct tsr_pack_block_stat *lb, const char *path,
@@ -343,8 +387,6 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, struc
             if (succ[i].e[k].lat + h[succ[i].e[k].to] > h[i])
                 h[i] = succ[i].e[k].lat + h[succ[i].e[k].to];
     }
-    if (P->want_lower)
-        lb->lower = tsr_pack_lower_bound(t, u, n, nn, pred, ctl, &lb->basic, &lb->exact);
 
     int *cyc = malloc(((size_t)n + 1) * sizeof *cyc), *order = malloc(((size_t)n + 1) * sizeof *order);
     for (int i = 0; i < n; i++) {
@@ -526,10 +568,10 @@ static int mend(struct prog *P, const char *prefix, size_t plen, const char *pat
     return tsr_diag_error(d, path, 0, 0, "internal error: the packer could not mend its output");
 }
 
-int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_t n, struct tsr_buf *out,
-                      struct tsr_pack_stats *st, const char *path, struct tsr_diag *d)
+int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_t n, enum tsr_pack_effort effort,
+                      struct tsr_buf *out, struct tsr_pack_stats *st, const char *path, struct tsr_diag *d)
 {
-    struct prog P = { t, t->vdesc, NULL, 0, 0, { 0 }, false };
+    struct prog P = { t, t->vdesc, NULL, 0, 0, { 0 }, false, false };
     uint32_t nw[8] = { 0 };
     if (t->assemble_one("nop", 3, 0, nw, NULL, 0))
         return tsr_diag_error(d, path, 0, 0, "target '%s' cannot assemble 'nop'", t->name);
@@ -544,6 +586,7 @@ int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_
     bool falls = true;
     int rc = 0;
     P.want_lower = st != &local;
+    P.search = effort == TSR_PACK_SEARCH;
     for (size_t s = 0; s < n && !rc;) {
         size_t e = s + 1;
         if (u[s].ev.ctl == TSR_PACK_CTL_NONE)
@@ -560,11 +603,8 @@ int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_
         for (int v = 0; v < PRIORITIES && !rc; v++) {
             S.nb = 0;
             S.variant = v;
-            bool wl = P.want_lower;
-            P.want_lower = wl && v == 0;
             struct tsr_pack_block_stat lv = { 0 };
             rc = schedule_block(&S, u + s, (int)(e - s), &lv, path, d);
-            P.want_lower = wl;
             if (v == 0)
                 lower = lv;
             if (!rc && (!best || S.nb < nbest)) {
@@ -578,6 +618,32 @@ int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_
             for (int c = 0; c < S.nb; c++)
                 tsr_pack_ev_free(&S.bs[c].ev);
             S.nb = 0;
+        }
+        /* the lower bound (statistics), and the search for a schedule shorter than the list scheduler's:
+         * the relaxation's shortest, if it is shorter and the real bundles can be built from it */
+        if (!rc && S.pred && (P.want_lower || P.search)) {
+            int nu = (int)(e - s), ctl = u[e - 1].ev.ctl == TSR_PACK_CTL_JUMP || u[e - 1].ev.ctl == TSR_PACK_CTL_END ? nu - 1 : -1;
+            int *at = malloc(((size_t)nu + 1) * sizeof *at);
+            for (int i = 0; i < nu; i++)
+                at[i] = -1;
+            lower.lower = tsr_pack_lower_bound(t, u + s, nu, ctl >= 0 ? nu - 1 : nu, S.pred, ctl, &lower.basic,
+                                               &lower.exact, (unsigned)nbest, P.search ? at : NULL);
+            if (P.search && (int)lower.lower < nbest && at[0] >= 0) {
+                if (realize(&S, u + s, nu, ctl, at, (int)lower.lower)) {
+                    for (int c = 0; c < nbest; c++)
+                        tsr_pack_ev_free(&best[c].ev);
+                    free(best);
+                    best = calloc((size_t)S.nb + 1, sizeof *best);
+                    copy_bundles(&P, best, S.bs, S.nb);
+                    nbest = S.nb;
+                    lower.searched = true;
+                    st->searched++;
+                }
+                for (int c = 0; c < S.nb; c++)
+                    tsr_pack_ev_free(&S.bs[c].ev);
+                S.nb = 0;
+            }
+            free(at);
         }
         if (!rc) {
             block_bundle(&S, nbest - 1);
@@ -594,7 +660,7 @@ int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_
         }
         int bi = (int)st->nblocks++;
         st->blocks[bi] = (struct tsr_pack_block_stat){ u[s].line, (unsigned)(e - s), (unsigned)S.nb, lower.lower,
-                                                       lower.basic, lower.exact };
+                                                       lower.basic, lower.exact, lower.searched };
         st->nbundles += (unsigned)S.nb;
         st->lower += lower.lower;
         st->basic += lower.basic;

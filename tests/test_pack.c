@@ -330,6 +330,56 @@ REPACKED(12)
 REPACKED(13)
 REPACKED(14)
 
+/* The search (TSR_PACK_SEARCH, the default) against list scheduling alone (TSR_PACK_LIST) on GPU_FFT's
+ * 256-point shader: fewer bundles in total, no block longer, every block it rebuilt at its lower bound (the
+ * relaxation's shortest schedule, so optimal), and the result validates. */
+Test(pack_search, shorter_than_list_scheduling, .timeout = 120)
+{
+    struct gpufft_code c = { 0 };
+    char err[GPUFFT_ERRLEN];
+    cr_assert_eq(gpufft_code_load(&c, NULL, 8, err), 0, "%s", err);
+    struct tsr_buf ops = { 0 }, out[2] = { { 0 }, { 0 } };
+    struct tsr_diag d;
+    tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
+    unsigned pinned;
+    cr_assert_eq(tsr_unbundle(&qpu_target, c.w, c.nwords / 2, 0, &ops, &pinned, &d), 0);
+    struct tsr_pack_stats st[2];
+    enum tsr_pack_effort eff[2] = { TSR_PACK_LIST, TSR_PACK_SEARCH };
+    for (int k = 0; k < 2; k++)
+        cr_assert_eq(tsr_pack_text_effort(&qpu_target, "256", ops.data, ops.len, eff[k], &out[k], &st[k], &d), 0,
+                     "%s", d.count ? d.entries[0].text : "");
+    cr_assert_eq(st[0].nblocks, st[1].nblocks);
+    cr_expect_eq(st[0].searched, 0);
+    cr_expect_gt(st[1].searched, 0);
+    cr_expect_lt(st[1].nbundles, st[0].nbundles, "search %u bundles, list %u", st[1].nbundles, st[0].nbundles);
+    unsigned searched = 0;
+    for (unsigned b = 0; b < st[1].nblocks; b++) {
+        const struct tsr_pack_block_stat *l = &st[0].blocks[b], *s = &st[1].blocks[b];
+        cr_expect_leq(s->bundles, l->bundles, "block at line %u", s->line);
+        cr_expect_eq(s->lower, l->lower, "block at line %u: the bound does not depend on the effort", s->line);
+        if (s->searched) {
+            searched++;
+            cr_expect_lt(s->bundles, l->bundles, "block at line %u", s->line);
+            cr_expect(s->exact, "block at line %u", s->line);
+            cr_expect_eq(s->bundles, s->lower, "block at line %u", s->line);
+        }
+    }
+    cr_expect_eq(searched, st[1].searched);
+    struct tsr_words w;
+    tsr_words_init(&w, 64);
+    cr_assert_eq(qpu_target.assemble("256", out[1].data, out[1].len, &w, &d), 0);
+    cr_expect_eq(w.count, st[1].nbundles);
+    cr_expect_eq(tsr_validate(qpu_target.vdesc, w.w, w.count, 0, NULL, NULL), 0);
+    tsr_words_free(&w);
+    for (int k = 0; k < 2; k++) {
+        tsr_pack_stats_free(&st[k]);
+        tsr_buf_free(&out[k]);
+    }
+    tsr_buf_free(&ops);
+    tsr_diag_fini(&d);
+    gpufft_code_free(&c);
+}
+
 /* The lower bound of a one-block program (docs/pack.md "Lower bound"): basic and relaxation bounds. */
 static struct tsr_pack_block_stat bound_of(const char *src, unsigned *bundles)
 {

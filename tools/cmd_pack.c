@@ -1,5 +1,5 @@
-/* `tessera pack FILE [--trace]` (docs/pack.md): one operation per line in, bundled assembly out; --trace
- * prints each block's operations, bundles and lower bound to standard error. */
+/* `tessera pack FILE [--effort list|search] [--trace]` (docs/pack.md): one operation per line in, bundled
+ * assembly out; --trace prints each block's operations, bundles and lower bound to standard error. */
 #include <stdio.h>
 #include <string.h>
 #include "tools.h"
@@ -18,13 +18,14 @@ int cmd_pack(struct tool_opts *o)
     int rc = tsr_file_read(path, &in, &d);
     struct tsr_pack_stats st;
     if (!rc)   /* statistics (their lower bounds cost time) only for --trace */
-        rc = tsr_pack_text(o->target, path, in.data ? in.data : "", in.len, &out, o->trace ? &st : NULL, &d);
+        rc = tsr_pack_text_effort(o->target, path, in.data ? in.data : "", in.len,
+                                  o->fast ? TSR_PACK_LIST : TSR_PACK_SEARCH, &out, o->trace ? &st : NULL, &d);
     if (!rc && o->trace) {   /* --trace: the blocks, to standard error */
-        fprintf(stderr, "%s: %u operations, %u blocks, %u bundles, lower bound %u\n", path, st.nops, st.nblocks,
-                st.nbundles, st.lower);
+        fprintf(stderr, "%s: %u operations, %u blocks, %u bundles, lower bound %u; %u blocks from the search\n",
+                path, st.nops, st.nblocks, st.nbundles, st.lower, st.searched);
         for (unsigned i = 0; i < st.nblocks; i++)
-            fprintf(stderr, "  block at line %u: %u operations, %u bundles, lower bound %u\n", st.blocks[i].line,
-                    st.blocks[i].nops, st.blocks[i].bundles, st.blocks[i].lower);
+            fprintf(stderr, "  block at line %u: %u operations, %u bundles, lower bound %u%s\n", st.blocks[i].line,
+                    st.blocks[i].nops, st.blocks[i].bundles, st.blocks[i].lower, st.blocks[i].exact ? "" : "+");
     }
     if (!rc && o->trace)
         tsr_pack_stats_free(&st);

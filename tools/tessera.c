@@ -31,6 +31,8 @@ static void usage(FILE *f)
 		"  --uniforms V,V,...       sim: uniform stream (integers, 0x..., or floats like 1.5)\n"
 		"  --max-steps N            sim: stop after N bundles per processor (default 10000000)\n"
 		"  --dump ADDR,LEN          sim: print LEN bytes of memory at ADDR after the run\n"
+		"  --effort list|search     pack: list scheduling only, or also a bounded search per block for\n"
+		"                           a shorter schedule (default search; list is about 10x faster)\n"
 		"  --trace                  sim: print every bundle executed and what it wrote\n"
 		"  --rules, --no-rules      sim: check every bundle issued against the description's hazard\n"
 		"                           rules, in issue order (a violation stops the run; default: %s)\n",
@@ -106,6 +108,13 @@ int main(int argc, char **argv)
 			o.uniforms = val;
 		} else if (!strcmp(a, "--dump")) {
 			o.dump = val;
+		} else if (!strcmp(a, "--effort")) {
+			if (!val || (strcmp(val, "list") && strcmp(val, "search"))) {
+				fprintf(stderr, "tessera: error: --effort takes 'list' or 'search'\n");
+				free(pos);
+				return 2;
+			}
+			o.fast = !strcmp(val, "list");
 		} else if (!strcmp(a, "--trace")) {
 			o.trace = true;
 			takes = false;

@@ -20,6 +20,7 @@ struct tool_opts {
 	uint64_t max_steps;              /* --max-steps N */
 	const char *uniforms;            /* --uniforms v,v,... (numbers or floats) */
 	const char *dump;                /* --dump ADDR,LEN: memory to print after a run */
+	bool fast;                       /* --effort list: pack by list scheduling only (TSR_PACK_LIST) */
 	bool rules;                      /* --rules / --no-rules: sim checks every issued bundle against the
 	                                    description's hazard rules (TSR_SIM_F_RULES; default TOOL_SIM_RULES) */
 	int nargs;
