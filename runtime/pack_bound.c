@@ -1,12 +1,15 @@
-/* The packer's lower bound per block (docs/pack.md "Lower bound"): no schedule of the block, by this packer
- * or any other, has fewer bundles.  Two parts:
+/* The packer's lower bound per block, and its search for a schedule (docs/pack.md "Lower bound", and
+ * "Algorithm" step 4): no schedule of the block, by this packer or any other, has fewer bundles.  Two parts:
  *   1. the larger of the latency-weighted critical path and a slot-resource bound (with heads and tails);
  *   2. an exact search on a relaxation of the block: the same dependences and latencies, each op in a slot
- *      that has an op of its name (one format per bundle), units that pair with no other alone, a branch in
- *      a bundle of its own with its delay slots after it -- but no read ports, immediates or other
- *      encoding limits.  Every real schedule is a schedule of the relaxation, so the relaxation's shortest
- *      is a lower bound.  The search tries lengths from part 1's bound upwards and stops at the first it
- *      cannot rule out within a node budget (that length is then still a bound: all shorter ones failed).
+ *      that has an op of its name (one format per bundle), two units in one bundle only if the assembler
+ *      and the one-bundle rules accept the pair, units that pair with no other alone, the branch or thread
+ *      end its delay slots before the block's end (a branch in a bundle of its own) -- but not triples,
+ *      windows between ordinary operations, or the previous block.  Every real schedule is a schedule of
+ *      the relaxation, so the relaxation's shortest is a lower bound.  The search tries lengths from part
+ *      1's bound upwards, below the caller's schedule, and stops at the first it cannot rule out within a
+ *      node budget (that length is then still a bound: all shorter ones failed).  The schedule it finds is
+ *      returned: the packer builds real bundles from it (pack_sched.c realize).
  * Nothing here knows the target: slots, formats and op names come from its descriptor. */
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +22,8 @@
 #define MAXITEMS 24          /* ops in one bundle of the relaxation (slots of the widest format, in practice) */
 #define MAXCLIQUES 8         /* sets of units that pairwise cannot share a bundle, kept for the search */
 #define NODE_BUDGET 10000    /* bundles the search may try per block (all lengths together) before giving up */
+#define MAXSEARCH 512        /* larger blocks get part 1 only: the pairs cost n^2 assembler calls, each search
+                                node O(n) (a block of 500 GPU_FFT operations: 1.6 s; of 1,753: 25 s) */
 
 /* The block as the bound sees it. */
 struct bound {
@@ -57,11 +62,6 @@ struct bound {
     struct seen { uint64_t lo, hi; int c; } *seen;   /* states that fail, the earliest bundle they failed at */
     size_t nseen, capseen;    /* (open addressing; capseen a power of two) */
 };
-
-static int cmp_desc(const void *a, const void *b)
-{
-    return *(const int *)b - *(const int *)a;
-}
 
 /* latency of edge k of unit i as a bound may use (a branch in a bundle of its own: after what feeds it) */
 static int edge_lat(const struct bound *B, int i, int k)
@@ -359,7 +359,7 @@ static int classic(struct bound *B)
      * ceil(count / d) bundles, d the most slots of T one format has.  T ranges over the unions of the sets. */
     int m0 = B->nitems;
     int *E = malloc(((size_t)m0 + 1) * sizeof *E), *Q = malloc(((size_t)m0 + 1) * sizeof *Q);
-    int *L = malloc(((size_t)m0 + 1) * sizeof *L), hbt = 0, rb = 0;
+    int hbt = 0, rb = 0;
     for (uint32_t sub = 1; sub < (1u << B->nsets); sub++) {
         uint64_t T = B->umask[sub];
         int count = 0, d = B->ud[sub];
@@ -375,24 +375,40 @@ static int classic(struct bound *B)
                 E[m] = B->est[B->owner[k]];
                 Q[m++] = B->q[B->owner[k]];
             }
+        /* (per distinct e once; the tails counted by value, longest first: for each value only the
+         * largest k with that tail matters, ceil(k / d) growing with k) */
+        int maxe = 0, maxq = 0;
+        for (int c = 0; c < m; c++) {
+            maxe = E[c] > maxe ? E[c] : maxe;
+            maxq = Q[c] > maxq ? Q[c] : maxq;
+        }
+        bool *done = calloc((size_t)maxe + 1, sizeof *done);
+        int *L = calloc((size_t)maxq + 1, sizeof *L);
         for (int a = 0; a < m && d > 0; a++) {
-            int e = E[a], len = 0;
+            int e = E[a], k = 0;
+            if (done[e])
+                continue;
+            done[e] = true;
+            memset(L, 0, ((size_t)maxq + 1) * sizeof *L);
             for (int c = 0; c < m; c++)
                 if (E[c] >= e)
-                    L[len++] = Q[c];
-            qsort(L, (size_t)len, sizeof *L, cmp_desc);
-            for (int k = 1; k <= len; k++) {
+                    L[Q[c]]++;
+            for (int q = maxq; q >= 0; q--) {
+                if (!L[q])
+                    continue;
+                k += L[q];
                 /* a branch in a bundle of its own lies inside that span when it can start by e and the
                  * tail is within its delay slots: one more */
-                int br = B->jump && e <= B->est[ctl] && L[k - 1] <= 1 + B->delay;
-                if (e + (k + d - 1) / d + L[k - 1] - 1 + br > hbt)
-                    hbt = e + (k + d - 1) / d + L[k - 1] - 1 + br;
+                int br = B->jump && e <= B->est[ctl] && q <= 1 + B->delay;
+                if (e + (k + d - 1) / d + q - 1 + br > hbt)
+                    hbt = e + (k + d - 1) / d + q - 1 + br;
             }
         }
+        free(done);
+        free(L);
     }
     free(E);
     free(Q);
-    free(L);
     rb += alone;
     if (ctl >= 0) {   /* a branch takes a bundle of its own (a thread end may share one); then its delay slots */
         rb += B->jump ? 1 : 0;
@@ -692,8 +708,10 @@ static void seen_add(struct bound *B, XXH128_hash_t h, int c)
 }
 
 /* Forms bundle c from units i.. (those before decided: the ones in it in B->inb's row c, their ops it[0..k),
- * the ready ones left out skipped[0..ns)), then goes on to bundle c + 1.  Only maximal bundles are formed: moving an op to an earlier bundle where it is ready and
- * fits keeps a schedule of the relaxation valid, so some shortest schedule has every bundle maximal. */
+ * the ready ones left out skipped[0..ns)), then goes on to bundle c + 1.  Only maximal bundles are formed:
+ * moving an op other than the control unit to an earlier bundle where it is ready and fits keeps a schedule
+ * of the relaxation valid, so some shortest schedule has every bundle maximal.  A thread end that shares
+ * bundles goes in bundle T - 1 - delay and no other (it is the last unit: decided after the others). */
 static bool form(struct bound *B, int c, int left, int i, uint64_t *it, int k, int *skipped, int ns)
 {
     uint64_t *inb = B->inb + (size_t)c * (size_t)B->W;
@@ -811,10 +829,10 @@ unsigned tsr_pack_lower_bound(const struct tsr_target *t, const struct tsr_pack_
     items_init(&B);   /* first without the pairs (the assembler is slow): a list schedule may meet this */
     int lb = classic(&B);
     *basic = (unsigned)(lb < 1 && n > 0 ? 1 : lb);
-    if (limit && lb >= (int)limit) {   /* (then lb == limit: both are bounds of a schedule that long) */
-        *exact = true;
+    if ((limit && lb >= (int)limit) || n > MAXSEARCH) {   /* (lb == limit: both bound a schedule that long) */
+        *exact = limit && lb >= (int)limit;
         bound_free(&B);
-        return limit;
+        return (unsigned)(lb < 1 && n > 0 ? 1 : lb);
     }
     pairs_init(&B);
     items_init(&B);   /* again, without the units that share no bundle: they count as whole bundles */

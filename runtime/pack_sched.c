@@ -622,7 +622,8 @@ int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_
         /* the lower bound (statistics), and the search for a schedule shorter than the list scheduler's:
          * the relaxation's shortest, if it is shorter and the real bundles can be built from it */
         if (!rc && S.pred && (P.want_lower || P.search)) {
-            int nu = (int)(e - s), ctl = u[e - 1].ev.ctl == TSR_PACK_CTL_JUMP || u[e - 1].ev.ctl == TSR_PACK_CTL_END ? nu - 1 : -1;
+            int nu = (int)(e - s);
+            int ctl = u[e - 1].ev.ctl == TSR_PACK_CTL_JUMP || u[e - 1].ev.ctl == TSR_PACK_CTL_END ? nu - 1 : -1;
             int *at = malloc(((size_t)nu + 1) * sizeof *at);
             for (int i = 0; i < nu; i++)
                 at[i] = -1;

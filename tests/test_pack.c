@@ -380,6 +380,29 @@ Test(pack_search, shorter_than_list_scheduling, .timeout = 120)
     gpufft_code_free(&c);
 }
 
+/* A block of more than 512 units gets the basic bound only, and list scheduling (the search's pairs and
+ * nodes grow with its size: docs/pack.md "Limits"). */
+Test(pack_search, large_block_is_list_scheduled)
+{
+    struct tsr_buf src = { 0 }, out = { 0 };
+    for (int i = 0; i < 520; i++)
+        tsr_buf_printf(&src, "%s r%d, r%d, ra%d\n", i % 2 ? "fmul" : "fadd", i % 4, (i + 1) % 4, i % 32);
+    struct tsr_pack_stats st;
+    struct tsr_diag d;
+    tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
+    cr_assert_eq(tsr_pack_text(&qpu_target, "big.s", src.data, src.len, &out, &st, &d), 0);
+    cr_assert_eq(st.nblocks, 1);
+    cr_expect_not(st.blocks[0].exact);
+    cr_expect_not(st.blocks[0].searched);
+    cr_expect_eq(st.blocks[0].lower, st.blocks[0].basic);
+    cr_expect_leq(st.blocks[0].lower, st.nbundles);
+    cr_expect_geq(st.nbundles, 260u);   /* one fadd and one fmul per bundle at best */
+    tsr_pack_stats_free(&st);
+    tsr_buf_free(&src);
+    tsr_buf_free(&out);
+    tsr_diag_fini(&d);
+}
+
 /* The lower bound of a one-block program (docs/pack.md "Lower bound"): basic and relaxation bounds. */
 static struct tsr_pack_block_stat bound_of(const char *src, unsigned *bundles)
 {
