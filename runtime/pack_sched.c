@@ -301,6 +301,35 @@ static void place_ctl(struct sched *S, const struct tsr_pack_unit *u, int ctl, c
     block_bundle(S, S->nb - 1 + delay);
 }
 
+/* Bundle b with unit x added: the parts, their words alone and the joined words into parts, pw and w
+ * (MAXPARTS, MAXPARTS and 8 entries).  x joins as written, else with its sources swapped (a commutative
+ * op), else, if `positional`, in its full positional form (`nop; mov r0.8d, r1`).  False if it cannot. */
+static bool with_unit(const struct tsr_target *t, const struct obundle *b, const struct tsr_pack_unit *x,
+                      bool positional, const char **parts, const uint32_t **pw, uint32_t *w)
+{
+    memcpy(parts, b->parts, sizeof b->parts);
+    memcpy(pw, b->pw, sizeof b->pw);
+    if (b->k == 0) {
+        parts[0] = unit_text(x);
+        pw[0] = x->w;
+        memcpy(w, x->w, t->nwords * 4);
+        return true;
+    }
+    return b->k < MAXPARTS - 1 && x->text &&
+           (tsr_pack_try_merge(t, parts, pw, b->k, x->text, x->w, w) ||
+            (x->alt && tsr_pack_try_merge(t, parts, pw, b->k, x->alt, x->w, w)) ||
+            (positional && x->full && tsr_pack_try_merge(t, parts, pw, b->k, x->full, x->w, w)));
+}
+
+/* Makes b the bundle with_unit formed. */
+static void add_unit(struct prog *P, struct obundle *b, const char **parts, const uint32_t **pw, const uint32_t *w)
+{
+    memcpy(b->parts, parts, sizeof b->parts);
+    memcpy(b->pw, pw, sizeof b->pw);
+    b->k++;
+    set_words(P, b, w);
+}
+
 /* Builds the block's bundles from a schedule of the relaxation (pack_bound.c): unit i in bundle at[i] of
  * T, the control unit in the bundle its delay slots end the block after.  Returns true if every bundle
  * assembles with its units, does what they do, and breaks no rule against the bundles before it (the
@@ -308,7 +337,6 @@ static void place_ctl(struct sched *S, const struct tsr_pack_unit *u, int ctl, c
 static bool realize(struct sched *S, const struct tsr_pack_unit *u, int n, int ctl, const int *at, int T)
 {
     struct prog *P = S->P;
-    const struct tsr_target *t = P->t;
     S->nb = 0;
     block_bundle(S, T - 1);
     for (int i = 0; i < n; i++) {
@@ -318,22 +346,9 @@ static bool realize(struct sched *S, const struct tsr_pack_unit *u, int n, int c
         const char *parts[MAXPARTS];
         const uint32_t *pw[MAXPARTS];
         uint32_t w[8];
-        memcpy(parts, b->parts, sizeof parts);
-        memcpy(pw, b->pw, sizeof pw);
-        if (b->k == 0) {
-            parts[0] = unit_text(&u[i]);
-            pw[0] = u[i].w;
-            memcpy(w, u[i].w, t->nwords * 4);
-        } else if (b->k >= MAXPARTS - 1 || !u[i].text ||
-                   (!tsr_pack_try_merge(t, parts, pw, b->k, u[i].text, u[i].w, w) &&
-                    (!u[i].alt || !tsr_pack_try_merge(t, parts, pw, b->k, u[i].alt, u[i].w, w)) &&
-                    (!u[i].full || !tsr_pack_try_merge(t, parts, pw, b->k, u[i].full, u[i].w, w)))) {
+        if (!with_unit(P->t, b, &u[i], true, parts, pw, w))
             return false;
-        }
-        memcpy(b->parts, parts, sizeof parts);
-        memcpy(b->pw, pw, sizeof pw);
-        b->k++;
-        set_words(P, b, w);
+        add_unit(P, b, parts, pw, w);
         if (i == ctl) {
             if (at[i] != T - 1 - u[i].ev.delay)
                 return false;
@@ -441,26 +456,13 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, struc
                 const char *parts[MAXPARTS];
                 const uint32_t *pw[MAXPARTS];
                 uint32_t w[8];
-                memcpy(parts, b->parts, sizeof parts);
-                memcpy(pw, b->pw, sizeof pw);
-                if (b->k == 0) {
-                    parts[0] = unit_text(&u[i]);
-                    pw[0] = u[i].w;
-                    memcpy(w, u[i].w, t->nwords * 4);
-                } else if (!u[i].text || b->k >= MAXPARTS - 1 || (fixed[i] & b->fixed) ||
-                           (!tsr_pack_try_merge(t, parts, pw, b->k, u[i].text, u[i].w, w) &&
-                            (!u[i].alt || !tsr_pack_try_merge(t, parts, pw, b->k, u[i].alt, u[i].w, w)))) {
-                    continue;   /* (two ops that only one slot can do never share a bundle; a commutative op
-                                 * is tried with its sources swapped) */
-                }
+                if ((b->k && (fixed[i] & b->fixed)) || !with_unit(t, b, &u[i], false, parts, pw, w))
+                    continue;   /* (two ops that only one slot can do never share a bundle) */
                 tsr_pack_ev_init(t, w, &cand);
                 if (oracle(S, g, &cand.vb))
                     continue;
-                memcpy(b->parts, parts, sizeof parts);
-                memcpy(b->pw, pw, sizeof pw);
-                b->k++;
+                add_unit(P, b, parts, pw, w);
                 b->fixed |= fixed[i];
-                set_words(P, b, w);
                 cyc[i] = cycle;
                 left--;
                 progress = !u[i].text ? false : true;   /* a unit that cannot share keeps its bundle alone */
