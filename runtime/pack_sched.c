@@ -570,6 +570,25 @@ static int mend(struct prog *P, const char *prefix, size_t plen, const char *pat
     return tsr_diag_error(d, path, 0, 0, "internal error: the packer could not mend its output");
 }
 
+/* Keeps a copy of the block's bundles S->bs[0..nb) as the best schedule so far (*best, *nbest). */
+static void keep(struct sched *S, struct obundle **best, int *nbest)
+{
+    for (int c = 0; c < *nbest; c++)
+        tsr_pack_ev_free(&(*best)[c].ev);
+    free(*best);
+    *best = calloc((size_t)S->nb + 1, sizeof **best);
+    copy_bundles(S->P, *best, S->bs, S->nb);
+    *nbest = S->nb;
+}
+
+/* Empties the block's bundles. */
+static void drop(struct sched *S)
+{
+    for (int c = 0; c < S->nb; c++)
+        tsr_pack_ev_free(&S->bs[c].ev);
+    S->nb = 0;
+}
+
 int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_t n, enum tsr_pack_effort effort,
                       struct tsr_buf *out, struct tsr_pack_stats *st, const char *path, struct tsr_diag *d)
 {
@@ -609,17 +628,9 @@ int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_
             rc = schedule_block(&S, u + s, (int)(e - s), &lv, path, d);
             if (v == 0)
                 lower = lv;
-            if (!rc && (!best || S.nb < nbest)) {
-                for (int c = 0; c < nbest; c++)
-                    tsr_pack_ev_free(&best[c].ev);
-                free(best);
-                best = calloc((size_t)S.nb + 1, sizeof *best);
-                copy_bundles(&P, best, S.bs, S.nb);
-                nbest = S.nb;
-            }
-            for (int c = 0; c < S.nb; c++)
-                tsr_pack_ev_free(&S.bs[c].ev);
-            S.nb = 0;
+            if (!rc && (!best || S.nb < nbest))
+                keep(&S, &best, &nbest);
+            drop(&S);
         }
         /* the lower bound (statistics), and the search for a schedule shorter than the list scheduler's:
          * the relaxation's shortest, if it is shorter and the real bundles can be built from it */
@@ -633,18 +644,11 @@ int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_
                                                &lower.exact, (unsigned)nbest, P.search ? at : NULL);
             if (P.search && (int)lower.lower < nbest && at[0] >= 0) {
                 if (realize(&S, u + s, nu, ctl, at, (int)lower.lower)) {
-                    for (int c = 0; c < nbest; c++)
-                        tsr_pack_ev_free(&best[c].ev);
-                    free(best);
-                    best = calloc((size_t)S.nb + 1, sizeof *best);
-                    copy_bundles(&P, best, S.bs, S.nb);
-                    nbest = S.nb;
+                    keep(&S, &best, &nbest);
                     lower.searched = true;
                     st->searched++;
                 }
-                for (int c = 0; c < S.nb; c++)
-                    tsr_pack_ev_free(&S.bs[c].ev);
-                S.nb = 0;
+                drop(&S);
             }
             free(at);
         }
