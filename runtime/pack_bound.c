@@ -53,7 +53,7 @@ struct bound {
     uint32_t *within;
     uint64_t sets[MAXSETS];
     /* the search */
-    int T, *cyc, *best;       /* best: where the schedule found put each unit (NULL: not asked for) */
+    int T, *cyc, *best;       /* best: the caller's sched, written when a schedule is found (NULL: none) */
     long nodes;
     bool gave_up;
     int *maxlat;              /* per unit: the largest latency of an edge from it (-1: none) */
@@ -62,6 +62,12 @@ struct bound {
     struct seen { uint64_t lo, hi; int c; } *seen;   /* states that fail, the earliest bundle they failed at */
     size_t nseen, capseen;    /* (open addressing; capseen a power of two) */
 };
+
+/* A bound in bundles: a block with units needs at least one. */
+static unsigned bundles(int lb, int n)
+{
+    return (unsigned)(lb < 1 && n > 0 ? 1 : lb);
+}
 
 /* latency of edge k of unit i as a bound may use (a branch in a bundle of its own: after what feeds it) */
 static int edge_lat(const struct bound *B, int i, int k)
@@ -328,9 +334,9 @@ static bool cliques_fail(struct bound *B)
     return false;
 }
 
-/* Part 1: the larger of the critical path and the slot-resource bound (a control unit adds its own
- * instruction and, at the end, its delay slots). */
-static int classic(struct bound *B)
+/* Each unit's earliest bundle (est) and bundles from it to the block's end, its own included (q); returns
+ * the latency-weighted critical path (a control unit adds its own instruction and its delay slots). */
+static int paths(struct bound *B)
 {
     const struct tsr_pack_unit *u = B->u;
     int n = B->n, ctl = B->ctl, cp = 0;
@@ -352,7 +358,13 @@ static int classic(struct bound *B)
                 B->q[p] = l + B->q[i];
         }
     }
-    int alone = 0;
+    return cp;
+}
+
+/* Part 1: the larger of the critical path cp and the slot-resource bound, from the units' est and q. */
+static int classic(struct bound *B, int cp)
+{
+    int ctl = B->ctl, alone = 0;
     for (int i = 0; i < B->nn; i++)
         alone += B->solo[i];
     /* op k can go to the slots cand[k].  For a set T of slots, the ops whose candidates lie in T need at least
@@ -471,8 +483,7 @@ static const struct tsr_pack_elist *window_edges(const struct bound *B, struct t
  * partners (compat rows equal but for i and j), the same ops and slots, the same edges in and out with
  * the same latencies, neither the control unit.  The search then places twins in index order (a twin
  * only in or after its previous twin's bundle): of two schedules that differ by swapping twins it tries
- * one.  Blocks of up to MAXTWIN units (beyond, the quadratic check costs more than the search saves). */
-#define MAXTWIN 512
+ * one.  (Quadratic in the block: blocks of up to MAXSEARCH units come here.) */
 static int edge_cmp(const void *a, const void *b)
 {
     const struct tsr_pack_edge *x = a, *y = b;
@@ -493,8 +504,6 @@ static void twins_init(struct bound *B)
     B->twin = malloc(((size_t)n + 1) * sizeof *B->twin);
     for (int i = 0; i < n; i++)
         B->twin[i] = -1;
-    if (n > MAXTWIN)
-        return;
     struct tsr_pack_elist *in = calloc((size_t)n + 1, sizeof *in), *out = calloc((size_t)n + 1, sizeof *out);
     for (int i = 0; i < n; i++)   /* sorted copies of the edges in, and the edges out */
         for (int k = 0; k < B->pred[i].n; k++) {
@@ -547,12 +556,11 @@ static void twins_init(struct bound *B)
  * p -> k and k -> i of latencies adding up to l or more (each dropped edge is implied by edges of shorter
  * span, kept or implied in turn, so every schedule of the reduced graph keeps the full one).  Estimates,
  * readiness and the state key then look at far fewer edges: the dependence graphs are nearly transitively
- * closed.  Blocks of up to MAXREDUCE units (an n x n latency table); NULL: not reduced. */
-#define MAXREDUCE 2048
+ * closed.  (An n x n latency table: blocks of up to MAXSEARCH units come here.)  NULL: nothing to reduce. */
 static struct tsr_pack_elist *reduce(const struct bound *B)
 {
     int n = B->n;
-    if (n > MAXREDUCE || n < 3)
+    if (n < 3)
         return NULL;
     int16_t *lat = malloc((size_t)n * (size_t)n * sizeof *lat);   /* lat[p * n + i]: edge p -> i, -1 none */
     struct tsr_pack_elist *r = calloc((size_t)n, sizeof *r);
@@ -726,8 +734,6 @@ static bool form(struct bound *B, int c, int left, int i, uint64_t *it, int k, i
                 return false;
         return search(B, c + 1, left);
     }
-    if (i == B->ctl && !joins(B, inb, i, it, k))
-        return false;   /* the thread end belongs in this bundle (it is the last unit: not left out) */
     if (joins(B, inb, i, it, k)) {   /* with it */
         B->cyc[i] = c;
         inb[i / 64] |= (uint64_t)1 << (i % 64);
@@ -737,6 +743,8 @@ static bool form(struct bound *B, int c, int left, int i, uint64_t *it, int k, i
         if (ok || B->gave_up)
             return ok;
     }
+    if (i == B->ctl)
+        return false;   /* the thread end belongs in this bundle (it is the last unit): never left out */
     skipped[ns] = i;   /* without it */
     return form(B, c, left, i + 1, it, k, skipped, ns + 1);
 }
@@ -785,7 +793,6 @@ static void bound_free(struct bound *B)
     free(B->key);
     free(B->maxlat);
     free(B->twin);
-    free(B->best);
     free(B->est);
     free(B->q);
     free(B->cyc);
@@ -813,8 +820,7 @@ unsigned tsr_pack_lower_bound(const struct tsr_target *t, const struct tsr_pack_
                               const struct tsr_pack_elist *pred, int ctl, unsigned *basic, bool *exact,
                               unsigned limit, int *sched)
 {
-    struct bound B = { .t = t, .u = u, .pred = pred, .n = n, .nn = nn, .ctl = ctl };
-    B.best = sched ? malloc(((size_t)n + 1) * sizeof *B.best) : NULL;
+    struct bound B = { .t = t, .u = u, .pred = pred, .n = n, .nn = nn, .ctl = ctl, .best = sched };
     B.jump = ctl >= 0 && (u[ctl].ev.ctl == TSR_PACK_CTL_JUMP || !u[ctl].text);
     B.delay = ctl >= 0 ? u[ctl].ev.delay : 0;
     B.est = calloc((size_t)n + 1, sizeof *B.est);
@@ -826,20 +832,19 @@ unsigned tsr_pack_lower_bound(const struct tsr_target *t, const struct tsr_pack_
         B.maxlat[i] = -1;
     B.W = (n + 63) / 64;
     B.solo = calloc((size_t)n + 1, sizeof *B.solo);
+    int cp = paths(&B);
     items_init(&B);   /* first without the pairs (the assembler is slow): a list schedule may meet this */
-    int lb = classic(&B);
-    *basic = (unsigned)(lb < 1 && n > 0 ? 1 : lb);
+    int lb = classic(&B, cp);
+    *basic = bundles(lb, n);
     if ((limit && lb >= (int)limit) || n > MAXSEARCH) {   /* (lb == limit: both bound a schedule that long) */
         *exact = limit && lb >= (int)limit;
         bound_free(&B);
-        return (unsigned)(lb < 1 && n > 0 ? 1 : lb);
+        return bundles(lb, n);
     }
     pairs_init(&B);
     items_init(&B);   /* again, without the units that share no bundle: they count as whole bundles */
-    for (int i = 0; i < n; i++)
-        B.est[i] = B.q[i] = 0;
     cliques_init(&B);
-    int lb2 = classic(&B);
+    int lb2 = classic(&B, cp);
     lb = lb2 > lb ? lb2 : lb;
     struct tsr_pack_elist *own;
     B.pred = window_edges(&B, &own);
@@ -858,12 +863,9 @@ unsigned tsr_pack_lower_bound(const struct tsr_target *t, const struct tsr_pack_
             B.maxlat[p] = l > B.maxlat[p] ? l : B.maxlat[p];
         }
     twins_init(&B);
-    bool known = false;   /* a schedule of length `limit` is known (the caller's) */
     for (B.T = lb > 0 ? lb : 1;; B.T++) {
-        if (limit && B.T >= (int)limit) {
-            known = true;
-            break;
-        }
+        if (limit && B.T >= (int)limit)
+            break;   /* the caller's schedule is that long: the bound is exact */
         for (int i = 0; i < n; i++)
             B.cyc[i] = -1;
         B.inb = realloc(B.inb, ((size_t)B.T * (size_t)B.W + 1) * sizeof *B.inb);
@@ -881,8 +883,6 @@ unsigned tsr_pack_lower_bound(const struct tsr_target *t, const struct tsr_pack_
     }
     *exact = !B.gave_up;
     lb = B.T;
-    if (!known && !B.gave_up && sched)
-        memcpy(sched, B.best, (size_t)n * sizeof *sched);
     for (int i = 0; i < n && reduced; i++)
         free(reduced[i].e);
     free(reduced);
@@ -891,5 +891,5 @@ unsigned tsr_pack_lower_bound(const struct tsr_target *t, const struct tsr_pack_
         free(own);
     }
     bound_free(&B);
-    return (unsigned)(lb < 1 && n > 0 ? 1 : lb);
+    return bundles(lb, n);
 }

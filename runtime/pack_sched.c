@@ -359,6 +359,12 @@ static bool realize(struct sched *S, const struct tsr_pack_unit *u, int n, int c
     return recheck(S, 0);
 }
 
+/* The index of the block's branch or thread end (its last unit), or -1. */
+static int block_ctl(const struct tsr_pack_unit *u, int n)
+{
+    return n > 0 && (u[n - 1].ev.ctl == TSR_PACK_CTL_JUMP || u[n - 1].ev.ctl == TSR_PACK_CTL_END) ? n - 1 : -1;
+}
+
 /* Schedules units u[0..n) of one block (the last may be a control unit) into S->bs.  Returns 0, or -1 if
  * some unit could not be placed (reported through d). */
 static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, struct tsr_pack_block_stat *lb, const char *path,
@@ -379,7 +385,7 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, struc
         lb->exact = true;
         return 0;
     }
-    int ctl = n > 0 && (u[n - 1].ev.ctl == TSR_PACK_CTL_JUMP || u[n - 1].ev.ctl == TSR_PACK_CTL_END) ? n - 1 : -1;
+    int ctl = block_ctl(u, n);
     int nn = ctl >= 0 ? n - 1 : n;   /* units scheduled by the list scheduler */
     if (!S->pred) {
         S->pred = calloc((size_t)n + 1, sizeof *S->pred);
@@ -617,7 +623,7 @@ int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_
                     break;
             }
         S.hstart = falls ? 0 : P.n;
-        struct tsr_pack_block_stat lower = { 0 };
+        struct tsr_pack_block_stat stat = { 0 };  /* this block's statistics */
         /* several priorities; the shortest schedule wins (the first on ties) */
         struct obundle *best = NULL;
         int nbest = 0;
@@ -627,7 +633,7 @@ int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_
             struct tsr_pack_block_stat lv = { 0 };
             rc = schedule_block(&S, u + s, (int)(e - s), &lv, path, d);
             if (v == 0)
-                lower = lv;
+                stat = lv;
             if (!rc && (!best || S.nb < nbest))
                 keep(&S, &best, &nbest);
             drop(&S);
@@ -635,17 +641,16 @@ int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_
         /* the lower bound (statistics), and the search for a schedule shorter than the list scheduler's:
          * the relaxation's shortest, if it is shorter and the real bundles can be built from it */
         if (!rc && S.pred && (P.want_lower || P.search)) {
-            int nu = (int)(e - s);
-            int ctl = u[e - 1].ev.ctl == TSR_PACK_CTL_JUMP || u[e - 1].ev.ctl == TSR_PACK_CTL_END ? nu - 1 : -1;
+            int nu = (int)(e - s), ctl = block_ctl(u + s, nu);
             int *at = malloc(((size_t)nu + 1) * sizeof *at);
             for (int i = 0; i < nu; i++)
                 at[i] = -1;
-            lower.lower = tsr_pack_lower_bound(t, u + s, nu, ctl >= 0 ? nu - 1 : nu, S.pred, ctl, &lower.basic,
-                                               &lower.exact, (unsigned)nbest, P.search ? at : NULL);
-            if (P.search && (int)lower.lower < nbest && at[0] >= 0) {
-                if (realize(&S, u + s, nu, ctl, at, (int)lower.lower)) {
+            stat.lower = tsr_pack_lower_bound(t, u + s, nu, ctl >= 0 ? nu - 1 : nu, S.pred, ctl, &stat.basic,
+                                               &stat.exact, (unsigned)nbest, P.search ? at : NULL);
+            if (P.search && (int)stat.lower < nbest && at[0] >= 0) {
+                if (realize(&S, u + s, nu, ctl, at, (int)stat.lower)) {
                     keep(&S, &best, &nbest);
-                    lower.searched = true;
+                    stat.searched = true;
                     st->searched++;
                 }
                 drop(&S);
@@ -666,11 +671,13 @@ int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_
             st->blocks = realloc(st->blocks, capb * sizeof *st->blocks);
         }
         int bi = (int)st->nblocks++;
-        st->blocks[bi] = (struct tsr_pack_block_stat){ u[s].line, (unsigned)(e - s), (unsigned)S.nb, lower.lower,
-                                                       lower.basic, lower.exact, lower.searched };
+        stat.line = u[s].line;
+        stat.nops = (unsigned)(e - s);
+        stat.bundles = (unsigned)S.nb;
+        st->blocks[bi] = stat;
         st->nbundles += (unsigned)S.nb;
-        st->lower += lower.lower;
-        st->basic += lower.basic;
+        st->lower += stat.lower;
+        st->basic += stat.basic;
         for (int c = 0; c < S.nb; c++) {
             struct obundle *b = prog_insert(&P, P.n);
             *b = S.bs[c];
