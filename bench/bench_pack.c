@@ -1,4 +1,4 @@
-/* Packer quality (runtime/pack.h, docs/pack.md; issue 4): every GPU_FFT program (the 16 hex files of
+/* Packer quality (runtime/pack/pack.h, docs/pack.md; issue 4): every GPU_FFT program (the 16 hex files of
  * ../shared/corpus/qpu/gpu_fft_r3/hex, read by gpufft_code_load) and the seed's three blob listings
  * (tools/corpus.h corpus_blob_read) go through
  *   tsr_unbundle (one operation per line; bundles that cannot be split stay whole: "pinned"),
@@ -14,7 +14,7 @@
  * TESSERA_BENCH_SECONDS, best of TESSERA_BENCH_RUNS, CLOCK_MONOTONIC; as the other benchmarks).
  *
  * Blocks of the original: the packer starts a block at every label and after every branch or thread
- * end of its input (runtime/pack_sched.c); the original is split at the same points: before every
+ * end of its input (runtime/pack/pack_sched.c); the original is split at the same points: before every
  * instruction that t->disasm_program labels, and after a branch's or thread end's delay slots (the
  * jumps and halts with their delay come from the description's validator events, t->vdesc->events).
  * Blocks of the original that hold no operation (nops only) are merged into the next one.  The split is
@@ -35,11 +35,11 @@
 
 #include "corpus.h"
 #include "gpufft.h"
-#include "pack.h"
+#include "pack/pack.h"
 #include "bench.h"
 #include "registry.h"
 #include "tsr.h"
-#include "validate.h"
+#include "validate/validate.h"
 
 #define MSGLEN (GPUFFT_ERRLEN + 64)
 

@@ -1,12 +1,12 @@
-/* The packer (runtime/pack.h): known bundle counts for small programs, the packed output assembles,
+/* The packer (runtime/pack/pack.h): known bundle counts for small programs, the packed output assembles,
  * exact diagnostics, unbundling. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
 #include "qpu.h"
 #include "tsr.h"
-#include "pack.h"
-#include "validate.h"
+#include "pack/pack.h"
+#include "validate/validate.h"
 
 static char *pack(const char *src, unsigned *nb, int *rc, struct tsr_diag *d)
 {

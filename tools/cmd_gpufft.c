@@ -33,7 +33,7 @@
 #include <fftw3.h>
 
 #include "gpufft.h"
-#include "sim.h"
+#include "sim/sim.h"
 #include "tools.h"
 
 /* Clock of the V3D block on the Raspberry Pi 1 (250 MHz) and the QPU's issue rate: "a 4-way SIMD

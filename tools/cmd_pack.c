@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "tools.h"
-#include "pack.h"
+#include "pack/pack.h"
 
 int cmd_pack(struct tool_opts *o)
 {

@@ -2,7 +2,7 @@
  * operation per line, the packer's input format; pinned bundles are counted on standard error. */
 #include <stdio.h>
 #include "tools.h"
-#include "pack.h"
+#include "pack/pack.h"
 
 int cmd_unbundle(struct tool_opts *o)
 {

@@ -676,7 +676,7 @@ double gpufft_published_ppm(int log2n)
  * order.  Every pass of every shader (log2 N = 8..22) matches this model in a correct run.
  *
  * Instrumentation: the run loop is qpu_run's (round-robin, one bundle per QPU per round), but every
- * hook call of the generated simulator goes through the generic hook interface (runtime/sim.h
+ * hook call of the generated simulator goes through the generic hook interface (runtime/sim/sim.h
  * struct tsr_sim_hooks) to `diag_hook`, which forwards it to the QPU's own hooks (qpu_hooks.c) and
  * records VPM setups and writes (which QPU, bundle and round wrote each VPM word) and VDW DMAs
  * (which memory words came from which VPM words), and feeds every issued bundle to the rule audit.

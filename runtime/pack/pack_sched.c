@@ -16,7 +16,7 @@
 #include "fileout.h"
 #include "hexio.h"
 #include "target.h"
-#include "textcodec.h"
+#include "text/textcodec.h"
 
 #define MAXPARTS TSR_PACK_MAXPARTS
 #define PRIORITIES 3      /* list-scheduling priorities tried per block (struct sched.variant) */

@@ -1,10 +1,10 @@
-/* The target-independent packer (runtime/pack.h, docs/pack.md): parse, dependency graph, list
+/* The target-independent packer (runtime/pack/pack.h, docs/pack.md): parse, dependency graph, list
  * scheduling per basic block with bundle legality decided by the target's assembler, delay-slot
  * filling, output. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "pack.h"
+#include "pack/pack.h"
 #include "pack_int.h"
 #include "diag.h"
 #include "fileout.h"

@@ -1,4 +1,4 @@
-/* Unbundling (runtime/pack.h tsr_unbundle): one operation per line, delay slots moved before their
+/* Unbundling (runtime/pack/pack.h tsr_unbundle): one operation per line, delay slots moved before their
  * control operation, inseparable bundles kept whole (pinned). */
 #include <stdio.h>
 #include <stdlib.h>
