@@ -23,7 +23,7 @@ static bool has_bundle(const struct tsr_buf *b)
 int cmd_pack(struct tool_opts *o)
 {
     if (o->nargs != 1) {
-        fprintf(stderr, "tessera pack: expected one input file\n");
+        fprintf(stderr, "tessera: error: 'pack' takes one input file\n");
         return 2;
     }
     struct tsr_diag d;

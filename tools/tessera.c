@@ -2,6 +2,7 @@
  * docs/tools.md.  Exit status (TOOL_EXIT_*): 0 success, 1 an error in the input (diagnostics printed),
  * 2 a usage error, 3 a run cut short by --max-steps. */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,39 +66,48 @@ static const struct option {
 	const char *name;
 	bool value;      /* takes a value (the next argument) */
 	unsigned cmds;   /* C_* of the commands that take it */
-	const char *why; /* for the commands that do not: why, when there is more to say than "not taken" */
 } options[] = {
-	{ "--target", true, C_PROGRAM, NULL },
-	{ "-o", true, C_ASM | C_DIS | C_PACK | C_UNBUNDLE, "it prints its results on standard output" },
-	{ "--input-format", true, C_DIS | C_SIM | C_VALIDATE | C_UNBUNDLE, "it reads assembly text only" },
-	{ "--output-format", true, C_ASM, NULL },
-	{ "--base", true, C_ASM | C_DIS | C_VALIDATE | C_UNBUNDLE,
-	  NULL }, /* sim and pack: see base_why() */
-	{ "--qpus", true, C_SIM, NULL },
-	{ "--uniforms", true, C_SIM, NULL },
-	{ "--max-steps", true, C_SIM | C_DEMO, NULL },
-	{ "--dump", true, C_SIM, NULL },
-	{ "--effort", true, C_PACK, NULL },
-	{ "--trace", false, C_SIM | C_VALIDATE | C_PACK | C_DEMO, NULL },
-	{ "--rules", false, C_SIM | C_DEMO, NULL },
-	{ "--no-rules", false, C_SIM | C_DEMO, NULL },
+	{ "--target", true, C_PROGRAM },
+	{ "-o", true, C_ASM | C_DIS | C_PACK | C_UNBUNDLE },
+	{ "--input-format", true, C_DIS | C_SIM | C_VALIDATE | C_UNBUNDLE },
+	{ "--output-format", true, C_ASM },
+	{ "--base", true, C_ASM | C_DIS | C_VALIDATE | C_UNBUNDLE },
+	{ "--qpus", true, C_SIM },
+	{ "--uniforms", true, C_SIM },
+	{ "--max-steps", true, C_SIM | C_DEMO },
+	{ "--dump", true, C_SIM },
+	{ "--effort", true, C_PACK },
+	{ "--trace", false, C_SIM | C_VALIDATE | C_PACK | C_DEMO },
+	{ "--rules", false, C_SIM | C_DEMO },
+	{ "--no-rules", false, C_SIM | C_DEMO },
 };
 
-/* --base where it has no meaning (docs/tools.md "Options"). */
-static const char *base_why(unsigned cmd)
+/* Why command cmd does not take option opt, where there is more to say than that (docs/tools.md
+ * "Options"); NULL otherwise. */
+static const char *not_taken_why(const char *opt, unsigned cmd)
 {
-	return cmd == C_SIM ? "the simulated processors run the program from address 0 (its instruction memory is "
-			      "apart from the simulated memory)"
-	       : cmd == C_PACK ? "pack reads and writes assembly text, whose labels need no address (give --base to "
-				 "asm when assembling its output)"
-			       : NULL;
+	if (!strcmp(opt, "--base") && cmd == C_SIM)
+		return "the simulated processors run the program from address 0 (their instruction memory is apart "
+		       "from the simulated memory)";
+	if (!strcmp(opt, "--base") && cmd == C_PACK)
+		return "pack reads and writes assembly text, whose labels need no address (give --base to asm when "
+		       "assembling its output)";
+	if (!strcmp(opt, "-o") && (cmd & (C_SIM | C_VALIDATE | C_DEMO)))
+		return "it prints its results on standard output";
+	if (!strcmp(opt, "--input-format") && (cmd & (C_ASM | C_PACK)))
+		return "it reads assembly text only";
+	return NULL;
 }
 
-static int usage_error(const char *fmt, const char *a, const char *b)
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...)
 {
+	va_list ap;
+	va_start(ap, fmt);
 	fprintf(stderr, "tessera: error: ");
-	fprintf(stderr, fmt, a, b);
+	vfprintf(stderr, fmt, ap);
 	fprintf(stderr, "\n");
+	va_end(ap);
 	return TOOL_EXIT_USAGE;
 }
 
@@ -106,7 +116,7 @@ static int set_option(struct tool_opts *o, const char *a, const char *val)
 {
 	if (!strcmp(a, "--target")) {
 		if (!(o->target = tsr_find_target(val)))
-			return usage_error("unknown target '%s' (try 'tessera targets')%s", val, "");
+			return usage_error("unknown target '%s' (try 'tessera targets')", val);
 	} else if (!strcmp(a, "-o")) {
 		o->output = val;
 	} else if (!strcmp(a, "--input-format") || !strcmp(a, "--output-format")) {
@@ -132,7 +142,7 @@ static int set_option(struct tool_opts *o, const char *a, const char *val)
 		o->dump = val;
 	} else if (!strcmp(a, "--effort")) {
 		if (strcmp(val, "list") && strcmp(val, "search"))
-			return usage_error("--effort takes 'list' or 'search', not '%s'%s", val, "");
+			return usage_error("--effort takes 'list' or 'search', not '%s'", val);
 		o->fast = !strcmp(val, "list");
 	} else if (!strcmp(a, "--trace")) {
 		o->trace = true;
@@ -178,16 +188,14 @@ int main(int argc, char **argv)
 			if (!strcmp(options[k].name, a))
 				opt = &options[k];
 		if (!opt && a[0] == '-' && a[1]) {
-			rc = usage_error("unknown option '%s'%s", a, "");
+			rc = usage_error("unknown option '%s'", a);
 		} else if (!opt) {
 			o.args[o.nargs++] = argv[i];
 		} else if (!(opt->cmds & cmd->bit)) {
-			const char *why = !strcmp(a, "--base") ? base_why(cmd->bit) : opt->why;
-			fprintf(stderr, "tessera: error: '%s' does not take %s%s%s\n", cmd->name, a, why ? ": " : "",
-				why ? why : "");
-			rc = TOOL_EXIT_USAGE;
+			const char *why = not_taken_why(a, cmd->bit);
+			rc = usage_error("'%s' does not take %s%s%s", cmd->name, a, why ? ": " : "", why ? why : "");
 		} else if (opt->value && i + 1 >= argc) {
-			rc = usage_error("%s needs a value%s", a, "");
+			rc = usage_error("%s needs a value", a);
 		} else {
 			rc = set_option(&o, a, opt->value ? argv[++i] : NULL);
 		}
