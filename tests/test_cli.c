@@ -44,6 +44,17 @@ Test(cli, max_steps_cuts_the_run_short_with_status_3)
 	run_result_free(&r);
 }
 
+/* gpu-fft --max-rounds: a launch stopped by the limit is status 3 too (GPU_FFT's shaders from the shared
+ * corpus, as `tessera gpu-fft` finds them). */
+Test(cli, gpu_fft_max_rounds_is_status_3)
+{
+	struct run_result r;
+	const char *argv[] = { "gpu-fft", "--log2n", "8", "--max-rounds", "100", NULL };
+	run_ok(argv, 3, &r);
+	cr_expect(strstr(r.out, "stopped after 100 rounds (limit)"), "stdout:\n%.2000s", r.out);
+	run_result_free(&r);
+}
+
 /* Each entry becomes one 32-bit word of the uniform stream (QPU 0's at 0x100000, docs/tools.md). */
 Test(cli, uniforms_every_entry_a_word)
 {

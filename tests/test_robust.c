@@ -457,3 +457,34 @@ Test(robust, gpu_fft_malformed_shader, .timeout = 600)
 	run_rmtree(dir);
 	free(dir);
 }
+
+/* Standard input ('-') is named `<stdin>` in the diagnostics, with the position of the error. */
+Test(robust, standard_input, .timeout = 600)
+{
+	char *dir = run_mkdtemp();
+	cr_assert_not_null(dir);
+	for (size_t ti = 0; tsr_all_targets[ti]; ti++) {
+		const struct tsr_target *t = tsr_all_targets[ti];
+		char in[4200];
+		snprintf(in, sizeof in, "%s/stdin.%s", dir, t->name);
+		struct tsr_buf b = { 0 };
+		mk_crlf(&b, t);
+		cr_assert_eq(run_write_file(in, b.data, b.len), 0);
+		tsr_buf_free(&b);
+		for (size_t c = 0; c < NCOMMANDS; c++) {
+			const char *argv[] = { commands[c].name, "--target", t->name, "-", NULL };
+			char label[200];
+			snprintf(label, sizeof label, "standard input: %s --target %s -", commands[c].name, t->name);
+			struct run_result r;
+			cr_assert_eq(run_tessera(argv, in, &r), 0);
+			cr_expect(!r.timed_out && r.signal == 0, "%s: signal %d / timeout", label, r.signal);
+			cr_expect_eq(r.status, 1, "%s: exit status %d; stderr:\n%.2000s", label, r.status, r.err);
+			unsigned line = 0, col = 0;
+			cr_expect(find_diag(r.err, "<stdin>", &line, &col) && line == 2 && col > 0,
+				  "%s: no `<stdin>:2:COL: error:`; stderr:\n%.2000s", label, r.err);
+			run_result_free(&r);
+		}
+	}
+	run_rmtree(dir);
+	free(dir);
+}

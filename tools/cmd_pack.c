@@ -23,14 +23,14 @@ static bool has_bundle(const struct tsr_buf *b)
 int cmd_pack(struct tool_opts *o)
 {
     if (o->nargs != 1) {
-        fprintf(stderr, "tessera: error: 'pack' takes one input file\n");
+        fprintf(stderr, "tessera: error: 'pack' takes one input file ('-' for standard input)\n");
         return 2;
     }
     struct tsr_diag d;
     tsr_diag_init(&d, TSR_DIAG_PRINT, stderr);
     struct tsr_buf in = { 0 }, out = { 0 };
-    const char *path = o->args[0];
-    int rc = tsr_file_read(path, &in, &d);
+    const char *path = strcmp(o->args[0], "-") ? o->args[0] : "<stdin>";
+    int rc = tool_read_input(o->args[0], &in, &d);
     if (!rc && !tsr_data_is_text(in.data, in.len))   /* by content, as asm (docs/tools.md) */
         rc = tsr_diag_error(&d, path, 0, 0, "binary data, not assembly text (more than a third of the first %u bytes "
                             "are not text)", TSR_DETECT_BYTES);

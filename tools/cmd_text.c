@@ -5,7 +5,7 @@
 #include "textcodec.h"
 #include "tools.h"
 
-static int read_input(const char *path, struct tsr_buf *b, struct tsr_diag *d)
+int tool_read_input(const char *path, struct tsr_buf *b, struct tsr_diag *d)
 {
 	if (strcmp(path, "-"))
 		return tsr_file_read(path, b, d);
@@ -41,7 +41,7 @@ int tool_load_program(const struct tool_opts *o, const char *path, struct tsr_wo
 {
 	struct tsr_buf b = { 0 };
 	const char *name = strcmp(path, "-") ? path : "<stdin>";
-	int rc = read_input(path, &b, d);
+	int rc = tool_read_input(path, &b, d);
 	if (!rc) {
 		const char *text = b.data ? b.data : "";
 		enum tsr_wordfmt f = o->infmt == TSR_WORDS_AUTO ? tsr_words_detect(text, b.len) : o->infmt;
@@ -84,7 +84,7 @@ int cmd_asm(struct tool_opts *o)
 	tsr_words_init(&w, o->target->word_bits);
 	struct tsr_buf src = { 0 };
 	const char *name = strcmp(o->args[0], "-") ? o->args[0] : "<stdin>";
-	rc = read_input(o->args[0], &src, &d);
+	rc = tool_read_input(o->args[0], &src, &d);
 	if (!rc && !tsr_data_is_text(src.data, src.len))   /* by content, as the other commands (docs/tools.md) */
 		rc = tsr_diag_error(&d, name, 0, 0, "binary data, not assembly text (more than a third of the first "
 				    "%u bytes are not text)", TSR_DETECT_BYTES);

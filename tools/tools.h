@@ -59,6 +59,9 @@ int cmd_gpufft(int argc, char **argv);
  * assembled with its first instruction at o->base.  An empty program, or one that would pass 2^32 from
  * o->base, is an error.  Returns 0, or -1 after printing diagnostics (`file:line:col: error: ...`). */
 int tool_load_program(const struct tool_opts *o, const char *path, struct tsr_words *out, struct tsr_diag *d);
+/* Reads the whole of path ("-" = standard input, named `<stdin>` in diagnostics) into b.  Returns 0 or -1
+ * (reported). */
+int tool_read_input(const char *path, struct tsr_buf *b, struct tsr_diag *d);
 /* Writes buf to o->output atomically, or to standard output. Returns 0 or -1 (reported). */
 int tool_write_output(const struct tool_opts *o, const struct tsr_buf *buf, struct tsr_diag *d);
 
