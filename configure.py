@@ -239,9 +239,10 @@ def main():
         core = library('mdl', mdl_srcs, variant, order=parse_h, extra={built('mdl/parse.c'): LEMON_WARN})
         return tlibs, core + library('tsr', runtime_srcs, variant)
 
-    def program(out, sources, libs, extra_libs='', variant='obj', rule='link'):
+    def program(out, sources, libs, extra_libs='', variant='obj', rule='link', implicit=()):
         objs = [compile_(s, variant, all_incs, order) for s in sources]
-        return n.build(out, rule, objs, implicit=libs, variables={'libs': ' '.join(libs + [extra_libs, '$libs'])})
+        return n.build(out, rule, objs, implicit=libs + list(implicit),
+                       variables={'libs': ' '.join(libs + [extra_libs, '$libs'])})
 
     target_libs, core_libs = libraries('obj')
     libs = target_libs + core_libs
@@ -256,8 +257,9 @@ def main():
         if os.path.exists('tools/tessera.c') else []
     # tests/support_*.c: helpers shared by the test binaries, linked into each of them.
     support = library('testsupport', files('tests/support_*.c'), 'obj', all_incs, order)
-    tests = [program(built('tests/' + stem(s)), [s], support + toollib + libs, '-lcriterion -lfftw3f -lfftw3')
-             for s in files('tests/test_*.c')]
+    # Tests that run the driver (tests/support_run.c) run the tessera of their own build directory.
+    tests = [program(built('tests/' + stem(s)), [s], support + toollib + libs, '-lcriterion -lfftw3f -lfftw3',
+                     implicit=tools) for s in files('tests/test_*.c')]
     benches = [program(built('bench/' + stem(s)), [s], toollib + libs, '-lfftw3f -lfftw3')
                for s in files('bench/bench_*.c')]
     fuzzers = []

@@ -7,7 +7,7 @@
 int cmd_unbundle(struct tool_opts *o)
 {
     if (o->nargs != 1) {
-        fprintf(stderr, "tessera unbundle: expected one input file\n");
+        fprintf(stderr, "tessera: error: 'unbundle' takes one input file ('-' for standard input)\n");
         return 2;
     }
     struct tsr_diag d;

@@ -515,8 +515,9 @@ static int run(struct gpufft_mem *mm, const struct gpufft_code *code, unsigned n
         } else if (st == TSR_SIM_STALL) {
             rc = gpufft_fail(err, "%s: %s", code->name, res->msg);
         } else {
-            rc = gpufft_fail(err, "%s: stopped after %" PRIu64 " rounds (limit) before every QPU ended", code->name,
-                      res->rounds);
+            gpufft_fail(err, "%s: stopped after %" PRIu64 " rounds (limit) before every QPU ended", code->name,
+                        res->rounds);
+            rc = GPUFFT_CUT;
         }
     } else if (qpu_machine_host_irqs(mm->m) - irq0 != irqs_expected) {
         rc = gpufft_fail(err, "%s: %u host interrupts raised, expected %u", code->name,
