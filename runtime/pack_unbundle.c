@@ -1,5 +1,6 @@
 /* Unbundling (runtime/pack.h tsr_unbundle): one operation per line, delay slots moved before their
- * control operation, inseparable bundles kept whole (pinned). */
+ * control operation where they do not depend on it (else kept after it as `.delay` operations), inseparable
+ * bundles kept whole (pinned). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,11 +137,25 @@ static int split_bundle(const struct tsr_target *t, const char *text, struct tsr
     return found ? k : 1;
 }
 
-int tsr_unbundle(const struct tsr_target *t, const uint32_t *w, size_t n, uint64_t base,
-                 struct tsr_buf *out, unsigned *pinned, struct tsr_diag *d)
+/* Appends the lines split_bundle wrote to in, each as a `.delay` operation (docs/pack.md "Input"). */
+static void append_delay(struct tsr_buf *out, const struct tsr_buf *in)
+{
+    for (size_t i = 0; i < in->len;) {
+        const char *p = in->data + i, *e = memchr(p, '\n', in->len - i);
+        size_t len = e ? (size_t)(e - p) : in->len - i;
+        size_t ind = strspn(p, " ");
+        if (ind > len)
+            ind = len;
+        tsr_buf_printf(out, "    .delay %.*s\n", (int)(len - ind), p + ind);
+        i += len + 1;
+    }
+}
+
+int tsr_unbundle(const struct tsr_target *t, const char *path, const uint32_t *w, const unsigned *line, size_t n,
+                 uint64_t base, struct tsr_buf *out, unsigned *pinned, struct tsr_diag *d)
 {
     if (!t->vdesc)
-        return tsr_diag_error(d, NULL, 0, 0, "target '%s' has no hazard description: the packer needs one", t->name);
+        return tsr_diag_error(d, path, 0, 0, "target '%s' has no hazard description: the packer needs one", t->name);
     /* The program's text with labels, split into per-instruction lines. */
     struct tsr_buf dis = { 0 };
     t->disasm_program(w, n, base, &dis);
@@ -204,21 +219,40 @@ int tsr_unbundle(const struct tsr_target *t, const uint32_t *w, size_t n, uint64
             }
             tsr_buf_append(out, sb.data, sb.len);
             tsr_buf_free(&sb);
-            size_t e = i + 1 + (size_t)ci.delay;
+            /* A delay slot runs after the control operation has read its operands (the flags a branch
+             * tests, its target).  One that does not depend on it, nor on an earlier slot kept after it, moves
+             * before it; the others stay after it as `.delay` operations, in their order, and the packer keeps
+             * them in the delay slots (a slot that sets the flags its branch tests: GPU_FFT releases 1 and 2). */
+            struct tsr_buf after = { 0 };
+            size_t e = i + 1 + (size_t)ci.delay, kept[8], nkept = 0;
             for (size_t j = i + 1; j < e && j < n; j++) {
                 struct tsr_pack_ev di = { 0 };
                 tsr_pack_ev_init(t, w + j * nw, &di);
                 tsr_pack_ev_free(&di);
-                if (ilabels[j] || di.ctl != TSR_PACK_CTL_NONE || dep_words(t, cw, w + j * nw) >= 0 ||
-                    dep_words(t, w + j * nw, cw) > 0) {
-                    rc = tsr_diag_error(d, NULL, 0, 0,
-                                        "instruction 0x%llx: delay slot 0x%llx cannot move before its %s",
+                if (ilabels[j] || di.ctl != TSR_PACK_CTL_NONE) {
+                    size_t at = ilabels[j] ? j : i;
+                    rc = tsr_diag_error(d, path, line ? line[at] : 0, line && line[at] ? 1 : 0,
+                                        "instruction 0x%llx: delay slot 0x%llx %s",
                                         (unsigned long long)(base + i * t->pc_step),
                                         (unsigned long long)(base + j * t->pc_step),
-                                        ci.ctl == TSR_PACK_CTL_JUMP ? "branch" : "thread end");
+                                        ilabels[j] ? "is a branch target (a label inside delay slots)"
+                                                   : "holds a branch or thread end");
                     break;
                 }
-                split_bundle(t, itext[j], out, &pin);
+                bool stay = nkept == sizeof kept / sizeof kept[0] || dep_words(t, cw, w + j * nw) >= 0 ||
+                            dep_words(t, w + j * nw, cw) > 0;
+                for (size_t k = 0; k < nkept && !stay; k++)
+                    stay = dep_words(t, w + kept[k] * nw, w + j * nw) >= 0;
+                if (stay) {
+                    struct tsr_buf sp = { 0 };
+                    split_bundle(t, itext[j], &sp, &pin);
+                    append_delay(&after, &sp);
+                    tsr_buf_free(&sp);
+                    if (nkept < sizeof kept / sizeof kept[0])
+                        kept[nkept++] = j;   /* (past 8, every later slot stays too) */
+                } else {
+                    split_bundle(t, itext[j], out, &pin);
+                }
                 np += pin;
                 done[j] = true;
             }
@@ -227,7 +261,9 @@ int tsr_unbundle(const struct tsr_target *t, const uint32_t *w, size_t n, uint64
                     tsr_buf_puts(out, ctext);
                 else
                     tsr_buf_printf(out, "    %s\n", itext[i]);
+                tsr_buf_append(out, after.data, after.len);
             }
+            tsr_buf_free(&after);
             free(ctext);
             if (rc)
                 break;
