@@ -147,8 +147,9 @@ static bool id_start(int c) { return c == '_' || c == '.' || c == '$' || (c >= '
 static bool id_char(int c) { return id_start(c) || (c >= '0' && c <= '9'); }
 
 /* Scans the lines for labels and directives; records the text and column of each line's bundle, and the
- * column of the `.delay` of each line that is a `.delay` operation (ldelay; 0: not one).  asmtext is a copy of text that the assembler reads: each `.delay`
- * is blanked there (columns kept).  Returns 0, or -1 after reporting a `.delay` without an operation. */
+ * column of the `.delay` of each line that is a `.delay` operation (ldelay; 0: not one).  asmtext is a copy
+ * of text that the assembler reads: each `.delay` is blanked there (columns kept).  Returns 0, or -1 after
+ * reporting a `.delay` without an operation. */
 static int scan_lines(const char *text, size_t len, char *asmtext, const char *path, struct tsr_diag *d,
                       struct label **labels, int *nlabels, struct tsr_buf *dirs, char ***ltext, unsigned **lcol,
                       unsigned **ldelay, unsigned *nlines)

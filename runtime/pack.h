@@ -96,9 +96,10 @@ const struct tsr_pack_stats *tsr_packer_stats(const struct tsr_packer *p);
 /* ---- unbundling --------------------------------------------------------------------------------- */
 /* Splits a bundled program (n instructions of t->nwords words at w, first at byte address base; line: the
  * source line of each, or NULL; path names the program in diagnostics) into one operation per line, in an
- * order with the same meaning under the packer's sequential input semantics: a branch or thread-end delay
- * slot moves before its control operation when it does not depend on it (nor on a slot that stays); one that
- * does (it sets the flags the branch tests) stays after it as a `.delay` operation (docs/pack.md "Input").
+ * order with the same meaning under the packer's sequential input semantics: each operation of a branch or
+ * thread-end delay slot moves before its control operation when it does not depend on it (nor on one that
+ * stays); one that does (it sets the flags the branch tests) stays after it as a `.delay` operation
+ * (docs/pack.md "Input").
  * Bundles whose parts cannot be separated (they exchange values, share a signal, or carry raw field
  * overrides) stay one line; *pinned counts them.  Returns 0, or -1 with `path:line:col: error: ...` (a label
  * inside delay slots, a branch or thread end in a delay slot). */

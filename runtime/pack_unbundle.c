@@ -1,4 +1,4 @@
-/* Unbundling (runtime/pack.h tsr_unbundle): one operation per line, delay slots moved before their
+/* Unbundling (runtime/pack.h tsr_unbundle): one operation per line, delay-slot operations moved before their
  * control operation where they do not depend on it (else kept after it as `.delay` operations), inseparable
  * bundles kept whole (pinned). */
 #include <stdio.h>
@@ -137,19 +137,7 @@ static int split_bundle(const struct tsr_target *t, const char *text, struct tsr
     return found ? k : 1;
 }
 
-/* Appends the lines split_bundle wrote to in, each as a `.delay` operation (docs/pack.md "Input"). */
-static void append_delay(struct tsr_buf *out, const struct tsr_buf *in)
-{
-    for (size_t i = 0; i < in->len;) {
-        const char *p = in->data + i, *e = memchr(p, '\n', in->len - i);
-        size_t len = e ? (size_t)(e - p) : in->len - i;
-        size_t ind = strspn(p, " ");
-        if (ind > len)
-            ind = len;
-        tsr_buf_printf(out, "    .delay %.*s\n", (int)(len - ind), p + ind);
-        i += len + 1;
-    }
-}
+#define MAXKEPT 24   /* delay-slot operations kept after their control operation, at most (then all stay) */
 
 int tsr_unbundle(const struct tsr_target *t, const char *path, const uint32_t *w, const unsigned *line, size_t n,
                  uint64_t base, struct tsr_buf *out, unsigned *pinned, struct tsr_diag *d)
@@ -220,11 +208,13 @@ int tsr_unbundle(const struct tsr_target *t, const char *path, const uint32_t *w
             tsr_buf_append(out, sb.data, sb.len);
             tsr_buf_free(&sb);
             /* A delay slot runs after the control operation has read its operands (the flags a branch
-             * tests, its target).  One that does not depend on it, nor on an earlier slot kept after it, moves
-             * before it; the others stay after it as `.delay` operations, in their order, and the packer keeps
-             * them in the delay slots (a slot that sets the flags its branch tests: GPU_FFT releases 1 and 2). */
+             * tests, its target).  Each of its operations that does not depend on it, nor on an earlier one kept
+             * after it, moves before it; the others stay after it as `.delay` operations, in their order, and the
+             * packer keeps them in the delay slots (a slot that sets the flags its branch tests, and the
+             * operations that read those flags: GPU_FFT releases 1 and 2). */
             struct tsr_buf after = { 0 };
-            size_t e = i + 1 + (size_t)ci.delay, kept[8], nkept = 0;
+            size_t e = i + 1 + (size_t)ci.delay, nkept = 0;
+            uint32_t kept[MAXKEPT][8];   /* the words of the operations that stay, alone */
             for (size_t j = i + 1; j < e && j < n; j++) {
                 struct tsr_pack_ev di = { 0 };
                 tsr_pack_ev_init(t, w + j * nw, &di);
@@ -239,22 +229,32 @@ int tsr_unbundle(const struct tsr_target *t, const char *path, const uint32_t *w
                                                    : "holds a branch or thread end");
                     break;
                 }
-                bool stay = nkept == sizeof kept / sizeof kept[0] || dep_words(t, cw, w + j * nw) >= 0 ||
-                            dep_words(t, w + j * nw, cw) > 0;
-                for (size_t k = 0; k < nkept && !stay; k++)
-                    stay = dep_words(t, w + kept[k] * nw, w + j * nw) >= 0;
-                if (stay) {
-                    struct tsr_buf sp = { 0 };
-                    split_bundle(t, itext[j], &sp, &pin);
-                    append_delay(&after, &sp);
-                    tsr_buf_free(&sp);
-                    if (nkept < sizeof kept / sizeof kept[0])
-                        kept[nkept++] = j;   /* (past 8, every later slot stays too) */
-                } else {
-                    split_bundle(t, itext[j], out, &pin);
-                }
+                /* operation by operation, in the order split_bundle gives them */
+                struct tsr_buf sp = { 0 };
+                split_bundle(t, itext[j], &sp, &pin);
                 np += pin;
                 done[j] = true;
+                for (size_t o = 0; o < sp.len;) {
+                    const char *lp = sp.data + o, *le = memchr(lp, '\n', sp.len - o);
+                    size_t len = le ? (size_t)(le - lp) + 1 : sp.len - o;
+                    const char *op = lp + strspn(lp, " ");
+                    uint32_t ow[8];
+                    const uint32_t *opw = ow;
+                    if (t->assemble_one(op, strcspn(op, "\n"), 0, ow, NULL, 0))
+                        opw = w + j * nw;   /* (split_bundle's lines assemble; else the whole slot's accesses) */
+                    bool stay = nkept == MAXKEPT || dep_words(t, cw, opw) >= 0 || dep_words(t, opw, cw) > 0;
+                    for (size_t k = 0; k < nkept && !stay; k++)
+                        stay = dep_words(t, kept[k], opw) >= 0;
+                    if (stay) {
+                        tsr_buf_printf(&after, "    .delay %.*s\n", (int)strcspn(op, "\n"), op);
+                        if (nkept < MAXKEPT)   /* (past MAXKEPT, every later operation stays too) */
+                            memcpy(kept[nkept++], opw, nw * sizeof *opw);
+                    } else {
+                        tsr_buf_append(out, lp, len);
+                    }
+                    o += len;
+                }
+                tsr_buf_free(&sp);
             }
             if (!rc) {
                 if (ctext)

@@ -484,10 +484,10 @@ static void run_to_end(const uint32_t *w, size_t n, struct sim_end *e)
 }
 
 /* The GPU_FFT release 1 and 2 pattern: the first delay slot of a branch sets the flags the branch tests, the
- * second reads them.  Both stay after the branch (`.delay`), in their order; the third slot, independent of
- * them, moves before it, and the packer puts it back into a free delay slot.  The packed program validates
- * and computes what the original does (a slot moved before the branch would change the loop's trip count or
- * r2: the test can fail). */
+ * second reads them.  Those two operations stay after the branch (`.delay`), in their order; the others,
+ * independent of them, move before it, and the packer puts one back into a free delay slot.  The packed
+ * program validates and computes what the original does (a flag operation moved before the branch would
+ * change the loop's trip count or r2: the test can fail). */
 Test(unbundle, delay_slot_that_sets_the_branch_flags_stays_after_it)
 {
     const char *src = "    mov r1, 4\n    mov r2, 0\n    mov r3, 1\n"
@@ -509,13 +509,14 @@ Test(unbundle, delay_slot_that_sets_the_branch_flags_stays_after_it)
     cr_assert_eq(tsr_unbundle(&qpu_target, "d.s", w.w, w.line, w.count, 0, &ops, &pinned, &d), 0, "%s",
                  d.count ? d.entries[0].text : "");
     cr_expect_eq(pinned, 0);
-    /* after the branch: the flag setter, then the slot that reads the flags, split (fmul before add.ifnz) */
+    /* after the branch: the flag setter, then the operation that reads the flags; the rest of the slots before
+     * it (fmul reads r2 before add.ifnz writes it: it may go first) */
     const char *br = strstr(ops.data, "brr.anynz");
     cr_assert_not_null(br, "%s", ops.data);
-    cr_expect(strstr(br, "\n    .delay and.setf -, elem_num, 8\n    .delay fmul r0, r2, r2\n"
-                         "    .delay add.ifnz r2, r2, 1\n") == strchr(br, '\n'), "%s", ops.data);
-    const char *a3 = strstr(ops.data, "    add r3, r3, r3\n");
-    cr_expect(a3 && a3 < br, "the independent slot moves before the branch:\n%s", ops.data);
+    cr_expect(strstr(br, "\n    .delay and.setf -, elem_num, 8\n    .delay add.ifnz r2, r2, 1\n    mov ra2, r2\n") ==
+                  strchr(br, '\n'), "%s", ops.data);
+    const char *a3 = strstr(ops.data, "    add r3, r3, r3\n"), *fm = strstr(ops.data, "    fmul r0, r2, r2\n");
+    cr_expect(a3 && a3 < br && fm && fm < br, "the independent operations move before the branch:\n%s", ops.data);
     struct tsr_pack_stats st;
     cr_assert_eq(tsr_pack_text(&qpu_target, "ops.s", ops.data, ops.len, &packed, &st, &d), 0, "%s\n%s",
                  d.count ? d.entries[0].text : "", ops.data);
@@ -531,6 +532,8 @@ Test(unbundle, delay_slot_that_sets_the_branch_flags_stays_after_it)
     cr_expect(as && as < end && ai && ai < end && as < ai && strchr(as, '\n') < ai,
               "and.setf, then add.ifnz in a later delay slot:\n%s", packed.data);
     cr_expect(a && a < end, "add r3 fills a delay slot:\n%s", packed.data);
+    const char *f = strstr(packed.data, "fmul r0, r2, r2");
+    cr_expect(f && f < strstr(packed.data, "add.ifnz"), "fmul reads r2 before add.ifnz writes it:\n%s", packed.data);
     for (unsigned b = 0; b < st.nblocks; b++)
         cr_expect_leq(st.blocks[b].lower, st.blocks[b].bundles, "block at line %u", st.blocks[b].line);
     tsr_pack_stats_free(&st);
