@@ -612,3 +612,23 @@ Test(pack, empty_program_packs_to_nothing)
     free(pack_ok("", 0));
     free(pack_ok("# only a comment\n\n", 0));
 }
+
+/* The operation-list API takes `.delay` operations as text too (runtime/pack.h tsr_packer_op). */
+Test(pack, operation_list_api_delay_operation)
+{
+    struct tsr_packer *p = tsr_packer_new(&qpu_target);
+    tsr_packer_op(p, "mov r1, 3");
+    tsr_packer_label(p, "loop");
+    tsr_packer_op(p, "sub.setf r1, r1, 1");
+    tsr_packer_op(p, "brr.anynz -, r:loop");
+    tsr_packer_op(p, ".delay and.setf -, elem_num, 8");
+    tsr_packer_op(p, "thrend");
+    struct tsr_diag d;
+    tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
+    cr_assert_eq(tsr_packer_run(p, &d), 0, "%s", d.count ? d.entries[0].text : "");
+    const char *txt = tsr_packer_text(p), *br = strstr(txt, "brr.anynz"), *as = strstr(txt, "and.setf");
+    cr_expect(br && as && br < as && as < strstr(txt, "thrend"), "and.setf in a delay slot of the branch:\n%s", txt);
+    cr_expect_eq(tsr_validate(qpu_target.vdesc, tsr_packer_words(p), tsr_packer_count(p), 0, NULL, NULL), 0, "%s", txt);
+    tsr_diag_fini(&d);
+    tsr_packer_free(p);
+}
