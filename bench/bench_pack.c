@@ -123,7 +123,7 @@ static void map_blocks(const struct tsr_target *t, struct prog *p)
     for (size_t i = 0; i < n; i++) {
         unsigned pin;
         tsr_buf_clear(&b);
-        if (!tsr_unbundle(t, p->w + i * nw, 1, i * t->pc_step, &b, &pin, NULL))
+        if (!tsr_unbundle(t, p->name, p->w + i * nw, NULL, 1, i * t->pc_step, &b, &pin, NULL))
             ops[i] = count_ops(b.data ? b.data : "", b.len);
     }
     /* block starts: labels, and after a jump's or halt's delay slots */
@@ -206,7 +206,7 @@ static int pack_one(const struct tsr_target *t, struct prog *p)
     struct vctx vo = {0, NULL, 0}, vp = {0, p->viol_text, sizeof p->viol_text};
     tsr_validate(t->vdesc, p->w, p->n, 0, on_viol, &vo);
     p->viol_orig = vo.n;
-    if (tsr_unbundle(t, p->w, p->n, 0, &p->input, &p->pinned, &d))
+    if (tsr_unbundle(t, p->name, p->w, NULL, p->n, 0, &p->input, &p->pinned, &d))
         first_diag(&d, "unbundle failed", p->err, sizeof p->err);
     else if (tsr_pack_text(t, p->name, p->input.data ? p->input.data : "", p->input.len, &p->packed, &p->st, &d))
         first_diag(&d, "pack failed", p->err, sizeof p->err);

@@ -40,6 +40,7 @@ struct tsr_pack_unit {
     uint64_t only;              /* those of them whose op no other slot has (a `mov` either ALU can do: not) */
     const char *labels[TSR_PACK_MAX_LABELS];
     int nlabels;
+    bool dslot;                 /* written `.delay`: runs in the delay slots of the control unit before it */
     struct tsr_pack_ev ev;
 };
 
