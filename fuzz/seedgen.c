@@ -112,7 +112,8 @@ static int list_files(const char *dir, int depth, struct strlist *out)
 		if (e->d_name[0] != '.')
 			strlist_push(&names, path_join(dir, e->d_name));
 	closedir(dp);
-	qsort(names.v, names.n, sizeof *names.v, cmp_str);
+	if (names.n)   /* qsort needs a non-NULL array even for 0 items */
+		qsort(names.v, names.n, sizeof *names.v, cmp_str);
 	int rc = 0;
 	for (size_t i = 0; i < names.n && !rc; i++) {
 		struct stat st;
