@@ -202,8 +202,8 @@ static bool print_seq(struct dis *d, uint32_t first, uint32_t n, const uint64_t 
             if (pr->kind == TSR_TC_PRINT_NAME) {
                 tsr_buf_puts(out, pr->name);
             } else if (pr->kind == TSR_TC_PRINT_INT) {
-                int l = snprintf(b, sizeof b, "%" PRId32, (int32_t)pr->val);
-                put(out, b, (size_t)l);
+                int32_t v = (int32_t)pr->val;
+                put_dec(out, v < 0 ? 0 - (uint64_t)(int64_t)v : (uint64_t)v, v < 0);
             } else if (!put_float(out, pr->val)) {
                 return false;
             }
