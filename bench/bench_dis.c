@@ -165,19 +165,7 @@ static int engine_pass(const struct tsr_target *t, const struct tsr_words *w, in
         _exit(n == (ssize_t)sizeof r ? 0 : 1);
     }
     close(fd[1]);
-    ssize_t n;
-    do
-        n = read(fd[0], cpu, sizeof *cpu);
-    while (n < 0 && errno == EINTR);
-    close(fd[0]);
-    int st = 0;
-    waitpid(pid, &st, 0);
-    return n == (ssize_t)sizeof *cpu && *cpu >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
-}
-
-static double tv_s(struct timeval tv)
-{
-    return (double)tv.tv_sec + (double)tv.tv_usec * 1e-6;
+    return child_collect(pid, fd[0], cpu, sizeof *cpu) == 0 && *cpu >= 0 ? 0 : -1;
 }
 
 /* Runs argv with standard output to `out` (standard error discarded): the child's CPU time (user +
