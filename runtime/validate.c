@@ -287,18 +287,84 @@ static void check_path(struct ctx *c, const struct hist *h)
 }
 
 /* ---- whole programs ------------------------------------------------------------------------------------ */
-struct prog {
-    size_t n;
-    struct tsr_vbundle *b;
-    size_t *pstart, *pcount, *preds;   /* predecessors of i: preds[pstart[i] .. pstart[i] + pcount[i]) */
-};
+/* The program check keeps no per-bundle events: a first pass lists the control flow (a fall-through bit per
+ * bundle and the taken edges, a few per branch), then each bundle is checked against the paths back from it
+ * with the bundles decoded again on demand: those of the last RING instructions from a ring, the others (the
+ * sources of taken edges and what precedes them) into one scratch bundle per path depth.  Memory: n / 8
+ * bytes, 24 bytes per taken edge and O(RING + lookback) bundles, whatever n is. */
 #define MAX_PATHS 4096                 /* paths checked back from one bundle */
+#define RING 128                       /* decoded bundles kept behind the one checked (> TSR_V_MAXDIST + 1) */
+
+struct tedge { size_t from, to, seq; };
+struct prog {
+    const struct tsr_vdesc *D;
+    const uint32_t *w;
+    size_t n;
+    uint64_t base;
+    unsigned nf;
+    unsigned char *ft;                 /* bit i: i falls through to i + 1 */
+    struct tedge *E;                   /* taken edges by target (then by their order in the program) */
+    size_t nedge;
+    struct tsr_vbundle *ring;          /* bundle i at ring[i % RING] while i is among the last RING checked */
+    struct tsr_vbundle *scratch;       /* one per path depth, for bundles outside the ring */
+    uint64_t *fields;
+};
+
+static void decode(const struct prog *P, size_t i, struct tsr_vbundle *b)
+{
+    uint64_t *f = b->f;
+    memset(b, 0, sizeof *b);
+    b->f = f;
+    P->D->events(P->w + i * P->D->nwords, (uint32_t)(P->base + i * P->D->pc_step), b);
+    if (i == 0)
+        tsr_vb_add(b, TSR_V_START, -1, 1, 0, 0);
+}
+
+static bool falls(const struct prog *P, size_t i)
+{
+    return P->ft[i / 8] >> (i % 8) & 1;
+}
+
+/* Bundle i for path depth `depth`, while j is the bundle checked (ring[j - RING + 1 .. j] are decoded). */
+static const struct tsr_vbundle *bundle_at(const struct prog *P, size_t j, size_t i, int depth)
+{
+    if (i <= j && j - i < RING)
+        return &P->ring[i % RING];
+    decode(P, i, &P->scratch[depth]);
+    return &P->scratch[depth];
+}
+
+static int cmp_tedge(const void *x, const void *y)
+{
+    const struct tedge *a = x, *b = y;
+    return a->to != b->to ? (a->to < b->to ? -1 : 1) : a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* The first taken edge to t (P->nedge if none). */
+static size_t first_edge(const struct prog *P, size_t t)
+{
+    size_t lo = 0, hi = P->nedge;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (P->E[mid].to < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
 
 static void paths(struct ctx *c, const struct prog *P, struct hist *h, int depth, int *budget)
 {
-    size_t i = h->idx[depth - 1];
-    size_t s = P->pstart[i], e = s + P->pcount[i];
-    if (depth > c->D->lookback || depth > TSR_V_MAXDIST || s == e) {
+    size_t i = h->idx[depth - 1], j = h->idx[0];
+    /* predecessors of i: the taken edges to it (duplicates dropped), then the fall-through from i - 1 */
+    size_t s = first_edge(P, i), e = s;
+    while (e < P->nedge && P->E[e].to == i)
+        e++;
+    bool ft = i > 0 && falls(P, i - 1);
+    for (size_t p = s; p < e && ft; p++)
+        ft = P->E[p].from != i - 1;
+    if (depth > c->D->lookback || depth > TSR_V_MAXDIST || (s == e && !ft)) {
         if (*budget > 0) {
             (*budget)--;
             h->len = depth;
@@ -306,9 +372,22 @@ static void paths(struct ctx *c, const struct prog *P, struct hist *h, int depth
         }
         return;
     }
-    for (size_t p = s; p < e && *budget > 0; p++) {
-        h->b[depth] = &P->b[P->preds[p]];
-        h->idx[depth] = P->preds[p];
+    for (size_t p = s; p <= e && *budget > 0; p++) {
+        size_t from;
+        if (p < e) {
+            from = P->E[p].from;
+            bool dup = false;
+            for (size_t q = s; q < p && !dup; q++)
+                dup = P->E[q].from == from;
+            if (dup)
+                continue;
+        } else if (ft) {
+            from = i - 1;
+        } else {
+            break;
+        }
+        h->b[depth] = bundle_at(P, j, from, depth);
+        h->idx[depth] = from;
         paths(c, P, h, depth + 1, budget);
     }
 }
@@ -317,81 +396,56 @@ size_t tsr_validate(const struct tsr_vdesc *D, const uint32_t *w, size_t n, uint
                     void *fctx)
 {
     struct ctx c = { D, fn, fctx, 0, NULL, 0, 0 };
-    struct prog P = { n, NULL, NULL, NULL, NULL };
     if (!n)
         return 0;
-    P.b = xcalloc(n, sizeof *P.b);
-    uint64_t *fields = xcalloc(n * (D->nfields ? D->nfields : 1), sizeof *fields);
-    for (size_t i = 0; i < n; i++) {
-        P.b[i].f = fields + i * (D->nfields ? D->nfields : 1);
-        D->events(w + i * D->nwords, (uint32_t)(base + i * D->pc_step), &P.b[i]);
-    }
-    tsr_vb_add(&P.b[0], TSR_V_START, -1, 1, 0, 0);
+    struct prog P = { D, w, n, base, D->nfields ? D->nfields : 1, NULL, NULL, 0, NULL, NULL, NULL };
+    int depths = (D->lookback < TSR_V_MAXDIST ? D->lookback : TSR_V_MAXDIST) + 2;
+    P.ring = xcalloc(RING + (size_t)depths, sizeof *P.ring);
+    P.scratch = P.ring + RING;
+    P.fields = xcalloc((RING + (size_t)depths) * P.nf, sizeof *P.fields);
+    for (size_t k = 0; k < RING + (size_t)depths; k++)
+        P.ring[k].f = P.fields + k * P.nf;
     /* control flow: i -> i + 1 unless an always-taken branch or a halt ends at i (its last delay slot);
      * last delay slot -> target for branches to a constant address inside the program */
-    struct edge { size_t from, to; } *E = xcalloc(2 * n, sizeof *E);
-    size_t nedge = 0, capedge = 2 * n;
-    bool *ft = xcalloc(n, sizeof *ft);
+    P.ft = xcalloc(n / 8 + 1, 1);
     for (size_t i = 0; i + 1 < n; i++)
-        ft[i] = true;
-    for (size_t i = 0; i < n; i++)
-        for (int k = 0; k < P.b[i].nev; k++) {
-            const struct tsr_vev *e = &P.b[i].ev[k];
+        P.ft[i / 8] |= (unsigned char)(1u << (i % 8));
+    size_t capedge = 0;
+    struct tsr_vbundle *b = &P.scratch[0];
+    for (size_t i = 0; i < n; i++) {
+        decode(&P, i, b);
+        for (int k = 0; k < b->nev; k++) {
+            const struct tsr_vev *e = &b->ev[k];
             if (e->kind != TSR_V_JUMP && e->kind != TSR_V_HALT)
                 continue;
             size_t last = i + (size_t)(e->delay > 0 ? e->delay : 0);
             if (last >= n)
                 continue;
             if (!e->cond)
-                ft[last] = false;
+                P.ft[last / 8] &= (unsigned char)~(1u << (last % 8));
             if (e->kind != TSR_V_JUMP || e->val < 0 || (uint64_t)e->val < base ||
                 ((uint64_t)e->val - base) % D->pc_step || ((uint64_t)e->val - base) / D->pc_step >= n)
                 continue;
-            if (nedge == capedge) {
-                capedge *= 2;
-                E = realloc(E, capedge * sizeof *E);
-                if (!E) {
+            if (P.nedge == capedge) {
+                capedge = capedge ? 2 * capedge : 256;
+                P.E = realloc(P.E, capedge * sizeof *P.E);
+                if (!P.E) {
                     fputs("tessera: out of memory\n", stderr);
                     abort();
                 }
             }
-            E[nedge].from = last;
-            E[nedge++].to = (size_t)(((uint64_t)e->val - base) / D->pc_step);
+            P.E[P.nedge].from = last;
+            P.E[P.nedge].to = (size_t)(((uint64_t)e->val - base) / D->pc_step);
+            P.E[P.nedge].seq = P.nedge;
+            P.nedge++;
         }
-    for (size_t i = 0; i + 1 < n; i++) {
-        if (!ft[i])
-            continue;
-        if (nedge == capedge) {
-            capedge *= 2;
-            E = realloc(E, capedge * sizeof *E);
-            if (!E) {
-                fputs("tessera: out of memory\n", stderr);
-                abort();
-            }
-        }
-        E[nedge].from = i;
-        E[nedge++].to = i + 1;
     }
-    P.pstart = xcalloc(n + 1, sizeof *P.pstart);
-    for (size_t k = 0; k < nedge; k++)
-        P.pstart[E[k].to + 1]++;
-    for (size_t i = 0; i < n; i++)
-        P.pstart[i + 1] += P.pstart[i];
-    P.preds = xcalloc(nedge + 1, sizeof *P.preds);
-    size_t *fill = xcalloc(n, sizeof *fill);
-    for (size_t k = 0; k < nedge; k++) {
-        size_t t = E[k].to, q = P.pstart[t];
-        bool dup = false;      /* a taken edge that is also the fall-through, or two branches alike */
-        for (size_t x = q; x < q + fill[t] && !dup; x++)
-            dup = P.preds[x] == E[k].from;
-        if (!dup)
-            P.preds[q + fill[t]++] = E[k].from;
-    }
-    /* pstart[i] .. pstart[i] + fill[i] are used: keep the counts in a second array */
-    P.pcount = fill;
+    if (P.nedge)
+        qsort(P.E, P.nedge, sizeof *P.E, cmp_tedge);
     for (size_t j = 0; j < n; j++) {
         struct hist h;
-        h.b[0] = &P.b[j];
+        decode(&P, j, &P.ring[j % RING]);
+        h.b[0] = &P.ring[j % RING];
         h.idx[0] = j;
         h.len = 1;
         c.nseen = 0;
@@ -399,13 +453,10 @@ size_t tsr_validate(const struct tsr_vdesc *D, const uint32_t *w, size_t n, uint
         int budget = MAX_PATHS;
         paths(&c, &P, &h, 1, &budget);
     }
-    free(fill);
-    free(E);
-    free(ft);
-    free(P.pstart);
-    free(P.preds);
-    free(fields);
-    free(P.b);
+    free(P.E);
+    free(P.ft);
+    free(P.fields);
+    free(P.ring);
     free(c.seen);
     return c.count;
 }

@@ -542,6 +542,117 @@ Test(hexio, write_both_formats_to_files)
     rmtree(dir);
 }
 
+/* Reads `path` whole (tsr_words_read) and in chunks (tsr_words_stream, with and without lean) and expects the
+ * same words, lines, comments (tsr_hex_comments_at for the lean read) and diagnostics. */
+static void expect_stream_same(const char *path, enum tsr_wordfmt fmt)
+{
+    struct capture c1, c2, c3;
+    capture_start(&c1);
+    capture_start(&c2);
+    capture_start(&c3);
+    struct tsr_words a, b, l;
+    tsr_words_init(&a, 64);
+    tsr_words_init(&b, 64);
+    tsr_words_init(&l, 64);
+    l.lean = true;
+    int ra = tsr_words_read(&a, path, fmt, &c1.d);
+    cr_expect_eq(tsr_words_stream(&b, path, fmt, &c2.d), ra, "%s", path);
+    cr_expect_eq(tsr_words_stream(&l, path, fmt, &c3.d), ra, "%s", path);
+    cr_expect_str_eq(capture_text(&c2), capture_text(&c1), "%s", path);
+    cr_expect_str_eq(capture_text(&c3), capture_text(&c1), "%s", path);
+    cr_assert_eq(b.count, a.count, "%s", path);
+    cr_assert_eq(l.count, a.count, "%s", path);
+    cr_expect_null(l.comment);
+    struct tsr_hex_comments hc;
+    tsr_hex_comments_open(&hc, path);
+    for (size_t i = 0; i < a.count; i++) {
+        cr_assert_eq(tsr_words_get64(&b, i), tsr_words_get64(&a, i), "%s: instruction %zu", path, i);
+        cr_assert_eq(tsr_words_get64(&l, i), tsr_words_get64(&a, i), "%s: instruction %zu", path, i);
+        cr_assert_eq(b.line[i], a.line[i]);
+        cr_assert_eq(l.line[i], a.line[i]);
+        const char *ca = a.comment[i], *cb = b.comment[i];
+        cr_assert((ca == NULL) == (cb == NULL) && (!ca || !strcmp(ca, cb)), "%s: comment %zu", path, i);
+        if (fmt == TSR_WORDS_HEX) {
+            for (int twice = 0; twice < 2; twice++) {   /* asked again for the same line: the same text */
+                const char *cl = tsr_hex_comments_at(&hc, l.line[i]);
+                cr_assert((ca == NULL) == (cl == NULL) && (!ca || !strcmp(ca, cl)), "%s: comment %zu: '%s' '%s'",
+                          path, i, ca ? ca : "(none)", cl ? cl : "(none)");
+            }
+        }
+    }
+    tsr_hex_comments_close(&hc);
+    tsr_words_free(&a);
+    tsr_words_free(&b);
+    tsr_words_free(&l);
+    capture_end(&c1);
+    capture_end(&c2);
+    capture_end(&c3);
+}
+
+Test(hexio, streamed_reads_match_whole_reads)
+{
+    static const char *const corpus[] = {"shader_256.hex", "shader_4k.hex", "shader_4096k.hex", "shader_trans.hex"};
+    for (size_t k = 0; k < sizeof corpus / sizeof *corpus; k++) {
+        char rel[256];
+        snprintf(rel, sizeof rel, "corpus/qpu/gpu_fft_r3/hex/%s", corpus[k]);
+        const char *path = shared_path(rel);
+        enum tsr_wordfmt f;
+        char lead[2];
+        struct tsr_diag d;
+        tsr_diag_init(&d, TSR_DIAG_PRINT, NULL);
+        cr_assert_eq(tsr_words_detect_file(path, &f, lead, &d), 0);
+        cr_expect_eq(f, TSR_WORDS_HEX);
+        cr_expect(lead[0] == '0' && lead[1] == 'x');
+        tsr_diag_fini(&d);
+        expect_stream_same(path, TSR_WORDS_HEX);
+    }
+    /* lines across the 64 KiB chunks, a line longer than two chunks, CRLF, bad lines, no final newline */
+    char *dir = make_tmpdir();
+    char path[4200];
+    snprintf(path, sizeof path, "%s/p.hex", dir);
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f);
+    for (int i = 0; i < 20000; i++) {
+        if (i % 997 == 5)
+            fprintf(f, "0x%x, 0xzz // bad %d\n", i, i);
+        else if (i % 1499 == 7)
+            fprintf(f, "0x%x, 0x%x,%s\r\n", i, 3 * i, i % 2 ? " //  crlf  " : "");
+        else
+            fprintf(f, "  0x%08x, 0x%x, // line %d\n", i, i ^ 0x55, i);
+        if (i == 12345) {
+            fputs("0x1, 0x2, //", f);
+            for (int k = 0; k < 150000; k++)
+                fputc('a' + k % 26, f);
+            fputs("\n// only a comment\n\n", f);
+        }
+    }
+    fputs("0x1, 0x2 // last", f);
+    fclose(f);
+    expect_stream_same(path, TSR_WORDS_HEX);
+    /* binary, of a whole number of words and not */
+    snprintf(path, sizeof path, "%s/p.bin", dir);
+    f = fopen(path, "wb");
+    for (int i = 0; i < 100003; i++)
+        fputc(i * 7 % 251, f);
+    fclose(f);
+    expect_stream_same(path, TSR_WORDS_BIN);
+    enum tsr_wordfmt fmt;
+    char lead[2];
+    struct capture c;
+    capture_start(&c);
+    cr_assert_eq(tsr_words_detect_file(path, &fmt, lead, &c.d), 0);
+    cr_expect_eq(fmt, TSR_WORDS_BIN);
+    cr_assert_eq(tsr_words_detect_file("/nonexistent/x.hex", &fmt, lead, &c.d), -1);
+    cr_expect_str_eq(capture_text(&c), "/nonexistent/x.hex: error: cannot read: No such file or directory\n");
+    capture_end(&c);
+    f = fopen(path, "wb");
+    for (int i = 0; i < 8 * 20001; i++)
+        fputc(i * 7 % 251, f);
+    fclose(f);
+    expect_stream_same(path, TSR_WORDS_BIN);
+    rmtree(dir);
+}
+
 /* ---- fileout ---------------------------------------------------------------------------- */
 
 Test(fileout, buffer_grows_and_stays_terminated)

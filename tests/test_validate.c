@@ -542,6 +542,37 @@ Test(validate, control_flow)
     }
 }
 
+/* Taken edges between instructions far apart (more than the engine keeps decoded behind the one checked), both
+ * ways: a write in a branch's last delay slot reaches the target, far before or far after the branch. */
+Test(validate, control_flow_far)
+{
+    enum { N = 1000, BACK = 900, FWD = 10, FWD_TARGET = 700 };
+    static uint32_t w[2 * N];
+    struct prog p = {w, N, "far"};
+    for (size_t i = 0; i < N; i++)
+        put(&p, i, "nop");
+    char t[64];
+    put(&p, 1, "mov r0, ra1");                  /* the backward branch's target */
+    snprintf(t, sizeof t, "brr -, 0x%x", 8 * 1);
+    put(&p, BACK, t);
+    put(&p, BACK + 3, "mov ra1, r0");           /* its last delay slot */
+    snprintf(t, sizeof t, "brr -, 0x%x", 8 * FWD_TARGET);
+    put(&p, FWD, t);
+    put(&p, FWD + 3, "mov ra2, r0");
+    put(&p, FWD_TARGET, "mov r1, ra2");
+    struct found f;
+    size_t n = run(&p, &f);
+    dump(&p, &f);
+    int back = 0, fwd = 0;
+    for (int i = 0; i < f.n; i++) {
+        back += f.v[i].pc == 8 && !strcmp(f.v[i].name, "regfile_raw");
+        fwd += f.v[i].pc == 8 * FWD_TARGET && !strcmp(f.v[i].name, "regfile_raw");
+    }
+    cr_expect_eq(back, 1, "backward taken edge from %d to 1", BACK + 3);
+    cr_expect_eq(fwd, 1, "forward taken edge from %d to %d", FWD + 3, FWD_TARGET);
+    cr_expect_eq(n, 2u);
+}
+
 /* ---- the engine alone: latency max, windows at distance 0, streams ------------------------------------------ */
 /* A toy target: bundle word 0 = event kind code (1 write x, 2 read x, 3 both), word 1 unused. */
 static int toy_events(const uint32_t *w, uint32_t pc, struct tsr_vbundle *b)

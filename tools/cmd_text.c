@@ -53,6 +53,39 @@ int tool_load_program(const struct tool_opts *o, const char *path, struct tsr_wo
 	return rc;
 }
 
+int tool_load_words(const struct tool_opts *o, const char *path, bool asm, struct tsr_words *out,
+		    enum tsr_wordfmt *fmt, struct tsr_diag *d)
+{
+	*fmt = TSR_WORDS_AUTO;
+	if (asm && (!strcmp(path, "-") || (o->infmt == TSR_WORDS_AUTO && (ends_with(path, ".qasm") ||
+									 ends_with(path, ".s") || ends_with(path, ".asm")))))
+		return tool_load_program(o, path, out, d);
+	if (!strcmp(path, "-")) {   /* words from standard input, read whole */
+		struct tsr_buf src = { 0 };
+		int rc = read_input(path, &src, d);
+		if (!rc) {
+			enum tsr_wordfmt f = o->infmt == TSR_WORDS_AUTO ? tsr_words_detect(src.data, src.len) : o->infmt;
+			rc = f == TSR_WORDS_HEX ? tsr_hex_parse(out, src.data ? src.data : "", src.len, "<stdin>", d)
+						: tsr_bin_parse(out, src.data ? src.data : "", src.len, "<stdin>", d);
+		}
+		tsr_buf_free(&src);
+		return rc;
+	}
+	enum tsr_wordfmt f = o->infmt;
+	char lead[2];
+	if (f == TSR_WORDS_AUTO) {
+		if (tsr_words_detect_file(path, &f, lead, d) < 0)
+			return -1;
+		/* is_assembly() on the whole text: hex-looking text not led by 0x or / */
+		if (asm && f == TSR_WORDS_HEX && !ends_with(path, ".hex") && !ends_with(path, ".bin") && lead[0] &&
+		    !(lead[0] == '0' && (lead[1] == 'x' || lead[1] == 'X')) && lead[0] != '/')
+			return tool_load_program(o, path, out, d);
+	}
+	out->lean = true;
+	*fmt = f;
+	return tsr_words_stream(out, path, f, d);
+}
+
 int tool_write_output(const struct tool_opts *o, const struct tsr_buf *buf, struct tsr_diag *d)
 {
 	if (o->output)
@@ -106,22 +139,16 @@ int cmd_dis(struct tool_opts *o)
 		return rc;
 	struct tsr_diag d;
 	struct tsr_words w;
-	struct tsr_buf out = { 0 }, src = { 0 };
+	enum tsr_wordfmt f;
 	tsr_diag_init(&d, TSR_DIAG_PRINT, stderr);
 	tsr_words_init(&w, o->target->word_bits);
-	const char *name = strcmp(o->args[0], "-") ? o->args[0] : "<stdin>";
-	rc = read_input(o->args[0], &src, &d);
+	rc = tool_load_words(o, o->args[0], false, &w, &f, &d);
 	if (!rc) {
-		enum tsr_wordfmt f = o->infmt == TSR_WORDS_AUTO ? tsr_words_detect(src.data, src.len) : o->infmt;
-		rc = f == TSR_WORDS_HEX ? tsr_hex_parse(&w, src.data ? src.data : "", src.len, name, &d)
-					: tsr_bin_parse(&w, src.data ? src.data : "", src.len, name, &d);
-	}
-	if (!rc) {
+		struct tsr_buf out = { 0 };
 		o->target->disasm_program(w.w, w.count, o->base, &out);
 		rc = tool_write_output(o, &out, &d);
+		tsr_buf_free(&out);
 	}
-	tsr_buf_free(&src);
-	tsr_buf_free(&out);
 	tsr_words_free(&w);
 	tsr_diag_fini(&d);
 	return rc ? 1 : 0;
