@@ -130,6 +130,106 @@ int tsr_file_commit(const char *path, const void *data, size_t len, struct tsr_d
     return 0;
 }
 
+static char *xstrdup(const char *s)
+{
+    struct tsr_buf b = {0};
+    tsr_buf_puts(&b, s);
+    return b.data;
+}
+
+int tsr_fileout_open(struct tsr_fileout *o, const char *path, struct tsr_diag *d)
+{
+    struct tsr_buf tmp = {0};
+    tsr_buf_printf(&tmp, "%s.tmp.%ld", path, (long)getpid());
+    memset(o, 0, sizeof *o);
+    o->f = fopen(tmp.data, "wb");
+    if (!o->f) {
+        tsr_diag_error(d, path, 0, 0, "cannot write: %s", strerror(errno));
+        tsr_buf_free(&tmp);
+        return -1;
+    }
+    o->path = xstrdup(path);
+    o->tmp = tmp.data;
+    return 0;
+}
+
+int tsr_fileout_write(struct tsr_fileout *o, const void *data, size_t n)
+{
+    if (!o->f || o->err)
+        return -1;
+    errno = 0;
+    if (n && fwrite(data, 1, n, o->f) != n) {
+        o->err = errno ? errno : EIO;
+        return -1;
+    }
+    return 0;
+}
+
+/* True if the files a and b hold the same bytes. */
+static int same_files(const char *a, const char *b)
+{
+    FILE *fa = fopen(a, "rb"), *fb = fa ? fopen(b, "rb") : NULL;
+    int same = fa && fb;
+    char ca[8192], cb[8192];
+    while (same) {
+        size_t na = fread(ca, 1, sizeof ca, fa), nb = fread(cb, 1, sizeof cb, fb);
+        same = na == nb && memcmp(ca, cb, na) == 0 && !ferror(fa) && !ferror(fb);
+        if (na == 0)
+            break;
+    }
+    if (fa)
+        fclose(fa);
+    if (fb)
+        fclose(fb);
+    return same;
+}
+
+static void fileout_release(struct tsr_fileout *o)
+{
+    free(o->path);
+    free(o->tmp);
+    memset(o, 0, sizeof *o);
+}
+
+int tsr_fileout_commit(struct tsr_fileout *o, struct tsr_diag *d)
+{
+    if (!o->f)
+        return -1;
+    errno = 0;
+    int err = o->err;
+    int bad = err || fflush(o->f) != 0;
+    err = err ? err : errno;
+    bad |= fclose(o->f) != 0;
+    err = err ? err : errno;
+    o->f = NULL;
+    if (!bad && same_files(o->tmp, o->path)) {   /* unchanged: keep the file and its timestamp */
+        remove(o->tmp);
+        fileout_release(o);
+        return 0;
+    }
+    if (!bad && rename(o->tmp, o->path) != 0) {
+        bad = 1;
+        err = errno;
+    }
+    if (bad) {
+        remove(o->tmp);
+        tsr_diag_error(d, o->path, 0, 0, "cannot write: %s", strerror(err ? err : EIO));
+        fileout_release(o);
+        return -1;
+    }
+    fileout_release(o);
+    return 0;
+}
+
+void tsr_fileout_abort(struct tsr_fileout *o)
+{
+    if (o->f) {
+        fclose(o->f);
+        remove(o->tmp);
+    }
+    fileout_release(o);
+}
+
 int tsr_file_read(const char *path, struct tsr_buf *out, struct tsr_diag *d)
 {
     FILE *f = fopen(path, "rb");

@@ -14,6 +14,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "diag.h"
 
@@ -47,6 +48,25 @@ void tsr_buf_free(struct tsr_buf *b);
  * its timestamp is kept (so ninja's restat skips rebuilding dependants).  On failure the
  * temporary is removed, `path` is untouched, an error is reported and -1 returned. */
 int tsr_file_commit(const char *path, const void *data, size_t len, struct tsr_diag *d);
+
+/* An output file written as it is produced, with tsr_file_commit's guarantees: the bytes go to
+ * `<path>.tmp.<pid>`, renamed over `path` by tsr_fileout_commit (not at all if `path` already holds
+ * exactly these bytes); tsr_fileout_abort, or a failed write or commit, removes the temporary and leaves
+ * `path` untouched.  Memory: stdio's buffer, whatever the size of the output. */
+struct tsr_fileout {
+    FILE *f;           /* NULL once committed or aborted */
+    char *path, *tmp;
+    int err;           /* the first errno of a failed write, 0 */
+};
+/* Creates the temporary.  Returns 0, or -1 with `path: error: cannot write: <reason>`. */
+int tsr_fileout_open(struct tsr_fileout *o, const char *path, struct tsr_diag *d);
+/* Appends n bytes (a failure is remembered and reported by the commit).  Returns 0 or -1. */
+int tsr_fileout_write(struct tsr_fileout *o, const void *data, size_t n);
+/* Flushes, closes and renames the temporary over the path.  Returns 0, or -1 with
+ * `path: error: cannot write: <reason>` (the temporary removed). */
+int tsr_fileout_commit(struct tsr_fileout *o, struct tsr_diag *d);
+/* Closes and removes the temporary (nothing written to path).  Harmless after a commit. */
+void tsr_fileout_abort(struct tsr_fileout *o);
 
 /* Reads the whole file `path` into `out` (appending; out->data is NUL-terminated).
  * Returns 0, or -1 with `path: error: cannot read: <reason>`. */

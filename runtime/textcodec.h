@@ -190,6 +190,14 @@ struct tsr_tc_isa {
  * Always succeeds (see runtime/target.h `disasm`).  Returns 0. */
 int tsr_tc_disasm(const struct tsr_tc_isa *isa, const uint32_t *w, uint64_t pc, struct tsr_buf *out);
 
+/* Receives the text of tsr_tc_disasm_program_stream in pieces (at most about 64 KiB each).  Returns 0 to go
+ * on, or -1 to stop (the stream function then returns -1). */
+typedef int (*tsr_tc_sink)(void *ctx, const char *data, size_t len);
+/* tsr_tc_disasm_program's text, byte for byte, given to sink as it is printed: a first pass finds the labels
+ * (disassembling every word, the memo keeping those without one), the second prints.  Memory: the labels, the
+ * memo (at most TSR_TC_CACHE_MAX entries) and one piece of text, not the program's text.  Returns 0 or -1. */
+int tsr_tc_disasm_program_stream(const struct tsr_tc_isa *isa, const uint32_t *w, size_t n, uint64_t base,
+                                 tsr_tc_sink sink, void *ctx);
 /* Disassembles n instructions starting at byte address base (runtime/target.h `disasm_program`). */
 int tsr_tc_disasm_program(const struct tsr_tc_isa *isa, const uint32_t *w, size_t n, uint64_t base,
                           struct tsr_buf *out);

@@ -713,6 +713,76 @@ Test(fileout, commit_writes_atomically_and_leaves_no_temporary)
     rmtree(dir);
 }
 
+/* The streaming writer: nothing at the path before the commit, the whole text after it, no temporary left;
+ * unchanged bytes keep the file and its timestamp; an abort or a failed rename leaves the old file alone. */
+Test(fileout, streamed_output_commits_atomically)
+{
+    char *dir = make_tmpdir();
+    char path[4200];
+    snprintf(path, sizeof path, "%s/out.s", dir);
+    struct tsr_diag d;
+    tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
+    struct tsr_fileout o;
+    struct tsr_buf want = {0}, got = {0};
+    cr_assert_eq(tsr_fileout_open(&o, path, &d), 0);
+    for (int i = 0; i < 100000; i++) {
+        char line[64];
+        int n = snprintf(line, sizeof line, "line %d\n", i);
+        tsr_buf_append(&want, line, (size_t)n);
+        cr_assert_eq(tsr_fileout_write(&o, line, (size_t)n), 0);
+    }
+    cr_assert_eq(access(path, F_OK), -1, "the path exists before the commit");
+    cr_assert_eq(count_entries(dir, ".tmp."), 1);
+    cr_assert_eq(tsr_fileout_commit(&o, &d), 0);
+    cr_assert_eq(tsr_file_read(path, &got, &d), 0);
+    cr_assert_eq(got.len, want.len);
+    cr_assert_eq(memcmp(got.data, want.data, want.len), 0);
+    cr_assert_eq(count_entries(dir, ".tmp."), 0);
+    /* the same bytes again: not rewritten */
+    struct timeval old[2] = {{1000000000, 0}, {1000000000, 0}};
+    cr_assert_eq(utimes(path, old), 0);
+    cr_assert_eq(tsr_fileout_open(&o, path, &d), 0);
+    cr_assert_eq(tsr_fileout_write(&o, want.data, want.len), 0);
+    cr_assert_eq(tsr_fileout_commit(&o, &d), 0);
+    struct stat st;
+    cr_assert_eq(stat(path, &st), 0);
+    cr_assert_eq(st.st_mtime, 1000000000);
+    /* a prefix of them: rewritten */
+    cr_assert_eq(tsr_fileout_open(&o, path, &d), 0);
+    cr_assert_eq(tsr_fileout_write(&o, want.data, 10), 0);
+    cr_assert_eq(tsr_fileout_commit(&o, &d), 0);
+    tsr_buf_clear(&got);
+    cr_assert_eq(tsr_file_read(path, &got, &d), 0);
+    cr_assert_eq(got.len, 10);
+    /* aborted: the old file stays, no temporary */
+    cr_assert_eq(tsr_fileout_open(&o, path, &d), 0);
+    cr_assert_eq(tsr_fileout_write(&o, "x", 1), 0);
+    tsr_fileout_abort(&o);
+    tsr_buf_clear(&got);
+    cr_assert_eq(tsr_file_read(path, &got, &d), 0);
+    cr_assert_eq(got.len, 10);
+    cr_assert_eq(count_entries(dir, ""), 1);
+    cr_assert_eq(d.count, 0);
+    /* over a directory: the rename fails, reported, the temporary removed; a missing directory: no open */
+    char target[4200], want_msg[4400];
+    snprintf(target, sizeof target, "%s/isdir", dir);
+    cr_assert_eq(mkdir(target, 0777), 0);
+    cr_assert_eq(tsr_fileout_open(&o, target, &d), 0);
+    cr_assert_eq(tsr_fileout_write(&o, "data", 4), 0);
+    cr_assert_eq(tsr_fileout_commit(&o, &d), -1);
+    snprintf(want_msg, sizeof want_msg, "%s: error: cannot write: Is a directory", target);
+    cr_assert_str_eq(d.entries[0].text, want_msg);
+    snprintf(target, sizeof target, "%s/no/such.s", dir);
+    cr_assert_eq(tsr_fileout_open(&o, target, &d), -1);
+    snprintf(want_msg, sizeof want_msg, "%s: error: cannot write: No such file or directory", target);
+    cr_assert_str_eq(d.entries[1].text, want_msg);
+    cr_assert_eq(count_entries(dir, ""), 2);   /* out.s and isdir */
+    tsr_buf_free(&want);
+    tsr_buf_free(&got);
+    tsr_diag_fini(&d);
+    rmtree(dir);
+}
+
 Test(fileout, failed_commit_leaves_no_file)
 {
     char *dir = make_tmpdir();

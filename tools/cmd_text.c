@@ -1,6 +1,7 @@
 /* `tessera asm` and `tessera dis`, and the program loading both share with `sim`. */
 #include <stdio.h>
 #include <string.h>
+#include "textcodec.h"
 #include "tools.h"
 
 static bool ends_with(const char *s, const char *suffix)
@@ -132,6 +133,20 @@ int cmd_asm(struct tool_opts *o)
 	return rc ? 1 : 0;
 }
 
+/* Where `dis` puts its text as it is printed: the -o file (atomically) or standard output. */
+struct dis_out {
+	struct tsr_fileout fo;
+	bool file;
+};
+
+static int dis_write(void *ctx, const char *data, size_t len)
+{
+	struct dis_out *x = ctx;
+	if (x->file)
+		return tsr_fileout_write(&x->fo, data, len);
+	return len && fwrite(data, 1, len, stdout) != len ? -1 : 0;
+}
+
 int cmd_dis(struct tool_opts *o)
 {
 	int rc = need_one_file(o, "dis");
@@ -143,11 +158,24 @@ int cmd_dis(struct tool_opts *o)
 	tsr_diag_init(&d, TSR_DIAG_PRINT, stderr);
 	tsr_words_init(&w, o->target->word_bits);
 	rc = tool_load_words(o, o->args[0], false, &w, &f, &d);
-	if (!rc) {
+	if (!rc && !o->target->text) {
 		struct tsr_buf out = { 0 };
 		o->target->disasm_program(w.w, w.count, o->base, &out);
 		rc = tool_write_output(o, &out, &d);
 		tsr_buf_free(&out);
+	} else if (!rc) {   /* printed and written in pieces: memory does not grow with the program's text */
+		struct dis_out x = { .file = o->output != NULL };
+		if (x.file && tsr_fileout_open(&x.fo, o->output, &d) < 0) {
+			rc = -1;
+		} else {
+			rc = tsr_tc_disasm_program_stream(o->target->text, w.w, w.count, o->base, dis_write, &x);
+			if (x.file && rc && !x.fo.err)
+				tsr_fileout_abort(&x.fo);
+			else if (x.file)
+				rc = tsr_fileout_commit(&x.fo, &d);   /* reports a failed write, removing the temporary */
+			else if (rc || fflush(stdout))
+				rc = tsr_diag_error(&d, "<stdout>", 0, 0, "write failed");
+		}
 	}
 	tsr_words_free(&w);
 	tsr_diag_fini(&d);
