@@ -58,7 +58,8 @@ struct tsr_fileout {
     char *path, *tmp;
     int err;           /* the first errno of a failed write, 0 */
 };
-/* Creates the temporary.  Returns 0, or -1 with `path: error: cannot write: <reason>`. */
+/* Creates the temporary.  Returns 0, or -1 with `path: error: cannot write: <reason>` (d NULL: not
+ * reported; o->err holds the errno). */
 int tsr_fileout_open(struct tsr_fileout *o, const char *path, struct tsr_diag *d);
 /* Appends n bytes (a failure is remembered and reported by the commit).  Returns 0 or -1. */
 int tsr_fileout_write(struct tsr_fileout *o, const void *data, size_t n);
@@ -67,6 +68,23 @@ int tsr_fileout_write(struct tsr_fileout *o, const void *data, size_t n);
 int tsr_fileout_commit(struct tsr_fileout *o, struct tsr_diag *d);
 /* Closes and removes the temporary (nothing written to path).  Harmless after a commit. */
 void tsr_fileout_abort(struct tsr_fileout *o);
+
+/* A text file read line by line in 64 KiB chunks (a line may be longer: the buffer grows to hold it).
+ * Memory: the chunk and the longest line, whatever the size of the file. */
+struct tsr_lines {
+    FILE *f;
+    char *buf;
+    size_t cap, have, used;   /* buf[used, have): read, not yet given */
+    int err;                  /* errno of a failed read, 0 */
+};
+/* Opens `path`.  Returns 0, or -1 with `path: error: cannot read: <reason>`. */
+int tsr_lines_open(struct tsr_lines *r, const char *path, struct tsr_diag *d);
+/* The next line as [*b, *e) without its '\n' (the last line may lack one; valid until the next call).
+ * Returns 1, or 0 at the end of the file or on a read error (r->err set). */
+int tsr_lines_next(struct tsr_lines *r, const char **b, const char **e);
+/* Starts again at the first line.  Returns 0 or -1 (r->err set). */
+int tsr_lines_rewind(struct tsr_lines *r);
+void tsr_lines_close(struct tsr_lines *r);
 
 /* Reads the whole file `path` into `out` (appending; out->data is NUL-terminated).
  * Returns 0, or -1 with `path: error: cannot read: <reason>`. */

@@ -234,28 +234,34 @@ int tsr_words_read(struct tsr_words *p, const char *path, enum tsr_wordfmt fmt, 
     return rc;
 }
 
-void tsr_hex_format(const struct tsr_words *p, struct tsr_buf *out)
+void tsr_hex_format_one(const uint32_t *w, unsigned per, const char *comment, struct tsr_buf *out)
 {
-    unsigned per = tsr_words_per(p);
-    for (size_t i = 0; i < p->count; i++) {
-        const uint32_t *w = tsr_words_at(p, i);
-        for (unsigned k = 0; k < per; k++)
-            tsr_buf_printf(out, k ? " 0x%08x," : "0x%08x,", (unsigned)w[k]);
-        if (p->comment && p->comment[i] && p->comment[i][0])
-            tsr_buf_printf(out, " // %s", p->comment[i]);
-        tsr_buf_append(out, "\n", 1);
-    }
+    for (unsigned k = 0; k < per; k++)
+        tsr_buf_printf(out, k ? " 0x%08x," : "0x%08x,", (unsigned)w[k]);
+    if (comment && comment[0])
+        tsr_buf_printf(out, " // %s", comment);
+    tsr_buf_append(out, "\n", 1);
 }
 
-void tsr_bin_format(const struct tsr_words *p, struct tsr_buf *out)
+void tsr_bin_format_words(const uint32_t *w, size_t n, struct tsr_buf *out)
 {
-    size_t n = p->count * tsr_words_per(p);
     for (size_t i = 0; i < n; i++) {
-        uint32_t v = p->w[i];
+        uint32_t v = w[i];
         unsigned char b[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
                               (unsigned char)(v >> 24)};
         tsr_buf_append(out, b, 4);
     }
+}
+
+void tsr_hex_format(const struct tsr_words *p, struct tsr_buf *out)
+{
+    for (size_t i = 0; i < p->count; i++)
+        tsr_hex_format_one(tsr_words_at(p, i), tsr_words_per(p), p->comment ? p->comment[i] : NULL, out);
+}
+
+void tsr_bin_format(const struct tsr_words *p, struct tsr_buf *out)
+{
+    tsr_bin_format_words(p->w, p->count * tsr_words_per(p), out);
 }
 
 int tsr_words_write(const struct tsr_words *p, const char *path, enum tsr_wordfmt fmt,

@@ -123,6 +123,12 @@ void tsr_hex_comments_open(struct tsr_hex_comments *c, const char *path);
 const char *tsr_hex_comments_at(struct tsr_hex_comments *c, unsigned line);
 void tsr_hex_comments_close(struct tsr_hex_comments *c);
 
+/* Appends one instruction (per uint32_t at w, low first) with its comment (NULL or "" for none) as one line
+ * of hex text, as tsr_hex_format writes it. */
+void tsr_hex_format_one(const uint32_t *w, unsigned per, const char *comment, struct tsr_buf *out);
+/* Appends n uint32_t as little-endian bytes (tsr_bin_format's layout). */
+void tsr_bin_format_words(const uint32_t *w, size_t n, struct tsr_buf *out);
+
 /* Appends `p` as hex text, one line per instruction, to `out`. */
 void tsr_hex_format(const struct tsr_words *p, struct tsr_buf *out);
 

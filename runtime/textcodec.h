@@ -206,6 +206,24 @@ int tsr_tc_disasm_program(const struct tsr_tc_isa *isa, const uint32_t *w, size_
 int tsr_tc_assemble(const struct tsr_tc_isa *isa, const char *path, const char *text, size_t len,
                     struct tsr_words *out, struct tsr_diag *d);
 
+/* The same one line at a time, for sources read in pieces (tsr_tc_assemble is built on it):
+ *   A = tsr_tc_asm_begin(isa, path, d);
+ *   every line, in order: tsr_tc_asm_labels(A, lb, le);      (pass 1: labels and addresses)
+ *   tsr_tc_asm_pass2(A, emit, ctx);
+ *   every line again:     tsr_tc_asm_line(A, lb, le);        (pass 2: emit gets each instruction)
+ *   rc = tsr_tc_asm_end(A);                                   (0, or -1 after reporting an error)
+ * A line [lb, le) excludes its '
+'.  emit receives the instruction's nwords values, its source text (the
+ * bundle's comment, valid during the call) and its line, in order.  Memory: the symbols and the memo, not the
+ * source or the output. */
+struct tsr_tc_asm;
+typedef void (*tsr_tc_emit)(void *ctx, const uint32_t *w, const char *comment, unsigned line);
+struct tsr_tc_asm *tsr_tc_asm_begin(const struct tsr_tc_isa *isa, const char *path, struct tsr_diag *d);
+void tsr_tc_asm_labels(struct tsr_tc_asm *A, const char *lb, const char *le);
+void tsr_tc_asm_pass2(struct tsr_tc_asm *A, tsr_tc_emit emit, void *ctx);
+void tsr_tc_asm_line(struct tsr_tc_asm *A, const char *lb, const char *le);
+int tsr_tc_asm_end(struct tsr_tc_asm *A);
+
 /* Assembles one bundle into a struct <t>_inst (inst, isa->inst_size bytes).  Returns 0, or -1
  * with a message in err (may be NULL). */
 int tsr_tc_assemble_inst(const struct tsr_tc_isa *isa, const char *text, size_t len, uint64_t pc,

@@ -783,6 +783,54 @@ Test(fileout, streamed_output_commits_atomically)
     rmtree(dir);
 }
 
+/* tsr_lines: every line of a file with lines across chunks, one longer than three chunks, CRLF kept, NULs, no
+ * final newline; the same lines again after a rewind; a missing file reported. */
+Test(fileout, lines_read_in_chunks)
+{
+    char *dir = make_tmpdir();
+    char path[4200];
+    snprintf(path, sizeof path, "%s/t.s", dir);
+    struct tsr_buf want = {0};
+    for (int i = 0; i < 30000; i++) {
+        tsr_buf_printf(&want, "line %d%s\n", i, i % 3 ? "" : "\r");
+        if (i == 777) {
+            for (int k = 0; k < 200000; k++) {   /* a NUL every 1000 bytes */
+                char c = k % 1000 ? 'x' : '\0';
+                tsr_buf_append(&want, &c, 1);
+            }
+            tsr_buf_append(&want, "\n\n", 2);
+        }
+    }
+    tsr_buf_append(&want, "a\0b", 3);   /* a NUL inside the last line, which has no '\n' */
+    struct tsr_diag d;
+    tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
+    cr_assert_eq(tsr_file_commit(path, want.data, want.len, &d), 0);
+    struct tsr_lines r;
+    cr_assert_eq(tsr_lines_open(&r, path, &d), 0);
+    for (int round = 0; round < 2; round++) {
+        struct tsr_buf got = {0};
+        const char *b, *e;
+        size_t lines = 0;
+        while (tsr_lines_next(&r, &b, &e)) {
+            tsr_buf_append(&got, b, (size_t)(e - b));
+            tsr_buf_append(&got, "\n", 1);
+            lines++;
+        }
+        cr_assert_eq(r.err, 0);
+        cr_assert_eq(lines, 30000u + 2u + 1u);
+        cr_assert_eq(got.len, want.len + 1);   /* the last line gets its '\n' back here */
+        cr_assert_eq(memcmp(got.data, want.data, want.len), 0, "round %d", round);
+        tsr_buf_free(&got);
+        cr_assert_eq(tsr_lines_rewind(&r), 0);
+    }
+    tsr_lines_close(&r);
+    cr_assert_eq(tsr_lines_open(&r, "/nonexistent/t.s", &d), -1);
+    cr_assert_str_eq(d.entries[0].text, "/nonexistent/t.s: error: cannot read: No such file or directory");
+    tsr_buf_free(&want);
+    tsr_diag_fini(&d);
+    rmtree(dir);
+}
+
 Test(fileout, failed_commit_leaves_no_file)
 {
     char *dir = make_tmpdir();

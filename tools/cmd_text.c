@@ -1,4 +1,5 @@
 /* `tessera asm` and `tessera dis`, and the program loading both share with `sim`. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include "textcodec.h"
@@ -104,47 +105,97 @@ static int need_one_file(const struct tool_opts *o, const char *cmd)
 	return 2;
 }
 
-int cmd_asm(struct tool_opts *o)
+
+/* ---- output written as it is produced ---------------------------------------------------------------- */
+/* -o FILE through tsr_fileout (atomic); standard output directly, or held in a temporary file until the end
+ * (`hold`: nothing is printed when the command fails late, as when the output was built in memory). */
+struct tool_out {
+	struct tsr_fileout fo;
+	FILE *held;                /* standard output held back (tmpfile), or NULL */
+	struct tsr_buf buf, mem;   /* buf: the piece not yet written; mem: held in memory when tmpfile fails */
+	const char *path;          /* -o FILE */
+	bool file, hold, opened, failed;
+};
+
+static void out_open(const struct tool_opts *o, struct tool_out *x, bool hold)
 {
-	int rc = need_one_file(o, "asm");
-	if (rc)
-		return rc;
-	struct tsr_diag d;
-	struct tsr_words w;
-	struct tsr_buf out = { 0 };
-	tsr_diag_init(&d, TSR_DIAG_PRINT, stderr);
-	tsr_words_init(&w, o->target->word_bits);
-	struct tsr_buf src = { 0 };
-	const char *name = strcmp(o->args[0], "-") ? o->args[0] : "<stdin>";
-	rc = read_input(o->args[0], &src, &d);
-	if (!rc)
-		rc = o->target->assemble(name, src.data ? src.data : "", src.len, &w, &d);
-	if (!rc) {
-		if (o->outfmt == TSR_WORDS_BIN)
-			tsr_bin_format(&w, &out);
-		else
-			tsr_hex_format(&w, &out);
-		rc = tool_write_output(o, &out, &d);
-	}
-	tsr_buf_free(&src);
-	tsr_buf_free(&out);
-	tsr_words_free(&w);
-	tsr_diag_fini(&d);
-	return rc ? 1 : 0;
+	memset(x, 0, sizeof *x);
+	x->file = o->output != NULL;
+	x->path = o->output;
+	x->hold = hold && !x->file;
+	if (x->hold)
+		x->held = tmpfile();
 }
 
-/* Where `dis` puts its text as it is printed: the -o file (atomically) or standard output. */
-struct dis_out {
-	struct tsr_fileout fo;
-	bool file;
-};
+static void out_flush(struct tool_out *x)
+{
+	if (x->file && !x->opened && !x->failed) {   /* the file is created with the first piece (or at the end) */
+		x->opened = true;
+		x->failed = tsr_fileout_open(&x->fo, x->path, NULL) < 0;
+	}
+	if (!x->buf.len || x->failed) {
+		tsr_buf_clear(&x->buf);
+		return;
+	}
+	if (x->file)
+		x->failed = tsr_fileout_write(&x->fo, x->buf.data, x->buf.len) < 0;
+	else if (x->hold && x->held)
+		x->failed = fwrite(x->buf.data, 1, x->buf.len, x->held) != x->buf.len;
+	else if (x->hold)
+		tsr_buf_append(&x->mem, x->buf.data, x->buf.len);
+	else
+		x->failed = fwrite(x->buf.data, 1, x->buf.len, stdout) != x->buf.len;
+	tsr_buf_clear(&x->buf);
+}
+
+static void out_put(struct tool_out *x, const char *data, size_t len)
+{
+	tsr_buf_append(&x->buf, data, len);
+	if (x->buf.len >= 65536)
+		out_flush(x);
+}
+
+/* Ends the output: ok, it is committed (held text copied to standard output); else dropped.  Returns 0, or
+ * -1 with `FILE: error: cannot write: ...` or `<stdout>: error: write failed`. */
+static int out_close(struct tool_out *x, bool ok, struct tsr_diag *d)
+{
+	int rc = 0;
+	if (ok)
+		out_flush(x);
+	if (x->file) {
+		if (ok && !x->fo.f)   /* the temporary could not be created */
+			rc = tsr_diag_error(d, x->path, 0, 0, "cannot write: %s", strerror(x->fo.err ? x->fo.err : EIO));
+		else if (ok)
+			rc = tsr_fileout_commit(&x->fo, d);   /* reports a failed write, removing the temporary */
+		else
+			tsr_fileout_abort(&x->fo);
+	} else if (ok) {
+		if (x->held && !x->failed && !fflush(x->held) && !fseek(x->held, 0, SEEK_SET)) {
+			char chunk[65536];
+			size_t n;
+			while (!x->failed && (n = fread(chunk, 1, sizeof chunk, x->held)) > 0)
+				x->failed = fwrite(chunk, 1, n, stdout) != n;
+			x->failed |= ferror(x->held) != 0;
+		} else if (x->held) {
+			x->failed = true;
+		} else if (x->mem.len) {
+			x->failed = fwrite(x->mem.data, 1, x->mem.len, stdout) != x->mem.len;
+		}
+		if (x->failed || fflush(stdout))
+			rc = tsr_diag_error(d, "<stdout>", 0, 0, "write failed");
+	}
+	if (x->held)
+		fclose(x->held);
+	tsr_buf_free(&x->buf);
+	tsr_buf_free(&x->mem);
+	return ok ? rc : -1;
+}
 
 static int dis_write(void *ctx, const char *data, size_t len)
 {
-	struct dis_out *x = ctx;
-	if (x->file)
-		return tsr_fileout_write(&x->fo, data, len);
-	return len && fwrite(data, 1, len, stdout) != len ? -1 : 0;
+	struct tool_out *x = ctx;
+	out_put(x, data, len);
+	return x->failed ? -1 : 0;
 }
 
 int cmd_dis(struct tool_opts *o)
@@ -164,20 +215,88 @@ int cmd_dis(struct tool_opts *o)
 		rc = tool_write_output(o, &out, &d);
 		tsr_buf_free(&out);
 	} else if (!rc) {   /* printed and written in pieces: memory does not grow with the program's text */
-		struct dis_out x = { .file = o->output != NULL };
-		if (x.file && tsr_fileout_open(&x.fo, o->output, &d) < 0) {
-			rc = -1;
-		} else {
-			rc = tsr_tc_disasm_program_stream(o->target->text, w.w, w.count, o->base, dis_write, &x);
-			if (x.file && rc && !x.fo.err)
-				tsr_fileout_abort(&x.fo);
-			else if (x.file)
-				rc = tsr_fileout_commit(&x.fo, &d);   /* reports a failed write, removing the temporary */
-			else if (rc || fflush(stdout))
-				rc = tsr_diag_error(&d, "<stdout>", 0, 0, "write failed");
-		}
+		struct tool_out x;
+		out_open(o, &x, false);
+		tsr_tc_disasm_program_stream(o->target->text, w.w, w.count, o->base, dis_write, &x);
+		rc = out_close(&x, true, &d);
 	}
 	tsr_words_free(&w);
+	tsr_diag_fini(&d);
+	return rc ? 1 : 0;
+}
+
+/* asm's instructions, formatted as they come (hex lines with their source text, or binary). */
+struct asm_emit {
+	struct tool_out *x;
+	unsigned per;
+	bool bin;
+	struct tsr_buf line;
+};
+
+static void asm_emit(void *ctx, const uint32_t *w, const char *comment, unsigned line)
+{
+	struct asm_emit *e = ctx;
+	(void)line;
+	tsr_buf_clear(&e->line);
+	if (e->bin)
+		tsr_bin_format_words(w, e->per, &e->line);
+	else
+		tsr_hex_format_one(w, e->per, comment, &e->line);
+	out_put(e->x, e->line.data, e->line.len);
+}
+
+int cmd_asm(struct tool_opts *o)
+{
+	int rc = need_one_file(o, "asm");
+	if (rc)
+		return rc;
+	struct tsr_diag d;
+	tsr_diag_init(&d, TSR_DIAG_PRINT, stderr);
+	const struct tsr_tc_isa *isa = o->target->text;
+	if (!strcmp(o->args[0], "-") || !isa) {   /* read whole: standard input cannot be read twice */
+		struct tsr_words w;
+		struct tsr_buf out = { 0 }, src = { 0 };
+		tsr_words_init(&w, o->target->word_bits);
+		const char *name = strcmp(o->args[0], "-") ? o->args[0] : "<stdin>";
+		rc = read_input(o->args[0], &src, &d);
+		if (!rc)
+			rc = o->target->assemble(name, src.data ? src.data : "", src.len, &w, &d);
+		if (!rc) {
+			if (o->outfmt == TSR_WORDS_BIN)
+				tsr_bin_format(&w, &out);
+			else
+				tsr_hex_format(&w, &out);
+			rc = tool_write_output(o, &out, &d);
+		}
+		tsr_buf_free(&src);
+		tsr_buf_free(&out);
+		tsr_words_free(&w);
+		tsr_diag_fini(&d);
+		return rc ? 1 : 0;
+	}
+	/* the source read twice in pieces (labels, then instructions), the output written as it comes */
+	struct tsr_lines in;
+	struct tool_out x;
+	rc = tsr_lines_open(&in, o->args[0], &d);
+	if (!rc) {
+		out_open(o, &x, true);
+		struct asm_emit e = { &x, o->target->word_bits / 32, o->outfmt == TSR_WORDS_BIN, { 0 } };
+		struct tsr_tc_asm *A = tsr_tc_asm_begin(isa, o->args[0], &d);
+		const char *b, *end;
+		while (tsr_lines_next(&in, &b, &end))
+			tsr_tc_asm_labels(A, b, end);
+		if (!in.err)
+			tsr_lines_rewind(&in);
+		tsr_tc_asm_pass2(A, asm_emit, &e);
+		while (!in.err && tsr_lines_next(&in, &b, &end))
+			tsr_tc_asm_line(A, b, end);
+		rc = tsr_tc_asm_end(A);
+		if (in.err)
+			rc = tsr_diag_error(&d, o->args[0], 0, 0, "cannot read: %s", strerror(in.err));
+		rc = out_close(&x, rc == 0, &d);
+		tsr_buf_free(&e.line);
+		tsr_lines_close(&in);
+	}
 	tsr_diag_fini(&d);
 	return rc ? 1 : 0;
 }
