@@ -81,6 +81,9 @@ struct ctx {
     /* reports of the current bundle, to drop repeats from other paths: (rule, other) */
     struct { int rule; size_t other; } *seen;
     int nseen, capseen;
+    /* the program check: the (rule, event) pairs of the bundle checked whose second pattern matches */
+    const struct vpair { uint16_t rule, ev; } *match;
+    int nmatch;
 };
 
 struct hist {
@@ -227,62 +230,75 @@ static void check_bundle(struct ctx *c, const struct hist *h)
     }
 }
 
-/* Rules between h->b[0] and the bundles before it on this path. */
+/* Rule r (a window or a latency) for event i of h->b[0], which its second pattern matches, on this path. */
+static void check_event(struct ctx *c, const struct hist *h, int r, int i)
+{
+    const struct tsr_vdesc *D = c->D;
+    const struct tsr_vrule *R = &D->rules[r];
+    const struct tsr_vbundle *b = h->b[0];
+    const struct tsr_vev *eb = &b->ev[i];
+    char ta[96], tb[96];
+    if (R->kind == TSR_VR_WINDOW) {
+        for (int k = R->lo; k <= R->hi && k < h->len; k++) {
+            const struct tsr_vbundle *a = h->b[k];
+            for (int j = 0; j < a->nev; j++) {
+                if ((k == 0 && j == i) || !R->pat[0](&a->ev[j], a->f))
+                    continue;
+                tsr_vev_text(D, &a->ev[j], ta, sizeof ta);
+                tsr_vev_text(D, eb, tb, sizeof tb);
+                if (k == 0)
+                    report(c, h, r, 0, "%s and %s in one instruction (forbidden %d..%d instructions apart)",
+                           ta, tb, R->lo, R->hi);
+                else
+                    report(c, h, r, k, "%s; the instruction %d before (0x%08" PRIx32 ") %s (forbidden %d..%d "
+                           "instructions apart)", tb, k, a->pc, ta, R->lo, R->hi);
+                break;
+            }
+        }
+        return;
+    }
+    /* latency: the nearest earlier A (with a max, as far back as the paths go) */
+    int far = R->hi >= 0 ? TSR_V_MAXDIST : R->lo - 1;
+    for (int k = 1; k <= far && k < h->len; k++) {
+        const struct tsr_vbundle *a = h->b[k];
+        int j = 0;
+        for (; j < a->nev; j++)
+            if (R->pat[0](&a->ev[j], a->f) && (!R->same || tsr_vev_same(&a->ev[j], eb)))
+                break;
+        if (j == a->nev)
+            continue;
+        if (k < R->lo || (R->hi >= 0 && k > R->hi)) {
+            tsr_vev_text(D, &a->ev[j], ta, sizeof ta);
+            tsr_vev_text(D, eb, tb, sizeof tb);
+            if (k < R->lo)
+                report(c, h, r, k, "%s; the instruction %d before (0x%08" PRIx32 ") %s (at least %d apart)",
+                       tb, k, a->pc, ta, R->lo);
+            else
+                report(c, h, r, k, "%s; the instruction %d before (0x%08" PRIx32 ") %s (at most %d apart)",
+                       tb, k, a->pc, ta, R->hi);
+        }
+        break;
+    }
+}
+
+/* Rules between h->b[0] and the bundles before it on this path.  With c->match (the program check's memo of
+ * h->b[0]), only the (rule, event) pairs it lists: those whose second pattern matches, in this order. */
 static void check_path(struct ctx *c, const struct hist *h)
 {
     const struct tsr_vdesc *D = c->D;
     const struct tsr_vbundle *b = h->b[0];
-    char ta[96], tb[96];
+    if (c->match) {
+        for (int k = 0; k < c->nmatch; k++)
+            check_event(c, h, c->match[k].rule, c->match[k].ev);
+        return;
+    }
     for (int r = 0; r < D->nrules; r++) {
         const struct tsr_vrule *R = &D->rules[r];
         if (R->kind == TSR_VR_BUNDLE || R->npat != 2)
             continue;
-        for (int i = 0; i < b->nev; i++) {
-            const struct tsr_vev *eb = &b->ev[i];
-            if (!R->pat[1](eb, b->f))
-                continue;
-            if (R->kind == TSR_VR_WINDOW) {
-                for (int k = R->lo; k <= R->hi && k < h->len; k++) {
-                    const struct tsr_vbundle *a = h->b[k];
-                    for (int j = 0; j < a->nev; j++) {
-                        if ((k == 0 && j == i) || !R->pat[0](&a->ev[j], a->f))
-                            continue;
-                        tsr_vev_text(D, &a->ev[j], ta, sizeof ta);
-                        tsr_vev_text(D, eb, tb, sizeof tb);
-                        if (k == 0)
-                            report(c, h, r, 0, "%s and %s in one instruction (forbidden %d..%d instructions apart)",
-                                   ta, tb, R->lo, R->hi);
-                        else
-                            report(c, h, r, k, "%s; the instruction %d before (0x%08" PRIx32 ") %s (forbidden %d..%d "
-                                   "instructions apart)", tb, k, a->pc, ta, R->lo, R->hi);
-                        break;
-                    }
-                }
-                continue;
-            }
-            /* latency: the nearest earlier A (with a max, as far back as the paths go) */
-            int far = R->hi >= 0 ? TSR_V_MAXDIST : R->lo - 1;
-            for (int k = 1; k <= far && k < h->len; k++) {
-                const struct tsr_vbundle *a = h->b[k];
-                int j = 0;
-                for (; j < a->nev; j++)
-                    if (R->pat[0](&a->ev[j], a->f) && (!R->same || tsr_vev_same(&a->ev[j], eb)))
-                        break;
-                if (j == a->nev)
-                    continue;
-                if (k < R->lo || (R->hi >= 0 && k > R->hi)) {
-                    tsr_vev_text(D, &a->ev[j], ta, sizeof ta);
-                    tsr_vev_text(D, eb, tb, sizeof tb);
-                    if (k < R->lo)
-                        report(c, h, r, k, "%s; the instruction %d before (0x%08" PRIx32 ") %s (at least %d apart)",
-                               tb, k, a->pc, ta, R->lo);
-                    else
-                        report(c, h, r, k, "%s; the instruction %d before (0x%08" PRIx32 ") %s (at most %d apart)",
-                               tb, k, a->pc, ta, R->hi);
-                }
-                break;
-            }
-        }
+        for (int i = 0; i < b->nev; i++)
+            if (R->pat[1](&b->ev[i], b->f))
+                check_event(c, h, r, i);
     }
 }
 
@@ -310,11 +326,47 @@ struct prog {
     uint64_t *fields;
 };
 
+/* A memo of what a bundle's content decides, for bundles whose words come back (a program repeats many):
+ * whether its resources and one-bundle rules pass, and the (rule, event) pairs whose second pattern matches.
+ * An entry serves a bundle with the same words, events and fields (the patterns see nothing else), so a
+ * bundle whose events depend on its address (a relative branch) just misses. */
+#define MEMO 1024                      /* entries, direct-mapped by the words' hash */
+#define MEMO_PAIRS 64
+struct memo {
+    size_t src;                        /* the bundle it was made from (its words are the key); SIZE_MAX: empty */
+    bool clean;
+    int nev, format, npair;
+    bool overflow;
+    struct tsr_vev ev[TSR_V_MAXEV];
+    uint64_t *f;
+    struct vpair pair[MEMO_PAIRS];
+};
+
+static bool same_ev(const struct tsr_vev *a, const struct tsr_vev *b)
+{
+    return a->kind == b->kind && a->cond == b->cond && a->slot == b->slot && a->delay == b->delay &&
+           a->link == b->link && a->id == b->id && a->origin == b->origin && a->addr == b->addr && a->val == b->val;
+}
+
+static bool memo_serves(const struct prog *P, const struct memo *m, size_t j, const struct tsr_vbundle *b)
+{
+    unsigned nw = P->D->nwords;
+    if (m->src == SIZE_MAX || memcmp(P->w + m->src * nw, P->w + j * nw, nw * sizeof *P->w) ||
+        m->nev != b->nev || m->format != b->format || m->overflow != b->overflow ||
+        memcmp(m->f, b->f, P->nf * sizeof *b->f))
+        return false;
+    for (int k = 0; k < b->nev; k++)
+        if (!same_ev(&m->ev[k], &b->ev[k]))
+            return false;
+    return true;
+}
+
 static void decode(const struct prog *P, size_t i, struct tsr_vbundle *b)
 {
-    uint64_t *f = b->f;
-    memset(b, 0, sizeof *b);
-    b->f = f;
+    b->nev = 0;   /* not the whole struct: the events array is 2.5 KB */
+    b->overflow = false;
+    b->format = -1;
+    b->pc = (uint32_t)(P->base + i * P->D->pc_step);
     P->D->events(P->w + i * P->D->nwords, (uint32_t)(P->base + i * P->D->pc_step), b);
     if (i == 0)
         tsr_vb_add(b, TSR_V_START, -1, 1, 0, 0);
@@ -395,7 +447,7 @@ static void paths(struct ctx *c, const struct prog *P, struct hist *h, int depth
 size_t tsr_validate(const struct tsr_vdesc *D, const uint32_t *w, size_t n, uint64_t base, tsr_vreport_fn fn,
                     void *fctx)
 {
-    struct ctx c = { D, fn, fctx, 0, NULL, 0, 0 };
+    struct ctx c = { D, fn, fctx, 0, NULL, 0, 0, NULL, 0 };
     if (!n)
         return 0;
     struct prog P = { D, w, n, base, D->nfields ? D->nfields : 1, NULL, NULL, 0, NULL, NULL, NULL };
@@ -442,17 +494,62 @@ size_t tsr_validate(const struct tsr_vdesc *D, const uint32_t *w, size_t n, uint
     }
     if (P.nedge)
         qsort(P.E, P.nedge, sizeof *P.E, cmp_tedge);
+    struct memo *M = xcalloc(MEMO, sizeof *M);
+    uint64_t *mf = xcalloc((size_t)MEMO * P.nf, sizeof *mf);
+    for (size_t k = 0; k < MEMO; k++) {
+        M[k].src = SIZE_MAX;
+        M[k].f = mf + k * P.nf;
+    }
     for (size_t j = 0; j < n; j++) {
         struct hist h;
+        const struct tsr_vbundle *b = &P.ring[j % RING];
         decode(&P, j, &P.ring[j % RING]);
-        h.b[0] = &P.ring[j % RING];
+        h.b[0] = b;
         h.idx[0] = j;
         h.len = 1;
         c.nseen = 0;
-        check_bundle(&c, &h);
+        uint64_t hash = 1469598103934665603u;   /* FNV-1a over the words */
+        for (unsigned k = 0; k < D->nwords; k++)
+            hash = (hash ^ w[j * D->nwords + k]) * 1099511628211u;
+        struct memo *m = &M[(hash ^ hash >> 29) % MEMO];
+        if (memo_serves(&P, m, j, b)) {
+            if (!m->clean)
+                check_bundle(&c, &h);
+        } else {
+            size_t before = c.count;
+            check_bundle(&c, &h);
+            /* the pairs, in check_path's order; a bundle with more is not kept */
+            int np = 0;
+            for (int r = 0; r < D->nrules && np <= MEMO_PAIRS; r++) {
+                const struct tsr_vrule *R = &D->rules[r];
+                if (R->kind == TSR_VR_BUNDLE || R->npat != 2)
+                    continue;
+                for (int i = 0; i < b->nev && np <= MEMO_PAIRS; i++)
+                    if (R->pat[1](&b->ev[i], b->f)) {
+                        if (np < MEMO_PAIRS)
+                            m->pair[np] = (struct vpair){ (uint16_t)r, (uint16_t)i };
+                        np++;
+                    }
+            }
+            m->src = SIZE_MAX;
+            if (np <= MEMO_PAIRS && D->nrules <= UINT16_MAX) {
+                m->src = j;
+                m->clean = c.count == before;
+                m->nev = b->nev;
+                m->format = b->format;
+                m->overflow = b->overflow;
+                memcpy(m->ev, b->ev, (size_t)b->nev * sizeof *b->ev);
+                memcpy(m->f, b->f, P.nf * sizeof *b->f);
+                m->npair = np;
+            }
+        }
+        c.match = m->src != SIZE_MAX ? m->pair : NULL;
+        c.nmatch = m->src != SIZE_MAX ? m->npair : 0;
         int budget = MAX_PATHS;
         paths(&c, &P, &h, 1, &budget);
     }
+    free(mf);
+    free(M);
     free(P.E);
     free(P.ft);
     free(P.fields);
@@ -572,7 +669,7 @@ int tsr_vstream_sim(struct tsr_vstream *s, struct tsr_sim_ctl *ctl, const uint32
 size_t tsr_validate_hist(const struct tsr_vdesc *D, const struct tsr_vbundle *const *b, int len, tsr_vreport_fn fn,
                          void *fctx)
 {
-    struct ctx c = { D, fn, fctx, 0, NULL, 0, 0 };
+    struct ctx c = { D, fn, fctx, 0, NULL, 0, 0, NULL, 0 };
     struct hist h;
     h.len = len < 1 ? 1 : len > TSR_V_MAXDIST + 1 ? TSR_V_MAXDIST + 1 : len;
     for (int k = 0; k < h.len; k++) {
