@@ -236,10 +236,22 @@ int tsr_words_read(struct tsr_words *p, const char *path, enum tsr_wordfmt fmt, 
 
 void tsr_hex_format_one(const uint32_t *w, unsigned per, const char *comment, struct tsr_buf *out)
 {
-    for (unsigned k = 0; k < per; k++)
-        tsr_buf_printf(out, k ? " 0x%08x," : "0x%08x,", (unsigned)w[k]);
-    if (comment && comment[0])
-        tsr_buf_printf(out, " // %s", comment);
+    static const char digits[] = "0123456789abcdef";
+    for (unsigned k = 0; k < per; k++) {   /* "0x%08x," (" 0x%08x," after the first) */
+        char v[13], *q = v;
+        if (k)
+            *q++ = ' ';
+        *q++ = '0';
+        *q++ = 'x';
+        for (int sh = 28; sh >= 0; sh -= 4)
+            *q++ = digits[w[k] >> sh & 15];
+        *q++ = ',';
+        tsr_buf_append(out, v, (size_t)(q - v));
+    }
+    if (comment && comment[0]) {
+        tsr_buf_append(out, " // ", 4);
+        tsr_buf_puts(out, comment);
+    }
     tsr_buf_append(out, "\n", 1);
 }
 
