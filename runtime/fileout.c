@@ -130,6 +130,184 @@ int tsr_file_commit(const char *path, const void *data, size_t len, struct tsr_d
     return 0;
 }
 
+static char *xstrdup(const char *s)
+{
+    struct tsr_buf b = {0};
+    tsr_buf_puts(&b, s);
+    return b.data;
+}
+
+int tsr_fileout_open(struct tsr_fileout *o, const char *path, struct tsr_diag *d)
+{
+    struct tsr_buf tmp = {0};
+    tsr_buf_printf(&tmp, "%s.tmp.%ld", path, (long)getpid());
+    memset(o, 0, sizeof *o);
+    o->f = fopen(tmp.data, "wb");
+    if (!o->f) {
+        o->err = errno ? errno : EIO;
+        if (d)
+            tsr_diag_error(d, path, 0, 0, "cannot write: %s", strerror(o->err));
+        tsr_buf_free(&tmp);
+        return -1;
+    }
+    o->path = xstrdup(path);
+    o->tmp = tmp.data;
+    return 0;
+}
+
+int tsr_fileout_write(struct tsr_fileout *o, const void *data, size_t n)
+{
+    if (!o->f || o->err)
+        return -1;
+    errno = 0;
+    if (n && fwrite(data, 1, n, o->f) != n) {
+        o->err = errno ? errno : EIO;
+        return -1;
+    }
+    return 0;
+}
+
+/* True if the files a and b hold the same bytes. */
+static int same_files(const char *a, const char *b)
+{
+    FILE *fa = fopen(a, "rb"), *fb = fa ? fopen(b, "rb") : NULL;
+    int same = fa && fb;
+    char ca[8192], cb[8192];
+    while (same) {
+        size_t na = fread(ca, 1, sizeof ca, fa), nb = fread(cb, 1, sizeof cb, fb);
+        same = na == nb && memcmp(ca, cb, na) == 0 && !ferror(fa) && !ferror(fb);
+        if (na == 0)
+            break;
+    }
+    if (fa)
+        fclose(fa);
+    if (fb)
+        fclose(fb);
+    return same;
+}
+
+static void fileout_release(struct tsr_fileout *o)
+{
+    free(o->path);
+    free(o->tmp);
+    memset(o, 0, sizeof *o);
+}
+
+int tsr_fileout_commit(struct tsr_fileout *o, struct tsr_diag *d)
+{
+    if (!o->f)
+        return -1;
+    errno = 0;
+    int err = o->err;
+    int bad = err || fflush(o->f) != 0;
+    err = err ? err : errno;
+    bad |= fclose(o->f) != 0;
+    err = err ? err : errno;
+    o->f = NULL;
+    if (!bad && same_files(o->tmp, o->path)) {   /* unchanged: keep the file and its timestamp */
+        remove(o->tmp);
+        fileout_release(o);
+        return 0;
+    }
+    if (!bad && rename(o->tmp, o->path) != 0) {
+        bad = 1;
+        err = errno;
+    }
+    if (bad) {
+        remove(o->tmp);
+        tsr_diag_error(d, o->path, 0, 0, "cannot write: %s", strerror(err ? err : EIO));
+        fileout_release(o);
+        return -1;
+    }
+    fileout_release(o);
+    return 0;
+}
+
+void tsr_fileout_abort(struct tsr_fileout *o)
+{
+    if (o->f) {
+        fclose(o->f);
+        remove(o->tmp);
+    }
+    fileout_release(o);
+}
+
+int tsr_lines_open(struct tsr_lines *r, const char *path, struct tsr_diag *d)
+{
+    memset(r, 0, sizeof *r);
+    r->f = fopen(path, "rb");
+    if (!r->f)
+        return tsr_diag_error(d, path, 0, 0, "cannot read: %s", strerror(errno));
+    r->cap = 65536;
+    r->buf = malloc(r->cap);
+    if (!r->buf) {
+        fputs("tessera: out of memory\n", stderr);
+        abort();
+    }
+    return 0;
+}
+
+int tsr_lines_next(struct tsr_lines *r, const char **b, const char **e)
+{
+    for (;;) {
+        char *nl = memchr(r->buf + r->used, '\n', r->have - r->used);
+        if (nl) {
+            *b = r->buf + r->used;
+            *e = nl;
+            r->used = (size_t)(nl + 1 - r->buf);
+            return 1;
+        }
+        /* keep the unfinished line at the start, then read more after it */
+        memmove(r->buf, r->buf + r->used, r->have - r->used);
+        r->have -= r->used;
+        r->used = 0;
+        if (r->have == r->cap) {
+            if (r->cap > (size_t)-1 / 2)
+                goto oom;
+            char *q = realloc(r->buf, 2 * r->cap);
+            if (!q)
+                goto oom;
+            r->buf = q;
+            r->cap *= 2;
+        }
+        errno = 0;
+        size_t n = r->err ? 0 : fread(r->buf + r->have, 1, r->cap - r->have, r->f);
+        if (n == 0) {
+            if (ferror(r->f) && !r->err)
+                r->err = errno ? errno : EIO;
+            if (r->have == 0 || r->err)
+                return 0;
+            *b = r->buf;   /* the last line, without '\n' */
+            *e = r->buf + r->have;
+            r->used = r->have;
+            return 1;
+        }
+        r->have += n;
+    }
+oom:
+    fputs("tessera: out of memory\n", stderr);
+    abort();
+}
+
+int tsr_lines_rewind(struct tsr_lines *r)
+{
+    r->have = r->used = 0;
+    if (fseek(r->f, 0, SEEK_SET) != 0) {
+        r->err = errno ? errno : EIO;
+        return -1;
+    }
+    clearerr(r->f);
+    return 0;
+}
+
+void tsr_lines_close(struct tsr_lines *r)
+{
+    if (r->f)
+        fclose(r->f);
+    free(r->buf);
+    memset(r, 0, sizeof *r);
+}
+
 int tsr_file_read(const char *path, struct tsr_buf *out, struct tsr_diag *d)
 {
     FILE *f = fopen(path, "rb");

@@ -14,6 +14,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "diag.h"
 
@@ -47,6 +48,43 @@ void tsr_buf_free(struct tsr_buf *b);
  * its timestamp is kept (so ninja's restat skips rebuilding dependants).  On failure the
  * temporary is removed, `path` is untouched, an error is reported and -1 returned. */
 int tsr_file_commit(const char *path, const void *data, size_t len, struct tsr_diag *d);
+
+/* An output file written as it is produced, with tsr_file_commit's guarantees: the bytes go to
+ * `<path>.tmp.<pid>`, renamed over `path` by tsr_fileout_commit (not at all if `path` already holds
+ * exactly these bytes); tsr_fileout_abort, or a failed write or commit, removes the temporary and leaves
+ * `path` untouched.  Memory: stdio's buffer, whatever the size of the output. */
+struct tsr_fileout {
+    FILE *f;           /* NULL once committed or aborted */
+    char *path, *tmp;
+    int err;           /* the first errno of a failed write, 0 */
+};
+/* Creates the temporary.  Returns 0, or -1 with `path: error: cannot write: <reason>` (d NULL: not
+ * reported; o->err holds the errno). */
+int tsr_fileout_open(struct tsr_fileout *o, const char *path, struct tsr_diag *d);
+/* Appends n bytes (a failure is remembered and reported by the commit).  Returns 0 or -1. */
+int tsr_fileout_write(struct tsr_fileout *o, const void *data, size_t n);
+/* Flushes, closes and renames the temporary over the path.  Returns 0, or -1 with
+ * `path: error: cannot write: <reason>` (the temporary removed). */
+int tsr_fileout_commit(struct tsr_fileout *o, struct tsr_diag *d);
+/* Closes and removes the temporary (nothing written to path).  Harmless after a commit. */
+void tsr_fileout_abort(struct tsr_fileout *o);
+
+/* A text file read line by line in 64 KiB chunks (a line may be longer: the buffer grows to hold it).
+ * Memory: the chunk and the longest line, whatever the size of the file. */
+struct tsr_lines {
+    FILE *f;
+    char *buf;
+    size_t cap, have, used;   /* buf[used, have): read, not yet given */
+    int err;                  /* errno of a failed read, 0 */
+};
+/* Opens `path`.  Returns 0, or -1 with `path: error: cannot read: <reason>`. */
+int tsr_lines_open(struct tsr_lines *r, const char *path, struct tsr_diag *d);
+/* The next line as [*b, *e) without its '\n' (the last line may lack one; valid until the next call).
+ * Returns 1, or 0 at the end of the file or on a read error (r->err set). */
+int tsr_lines_next(struct tsr_lines *r, const char **b, const char **e);
+/* Starts again at the first line.  Returns 0 or -1 (r->err set). */
+int tsr_lines_rewind(struct tsr_lines *r);
+void tsr_lines_close(struct tsr_lines *r);
 
 /* Reads the whole file `path` into `out` (appending; out->data is NUL-terminated).
  * Returns 0, or -1 with `path: error: cannot read: <reason>`. */

@@ -1,9 +1,11 @@
 /* Reading and writing instruction words as corpus hex text or raw binary (see hexio.h). */
 #include "hexio.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define MAX_PER 4 /* uint32_t per instruction at the widest supported width (128 bits) */
 
@@ -19,7 +21,9 @@ void tsr_words_free(struct tsr_words *p)
     free(p->comment);
     free(p->line);
     tsr_arena_free_all(&p->arena);
+    bool lean = p->lean;
     tsr_words_init(p, p->width);
+    p->lean = lean;
 }
 
 static void *xrealloc(void *q, size_t n)
@@ -38,11 +42,13 @@ void tsr_words_push(struct tsr_words *p, const uint32_t *word, const char *comme
     if (p->count == p->cap) {
         p->cap = p->cap ? 2 * p->cap : 256;
         p->w = xrealloc(p->w, p->cap * per * sizeof *p->w);
-        p->comment = xrealloc(p->comment, p->cap * sizeof *p->comment);
+        if (!p->lean)
+            p->comment = xrealloc(p->comment, p->cap * sizeof *p->comment);
         p->line = xrealloc(p->line, p->cap * sizeof *p->line);
     }
     memcpy(p->w + p->count * per, word, per * sizeof *word);
-    p->comment[p->count] = comment ? tsr_arena_strdup(&p->arena, comment) : NULL;
+    if (!p->lean)
+        p->comment[p->count] = comment ? tsr_arena_strdup(&p->arena, comment) : NULL;
     p->line[p->count] = line;
     p->count++;
 }
@@ -144,7 +150,7 @@ static int parse_line(struct tsr_words *p, const char *s, const char *end, const
                               "too few values: a %u-bit instruction is %u 32-bit values, found %u",
                               p->width, per, n);
     tsr_words_push(p, word, NULL, lineno);
-    if (s < end) { /* the comment after "//", blanks trimmed */
+    if (s < end && !p->lean) { /* the comment after "//", blanks trimmed */
         const char *c = s + 2, *ce = end;
         while (c < ce && is_blank(*c))
             c++;
@@ -264,28 +270,46 @@ int tsr_words_read(struct tsr_words *p, const char *path, enum tsr_wordfmt fmt, 
     return rc;
 }
 
-void tsr_hex_format(const struct tsr_words *p, struct tsr_buf *out)
+void tsr_hex_format_one(const uint32_t *w, unsigned per, const char *comment, struct tsr_buf *out)
 {
-    unsigned per = tsr_words_per(p);
-    for (size_t i = 0; i < p->count; i++) {
-        const uint32_t *w = tsr_words_at(p, i);
-        for (unsigned k = 0; k < per; k++)
-            tsr_buf_printf(out, k ? " 0x%08x," : "0x%08x,", (unsigned)w[k]);
-        if (p->comment[i] && p->comment[i][0])
-            tsr_buf_printf(out, " // %s", p->comment[i]);
-        tsr_buf_append(out, "\n", 1);
+    static const char digits[] = "0123456789abcdef";
+    for (unsigned k = 0; k < per; k++) {   /* "0x%08x," (" 0x%08x," after the first) */
+        char v[13], *q = v;
+        if (k)
+            *q++ = ' ';
+        *q++ = '0';
+        *q++ = 'x';
+        for (int sh = 28; sh >= 0; sh -= 4)
+            *q++ = digits[w[k] >> sh & 15];
+        *q++ = ',';
+        tsr_buf_append(out, v, (size_t)(q - v));
     }
+    if (comment && comment[0]) {
+        tsr_buf_append(out, " // ", 4);
+        tsr_buf_puts(out, comment);
+    }
+    tsr_buf_append(out, "\n", 1);
 }
 
-void tsr_bin_format(const struct tsr_words *p, struct tsr_buf *out)
+void tsr_bin_format_words(const uint32_t *w, size_t n, struct tsr_buf *out)
 {
-    size_t n = p->count * tsr_words_per(p);
     for (size_t i = 0; i < n; i++) {
-        uint32_t v = p->w[i];
+        uint32_t v = w[i];
         unsigned char b[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
                               (unsigned char)(v >> 24)};
         tsr_buf_append(out, b, 4);
     }
+}
+
+void tsr_hex_format(const struct tsr_words *p, struct tsr_buf *out)
+{
+    for (size_t i = 0; i < p->count; i++)
+        tsr_hex_format_one(tsr_words_at(p, i), tsr_words_per(p), p->comment ? p->comment[i] : NULL, out);
+}
+
+void tsr_bin_format(const struct tsr_words *p, struct tsr_buf *out)
+{
+    tsr_bin_format_words(p->w, p->count * tsr_words_per(p), out);
 }
 
 int tsr_words_write(const struct tsr_words *p, const char *path, enum tsr_wordfmt fmt,
@@ -301,4 +325,174 @@ int tsr_words_write(const struct tsr_words *p, const char *path, enum tsr_wordfm
     int rc = tsr_file_commit(path, b.data ? b.data : "", b.len, d);
     tsr_buf_free(&b);
     return rc;
+}
+
+/* ---- reading in chunks ---------------------------------------------------------------------------- */
+#define CHUNK 65536
+
+static int cannot_read(const char *path, int err, struct tsr_diag *d)
+{
+    return tsr_diag_error(d, path, 0, 0, "cannot read: %s", strerror(err ? err : EIO));
+}
+
+int tsr_words_stream(struct tsr_words *p, const char *path, enum tsr_wordfmt fmt, struct tsr_diag *d)
+{
+    if (check_width(p, path, d))
+        return -1;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return cannot_read(path, errno, d);
+    /* buf holds the unfinished line (hex) or word (binary) before the chunk read after it */
+    unsigned per = tsr_words_per(p), bytes = p->width / 8, lineno = 0;
+    char *buf = malloc(2 * CHUNK);
+    size_t cap = 2 * CHUNK, have = 0, total = 0, n;
+    int rc = 0;
+    if (!buf)
+        abort();
+    struct stat st;   /* a binary file of a wrong size: reported before any word, as tsr_bin_parse does */
+    if (fmt == TSR_WORDS_BIN && fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size % bytes) {
+        rc = tsr_diag_error(d, path, 0, 0, "binary size %zu is not a multiple of %u bytes (%u-bit words)",
+                            (size_t)st.st_size, bytes, p->width);
+        fclose(f);
+        free(buf);
+        return rc;
+    }
+    while (rc >= 0 && (n = fread(buf + have, 1, cap - have, f)) > 0) {
+        have += n;
+        total += n;
+        size_t used = 0;
+        if (fmt == TSR_WORDS_BIN) {
+            for (; have - used >= bytes; used += bytes) {
+                uint32_t word[MAX_PER];
+                for (unsigned k = 0; k < per; k++) {
+                    const unsigned char *q = (const unsigned char *)buf + used + 4 * k;
+                    word[k] = (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24;
+                }
+                tsr_words_push(p, word, NULL, 0);
+            }
+        } else {
+            const char *nl;
+            while (!tsr_diag_stop(d) && (nl = memchr(buf + used, '\n', have - used)) != NULL) {
+                if (parse_line(p, buf + used, nl, path, ++lineno, d) < 0)
+                    rc = 1;   /* reported; go on with the next line */
+                used = (size_t)(nl + 1 - buf);
+            }
+            if (tsr_diag_stop(d))
+                break;
+            if (used == 0 && have == cap) {   /* a line longer than the buffer: grow it */
+                if (cap > (size_t)-1 / 2)
+                    abort();
+                cap *= 2;
+                char *q = realloc(buf, cap);
+                if (!q)
+                    abort();
+                buf = q;
+            }
+        }
+        memmove(buf, buf + used, have - used);
+        have -= used;
+    }
+    int err = errno;
+    if (ferror(f))
+        rc = cannot_read(path, err, d);
+    else if (fmt == TSR_WORDS_BIN && have)
+        rc = tsr_diag_error(d, path, 0, 0, "binary size %zu is not a multiple of %u bytes (%u-bit words)", total,
+                            bytes, p->width);
+    else if (fmt != TSR_WORDS_BIN && have && !tsr_diag_stop(d) && parse_line(p, buf, buf + have, path, ++lineno, d) < 0)
+        rc = -1;
+    fclose(f);
+    free(buf);
+    return rc ? -1 : 0;
+}
+
+/* Whether tsr_words_detect() on a prefix [s, s+n) of a file already says what it says of the whole file:
+ * the text test has seen its TSR_DETECT_BYTES, and the first line that is neither blank nor a `//`
+ * comment has two bytes in the prefix (or the prefix shows that the data is binary). */
+static bool detect_settled(const char *s, size_t n)
+{
+    if (n < TSR_DETECT_BYTES)
+        return false;
+    if (!tsr_data_is_text(s, n))
+        return true;
+    const char *end = s + n;
+    while (s < end) {
+        while (s < end && (is_blank(*s) || *s == '\n'))
+            s++;
+        if (end - s >= 2 && s[0] == '/' && s[1] == '/') {
+            const char *nl = memchr(s, '\n', (size_t)(end - s));
+            if (!nl)
+                return false;   /* the comment goes on past the prefix */
+            s = nl + 1;
+            continue;
+        }
+        return end - s >= 2;
+    }
+    return false;
+}
+
+int tsr_words_detect_file(const char *path, enum tsr_wordfmt *fmt, struct tsr_diag *d)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return cannot_read(path, errno, d);
+    /* read until the answer is settled: usually one chunk; more only for a long run of comments */
+    struct tsr_buf b = {0};
+    char *chunk = malloc(CHUNK);
+    if (!chunk)
+        abort();
+    size_t n;
+    while (!detect_settled(b.data, b.len) && (n = fread(chunk, 1, CHUNK, f)) > 0)
+        tsr_buf_append(&b, chunk, n);
+    int err = errno, bad = ferror(f);
+    fclose(f);
+    free(chunk);
+    if (!bad)
+        *fmt = tsr_words_detect(b.data, b.len);
+    tsr_buf_free(&b);
+    return bad ? cannot_read(path, err, d) : 0;
+}
+
+void tsr_hex_comments_open(struct tsr_hex_comments *c, const char *path)
+{
+    memset(c, 0, sizeof *c);
+    c->f = fopen(path, "rb");
+}
+
+const char *tsr_hex_comments_at(struct tsr_hex_comments *c, unsigned line)
+{
+    if (!c->f || line == 0 || line < c->line)
+        return NULL;
+    while (c->line < line) {   /* read on to `line`; the last line read stays in c->text */
+        tsr_buf_clear(&c->text);
+        tsr_buf_append(&c->text, "", 0);
+        int ch;
+        while ((ch = getc(c->f)) != EOF && ch != '\n') {
+            char b = (char)ch;
+            tsr_buf_append(&c->text, &b, 1);
+        }
+        c->line++;
+        if (ch == EOF && c->line < line)
+            return NULL;
+    }
+    /* a line that parsed holds only 0x values, commas and blanks before its comment */
+    const char *s = strstr(c->text.data, "//");
+    if (!s)
+        return NULL;
+    const char *b = s + 2, *e = c->text.data + c->text.len;
+    while (b < e && is_blank(*b))
+        b++;
+    while (e > b && is_blank(e[-1]))
+        e--;
+    tsr_buf_clear(&c->out);
+    tsr_buf_append(&c->out, b, (size_t)(e - b));
+    return c->out.data;
+}
+
+void tsr_hex_comments_close(struct tsr_hex_comments *c)
+{
+    if (c->f)
+        fclose(c->f);
+    tsr_buf_free(&c->text);
+    tsr_buf_free(&c->out);
+    memset(c, 0, sizeof *c);
 }

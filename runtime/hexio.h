@@ -22,7 +22,9 @@
 #ifndef TSR_HEXIO_H
 #define TSR_HEXIO_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "arena.h"
@@ -48,6 +50,8 @@ struct tsr_words {
     unsigned *line;   /* per instruction: 1-based source line (hex input), else 0 */
     size_t cap;       /* allocated instructions */
     struct tsr_arena arena; /* owns the comment strings */
+    bool lean;        /* set before reading: keep no comments (`comment` stays NULL; 4 + width/8 bytes per
+                         instruction), for programs of millions of instructions (tsr_words_stream) */
 };
 
 /* Initialises an empty program of `width`-bit words.  The width is checked by the parse
@@ -110,6 +114,35 @@ enum tsr_wordfmt tsr_words_detect(const void *data, size_t len);
  * text, so assembly gives a positioned error), appending to `p`.
  * Returns 0 or -1 (unreadable file, or parse errors as above). */
 int tsr_words_read(struct tsr_words *p, const char *path, enum tsr_wordfmt fmt, struct tsr_diag *d);
+
+/* Like tsr_words_read, reading the file in chunks of 64 KiB instead of whole (with p->lean set, memory
+ * is the words and their lines only): the same words, lines, comments and diagnostics.  fmt must be
+ * TSR_WORDS_HEX or TSR_WORDS_BIN (tsr_words_detect_file tells them from assembly).  Returns 0 or -1. */
+int tsr_words_stream(struct tsr_words *p, const char *path, enum tsr_wordfmt fmt, struct tsr_diag *d);
+
+/* What tsr_words_detect() says of the whole file `path` (binary, hex words or assembly), reading only
+ * the prefix that settles it (its first TSR_DETECT_BYTES bytes and its first line that is neither blank
+ * nor a `//` comment).  Returns 0, or -1 with `path: error: cannot read: <reason>`. */
+int tsr_words_detect_file(const char *path, enum tsr_wordfmt *fmt, struct tsr_diag *d);
+
+/* A forward cursor over the comments of a hex file, for messages about a program read with p->lean:
+ * tsr_hex_comments_at(c, line) reads on to 1-based `line` (lines asked for must not decrease) and gives
+ * that line's comment as tsr_hex_parse keeps it (blanks trimmed; NULL if none or unreadable).  The text
+ * stays valid until the next call.  Memory: the longest line. */
+struct tsr_hex_comments {
+    FILE *f;
+    unsigned line;    /* lines read */
+    struct tsr_buf text, out;   /* the last line read; the comment given */
+};
+void tsr_hex_comments_open(struct tsr_hex_comments *c, const char *path);
+const char *tsr_hex_comments_at(struct tsr_hex_comments *c, unsigned line);
+void tsr_hex_comments_close(struct tsr_hex_comments *c);
+
+/* Appends one instruction (per uint32_t at w, low first) with its comment (NULL or "" for none) as one line
+ * of hex text, as tsr_hex_format writes it. */
+void tsr_hex_format_one(const uint32_t *w, unsigned per, const char *comment, struct tsr_buf *out);
+/* Appends n uint32_t as little-endian bytes (tsr_bin_format's layout). */
+void tsr_bin_format_words(const uint32_t *w, size_t n, struct tsr_buf *out);
 
 /* Appends `p` as hex text, one line per instruction, to `out`. */
 void tsr_hex_format(const struct tsr_words *p, struct tsr_buf *out);

@@ -334,3 +334,96 @@ Test(asm, diagnostics)
         "bad.s:13:14: error: missing ')' after '(2'");
     free(e);
 }
+
+/* The line-at-a-time assembler (tsr_tc_asm_*) on lines that do not outlive the call (each copied into a buffer
+ * scribbled over afterwards) gives tsr_tc_assemble's words, source texts, lines and diagnostics: labels used
+ * before their definition, `.set` constants and aliases (of aliases), `.word`, and errors. */
+struct emitted {
+    struct tsr_words w;
+};
+
+static void collect_emit(void *ctx, const uint32_t *w, const char *comment, unsigned line)
+{
+    tsr_words_push(&((struct emitted *)ctx)->w, w, comment, line);
+}
+
+static void expect_lines_same(const char *text, const char *what)
+{
+    size_t len = strlen(text);
+    char *m1 = NULL, *m2 = NULL;
+    size_t l1 = 0, l2 = 0;
+    FILE *f1 = open_memstream(&m1, &l1), *f2 = open_memstream(&m2, &l2);
+    struct tsr_diag d1, d2;
+    tsr_diag_init(&d1, TSR_DIAG_PRINT, f1);
+    tsr_diag_init(&d2, TSR_DIAG_PRINT, f2);
+    struct tsr_words whole;
+    tsr_words_init(&whole, 64);
+    int r1 = tsr_tc_assemble(&qpu_tc_isa, "x.s", text, len, &whole, &d1);
+    struct emitted e;
+    tsr_words_init(&e.w, 64);
+    struct tsr_tc_asm *A = tsr_tc_asm_begin(&qpu_tc_isa, "x.s", 0, &d2);
+    char *line = malloc(len + 1);
+    for (int pass = 1; pass <= 2; pass++) {
+        if (pass == 2)
+            tsr_tc_asm_pass2(A, collect_emit, &e);
+        for (const char *lb = text, *end = text + len; lb < end;) {
+            const char *le = memchr(lb, '\n', (size_t)(end - lb));
+            le = le ? le : end;
+            memcpy(line, lb, (size_t)(le - lb));
+            if (pass == 1)
+                tsr_tc_asm_labels(A, line, line + (le - lb));
+            else
+                tsr_tc_asm_line(A, line, line + (le - lb));
+            memset(line, '#', (size_t)(le - lb));   /* the line is gone */
+            lb = le < end ? le + 1 : end;
+        }
+    }
+    int r2 = tsr_tc_asm_end(A);
+    fflush(f1);
+    fflush(f2);
+    cr_expect_eq(r2, r1, "%s", what);
+    cr_expect_str_eq(m2, m1, "%s", what);
+    cr_assert_eq(e.w.count, whole.count, "%s", what);
+    for (size_t i = 0; i < whole.count; i++) {
+        cr_assert_eq(tsr_words_get64(&e.w, i), tsr_words_get64(&whole, i), "%s: instruction %zu", what, i);
+        cr_assert_eq(e.w.line[i], whole.line[i]);
+        cr_assert_str_eq(e.w.comment[i], whole.comment[i]);
+    }
+    free(line);
+    tsr_words_free(&whole);
+    tsr_words_free(&e.w);
+    tsr_diag_fini(&d1);
+    tsr_diag_fini(&d2);
+    fclose(f1);
+    fclose(f2);
+    free(m1);
+    free(m2);
+}
+
+Test(asm, line_at_a_time_matches_whole_text)
+{
+    static struct tsr_words progs[64];
+    int n = read_corpus(progs, 64);
+    for (int p = 0; p < n; p++) {
+        struct tsr_buf text = {0};
+        qpu_disasm_program(progs[p].w, progs[p].count, 0, &text);
+        expect_lines_same(text.data, "a GPU_FFT program");
+        tsr_buf_free(&text);
+        tsr_words_free(&progs[p]);
+    }
+    expect_lines_same("    brr -, later\n"
+                      ".set k, 3\n"
+                      ".set acc, r1\n"
+                      ".set acc2, acc\n"
+                      "start: nop\n"
+                      "    mov acc2, k   # acc is r1\n"
+                      "later: mov ra1, start + 8 // comment\n"
+                      "    .word 0x1, 0x2\n"
+                      "    .word later, start, 5\n"
+                      "start: nop\n"
+                      "    mov r9, 1\n"
+                      "    .bogus\n"
+                      "    mov acc, undefined_name\n"
+                      "    nop",
+                      "labels, .set, .word and errors");
+}

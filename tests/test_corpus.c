@@ -5,6 +5,8 @@
  * The corpus is read from $TESSERA_SHARED/corpus, else ../shared/corpus (relative to the repository
  * root, where `ninja test` runs). */
 #include <criterion/criterion.h>
+#include <stdlib.h>
+#include "text/textcodec.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +104,64 @@ Test(corpus, text_round_trip)
 	       prog_exact, NPROGRAMS);
 	cr_assert_eq(exact, total);
 	cr_assert_eq(prog_exact, NPROGRAMS);
+}
+
+/* tsr_tc_disasm_program_stream gives tsr_tc_disasm_program's text byte for byte, in pieces, on every GPU_FFT
+ * program, on random words (labels anywhere, .word lines) and at another base; a sink that stops stops it. */
+static int to_buf(void *ctx, const char *data, size_t len)
+{
+	struct tsr_buf *b = ctx;
+	cr_assert_leq(len, 2 * 65536u, "a piece of %zu bytes", len);
+	tsr_buf_append(b, data, len);
+	return 0;
+}
+
+static int refuse(void *ctx, const char *data, size_t len)
+{
+	(void)data;
+	(void)len;
+	++*(int *)ctx;
+	return -1;
+}
+
+static void expect_stream_text(const struct tsr_target *t, const uint32_t *w, size_t n, uint64_t base, const char *what)
+{
+	struct tsr_buf whole = { 0 }, pieces = { 0 };
+	t->disasm_program(w, n, base, &whole);
+	cr_assert_eq(tsr_tc_disasm_program_stream(t->text, w, n, base, to_buf, &pieces), 0);
+	cr_assert_eq(pieces.len, whole.len, "%s: %zu bytes streamed, %zu whole", what, pieces.len, whole.len);
+	cr_assert(!whole.len || !memcmp(pieces.data, whole.data, whole.len), "%s: the streamed text differs", what);
+	tsr_buf_free(&whole);
+	tsr_buf_free(&pieces);
+}
+
+Test(corpus, streamed_disassembly_is_identical)
+{
+	const struct tsr_target *t = tsr_find_target("qpu");
+	cr_assert(t);
+	for (int p = 0; p < NPROGRAMS; p++) {
+		struct tsr_words w;
+		load_program(programs[p], &w);
+		expect_stream_text(t, w.w, w.count, 0, programs[p]);
+		expect_stream_text(t, w.w, w.count, 0x1000, programs[p]);
+		tsr_words_free(&w);
+	}
+	enum { N = 20000 };
+	uint32_t *w = malloc(2 * N * sizeof *w);
+	uint64_t x = 0x2545f4914f6cdd1du;
+	for (int i = 0; i < 2 * N; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		w[i] = (uint32_t)(x >> 13);
+	}
+	for (int i = 0; i < N; i += 7)   /* branches: (sig 15) to nearby targets */
+		w[2 * i + 1] = 0xf0000000u | (w[2 * i + 1] & 0x0fffffffu);
+	expect_stream_text(t, w, N, 0, "random words");
+	int calls = 0;
+	cr_expect_eq(tsr_tc_disasm_program_stream(t->text, w, N, 0, refuse, &calls), -1);
+	cr_expect_eq(calls, 1);
+	free(w);
 }
 
 Test(corpus, disassembly_agrees_with_source_comments)

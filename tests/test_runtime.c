@@ -551,6 +551,114 @@ Test(hexio, write_both_formats_to_files)
     rmtree(dir);
 }
 
+/* Reads `path` whole (tsr_words_read) and in chunks (tsr_words_stream, with and without lean) and expects the
+ * same words, lines, comments (tsr_hex_comments_at for the lean read) and diagnostics. */
+static void expect_stream_same(const char *path, enum tsr_wordfmt fmt)
+{
+    struct capture c1, c2, c3;
+    capture_start(&c1);
+    capture_start(&c2);
+    capture_start(&c3);
+    struct tsr_words a, b, l;
+    tsr_words_init(&a, 64);
+    tsr_words_init(&b, 64);
+    tsr_words_init(&l, 64);
+    l.lean = true;
+    int ra = tsr_words_read(&a, path, fmt, &c1.d);
+    cr_expect_eq(tsr_words_stream(&b, path, fmt, &c2.d), ra, "%s", path);
+    cr_expect_eq(tsr_words_stream(&l, path, fmt, &c3.d), ra, "%s", path);
+    cr_expect_str_eq(capture_text(&c2), capture_text(&c1), "%s", path);
+    cr_expect_str_eq(capture_text(&c3), capture_text(&c1), "%s", path);
+    cr_assert_eq(b.count, a.count, "%s", path);
+    cr_assert_eq(l.count, a.count, "%s", path);
+    cr_expect_null(l.comment);
+    struct tsr_hex_comments hc;
+    tsr_hex_comments_open(&hc, path);
+    for (size_t i = 0; i < a.count; i++) {
+        cr_assert_eq(tsr_words_get64(&b, i), tsr_words_get64(&a, i), "%s: instruction %zu", path, i);
+        cr_assert_eq(tsr_words_get64(&l, i), tsr_words_get64(&a, i), "%s: instruction %zu", path, i);
+        cr_assert_eq(b.line[i], a.line[i]);
+        cr_assert_eq(l.line[i], a.line[i]);
+        const char *ca = a.comment[i], *cb = b.comment[i];
+        cr_assert((ca == NULL) == (cb == NULL) && (!ca || !strcmp(ca, cb)), "%s: comment %zu", path, i);
+        if (fmt == TSR_WORDS_HEX) {
+            for (int twice = 0; twice < 2; twice++) {   /* asked again for the same line: the same text */
+                const char *cl = tsr_hex_comments_at(&hc, l.line[i]);
+                cr_assert((ca == NULL) == (cl == NULL) && (!ca || !strcmp(ca, cl)), "%s: comment %zu: '%s' '%s'",
+                          path, i, ca ? ca : "(none)", cl ? cl : "(none)");
+            }
+        }
+    }
+    tsr_hex_comments_close(&hc);
+    tsr_words_free(&a);
+    tsr_words_free(&b);
+    tsr_words_free(&l);
+    capture_end(&c1);
+    capture_end(&c2);
+    capture_end(&c3);
+}
+
+Test(hexio, streamed_reads_match_whole_reads)
+{
+    static const char *const corpus[] = {"shader_256.hex", "shader_4k.hex", "shader_4096k.hex", "shader_trans.hex"};
+    for (size_t k = 0; k < sizeof corpus / sizeof *corpus; k++) {
+        char rel[256];
+        snprintf(rel, sizeof rel, "corpus/qpu/gpu_fft_r3/hex/%s", corpus[k]);
+        const char *path = shared_path(rel);
+        enum tsr_wordfmt f;
+        struct tsr_diag d;
+        tsr_diag_init(&d, TSR_DIAG_PRINT, NULL);
+        cr_assert_eq(tsr_words_detect_file(path, &f, &d), 0);
+        cr_expect_eq(f, TSR_WORDS_HEX);
+        tsr_diag_fini(&d);
+        expect_stream_same(path, TSR_WORDS_HEX);
+    }
+    /* lines across the 64 KiB chunks, a line longer than two chunks, CRLF, bad lines, no final newline */
+    char *dir = make_tmpdir();
+    char path[4200];
+    snprintf(path, sizeof path, "%s/p.hex", dir);
+    FILE *f = fopen(path, "wb");
+    cr_assert_not_null(f);
+    for (int i = 0; i < 20000; i++) {
+        if (i % 997 == 5)
+            fprintf(f, "0x%x, 0xzz // bad %d\n", i, i);
+        else if (i % 1499 == 7)
+            fprintf(f, "0x%x, 0x%x,%s\r\n", i, 3 * i, i % 2 ? " //  crlf  " : "");
+        else
+            fprintf(f, "  0x%08x, 0x%x, // line %d\n", i, i ^ 0x55, i);
+        if (i == 12345) {
+            fputs("0x1, 0x2, //", f);
+            for (int k = 0; k < 150000; k++)
+                fputc('a' + k % 26, f);
+            fputs("\n// only a comment\n\n", f);
+        }
+    }
+    fputs("0x1, 0x2 // last", f);
+    fclose(f);
+    expect_stream_same(path, TSR_WORDS_HEX);
+    /* binary, of a whole number of words and not */
+    snprintf(path, sizeof path, "%s/p.bin", dir);
+    f = fopen(path, "wb");
+    for (int i = 0; i < 100003; i++)
+        fputc(i * 7 % 251, f);
+    fclose(f);
+    expect_stream_same(path, TSR_WORDS_BIN);
+    enum tsr_wordfmt fmt;
+    struct capture c;
+    capture_start(&c);
+    cr_assert_eq(tsr_words_detect_file(path, &fmt, &c.d), 0);
+    cr_expect_eq(fmt, TSR_WORDS_BIN);
+    cr_assert_eq(tsr_words_detect_file("/nonexistent/x.hex", &fmt, &c.d), -1);
+    cr_expect_str_eq(capture_text(&c), "/nonexistent/x.hex: error: cannot read: No such file or directory\n");
+    capture_end(&c);
+    f = fopen(path, "wb");
+    for (int i = 0; i < 8 * 20001; i++)
+        fputc(i * 7 % 251, f);
+    fclose(f);
+    expect_stream_same(path, TSR_WORDS_BIN);
+    rmtree(dir);
+}
+
 /* ---- fileout ---------------------------------------------------------------------------- */
 
 Test(fileout, buffer_grows_and_stays_terminated)
@@ -607,6 +715,124 @@ Test(fileout, commit_writes_atomically_and_leaves_no_temporary)
     cr_assert_eq(count_entries(subdir, ""), 2); /* out.c and deeper */
     cr_assert_eq(d.count, 0);
     tsr_buf_free(&b);
+    tsr_diag_fini(&d);
+    rmtree(dir);
+}
+
+/* The streaming writer: nothing at the path before the commit, the whole text after it, no temporary left;
+ * unchanged bytes keep the file and its timestamp; an abort or a failed rename leaves the old file alone. */
+Test(fileout, streamed_output_commits_atomically)
+{
+    char *dir = make_tmpdir();
+    char path[4200];
+    snprintf(path, sizeof path, "%s/out.s", dir);
+    struct tsr_diag d;
+    tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
+    struct tsr_fileout o;
+    struct tsr_buf want = {0}, got = {0};
+    cr_assert_eq(tsr_fileout_open(&o, path, &d), 0);
+    for (int i = 0; i < 100000; i++) {
+        char line[64];
+        int n = snprintf(line, sizeof line, "line %d\n", i);
+        tsr_buf_append(&want, line, (size_t)n);
+        cr_assert_eq(tsr_fileout_write(&o, line, (size_t)n), 0);
+    }
+    cr_assert_eq(access(path, F_OK), -1, "the path exists before the commit");
+    cr_assert_eq(count_entries(dir, ".tmp."), 1);
+    cr_assert_eq(tsr_fileout_commit(&o, &d), 0);
+    cr_assert_eq(tsr_file_read(path, &got, &d), 0);
+    cr_assert_eq(got.len, want.len);
+    cr_assert_eq(memcmp(got.data, want.data, want.len), 0);
+    cr_assert_eq(count_entries(dir, ".tmp."), 0);
+    /* the same bytes again: not rewritten */
+    struct timeval old[2] = {{1000000000, 0}, {1000000000, 0}};
+    cr_assert_eq(utimes(path, old), 0);
+    cr_assert_eq(tsr_fileout_open(&o, path, &d), 0);
+    cr_assert_eq(tsr_fileout_write(&o, want.data, want.len), 0);
+    cr_assert_eq(tsr_fileout_commit(&o, &d), 0);
+    struct stat st;
+    cr_assert_eq(stat(path, &st), 0);
+    cr_assert_eq(st.st_mtime, 1000000000);
+    /* a prefix of them: rewritten */
+    cr_assert_eq(tsr_fileout_open(&o, path, &d), 0);
+    cr_assert_eq(tsr_fileout_write(&o, want.data, 10), 0);
+    cr_assert_eq(tsr_fileout_commit(&o, &d), 0);
+    tsr_buf_clear(&got);
+    cr_assert_eq(tsr_file_read(path, &got, &d), 0);
+    cr_assert_eq(got.len, 10);
+    /* aborted: the old file stays, no temporary */
+    cr_assert_eq(tsr_fileout_open(&o, path, &d), 0);
+    cr_assert_eq(tsr_fileout_write(&o, "x", 1), 0);
+    tsr_fileout_abort(&o);
+    tsr_buf_clear(&got);
+    cr_assert_eq(tsr_file_read(path, &got, &d), 0);
+    cr_assert_eq(got.len, 10);
+    cr_assert_eq(count_entries(dir, ""), 1);
+    cr_assert_eq(d.count, 0);
+    /* over a directory: the rename fails, reported, the temporary removed; a missing directory: no open */
+    char target[4200], want_msg[4400];
+    snprintf(target, sizeof target, "%s/isdir", dir);
+    cr_assert_eq(mkdir(target, 0777), 0);
+    cr_assert_eq(tsr_fileout_open(&o, target, &d), 0);
+    cr_assert_eq(tsr_fileout_write(&o, "data", 4), 0);
+    cr_assert_eq(tsr_fileout_commit(&o, &d), -1);
+    snprintf(want_msg, sizeof want_msg, "%s: error: cannot write: Is a directory", target);
+    cr_assert_str_eq(d.entries[0].text, want_msg);
+    snprintf(target, sizeof target, "%s/no/such.s", dir);
+    cr_assert_eq(tsr_fileout_open(&o, target, &d), -1);
+    snprintf(want_msg, sizeof want_msg, "%s: error: cannot write: No such file or directory", target);
+    cr_assert_str_eq(d.entries[1].text, want_msg);
+    cr_assert_eq(count_entries(dir, ""), 2);   /* out.s and isdir */
+    tsr_buf_free(&want);
+    tsr_buf_free(&got);
+    tsr_diag_fini(&d);
+    rmtree(dir);
+}
+
+/* tsr_lines: every line of a file with lines across chunks, one longer than three chunks, CRLF kept, NULs, no
+ * final newline; the same lines again after a rewind; a missing file reported. */
+Test(fileout, lines_read_in_chunks)
+{
+    char *dir = make_tmpdir();
+    char path[4200];
+    snprintf(path, sizeof path, "%s/t.s", dir);
+    struct tsr_buf want = {0};
+    for (int i = 0; i < 30000; i++) {
+        tsr_buf_printf(&want, "line %d%s\n", i, i % 3 ? "" : "\r");
+        if (i == 777) {
+            for (int k = 0; k < 200000; k++) {   /* a NUL every 1000 bytes */
+                char c = k % 1000 ? 'x' : '\0';
+                tsr_buf_append(&want, &c, 1);
+            }
+            tsr_buf_append(&want, "\n\n", 2);
+        }
+    }
+    tsr_buf_append(&want, "a\0b", 3);   /* a NUL inside the last line, which has no '\n' */
+    struct tsr_diag d;
+    tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
+    cr_assert_eq(tsr_file_commit(path, want.data, want.len, &d), 0);
+    struct tsr_lines r;
+    cr_assert_eq(tsr_lines_open(&r, path, &d), 0);
+    for (int round = 0; round < 2; round++) {
+        struct tsr_buf got = {0};
+        const char *b, *e;
+        size_t lines = 0;
+        while (tsr_lines_next(&r, &b, &e)) {
+            tsr_buf_append(&got, b, (size_t)(e - b));
+            tsr_buf_append(&got, "\n", 1);
+            lines++;
+        }
+        cr_assert_eq(r.err, 0);
+        cr_assert_eq(lines, 30000u + 2u + 1u);
+        cr_assert_eq(got.len, want.len + 1);   /* the last line gets its '\n' back here */
+        cr_assert_eq(memcmp(got.data, want.data, want.len), 0, "round %d", round);
+        tsr_buf_free(&got);
+        cr_assert_eq(tsr_lines_rewind(&r), 0);
+    }
+    tsr_lines_close(&r);
+    cr_assert_eq(tsr_lines_open(&r, "/nonexistent/t.s", &d), -1);
+    cr_assert_str_eq(d.entries[0].text, "/nonexistent/t.s: error: cannot read: No such file or directory");
+    tsr_buf_free(&want);
     tsr_diag_fini(&d);
     rmtree(dir);
 }

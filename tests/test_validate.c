@@ -542,6 +542,74 @@ Test(validate, control_flow)
     }
 }
 
+/* Taken edges between instructions far apart (more than the engine keeps decoded behind the one checked), both
+ * ways: a write in a branch's last delay slot reaches the target, far before or far after the branch. */
+Test(validate, control_flow_far)
+{
+    enum { N = 1000, BACK = 900, FWD = 10, FWD_TARGET = 700 };
+    static uint32_t w[2 * N];
+    struct prog p = {w, N, "far"};
+    for (size_t i = 0; i < N; i++)
+        put(&p, i, "nop");
+    char t[64];
+    put(&p, 1, "mov r0, ra1");                  /* the backward branch's target */
+    snprintf(t, sizeof t, "brr -, 0x%x", 8 * 1);
+    put(&p, BACK, t);
+    put(&p, BACK + 3, "mov ra1, r0");           /* its last delay slot */
+    snprintf(t, sizeof t, "brr -, 0x%x", 8 * FWD_TARGET);
+    put(&p, FWD, t);
+    put(&p, FWD + 3, "mov ra2, r0");
+    put(&p, FWD_TARGET, "mov r1, ra2");
+    struct found f;
+    size_t n = run(&p, &f);
+    dump(&p, &f);
+    int back = 0, fwd = 0;
+    for (int i = 0; i < f.n; i++) {
+        back += f.v[i].pc == 8 && !strcmp(f.v[i].name, "regfile_raw");
+        fwd += f.v[i].pc == 8 * FWD_TARGET && !strcmp(f.v[i].name, "regfile_raw");
+    }
+    cr_expect_eq(back, 1, "backward taken edge from %d to 1", BACK + 3);
+    cr_expect_eq(fwd, 1, "forward taken edge from %d to %d", FWD + 3, FWD_TARGET);
+    cr_expect_eq(n, 2u);
+}
+
+/* Repeated bundles (the program check memoizes what a bundle's words decide): every repetition of a broken pair
+ * and of a bundle breaking a resource is reported at its own address, and a relative branch repeated at other
+ * addresses still reaches its own target. */
+Test(validate, repeated_bundles)
+{
+    enum { N = 600 };
+    static uint32_t w[2 * N];
+    struct prog p = {w, N, "repeated"};
+    for (size_t i = 0; i < N; i++)
+        put(&p, i, i % 3 == 0 ? "mov ra1, r0" : i % 3 == 1 ? "mov r0, ra1" : "mov tmu0_s, r0; mov sfu_recip, r1");
+    struct found f;
+    size_t n = run(&p, &f);
+    dump(&p, &f);
+    size_t raw = 0, periph = 0;
+    for (int i = 0; i < f.n && i < 64; i++) {
+        raw += !strcmp(f.v[i].name, "regfile_raw") && f.v[i].pc % 24 == 8;
+        periph += !strcmp(f.v[i].name, "periph") && f.v[i].pc % 24 == 16;
+    }
+    cr_expect_eq(n, 2u * N / 3, "one regfile_raw and one periph per 3 instructions");
+    cr_expect_eq(raw + periph, 64u, "the first 64 reports, each at its own instruction");
+    /* the same brr word at several addresses: relative targets differ */
+    for (size_t i = 0; i < N; i++)
+        put(&p, i, "nop");
+    for (size_t b = 0; b < 4; b++) {
+        size_t at = 100 * b + 10;
+        char t[64];
+        snprintf(t, sizeof t, "brr -, 0x%zx", 8 * (at + 50));
+        put(&p, at, t);
+        put(&p, at + 3, b == 2 ? "mov ra2, r0" : "nop");
+        put(&p, at + 50, "mov r1, ra2");
+    }
+    n = run(&p, &f);
+    dump(&p, &f);
+    cr_expect_eq(n, 1u);
+    cr_expect_eq(f.v[0].pc, 8u * 260);
+}
+
 /* ---- the engine alone: latency max, windows at distance 0, streams ------------------------------------------ */
 /* A toy target: bundle word 0 = event kind code (1 write x, 2 read x, 3 both), word 1 unused. */
 static int toy_events(const uint32_t *w, uint32_t pc, struct tsr_vbundle *b)

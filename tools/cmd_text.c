@@ -1,4 +1,5 @@
 /* `tessera asm` and `tessera dis`, and the program loading both share with `sim`. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -27,13 +28,13 @@ static int assemble(const struct tool_opts *o, const char *name, const char *tex
 
 /* A program has at least one instruction and fits below 2^32 from o->base (the addresses --base allows;
  * pcs are 32-bit). */
-static int check_end(const struct tool_opts *o, const char *name, const struct tsr_words *w, struct tsr_diag *d)
+static int check_end(const struct tool_opts *o, const char *name, size_t count, struct tsr_diag *d)
 {
-	if (w->count == 0)
+	if (count == 0)
 		return tsr_diag_error(d, name, 0, 0, "no instructions (an empty program)");
-	if (w->count <= ((uint64_t)1 << 32) / o->target->pc_step - o->base / o->target->pc_step)
+	if (count <= ((uint64_t)1 << 32) / o->target->pc_step - o->base / o->target->pc_step)
 		return 0;
-	return tsr_diag_error(d, name, 0, 0, "%zu instructions from --base 0x%" PRIx64 " pass address 2^32", w->count,
+	return tsr_diag_error(d, name, 0, 0, "%zu instructions from --base 0x%" PRIx64 " pass address 2^32", count,
 			      o->base);
 }
 
@@ -50,9 +51,26 @@ int tool_load_program(const struct tool_opts *o, const char *path, struct tsr_wo
 					  : tsr_bin_parse(out, text, b.len, name, d);
 	}
 	if (!rc)
-		rc = check_end(o, name, out, d);
+		rc = check_end(o, name, out->count, d);
 	tsr_buf_free(&b);
 	return rc;
+}
+
+int tool_load_words(const struct tool_opts *o, const char *path, struct tsr_words *out, enum tsr_wordfmt *fmt,
+		    struct tsr_diag *d)
+{
+	*fmt = TSR_WORDS_AUTO;
+	if (!strcmp(path, "-"))   /* standard input cannot be read twice: whole */
+		return tool_load_program(o, path, out, d);
+	enum tsr_wordfmt f = o->infmt;
+	if (f == TSR_WORDS_AUTO && tsr_words_detect_file(path, &f, d) < 0)
+		return -1;
+	if (f == TSR_WORDS_ASM)   /* assembly is read whole (the assembler's output, not the source, is kept) */
+		return tool_load_program(o, path, out, d);
+	out->lean = true;
+	*fmt = f;
+	int rc = tsr_words_stream(out, path, f, d);
+	return rc ? rc : check_end(o, path, out->count, d);
 }
 
 int tool_write_output(const struct tool_opts *o, const struct tsr_buf *buf, struct tsr_diag *d)
@@ -72,38 +90,97 @@ static int need_one_file(const struct tool_opts *o, const char *cmd)
 	return 2;
 }
 
-int cmd_asm(struct tool_opts *o)
+
+/* ---- output written as it is produced ---------------------------------------------------------------- */
+/* -o FILE through tsr_fileout (atomic); standard output directly, or held in a temporary file until the end
+ * (`hold`: nothing is printed when the command fails late, as when the output was built in memory). */
+struct tool_out {
+	struct tsr_fileout fo;
+	FILE *held;                /* standard output held back (tmpfile), or NULL */
+	struct tsr_buf buf, mem;   /* buf: the piece not yet written; mem: held in memory when tmpfile fails */
+	const char *path;          /* -o FILE */
+	bool file, hold, opened, failed;
+};
+
+static void out_open(const struct tool_opts *o, struct tool_out *x, bool hold)
 {
-	int rc = need_one_file(o, "asm");
-	if (rc)
-		return rc;
-	struct tsr_diag d;
-	struct tsr_words w;
-	struct tsr_buf out = { 0 };
-	tsr_diag_init(&d, TSR_DIAG_PRINT, stderr);
-	tsr_words_init(&w, o->target->word_bits);
-	struct tsr_buf src = { 0 };
-	const char *name = strcmp(o->args[0], "-") ? o->args[0] : "<stdin>";
-	rc = tool_read_input(o->args[0], &src, &d);
-	if (!rc && !tsr_data_is_text(src.data, src.len))   /* by content, as the other commands (docs/tools.md) */
-		rc = tsr_diag_error(&d, name, 0, 0, "binary data, not assembly text (more than a third of the first "
-				    "%u bytes are not text)", TSR_DETECT_BYTES);
-	if (!rc)
-		rc = assemble(o, name, src.data ? src.data : "", src.len, &w, &d);
-	if (!rc)
-		rc = check_end(o, name, &w, &d);
-	if (!rc) {
-		if (o->outfmt == TSR_WORDS_BIN)
-			tsr_bin_format(&w, &out);
-		else
-			tsr_hex_format(&w, &out);
-		rc = tool_write_output(o, &out, &d);
+	memset(x, 0, sizeof *x);
+	x->file = o->output != NULL;
+	x->path = o->output;
+	x->hold = hold && !x->file;
+	if (x->hold)
+		x->held = tmpfile();
+}
+
+static void out_flush(struct tool_out *x)
+{
+	if (x->file && !x->opened && !x->failed) {   /* the file is created with the first piece (or at the end) */
+		x->opened = true;
+		x->failed = tsr_fileout_open(&x->fo, x->path, NULL) < 0;
 	}
-	tsr_buf_free(&src);
-	tsr_buf_free(&out);
-	tsr_words_free(&w);
-	tsr_diag_fini(&d);
-	return rc ? 1 : 0;
+	if (!x->buf.len || x->failed) {
+		tsr_buf_clear(&x->buf);
+		return;
+	}
+	if (x->file)
+		x->failed = tsr_fileout_write(&x->fo, x->buf.data, x->buf.len) < 0;
+	else if (x->hold && x->held)
+		x->failed = fwrite(x->buf.data, 1, x->buf.len, x->held) != x->buf.len;
+	else if (x->hold)
+		tsr_buf_append(&x->mem, x->buf.data, x->buf.len);
+	else
+		x->failed = fwrite(x->buf.data, 1, x->buf.len, stdout) != x->buf.len;
+	tsr_buf_clear(&x->buf);
+}
+
+static void out_put(struct tool_out *x, const char *data, size_t len)
+{
+	tsr_buf_append(&x->buf, data, len);
+	if (x->buf.len >= 65536)
+		out_flush(x);
+}
+
+/* Ends the output: ok, it is committed (held text copied to standard output); else dropped.  Returns 0, or
+ * -1 with `FILE: error: cannot write: ...` or `<stdout>: error: write failed`. */
+static int out_close(struct tool_out *x, bool ok, struct tsr_diag *d)
+{
+	int rc = 0;
+	if (ok)
+		out_flush(x);
+	if (x->file) {
+		if (ok && !x->fo.f)   /* the temporary could not be created */
+			rc = tsr_diag_error(d, x->path, 0, 0, "cannot write: %s", strerror(x->fo.err ? x->fo.err : EIO));
+		else if (ok)
+			rc = tsr_fileout_commit(&x->fo, d);   /* reports a failed write, removing the temporary */
+		else
+			tsr_fileout_abort(&x->fo);
+	} else if (ok) {
+		if (x->held && !x->failed && !fflush(x->held) && !fseek(x->held, 0, SEEK_SET)) {
+			char chunk[65536];
+			size_t n;
+			while (!x->failed && (n = fread(chunk, 1, sizeof chunk, x->held)) > 0)
+				x->failed = fwrite(chunk, 1, n, stdout) != n;
+			x->failed |= ferror(x->held) != 0;
+		} else if (x->held) {
+			x->failed = true;
+		} else if (x->mem.len) {
+			x->failed = fwrite(x->mem.data, 1, x->mem.len, stdout) != x->mem.len;
+		}
+		if (x->failed || fflush(stdout))
+			rc = tsr_diag_error(d, "<stdout>", 0, 0, "write failed");
+	}
+	if (x->held)
+		fclose(x->held);
+	tsr_buf_free(&x->buf);
+	tsr_buf_free(&x->mem);
+	return ok ? rc : -1;
+}
+
+static int dis_write(void *ctx, const char *data, size_t len)
+{
+	struct tool_out *x = ctx;
+	out_put(x, data, len);
+	return x->failed ? -1 : 0;
 }
 
 int cmd_dis(struct tool_opts *o)
@@ -113,16 +190,118 @@ int cmd_dis(struct tool_opts *o)
 		return rc;
 	struct tsr_diag d;
 	struct tsr_words w;
-	struct tsr_buf out = { 0 };
+	enum tsr_wordfmt f;
 	tsr_diag_init(&d, TSR_DIAG_PRINT, stderr);
 	tsr_words_init(&w, o->target->word_bits);
-	rc = tool_load_program(o, o->args[0], &w, &d);
-	if (!rc) {
+	rc = tool_load_words(o, o->args[0], &w, &f, &d);
+	if (!rc && !o->target->text) {
+		struct tsr_buf out = { 0 };
 		o->target->disasm_program(w.w, w.count, o->base, &out);
 		rc = tool_write_output(o, &out, &d);
+		tsr_buf_free(&out);
+	} else if (!rc) {   /* printed and written in pieces: memory does not grow with the program's text */
+		struct tool_out x;
+		out_open(o, &x, false);
+		tsr_tc_disasm_program_stream(o->target->text, w.w, w.count, o->base, dis_write, &x);
+		rc = out_close(&x, true, &d);
 	}
-	tsr_buf_free(&out);
 	tsr_words_free(&w);
+	tsr_diag_fini(&d);
+	return rc ? 1 : 0;
+}
+
+/* asm's input is text (tsr_data_is_text): anything else is reported as binary data. Returns -1. */
+static int not_text(const char *name, struct tsr_diag *d)
+{
+	return tsr_diag_error(d, name, 0, 0, "binary data, not assembly text (more than a third of the first %u bytes "
+			      "are not text)", TSR_DETECT_BYTES);
+}
+
+/* asm's instructions, formatted as they come (hex lines with their source text, or binary). */
+struct asm_emit {
+	struct tool_out *x;
+	unsigned per;
+	bool bin;
+	struct tsr_buf line;
+	size_t count;   /* instructions so far */
+};
+
+static void asm_emit(void *ctx, const uint32_t *w, const char *comment, unsigned line)
+{
+	struct asm_emit *e = ctx;
+	(void)line;
+	e->count++;
+	tsr_buf_clear(&e->line);
+	if (e->bin)
+		tsr_bin_format_words(w, e->per, &e->line);
+	else
+		tsr_hex_format_one(w, e->per, comment, &e->line);
+	out_put(e->x, e->line.data, e->line.len);
+}
+
+int cmd_asm(struct tool_opts *o)
+{
+	int rc = need_one_file(o, "asm");
+	if (rc)
+		return rc;
+	struct tsr_diag d;
+	tsr_diag_init(&d, TSR_DIAG_PRINT, stderr);
+	const struct tsr_tc_isa *isa = o->target->text;
+	const char *name = strcmp(o->args[0], "-") ? o->args[0] : "<stdin>";
+	if (!strcmp(o->args[0], "-") || !isa) {   /* read whole: standard input cannot be read twice */
+		struct tsr_words w;
+		struct tsr_buf out = { 0 }, src = { 0 };
+		tsr_words_init(&w, o->target->word_bits);
+		rc = tool_read_input(o->args[0], &src, &d);
+		if (!rc && !tsr_data_is_text(src.data, src.len))   /* by content, as the other commands (docs/tools.md) */
+			rc = not_text(name, &d);
+		if (!rc)
+			rc = assemble(o, name, src.data ? src.data : "", src.len, &w, &d);
+		if (!rc)
+			rc = check_end(o, name, w.count, &d);
+		if (!rc) {
+			if (o->outfmt == TSR_WORDS_BIN)
+				tsr_bin_format(&w, &out);
+			else
+				tsr_hex_format(&w, &out);
+			rc = tool_write_output(o, &out, &d);
+		}
+		tsr_buf_free(&src);
+		tsr_buf_free(&out);
+		tsr_words_free(&w);
+		tsr_diag_fini(&d);
+		return rc ? 1 : 0;
+	}
+	enum tsr_wordfmt f;
+	if (tsr_words_detect_file(name, &f, &d) < 0 || (f == TSR_WORDS_BIN && not_text(name, &d) < 0)) {
+		tsr_diag_fini(&d);
+		return 1;
+	}
+	/* the source read twice in pieces (labels, then instructions), the output written as it comes */
+	struct tsr_lines in;
+	struct tool_out x;
+	rc = tsr_lines_open(&in, o->args[0], &d);
+	if (!rc) {
+		out_open(o, &x, true);
+		struct asm_emit e = { &x, o->target->word_bits / 32, o->outfmt == TSR_WORDS_BIN, { 0 }, 0 };
+		struct tsr_tc_asm *A = tsr_tc_asm_begin(isa, o->args[0], o->base, &d);
+		const char *b, *end;
+		while (tsr_lines_next(&in, &b, &end))
+			tsr_tc_asm_labels(A, b, end);
+		if (!in.err)
+			tsr_lines_rewind(&in);
+		tsr_tc_asm_pass2(A, asm_emit, &e);
+		while (!in.err && tsr_lines_next(&in, &b, &end))
+			tsr_tc_asm_line(A, b, end);
+		rc = tsr_tc_asm_end(A);
+		if (in.err)
+			rc = tsr_diag_error(&d, o->args[0], 0, 0, "cannot read: %s", strerror(in.err));
+		if (!rc)
+			rc = check_end(o, name, e.count, &d);
+		rc = out_close(&x, rc == 0, &d);
+		tsr_buf_free(&e.line);
+		tsr_lines_close(&in);
+	}
 	tsr_diag_fini(&d);
 	return rc ? 1 : 0;
 }

@@ -16,6 +16,7 @@ struct vctx {
 	const struct tsr_words *w;
 	const char *path;
 	struct tsr_diag *d;
+	struct tsr_hex_comments *hc;   /* a lean hex program's comments, else NULL */
 };
 
 static void report(void *p, const struct tsr_vviol *v)
@@ -27,7 +28,8 @@ static void report(void *p, const struct tsr_vviol *v)
 	const struct tsr_target *t = c->o->target;
 	struct tsr_buf text = { 0 };
 	t->disasm(c->w->w + v->at * t->nwords, v->pc, &text);
-	const char *src = c->w->comment && c->w->comment[v->at] ? c->w->comment[v->at] : NULL;
+	const char *src = c->hc ? tsr_hex_comments_at(c->hc, line)
+		: c->w->comment && c->w->comment[v->at] ? c->w->comment[v->at] : NULL;
 	tsr_diag_note(c->d, c->path, line, 0, "%s%s%s", text.data ? text.data : "", src ? "    // " : "", src ? src : "");
 	tsr_buf_free(&text);
 }
@@ -73,13 +75,19 @@ int cmd_validate(struct tool_opts *o)
 		d.max_errors = 0;
 		tsr_words_init(&w, o->target->word_bits);
 		const char *path = strcmp(o->args[i], "-") ? o->args[i] : "<stdin>";
-		if (tool_load_program(o, o->args[i], &w, &d) < 0) {
+		enum tsr_wordfmt f;
+		if (tool_load_words(o, o->args[i], &w, &f, &d) < 0) {
 			rc = 1;
 		} else {
 			if (o->trace)
 				trace_events(o, &w);
-			struct vctx c = { o, &w, path, &d };
+			struct tsr_hex_comments hc;
+			if (f == TSR_WORDS_HEX)
+				tsr_hex_comments_open(&hc, o->args[i]);
+			struct vctx c = { o, &w, path, &d, f == TSR_WORDS_HEX ? &hc : NULL };
 			size_t n = tsr_validate(o->target->vdesc, w.w, w.count, o->base, report, &c);
+			if (f == TSR_WORDS_HEX)
+				tsr_hex_comments_close(&hc);
 			if (n)
 				rc = 1;
 			fprintf(stderr, "%s: %zu instruction%s, %zu violation%s\n", path, w.count, w.count == 1 ? "" : "s", n,

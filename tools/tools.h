@@ -62,6 +62,13 @@ int tool_load_program(const struct tool_opts *o, const char *path, struct tsr_wo
 /* Reads the whole of path ("-" = standard input, named `<stdin>` in diagnostics) into b.  Returns 0 or -1
  * (reported). */
 int tool_read_input(const char *path, struct tsr_buf *b, struct tsr_diag *d);
+/* The same for programs of any size: a named hex or binary file is read in chunks into out with out->lean
+ * set (words and lines, no comments; about 12 bytes per 64-bit instruction) and *fmt is set to its format
+ * (TSR_WORDS_HEX: comments can be read back with tsr_hex_comments_*); assembly and standard input are
+ * read as tool_load_program does (*fmt = TSR_WORDS_AUTO, comments kept).  Identical words, lines and
+ * diagnostics.  Returns 0 or -1. */
+int tool_load_words(const struct tool_opts *o, const char *path, struct tsr_words *out, enum tsr_wordfmt *fmt,
+		    struct tsr_diag *d);
 /* Writes buf to o->output atomically, or to standard output. Returns 0 or -1 (reported). */
 int tool_write_output(const struct tool_opts *o, const struct tsr_buf *buf, struct tsr_diag *d);
 

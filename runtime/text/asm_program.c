@@ -30,6 +30,15 @@ struct prog {
     struct seg *segs;
     size_t nsegs, csegs;
     int rc;
+    /* the line-by-line interface (tsr_tc_asm_*): where both passes are */
+    uint64_t base, addr;       /* the first instruction's byte address; the current one */
+    unsigned line;
+    struct tsr_asm *a;         /* pass 2: the bundle matcher */
+    void *inst;
+    uint32_t *w;
+    struct tsr_buf comment;
+    tsr_tc_emit emit;
+    void *ectx;
 };
 
 static void err(struct prog *P, unsigned line, size_t col0, const char *fmt, ...)
@@ -234,6 +243,10 @@ static void do_set(struct prog *P, const char *lb, const char *p, const char *e,
         return;
     }
     s = tsr_asm_sym_add(&P->syms, name, nlen, &created);
+    if (created)   /* names and texts are kept: the source is read a line at a time (tsr_tc_asm_line) */
+        s->name = tsr_arena_strndup(&P->arena, name, nlen);
+    if (!konst && tb == vb)
+        tb = tsr_arena_strndup(&P->arena, vb, tl);
     if (s->kind == TSR_SYM_ALIAS)
         P->syms.nalias--;
     s->line = line;
@@ -248,8 +261,8 @@ static void do_set(struct prog *P, const char *lb, const char *p, const char *e,
     }
 }
 
-static void do_word(struct prog *P, const char *lb, const char *p, const char *e, unsigned line,
-                    struct tsr_words *out, uint32_t *w, const char *comment)
+static void do_word(struct prog *P, const char *lb, const char *p, const char *e, unsigned line, size_t *count,
+                    uint32_t *w, const char *comment)
 {
     unsigned nw = P->isa->nwords, k = 0;
     size_t n = count_items(p, e);
@@ -293,10 +306,159 @@ static void do_word(struct prog *P, const char *lb, const char *p, const char *e
         }
         w[k++] = (uint32_t)v.i;
         if (k == nw) {
-            tsr_words_push(out, w, comment, line);
+            P->emit(P->ectx, w, comment, line);
+            ++*count;
             k = 0;
         }
     }
+}
+
+struct tsr_tc_asm *tsr_tc_asm_begin(const struct tsr_tc_isa *isa, const char *path, uint64_t base,
+                                    struct tsr_diag *d)
+{
+    struct prog *P = calloc(1, sizeof *P);
+    if (!P)
+        abort();
+    P->isa = isa;
+    P->path = path;
+    P->d = d;
+    P->base = P->addr = base;
+    return (struct tsr_tc_asm *)P;
+}
+
+/* pass 1: the labels of the line [lb, le) and the address after it */
+void tsr_tc_asm_labels(struct tsr_tc_asm *A, const char *lb, const char *le)
+{
+    struct prog *P = (struct prog *)A;
+    const struct tsr_tc_isa *isa = P->isa;
+    P->line++;
+    const char *e = strip_comment(lb, le), *p = skip_blank(lb, e), *q;
+    while ((q = label_at(p, e))) {
+        bool created;
+        struct tsr_asm_sym *s = tsr_asm_sym_add(&P->syms, p, (size_t)(q - p), &created);
+        if (created) {   /* a second definition is reported in pass 2, in line order */
+            s->name = tsr_arena_strndup(&P->arena, p, (size_t)(q - p));   /* the line does not stay */
+            s->kind = TSR_SYM_LABEL;
+            s->v.i = (int64_t)P->addr;
+            s->line = P->line;
+        }
+        p = skip_blank(q + 1, e);
+    }
+    e = trim_end(p, e);
+    if (p < e) {
+        if (is_directive(p, e, ".word"))
+            P->addr += (count_items(p + 5, e) + isa->nwords - 1) / isa->nwords * isa->pc_step;
+        else if (*p != '.')
+            P->addr += isa->pc_step;
+    }
+}
+
+void tsr_tc_asm_pass2(struct tsr_tc_asm *A, tsr_tc_emit emit, void *ctx)
+{
+    struct prog *P = (struct prog *)A;
+    P->a = tsr_asm_new(P->isa);
+    tsr_asm_use_syms(P->a, &P->syms);
+    P->inst = calloc(1, P->isa->inst_size + 16);
+    P->w = calloc(P->isa->nwords, sizeof *P->w);
+    if (!P->inst || !P->w)
+        abort();
+    P->emit = emit;
+    P->ectx = ctx;
+    P->addr = P->base;
+    P->line = 0;
+}
+
+/* pass 2: the line [lb, le) */
+void tsr_tc_asm_line(struct tsr_tc_asm *A, const char *lb, const char *le)
+{
+    struct prog *P = (struct prog *)A;
+    const struct tsr_tc_isa *isa = P->isa;
+    uint32_t *w = P->w;
+    unsigned line = ++P->line;
+    const char *L0 = lb;
+    const char *e = strip_comment(lb, le), *p = skip_blank(lb, e), *q;
+    while ((q = label_at(p, e))) {
+        const struct tsr_asm_sym *s = tsr_asm_sym_find(&P->syms, p, (size_t)(q - p));
+        if (s && s->kind == TSR_SYM_LABEL && s->line != line)
+            err(P, line, (size_t)(p - L0), "label '%.*s' is already defined (line %u)", (int)(q - p), p, s->line);
+        p = skip_blank(q + 1, e);
+    }
+    e = trim_end(p, e);
+    if (p == e)
+        return;
+    struct tsr_buf *comment = &P->comment;
+    tsr_buf_clear(comment);
+    tsr_buf_append(comment, p, (size_t)(e - p));
+    for (size_t i = 0; i < comment->len; i++)
+        if (comment->data[i] == '\t' || comment->data[i] == '\r')
+            comment->data[i] = ' ';
+    if (*p == '.') {
+        if (is_directive(p, e, ".set")) {
+            do_set(P, L0, p + 4, e, line);
+        } else if (is_directive(p, e, ".word")) {
+            size_t count = 0;
+            do_word(P, L0, p + 5, e, line, &count, w, comment->data);
+            size_t want = (count_items(p + 5, e) + isa->nwords - 1) / isa->nwords;
+            memset(w, 0, isa->nwords * sizeof *w);
+            for (; count < want; count++)
+                P->emit(P->ectx, w, comment->data, line);
+            P->addr += want * isa->pc_step;
+        } else {
+            const char *q2 = p + 1;
+            while (q2 < e && tsr_asm_isident(*q2))
+                q2++;
+            err(P, line, (size_t)(p - L0), "unknown directive '%.*s'", (int)(q2 - p), p);
+        }
+        return;
+    }
+    const char *bb = p;
+    size_t bn = (size_t)(e - p);
+    bool subst = is_aliasing(P, p, e);
+    if (subst) {
+        substitute(P, p, e);
+        bb = P->sub.data;
+        bn = P->sub.len;
+    }
+    size_t vlen;
+    const char *hit = tsr_tc_cache_get(&P->cache, bb, bn, &vlen);
+    if (hit && vlen == isa->nwords * sizeof *w) {
+        memcpy(w, hit, vlen);
+    } else if (tsr_asm_bundle(P->a, bb, bn, P->addr, -1, P->inst) < 0) {
+        size_t off;
+        const char *m = tsr_asm_message(P->a, &off);
+        if (subst)
+            off = map_back(P, off);
+        err(P, line, (size_t)(p - L0) + off, "%s", m);
+        memset(w, 0, isa->nwords * sizeof *w);
+    } else {
+        isa->encode(P->inst, w);
+        if (!tsr_asm_env_used(P->a))
+            tsr_tc_cache_put(&P->cache, bb, bn, w, isa->nwords * sizeof *w);
+    }
+    P->emit(P->ectx, w, comment->data, line);
+    P->addr += isa->pc_step;
+}
+
+int tsr_tc_asm_end(struct tsr_tc_asm *A)
+{
+    struct prog *P = (struct prog *)A;
+    int rc = P->rc;
+    tsr_buf_free(&P->comment);
+    free(P->inst);
+    free(P->w);
+    tsr_asm_free(P->a);
+    tsr_asm_syms_free(&P->syms);
+    tsr_tc_cache_free(&P->cache);
+    tsr_arena_free_all(&P->arena);
+    tsr_buf_free(&P->sub);
+    free(P->segs);
+    free(P);
+    return rc;
+}
+
+static void push_word(void *ctx, const uint32_t *w, const char *comment, unsigned line)
+{
+    tsr_words_push(ctx, w, comment, line);
 }
 
 int tsr_tc_assemble(const struct tsr_tc_isa *isa, const char *path, const char *text, size_t len,
@@ -308,7 +470,6 @@ int tsr_tc_assemble(const struct tsr_tc_isa *isa, const char *path, const char *
 int tsr_tc_assemble_at(const struct tsr_tc_isa *isa, const char *path, const char *text, size_t len, uint64_t base,
                        struct tsr_words *out, struct tsr_diag *d)
 {
-    struct prog P = {.isa = isa, .path = path, .d = d};
     if (out->width == 0)
         tsr_words_init(out, isa->word_bits);
     if (out->width != isa->word_bits) {
@@ -316,124 +477,23 @@ int tsr_tc_assemble_at(const struct tsr_tc_isa *isa, const char *path, const cha
                        isa->name, isa->word_bits);
         return -1;
     }
+    struct tsr_tc_asm *A = tsr_tc_asm_begin(isa, path, base, d);
     const char *end = text + len;
-    /* pass 1: labels */
-    uint64_t addr = base;
-    unsigned line = 0;
-    for (const char *lb = text; lb < end;) {
-        const char *le = memchr(lb, '\n', (size_t)(end - lb));
-        if (!le)
-            le = end;
-        line++;
-        const char *e = strip_comment(lb, le), *p = skip_blank(lb, e), *q;
-        while ((q = label_at(p, e))) {
-            bool created;
-            struct tsr_asm_sym *s = tsr_asm_sym_add(&P.syms, p, (size_t)(q - p), &created);
-            if (created) {   /* a second definition is reported in pass 2, in line order */
-                s->kind = TSR_SYM_LABEL;
-                s->v.i = (int64_t)addr;
-                s->line = line;
-            }
-            p = skip_blank(q + 1, e);
+    for (int pass = 1; pass <= 2; pass++) {
+        if (pass == 2)
+            tsr_tc_asm_pass2(A, push_word, out);
+        for (const char *lb = text; lb < end;) {
+            const char *le = memchr(lb, '\n', (size_t)(end - lb));
+            if (!le)
+                le = end;
+            if (pass == 1)
+                tsr_tc_asm_labels(A, lb, le);
+            else
+                tsr_tc_asm_line(A, lb, le);
+            lb = le < end ? le + 1 : end;
         }
-        e = trim_end(p, e);
-        if (p < e) {
-            if (is_directive(p, e, ".word"))
-                addr += (count_items(p + 5, e) + isa->nwords - 1) / isa->nwords * isa->pc_step;
-            else if (*p != '.')
-                addr += isa->pc_step;
-        }
-        lb = le < end ? le + 1 : end;
     }
-    /* pass 2 */
-    struct tsr_asm *a = tsr_asm_new(isa);
-    tsr_asm_use_syms(a, &P.syms);
-    void *inst = calloc(1, isa->inst_size + 16);
-    uint32_t *w = calloc(isa->nwords, sizeof *w);
-    struct tsr_buf comment = {0};
-    if (!inst || !w)
-        abort();
-    addr = base;
-    line = 0;
-    for (const char *lb = text; lb < end;) {
-        const char *le = memchr(lb, '\n', (size_t)(end - lb));
-        if (!le)
-            le = end;
-        line++;
-        const char *L0 = lb;
-        const char *e = strip_comment(lb, le), *p = skip_blank(lb, e), *q;
-        while ((q = label_at(p, e))) {
-            const struct tsr_asm_sym *s = tsr_asm_sym_find(&P.syms, p, (size_t)(q - p));
-            if (s && s->kind == TSR_SYM_LABEL && s->line != line)
-                err(&P, line, (size_t)(p - L0), "label '%.*s' is already defined (line %u)", (int)(q - p), p,
-                    s->line);
-            p = skip_blank(q + 1, e);
-        }
-        e = trim_end(p, e);
-        lb = le < end ? le + 1 : end;
-        if (p == e)
-            continue;
-        tsr_buf_clear(&comment);
-        tsr_buf_append(&comment, p, (size_t)(e - p));
-        for (size_t i = 0; i < comment.len; i++)
-            if (comment.data[i] == '\t' || comment.data[i] == '\r')
-                comment.data[i] = ' ';
-        if (*p == '.') {
-            if (is_directive(p, e, ".set")) {
-                do_set(&P, L0, p + 4, e, line);
-            } else if (is_directive(p, e, ".word")) {
-                size_t before = out->count;
-                do_word(&P, L0, p + 5, e, line, out, w, comment.data);
-                size_t want = (count_items(p + 5, e) + isa->nwords - 1) / isa->nwords;
-                memset(w, 0, isa->nwords * sizeof *w);
-                while (out->count < before + want)
-                    tsr_words_push(out, w, comment.data, line);
-                addr += want * isa->pc_step;
-            } else {
-                const char *q2 = p + 1;
-                while (q2 < e && tsr_asm_isident(*q2))
-                    q2++;
-                err(&P, line, (size_t)(p - L0), "unknown directive '%.*s'", (int)(q2 - p), p);
-            }
-            continue;
-        }
-        const char *bb = p;
-        size_t bn = (size_t)(e - p);
-        bool subst = is_aliasing(&P, p, e);
-        if (subst) {
-            substitute(&P, p, e);
-            bb = P.sub.data;
-            bn = P.sub.len;
-        }
-        size_t vlen;
-        const char *hit = tsr_tc_cache_get(&P.cache, bb, bn, &vlen);
-        if (hit && vlen == isa->nwords * sizeof *w) {
-            memcpy(w, hit, vlen);
-        } else if (tsr_asm_bundle(a, bb, bn, addr, -1, inst) < 0) {
-            size_t off;
-            const char *m = tsr_asm_message(a, &off);
-            if (subst)
-                off = map_back(&P, off);
-            err(&P, line, (size_t)(p - L0) + off, "%s", m);
-            memset(w, 0, isa->nwords * sizeof *w);
-        } else {
-            isa->encode(inst, w);
-            if (!tsr_asm_env_used(a))
-                tsr_tc_cache_put(&P.cache, bb, bn, w, isa->nwords * sizeof *w);
-        }
-        tsr_words_push(out, w, comment.data, line);
-        addr += isa->pc_step;
-    }
-    tsr_buf_free(&comment);
-    free(inst);
-    free(w);
-    tsr_asm_free(a);
-    tsr_asm_syms_free(&P.syms);
-    tsr_tc_cache_free(&P.cache);
-    tsr_arena_free_all(&P.arena);
-    tsr_buf_free(&P.sub);
-    free(P.segs);
-    return P.rc;
+    return tsr_tc_asm_end(A);
 }
 
 /* `.word v, ...` (exactly nwords values) as one instruction: decoded into inst. */

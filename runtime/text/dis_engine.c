@@ -501,3 +501,62 @@ int tsr_tc_disasm_program(const struct tsr_tc_isa *isa, const uint32_t *w, size_
     dis_fini(&d);
     return 0;
 }
+
+int tsr_tc_disasm_program_stream(const struct tsr_tc_isa *isa, const uint32_t *w, size_t n, uint64_t base,
+                                 tsr_tc_sink sink, void *ctx)
+{
+    struct dis d;
+    dis_init(&d, isa);
+    struct tsr_buf text = {0};
+    size_t klen = isa->nwords * sizeof *w, vlen;
+    tsr_buf_puts(&text, "");
+    /* pass 1: the labels every instruction's text prints */
+    for (size_t i = 0; i < n; i++) {
+        const uint32_t *wi = w + i * isa->nwords;
+        if (tsr_tc_cache_get(&d.cache, wi, klen, &vlen))
+            continue;
+        size_t l0 = d.nlabels;
+        tsr_buf_clear(&text);
+        dis_one(&d, wi, base + i * isa->pc_step, &text);
+        if (d.nlabels == l0)
+            tsr_tc_cache_put(&d.cache, wi, klen, text.data, text.len);
+    }
+    size_t nl = 0;   /* sorted, without repeats */
+    if (d.nlabels)
+        qsort(d.labels, d.nlabels, sizeof *d.labels, cmp_u64);
+    for (size_t k = 0; k < d.nlabels; k++)
+        if (!nl || d.labels[nl - 1] != d.labels[k])
+            d.labels[nl++] = d.labels[k];
+    uint64_t *labels = d.labels;
+    d.labels = NULL;
+    d.nlabels = d.clabels = 0;
+    /* pass 2: the text, as tsr_tc_disasm_program prints it */
+    tsr_buf_clear(&text);
+    size_t li = 0;
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        const uint32_t *wi = w + i * isa->nwords;
+        uint64_t pc = base + i * isa->pc_step;
+        while (li < nl && labels[li] < pc)
+            li++;
+        if (li < nl && labels[li] == pc)
+            tsr_buf_printf(&text, "L%" PRIx64 ":\n", pc);
+        tsr_buf_puts(&text, "    ");
+        const char *hit = tsr_tc_cache_get(&d.cache, wi, klen, &vlen);
+        if (hit) {
+            tsr_buf_append(&text, hit, vlen);
+        } else {
+            d.nlabels = 0;
+            dis_one(&d, wi, pc, &text);
+        }
+        tsr_buf_puts(&text, "\n");
+        if (text.len >= 65536 || i + 1 == n) {
+            rc = sink(ctx, text.data, text.len) ? -1 : 0;
+            tsr_buf_clear(&text);
+        }
+    }
+    free(labels);
+    tsr_buf_free(&text);
+    dis_fini(&d);
+    return rc;
+}

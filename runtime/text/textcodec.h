@@ -199,6 +199,14 @@ struct tsr_tc_isa {
  * Always succeeds (see runtime/target.h `disasm`).  Returns 0. */
 int tsr_tc_disasm(const struct tsr_tc_isa *isa, const uint32_t *w, uint64_t pc, struct tsr_buf *out);
 
+/* Receives the text of tsr_tc_disasm_program_stream in pieces (at most about 64 KiB each).  Returns 0 to go
+ * on, or -1 to stop (the stream function then returns -1). */
+typedef int (*tsr_tc_sink)(void *ctx, const char *data, size_t len);
+/* tsr_tc_disasm_program's text, byte for byte, given to sink as it is printed: a first pass finds the labels
+ * (disassembling every word, the memo keeping those without one), the second prints.  Memory: the labels, the
+ * memo (at most TSR_TC_CACHE_MAX entries) and one piece of text, not the program's text.  Returns 0 or -1. */
+int tsr_tc_disasm_program_stream(const struct tsr_tc_isa *isa, const uint32_t *w, size_t n, uint64_t base,
+                                 tsr_tc_sink sink, void *ctx);
 /* Disassembles n instructions starting at byte address base (runtime/target.h `disasm_program`). */
 int tsr_tc_disasm_program(const struct tsr_tc_isa *isa, const uint32_t *w, size_t n, uint64_t base,
                           struct tsr_buf *out);
@@ -211,6 +219,24 @@ int tsr_tc_assemble(const struct tsr_tc_isa *isa, const char *path, const char *
  * offset, and each bundle is matched at its address; `tessera asm --base`). */
 int tsr_tc_assemble_at(const struct tsr_tc_isa *isa, const char *path, const char *text, size_t len, uint64_t base,
                        struct tsr_words *out, struct tsr_diag *d);
+
+/* The same one line at a time, for sources read in pieces (tsr_tc_assemble is built on it):
+ *   A = tsr_tc_asm_begin(isa, path, base, d);                (base: the first instruction's byte address)
+ *   every line, in order: tsr_tc_asm_labels(A, lb, le);      (pass 1: labels and addresses)
+ *   tsr_tc_asm_pass2(A, emit, ctx);
+ *   every line again:     tsr_tc_asm_line(A, lb, le);        (pass 2: emit gets each instruction)
+ *   rc = tsr_tc_asm_end(A);                                   (0, or -1 after reporting an error)
+ * A line [lb, le) excludes its newline.  emit receives the instruction's nwords values, its source text (the
+ * bundle's comment, valid during the call) and its line, in order.  Memory: the symbols and the memo, not the
+ * source or the output. */
+struct tsr_tc_asm;
+typedef void (*tsr_tc_emit)(void *ctx, const uint32_t *w, const char *comment, unsigned line);
+struct tsr_tc_asm *tsr_tc_asm_begin(const struct tsr_tc_isa *isa, const char *path, uint64_t base,
+                                    struct tsr_diag *d);
+void tsr_tc_asm_labels(struct tsr_tc_asm *A, const char *lb, const char *le);
+void tsr_tc_asm_pass2(struct tsr_tc_asm *A, tsr_tc_emit emit, void *ctx);
+void tsr_tc_asm_line(struct tsr_tc_asm *A, const char *lb, const char *le);
+int tsr_tc_asm_end(struct tsr_tc_asm *A);
 
 /* Assembles one bundle into a struct <t>_inst (inst, isa->inst_size bytes).  Returns 0, or -1
  * with a message in err (may be NULL). */

@@ -81,6 +81,9 @@ struct ctx {
     /* reports of the current bundle, to drop repeats from other paths: (rule, other) */
     struct { int rule; size_t other; } *seen;
     int nseen, capseen;
+    /* the program check: the (rule, event) pairs of the bundle checked whose second pattern matches */
+    const struct vpair { uint16_t rule, ev; } *match;
+    int nmatch;
 };
 
 struct hist {
@@ -227,78 +230,194 @@ static void check_bundle(struct ctx *c, const struct hist *h)
     }
 }
 
-/* Rules between h->b[0] and the bundles before it on this path. */
+/* Rule r (a window or a latency) for event i of h->b[0], which its second pattern matches, on this path. */
+static void check_event(struct ctx *c, const struct hist *h, int r, int i)
+{
+    const struct tsr_vdesc *D = c->D;
+    const struct tsr_vrule *R = &D->rules[r];
+    const struct tsr_vbundle *b = h->b[0];
+    const struct tsr_vev *eb = &b->ev[i];
+    char ta[96], tb[96];
+    if (R->kind == TSR_VR_WINDOW) {
+        for (int k = R->lo; k <= R->hi && k < h->len; k++) {
+            const struct tsr_vbundle *a = h->b[k];
+            for (int j = 0; j < a->nev; j++) {
+                if ((k == 0 && j == i) || !R->pat[0](&a->ev[j], a->f))
+                    continue;
+                tsr_vev_text(D, &a->ev[j], ta, sizeof ta);
+                tsr_vev_text(D, eb, tb, sizeof tb);
+                if (k == 0)
+                    report(c, h, r, 0, "%s and %s in one instruction (forbidden %d..%d instructions apart)",
+                           ta, tb, R->lo, R->hi);
+                else
+                    report(c, h, r, k, "%s; the instruction %d before (0x%08" PRIx32 ") %s (forbidden %d..%d "
+                           "instructions apart)", tb, k, a->pc, ta, R->lo, R->hi);
+                break;
+            }
+        }
+        return;
+    }
+    /* latency: the nearest earlier A (with a max, as far back as the paths go) */
+    int far = R->hi >= 0 ? TSR_V_MAXDIST : R->lo - 1;
+    for (int k = 1; k <= far && k < h->len; k++) {
+        const struct tsr_vbundle *a = h->b[k];
+        int j = 0;
+        for (; j < a->nev; j++)
+            if (R->pat[0](&a->ev[j], a->f) && (!R->same || tsr_vev_same(&a->ev[j], eb)))
+                break;
+        if (j == a->nev)
+            continue;
+        if (k < R->lo || (R->hi >= 0 && k > R->hi)) {
+            tsr_vev_text(D, &a->ev[j], ta, sizeof ta);
+            tsr_vev_text(D, eb, tb, sizeof tb);
+            if (k < R->lo)
+                report(c, h, r, k, "%s; the instruction %d before (0x%08" PRIx32 ") %s (at least %d apart)",
+                       tb, k, a->pc, ta, R->lo);
+            else
+                report(c, h, r, k, "%s; the instruction %d before (0x%08" PRIx32 ") %s (at most %d apart)",
+                       tb, k, a->pc, ta, R->hi);
+        }
+        break;
+    }
+}
+
+/* Rules between h->b[0] and the bundles before it on this path.  With c->match (the program check's memo of
+ * h->b[0]), only the (rule, event) pairs it lists: those whose second pattern matches, in this order. */
 static void check_path(struct ctx *c, const struct hist *h)
 {
     const struct tsr_vdesc *D = c->D;
     const struct tsr_vbundle *b = h->b[0];
-    char ta[96], tb[96];
+    if (c->match) {
+        for (int k = 0; k < c->nmatch; k++)
+            check_event(c, h, c->match[k].rule, c->match[k].ev);
+        return;
+    }
     for (int r = 0; r < D->nrules; r++) {
         const struct tsr_vrule *R = &D->rules[r];
         if (R->kind == TSR_VR_BUNDLE || R->npat != 2)
             continue;
-        for (int i = 0; i < b->nev; i++) {
-            const struct tsr_vev *eb = &b->ev[i];
-            if (!R->pat[1](eb, b->f))
-                continue;
-            if (R->kind == TSR_VR_WINDOW) {
-                for (int k = R->lo; k <= R->hi && k < h->len; k++) {
-                    const struct tsr_vbundle *a = h->b[k];
-                    for (int j = 0; j < a->nev; j++) {
-                        if ((k == 0 && j == i) || !R->pat[0](&a->ev[j], a->f))
-                            continue;
-                        tsr_vev_text(D, &a->ev[j], ta, sizeof ta);
-                        tsr_vev_text(D, eb, tb, sizeof tb);
-                        if (k == 0)
-                            report(c, h, r, 0, "%s and %s in one instruction (forbidden %d..%d instructions apart)",
-                                   ta, tb, R->lo, R->hi);
-                        else
-                            report(c, h, r, k, "%s; the instruction %d before (0x%08" PRIx32 ") %s (forbidden %d..%d "
-                                   "instructions apart)", tb, k, a->pc, ta, R->lo, R->hi);
-                        break;
-                    }
-                }
-                continue;
-            }
-            /* latency: the nearest earlier A (with a max, as far back as the paths go) */
-            int far = R->hi >= 0 ? TSR_V_MAXDIST : R->lo - 1;
-            for (int k = 1; k <= far && k < h->len; k++) {
-                const struct tsr_vbundle *a = h->b[k];
-                int j = 0;
-                for (; j < a->nev; j++)
-                    if (R->pat[0](&a->ev[j], a->f) && (!R->same || tsr_vev_same(&a->ev[j], eb)))
-                        break;
-                if (j == a->nev)
-                    continue;
-                if (k < R->lo || (R->hi >= 0 && k > R->hi)) {
-                    tsr_vev_text(D, &a->ev[j], ta, sizeof ta);
-                    tsr_vev_text(D, eb, tb, sizeof tb);
-                    if (k < R->lo)
-                        report(c, h, r, k, "%s; the instruction %d before (0x%08" PRIx32 ") %s (at least %d apart)",
-                               tb, k, a->pc, ta, R->lo);
-                    else
-                        report(c, h, r, k, "%s; the instruction %d before (0x%08" PRIx32 ") %s (at most %d apart)",
-                               tb, k, a->pc, ta, R->hi);
-                }
-                break;
-            }
-        }
+        for (int i = 0; i < b->nev; i++)
+            if (R->pat[1](&b->ev[i], b->f))
+                check_event(c, h, r, i);
     }
 }
 
 /* ---- whole programs ------------------------------------------------------------------------------------ */
-struct prog {
-    size_t n;
-    struct tsr_vbundle *b;
-    size_t *pstart, *pcount, *preds;   /* predecessors of i: preds[pstart[i] .. pstart[i] + pcount[i]) */
-};
+/* The program check keeps no per-bundle events: a first pass lists the control flow (a fall-through bit per
+ * bundle and the taken edges, a few per branch), then each bundle is checked against the paths back from it
+ * with the bundles decoded again on demand: those of the last RING instructions from a ring, the others (the
+ * sources of taken edges and what precedes them) into one scratch bundle per path depth, with a memo of
+ * MEMO bundles (below) for the rule checks.  Memory besides the words: n / 8 bytes, 24 bytes per taken edge,
+ * RING + lookback + 2 bundles and the memo (about 3 MB for the QPU), whatever n is. */
 #define MAX_PATHS 4096                 /* paths checked back from one bundle */
+#define RING 128                       /* decoded bundles kept behind the one checked (> TSR_V_MAXDIST + 1) */
+
+struct tedge { size_t from, to, seq; };
+struct prog {
+    const struct tsr_vdesc *D;
+    const uint32_t *w;
+    size_t n;
+    uint64_t base;
+    unsigned nf;
+    unsigned char *ft;                 /* bit i: i falls through to i + 1 */
+    struct tedge *E;                   /* taken edges by target (then by their order in the program) */
+    size_t nedge;
+    struct tsr_vbundle *ring;          /* bundle i at ring[i % RING] while i is among the last RING checked */
+    struct tsr_vbundle *scratch;       /* one per path depth, for bundles outside the ring */
+    uint64_t *fields;
+};
+
+/* A memo of what a bundle's content decides, for bundles whose words come back (a program repeats many):
+ * whether its resources and one-bundle rules pass, and the (rule, event) pairs whose second pattern matches.
+ * An entry serves a bundle with the same words, events and fields (the patterns see nothing else), so a
+ * bundle whose events depend on its address (a relative branch) just misses. */
+#define MEMO 1024                      /* entries, direct-mapped by the words' hash */
+#define MEMO_PAIRS 64
+struct memo {
+    size_t src;                        /* the bundle it was made from (its words are the key); SIZE_MAX: empty */
+    bool clean;
+    int nev, format, npair;
+    bool overflow;
+    struct tsr_vev ev[TSR_V_MAXEV];
+    uint64_t *f;
+    struct vpair pair[MEMO_PAIRS];
+};
+
+static bool same_ev(const struct tsr_vev *a, const struct tsr_vev *b)
+{
+    return a->kind == b->kind && a->cond == b->cond && a->slot == b->slot && a->delay == b->delay &&
+           a->link == b->link && a->id == b->id && a->origin == b->origin && a->addr == b->addr && a->val == b->val;
+}
+
+static bool memo_serves(const struct prog *P, const struct memo *m, size_t j, const struct tsr_vbundle *b)
+{
+    unsigned nw = P->D->nwords;
+    if (m->src == SIZE_MAX || memcmp(P->w + m->src * nw, P->w + j * nw, nw * sizeof *P->w) ||
+        m->nev != b->nev || m->format != b->format || m->overflow != b->overflow ||
+        memcmp(m->f, b->f, P->nf * sizeof *b->f))
+        return false;
+    for (int k = 0; k < b->nev; k++)
+        if (!same_ev(&m->ev[k], &b->ev[k]))
+            return false;
+    return true;
+}
+
+static void decode(const struct prog *P, size_t i, struct tsr_vbundle *b)
+{
+    b->nev = 0;   /* not the whole struct: the events array is 2.5 KB */
+    b->overflow = false;
+    b->format = -1;
+    b->pc = (uint32_t)(P->base + i * P->D->pc_step);
+    P->D->events(P->w + i * P->D->nwords, (uint32_t)(P->base + i * P->D->pc_step), b);
+    if (i == 0)
+        tsr_vb_add(b, TSR_V_START, -1, 1, 0, 0);
+}
+
+static bool falls(const struct prog *P, size_t i)
+{
+    return P->ft[i / 8] >> (i % 8) & 1;
+}
+
+/* Bundle i for path depth `depth`, while j is the bundle checked (ring[j - RING + 1 .. j] are decoded). */
+static const struct tsr_vbundle *bundle_at(const struct prog *P, size_t j, size_t i, int depth)
+{
+    if (i <= j && j - i < RING)
+        return &P->ring[i % RING];
+    decode(P, i, &P->scratch[depth]);
+    return &P->scratch[depth];
+}
+
+static int cmp_tedge(const void *x, const void *y)
+{
+    const struct tedge *a = x, *b = y;
+    return a->to != b->to ? (a->to < b->to ? -1 : 1) : a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* The first taken edge to t (P->nedge if none). */
+static size_t first_edge(const struct prog *P, size_t t)
+{
+    size_t lo = 0, hi = P->nedge;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (P->E[mid].to < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
 
 static void paths(struct ctx *c, const struct prog *P, struct hist *h, int depth, int *budget)
 {
-    size_t i = h->idx[depth - 1];
-    size_t s = P->pstart[i], e = s + P->pcount[i];
-    if (depth > c->D->lookback || depth > TSR_V_MAXDIST || s == e) {
+    size_t i = h->idx[depth - 1], j = h->idx[0];
+    /* predecessors of i: the taken edges to it (duplicates dropped), then the fall-through from i - 1 */
+    size_t s = first_edge(P, i), e = s;
+    while (e < P->nedge && P->E[e].to == i)
+        e++;
+    bool ft = i > 0 && falls(P, i - 1);
+    for (size_t p = s; p < e && ft; p++)
+        ft = P->E[p].from != i - 1;
+    if (depth > c->D->lookback || depth > TSR_V_MAXDIST || (s == e && !ft)) {
         if (*budget > 0) {
             (*budget)--;
             h->len = depth;
@@ -306,9 +425,22 @@ static void paths(struct ctx *c, const struct prog *P, struct hist *h, int depth
         }
         return;
     }
-    for (size_t p = s; p < e && *budget > 0; p++) {
-        h->b[depth] = &P->b[P->preds[p]];
-        h->idx[depth] = P->preds[p];
+    for (size_t p = s; p <= e && *budget > 0; p++) {
+        size_t from;
+        if (p < e) {
+            from = P->E[p].from;
+            bool dup = false;
+            for (size_t q = s; q < p && !dup; q++)
+                dup = P->E[q].from == from;
+            if (dup)
+                continue;
+        } else if (ft) {
+            from = i - 1;
+        } else {
+            break;
+        }
+        h->b[depth] = bundle_at(P, j, from, depth);
+        h->idx[depth] = from;
         paths(c, P, h, depth + 1, budget);
     }
 }
@@ -316,96 +448,113 @@ static void paths(struct ctx *c, const struct prog *P, struct hist *h, int depth
 size_t tsr_validate(const struct tsr_vdesc *D, const uint32_t *w, size_t n, uint64_t base, tsr_vreport_fn fn,
                     void *fctx)
 {
-    struct ctx c = { D, fn, fctx, 0, NULL, 0, 0 };
-    struct prog P = { n, NULL, NULL, NULL, NULL };
+    struct ctx c = { D, fn, fctx, 0, NULL, 0, 0, NULL, 0 };
     if (!n)
         return 0;
-    P.b = xcalloc(n, sizeof *P.b);
-    uint64_t *fields = xcalloc(n * (D->nfields ? D->nfields : 1), sizeof *fields);
-    for (size_t i = 0; i < n; i++) {
-        P.b[i].f = fields + i * (D->nfields ? D->nfields : 1);
-        D->events(w + i * D->nwords, (uint32_t)(base + i * D->pc_step), &P.b[i]);
-    }
-    tsr_vb_add(&P.b[0], TSR_V_START, -1, 1, 0, 0);
+    struct prog P = { D, w, n, base, D->nfields ? D->nfields : 1, NULL, NULL, 0, NULL, NULL, NULL };
+    int depths = (D->lookback < TSR_V_MAXDIST ? D->lookback : TSR_V_MAXDIST) + 2;
+    P.ring = xcalloc(RING + (size_t)depths, sizeof *P.ring);
+    P.scratch = P.ring + RING;
+    P.fields = xcalloc((RING + (size_t)depths) * P.nf, sizeof *P.fields);
+    for (size_t k = 0; k < RING + (size_t)depths; k++)
+        P.ring[k].f = P.fields + k * P.nf;
     /* control flow: i -> i + 1 unless an always-taken branch or a halt ends at i (its last delay slot);
      * last delay slot -> target for branches to a constant address inside the program */
-    struct edge { size_t from, to; } *E = xcalloc(2 * n, sizeof *E);
-    size_t nedge = 0, capedge = 2 * n;
-    bool *ft = xcalloc(n, sizeof *ft);
+    P.ft = xcalloc(n / 8 + 1, 1);
     for (size_t i = 0; i + 1 < n; i++)
-        ft[i] = true;
-    for (size_t i = 0; i < n; i++)
-        for (int k = 0; k < P.b[i].nev; k++) {
-            const struct tsr_vev *e = &P.b[i].ev[k];
+        P.ft[i / 8] |= (unsigned char)(1u << (i % 8));
+    size_t capedge = 0;
+    struct tsr_vbundle *b = &P.scratch[0];
+    for (size_t i = 0; i < n; i++) {
+        decode(&P, i, b);
+        for (int k = 0; k < b->nev; k++) {
+            const struct tsr_vev *e = &b->ev[k];
             if (e->kind != TSR_V_JUMP && e->kind != TSR_V_HALT)
                 continue;
             size_t last = i + (size_t)(e->delay > 0 ? e->delay : 0);
             if (last >= n)
                 continue;
             if (!e->cond)
-                ft[last] = false;
+                P.ft[last / 8] &= (unsigned char)~(1u << (last % 8));
             if (e->kind != TSR_V_JUMP || e->val < 0 || (uint64_t)e->val < base ||
                 ((uint64_t)e->val - base) % D->pc_step || ((uint64_t)e->val - base) / D->pc_step >= n)
                 continue;
-            if (nedge == capedge) {
-                capedge *= 2;
-                E = realloc(E, capedge * sizeof *E);
-                if (!E) {
+            if (P.nedge == capedge) {
+                capedge = capedge ? 2 * capedge : 256;
+                P.E = realloc(P.E, capedge * sizeof *P.E);
+                if (!P.E) {
                     fputs("tessera: out of memory\n", stderr);
                     abort();
                 }
             }
-            E[nedge].from = last;
-            E[nedge++].to = (size_t)(((uint64_t)e->val - base) / D->pc_step);
+            P.E[P.nedge].from = last;
+            P.E[P.nedge].to = (size_t)(((uint64_t)e->val - base) / D->pc_step);
+            P.E[P.nedge].seq = P.nedge;
+            P.nedge++;
         }
-    for (size_t i = 0; i + 1 < n; i++) {
-        if (!ft[i])
-            continue;
-        if (nedge == capedge) {
-            capedge *= 2;
-            E = realloc(E, capedge * sizeof *E);
-            if (!E) {
-                fputs("tessera: out of memory\n", stderr);
-                abort();
-            }
-        }
-        E[nedge].from = i;
-        E[nedge++].to = i + 1;
     }
-    P.pstart = xcalloc(n + 1, sizeof *P.pstart);
-    for (size_t k = 0; k < nedge; k++)
-        P.pstart[E[k].to + 1]++;
-    for (size_t i = 0; i < n; i++)
-        P.pstart[i + 1] += P.pstart[i];
-    P.preds = xcalloc(nedge + 1, sizeof *P.preds);
-    size_t *fill = xcalloc(n, sizeof *fill);
-    for (size_t k = 0; k < nedge; k++) {
-        size_t t = E[k].to, q = P.pstart[t];
-        bool dup = false;      /* a taken edge that is also the fall-through, or two branches alike */
-        for (size_t x = q; x < q + fill[t] && !dup; x++)
-            dup = P.preds[x] == E[k].from;
-        if (!dup)
-            P.preds[q + fill[t]++] = E[k].from;
+    if (P.nedge)
+        qsort(P.E, P.nedge, sizeof *P.E, cmp_tedge);
+    struct memo *M = xcalloc(MEMO, sizeof *M);
+    uint64_t *mf = xcalloc((size_t)MEMO * P.nf, sizeof *mf);
+    for (size_t k = 0; k < MEMO; k++) {
+        M[k].src = SIZE_MAX;
+        M[k].f = mf + k * P.nf;
     }
-    /* pstart[i] .. pstart[i] + fill[i] are used: keep the counts in a second array */
-    P.pcount = fill;
     for (size_t j = 0; j < n; j++) {
         struct hist h;
-        h.b[0] = &P.b[j];
+        const struct tsr_vbundle *b = &P.ring[j % RING];
+        decode(&P, j, &P.ring[j % RING]);
+        h.b[0] = b;
         h.idx[0] = j;
         h.len = 1;
         c.nseen = 0;
-        check_bundle(&c, &h);
+        uint64_t hash = 1469598103934665603u;   /* FNV-1a over the words */
+        for (unsigned k = 0; k < D->nwords; k++)
+            hash = (hash ^ w[j * D->nwords + k]) * 1099511628211u;
+        struct memo *m = &M[(hash ^ hash >> 29) % MEMO];
+        if (memo_serves(&P, m, j, b)) {
+            if (!m->clean)
+                check_bundle(&c, &h);
+        } else {
+            size_t before = c.count;
+            check_bundle(&c, &h);
+            /* the pairs, in check_path's order; a bundle with more is not kept */
+            int np = 0;
+            for (int r = 0; r < D->nrules && np <= MEMO_PAIRS; r++) {
+                const struct tsr_vrule *R = &D->rules[r];
+                if (R->kind == TSR_VR_BUNDLE || R->npat != 2)
+                    continue;
+                for (int i = 0; i < b->nev && np <= MEMO_PAIRS; i++)
+                    if (R->pat[1](&b->ev[i], b->f)) {
+                        if (np < MEMO_PAIRS)
+                            m->pair[np] = (struct vpair){ (uint16_t)r, (uint16_t)i };
+                        np++;
+                    }
+            }
+            m->src = SIZE_MAX;
+            if (np <= MEMO_PAIRS && D->nrules <= UINT16_MAX) {
+                m->src = j;
+                m->clean = c.count == before;
+                m->nev = b->nev;
+                m->format = b->format;
+                m->overflow = b->overflow;
+                memcpy(m->ev, b->ev, (size_t)b->nev * sizeof *b->ev);
+                memcpy(m->f, b->f, P.nf * sizeof *b->f);
+                m->npair = np;
+            }
+        }
+        c.match = m->src != SIZE_MAX ? m->pair : NULL;
+        c.nmatch = m->src != SIZE_MAX ? m->npair : 0;
         int budget = MAX_PATHS;
         paths(&c, &P, &h, 1, &budget);
     }
-    free(fill);
-    free(E);
-    free(ft);
-    free(P.pstart);
-    free(P.preds);
-    free(fields);
-    free(P.b);
+    free(mf);
+    free(M);
+    free(P.E);
+    free(P.ft);
+    free(P.fields);
+    free(P.ring);
     free(c.seen);
     return c.count;
 }
@@ -521,7 +670,7 @@ int tsr_vstream_sim(struct tsr_vstream *s, struct tsr_sim_ctl *ctl, const uint32
 size_t tsr_validate_hist(const struct tsr_vdesc *D, const struct tsr_vbundle *const *b, int len, tsr_vreport_fn fn,
                          void *fctx)
 {
-    struct ctx c = { D, fn, fctx, 0, NULL, 0, 0 };
+    struct ctx c = { D, fn, fctx, 0, NULL, 0, 0, NULL, 0 };
     struct hist h;
     h.len = len < 1 ? 1 : len > TSR_V_MAXDIST + 1 ? TSR_V_MAXDIST + 1 : len;
     for (int k = 0; k < h.len; k++) {
