@@ -10,6 +10,7 @@
 # the operations per second below count every generated operation, which flatters the peer.
 #
 # Usage: bench/peer_llc_hexagon.sh [N ...]   Environment: LLC (default: llc-19, else llc on PATH).
+#        bench/peer_llc_hexagon.sh --ir N > f.ll   writes the IR of one block of N operations.
 # Prints one Markdown row per size: llc version, operations, user+sys CPU seconds of the whole llc run
 # (/usr/bin/time) and operations per second; then, from a second run with -time-passes, the user+system
 # seconds of the scheduling passes alone (Machine Instruction Scheduler, Post RA top-down list latency
@@ -74,6 +75,10 @@ row() {
                p, ops / q }'
 }
 
+if [ "${1:-}" = --ir ]; then   # only the IR of one block of N operations, for timing llc by other means
+    gen 1 "$2"
+    exit 0
+fi
 echo "| peer | block | ops | llc CPU seconds | ops/s | scheduling passes CPU seconds | ops/s |"
 echo "|---|---|---|---|---|---|---|"
 if [ $# -eq 0 ]; then set -- 1000 8000 64000; small=1; else small=0; fi

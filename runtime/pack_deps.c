@@ -8,7 +8,8 @@
 #include "pack_int.h"
 #include "target.h"
 
-int tsr_pack_ev_init(const struct tsr_target *t, const uint32_t *w, struct tsr_pack_ev *e)
+/* Fills *e, its rule filter pat only when `pats` (else all ones: any rule may match). */
+static int ev_fill(const struct tsr_target *t, const uint32_t *w, struct tsr_pack_ev *e, bool pats)
 {
     const struct tsr_vdesc *D = t->vdesc;
     if (!D)
@@ -24,8 +25,8 @@ int tsr_pack_ev_init(const struct tsr_target *t, const uint32_t *w, struct tsr_p
     e->ctl = TSR_PACK_CTL_NONE;
     e->delay = 0;
     e->falls = true;
-    e->pat[0] = e->pat[1] = D->nrules > 64 ? ~(uint64_t)0 : 0;
-    for (int r = 0; r < D->nrules && r < 64; r++)
+    e->pat[0] = e->pat[1] = D->nrules > 64 || !pats ? ~(uint64_t)0 : 0;
+    for (int r = 0; r < D->nrules && r < 64 && pats; r++)
         for (int p = 0; p < 2 && p < D->rules[r].npat; p++)
             for (int i = 0; i < e->vb.nev; i++)
                 if (D->rules[r].pat[p](&e->vb.ev[i], e->vb.f)) {
@@ -41,6 +42,16 @@ int tsr_pack_ev_init(const struct tsr_target *t, const uint32_t *w, struct tsr_p
         e->falls = x->cond;
     }
     return 0;
+}
+
+int tsr_pack_ev_init(const struct tsr_target *t, const uint32_t *w, struct tsr_pack_ev *e)
+{
+    return ev_fill(t, w, e, true);
+}
+
+int tsr_pack_ev_events(const struct tsr_target *t, const uint32_t *w, struct tsr_pack_ev *e)
+{
+    return ev_fill(t, w, e, false);
 }
 
 void tsr_pack_ev_free(struct tsr_pack_ev *e)

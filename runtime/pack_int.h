@@ -51,6 +51,9 @@ struct tsr_pack_unit {
 /* Fills *e with the events of the instruction at w (t->nwords words) and its control kind.  Returns 0, or
  * -1 if the target has no validator description (t->vdesc == NULL). */
 int tsr_pack_ev_init(const struct tsr_target *t, const uint32_t *w, struct tsr_pack_ev *e);
+/* The same without the rule filter (pat all ones), for bundles the validator checks but tsr_pack_dep never
+ * compares (the pattern tests were a third of the events' cost). */
+int tsr_pack_ev_events(const struct tsr_target *t, const uint32_t *w, struct tsr_pack_ev *e);
 void tsr_pack_ev_free(struct tsr_pack_ev *e);
 /* The dependence of b on a, a earlier in program order: -1 none, else the least number of instructions
  * from a's bundle to b's (0: they may share a bundle; reads see the state before the bundle).  From the

@@ -68,7 +68,7 @@ static struct obundle *prog_insert(struct prog *P, size_t at)
 static void set_words(struct prog *P, struct obundle *b, const uint32_t *w)
 {
     memcpy(b->w, w, P->t->nwords * 4);
-    tsr_pack_ev_init(P->t, b->w, &b->ev);
+    tsr_pack_ev_events(P->t, b->w, &b->ev);
 }
 
 static const char *unit_text(const struct tsr_pack_unit *x)
@@ -552,7 +552,7 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, struc
                     refused[i] = cycle;   /* nor will the bundle with more units take it */
                     continue;   /* (two ops that only one slot can do never share a bundle) */
                 }
-                tsr_pack_ev_init(t, w, &cand);
+                tsr_pack_ev_events(t, w, &cand);
                 if (oracle(S, g, &cand.vb))
                     continue;
                 add_unit(P, b, &u[i], parts, pw, w);
