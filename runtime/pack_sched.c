@@ -810,9 +810,17 @@ int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_
         st->nbundles += (unsigned)S.nb;
         st->lower += stat.lower;
         st->basic += stat.basic;
+        if (P.n == 0 && S.nb > 0) {   /* the first block's array becomes the program's (one huge block: no copy) */
+            free(P.b);
+            P.b = S.bs;
+            P.cap = (size_t)S.cap;
+            S.bs = NULL;
+            S.cap = 0;
+        }
         for (int c = 0; c < S.nb; c++) {
-            struct obundle *b = prog_insert(&P, P.n);
-            *b = S.bs[c];
+            struct obundle *b = S.bs ? prog_insert(&P, P.n) : &P.b[P.n++];
+            if (S.bs)
+                *b = S.bs[c];
             b->block = bi;
             if (c == 0) {
                 b->labels = u[s].labels;
