@@ -510,9 +510,6 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, struc
     int *rank = malloc(((size_t)n + 1) * sizeof *rank), *npred = malloc(((size_t)n + 1) * sizeof *npred);
     int *earliest = calloc((size_t)n + 1, sizeof *earliest), *ready = malloc(((size_t)n + 1) * sizeof *ready);
     int nready = 0;
-    int *refused = malloc(((size_t)n + 1) * sizeof *refused);   /* the cycle whose bundle refused it */
-    for (int i = 0; i < n; i++)
-        refused[i] = -1;
     for (int r = 0; r < nn; r++)
         rank[order[r]] = r;
     for (int i = 0; i < nn; i++) {
@@ -546,12 +543,8 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, struc
                 const char *parts[MAXPARTS];
                 const uint32_t *pw[MAXPARTS];
                 uint32_t w[8];
-                if (refused[i] == cycle)
-                    continue;
-                if ((b->k && (fixed[i] & b->fixed)) || !with_unit(P, b, &u[i], false, parts, pw, w)) {
-                    refused[i] = cycle;   /* nor will the bundle with more units take it */
+                if ((b->k && (fixed[i] & b->fixed)) || !with_unit(P, b, &u[i], false, parts, pw, w))
                     continue;   /* (two ops that only one slot can do never share a bundle) */
-                }
                 tsr_pack_ev_events(t, w, &cand);
                 if (oracle(S, g, &cand.vb))
                     continue;
@@ -598,7 +591,6 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, struc
     free(npred);
     free(earliest);
     free(ready);
-    free(refused);
     return rc;
 }
 
