@@ -119,20 +119,30 @@ static char *swapped(const struct tsr_target *t, const struct tsr_pack_unit *x)
     return r;
 }
 
-/* The slots the unit's ops use alone, and those whose op no other slot has (x->slots, x->only). */
+/* The slots the unit's ops use alone, those whose op no other slot has, and per op the slots that have an op
+ * of its name (x->slots, x->only, x->cand). */
 static void unit_slots(const struct tsr_target *t, struct tsr_pack_unit *x)
 {
     void *inst = calloc(1, t->inst_size);
     t->decode(x->w, inst);
     x->slots = x->only = 0;
+    x->ncand = t->inst_format(inst) != TSR_NO_FORMAT && t->nslots <= 64 ? 0 : -1;
     if (t->inst_format(inst) != TSR_NO_FORMAT)
         for (unsigned s = 0; s < t->nslots && s < 64; s++) {
             unsigned op = t->inst_op(inst, s);
             if (tsr_pack_op_idle(t, op))
                 continue;
+            uint64_t m = 0;
+            for (unsigned o = 0; o < t->nops; o++)
+                if (t->op_slot[o] < 64 && !strcmp(t->op_names[o], t->op_names[op]))
+                    m |= (uint64_t)1 << t->op_slot[o];
             bool only = true;
             for (unsigned o = 0; o < t->nops && only; o++)
                 only = t->op_slot[o] == s || strcmp(t->op_names[o], t->op_names[op]);
+            if (x->ncand >= 0 && x->ncand < TSR_PACK_MAXPARTS)
+                x->cand[x->ncand++] = m;
+            else
+                x->ncand = -1;
             x->slots |= (uint64_t)1 << s;
             x->only |= (uint64_t)only << s;
         }

@@ -18,12 +18,13 @@
 #include "text/textcodec.h"
 #include <xxhash.h>
 
+#define HTSTARTS 64         /* distinct starts the heads-and-tails bound considers in a large block */
 #define MAXSETS 16           /* distinct slot sets the resource bound combines */
 #define MAXITEMS 24          /* ops in one bundle of the relaxation (slots of the widest format, in practice) */
 #define MAXCLIQUES 8         /* sets of units that pairwise cannot share a bundle, kept for the search */
 #define NODE_BUDGET 10000    /* bundles the search may try per block (all lengths together) before giving up */
-#define MAXSEARCH 512        /* larger blocks get part 1 only: the pairs cost n^2 assembler calls, each search
-                                node O(n) (a block of 500 GPU_FFT operations: 1.6 s; of 1,753: 25 s) */
+#define MAXSEARCH TSR_PACK_LARGE /* larger blocks get part 1 only: the pairs cost n^2 assembler calls, each search
+                                   node O(n) (a block of 500 GPU_FFT operations: 1.6 s; of 1,753: 25 s) */
 
 /* The block as the bound sees it. */
 struct bound {
@@ -394,11 +395,20 @@ static int classic(struct bound *B, int cp)
             maxe = E[c] > maxe ? E[c] : maxe;
             maxq = Q[c] > maxq ? Q[c] : maxq;
         }
+        /* (a block larger than MAXSEARCH has up to thousands of distinct starts, each a pass over the items:
+         * there every stride-th of them in increasing order is taken, HTSTARTS in all, a weaker bound but
+         * still one) */
+        int *rank = calloc((size_t)maxe + 1, sizeof *rank), distinct = 0;
+        for (int c = 0; c < m; c++)
+            rank[E[c]] = 1;
+        for (int e = 0; e <= maxe; e++)
+            rank[e] = rank[e] ? distinct++ : -1;
+        int stride = B->n > MAXSEARCH && distinct > HTSTARTS ? (distinct + HTSTARTS - 1) / HTSTARTS : 1;
         bool *done = calloc((size_t)maxe + 1, sizeof *done);
         int *L = calloc((size_t)maxq + 1, sizeof *L);
         for (int a = 0; a < m && d > 0; a++) {
             int e = E[a], k = 0;
-            if (done[e])
+            if (done[e] || rank[e] % stride)
                 continue;
             done[e] = true;
             memset(L, 0, ((size_t)maxq + 1) * sizeof *L);
@@ -417,6 +427,7 @@ static int classic(struct bound *B, int cp)
             }
         }
         free(done);
+        free(rank);
         free(L);
     }
     free(E);
@@ -594,20 +605,20 @@ static struct tsr_pack_elist *reduce(const struct bound *B)
 
 /* ---- part 2: the search ------------------------------------------------------------------------------ */
 
-/* Can the ops it[0..k) share one bundle: distinct slots of one format, each in its candidates? */
-static bool match(const uint64_t *it, int k, uint64_t free_slots)
+/* (pack_int.h) */
+bool tsr_pack_match_slots(const uint64_t *it, int k, uint64_t free_slots)
 {
     if (k == 0)
         return true;
     for (uint64_t m = it[0] & free_slots; m; m &= m - 1)
-        if (match(it + 1, k - 1, free_slots & ~(m & -m)))
+        if (tsr_pack_match_slots(it + 1, k - 1, free_slots & ~(m & -m)))
             return true;
     return false;
 }
 static bool fits(const struct bound *B, const uint64_t *it, int k)
 {
     for (unsigned f = 0; f < B->nf; f++)
-        if (__builtin_popcountll(B->fmask[f]) >= k && match(it, k, B->fmask[f]))
+        if (__builtin_popcountll(B->fmask[f]) >= k && tsr_pack_match_slots(it, k, B->fmask[f]))
             return true;
     return false;
 }

@@ -1,13 +1,15 @@
 /* The packer's dependence facts, taken from the description alone (docs/pack.md "Dependences"): the events
  * of each instruction as the generated validator lists them (struct tsr_vdesc, runtime/validate/validate.h), the
  * `latency` rules and the `order` classes.  Nothing here knows the target. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "pack_int.h"
 #include "target.h"
 
-int tsr_pack_ev_init(const struct tsr_target *t, const uint32_t *w, struct tsr_pack_ev *e)
+/* Fills *e, its rule filter pat only when `pats` (else all ones: any rule may match). */
+static int ev_fill(const struct tsr_target *t, const uint32_t *w, struct tsr_pack_ev *e, bool pats)
 {
     const struct tsr_vdesc *D = t->vdesc;
     if (!D)
@@ -17,14 +19,14 @@ int tsr_pack_ev_init(const struct tsr_target *t, const uint32_t *w, struct tsr_p
         if (!e->f)
             abort();
     }
-    memset(&e->vb, 0, sizeof e->vb);
+    memset(&e->vb, 0, offsetof(struct tsr_vbundle, ev));   /* (tsr_vb_add sets every field of an event) */
     e->vb.f = e->f;
     D->events(w, 0, &e->vb);
     e->ctl = TSR_PACK_CTL_NONE;
     e->delay = 0;
     e->falls = true;
-    e->pat[0] = e->pat[1] = D->nrules > 64 ? ~(uint64_t)0 : 0;
-    for (int r = 0; r < D->nrules && r < 64; r++)
+    e->pat[0] = e->pat[1] = D->nrules > 64 || !pats ? ~(uint64_t)0 : 0;
+    for (int r = 0; r < D->nrules && r < 64 && pats; r++)
         for (int p = 0; p < 2 && p < D->rules[r].npat; p++)
             for (int i = 0; i < e->vb.nev; i++)
                 if (D->rules[r].pat[p](&e->vb.ev[i], e->vb.f)) {
@@ -40,6 +42,16 @@ int tsr_pack_ev_init(const struct tsr_target *t, const uint32_t *w, struct tsr_p
         e->falls = x->cond;
     }
     return 0;
+}
+
+int tsr_pack_ev_init(const struct tsr_target *t, const uint32_t *w, struct tsr_pack_ev *e)
+{
+    return ev_fill(t, w, e, true);
+}
+
+int tsr_pack_ev_events(const struct tsr_target *t, const uint32_t *w, struct tsr_pack_ev *e)
+{
+    return ev_fill(t, w, e, false);
 }
 
 void tsr_pack_ev_free(struct tsr_pack_ev *e)
@@ -136,4 +148,195 @@ bool tsr_pack_op_idle(const struct tsr_target *t, unsigned op)
 {
     return op == TSR_NO_OP || !strcmp(t->op_names[op], "nop") || !strcmp(t->op_names[op], "none") ||
            !strcmp(t->op_names[op], "idle");
+}
+
+/* ---- the dependence graph of a block ---------------------------------------------------------------- */
+
+/* Appends (to, lat) to l (each pair is derived once: no duplicates to look for). */
+static void push_edge(struct tsr_pack_elist *l, int to, int lat)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 8;
+        l->e = realloc(l->e, (size_t)l->cap * sizeof *l->e);
+        if (!l->e)
+            abort();
+    }
+    l->e[l->n++] = (struct tsr_pack_edge){ to, lat };
+}
+
+static bool is_state(const struct tsr_vev *e)
+{
+    return e->kind == TSR_V_RSTATE || e->kind == TSR_V_WSTATE || e->kind == TSR_V_RLATE;
+}
+static bool is_space(const struct tsr_vev *e) { return e->kind == TSR_V_RSPACE || e->kind == TSR_V_WSPACE; }
+
+/* The accesses to one element (a state element or a space address) so far: its last writer and the units
+ * that read it since (-1 / none). */
+struct elem {
+    uint64_t key;            /* 0: empty slot */
+    int last_w;
+    int *rd, nrd, caprd;
+};
+
+static uint64_t elem_key(const struct tsr_vev *e)
+{
+    uint64_t k = (uint64_t)(is_space(e) ? 2 : 1) << 62 ^ (uint64_t)(uint32_t)e->id << 32 ^ (uint64_t)e->addr;
+    return k ? k : 1;
+}
+
+static struct elem *elem_get(struct elem *tab, size_t mask, uint64_t key)
+{
+    size_t h = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & mask;
+    while (tab[h].key && tab[h].key != key)
+        h = (h + 1) & mask;
+    if (!tab[h].key) {
+        tab[h].key = key;
+        tab[h].last_w = -1;
+    }
+    return &tab[h];
+}
+
+#define RECENT 16   /* the producers of a latency rule between different elements a unit is linked to */
+
+/* The graph of a large block from the accesses that can matter (see tsr_pack_graph); false if the block has
+ * an access of unknown element or the description more than 64 rules (then every pair is derived). */
+static bool graph_near(const struct tsr_vdesc *D, const struct tsr_pack_unit *u, int n, struct tsr_pack_elist *pred,
+                       struct tsr_pack_elist *succ)
+{
+    if (D->nrules > 64)
+        return false;
+    size_t nev = 0;
+    for (int j = 0; j < n; j++)
+        for (int k = 0; k < u[j].ev.vb.nev; k++) {
+            const struct tsr_vev *e = &u[j].ev.vb.ev[k];
+            if ((is_state(e) || is_space(e)) && e->addr < 0)
+                return false;
+            nev++;
+        }
+    size_t cap = 16;
+    while (cap < 2 * nev + 16)
+        cap *= 2;
+    struct elem *tab = calloc(cap, sizeof *tab);
+    int *mark = malloc((size_t)n * sizeof *mark), *cand = malloc(((size_t)n + 1) * sizeof *cand);
+    /* per rule: order classes, the last member; latency rules between different elements, the last RECENT
+     * units matching the first pattern and the units matching the second since the last of the first */
+    int (*recent)[RECENT] = malloc(64 * sizeof *recent), nrecent[64] = { 0 };
+    int **since = calloc(64, sizeof *since), nsince[64] = { 0 }, capsince[64] = { 0 };
+    if (!tab || !mark || !cand || !recent || !since)
+        abort();
+    for (int j = 0; j < n; j++)
+        mark[j] = -1;
+    for (int j = 0; j < n; j++) {
+        const struct tsr_pack_ev *ej = &u[j].ev;
+        int nc = 0;
+#define CAND(i) do { int i_ = (i); if (i_ >= 0 && mark[i_] != j) { mark[i_] = j; cand[nc++] = i_; } } while (0)
+        for (int k = 0; k < ej->vb.nev; k++) {
+            const struct tsr_vev *e = &ej->vb.ev[k];
+            if (!is_state(e) && !is_space(e))
+                continue;
+            struct elem *x = elem_get(tab, cap - 1, elem_key(e));
+            CAND(x->last_w);
+            if (e->kind == TSR_V_WSTATE || e->kind == TSR_V_WSPACE)
+                for (int r = 0; r < x->nrd; r++)
+                    CAND(x->rd[r]);
+        }
+        for (int r = 0; r < D->nrules; r++) {
+            const struct tsr_vrule *R = &D->rules[r];
+            uint64_t bit = (uint64_t)1 << r;
+            if (R->kind == TSR_VR_ORDER && (ej->pat[0] & bit)) {
+                for (int q = 0; q < nrecent[r]; q++)
+                    CAND(recent[r][q]);
+            } else if (R->kind == TSR_VR_LATENCY && R->npat == 2 && !R->same) {
+                if (ej->pat[1] & bit)
+                    for (int q = 0; q < nrecent[r] && q < RECENT; q++)
+                        CAND(recent[r][q]);
+                if (ej->pat[0] & bit)
+                    for (int q = 0; q < nsince[r]; q++)
+                        CAND(since[r][q]);
+            }
+        }
+#undef CAND
+        /* in program order, as the derivation of every pair would add them */
+        for (int a = 1; a < nc; a++)
+            for (int b = a; b > 0 && cand[b] < cand[b - 1]; b--) {
+                int tmp = cand[b];
+                cand[b] = cand[b - 1];
+                cand[b - 1] = tmp;
+            }
+        for (int c = 0; c < nc; c++) {
+            int l = tsr_pack_dep(D, &u[cand[c]].ev, ej);
+            if (l >= 0) {
+                push_edge(&pred[j], cand[c], l);
+                push_edge(&succ[cand[c]], j, l);
+            }
+        }
+        /* j's own accesses, for the units after it */
+        for (int k = 0; k < ej->vb.nev; k++) {
+            const struct tsr_vev *e = &ej->vb.ev[k];
+            if (!is_state(e) && !is_space(e))
+                continue;
+            struct elem *x = elem_get(tab, cap - 1, elem_key(e));
+            if (e->kind == TSR_V_WSTATE || e->kind == TSR_V_WSPACE) {
+                x->last_w = j;
+                x->nrd = 0;
+            } else if (!x->nrd || x->rd[x->nrd - 1] != j) {
+                if (x->nrd == x->caprd) {
+                    x->caprd = x->caprd ? 2 * x->caprd : 4;
+                    x->rd = realloc(x->rd, (size_t)x->caprd * sizeof *x->rd);
+                    if (!x->rd)
+                        abort();
+                }
+                x->rd[x->nrd++] = j;
+            }
+        }
+        for (int r = 0; r < D->nrules; r++) {
+            const struct tsr_vrule *R = &D->rules[r];
+            uint64_t bit = (uint64_t)1 << r;
+            if (R->kind == TSR_VR_ORDER && (ej->pat[0] & bit)) {
+                recent[r][0] = j;
+                nrecent[r] = 1;
+            } else if (R->kind == TSR_VR_LATENCY && R->npat == 2 && !R->same) {
+                if (ej->pat[0] & bit) {
+                    memmove(recent[r] + 1, recent[r], (RECENT - 1) * sizeof **recent);
+                    recent[r][0] = j;
+                    nrecent[r] += nrecent[r] < RECENT;
+                    nsince[r] = 0;
+                }
+                if (ej->pat[1] & bit) {
+                    if (nsince[r] == capsince[r]) {
+                        capsince[r] = capsince[r] ? 2 * capsince[r] : 8;
+                        since[r] = realloc(since[r], (size_t)capsince[r] * sizeof **since);
+                        if (!since[r])
+                            abort();
+                    }
+                    since[r][nsince[r]++] = j;
+                }
+            }
+        }
+    }
+    for (size_t i = 0; i < cap; i++)
+        free(tab[i].rd);
+    for (int r = 0; r < 64; r++)
+        free(since[r]);
+    free(tab);
+    free(mark);
+    free(cand);
+    free(recent);
+    free(since);
+    return true;
+}
+
+void tsr_pack_graph(const struct tsr_vdesc *D, const struct tsr_pack_unit *u, int n, struct tsr_pack_elist *pred,
+                    struct tsr_pack_elist *succ)
+{
+    if (n > TSR_PACK_LARGE && graph_near(D, u, n, pred, succ))
+        return;
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < j; i++) {
+            int l = tsr_pack_dep(D, &u[i].ev, &u[j].ev);
+            if (l >= 0) {
+                push_edge(&pred[j], i, l);
+                push_edge(&succ[i], j, l);
+            }
+        }
 }

@@ -38,6 +38,10 @@ struct tsr_pack_unit {
     char *alt;                  /* a commutative op with its sources swapped (same meaning), or NULL */
     uint64_t slots;             /* the slots its ops use alone (bit = slot index, the first 64) */
     uint64_t only;              /* those of them whose op no other slot has (a `mov` either ALU can do: not) */
+    uint64_t cand[TSR_PACK_MAXPARTS]; /* per op of the unit alone: the slots that have an op of its name (the
+                                   first 64); an assembler puts an op only in such a slot */
+    int ncand;                  /* its ops; -1: not known (no format decoded, more than TSR_PACK_MAXPARTS ops or
+                                   64 slots) */
     const char *labels[TSR_PACK_MAX_LABELS];
     int nlabels;
     bool dslot;                 /* written `.delay`: runs in the delay slots of the control unit before it */
@@ -48,6 +52,9 @@ struct tsr_pack_unit {
 /* Fills *e with the events of the instruction at w (t->nwords words) and its control kind.  Returns 0, or
  * -1 if the target has no validator description (t->vdesc == NULL). */
 int tsr_pack_ev_init(const struct tsr_target *t, const uint32_t *w, struct tsr_pack_ev *e);
+/* The same without the rule filter (pat all ones), for bundles the validator checks but tsr_pack_dep never
+ * compares (the pattern tests were a third of the events' cost). */
+int tsr_pack_ev_events(const struct tsr_target *t, const uint32_t *w, struct tsr_pack_ev *e);
 void tsr_pack_ev_free(struct tsr_pack_ev *e);
 /* The dependence of b on a, a earlier in program order: -1 none, else the least number of instructions
  * from a's bundle to b's (0: they may share a bundle; reads see the state before the bundle).  From the
@@ -79,6 +86,21 @@ bool tsr_pack_op_idle(const struct tsr_target *t, unsigned op);
 struct tsr_pack_edge { int to, lat; };
 struct tsr_pack_elist { struct tsr_pack_edge *e; int n, cap; };
 
+/* pack_deps.c: the dependence graph of the block u[0..n) into pred and succ (n empty lists each; succ[i]
+ * lists (j, lat), j > i).  Blocks of up to TSR_PACK_LARGE units: every pair i < j with tsr_pack_dep(i, j)
+ * >= 0, in program order.  Larger blocks (docs/pack.md "Dependences"): the pairs that can matter, each with
+ * its tsr_pack_dep latency: per state element or space address, the last unit that wrote it before j and (j
+ * writes it) the units that read it since; per `order` class, the last unit of the class; per `latency` rule
+ * between different elements, the last 16 units matching its first pattern and (j matches it) those matching
+ * the second since.  Every pair left out is implied by a chain of kept ones with at least its latency (a
+ * write after write costs 1, a class's chain at least 1); time and edges near linear in the block.  With an
+ * access to an unknown element or more than 64 rules, every pair. */
+/* Blocks of more units are large: the graph from the accesses that can matter (above), one list-scheduling
+ * priority instead of three, no search (pack_bound.c; docs/pack.md "Limits"). */
+#define TSR_PACK_LARGE 512
+void tsr_pack_graph(const struct tsr_vdesc *D, const struct tsr_pack_unit *u, int n, struct tsr_pack_elist *pred,
+                    struct tsr_pack_elist *succ);
+
 /* pack_sched.c: tries to add text `add` (its words alone: addw) to the bundle parts (k of them, their words
  * alone in pw), at any position; the joined bundle must assemble (t->assemble_one) and do what its parts do
  * (tsr_pack_merge_same).  On success rewrites parts and pw (inserting it), puts the words in w (t->nwords
@@ -96,6 +118,9 @@ int tsr_pack_try_merge(const struct tsr_target *t, const char **parts, const uin
 unsigned tsr_pack_lower_bound(const struct tsr_target *t, const struct tsr_pack_unit *u, int n, int nn,
                               const struct tsr_pack_elist *pred, int ctl, unsigned *basic, bool *exact,
                               unsigned limit, int *sched);
+/* pack_bound.c: can the ops it[0..k) (each the mask of the slots it may go to) go to distinct slots of
+ * free_slots, each to one of its own? */
+bool tsr_pack_match_slots(const uint64_t *it, int k, uint64_t free_slots);
 /* pack.c */
 char *tsr_pack_canon(const struct tsr_target *t, const uint32_t *w, char **full);
 

@@ -17,8 +17,10 @@
 #include "hexio.h"
 #include "target.h"
 #include "text/textcodec.h"
+#include <xxhash.h>
 
 #define MAXPARTS TSR_PACK_MAXPARTS
+#define MAXITEMS 32       /* ops of one bundle whose slots struct obundle keeps */
 #define PRIORITIES 3      /* list-scheduling priorities tried per block (struct sched.variant) */
 
 /* One bundle of the output. */
@@ -33,6 +35,8 @@ struct obundle {
     int block;                    /* index into the stats' blocks */
     int ctl, delay;               /* holds a jump / thread end (enum tsr_pack_ctl) and its delay slots */
     uint64_t fixed;               /* slots its units must use (a quick test before the assembler's) */
+    uint64_t items[MAXITEMS];     /* per op of its units, the slots that have an op of its name */
+    int nitems;                   /* -1: not known (then the assembler alone decides) */
 };
 
 struct prog {
@@ -43,6 +47,8 @@ struct prog {
     uint32_t nopw[4];             /* an empty bundle */
     bool want_lower;              /* the caller wants statistics: compute each block's lower bound */
     bool search;                  /* search the relaxation for schedules shorter than the list scheduler's */
+    uint64_t *fmask;              /* per format of the target's text tables: its slots (the first 64) */
+    unsigned nf;
 };
 
 static struct obundle *prog_insert(struct prog *P, size_t at)
@@ -62,7 +68,7 @@ static struct obundle *prog_insert(struct prog *P, size_t at)
 static void set_words(struct prog *P, struct obundle *b, const uint32_t *w)
 {
     memcpy(b->w, w, P->t->nwords * 4);
-    tsr_pack_ev_init(P->t, b->w, &b->ev);
+    tsr_pack_ev_events(P->t, b->w, &b->ev);
 }
 
 static const char *unit_text(const struct tsr_pack_unit *x)
@@ -70,6 +76,32 @@ static const char *unit_text(const struct tsr_pack_unit *x)
     if ((x->ev.ctl == TSR_PACK_CTL_JUMP || x->ev.ctl == TSR_PACK_CTL_OPAQUE) && x->src)
         return x->src;
     return x->text ? x->text : x->full;
+}
+
+/* The assembler's answers to bundle texts already tried: a direct-mapped cache keyed by a 128-bit XXH3 hash
+ * of the target and the text.  The list scheduler tries the same bundle for a unit in each of its
+ * priorities, and the search and the bound ask for the same pairs again. */
+#define ACACHE 8192
+static _Thread_local struct { XXH128_hash_t key; int rc; uint32_t w[4]; } acache[ACACHE];
+
+/* t->assemble_one(text, len) into w (t->nwords words), through the cache. */
+static int assemble_cached(const struct tsr_target *t, const char *text, size_t len, uint32_t *w)
+{
+    XXH128_hash_t k = XXH3_128bits_withSeed(text, len, (XXH64_hash_t)(uintptr_t)t);
+    if (!k.low64 && !k.high64)
+        k.low64 = 1;
+    size_t at = (size_t)(k.low64 % ACACHE);
+    if (t->nwords <= 4 && XXH128_isEqual(acache[at].key, k)) {
+        memcpy(w, acache[at].w, t->nwords * 4);
+        return acache[at].rc;
+    }
+    int rc = t->assemble_one(text, len, 0, w, NULL, 0);
+    if (t->nwords <= 4) {
+        acache[at].key = k;
+        acache[at].rc = rc;
+        memcpy(acache[at].w, w, t->nwords * 4);
+    }
+    return rc;
 }
 
 /* (pack_int.h) */
@@ -97,7 +129,7 @@ int tsr_pack_try_merge(const struct tsr_target *t, const char **parts, const uin
         }
         if (ov.len)
             tsr_buf_printf(&b, " {%s}", ov.data);
-        if (!t->assemble_one(b.data, b.len, 0, w, NULL, 0)) {
+        if (!assemble_cached(t, b.data, b.len, w)) {
             const uint32_t *all[MAXPARTS];
             for (int i = 0, j = 0; i <= k; i++)
                 all[i] = i == pos ? addw : pw[j++];
@@ -115,6 +147,34 @@ int tsr_pack_try_merge(const struct tsr_target *t, const char **parts, const uin
     tsr_buf_free(&b);
     tsr_buf_free(&ov);
     return 0;
+}
+
+/* Can the ops of bundle b and of unit x go to distinct slots of one format, each to a slot that has an op of
+ * its name?  An assembler places an op nowhere else, so when they cannot, the bundle is not tried (a quick
+ * test before the assembler's; true when the slots are not known). */
+static bool slots_fit(const struct prog *P, const struct obundle *b, const struct tsr_pack_unit *x)
+{
+    if (b->nitems < 0 || x->ncand < 0 || b->nitems + x->ncand > MAXITEMS)
+        return true;
+    uint64_t it[MAXITEMS];
+    memcpy(it, b->items, (size_t)b->nitems * sizeof *it);
+    memcpy(it + b->nitems, x->cand, (size_t)x->ncand * sizeof *it);
+    int k = b->nitems + x->ncand;
+    for (unsigned f = 0; f < P->nf; f++)
+        if (__builtin_popcountll(P->fmask[f]) >= k && tsr_pack_match_slots(it, k, P->fmask[f]))
+            return true;
+    return false;
+}
+
+/* Records unit x's ops among bundle b's (struct obundle.items). */
+static void add_items(struct obundle *b, const struct tsr_pack_unit *x)
+{
+    if (b->nitems < 0 || x->ncand < 0 || b->nitems + x->ncand > MAXITEMS) {
+        b->nitems = -1;
+        return;
+    }
+    memcpy(b->items + b->nitems, x->cand, (size_t)x->ncand * sizeof *b->items);
+    b->nitems += x->ncand;
 }
 
 /* ---- the validator as oracle ------------------------------------------------------------------------ */
@@ -185,23 +245,6 @@ static struct obundle *block_bundle(struct sched *S, int c)
 
 /* ---- one block ------------------------------------------------------------------------------------- */
 
-static void add_edge(struct tsr_pack_elist *l, int to, int lat)
-{
-    for (int i = 0; i < l->n; i++)
-        if (l->e[i].to == to) {
-            if (lat > l->e[i].lat)
-                l->e[i].lat = lat;
-            return;
-        }
-    if (l->n == l->cap) {
-        l->cap = l->cap ? 2 * l->cap : 8;
-        l->e = realloc(l->e, (size_t)l->cap * sizeof *l->e);
-        if (!l->e)
-            abort();
-    }
-    l->e[l->n++] = (struct tsr_pack_edge){ to, lat };
-}
-
 /* Re-derives the events of bundles [from, nb) and checks each against its history.  Returns true if
  * none breaks a rule. */
 static bool recheck(struct sched *S, int from)
@@ -231,9 +274,10 @@ static int block_ctl(const struct tsr_pack_unit *u, int n)
     return n > 0 && (u[c].ev.ctl == TSR_PACK_CTL_JUMP || u[c].ev.ctl == TSR_PACK_CTL_END) ? c : -1;
 }
 
-static bool with_unit(const struct tsr_target *t, const struct obundle *b, const struct tsr_pack_unit *x,
+static bool with_unit(const struct prog *P, const struct obundle *b, const struct tsr_pack_unit *x,
                       bool positional, const char **parts, const uint32_t **pw, uint32_t *w);
-static void add_unit(struct prog *P, struct obundle *b, const char **parts, const uint32_t **pw, const uint32_t *w);
+static void add_unit(struct prog *P, struct obundle *b, const struct tsr_pack_unit *x, const char **parts,
+                     const uint32_t **pw, const uint32_t *w);
 
 /* Places the `.delay` units ctl+1..n-1 (written after the control unit, which is in bundle bpos) in its delay
  * slots, bundles bpos+1..bpos+delay, each at the first that its predecessors allow (the control unit among
@@ -259,12 +303,12 @@ static int place_delay(struct sched *S, const struct tsr_pack_unit *u, int ctl, 
             const char *parts[MAXPARTS];
             const uint32_t *pw[MAXPARTS];
             uint32_t w[8];
-            if (b->k >= MAXPARTS || !with_unit(P->t, b, &u[i], true, parts, pw, w))
+            if (b->k >= MAXPARTS || !with_unit(P, b, &u[i], true, parts, pw, w))
                 continue;
             tsr_pack_ev_init(P->t, w, &cand);
             if (oracle(S, P->n + (size_t)c, &cand.vb))
                 continue;
-            add_unit(P, b, parts, pw, w);
+            add_unit(P, b, &u[i], parts, pw, w);
             if (!u[i].text)
                 b->k = MAXPARTS;   /* a unit that cannot share keeps its bundle alone */
             cyc[i] = c;
@@ -313,6 +357,7 @@ static int place_ctl(struct sched *S, const struct tsr_pack_unit *u, int ctl, in
                 uint32_t w[8];
                 if (b->k >= MAXPARTS - 1 || !tsr_pack_try_merge(P->t, b->parts, b->pw, b->k, unit_text(x), x->w, w))
                     continue;
+                add_items(b, x);
                 b->k++;
                 set_words(P, b, w);
             } else {
@@ -325,6 +370,8 @@ static int place_ctl(struct sched *S, const struct tsr_pack_unit *u, int ctl, in
                     S->bs[bpos] = tmp;
                 }
                 struct obundle *b = &S->bs[bpos];
+                b->nitems = 0;
+                add_items(b, x);
                 b->k = 1;
                 b->parts[0] = unit_text(x);
                 b->pw[0] = x->w;
@@ -352,6 +399,7 @@ static int place_ctl(struct sched *S, const struct tsr_pack_unit *u, int ctl, in
     free(snap);
     /* no position satisfied the dependences within the bound (cannot happen with latencies below it): last */
     struct obundle *b = block_bundle(S, S->nb);
+    add_items(b, x);
     b->k = 1;
     b->parts[0] = unit_text(x);
     b->pw[0] = x->w;
@@ -365,9 +413,10 @@ static int place_ctl(struct sched *S, const struct tsr_pack_unit *u, int ctl, in
 /* Bundle b with unit x added: the parts, their words alone and the joined words into parts, pw and w
  * (MAXPARTS, MAXPARTS and 8 entries).  x joins as written, else with its sources swapped (a commutative
  * op), else, if `positional`, in its full positional form (`nop; mov r0.8d, r1`).  False if it cannot. */
-static bool with_unit(const struct tsr_target *t, const struct obundle *b, const struct tsr_pack_unit *x,
+static bool with_unit(const struct prog *P, const struct obundle *b, const struct tsr_pack_unit *x,
                       bool positional, const char **parts, const uint32_t **pw, uint32_t *w)
 {
+    const struct tsr_target *t = P->t;
     memcpy(parts, b->parts, sizeof b->parts);
     memcpy(pw, b->pw, sizeof b->pw);
     if (b->k == 0) {
@@ -376,15 +425,19 @@ static bool with_unit(const struct tsr_target *t, const struct obundle *b, const
         memcpy(w, x->w, t->nwords * 4);
         return true;
     }
+    if (!slots_fit(P, b, x))
+        return false;
     return b->k < MAXPARTS - 1 && x->text &&
            (tsr_pack_try_merge(t, parts, pw, b->k, x->text, x->w, w) ||
             (x->alt && tsr_pack_try_merge(t, parts, pw, b->k, x->alt, x->w, w)) ||
             (positional && x->full && tsr_pack_try_merge(t, parts, pw, b->k, x->full, x->w, w)));
 }
 
-/* Makes b the bundle with_unit formed. */
-static void add_unit(struct prog *P, struct obundle *b, const char **parts, const uint32_t **pw, const uint32_t *w)
+/* Makes b the bundle with_unit formed with unit x. */
+static void add_unit(struct prog *P, struct obundle *b, const struct tsr_pack_unit *x, const char **parts,
+                     const uint32_t **pw, const uint32_t *w)
 {
+    add_items(b, x);
     memcpy(b->parts, parts, sizeof b->parts);
     memcpy(b->pw, pw, sizeof b->pw);
     b->k++;
@@ -407,9 +460,9 @@ static bool realize(struct sched *S, const struct tsr_pack_unit *u, int n, int c
         const char *parts[MAXPARTS];
         const uint32_t *pw[MAXPARTS];
         uint32_t w[8];
-        if (!with_unit(P->t, b, &u[i], true, parts, pw, w))
+        if (!with_unit(P, b, &u[i], true, parts, pw, w))
             return false;
-        add_unit(P, b, parts, pw, w);
+        add_unit(P, b, &u[i], parts, pw, w);
         if (i == ctl) {
             if (at[i] != T - 1 - u[i].ev.delay)
                 return false;
@@ -421,6 +474,38 @@ static bool realize(struct sched *S, const struct tsr_pack_unit *u, int n, int c
 }
 
 
+/* The list scheduler's priority: larger key first; at equal key a unit only one slot can do before a
+ * `mov` either ALU can do (flex); then program order. */
+struct rank_ctx { const int *key; const bool *flex; };
+
+static bool rank_before(const struct rank_ctx *c, int a, int b)
+{
+    if (c->key[a] != c->key[b])
+        return c->key[a] > c->key[b];
+    if (c->flex[a] != c->flex[b])
+        return !c->flex[a];
+    return a < b;
+}
+
+/* Sorts order[0..n) by rank_before (a merge sort: n log n on blocks of many thousand units). */
+static void rank_sort(int *order, int n, const struct rank_ctx *c)
+{
+    int *tmp = malloc(((size_t)n + 1) * sizeof *tmp);
+    for (int w = 1; w < n; w *= 2) {
+        for (int lo = 0; lo < n; lo += 2 * w) {
+            int mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n, i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                tmp[k++] = rank_before(c, order[j], order[i]) ? order[j++] : order[i++];
+            while (i < mid)
+                tmp[k++] = order[i++];
+            while (j < hi)
+                tmp[k++] = order[j++];
+        }
+        memcpy(order, tmp, (size_t)n * sizeof *order);
+    }
+    free(tmp);
+}
+
 /* Schedules units u[0..n) of one block (the last may be a control unit) into S->bs.  Returns 0, or -1 if
  * some unit could not be placed (reported through d). */
 static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, struct tsr_pack_block_stat *lb, const char *path,
@@ -430,6 +515,7 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, struc
     const struct tsr_target *t = P->t;
     if (n == 1 && u[0].ev.ctl == TSR_PACK_CTL_OPAQUE) {
         struct obundle *b = block_bundle(S, 0);
+        add_items(b, &u[0]);
         b->k = 1;
         b->parts[0] = unit_text(&u[0]);
         b->pw[0] = u[0].w;
@@ -447,14 +533,7 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, struc
         S->pred = calloc((size_t)n + 1, sizeof *S->pred);
         S->succ = calloc((size_t)n + 1, sizeof *S->succ);
         S->ngraph = n;
-        for (int j = 0; j < n; j++)
-            for (int i = 0; i < j; i++) {
-                int l = tsr_pack_dep(P->D, &u[i].ev, &u[j].ev);
-                if (l >= 0) {
-                    add_edge(&S->pred[j], i, l);
-                    add_edge(&S->succ[i], j, l);
-                }
-            }
+        tsr_pack_graph(P->D, u, n, S->pred, S->succ);
     }
     const struct tsr_pack_elist *pred = S->pred, *succ = S->succ;
     int *h = calloc((size_t)n + 1, sizeof *h);
@@ -481,13 +560,23 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, struc
     int *key = calloc((size_t)n + 1, sizeof *key);   /* larger first */
     for (int i = 0; i < nn; i++)
         key[i] = S->variant == 1 ? 0 : S->variant == 2 ? h[i] * 256 + (succ[i].n < 255 ? succ[i].n : 255) : h[i];
-    for (int i = 1; i < nn; i++)
-        for (int j = i; j > 0 && (key[order[j]] > key[order[j - 1]] ||
-                                  (key[order[j]] == key[order[j - 1]] && !flex[order[j]] && flex[order[j - 1]])); j--) {
-            int x = order[j];
-            order[j] = order[j - 1];
-            order[j - 1] = x;
-        }
+    struct rank_ctx rk = { key, flex };
+    rank_sort(order, nn, &rk);
+    /* the ready list: the units whose predecessors are all placed, by rank (their place in order);
+     * earliest: the first cycle their latencies allow */
+    int *rank = malloc(((size_t)n + 1) * sizeof *rank), *npred = malloc(((size_t)n + 1) * sizeof *npred);
+    int *earliest = calloc((size_t)n + 1, sizeof *earliest), *ready = malloc(((size_t)n + 1) * sizeof *ready);
+    int nready = 0;
+    for (int r = 0; r < nn; r++)
+        rank[order[r]] = r;
+    for (int i = 0; i < nn; i++) {
+        npred[i] = 0;
+        for (int k = 0; k < pred[i].n; k++)
+            npred[i] += pred[i].e[k].to < nn;
+    }
+    for (int r = 0; r < nn; r++)
+        if (!npred[order[r]])
+            ready[nready++] = order[r];
     int rc = 0, left = nn, limit = n * (P->D->lookback + 2) + 16;
     struct tsr_pack_ev cand = { 0 };
     for (int cycle = 0; left > 0; cycle++) {
@@ -504,29 +593,39 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, struc
         size_t g = P->n + (size_t)cycle;
         for (bool progress = true; progress;) {
             progress = false;
-            for (int oi = 0; oi < nn; oi++) {
-                int i = order[oi];
-                if (cyc[i] >= 0)
-                    continue;
-                bool ready = true;
-                for (int k = 0; k < pred[i].n && ready; k++) {
-                    int p = pred[i].e[k].to;
-                    ready = cyc[p] >= 0 && cyc[p] + pred[i].e[k].lat <= cycle;
-                }
-                if (!ready)
+            for (int ri = 0; ri < nready; ri++) {
+                int i = ready[ri];
+                if (earliest[i] > cycle)
                     continue;
                 const char *parts[MAXPARTS];
                 const uint32_t *pw[MAXPARTS];
                 uint32_t w[8];
-                if ((b->k && (fixed[i] & b->fixed)) || !with_unit(t, b, &u[i], false, parts, pw, w))
+                if ((b->k && (fixed[i] & b->fixed)) || !with_unit(P, b, &u[i], false, parts, pw, w))
                     continue;   /* (two ops that only one slot can do never share a bundle) */
-                tsr_pack_ev_init(t, w, &cand);
+                tsr_pack_ev_events(t, w, &cand);
                 if (oracle(S, g, &cand.vb))
                     continue;
-                add_unit(P, b, parts, pw, w);
+                add_unit(P, b, &u[i], parts, pw, w);
                 b->fixed |= fixed[i];
                 cyc[i] = cycle;
                 left--;
+                memmove(ready + ri, ready + ri + 1, (size_t)(nready - ri - 1) * sizeof *ready);
+                nready--;
+                for (int k = 0; k < succ[i].n; k++) {   /* successors whose last predecessor this was join */
+                    int s = succ[i].e[k].to;
+                    if (s >= nn)
+                        continue;
+                    if (cycle + succ[i].e[k].lat > earliest[s])
+                        earliest[s] = cycle + succ[i].e[k].lat;
+                    if (--npred[s] == 0) {
+                        int at = nready;
+                        while (at > 0 && rank[ready[at - 1]] > rank[s])
+                            at--;
+                        memmove(ready + at + 1, ready + at, (size_t)(nready - at) * sizeof *ready);
+                        ready[at] = s;
+                        nready++;
+                    }
+                }
                 progress = !u[i].text ? false : true;   /* a unit that cannot share keeps its bundle alone */
                 if (!u[i].text)
                     b->k = MAXPARTS;                       /* closed */
@@ -550,6 +649,10 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, struc
     free(flex);
     free(fixed);
     free(key);
+    free(rank);
+    free(npred);
+    free(earliest);
+    free(ready);
     return rc;
 }
 
@@ -638,15 +741,23 @@ static int mend(struct prog *P, const char *prefix, size_t plen, const char *pat
     return tsr_diag_error(d, path, 0, 0, "internal error: the packer could not mend its output");
 }
 
-/* Keeps a copy of the block's bundles S->bs[0..nb) as the best schedule so far (*best, *nbest). */
-static void keep(struct sched *S, struct obundle **best, int *nbest)
+/* The best schedule of the block so far: its bundles (an array S->bs and it exchange), their number. */
+struct best { struct obundle *b; int n, cap; };
+
+/* Takes the block's bundles S->bs[0..nb) as the best schedule (the previous best's storage becomes S->bs,
+ * empty). */
+static void keep(struct sched *S, struct best *B)
 {
-    for (int c = 0; c < *nbest; c++)
-        tsr_pack_ev_free(&(*best)[c].ev);
-    free(*best);
-    *best = calloc((size_t)S->nb + 1, sizeof **best);
-    copy_bundles(S->P, *best, S->bs, S->nb);
-    *nbest = S->nb;
+    for (int c = 0; c < B->n; c++)
+        tsr_pack_ev_free(&B->b[c].ev);
+    struct obundle *b = B->b;
+    int cap = B->cap;
+    B->b = S->bs;
+    B->cap = S->cap;
+    B->n = S->nb;
+    S->bs = b;
+    S->cap = cap;
+    S->nb = 0;
 }
 
 /* Empties the block's bundles. */
@@ -660,11 +771,19 @@ static void drop(struct sched *S)
 int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_t n, enum tsr_pack_effort effort,
                       struct tsr_buf *out, struct tsr_pack_stats *st, const char *path, struct tsr_diag *d)
 {
-    struct prog P = { t, t->vdesc, NULL, 0, 0, { 0 }, false, false };
+    struct prog P = { t, t->vdesc, NULL, 0, 0, { 0 }, false, false, NULL, 0 };
     uint32_t nw[8] = { 0 };
     if (t->assemble_one("nop", 3, 0, nw, NULL, 0))
         return tsr_diag_error(d, path, 0, 0, "target '%s' cannot assemble 'nop'", t->name);
     memcpy(P.nopw, nw, sizeof P.nopw);
+    P.nf = t->text->nformats;
+    P.fmask = calloc(P.nf + 1, sizeof *P.fmask);
+    for (unsigned f = 0; f < P.nf; f++)
+        for (uint32_t x = 0; x < t->text->formats[f].nslot; x++) {
+            unsigned sl = t->text->idx[t->text->formats[f].slot + x];
+            if (sl < 64)
+                P.fmask[f] |= (uint64_t)1 << sl;
+        }
     struct sched S = { &P, NULL, 0, 0, 0, 0, NULL, NULL, 0 };
     unsigned capb = 0;
     struct tsr_pack_stats local;
@@ -689,36 +808,41 @@ int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_
         S.hstart = falls ? 0 : P.n;
         struct tsr_pack_block_stat stat = { 0 };  /* this block's statistics */
         /* several priorities; the shortest schedule wins (the first on ties) */
-        struct obundle *best = NULL;
-        int nbest = 0;
-        for (int v = 0; v < PRIORITIES && !rc; v++) {
+        struct best best = { NULL, 0, 0 };
+        bool have = false;
+        /* (a block too large for the search gets the first priority only: each costs a list schedule) */
+        int nprio = e - s > TSR_PACK_LARGE ? 1 : PRIORITIES;
+        for (int v = 0; v < nprio && !rc; v++) {
             S.nb = 0;
             S.variant = v;
             struct tsr_pack_block_stat lv = { 0 };
             rc = schedule_block(&S, u + s, (int)(e - s), &lv, path, d);
             if (v == 0)
                 stat = lv;
-            if (!rc && (!best || S.nb < nbest))
-                keep(&S, &best, &nbest);
+            if (!rc && (!have || S.nb < best.n)) {
+                keep(&S, &best);
+                have = true;
+            }
             drop(&S);
         }
         /* the lower bound (statistics), and the search for a schedule shorter than the list scheduler's:
          * the relaxation's shortest, if it is shorter and the real bundles can be built from it */
         int nu = (int)(e - s), ctl = block_ctl(u + s, nu);
         /* with `.delay` units: the bound of the block without them (a schedule of the block, without them, is
-         * one of the rest: a lower bound, not exact), and no search (the relaxation has no delay units) */
-        bool dsl = ctl >= 0 && ctl < nu - 1;
-        if (!rc && S.pred && (P.want_lower || (P.search && !dsl))) {
+         * one of the rest: a lower bound, not exact), and no search (the relaxation has no delay units); blocks
+         * of more than TSR_PACK_LARGE units are list scheduled only */
+        bool dsl = ctl >= 0 && ctl < nu - 1, search = P.search && !dsl && nu <= TSR_PACK_LARGE;
+        if (!rc && S.pred && (P.want_lower || search)) {
             int nb = dsl ? ctl + 1 : nu;
             int *at = malloc(((size_t)nu + 1) * sizeof *at);
             for (int i = 0; i < nu; i++)
                 at[i] = -1;
             stat.lower = tsr_pack_lower_bound(t, u + s, nb, ctl >= 0 ? ctl : nb, S.pred, ctl, &stat.basic,
-                                               &stat.exact, (unsigned)nbest, P.search && !dsl ? at : NULL);
+                                               &stat.exact, (unsigned)best.n, search ? at : NULL);
             stat.exact &= !dsl;
-            if (P.search && (int)stat.lower < nbest && at[0] >= 0) {
+            if (search && (int)stat.lower < best.n && at[0] >= 0) {
                 if (realize(&S, u + s, nu, ctl, at, (int)stat.lower)) {
-                    keep(&S, &best, &nbest);
+                    keep(&S, &best);
                     stat.searched = true;
                     st->searched++;
                 }
@@ -726,14 +850,16 @@ int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_
             }
             free(at);
         }
-        if (!rc) {
-            block_bundle(&S, nbest - 1);
-            for (int c = 0; c < nbest; c++) {
-                tsr_pack_ev_free(&S.bs[c].ev);
-                S.bs[c] = best[c];
-            }
+        if (!rc) {   /* the best schedule's bundles become the block's (S.bs holds none after drop) */
+            free(S.bs);
+            S.bs = best.b;
+            S.cap = best.cap;
+            S.nb = best.n;
+        } else {
+            for (int c = 0; c < best.n; c++)
+                tsr_pack_ev_free(&best.b[c].ev);
+            free(best.b);
         }
-        free(best);
         free_graph(&S);
         if (st->nblocks == capb) {
             capb = capb ? 2 * capb : 16;
@@ -747,9 +873,17 @@ int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_
         st->nbundles += (unsigned)S.nb;
         st->lower += stat.lower;
         st->basic += stat.basic;
+        if (P.n == 0 && S.nb > 0) {   /* the first block's array becomes the program's (one huge block: no copy) */
+            free(P.b);
+            P.b = S.bs;
+            P.cap = (size_t)S.cap;
+            S.bs = NULL;
+            S.cap = 0;
+        }
         for (int c = 0; c < S.nb; c++) {
-            struct obundle *b = prog_insert(&P, P.n);
-            *b = S.bs[c];
+            struct obundle *b = S.bs ? prog_insert(&P, P.n) : &P.b[P.n++];
+            if (S.bs)
+                *b = S.bs[c];
             b->block = bi;
             if (c == 0) {
                 b->labels = u[s].labels;
@@ -768,6 +902,7 @@ int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_
     for (size_t i = 0; i < P.n; i++)
         tsr_pack_ev_free(&P.b[i].ev);
     free(P.b);
+    free(P.fmask);
     if (rc || st == &local)
         tsr_pack_stats_free(st);
     return rc;
