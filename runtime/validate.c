@@ -1,6 +1,7 @@
 /* The hazard validator's engine (validate.h): control flow of a program, paths back from each bundle, and
  * the checks of resources and rules over the events the generated code lists. */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +82,7 @@ struct ctx {
     /* reports of the current bundle, to drop repeats from other paths: (rule, other) */
     struct { int rule; size_t other; } *seen;
     int nseen, capseen;
+    bool hist;   /* tsr_validate_hist: open windows are checked over the history (else by open_flow/stream) */
 };
 
 struct hist {
@@ -108,11 +110,12 @@ static bool seen(struct ctx *c, int rule, size_t other)
     return false;
 }
 
-static void report(struct ctx *c, const struct hist *h, int rule, int k, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-static void report(struct ctx *c, const struct hist *h, int rule, int k, const char *fmt, ...)
+/* Reports a violation completed by h->b[0] whose earlier instruction is `other` (index), at pc other_pc, dist
+ * instructions back on the path considered. */
+static void vreport(struct ctx *c, const struct hist *h, int rule, size_t other, uint32_t other_pc, int dist,
+                    const char *fmt, va_list ap)
 {
-    if (seen(c, rule, h->idx[k]))
+    if (seen(c, rule, other))
         return;
     struct tsr_vviol v;
     memset(&v, 0, sizeof v);
@@ -126,16 +129,36 @@ static void report(struct ctx *c, const struct hist *h, int rule, int k, const c
     }
     v.at = h->idx[0];
     v.pc = h->b[0]->pc;
-    v.other = h->idx[k];
-    v.other_pc = h->b[k]->pc;
-    v.dist = k;
-    va_list ap;
-    va_start(ap, fmt);
+    v.other = other;
+    v.other_pc = other_pc;
+    v.dist = dist;
     vsnprintf(v.text, sizeof v.text, fmt, ap);
-    va_end(ap);
     c->count++;
     if (c->fn)
         c->fn(c->fctx, &v);
+}
+
+/* The earlier instruction is h->b[k]. */
+static void report(struct ctx *c, const struct hist *h, int rule, int k, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void report(struct ctx *c, const struct hist *h, int rule, int k, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(c, h, rule, h->idx[k], h->b[k]->pc, k, fmt, ap);
+    va_end(ap);
+}
+
+/* The earlier instruction is given by index and pc (open windows: beyond the history). */
+static void report_far(struct ctx *c, const struct hist *h, int rule, size_t other, uint32_t other_pc, int dist,
+                       const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+static void report_far(struct ctx *c, const struct hist *h, int rule, size_t other, uint32_t other_pc, int dist,
+                       const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(c, h, rule, other, other_pc, dist, fmt, ap);
+    va_end(ap);
 }
 
 bool tsr_vev_same(const struct tsr_vev *a, const struct tsr_vev *b)
@@ -227,6 +250,24 @@ static void check_bundle(struct ctx *c, const struct hist *h)
     }
 }
 
+/* "1..2 instructions apart", "1 or more instructions apart" */
+static void window_text(const struct tsr_vrule *R, char *buf, size_t n)
+{
+    if (R->hi == TSR_V_OPEN)
+        snprintf(buf, n, "%d or more instructions apart", R->lo);
+    else
+        snprintf(buf, n, "%d..%d instructions apart", R->lo, R->hi);
+}
+
+/* The first event of b matching p other than b->ev[not] (-1: any), or -1. */
+static int first_match(const struct tsr_vbundle *b, tsr_vmatch_fn p, int not)
+{
+    for (int j = 0; j < b->nev; j++)
+        if (j != not && p(&b->ev[j], b->f))
+            return j;
+    return -1;
+}
+
 /* Rules between h->b[0] and the bundles before it on this path. */
 static void check_path(struct ctx *c, const struct hist *h)
 {
@@ -242,6 +283,10 @@ static void check_path(struct ctx *c, const struct hist *h)
             if (!R->pat[1](eb, b->f))
                 continue;
             if (R->kind == TSR_VR_WINDOW) {
+                if (R->hi == TSR_V_OPEN && !c->hist)
+                    continue;   /* beyond the history: open_check / stream_open */
+                char range[48];
+                window_text(R, range, sizeof range);
                 for (int k = R->lo; k <= R->hi && k < h->len; k++) {
                     const struct tsr_vbundle *a = h->b[k];
                     for (int j = 0; j < a->nev; j++) {
@@ -250,11 +295,10 @@ static void check_path(struct ctx *c, const struct hist *h)
                         tsr_vev_text(D, &a->ev[j], ta, sizeof ta);
                         tsr_vev_text(D, eb, tb, sizeof tb);
                         if (k == 0)
-                            report(c, h, r, 0, "%s and %s in one instruction (forbidden %d..%d instructions apart)",
-                                   ta, tb, R->lo, R->hi);
+                            report(c, h, r, 0, "%s and %s in one instruction (forbidden %s)", ta, tb, range);
                         else
-                            report(c, h, r, k, "%s; the instruction %d before (0x%08" PRIx32 ") %s (forbidden %d..%d "
-                                   "instructions apart)", tb, k, a->pc, ta, R->lo, R->hi);
+                            report(c, h, r, k, "%s; the instruction %d before (0x%08" PRIx32 ") %s (forbidden %s)", tb, k,
+                                   a->pc, ta, range);
                         break;
                     }
                 }
@@ -313,10 +357,87 @@ static void paths(struct ctx *c, const struct prog *P, struct hist *h, int depth
     }
 }
 
+/* ---- open windows over a whole program ---------------------------------------------------------------- */
+/* `forbid A -> B at LO..` looks back along every path to the program's start, beyond any history: a forward
+ * data flow over the control flow gives each bundle i the longest distance dist[i] (capped at LO; -1: none)
+ * from an A on a path ending at i (0: an A of its own), with that A (src) and the length of the path (len).
+ * Each value only grows and is at most LO, so the worklist ends after O((n + edges) * (LO + 1)) steps. */
+struct flow { int *dist; size_t *src, *len; };
+
+static void open_flow(const struct tsr_vrule *R, const struct prog *P, const size_t *sstart, const size_t *succ,
+                      struct flow *F, size_t *queue, bool *inq)
+{
+    size_t n = P->n, head = 0, count = 0;
+    for (size_t i = 0; i < n; i++) {
+        F->dist[i] = first_match(&P->b[i], R->pat[0], -1) >= 0 ? 0 : -1;
+        F->src[i] = i;
+        F->len[i] = 0;
+        inq[i] = F->dist[i] >= 0;
+        if (inq[i])
+            queue[(head + count++) % n] = i;
+    }
+    while (count) {
+        size_t i = queue[head];
+        head = (head + 1) % n;
+        count--;
+        inq[i] = false;
+        int v = F->dist[i] + 1 > R->lo ? R->lo : F->dist[i] + 1;
+        for (size_t q = sstart[i]; q < sstart[i + 1]; q++) {
+            size_t t = succ[q];
+            if (v <= F->dist[t])
+                continue;
+            F->dist[t] = v;
+            F->src[t] = F->src[i];
+            F->len[t] = F->len[i] + 1;
+            if (!inq[t]) {
+                inq[t] = true;
+                queue[(head + count++) % n] = t;
+            }
+        }
+    }
+}
+
+/* Open window r at h->b[0] (bundle j of P): an A in the same bundle (LO 0), or one LO or more back on a path. */
+static void open_check(struct ctx *c, const struct hist *h, const struct prog *P, int r, const struct flow *F)
+{
+    const struct tsr_vdesc *D = c->D;
+    const struct tsr_vrule *R = &D->rules[r];
+    const struct tsr_vbundle *b = h->b[0];
+    size_t j = h->idx[0];
+    char ta[96], tb[96], range[48];
+    window_text(R, range, sizeof range);
+    for (int i = 0; i < b->nev; i++) {
+        if (!R->pat[1](&b->ev[i], b->f))
+            continue;
+        tsr_vev_text(D, &b->ev[i], tb, sizeof tb);
+        int a = R->lo == 0 ? first_match(b, R->pat[0], i) : -1;
+        if (a >= 0) {
+            tsr_vev_text(D, &b->ev[a], ta, sizeof ta);
+            report(c, h, r, 0, "%s and %s in one instruction (forbidden %s)", ta, tb, range);
+            continue;
+        }
+        size_t best = 0;
+        int far = -1;
+        for (size_t q = P->pstart[j]; q < P->pstart[j] + P->pcount[j]; q++)
+            if (F->dist[P->preds[q]] > far) {
+                best = P->preds[q];
+                far = F->dist[best];
+            }
+        if (far < 0 || far + 1 < R->lo)
+            continue;
+        const struct tsr_vbundle *ab = &P->b[F->src[best]];
+        a = first_match(ab, R->pat[0], -1);
+        tsr_vev_text(D, &ab->ev[a < 0 ? 0 : a], ta, sizeof ta);
+        size_t d = F->len[best] + 1;
+        report_far(c, h, r, F->src[best], ab->pc, d > INT32_MAX ? INT32_MAX : (int)d,
+                   "%s; the instruction %zu before (0x%08" PRIx32 ") %s (forbidden %s)", tb, d, ab->pc, ta, range);
+    }
+}
+
 size_t tsr_validate(const struct tsr_vdesc *D, const uint32_t *w, size_t n, uint64_t base, tsr_vreport_fn fn,
                     void *fctx)
 {
-    struct ctx c = { D, fn, fctx, 0, NULL, 0, 0 };
+    struct ctx c = { D, fn, fctx, 0, NULL, 0, 0, false };
     struct prog P = { n, NULL, NULL, NULL, NULL };
     if (!n)
         return 0;
@@ -389,6 +510,42 @@ size_t tsr_validate(const struct tsr_vdesc *D, const uint32_t *w, size_t n, uint
     }
     /* pstart[i] .. pstart[i] + fill[i] are used: keep the counts in a second array */
     P.pcount = fill;
+    /* open windows: successors, then one data flow per rule */
+    int nopen = 0;
+    for (int r = 0; r < D->nrules; r++)
+        nopen += D->rules[r].kind == TSR_VR_WINDOW && D->rules[r].npat == 2 && D->rules[r].hi == TSR_V_OPEN;
+    struct flow *F = xcalloc((size_t)nopen, sizeof *F);
+    int *openrule = xcalloc((size_t)nopen, sizeof *openrule);
+    if (nopen) {
+        size_t *sstart = xcalloc(n + 1, sizeof *sstart), *succ = xcalloc(P.pstart[n] + 1, sizeof *succ);
+        size_t *queue = xcalloc(n, sizeof *queue), *sfill = xcalloc(n, sizeof *sfill);
+        bool *inq = xcalloc(n, sizeof *inq);
+        for (size_t i = 0; i < n; i++)
+            for (size_t q = P.pstart[i]; q < P.pstart[i] + P.pcount[i]; q++)
+                sstart[P.preds[q] + 1]++;
+        for (size_t i = 0; i < n; i++)
+            sstart[i + 1] += sstart[i];
+        for (size_t i = 0; i < n; i++)
+            for (size_t q = P.pstart[i]; q < P.pstart[i] + P.pcount[i]; q++) {
+                size_t p = P.preds[q];
+                succ[sstart[p] + sfill[p]++] = i;
+            }
+        for (int r = 0, k = 0; r < D->nrules; r++) {
+            const struct tsr_vrule *R = &D->rules[r];
+            if (R->kind != TSR_VR_WINDOW || R->npat != 2 || R->hi != TSR_V_OPEN)
+                continue;
+            F[k].dist = xcalloc(n, sizeof *F[k].dist);
+            F[k].src = xcalloc(n, sizeof *F[k].src);
+            F[k].len = xcalloc(n, sizeof *F[k].len);
+            open_flow(R, &P, sstart, succ, &F[k], queue, inq);
+            openrule[k++] = r;
+        }
+        free(sstart);
+        free(succ);
+        free(queue);
+        free(sfill);
+        free(inq);
+    }
     for (size_t j = 0; j < n; j++) {
         struct hist h;
         h.b[0] = &P.b[j];
@@ -398,7 +555,16 @@ size_t tsr_validate(const struct tsr_vdesc *D, const uint32_t *w, size_t n, uint
         check_bundle(&c, &h);
         int budget = MAX_PATHS;
         paths(&c, &P, &h, 1, &budget);
+        for (int k = 0; k < nopen; k++)
+            open_check(&c, &h, &P, openrule[k], &F[k]);
     }
+    for (int k = 0; k < nopen; k++) {
+        free(F[k].dist);
+        free(F[k].src);
+        free(F[k].len);
+    }
+    free(F);
+    free(openrule);
     free(fill);
     free(E);
     free(ft);
@@ -435,6 +601,8 @@ struct tsr_vstream {
     struct tsr_vbundle ring[TSR_V_MAXDIST + 1];
     uint64_t *fields;
     struct ctx c;
+    /* by rule: the first A of an open window since the reset (the farthest back any later B can look) */
+    struct first { bool have; size_t step; uint32_t pc; struct tsr_vev ev; } *first;
 };
 
 struct tsr_vstream *tsr_vstream_new(const struct tsr_vdesc *D)
@@ -444,7 +612,10 @@ struct tsr_vstream *tsr_vstream_new(const struct tsr_vdesc *D)
         return NULL;
     unsigned nf = D->nfields ? D->nfields : 1;
     s->fields = calloc((size_t)(TSR_V_MAXDIST + 1) * nf, sizeof *s->fields);
-    if (!s->fields) {
+    s->first = calloc((size_t)(D->nrules > 0 ? D->nrules : 1), sizeof *s->first);
+    if (!s->fields || !s->first) {
+        free(s->fields);
+        free(s->first);
         free(s);
         return NULL;
     }
@@ -460,6 +631,7 @@ void tsr_vstream_free(struct tsr_vstream *s)
     if (!s)
         return;
     free(s->fields);
+    free(s->first);
     free(s->c.seen);
     free(s);
 }
@@ -468,6 +640,46 @@ void tsr_vstream_reset(struct tsr_vstream *s)
 {
     s->steps = 0;
     s->nring = 0;
+    for (int r = 0; r < s->D->nrules; r++)
+        s->first[r].have = false;
+}
+
+/* Open windows in issue order: a B against the first A since the reset (the farthest back), then h->b[0]'s
+ * own A becomes that first A if there was none. */
+static void stream_open(struct tsr_vstream *s, const struct hist *h)
+{
+    const struct tsr_vdesc *D = s->D;
+    const struct tsr_vbundle *b = h->b[0];
+    char ta[96], tb[96], range[48];
+    for (int r = 0; r < D->nrules; r++) {
+        const struct tsr_vrule *R = &D->rules[r];
+        if (R->kind != TSR_VR_WINDOW || R->npat != 2 || R->hi != TSR_V_OPEN)
+            continue;
+        struct first *o = &s->first[r];
+        window_text(R, range, sizeof range);
+        for (int i = 0; i < b->nev; i++) {
+            if (!R->pat[1](&b->ev[i], b->f))
+                continue;
+            tsr_vev_text(D, &b->ev[i], tb, sizeof tb);
+            int a = R->lo == 0 ? first_match(b, R->pat[0], i) : -1;
+            if (a >= 0) {
+                tsr_vev_text(D, &b->ev[a], ta, sizeof ta);
+                report(&s->c, h, r, 0, "%s and %s in one instruction (forbidden %s)", ta, tb, range);
+            } else if (o->have && s->steps - o->step >= (size_t)R->lo) {
+                size_t d = s->steps - o->step;
+                tsr_vev_text(D, &o->ev, ta, sizeof ta);
+                report_far(&s->c, h, r, o->step, o->pc, d > INT32_MAX ? INT32_MAX : (int)d,
+                           "%s; the instruction %zu before (0x%08" PRIx32 ") %s (forbidden %s)", tb, d, o->pc, ta, range);
+            }
+        }
+        int a = o->have ? -1 : first_match(b, R->pat[0], -1);
+        if (a >= 0) {
+            o->have = true;
+            o->step = s->steps;
+            o->pc = b->pc;
+            o->ev = b->ev[a];
+        }
+    }
 }
 
 size_t tsr_vstream_step(struct tsr_vstream *s, const uint32_t *w, uint32_t pc, tsr_vreport_fn fn, void *fctx)
@@ -496,6 +708,7 @@ size_t tsr_vstream_step(struct tsr_vstream *s, const uint32_t *w, uint32_t pc, t
     s->c.nseen = 0;
     check_bundle(&s->c, &h);
     check_path(&s->c, &h);
+    stream_open(s, &h);
     s->steps++;
     return s->c.count;
 }
@@ -521,7 +734,7 @@ int tsr_vstream_sim(struct tsr_vstream *s, struct tsr_sim_ctl *ctl, const uint32
 size_t tsr_validate_hist(const struct tsr_vdesc *D, const struct tsr_vbundle *const *b, int len, tsr_vreport_fn fn,
                          void *fctx)
 {
-    struct ctx c = { D, fn, fctx, 0, NULL, 0, 0 };
+    struct ctx c = { D, fn, fctx, 0, NULL, 0, 0, true };
     struct hist h;
     h.len = len < 1 ? 1 : len > TSR_V_MAXDIST + 1 ? TSR_V_MAXDIST + 1 : len;
     for (int k = 0; k < h.len; k++) {

@@ -543,7 +543,8 @@ Test(validate, control_flow)
 }
 
 /* ---- the engine alone: latency max, windows at distance 0, streams ------------------------------------------ */
-/* A toy target: bundle word 0 = event kind code (1 write x, 2 read x, 3 both), word 1 unused. */
+/* A toy target: bundle word 0 = event kind code (1 write x, 2 read x, 3 both; 4 an always-taken jump to byte
+ * address word 1, without delay slots). */
 static int toy_events(const uint32_t *w, uint32_t pc, struct tsr_vbundle *b)
 {
     b->pc = pc;
@@ -553,6 +554,10 @@ static int toy_events(const uint32_t *w, uint32_t pc, struct tsr_vbundle *b)
         tsr_vb_add(b, TSR_V_WSTATE, 0, 1, 0, 7);
     if (w[0] & 2)
         tsr_vb_add(b, TSR_V_RSTATE, 0, 1, 0, 7);
+    if (w[0] & 4) {
+        struct tsr_vev *j = tsr_vb_add(b, TSR_V_JUMP, 0, 1, 0, 0);
+        j->val = w[1];
+    }
     return 0;
 }
 static bool toy_w(const struct tsr_vev *e, const uint64_t *f)
@@ -614,6 +619,84 @@ Test(validate, engine_latency_window)
     cr_expect_eq(toy_run(&selfwin, one, 1, &f), 0);
     struct tsr_vrule both = {"both", "toy", TSR_VR_BUNDLE, 2, self, false, 0, 0};
     cr_expect_eq(toy_run(&both, one, 1, &f), 0, "two patterns need two distinct events");
+}
+
+/* An open window (`forbid A -> B at LO..`): every A on a path back to the program's start counts, however far
+ * (beyond TSR_V_MAXDIST, around a loop); the stream check remembers the first A since its reset; a scheduler's
+ * history (tsr_validate_hist) shows only what it holds. */
+static size_t toy_prog(const struct tsr_vrule *r, const uint32_t *w, size_t n, struct found *f)
+{
+    struct tsr_vdesc D = {.name = "toy", .nwords = 2, .nfields = 1, .pc_step = 8, .events = toy_events, .nrules = 1,
+                          .rules = r, .lookback = r->lo, .nstates = 1, .state_names = toy_states,
+                          .state_count = toy_count};
+    memset(f, 0, sizeof *f);
+    return tsr_validate(&D, w, n, 0, collect, f);
+}
+
+Test(validate, engine_open_window)
+{
+    struct found f;
+    struct tsr_vrule open1 = {"open", "toy", TSR_VR_WINDOW, 2, toy_pat, false, 1, TSR_V_OPEN};
+    static uint32_t w[2 * 200];
+    /* straight line: a read 150 instructions after the write */
+    memset(w, 0, sizeof w);
+    w[0] = 1;
+    w[2 * 150] = 2;
+    cr_expect_eq(toy_prog(&open1, w, 151, &f), 1);
+    cr_expect(f.n == 1 && f.v[0].pc == 8 * 150, "at 0x%x", f.n ? f.v[0].pc : 0);
+    cr_expect(f.n == 1 && strstr(f.v[0].text, "the instruction 150 before (0x00000000)") &&
+              strstr(f.v[0].text, "(forbidden 1 or more instructions apart)"), "%s", f.v[0].text);
+    /* the read first: nothing */
+    uint32_t before[] = {2, 0, 0, 0, 1, 0};
+    cr_expect_eq(toy_prog(&open1, before, 3, &f), 0);
+    /* around a loop: read, nop, write, jump back to the read: the write is 2 before the read on the back edge */
+    uint32_t loop[] = {2, 0, 0, 0, 1, 0, 4, 0};
+    cr_expect_eq(toy_prog(&open1, loop, 4, &f), 1);
+    cr_expect(f.n == 1 && f.v[0].pc == 0 && strstr(f.v[0].text, "the instruction 2 before (0x00000010)"), "%s",
+              f.v[0].text);
+    /* an always-taken jump after the write, over the read: no path from the write to it */
+    uint32_t over[] = {1, 0, 4, 24, 2, 0, 0, 0};
+    cr_expect_eq(toy_prog(&open1, over, 4, &f), 0);
+    /* LO 2: the next instruction is allowed, the one after not; LO 0: the same instruction too */
+    struct tsr_vrule open2 = {"open2", "toy", TSR_VR_WINDOW, 2, toy_pat, false, 2, TSR_V_OPEN};
+    uint32_t next[] = {1, 0, 2, 0}, gap[] = {1, 0, 0, 0, 2, 0}, same[] = {3, 0};
+    cr_expect_eq(toy_prog(&open2, next, 2, &f), 0);
+    cr_expect_eq(toy_prog(&open2, gap, 3, &f), 1);
+    struct tsr_vrule open0 = {"open0", "toy", TSR_VR_WINDOW, 2, toy_pat, false, 0, TSR_V_OPEN};
+    cr_expect_eq(toy_prog(&open0, same, 1, &f), 1);
+    cr_expect(f.n == 1 && strstr(f.v[0].text, "in one instruction (forbidden 0 or more instructions apart)"), "%s",
+              f.v[0].text);
+    cr_expect_eq(toy_prog(&open1, same, 1, &f), 0);
+
+    /* the stream: the first write since the reset, 150 bundles back */
+    struct tsr_vdesc D = {.name = "toy", .nwords = 2, .nfields = 1, .pc_step = 8, .events = toy_events, .nrules = 1,
+                          .rules = &open1, .lookback = 1, .nstates = 1, .state_names = toy_states,
+                          .state_count = toy_count};
+    struct tsr_vstream *st = tsr_vstream_new(&D);
+    cr_assert_not_null(st);
+    memset(&f, 0, sizeof f);
+    size_t n = 0;
+    for (int i = 0; i <= 150; i++)
+        n += tsr_vstream_step(st, w + 2 * i, 8u * (unsigned)i, collect, &f);
+    cr_expect_eq(n, 1);
+    cr_expect(f.n == 1 && f.v[0].pc == 8 * 150 && strstr(f.v[0].text, "the instruction 150 before (0x00000000)"),
+              "%s", f.v[0].text);
+    tsr_vstream_reset(st);
+    cr_expect_eq(tsr_vstream_step(st, w + 2 * 150, 0, collect, &f), 0, "the reset forgets the write");
+    tsr_vstream_free(st);
+
+    /* a scheduler's history: only the bundles it holds */
+    uint64_t fld[3][1];
+    struct tsr_vbundle hb[3];
+    const struct tsr_vbundle *h[3] = {&hb[0], &hb[1], &hb[2]};
+    uint32_t codes[3][2] = {{2, 0}, {0, 0}, {1, 0}};
+    for (int k = 0; k < 3; k++) {
+        memset(&hb[k], 0, sizeof hb[k]);
+        hb[k].f = fld[k];
+        toy_events(codes[k], 0, &hb[k]);
+    }
+    cr_expect_eq(tsr_validate_hist(&D, h, 3, NULL, NULL), 1);
+    cr_expect_eq(tsr_validate_hist(&D, h, 2, NULL, NULL), 0);
 }
 
 /* The stream check, fed by the simulator's ready hook (one call per issued bundle, with its words): the blob
