@@ -904,8 +904,8 @@ int gen_validate(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag
     vg_blank(&g);
 
     vg_rules(&g, lo);
-    if (g.site > INT16_MAX)   /* struct tsr_vev.origin */
-        g.err = tsr_diag_error(d, NULL, 0, 0, "%s: more than %d 'uses' sites", m->name, INT16_MAX);
+    if (g.site > INT16_MAX || m->nops > INT16_MAX)   /* struct tsr_vev.origin and .op are int16_t */
+        g.err = tsr_diag_error(d, NULL, 0, 0, "%s: more than %d 'uses' sites or ops", m->name, INT16_MAX);
 
     /* the file: banner, includes, table lookups, then the body */
     gen_banner(m, out);

@@ -397,13 +397,15 @@ static void open_flow(const struct tsr_vrule *R, const struct prog *P, const siz
     }
 }
 
-/* Open window r at h->b[0] (bundle j of P): an A in the same bundle (LO 0), or one LO or more back on a path. */
-static void open_check(struct ctx *c, const struct hist *h, const struct prog *P, int r, const struct flow *F)
+/* Open window r at h->b[0]: each B against an A of the same bundle (LO 0) or, if far, against the A `far`
+ * (event e of instruction `other` at other_pc, d instructions back on a path; d >= LO). */
+struct far_a { const struct tsr_vev *e; size_t other; uint32_t pc; size_t d; };
+
+static void open_report(struct ctx *c, const struct hist *h, int r, const struct far_a *far)
 {
     const struct tsr_vdesc *D = c->D;
     const struct tsr_vrule *R = &D->rules[r];
     const struct tsr_vbundle *b = h->b[0];
-    size_t j = h->idx[0];
     char ta[96], tb[96], range[48];
     window_text(R, range, sizeof range);
     for (int i = 0; i < b->nev; i++) {
@@ -414,24 +416,33 @@ static void open_check(struct ctx *c, const struct hist *h, const struct prog *P
         if (a >= 0) {
             tsr_vev_text(D, &b->ev[a], ta, sizeof ta);
             report(c, h, r, 0, "%s and %s in one instruction (forbidden %s)", ta, tb, range);
-            continue;
+        } else if (far) {
+            tsr_vev_text(D, far->e, ta, sizeof ta);
+            report_far(c, h, r, far->other, far->pc, far->d > INT32_MAX ? INT32_MAX : (int)far->d,
+                       "%s; the instruction %zu before (0x%08" PRIx32 ") %s (forbidden %s)", tb, far->d, far->pc, ta,
+                       range);
         }
-        size_t best = 0;
-        int far = -1;
-        for (size_t q = P->pstart[j]; q < P->pstart[j] + P->pcount[j]; q++)
-            if (F->dist[P->preds[q]] > far) {
-                best = P->preds[q];
-                far = F->dist[best];
-            }
-        if (far < 0 || far + 1 < R->lo)
-            continue;
-        const struct tsr_vbundle *ab = &P->b[F->src[best]];
-        a = first_match(ab, R->pat[0], -1);
-        tsr_vev_text(D, &ab->ev[a < 0 ? 0 : a], ta, sizeof ta);
-        size_t d = F->len[best] + 1;
-        report_far(c, h, r, F->src[best], ab->pc, d > INT32_MAX ? INT32_MAX : (int)d,
-                   "%s; the instruction %zu before (0x%08" PRIx32 ") %s (forbidden %s)", tb, d, ab->pc, ta, range);
     }
+}
+
+/* Open window r at h->b[0], bundle j of P: the farthest A over its predecessors (the data flow F). */
+static void open_check(struct ctx *c, const struct hist *h, const struct prog *P, int r, const struct flow *F)
+{
+    const struct tsr_vrule *R = &c->D->rules[r];
+    size_t j = h->idx[0], best = 0;
+    int dist = -1;
+    for (size_t q = P->pstart[j]; q < P->pstart[j] + P->pcount[j]; q++)
+        if (F->dist[P->preds[q]] > dist) {
+            best = P->preds[q];
+            dist = F->dist[best];
+        }
+    struct far_a far = { NULL, 0, 0, 0 };
+    if (dist >= 0 && dist + 1 >= R->lo) {
+        const struct tsr_vbundle *ab = &P->b[F->src[best]];
+        int a = first_match(ab, R->pat[0], -1);
+        far = (struct far_a){ &ab->ev[a < 0 ? 0 : a], F->src[best], ab->pc, F->len[best] + 1 };
+    }
+    open_report(c, h, r, far.e ? &far : NULL);
 }
 
 size_t tsr_validate(const struct tsr_vdesc *D, const uint32_t *w, size_t n, uint64_t base, tsr_vreport_fn fn,
@@ -650,28 +661,13 @@ static void stream_open(struct tsr_vstream *s, const struct hist *h)
 {
     const struct tsr_vdesc *D = s->D;
     const struct tsr_vbundle *b = h->b[0];
-    char ta[96], tb[96], range[48];
     for (int r = 0; r < D->nrules; r++) {
         const struct tsr_vrule *R = &D->rules[r];
         if (R->kind != TSR_VR_WINDOW || R->npat != 2 || R->hi != TSR_V_OPEN)
             continue;
         struct first *o = &s->first[r];
-        window_text(R, range, sizeof range);
-        for (int i = 0; i < b->nev; i++) {
-            if (!R->pat[1](&b->ev[i], b->f))
-                continue;
-            tsr_vev_text(D, &b->ev[i], tb, sizeof tb);
-            int a = R->lo == 0 ? first_match(b, R->pat[0], i) : -1;
-            if (a >= 0) {
-                tsr_vev_text(D, &b->ev[a], ta, sizeof ta);
-                report(&s->c, h, r, 0, "%s and %s in one instruction (forbidden %s)", ta, tb, range);
-            } else if (o->have && s->steps - o->step >= (size_t)R->lo) {
-                size_t d = s->steps - o->step;
-                tsr_vev_text(D, &o->ev, ta, sizeof ta);
-                report_far(&s->c, h, r, o->step, o->pc, d > INT32_MAX ? INT32_MAX : (int)d,
-                           "%s; the instruction %zu before (0x%08" PRIx32 ") %s (forbidden %s)", tb, d, o->pc, ta, range);
-            }
-        }
+        struct far_a far = { &o->ev, o->step, o->pc, s->steps - o->step };
+        open_report(&s->c, h, r, o->have && far.d >= (size_t)R->lo ? &far : NULL);
         int a = o->have ? -1 : first_match(b, R->pat[0], -1);
         if (a >= 0) {
             o->have = true;

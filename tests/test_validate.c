@@ -239,6 +239,22 @@ static int check(const struct prog *p, const struct mutation *m)
     return ok;
 }
 
+/* The mutated program breaks exactly one rule, `rule`, at instruction `at`, and the report contains each of the
+ * texts (NULL-terminated). */
+static void exactly(const struct prog *p, const char *rule, size_t at, const char *const *texts)
+{
+    struct found f;
+    run(p, &f);
+    dump(p, &f);
+    cr_expect_eq(f.n, 1, "%s: %d reports for a mutation that breaks %s only", p->name, f.n, rule);
+    if (f.n < 1)
+        return;
+    cr_expect_str_eq(f.v[0].name, rule);
+    cr_expect_eq(f.v[0].pc, 8 * at);
+    for (int i = 0; texts[i]; i++)
+        cr_expect(strstr(f.v[0].text, texts[i]) != NULL, "'%s' not in '%s'", texts[i], f.v[0].text);
+}
+
 /* Every rule of the description (and resource periph) is broken by at least one mutation. */
 Test(validate, mutations_break_each_rule)
 {
@@ -402,6 +418,56 @@ Test(validate, mutations_break_each_rule)
     put(&blob, 5, "fadd r1, ms_flags, r2");
     MUT(blob, "tlbz_ms_flags", "ms_flags read right after a TLB Z write", 5, -1);
 
+    /* vc4asm's checks.  dual_write: `mov r2, ra13; mov r3, rb13` with both halves writing r2; both ALUs
+     * writing host_int under inverse conditions (fine for an accumulator, not for an I/O register) */
+    FRESH(fft, prog_read_hex(&fft, "shader_256.hex"));
+    i = find(&fft, 0, "mov r2, ra13; mov r3, rb13", false);
+    set_field(&fft, i, QPU_F_WADDR_MUL, 34);
+    MUT(fft, "dual_write", "both ALUs write r2", i, -1);
+    exactly(&fft, "dual_write", i, (const char *const[]){"writes wr_a[34] and writes wr_b[34] in one instruction", NULL});
+    set_field(&fft, i, QPU_F_COND_ADD, 2);
+    set_field(&fft, i, QPU_F_COND_MUL, 3);
+    {
+        struct found f;
+        cr_expect_eq(run(&fft, &f), 0, "r2 written by both ALUs under inverse conditions (.ifz / .ifnz) is fine");
+        dump(&fft, &f);
+    }
+    FRESH(fft, prog_read_hex(&fft, "shader_256.hex"));
+    i = find(&fft, 0, "mov host_int, rb3", false);
+    put(&fft, i, "mov.ifz host_int, rb3; mov.ifnz host_int, r0");
+    MUT(fft, "dual_write", "both ALUs write host_int under inverse conditions", i, -1);
+    exactly(&fft, "dual_write", i,
+            (const char *const[]){"writes wr_a[38] (conditionally) and writes wr_b[38] (conditionally)", NULL});
+
+    /* apack_acc: `fsub r1, r0, r1` through the regfile-A pack 16a */
+    FRESH(fft, prog_read_hex(&fft, "shader_256.hex"));
+    i = find(&fft, 0, "fsub r1, r0, r1", false);
+    set_field(&fft, i, QPU_F_PACK, 1);
+    MUT(fft, "apack_acc", "regfile-A pack 16a on an accumulator destination", i, -1);
+    exactly(&fft, "apack_acc", i, (const char *const[]){"writes acc[1]", NULL});
+
+    /* unpack_mixed: `fadd r2, r0, r2; fmul r3, r3, ra9` with both ALUs reading ra9.16a, the mul as mul24 */
+    FRESH(fft, prog_read_hex(&fft, "shader_256.hex"));
+    i = find(&fft, 0, "fadd r2, r0, r2; fmul r3, r3, ra9", false);
+    put(&fft, i, "fadd r2, r0, ra9.16a; mul24 r3, r3, ra9.16a");
+    MUT(fft, "unpack_mixed", "ra9.16a read by fadd (float) and mul24 (integer)", i, -1);
+    exactly(&fft, "unpack_mixed", i, (const char *const[]){"reads ra[9] and reads ra[9] in one instruction", NULL});
+    put(&fft, i, "fadd r2, r0, ra9.16a; fmul r3, r3, ra9.16a");
+    {
+        struct found f;
+        cr_expect_eq(run(&fft, &f), 0, "ra9.16a read as float by both ALUs is fine");
+        dump(&fft, &f);
+    }
+
+    /* tmu_noswap_late: the first TMU load after two TMU requests also writes tmu_noswap */
+    FRESH(fft, prog_read_hex(&fft, "shader_256.hex"));
+    i = find(&fft, find(&fft, 0, "add t0s", false), "nop; nop; ldtmu0", false);
+    put(&fft, i, "mov tmu_noswap, r0; nop; ldtmu0");
+    MUT(fft, "tmu_noswap_late", "tmu_noswap written after the TMU was used", i, -1);
+    exactly(&fft, "tmu_noswap_late", i,
+            (const char *const[]){"writes wr_a[36]; the instruction ",
+                                  "writes wr_a[56] (forbidden 1 or more instructions apart)", NULL});
+
     prog_free(&fft);
     prog_free(&blob);
     cr_expect_eq(caught, total, "%d of %d mutations caught", caught, total);
@@ -409,7 +475,8 @@ Test(validate, mutations_break_each_rule)
     static const char *const violable[] = {
         "regfile_raw", "sfu_result", "sfu_r4", "tmu_noswap", "unif_addr", "vpm_setups", "vpm_setup_access",
         "thrend_regfile", "thrend_io", "thrend_r14", "thrend_tlbz", "periph_cond", "periph_partial",
-        "tlbz_ms_flags", "sbwait_start", "tlb_start", "branch_gap", "rotate_src", "periph",
+        "tlbz_ms_flags", "sbwait_start", "tlb_start", "branch_gap", "rotate_src", "dual_write", "apack_acc",
+        "unpack_mixed", "tmu_noswap_late", "periph",
     };   /* periph is the resource */
     for (size_t r = 0; r < sizeof violable / sizeof *violable; r++) {
         bool hit = false;
@@ -431,7 +498,7 @@ Test(validate, mutations_break_each_rule)
                       "rule %s has no mutation", qpu_vdesc.rules[r].name);
         nrules++;
     }
-    cr_expect_eq(nrules, 19);
+    cr_expect_eq(nrules, 23);
 #undef MUT
 #undef FRESH
 }
