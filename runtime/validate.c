@@ -278,13 +278,13 @@ static void check_path(struct ctx *c, const struct hist *h)
         const struct tsr_vrule *R = &D->rules[r];
         if (R->kind == TSR_VR_BUNDLE || R->npat != 2)
             continue;
+        if (R->kind == TSR_VR_WINDOW && R->hi == TSR_V_OPEN && !c->hist)
+            continue;   /* beyond the history: open_check / stream_open */
         for (int i = 0; i < b->nev; i++) {
             const struct tsr_vev *eb = &b->ev[i];
             if (!R->pat[1](eb, b->f))
                 continue;
             if (R->kind == TSR_VR_WINDOW) {
-                if (R->hi == TSR_V_OPEN && !c->hist)
-                    continue;   /* beyond the history: open_check / stream_open */
                 char range[48];
                 window_text(R, range, sizeof range);
                 for (int k = R->lo; k <= R->hi && k < h->len; k++) {
