@@ -13,6 +13,7 @@
  * Rules become pattern matchers over those events: gen/emit_validate_rules.c.
  */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,7 +74,7 @@ bool vg_known(const struct vg *g, const struct mdl_expr *e)
     case MDL_E_STATE:
         return e->index == g->m->pc_state && !e->a[0];
     case MDL_E_ATTR:
-        return g->op >= 0;
+        return g->op >= 0 || g->match;
     case MDL_E_UN:
     case MDL_E_CAST:
     case MDL_E_TABLE:
@@ -158,6 +159,11 @@ void vg_kexpr(struct vg *g, const struct mdl_expr *e, struct tsr_buf *o)
         tsr_buf_puts(o, "(uint64_t)pc");
         return;
     case MDL_E_ATTR:
+        if (g->op < 0 && g->match) {   /* the op behind the event, known when the matcher runs */
+            g->attr_used = true;
+            tsr_buf_printf(o, "(uint64_t)(e->op >= 0 && (v_op_attrs[e->op] >> %d & 1))", e->index);
+            return;
+        }
         tsr_buf_puts(o, (g->op >= 0 && (m->ops[g->op].attrs >> e->index & 1)) ? "UINT64_C(1)" : "UINT64_C(0)");
         return;
     case MDL_E_TABLE:
@@ -794,7 +800,7 @@ static void op_fn(struct vg *g, int oi)
     vg_line(g, "static void v_op_%d(struct tsr_vbundle *b, const uint64_t *f, uint32_t pc)", oi);
     vg_line(g, "{");
     g->ind++;
-    vg_line(g, "const int g0 = 1;");
+    vg_line(g, "const int g0 = 1, ev0 = b->nev;");
     vg_line(g, "(void)f; (void)pc; (void)g0;");
     vg_line(g, "tsr_vb_add(b, TSR_V_OP, %d, 1, %d, 0);", op->slot, oi);
     uses(g, op->uses, op->nuses, NULL, false);
@@ -815,6 +821,7 @@ static void op_fn(struct vg *g, int oi)
     g->commit = true;
     stmts(g, sl->commit, sl->ncommit);
     g->commit = false;
+    vg_line(g, "tsr_vb_op(b, ev0, %d);   /* for attr() in patterns */", oi);
     g->ind--;
     vg_line(g, "}");
     vg_blank(g);
@@ -864,7 +871,7 @@ int gen_validate(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag
     bool *tab_used = calloc((size_t)m->ntables + 1, sizeof *tab_used);
     if (!tab_used)
         return tsr_diag_error(d, NULL, 0, 0, "out of memory");
-    struct vg g = { m, &body, d, 0, 0, 0, -1, -1, false, tab_used, 0, NULL, 0, NULL, 0, 0 };
+    struct vg g = { m, &body, d, 0, 0, 0, -1, false, false, -1, false, tab_used, 0, NULL, 0, NULL, 0, 0 };
 
     /* spaces, ops, formats */
     for (int s = 0; s < m->nspaces; s++) {
@@ -897,6 +904,8 @@ int gen_validate(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag
     vg_blank(&g);
 
     vg_rules(&g, lo);
+    if (g.site > INT16_MAX || m->nops > INT16_MAX)   /* struct tsr_vev.origin and .op are int16_t */
+        g.err = tsr_diag_error(d, NULL, 0, 0, "%s: more than %d 'uses' sites or ops", m->name, INT16_MAX);
 
     /* the file: banner, includes, table lookups, then the body */
     gen_banner(m, out);

@@ -18,6 +18,8 @@ struct vg {
     int gate;          /* the current gate variable: g<gate> */
     int ngate;         /* gate variables used in the current function */
     int op;            /* the op whose code is emitted (-1: a format's semantics) */
+    bool match;        /* emitting a pattern matcher: attr() tests the event's op (e->op) at run time */
+    bool attr_used;    /* ... and needs the table v_op_attrs */
     int slot;          /* its slot (-1: format) */
     bool commit;       /* in a commit block: reads are not events */
     bool *tab_used;    /* by table: a lookup function is needed */

@@ -58,12 +58,14 @@ static void term_cond(struct vg *g, const struct mdl_evterm *t, struct tsr_buf *
     if (t->cond) {
         int op = g->op;
         g->op = -1;
+        g->match = true;
         tsr_buf_puts(o, " && (0 != ");
         if (vg_known(g, t->cond))
             vg_kexpr(g, t->cond, o);
         else
             tsr_buf_puts(o, "0");
         tsr_buf_puts(o, ")");
+        g->match = false;
         g->op = op;
     }
     (void)m;
@@ -162,8 +164,8 @@ static const char *slot_name(const struct mdl_model *m, int i) { return m->slots
 
 static int rule_lookback(const struct mdl_rule *r)
 {
-    if (r->kind == MDL_R_WINDOW)
-        return r->hi;
+    if (r->kind == MDL_R_WINDOW)   /* open: what lies beyond LO is the data flow's (runtime/validate/validate.c) */
+        return r->hi >= 0 ? r->hi : r->lo;
     if (r->kind == MDL_R_LATENCY)
         return r->hi >= 0 ? TSR_V_MAXDIST_GEN : r->lo - 1;   /* with a max: the nearest producer, however far */
     return 0;
@@ -209,8 +211,10 @@ void vg_rules(struct vg *g, const char *lo)
         struct tsr_buf nm = {0}, ref = {0};
         gen_cstring(&nm, R->name);
         gen_cstring(&ref, R->ref);
-        vg_line(g, "{ %s, %s, %s, %d, v_rule%d, %s, %d, %d },", nm.data, ref.data, kinds[R->kind], R->npat, r,
-             R->same ? "true" : "false", R->lo, R->hi);
+        char hi[32];
+        snprintf(hi, sizeof hi, R->kind == MDL_R_WINDOW && R->hi < 0 ? "TSR_V_OPEN" : "%d", R->hi);
+        vg_line(g, "{ %s, %s, %s, %d, v_rule%d, %s, %d, %s },", nm.data, ref.data, kinds[R->kind], R->npat, r,
+             R->same ? "true" : "false", R->lo, hi);
         tsr_buf_free(&nm);
         tsr_buf_free(&ref);
     }
@@ -279,4 +283,12 @@ void vg_tables(struct vg *g)
     for (int t = 0; t < g->m->ntables; t++)
         if (g->tab_used[t])
             table_fn(g, t);
+    if (g->attr_used) {   /* attributes of each op, bit i = attribute i, for attr() in patterns */
+        vg_line(g, "static const uint64_t v_op_attrs[] = {");
+        for (int i = 0; i < g->m->nops; i++)
+            vg_line(g, "    UINT64_C(0x%llx),   /* %s */", (unsigned long long)g->m->ops[i].attrs, g->m->ops[i].name);
+        vg_line(g, "    0,");
+        vg_line(g, "};");
+        vg_blank(g);
+    }
 }

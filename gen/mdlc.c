@@ -194,8 +194,10 @@ static void dump_rules(const struct mdl_model *m, FILE *f)
             fprintf(f, "%s min %d", r->same ? " same" : "", r->lo);
         if (r->kind == MDL_R_LATENCY && r->hi >= 0)
             fprintf(f, " max %d", r->hi);
-        if (r->kind == MDL_R_WINDOW)
+        if (r->kind == MDL_R_WINDOW && r->hi >= 0)
             fprintf(f, " at %d..%d", r->lo, r->hi);
+        else if (r->kind == MDL_R_WINDOW)
+            fprintf(f, " at %d..", r->lo);
         fputc('\n', f);
     }
     fputs("\ndelay slots:", f);

@@ -138,7 +138,8 @@ static bool add_mods(struct ck *k, const struct ast_evterm *t, const struct mods
 		out->nslots = n;
 	}
 	for (int i = 0; i < t->conds.n; i++) {
-		struct ck_scope s = { .allow = CX_FIELDS, .what = "a rule condition", .slot = -1 };
+		/* attr(NAME): the op behind the event has the attribute (false for a format's own events) */
+		struct ck_scope s = { .allow = CX_FIELDS | CX_ATTR, .what = "a rule condition", .slot = -1 };
 		struct mdl_expr *e = ck_bool(k, &s, t->conds.v[i]);
 		if (!e)
 			ok = false;
@@ -360,7 +361,9 @@ static void rule(struct rctx *r, struct ast_decl *d, struct mdl_rule *o)
 		break;
 	case ARK_WINDOW:
 		o->kind = MDL_R_WINDOW;
-		if (d->rhi < d->rlo || d->rhi > MAX_DIST)
+		if (!d->has_max && d->rlo > MAX_DIST)   /* open: `at LO..` */
+			mdl_error(k->p, d->name.loc, "rule '%s': the open window LO.. needs 0 <= LO <= %d", o->name, MAX_DIST);
+		else if (d->has_max && (d->rhi < d->rlo || d->rhi > MAX_DIST))
 			mdl_error(k->p, d->name.loc, "rule '%s': the window must be LO..HI with 0 <= LO <= HI <= %d", o->name,
 			          MAX_DIST);
 		break;

@@ -254,7 +254,8 @@ struct mdl_event { const char *name; struct mdl_loc loc; struct mdl_pattern pat;
 enum mdl_rkind {
 	MDL_R_LATENCY,   /* `latency N: A -> B [same] min L [max H]`: a B reads what the nearest earlier A produced;
 	                    that A must be at least min (and at most max) instructions earlier */
-	MDL_R_WINDOW,    /* `forbid N: A -> B at LO..HI`: no B LO..HI instructions after an A (0: the same bundle) */
+	MDL_R_WINDOW,    /* `forbid N: A -> B at LO..HI`: no B LO..HI instructions after an A (0: the same bundle);
+	                    `at LO..` (hi = -1): LO or more, on any path from the program's start */
 	MDL_R_BUNDLE,    /* `forbid N: P & Q & ...`: no bundle with an event of each pattern (distinct events) */
 	MDL_R_ORDER,     /* `order N: P`: the events of P keep their program order (a FIFO, a peripheral); not a
 	                    validator rule: it tells the packer what it may not reorder (docs/mdl.md) */
@@ -264,7 +265,7 @@ struct mdl_rule {
 	enum mdl_rkind kind;
 	int npat; struct mdl_pattern *pat;   /* LATENCY/WINDOW: pat[0] = A (earlier), pat[1] = B; BUNDLE: 1..8 */
 	bool same;                   /* LATENCY: A and B touch the same element of the same state or space */
-	int lo, hi;                  /* LATENCY: min, max (-1: none); WINDOW: LO, HI */
+	int lo, hi;                  /* LATENCY: min, max (-1: none); WINDOW: LO, HI (-1: open) */
 	const char *ref;
 };
 

@@ -226,7 +226,7 @@ returns(A) ::= RETURNS. { A = true; }
  * resource NAME [count N] [ref "..."];          uses R [= e], ... (space entries, alternatives, ops, formats)
  * event NAME = PATTERN;
  * latency NAME: PATTERN -> PATTERN [same] min N [max N] [ref "..."];
- * forbid NAME: PATTERN -> PATTERN at LO..HI [ref "..."];
+ * forbid NAME: PATTERN -> PATTERN at LO..[HI] [ref "..."];
  * forbid NAME: PATTERN [& PATTERN ...] [ref "..."];
  * order NAME: PATTERN [ref "..."];                (accesses that keep their program order: FIFOs, peripherals)
  * PATTERN = TERM { | TERM };  TERM = PRIM { in SLOT, ... | if (e) | conditional };
@@ -250,6 +250,8 @@ decl ::= LATENCY(K) name(N) COLON pattern(A) RARROW pattern(B) same(S) MIN INT(L
 	{ ast_rule(ctx, K, N, ARK_LATENCY, ast_vadd(ctx, ast_vec1(ctx, A), B), S, &L, X, R); }
 decl ::= FORBID(K) name(N) COLON pattern(A) RARROW pattern(B) AT INT(L) DOTDOT INT(H) rref(R) SEMI.
 	{ ast_rule(ctx, K, N, ARK_WINDOW, ast_vadd(ctx, ast_vec1(ctx, A), B), false, &L, &H, R); }
+decl ::= FORBID(K) name(N) COLON pattern(A) RARROW pattern(B) AT INT(L) DOTDOT rref(R) SEMI.
+	{ ast_rule(ctx, K, N, ARK_WINDOW, ast_vadd(ctx, ast_vec1(ctx, A), B), false, &L, NULL, R); }
 decl ::= FORBID(K) name(N) COLON patlist(P) rref(R) SEMI. { ast_rule(ctx, K, N, ARK_BUNDLE, P, false, NULL, NULL, R); }
 decl ::= ORDER(K) name(N) COLON pattern(P) rref(R) SEMI. { ast_rule(ctx, K, N, ARK_ORDER, ast_vec1(ctx, P), false, NULL, NULL, R); }
 %type same {bool}

@@ -589,3 +589,37 @@ Test(mdl_load, rules_model)
 	mdl_model_free(m);
 	tsr_diag_fini(&d);
 }
+
+/* An open window (`at LO..`: hi -1 in the model) and attr() in a rule condition (the op behind the event). */
+Test(mdl_load, open_window_and_attr_condition)
+{
+	static const char *const text =
+		"isa t { word 32; pc_step 4; }\n"
+		"field op [31:28]; field a [27:20]; field x [19:0];\n"
+		"regfile r[4] : vec;\n"
+		"space rd[8] { 0..3 read r[addr]; 4..7 read none; }\n"
+		"format f { fields op a x; slots s; }\n"
+		"slot s default nop;\n"
+		"operand src { \"r{a}\" read rd[a]; }\n"
+		"op nop : s { syntax \"nop\"; encode op == 0; sem {} }\n"
+		"op fmov : s fl { syntax \"fmov {v=src}\"; encode op == 1; sem {} }\n"
+		"op imov : s { syntax \"imov {v=src}\"; encode op == 2; sem {} }\n"
+		"forbid late: op fmov -> op imov at 2.. ref \"toy\";\n"
+		"forbid mixed: read r if (attr(fl) && x == 0) & read r if (!attr(fl)) ref \"toy\";\n";
+	struct tsr_diag d;
+	tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
+	struct mdl_model *m = mdl_load_buffer("o.mdl", text, strlen(text), &d);
+	for (size_t i = 0; i < d.count; i++)
+		cr_log_error("%s", d.entries[i].text);
+	cr_assert_not_null(m);
+	cr_assert_eq(m->nrules, 2);
+	const struct mdl_rule *late = &m->rules[0], *mixed = &m->rules[1];
+	cr_expect(late->kind == MDL_R_WINDOW && late->lo == 2 && late->hi == -1);
+	cr_expect(mixed->kind == MDL_R_BUNDLE && mixed->npat == 2);
+	const struct mdl_expr *c0 = mixed->pat[0].terms[0].cond, *c1 = mixed->pat[1].terms[0].cond;
+	cr_assert(c0 && c1);
+	cr_expect(c0->kind == MDL_E_BIN && c0->a[0]->kind == MDL_E_ATTR, "attr(fl) && x == 0");
+	cr_expect(c1->kind == MDL_E_UN && c1->a[0]->kind == MDL_E_ATTR, "!attr(fl)");
+	mdl_model_free(m);
+	tsr_diag_fini(&d);
+}

@@ -94,6 +94,26 @@ Test(pack, thread_end_has_two_delay_slots)
     free(pack_ok("fadd r0, r1, r2\nthrend\n", 3));
 }
 
+/* A fragment shader's end with `discard` (Mesa's vc4: the flags from the discard value, then the TLB Z write
+ * under .ifz): the conditional Z write breaks no rule, so it packs, and the output validates. */
+Test(pack, discard_fragment_end_packs_and_validates)
+{
+    char *o = pack_ok("mov r0, elem_num\nmov.setf -, r0\nsbwait\nmov r1, 0x3f800000\nmov.ifz tlbz, rb15\n"
+                      "mov tlbc, r1\nsbdone\nthrend\n", 6);
+    cr_expect(strstr(o, "mov.ifz tlbz, rb15") != NULL, "%s", o);
+    struct tsr_diag d;
+    tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
+    struct tsr_words w;
+    tsr_words_init(&w, 64);
+    cr_assert_eq(qpu_target.assemble("out.s", o, strlen(o), &w, &d), 0);
+    cr_expect_eq(qpu_target.validate(w.w, w.count, 0, &d, "out.s"), 0, "%s", o);
+    for (size_t i = 0; i < d.count; i++)
+        cr_log_error("%s", d.entries[i].text);
+    tsr_words_free(&w);
+    tsr_diag_fini(&d);
+    free(o);
+}
+
 Test(pack, unknown_operation_is_reported_with_position)
 {
     struct tsr_diag d;

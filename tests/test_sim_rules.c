@@ -313,6 +313,64 @@ Test(rules, one_checker_per_qpu)
     cr_expect(has(res.msg, "qpu1: hazard: ra2 read at 0x00000048"), "%s", res.msg);
 }
 
+/* A fragment shader's end with `discard` as Mesa's vc4 emits it (vc4_program.c emit_frag_end): the flags from
+ * the discard value, then the TLB Z write under .ifz, the colour write, the thread end.  The Z and colour
+ * writes may be conditional (the condition is the per-pixel write mask): the whole-program check and the
+ * simulator's rules accept it. */
+Test(rules, discard_fragment_end_passes)
+{
+    qs_asm("    mov r0, elem_num\n"
+           "    mov.setf -, r0; nop; sbwait\n"
+           "    mov r1, 0x3f800000\n"
+           "    mov.ifz tlbz, rb15\n"
+           "    mov tlbc, r1; nop; thrend\n"
+           "    nop\n"
+           "    nop; nop; sbdone\n");
+    struct tsr_diag d;
+    tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
+    cr_expect_eq(qpu_target.validate(qs_prog.w, qs_prog.count, 0, &d, "discard"), 0);
+    for (size_t i = 0; i < d.count; i++)
+        cr_log_error("%s", d.entries[i].text);
+    tsr_diag_fini(&d);
+    cr_assert_eq(run_flags(TSR_SIM_F_RULES), TSR_SIM_HALTED, "%s", qs_sim->core.msg);
+    cr_expect_eq(qs_sim->core.nhazards, 0, "%s", qs_sim->core.msg);
+    unsigned n = 0;
+    qpu_periph_tlb(qs_hooks.p, 44, &n);
+    cr_expect_eq(n, 1u, "one TLB Z write");
+    /* a TMU request under the same condition is still refused: its FIFO is pushed whatever the condition */
+    qs_asm("    mov r0, elem_num\n"
+           "    mov.setf -, r0\n"
+           "    mov.ifz t0s, r0\n"
+           "    nop; nop; ldtmu0\n" END);
+    cr_assert_eq(run_flags(TSR_SIM_F_RULES), TSR_SIM_HAZARD, "%s", qs_sim->core.msg);
+    cr_expect(has(qs_sim->core.msg, "hazard: rule periph_cond at 0x00000010"), "%s", qs_sim->core.msg);
+}
+
+/* tmu_noswap_late (an open window: any distance back to the program's start) in issue order: set before the
+ * TMU is used it is fine, after a TMU request it is reported. */
+Test(rules, tmu_noswap_after_the_tmu_was_used)
+{
+    qs_asm("    mov r0, unif\n"
+           "    mov tmu_noswap, r1\n"
+           "    nop\n    nop\n    nop\n"
+           "    mov t0s, r0\n"
+           "    nop; nop; ldtmu0\n" END);
+    qs_put32(0x100, 0x1000);
+    cr_assert_eq(run_flags(TSR_SIM_F_RULES), TSR_SIM_HALTED, "%s", qs_sim->core.msg);
+    cr_expect_eq(qs_sim->core.nhazards, 0, "%s", qs_sim->core.msg);
+    qs_asm("    mov r0, unif\n"        /* 0x00 */
+           "    mov t0s, r0\n"         /* 0x08 */
+           "    nop; nop; ldtmu0\n"    /* 0x10 */
+           "    nop\n    nop\n    nop\n"
+           "    mov tmu_noswap, r1\n"  /* 0x30 */
+           END);
+    qs_put32(0x100, 0x1000);
+    cr_assert_eq(run_flags(TSR_SIM_F_RULES), TSR_SIM_HAZARD, "%s", qs_sim->core.msg);
+    cr_expect_eq(qs_sim->core.err_pc, 0x30u);
+    cr_expect(has(qs_sim->core.msg, "hazard: rule tmu_noswap_late at 0x00000030: writes wr_a[36]; the instruction 5 "
+                                    "before (0x00000008) writes wr_a[56]"), "%s", qs_sim->core.msg);
+}
+
 /* GPU_FFT's own shaders, 8 QPUs, every bundle checked against the rules: no report, correct results. */
 Test(rules, gpufft_8_to_14_without_reports, .timeout = 300)
 {

@@ -239,6 +239,22 @@ static int check(const struct prog *p, const struct mutation *m)
     return ok;
 }
 
+/* The mutated program breaks exactly one rule, `rule`, at instruction `at`, and the report contains each of the
+ * texts (NULL-terminated). */
+static void exactly(const struct prog *p, const char *rule, size_t at, const char *const *texts)
+{
+    struct found f;
+    run(p, &f);
+    dump(p, &f);
+    cr_expect_eq(f.n, 1, "%s: %d reports for a mutation that breaks %s only", p->name, f.n, rule);
+    if (f.n < 1)
+        return;
+    cr_expect_str_eq(f.v[0].name, rule);
+    cr_expect_eq(f.v[0].pc, 8 * at);
+    for (int i = 0; texts[i]; i++)
+        cr_expect(strstr(f.v[0].text, texts[i]) != NULL, "'%s' not in '%s'", texts[i], f.v[0].text);
+}
+
 /* Every rule of the description (and resource periph) is broken by at least one mutation. */
 Test(validate, mutations_break_each_rule)
 {
@@ -402,6 +418,56 @@ Test(validate, mutations_break_each_rule)
     put(&blob, 5, "fadd r1, ms_flags, r2");
     MUT(blob, "tlbz_ms_flags", "ms_flags read right after a TLB Z write", 5, -1);
 
+    /* vc4asm's checks.  dual_write: `mov r2, ra13; mov r3, rb13` with both halves writing r2; both ALUs
+     * writing host_int under inverse conditions (fine for an accumulator, not for an I/O register) */
+    FRESH(fft, prog_read_hex(&fft, "shader_256.hex"));
+    i = find(&fft, 0, "mov r2, ra13; mov r3, rb13", false);
+    set_field(&fft, i, QPU_F_WADDR_MUL, 34);
+    MUT(fft, "dual_write", "both ALUs write r2", i, -1);
+    exactly(&fft, "dual_write", i, (const char *const[]){"writes wr_a[34] and writes wr_b[34] in one instruction", NULL});
+    set_field(&fft, i, QPU_F_COND_ADD, 2);
+    set_field(&fft, i, QPU_F_COND_MUL, 3);
+    {
+        struct found f;
+        cr_expect_eq(run(&fft, &f), 0, "r2 written by both ALUs under inverse conditions (.ifz / .ifnz) is fine");
+        dump(&fft, &f);
+    }
+    FRESH(fft, prog_read_hex(&fft, "shader_256.hex"));
+    i = find(&fft, 0, "mov host_int, rb3", false);
+    put(&fft, i, "mov.ifz host_int, rb3; mov.ifnz host_int, r0");
+    MUT(fft, "dual_write", "both ALUs write host_int under inverse conditions", i, -1);
+    exactly(&fft, "dual_write", i,
+            (const char *const[]){"writes wr_a[38] (conditionally) and writes wr_b[38] (conditionally)", NULL});
+
+    /* apack_acc: `fsub r1, r0, r1` through the regfile-A pack 16a */
+    FRESH(fft, prog_read_hex(&fft, "shader_256.hex"));
+    i = find(&fft, 0, "fsub r1, r0, r1", false);
+    set_field(&fft, i, QPU_F_PACK, 1);
+    MUT(fft, "apack_acc", "regfile-A pack 16a on an accumulator destination", i, -1);
+    exactly(&fft, "apack_acc", i, (const char *const[]){"writes acc[1]", NULL});
+
+    /* unpack_mixed: `fadd r2, r0, r2; fmul r3, r3, ra9` with both ALUs reading ra9.16a, the mul as mul24 */
+    FRESH(fft, prog_read_hex(&fft, "shader_256.hex"));
+    i = find(&fft, 0, "fadd r2, r0, r2; fmul r3, r3, ra9", false);
+    put(&fft, i, "fadd r2, r0, ra9.16a; mul24 r3, r3, ra9.16a");
+    MUT(fft, "unpack_mixed", "ra9.16a read by fadd (float) and mul24 (integer)", i, -1);
+    exactly(&fft, "unpack_mixed", i, (const char *const[]){"reads ra[9] and reads ra[9] in one instruction", NULL});
+    put(&fft, i, "fadd r2, r0, ra9.16a; fmul r3, r3, ra9.16a");
+    {
+        struct found f;
+        cr_expect_eq(run(&fft, &f), 0, "ra9.16a read as float by both ALUs is fine");
+        dump(&fft, &f);
+    }
+
+    /* tmu_noswap_late: the first TMU load after two TMU requests also writes tmu_noswap */
+    FRESH(fft, prog_read_hex(&fft, "shader_256.hex"));
+    i = find(&fft, find(&fft, 0, "add t0s", false), "nop; nop; ldtmu0", false);
+    put(&fft, i, "mov tmu_noswap, r0; nop; ldtmu0");
+    MUT(fft, "tmu_noswap_late", "tmu_noswap written after the TMU was used", i, -1);
+    exactly(&fft, "tmu_noswap_late", i,
+            (const char *const[]){"writes wr_a[36]; the instruction ",
+                                  "writes wr_a[56] (forbidden 1 or more instructions apart)", NULL});
+
     prog_free(&fft);
     prog_free(&blob);
     cr_expect_eq(caught, total, "%d of %d mutations caught", caught, total);
@@ -409,7 +475,8 @@ Test(validate, mutations_break_each_rule)
     static const char *const violable[] = {
         "regfile_raw", "sfu_result", "sfu_r4", "tmu_noswap", "unif_addr", "vpm_setups", "vpm_setup_access",
         "thrend_regfile", "thrend_io", "thrend_r14", "thrend_tlbz", "periph_cond", "periph_partial",
-        "tlbz_ms_flags", "sbwait_start", "tlb_start", "branch_gap", "rotate_src", "periph",
+        "tlbz_ms_flags", "sbwait_start", "tlb_start", "branch_gap", "rotate_src", "dual_write", "apack_acc",
+        "unpack_mixed", "tmu_noswap_late", "periph",
     };   /* periph is the resource */
     for (size_t r = 0; r < sizeof violable / sizeof *violable; r++) {
         bool hit = false;
@@ -431,7 +498,7 @@ Test(validate, mutations_break_each_rule)
                       "rule %s has no mutation", qpu_vdesc.rules[r].name);
         nrules++;
     }
-    cr_expect_eq(nrules, 19);
+    cr_expect_eq(nrules, 23);
 #undef MUT
 #undef FRESH
 }
@@ -611,7 +678,8 @@ Test(validate, repeated_bundles)
 }
 
 /* ---- the engine alone: latency max, windows at distance 0, streams ------------------------------------------ */
-/* A toy target: bundle word 0 = event kind code (1 write x, 2 read x, 3 both), word 1 unused. */
+/* A toy target: bundle word 0 = event kind code (1 write x, 2 read x, 3 both; 4 an always-taken jump to byte
+ * address word 1, without delay slots). */
 static int toy_events(const uint32_t *w, uint32_t pc, struct tsr_vbundle *b)
 {
     b->pc = pc;
@@ -621,6 +689,10 @@ static int toy_events(const uint32_t *w, uint32_t pc, struct tsr_vbundle *b)
         tsr_vb_add(b, TSR_V_WSTATE, 0, 1, 0, 7);
     if (w[0] & 2)
         tsr_vb_add(b, TSR_V_RSTATE, 0, 1, 0, 7);
+    if (w[0] & 4) {
+        struct tsr_vev *j = tsr_vb_add(b, TSR_V_JUMP, 0, 1, 0, 0);
+        j->val = w[1];
+    }
     return 0;
 }
 static bool toy_w(const struct tsr_vev *e, const uint64_t *f)
@@ -682,6 +754,84 @@ Test(validate, engine_latency_window)
     cr_expect_eq(toy_run(&selfwin, one, 1, &f), 0);
     struct tsr_vrule both = {"both", "toy", TSR_VR_BUNDLE, 2, self, false, 0, 0};
     cr_expect_eq(toy_run(&both, one, 1, &f), 0, "two patterns need two distinct events");
+}
+
+/* An open window (`forbid A -> B at LO..`): every A on a path back to the program's start counts, however far
+ * (beyond TSR_V_MAXDIST, around a loop); the stream check remembers the first A since its reset; a scheduler's
+ * history (tsr_validate_hist) shows only what it holds. */
+static size_t toy_prog(const struct tsr_vrule *r, const uint32_t *w, size_t n, struct found *f)
+{
+    struct tsr_vdesc D = {.name = "toy", .nwords = 2, .nfields = 1, .pc_step = 8, .events = toy_events, .nrules = 1,
+                          .rules = r, .lookback = r->lo, .nstates = 1, .state_names = toy_states,
+                          .state_count = toy_count};
+    memset(f, 0, sizeof *f);
+    return tsr_validate(&D, w, n, 0, collect, f);
+}
+
+Test(validate, engine_open_window)
+{
+    struct found f;
+    struct tsr_vrule open1 = {"open", "toy", TSR_VR_WINDOW, 2, toy_pat, false, 1, TSR_V_OPEN};
+    static uint32_t w[2 * 200];
+    /* straight line: a read 150 instructions after the write */
+    memset(w, 0, sizeof w);
+    w[0] = 1;
+    w[2 * 150] = 2;
+    cr_expect_eq(toy_prog(&open1, w, 151, &f), 1);
+    cr_expect(f.n == 1 && f.v[0].pc == 8 * 150, "at 0x%x", f.n ? f.v[0].pc : 0);
+    cr_expect(f.n == 1 && strstr(f.v[0].text, "the instruction 150 before (0x00000000)") &&
+              strstr(f.v[0].text, "(forbidden 1 or more instructions apart)"), "%s", f.v[0].text);
+    /* the read first: nothing */
+    uint32_t before[] = {2, 0, 0, 0, 1, 0};
+    cr_expect_eq(toy_prog(&open1, before, 3, &f), 0);
+    /* around a loop: read, nop, write, jump back to the read: the write is 2 before the read on the back edge */
+    uint32_t loop[] = {2, 0, 0, 0, 1, 0, 4, 0};
+    cr_expect_eq(toy_prog(&open1, loop, 4, &f), 1);
+    cr_expect(f.n == 1 && f.v[0].pc == 0 && strstr(f.v[0].text, "the instruction 2 before (0x00000010)"), "%s",
+              f.v[0].text);
+    /* an always-taken jump after the write, over the read: no path from the write to it */
+    uint32_t over[] = {1, 0, 4, 24, 2, 0, 0, 0};
+    cr_expect_eq(toy_prog(&open1, over, 4, &f), 0);
+    /* LO 2: the next instruction is allowed, the one after not; LO 0: the same instruction too */
+    struct tsr_vrule open2 = {"open2", "toy", TSR_VR_WINDOW, 2, toy_pat, false, 2, TSR_V_OPEN};
+    uint32_t next[] = {1, 0, 2, 0}, gap[] = {1, 0, 0, 0, 2, 0}, same[] = {3, 0};
+    cr_expect_eq(toy_prog(&open2, next, 2, &f), 0);
+    cr_expect_eq(toy_prog(&open2, gap, 3, &f), 1);
+    struct tsr_vrule open0 = {"open0", "toy", TSR_VR_WINDOW, 2, toy_pat, false, 0, TSR_V_OPEN};
+    cr_expect_eq(toy_prog(&open0, same, 1, &f), 1);
+    cr_expect(f.n == 1 && strstr(f.v[0].text, "in one instruction (forbidden 0 or more instructions apart)"), "%s",
+              f.v[0].text);
+    cr_expect_eq(toy_prog(&open1, same, 1, &f), 0);
+
+    /* the stream: the first write since the reset, 150 bundles back */
+    struct tsr_vdesc D = {.name = "toy", .nwords = 2, .nfields = 1, .pc_step = 8, .events = toy_events, .nrules = 1,
+                          .rules = &open1, .lookback = 1, .nstates = 1, .state_names = toy_states,
+                          .state_count = toy_count};
+    struct tsr_vstream *st = tsr_vstream_new(&D);
+    cr_assert_not_null(st);
+    memset(&f, 0, sizeof f);
+    size_t n = 0;
+    for (int i = 0; i <= 150; i++)
+        n += tsr_vstream_step(st, w + 2 * i, 8u * (unsigned)i, collect, &f);
+    cr_expect_eq(n, 1);
+    cr_expect(f.n == 1 && f.v[0].pc == 8 * 150 && strstr(f.v[0].text, "the instruction 150 before (0x00000000)"),
+              "%s", f.v[0].text);
+    tsr_vstream_reset(st);
+    cr_expect_eq(tsr_vstream_step(st, w + 2 * 150, 0, collect, &f), 0, "the reset forgets the write");
+    tsr_vstream_free(st);
+
+    /* a scheduler's history: only the bundles it holds */
+    uint64_t fld[3][1];
+    struct tsr_vbundle hb[3];
+    const struct tsr_vbundle *h[3] = {&hb[0], &hb[1], &hb[2]};
+    uint32_t codes[3][2] = {{2, 0}, {0, 0}, {1, 0}};
+    for (int k = 0; k < 3; k++) {
+        memset(&hb[k], 0, sizeof hb[k]);
+        hb[k].f = fld[k];
+        toy_events(codes[k], 0, &hb[k]);
+    }
+    cr_expect_eq(tsr_validate_hist(&D, h, 3, NULL, NULL), 1);
+    cr_expect_eq(tsr_validate_hist(&D, h, 2, NULL, NULL), 0);
 }
 
 /* The stream check, fed by the simulator's ready hook (one call per issued bundle, with its words): the blob

@@ -1,6 +1,7 @@
 /* The hazard validator's engine (validate.h): control flow of a program, paths back from each bundle, and
  * the checks of resources and rules over the events the generated code lists. */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +85,7 @@ struct ctx {
     /* the program check: the (rule, event) pairs of the bundle checked whose second pattern matches */
     const struct vpair { uint16_t rule, ev; } *match;
     int nmatch;
+    bool hist;   /* tsr_validate_hist: open windows are checked over the history (else by open_flow/stream) */
 };
 
 struct hist {
@@ -111,11 +113,12 @@ static bool seen(struct ctx *c, int rule, size_t other)
     return false;
 }
 
-static void report(struct ctx *c, const struct hist *h, int rule, int k, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-static void report(struct ctx *c, const struct hist *h, int rule, int k, const char *fmt, ...)
+/* Reports a violation completed by h->b[0] whose earlier instruction is `other` (index), at pc other_pc, dist
+ * instructions back on the path considered. */
+static void vreport(struct ctx *c, const struct hist *h, int rule, size_t other, uint32_t other_pc, int dist,
+                    const char *fmt, va_list ap)
 {
-    if (seen(c, rule, h->idx[k]))
+    if (seen(c, rule, other))
         return;
     struct tsr_vviol v;
     memset(&v, 0, sizeof v);
@@ -129,16 +132,36 @@ static void report(struct ctx *c, const struct hist *h, int rule, int k, const c
     }
     v.at = h->idx[0];
     v.pc = h->b[0]->pc;
-    v.other = h->idx[k];
-    v.other_pc = h->b[k]->pc;
-    v.dist = k;
-    va_list ap;
-    va_start(ap, fmt);
+    v.other = other;
+    v.other_pc = other_pc;
+    v.dist = dist;
     vsnprintf(v.text, sizeof v.text, fmt, ap);
-    va_end(ap);
     c->count++;
     if (c->fn)
         c->fn(c->fctx, &v);
+}
+
+/* The earlier instruction is h->b[k]. */
+static void report(struct ctx *c, const struct hist *h, int rule, int k, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void report(struct ctx *c, const struct hist *h, int rule, int k, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(c, h, rule, h->idx[k], h->b[k]->pc, k, fmt, ap);
+    va_end(ap);
+}
+
+/* The earlier instruction is given by index and pc (open windows: beyond the history). */
+static void report_far(struct ctx *c, const struct hist *h, int rule, size_t other, uint32_t other_pc, int dist,
+                       const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+static void report_far(struct ctx *c, const struct hist *h, int rule, size_t other, uint32_t other_pc, int dist,
+                       const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(c, h, rule, other, other_pc, dist, fmt, ap);
+    va_end(ap);
 }
 
 bool tsr_vev_same(const struct tsr_vev *a, const struct tsr_vev *b)
@@ -230,6 +253,24 @@ static void check_bundle(struct ctx *c, const struct hist *h)
     }
 }
 
+/* "1..2 instructions apart", "1 or more instructions apart" */
+static void window_text(const struct tsr_vrule *R, char *buf, size_t n)
+{
+    if (R->hi == TSR_V_OPEN)
+        snprintf(buf, n, "%d or more instructions apart", R->lo);
+    else
+        snprintf(buf, n, "%d..%d instructions apart", R->lo, R->hi);
+}
+
+/* The first event of b matching p other than b->ev[not] (-1: any), or -1. */
+static int first_match(const struct tsr_vbundle *b, tsr_vmatch_fn p, int not)
+{
+    for (int j = 0; j < b->nev; j++)
+        if (j != not && p(&b->ev[j], b->f))
+            return j;
+    return -1;
+}
+
 /* Rule r (a window or a latency) for event i of h->b[0], which its second pattern matches, on this path. */
 static void check_event(struct ctx *c, const struct hist *h, int r, int i)
 {
@@ -239,6 +280,8 @@ static void check_event(struct ctx *c, const struct hist *h, int r, int i)
     const struct tsr_vev *eb = &b->ev[i];
     char ta[96], tb[96];
     if (R->kind == TSR_VR_WINDOW) {
+        char range[48];
+        window_text(R, range, sizeof range);
         for (int k = R->lo; k <= R->hi && k < h->len; k++) {
             const struct tsr_vbundle *a = h->b[k];
             for (int j = 0; j < a->nev; j++) {
@@ -247,11 +290,10 @@ static void check_event(struct ctx *c, const struct hist *h, int r, int i)
                 tsr_vev_text(D, &a->ev[j], ta, sizeof ta);
                 tsr_vev_text(D, eb, tb, sizeof tb);
                 if (k == 0)
-                    report(c, h, r, 0, "%s and %s in one instruction (forbidden %d..%d instructions apart)",
-                           ta, tb, R->lo, R->hi);
+                    report(c, h, r, 0, "%s and %s in one instruction (forbidden %s)", ta, tb, range);
                 else
-                    report(c, h, r, k, "%s; the instruction %d before (0x%08" PRIx32 ") %s (forbidden %d..%d "
-                           "instructions apart)", tb, k, a->pc, ta, R->lo, R->hi);
+                    report(c, h, r, k, "%s; the instruction %d before (0x%08" PRIx32 ") %s (forbidden %s)", tb, k,
+                           a->pc, ta, range);
                 break;
             }
         }
@@ -288,14 +330,19 @@ static void check_path(struct ctx *c, const struct hist *h)
     const struct tsr_vdesc *D = c->D;
     const struct tsr_vbundle *b = h->b[0];
     if (c->match) {
-        for (int k = 0; k < c->nmatch; k++)
-            check_event(c, h, c->match[k].rule, c->match[k].ev);
+        for (int k = 0; k < c->nmatch; k++) {
+            const struct tsr_vrule *R = &D->rules[c->match[k].rule];
+            if (!(R->kind == TSR_VR_WINDOW && R->hi == TSR_V_OPEN && !c->hist))
+                check_event(c, h, c->match[k].rule, c->match[k].ev);
+        }
         return;
     }
     for (int r = 0; r < D->nrules; r++) {
         const struct tsr_vrule *R = &D->rules[r];
         if (R->kind == TSR_VR_BUNDLE || R->npat != 2)
             continue;
+        if (R->kind == TSR_VR_WINDOW && R->hi == TSR_V_OPEN && !c->hist)
+            continue;   /* beyond the history: open_check / stream_open */
         for (int i = 0; i < b->nev; i++)
             if (R->pat[1](&b->ev[i], b->f))
                 check_event(c, h, r, i);
@@ -346,7 +393,8 @@ struct memo {
 static bool same_ev(const struct tsr_vev *a, const struct tsr_vev *b)
 {
     return a->kind == b->kind && a->cond == b->cond && a->slot == b->slot && a->delay == b->delay &&
-           a->link == b->link && a->id == b->id && a->origin == b->origin && a->addr == b->addr && a->val == b->val;
+           a->link == b->link && a->id == b->id && a->origin == b->origin && a->op == b->op && a->addr == b->addr &&
+           a->val == b->val;
 }
 
 static bool memo_serves(const struct prog *P, const struct memo *m, size_t j, const struct tsr_vbundle *b)
@@ -445,10 +493,153 @@ static void paths(struct ctx *c, const struct prog *P, struct hist *h, int depth
     }
 }
 
+/* ---- open windows over a whole program ---------------------------------------------------------------- */
+/* `forbid A -> B at LO..` looks back along every path to the program's start, beyond any history: a forward
+ * data flow over the control flow gives each bundle i the longest distance dist[i] (capped at LO; -1: none)
+ * from an A on a path ending at i (0: an A of its own), with that A (src) and the length of the path (len).
+ * Each value only grows and is at most LO, so the worklist ends after O((n + edges) * (LO + 1)) steps.
+ * Memory: 10 bytes per bundle and rule, the work list (4 bytes per bundle and a bit) and the edges by source;
+ * a bundle's A is found by decoding it again. */
+struct flow { int16_t *dist; uint32_t *src, *len; };
+
+static bool is_open(const struct tsr_vrule *R)
+{
+    return R->kind == TSR_VR_WINDOW && R->npat == 2 && R->hi == TSR_V_OPEN;
+}
+
+static void open_free(struct flow *F)
+{
+    free(F->dist);
+    free(F->src);
+    free(F->len);
+}
+
+static int cmp_from(const void *x, const void *y)
+{
+    const struct tedge *a = *(const struct tedge *const *)x, *b = *(const struct tedge *const *)y;
+    return a->from != b->from ? (a->from < b->from ? -1 : 1) : a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static void open_flow(const struct prog *P, int r, struct flow *F)
+{
+    const struct tsr_vrule *R = &P->D->rules[r];
+    size_t n = P->n, head = 0, count = 0;
+    int lo = R->lo > INT16_MAX - 1 ? INT16_MAX - 1 : R->lo;
+    F->dist = xcalloc(n, sizeof *F->dist);
+    F->src = xcalloc(n, sizeof *F->src);
+    F->len = xcalloc(n, sizeof *F->len);
+    uint32_t *queue = xcalloc(n, sizeof *queue);
+    unsigned char *inq = xcalloc(n / 8 + 1, 1);
+    const struct tedge **from = xcalloc(P->nedge + 1, sizeof *from);   /* taken edges by source */
+    for (size_t q = 0; q < P->nedge; q++)
+        from[q] = &P->E[q];
+    if (P->nedge)
+        qsort(from, P->nedge, sizeof *from, cmp_from);
+    struct tsr_vbundle *b = &P->scratch[0];
+    for (size_t i = 0; i < n; i++) {
+        decode(P, i, b);
+        F->dist[i] = first_match(b, R->pat[0], -1) >= 0 ? 0 : -1;
+        F->src[i] = (uint32_t)i;
+        if (F->dist[i] >= 0) {
+            inq[i / 8] |= (unsigned char)(1u << (i % 8));
+            queue[(head + count++) % n] = (uint32_t)i;
+        }
+    }
+    while (count) {
+        size_t i = queue[head];
+        head = (head + 1) % n;
+        count--;
+        inq[i / 8] &= (unsigned char)~(1u << (i % 8));
+        int16_t v = (int16_t)(F->dist[i] + 1 > lo ? lo : F->dist[i] + 1);
+        /* successors: i + 1 when i falls through, then the taken edges from i */
+        size_t q = 0, hi_e = P->nedge;
+        while (q < hi_e) {
+            size_t mid = q + (hi_e - q) / 2;
+            if (from[mid]->from < i)
+                q = mid + 1;
+            else
+                hi_e = mid;
+        }
+        for (bool ft = falls(P, i) && i + 1 < n;; ft = false) {
+            size_t t;
+            if (ft)
+                t = i + 1;
+            else if (q < P->nedge && from[q]->from == i)
+                t = from[q++]->to;
+            else
+                break;
+            if (v <= F->dist[t])
+                continue;
+            F->dist[t] = v;
+            F->src[t] = F->src[i];
+            F->len[t] = F->len[i] + 1;
+            if (!(inq[t / 8] >> (t % 8) & 1)) {
+                inq[t / 8] |= (unsigned char)(1u << (t % 8));
+                queue[(head + count++) % n] = (uint32_t)t;
+            }
+        }
+    }
+    free(from);
+    free(inq);
+    free(queue);
+}
+
+/* Open window r at h->b[0]: each B against an A of the same bundle (LO 0) or, if far, against the A `far`
+ * (event e of instruction `other` at other_pc, d instructions back on a path; d >= LO). */
+struct far_a { const struct tsr_vev *e; size_t other; uint32_t pc; size_t d; };
+
+static void open_report(struct ctx *c, const struct hist *h, int r, const struct far_a *far)
+{
+    const struct tsr_vdesc *D = c->D;
+    const struct tsr_vrule *R = &D->rules[r];
+    const struct tsr_vbundle *b = h->b[0];
+    char ta[96], tb[96], range[48];
+    window_text(R, range, sizeof range);
+    for (int i = 0; i < b->nev; i++) {
+        if (!R->pat[1](&b->ev[i], b->f))
+            continue;
+        tsr_vev_text(D, &b->ev[i], tb, sizeof tb);
+        int a = R->lo == 0 ? first_match(b, R->pat[0], i) : -1;
+        if (a >= 0) {
+            tsr_vev_text(D, &b->ev[a], ta, sizeof ta);
+            report(c, h, r, 0, "%s and %s in one instruction (forbidden %s)", ta, tb, range);
+        } else if (far) {
+            tsr_vev_text(D, far->e, ta, sizeof ta);
+            report_far(c, h, r, far->other, far->pc, far->d > INT32_MAX ? INT32_MAX : (int)far->d,
+                       "%s; the instruction %zu before (0x%08" PRIx32 ") %s (forbidden %s)", tb, far->d, far->pc, ta,
+                       range);
+        }
+    }
+}
+
+/* Open window r at h->b[0], bundle j of P: the farthest A over its predecessors (the data flow F). */
+static void open_check(struct ctx *c, const struct hist *h, const struct prog *P, int r, const struct flow *F)
+{
+    const struct tsr_vrule *R = &c->D->rules[r];
+    size_t j = h->idx[0], best = 0;
+    int dist = -1;
+    if (j > 0 && falls(P, j - 1) && F->dist[j - 1] > dist) {
+        best = j - 1;
+        dist = F->dist[best];
+    }
+    for (size_t q = first_edge(P, j); q < P->nedge && P->E[q].to == j; q++)
+        if (F->dist[P->E[q].from] > dist) {
+            best = P->E[q].from;
+            dist = F->dist[best];
+        }
+    struct far_a far = { NULL, 0, 0, 0 };
+    if (dist >= 0 && dist + 1 >= R->lo) {
+        const struct tsr_vbundle *ab = bundle_at(P, j, F->src[best], 0);
+        int a = first_match(ab, R->pat[0], -1);
+        far = (struct far_a){ &ab->ev[a < 0 ? 0 : a], F->src[best], ab->pc, (size_t)F->len[best] + 1 };
+    }
+    open_report(c, h, r, far.e ? &far : NULL);
+}
+
 size_t tsr_validate(const struct tsr_vdesc *D, const uint32_t *w, size_t n, uint64_t base, tsr_vreport_fn fn,
                     void *fctx)
 {
-    struct ctx c = { D, fn, fctx, 0, NULL, 0, 0, NULL, 0 };
+    struct ctx c = { D, fn, fctx, 0, NULL, 0, 0, NULL, 0, false };
     if (!n)
         return 0;
     struct prog P = { D, w, n, base, D->nfields ? D->nfields : 1, NULL, NULL, 0, NULL, NULL, NULL };
@@ -501,6 +692,14 @@ size_t tsr_validate(const struct tsr_vdesc *D, const uint32_t *w, size_t n, uint
         M[k].src = SIZE_MAX;
         M[k].f = mf + k * P.nf;
     }
+    /* open windows: one data flow per rule */
+    int nopen = 0;
+    for (int r = 0; r < D->nrules; r++)
+        nopen += is_open(&D->rules[r]);
+    struct flow *F = xcalloc((size_t)nopen + 1, sizeof *F);
+    for (int r = 0, k = 0; r < D->nrules; r++)
+        if (is_open(&D->rules[r]))
+            open_flow(&P, r, &F[k++]);
     for (size_t j = 0; j < n; j++) {
         struct hist h;
         const struct tsr_vbundle *b = &P.ring[j % RING];
@@ -548,7 +747,13 @@ size_t tsr_validate(const struct tsr_vdesc *D, const uint32_t *w, size_t n, uint
         c.nmatch = m->src != SIZE_MAX ? m->npair : 0;
         int budget = MAX_PATHS;
         paths(&c, &P, &h, 1, &budget);
+        for (int r = 0, k = 0; r < D->nrules; r++)
+            if (is_open(&D->rules[r]))
+                open_check(&c, &h, &P, r, &F[k++]);
     }
+    for (int k = 0; k < nopen; k++)
+        open_free(&F[k]);
+    free(F);
     free(mf);
     free(M);
     free(P.E);
@@ -584,6 +789,8 @@ struct tsr_vstream {
     struct tsr_vbundle ring[TSR_V_MAXDIST + 1];
     uint64_t *fields;
     struct ctx c;
+    /* by rule: the first A of an open window since the reset (the farthest back any later B can look) */
+    struct first { bool have; size_t step; uint32_t pc; struct tsr_vev ev; } *first;
 };
 
 struct tsr_vstream *tsr_vstream_new(const struct tsr_vdesc *D)
@@ -593,7 +800,10 @@ struct tsr_vstream *tsr_vstream_new(const struct tsr_vdesc *D)
         return NULL;
     unsigned nf = D->nfields ? D->nfields : 1;
     s->fields = calloc((size_t)(TSR_V_MAXDIST + 1) * nf, sizeof *s->fields);
-    if (!s->fields) {
+    s->first = calloc((size_t)(D->nrules > 0 ? D->nrules : 1), sizeof *s->first);
+    if (!s->fields || !s->first) {
+        free(s->fields);
+        free(s->first);
         free(s);
         return NULL;
     }
@@ -609,6 +819,7 @@ void tsr_vstream_free(struct tsr_vstream *s)
     if (!s)
         return;
     free(s->fields);
+    free(s->first);
     free(s->c.seen);
     free(s);
 }
@@ -617,6 +828,31 @@ void tsr_vstream_reset(struct tsr_vstream *s)
 {
     s->steps = 0;
     s->nring = 0;
+    for (int r = 0; r < s->D->nrules; r++)
+        s->first[r].have = false;
+}
+
+/* Open windows in issue order: a B against the first A since the reset (the farthest back), then h->b[0]'s
+ * own A becomes that first A if there was none. */
+static void stream_open(struct tsr_vstream *s, const struct hist *h)
+{
+    const struct tsr_vdesc *D = s->D;
+    const struct tsr_vbundle *b = h->b[0];
+    for (int r = 0; r < D->nrules; r++) {
+        const struct tsr_vrule *R = &D->rules[r];
+        if (R->kind != TSR_VR_WINDOW || R->npat != 2 || R->hi != TSR_V_OPEN)
+            continue;
+        struct first *o = &s->first[r];
+        struct far_a far = { &o->ev, o->step, o->pc, s->steps - o->step };
+        open_report(&s->c, h, r, o->have && far.d >= (size_t)R->lo ? &far : NULL);
+        int a = o->have ? -1 : first_match(b, R->pat[0], -1);
+        if (a >= 0) {
+            o->have = true;
+            o->step = s->steps;
+            o->pc = b->pc;
+            o->ev = b->ev[a];
+        }
+    }
 }
 
 size_t tsr_vstream_step(struct tsr_vstream *s, const uint32_t *w, uint32_t pc, tsr_vreport_fn fn, void *fctx)
@@ -645,6 +881,7 @@ size_t tsr_vstream_step(struct tsr_vstream *s, const uint32_t *w, uint32_t pc, t
     s->c.nseen = 0;
     check_bundle(&s->c, &h);
     check_path(&s->c, &h);
+    stream_open(s, &h);
     s->steps++;
     return s->c.count;
 }
@@ -670,7 +907,7 @@ int tsr_vstream_sim(struct tsr_vstream *s, struct tsr_sim_ctl *ctl, const uint32
 size_t tsr_validate_hist(const struct tsr_vdesc *D, const struct tsr_vbundle *const *b, int len, tsr_vreport_fn fn,
                          void *fctx)
 {
-    struct ctx c = { D, fn, fctx, 0, NULL, 0, 0, NULL, 0 };
+    struct ctx c = { D, fn, fctx, 0, NULL, 0, 0, NULL, 0, true };
     struct hist h;
     h.len = len < 1 ? 1 : len > TSR_V_MAXDIST + 1 ? TSR_V_MAXDIST + 1 : len;
     for (int k = 0; k < h.len; k++) {

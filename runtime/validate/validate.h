@@ -14,8 +14,12 @@
  * Distances: instruction j is `d` after instruction i when j is reached from i by d steps of the control
  * flow.  The program check assumes straight-line fall-through plus the taken edges of branches whose target
  * is a constant inside the program (an always-taken branch or a halt does not fall through after its delay
- * slots; a branch to a register target adds no edge), and checks every path back from each instruction.
- * The stream check uses the exact issue order.
+ * slots; a branch to a register target adds no edge), and checks every path back from each instruction
+ * (an open window, `at LO..`, every path back to the program's start, by a forward data flow).  The stream
+ * check uses the exact issue order.
+ *
+ * Patterns may test the op behind an event (`attr(float)` in an `if`): each event carries the op issued in
+ * its slot (`op`, set by the generated code; -1 for the format's own semantics and START).
  */
 #ifndef TSR_VALIDATE_H
 #define TSR_VALIDATE_H
@@ -41,6 +45,7 @@ enum tsr_vkind {
 #define TSR_V_NOVAL INT64_MIN
 #define TSR_V_MAXEV 64          /* events of one bundle (more set `overflow`; the QPU has at most 32) */
 #define TSR_V_MAXDIST 64        /* distances in rules */
+#define TSR_V_OPEN INT32_MAX    /* the hi of an open window (`forbid ... at LO..`): no upper bound */
 
 struct tsr_vev {
     uint8_t kind;     /* enum tsr_vkind */
@@ -49,7 +54,8 @@ struct tsr_vev {
     int16_t delay;    /* JUMP, HALT */
     int16_t link;     /* USE: index of the access event (space read/write) it comes with, -1 if none */
     int32_t id;
-    int32_t origin;   /* USE: the declaration (plain uses from one origin and address count once) */
+    int16_t origin;   /* USE: the declaration (plain uses from one origin and address count once) */
+    int16_t op;       /* the op issued in `slot` whose code caused it (for `attr(...)` in patterns); -1: none */
     int64_t addr;
     int64_t val;
 };
@@ -80,9 +86,17 @@ static inline struct tsr_vev *tsr_vb_add(struct tsr_vbundle *b, int kind, int sl
     e->link = -1;
     e->id = id;
     e->origin = -1;
+    e->op = -1;
     e->addr = addr;
     e->val = TSR_V_NOVAL;
     return e;
+}
+
+/* Marks the events b->ev[from..] as caused by op (the generated code calls it after each op's events). */
+static inline void tsr_vb_op(struct tsr_vbundle *b, int from, int op)
+{
+    for (int i = from < 0 ? 0 : from; i < b->nev; i++)
+        b->ev[i].op = (int16_t)op;
 }
 
 /* Three-valued logic of the generated event code: 0 false, 1 true, 2 depends on machine state. */
@@ -112,7 +126,8 @@ typedef bool (*tsr_vmatch_fn)(const struct tsr_vev *e, const uint64_t *f);
 
 enum tsr_vrkind {
     TSR_VR_LATENCY, /* pat[0] -> pat[1]: the nearest earlier A of a B must be lo (.. hi) instructions back */
-    TSR_VR_WINDOW,  /* pat[0] -> pat[1]: no A lo..hi instructions before a B */
+    TSR_VR_WINDOW,  /* pat[0] -> pat[1]: no A lo..hi instructions before a B (hi = TSR_V_OPEN: lo or more, on any
+                       path from the program's start; see tsr_validate_hist for what a history can show) */
     TSR_VR_BUNDLE,  /* pat[0] & pat[1] & ...: not all in one bundle (distinct events) */
     TSR_VR_ORDER,   /* pat[0]: accesses that keep their program order (for the packer; never a violation) */
 };
@@ -122,7 +137,7 @@ struct tsr_vrule {
     int npat;
     const tsr_vmatch_fn *pat;
     bool same;                  /* LATENCY: A and B touch the same element */
-    int lo, hi;                 /* LATENCY: min, max (-1: none); WINDOW: lo..hi */
+    int lo, hi;                 /* LATENCY: min, max (-1: none); WINDOW: lo..hi (hi TSR_V_OPEN: open) */
 };
 struct tsr_vresource { const char *name, *ref; int count; };
 
@@ -177,8 +192,8 @@ int tsr_validate_diag(const struct tsr_vdesc *desc, const uint32_t *w, size_t n,
 /* For a scheduler (the packer): checks the bundle b[0] against the rules and resources, with b[1..len-1] the
  * bundles issued 1..len-1 instructions before it on the one path considered (len <= TSR_V_MAXDIST + 1; a
  * shorter history means nothing is known before; no START is assumed: add it to b[0] for a program's first
- * bundle).  Only violations that b[0] completes are reported (`at` = 0, `other` = the distance back).  fn may
- * be NULL.  Returns the number of violations. */
+ * bundle).  An open window sees only this history.  Only violations that b[0] completes are reported (`at` =
+ * 0, `other` = the distance back).  fn may be NULL.  Returns the number of violations. */
 size_t tsr_validate_hist(const struct tsr_vdesc *desc, const struct tsr_vbundle *const *b, int len,
                          tsr_vreport_fn fn, void *ctx);
 
