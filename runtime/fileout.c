@@ -2,6 +2,7 @@
 #include "fileout.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,8 +99,34 @@ static int same_content(const char *path, const void *data, size_t len)
     return same;
 }
 
+/* An existing `path` that is neither a regular file nor a directory (a device such as /dev/null or
+ * /dev/full, a FIFO, a socket) is written in place: renaming a temporary over it would replace the device
+ * with a regular file. */
+static bool write_in_place(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+/* Writes len bytes of data to the existing special file path; 0, or -1 reported. */
+static int write_special(const char *path, const void *data, size_t len, struct tsr_diag *d)
+{
+    FILE *f = fopen(path, "wb");
+    errno = 0;
+    int bad = !f || (len && fwrite(data, 1, len, f) != len);
+    bad |= f && fflush(f) != 0;
+    int err = errno;
+    bad |= f && fclose(f) != 0;
+    err = err ? err : errno;
+    if (bad)
+        return tsr_diag_error(d, path, 0, 0, "cannot write: %s", strerror(err ? err : EIO));
+    return 0;
+}
+
 int tsr_file_commit(const char *path, const void *data, size_t len, struct tsr_diag *d)
 {
+    if (write_in_place(path))
+        return write_special(path, data, len, d);
     if (same_content(path, data, len))
         return 0;
     struct tsr_buf tmp = {0};
@@ -140,8 +167,11 @@ static char *xstrdup(const char *s)
 int tsr_fileout_open(struct tsr_fileout *o, const char *path, struct tsr_diag *d)
 {
     struct tsr_buf tmp = {0};
-    tsr_buf_printf(&tmp, "%s.tmp.%ld", path, (long)getpid());
     memset(o, 0, sizeof *o);
+    if (write_in_place(path))   /* a device or FIFO: written as it comes, no temporary (o->tmp NULL) */
+        tsr_buf_puts(&tmp, path);
+    else
+        tsr_buf_printf(&tmp, "%s.tmp.%ld", path, (long)getpid());
     o->f = fopen(tmp.data, "wb");
     if (!o->f) {
         o->err = errno ? errno : EIO;
@@ -151,7 +181,9 @@ int tsr_fileout_open(struct tsr_fileout *o, const char *path, struct tsr_diag *d
         return -1;
     }
     o->path = xstrdup(path);
-    o->tmp = tmp.data;
+    o->tmp = strcmp(tmp.data, path) ? tmp.data : NULL;
+    if (!o->tmp)
+        tsr_buf_free(&tmp);
     return 0;
 }
 
@@ -204,6 +236,12 @@ int tsr_fileout_commit(struct tsr_fileout *o, struct tsr_diag *d)
     bad |= fclose(o->f) != 0;
     err = err ? err : errno;
     o->f = NULL;
+    if (!o->tmp) {   /* written in place */
+        if (bad)
+            tsr_diag_error(d, o->path, 0, 0, "cannot write: %s", strerror(err ? err : EIO));
+        fileout_release(o);
+        return bad ? -1 : 0;
+    }
     if (!bad && same_files(o->tmp, o->path)) {   /* unchanged: keep the file and its timestamp */
         remove(o->tmp);
         fileout_release(o);
@@ -227,7 +265,8 @@ void tsr_fileout_abort(struct tsr_fileout *o)
 {
     if (o->f) {
         fclose(o->f);
-        remove(o->tmp);
+        if (o->tmp)
+            remove(o->tmp);
     }
     fileout_release(o);
 }

@@ -3,8 +3,9 @@
  * tsr_file_commit() is the only way Tessera writes an output file (docs/internals.md): the
  * data goes to `<path>.tmp.<pid>` in the same directory, which is then renamed over `path`, so
  * a reader never sees a half-written file and a failed write leaves the old file (or no file)
- * in place.  `struct tsr_buf` is the growable string the emitters and the disassembler print
- * into before committing.
+ * in place.  An existing path that is a device or a FIFO (`-o /dev/null`, `/dev/full`) is written in
+ * place instead: renaming over it would replace the device with a regular file.  `struct tsr_buf` is
+ * the growable string the emitters and the disassembler print into before committing.
  * Errors: file functions return 0 or -1 and report `path: error: <what>: <strerror>` through
  * the given diag.  Buffer functions cannot fail except by running out of memory, which aborts
  * (see arena.h).

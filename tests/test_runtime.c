@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tsr.h"
@@ -834,6 +835,56 @@ Test(fileout, lines_read_in_chunks)
     cr_assert_str_eq(d.entries[0].text, "/nonexistent/t.s: error: cannot read: No such file or directory");
     tsr_buf_free(&want);
     tsr_diag_fini(&d);
+    rmtree(dir);
+}
+
+/* Reads everything from the FIFO path in a child process; returns its pid (the byte count is its exit
+ * status, capped at 255). */
+static pid_t drain_fifo(const char *path)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        FILE *f = fopen(path, "rb");
+        size_t n = 0;
+        while (f && fgetc(f) != EOF)
+            n++;
+        _exit(n > 255 ? 255 : (int)n);
+    }
+    return pid;
+}
+
+/* A device or FIFO given as the output is written in place (a rename over it would replace it with a regular
+ * file, as `tessera dis -o /dev/full` once did), by tsr_file_commit and by the streamed writer. */
+Test(fileout, special_files_written_in_place, .timeout = 30)
+{
+    char *dir = make_tmpdir();
+    struct tsr_diag d;
+    tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
+    char fifo[4200];
+    snprintf(fifo, sizeof fifo, "%s/pipe", dir);
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    for (int streamed = 0; streamed < 2; streamed++) {
+        pid_t pid = drain_fifo(fifo);
+        cr_assert_gt(pid, 0);
+        if (streamed) {
+            struct tsr_fileout o;
+            cr_assert_eq(tsr_fileout_open(&o, fifo, &d), 0);
+            cr_assert_eq(tsr_fileout_write(&o, "0123456789", 10), 0);
+            cr_assert_eq(tsr_fileout_commit(&o, &d), 0);
+        } else {
+            cr_assert_eq(tsr_file_commit(fifo, "abcdefg", 7, &d), 0);
+        }
+        int st = 0;
+        cr_assert_eq(waitpid(pid, &st, 0), pid);
+        cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == (streamed ? 10 : 7));
+        struct stat sb;
+        cr_assert_eq(stat(fifo, &sb), 0);
+        cr_expect(S_ISFIFO(sb.st_mode), "the FIFO was replaced");
+        cr_expect_eq(count_entries(dir, ""), 1);   /* no temporary left */
+    }
+    cr_expect_eq(d.count, 0);
+    tsr_diag_fini(&d);
+    remove(fifo);
     rmtree(dir);
 }
 
