@@ -100,5 +100,10 @@ const struct tsr_pack_stats *tsr_packer_stats(const struct tsr_packer *p);
  * its branch, a label inside delay slots). */
 int tsr_unbundle(const struct tsr_target *t, const uint32_t *w, size_t n, uint64_t base,
                  struct tsr_buf *out, unsigned *pinned, struct tsr_diag *d);
+/* tsr_unbundle with the program's source for diagnostics: `file` (NULL: none) and, when not NULL,
+ * line[i] the 1-based source line of instruction i (0: unknown; struct tsr_words.line).  An error
+ * about an instruction is reported at its line (`file:line: error: ...`). */
+int tsr_unbundle_src(const struct tsr_target *t, const uint32_t *w, size_t n, uint64_t base, const char *file,
+                     const unsigned *line, struct tsr_buf *out, unsigned *pinned, struct tsr_diag *d);
 
 #endif

@@ -139,8 +139,14 @@ static int split_bundle(const struct tsr_target *t, const char *text, struct tsr
 int tsr_unbundle(const struct tsr_target *t, const uint32_t *w, size_t n, uint64_t base,
                  struct tsr_buf *out, unsigned *pinned, struct tsr_diag *d)
 {
+    return tsr_unbundle_src(t, w, n, base, NULL, NULL, out, pinned, d);
+}
+
+int tsr_unbundle_src(const struct tsr_target *t, const uint32_t *w, size_t n, uint64_t base, const char *file,
+                     const unsigned *line, struct tsr_buf *out, unsigned *pinned, struct tsr_diag *d)
+{
     if (!t->vdesc)
-        return tsr_diag_error(d, NULL, 0, 0, "target '%s' has no hazard description: the packer needs one", t->name);
+        return tsr_diag_error(d, file, 0, 0, "target '%s' has no hazard description: the packer needs one", t->name);
     /* The program's text with labels, split into per-instruction lines. */
     struct tsr_buf dis = { 0 };
     t->disasm_program(w, n, base, &dis);
@@ -211,7 +217,8 @@ int tsr_unbundle(const struct tsr_target *t, const uint32_t *w, size_t n, uint64
                 tsr_pack_ev_free(&di);
                 if (ilabels[j] || di.ctl != TSR_PACK_CTL_NONE || dep_words(t, cw, w + j * nw) >= 0 ||
                     dep_words(t, w + j * nw, cw) > 0) {
-                    rc = tsr_diag_error(d, NULL, 0, 0,
+                    /* reported at the delay slot: the instruction that cannot move */
+                    rc = tsr_diag_error(d, file, line ? line[j] : 0, 0,
                                         "instruction 0x%llx: delay slot 0x%llx cannot move before its %s",
                                         (unsigned long long)(base + i * t->pc_step),
                                         (unsigned long long)(base + j * t->pc_step),

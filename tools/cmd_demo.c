@@ -9,8 +9,8 @@
 #include "registry.h"
 #include "tools.h"
 
-int tool_run_qpu(const struct tool_opts *o, const struct tsr_words *w, const uint32_t *unif, int nunif,
-		 struct qpu_machine **keep);
+int tool_run_qpu(const struct tool_opts *o, const char *path, const struct tsr_words *w, const uint32_t *unif,
+		 int nunif, struct qpu_machine **keep);
 
 #define DEMO_OUT 0x2000u   /* where the demo stores its 16 results (bus bytes) */
 
@@ -52,7 +52,7 @@ int cmd_demo(struct tool_opts *o)
 	so.qpus = 1;
 	so.dump = NULL;
 	struct qpu_machine *m = NULL;
-	rc = tool_run_qpu(&so, &w, unif, 2, &m);
+	rc = tool_run_qpu(&so, path, &w, unif, 2, &m);
 	if (!rc) {
 		printf("== computed y[i] = 1/(i*i + c), read back from memory at 0x%x:\n", DEMO_OUT);
 		const uint8_t *mem = qpu_machine_mem(m);

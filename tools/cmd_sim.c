@@ -40,9 +40,11 @@ static int parse_uniforms(const char *s, uint32_t *out, int max)
 	return n;
 }
 
-/* Runs program w on o->qpus QPUs; prints the outcome and o->dump. */
-int tool_run_qpu(const struct tool_opts *o, const struct tsr_words *w, const uint32_t *unif, int nunif,
-		 struct qpu_machine **keep)
+/* Runs program w (read from `path`, for diagnostics) on o->qpus QPUs; prints the outcome and o->dump.  A run
+ * that fails is reported as `path:line: error: qpuN at 0x...: message`, line being the source line of the
+ * instruction at that address (none when it has no line or lies outside the program). */
+int tool_run_qpu(const struct tool_opts *o, const char *path, const struct tsr_words *w, const uint32_t *unif,
+		 int nunif, struct qpu_machine **keep)
 {
 	if (o->qpus < 1 || o->qpus > QPU_MAX_QPUS) {
 		fprintf(stderr, "tessera: error: --qpus takes 1..%d\n", QPU_MAX_QPUS);
@@ -64,8 +66,14 @@ int tool_run_qpu(const struct tool_opts *o, const struct tsr_words *w, const uin
 	printf("%s after %llu rounds: %llu bundles issued on %u QPU%s\n",
 	       st == TSR_SIM_HALTED ? "ended" : st == TSR_SIM_OK ? "stopped (--max-steps)" : "failed",
 	       (unsigned long long)res.rounds, (unsigned long long)total, o->qpus, o->qpus > 1 ? "s" : "");
-	if (st != TSR_SIM_HALTED && st != TSR_SIM_OK)
-		fprintf(stderr, "tessera: error: qpu%u at 0x%08x: %s\n", res.qpu, res.pc, res.msg);
+	if (st != TSR_SIM_HALTED && st != TSR_SIM_OK) {
+		size_t i = res.pc / o->target->pc_step;
+		unsigned line = w->line && i < w->count && res.pc % o->target->pc_step == 0 ? w->line[i] : 0;
+		struct tsr_diag d;
+		tsr_diag_init(&d, TSR_DIAG_PRINT, stderr);
+		tsr_diag_error(&d, path, line, 0, "qpu%u at 0x%08x: %s", res.qpu, res.pc, res.msg);
+		tsr_diag_fini(&d);
+	}
 	if (o->dump) {
 		unsigned long addr, len;
 		char *end;
@@ -112,7 +120,14 @@ int cmd_sim(struct tool_opts *o)
 	struct tsr_words w;
 	tsr_diag_init(&d, TSR_DIAG_PRINT, stderr);
 	tsr_words_init(&w, o->target->word_bits);
-	int rc = tool_load_program(o, o->args[0], &w, &d) ? 1 : tool_run_qpu(o, &w, unif, nunif, NULL);
+	const char *name = strcmp(o->args[0], "-") ? o->args[0] : "<stdin>";
+	int rc = 1;
+	if (!tool_load_program(o, o->args[0], &w, &d)) {
+		if (w.count == 0)   /* a file with no instruction (empty, or comments and directives only) */
+			tsr_diag_error(&d, name, 0, 0, "empty program: no instruction to run");
+		else
+			rc = tool_run_qpu(o, name, &w, unif, nunif, NULL);
+	}
 	tsr_words_free(&w);
 	tsr_diag_fini(&d);
 	return rc;

@@ -1,6 +1,7 @@
 /* `tessera unbundle FILE` (docs/pack.md): a bundled program (hex, binary or assembly) split into one
  * operation per line, the packer's input format; pinned bundles are counted on standard error. */
 #include <stdio.h>
+#include <string.h>
 #include "tools.h"
 #include "pack.h"
 
@@ -18,7 +19,8 @@ int cmd_unbundle(struct tool_opts *o)
     unsigned pinned = 0;
     int rc = tool_load_program(o, o->args[0], &w, &d);
     if (!rc)
-        rc = tsr_unbundle(o->target, w.w, w.count, o->base, &out, &pinned, &d);
+        rc = tsr_unbundle_src(o->target, w.w, w.count, o->base, strcmp(o->args[0], "-") ? o->args[0] : "<stdin>",
+                              w.line, &out, &pinned, &d);
     if (!rc) {
         rc = tool_write_output(o, &out, &d);
         fprintf(stderr, "%u bundles kept whole (pinned)\n", pinned);
