@@ -248,7 +248,7 @@ static void do_set(struct prog *P, const char *lb, const char *p, const char *e,
     int r = tsr_asm_expr(tb, 0, tl, &P->syms, &end, &v, &em, &ep, &el);
     bool konst = r > 0 && end == tl;
     if (!konst && r < 0 && strncmp(em, "undefined", 9) != 0) {
-        err(P, line, (size_t)(vb - lb), em, (int)el, tb + ep);
+        err(P, line, (size_t)(vb - lb) + (tb == vb ? ep : map_back(P, ep)), em, (int)el, tb + ep);
         return;
     }
     s = tsr_asm_sym_add(&P->syms, name, nlen, &created);

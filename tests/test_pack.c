@@ -108,6 +108,26 @@ Test(pack, unknown_operation_is_reported_with_position)
     tsr_diag_fini(&d);
 }
 
+/* An unbundling error names the file and the source line of the instruction that cannot move (here a
+ * branch target inside the branch's own delay slots). */
+Test(unbundle, error_names_file_and_line)
+{
+    struct tsr_words w;
+    tsr_words_init(&w, 64);
+    const char *src = "nop\nbrr -, r:y\nnop\ny: nop\nnop\nnop; nop; thrend\nnop\nnop\n";
+    cr_assert_eq(qpu_target.assemble("u.s", src, strlen(src), &w, NULL), 0);
+    struct tsr_diag d;
+    tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
+    struct tsr_buf out = { 0 };
+    unsigned pinned = 0;
+    cr_assert_eq(tsr_unbundle_src(&qpu_target, w.w, w.count, 0, "u.s", w.line, &out, &pinned, &d), -1);
+    cr_assert_eq(d.count, 1);
+    cr_expect_str_eq(d.entries[0].text, "u.s:4: error: instruction 0x8: delay slot 0x18 cannot move before its branch");
+    tsr_diag_fini(&d);
+    tsr_buf_free(&out);
+    tsr_words_free(&w);
+}
+
 Test(unbundle, pair_that_exchanges_values_stays_whole)
 {
     struct tsr_words w;
