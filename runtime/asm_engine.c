@@ -880,7 +880,7 @@ static bool bundle_part(struct tsr_asm *a, int k, int s)
     int left = a->diagnose ? 1 : a->nparts - k;
     a->lim = a->pend[k];
     uint32_t q = skip_ws(a, a->pstart[k]);
-    if (part_known(a, a->fmt, k))
+    if (a->diagnose && part_known(a, a->fmt, k))   /* only the diagnosing search's failures are reported */
         fail_at(a, F_SLOT, q, F->name);
     else
         fail_at(a, F_UNKNOWN, q, NULL);
