@@ -11,7 +11,9 @@
  * every part is matched, `finalize` gives the skipped slots their default op, applies defaults
  * (op defaults, then format defaults, then 0) and tests the checks; a failure anywhere undoes the
  * bindings made since (a trail) and tries the next choice.  The first complete match wins.
- * Failures are ranked by how far into the text they happened; the furthest one is reported.
+ * Failures are ranked by how far into the text they happened; the furthest one is reported.  The
+ * search prunes (try_format, bundle_part); when a bundle fails and its message is asked for, an
+ * unpruned search finds the furthest failure the text really reaches (tsr_asm_message).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -111,7 +113,7 @@ struct tsr_asm {
     int pin;                         /* the bundle's format pin (tsr_asm_bundle) */
     bool pending;                    /* the last bundle failed; its message is not worked out yet */
     bool too_many;                   /* matching only the first nparts parts of a longer bundle */
-    bool diagnose;                   /* the second pass over the formats the filter skipped */
+    bool diagnose;                   /* the diagnosing search: no pruning (tsr_asm_message) */
     uint32_t *root;                  /* root[t * 128 + c]: trie node of table t's names starting with c, or 0 */
     /* Candidate ops of each bundle part (mnemonic and required characters pass), declaration order. */
     uint16_t *cand;                  /* MAX_PARTS rows of nops entries */
@@ -875,8 +877,8 @@ static bool bundle_part(struct tsr_asm *a, int k, int s)
     }
     if (k == a->nparts)
         return finalize(a);
-    /* the remaining parts need as many slots; the diagnosing pass (tsr_asm_bundle) does not prune so,
-     * so that it finds the part no slot takes (`ldtmu0; frob`: 'frob', not 'ldtmu0') */
+    /* the fast search leaves a slot for each remaining part; the diagnosing search does not, so that it
+     * reaches the part no slot takes (`ldtmu0; frob`: 'frob', not 'ldtmu0') */
     int left = a->diagnose ? 1 : a->nparts - k;
     a->lim = a->pend[k];
     uint32_t q = skip_ws(a, a->pstart[k]);

@@ -102,6 +102,14 @@ static bool is_directive(const char *p, const char *e, const char *name)
     return (size_t)(e - p) >= n && memcmp(p, name, n) == 0 && (p + n == e || !tsr_asm_isident(p[n]));
 }
 
+/* The end of the identifier at p (before e). */
+static const char *ident_end(const char *p, const char *e)
+{
+    while (p < e && tsr_asm_isident(*p))
+        p++;
+    return p;
+}
+
 /* Longest text an alias may stand for, and longest line after alias substitution, in bytes: each `.set`
  * may double the text (`.set a2, a1 a1`), so without a bound 40 lines ask for 2^40 bytes. */
 #define MAX_EXPANSION 65536
@@ -231,11 +239,8 @@ static void do_set(struct prog *P, const char *lb, const char *p, const char *e,
     if (is_aliasing(P, vb, ve)) {
         const char *big = substitute(P, vb, ve);
         if (big) {
-            const char *q2 = big;
-            while (q2 < ve && tsr_asm_isident(*q2))
-                q2++;
             err(P, line, (size_t)(big - lb), "'.set %.*s' would stand for more than " MAX_EXPANSION_TEXT
-                " characters (at alias '%.*s')", (int)nlen, name, (int)(q2 - big), big);
+                " characters (at alias '%.*s')", (int)nlen, name, (int)(ident_end(big, ve) - big), big);
             return;
         }
         char *c = tsr_arena_strndup(&P->arena, P->sub.data, P->sub.len);
@@ -415,11 +420,8 @@ int tsr_tc_assemble(const struct tsr_tc_isa *isa, const char *path, const char *
         if (subst) {
             const char *big = substitute(&P, p, e);
             if (big) {
-                const char *q2 = big;
-                while (q2 < e && tsr_asm_isident(*q2))
-                    q2++;
                 err(&P, line, (size_t)(big - L0), "line is longer than " MAX_EXPANSION_TEXT
-                    " characters after alias substitution (at alias '%.*s')", (int)(q2 - big), big);
+                    " characters after alias substitution (at alias '%.*s')", (int)(ident_end(big, e) - big), big);
                 memset(w, 0, isa->nwords * sizeof *w);
                 tsr_words_push(out, w, comment.data, line);
                 addr += isa->pc_step;
