@@ -202,6 +202,10 @@ def main():
     if targets and not (files('gen/*.c') and mdl_srcs):
         print('configure.py: note: no mdlc sources yet (gen/*.c, mdl/), so no target is built', file=sys.stderr)
         targets = []
+    # runtime/: the base at its root, one folder per job (text/, sim/, validate/, pack/; docs/internals.md).
+    runtime_dirs = ['runtime'] + ['runtime/' + d for d in sorted(os.listdir('runtime'))
+                                  if os.path.isdir('runtime/' + d)] if os.path.isdir('runtime') else []
+    runtime_srcs = sum((files(d + '/*.c') for d in runtime_dirs), [])
     gen_srcs = {}
     for t in targets:
         outs = [built('gen/%s/%s%s' % (t, t, s)) for s in MDLC_OUTPUTS]
@@ -233,11 +237,12 @@ def main():
         tlibs = sum((library('tessera-' + t, gen_srcs[t], variant, '-I$builddir/gen/%s -Itargets/%s' % (t, t),
                              order) for t in targets), [])
         core = library('mdl', mdl_srcs, variant, order=parse_h, extra={built('mdl/parse.c'): LEMON_WARN})
-        return tlibs, core + library('tsr', files('runtime/*.c'), variant)
+        return tlibs, core + library('tsr', runtime_srcs, variant)
 
-    def program(out, sources, libs, extra_libs='', variant='obj', rule='link'):
+    def program(out, sources, libs, extra_libs='', variant='obj', rule='link', implicit=()):
         objs = [compile_(s, variant, all_incs, order) for s in sources]
-        return n.build(out, rule, objs, implicit=libs, variables={'libs': ' '.join(libs + [extra_libs, '$libs'])})
+        return n.build(out, rule, objs, implicit=libs + list(implicit),
+                       variables={'libs': ' '.join(libs + [extra_libs, '$libs'])})
 
     target_libs, core_libs = libraries('obj')
     libs = target_libs + core_libs
@@ -252,8 +257,9 @@ def main():
         if os.path.exists('tools/tessera.c') else []
     # tests/support_*.c: helpers shared by the test binaries, linked into each of them.
     support = library('testsupport', files('tests/support_*.c'), 'obj', all_incs, order)
-    tests = [program(built('tests/' + stem(s)), [s], support + toollib + libs, '-lcriterion -lfftw3f -lfftw3')
-             for s in files('tests/test_*.c')]
+    # Tests that run the driver (tests/support_run.c) run the tessera of their own build directory.
+    tests = [program(built('tests/' + stem(s)), [s], support + toollib + libs, '-lcriterion -lfftw3f -lfftw3',
+                     implicit=tools) for s in files('tests/test_*.c')]
     benches = [program(built('bench/' + stem(s)), [s], toollib + libs, '-lfftw3f -lfftw3')
                for s in files('bench/bench_*.c')]
     fuzzers = []
@@ -292,7 +298,7 @@ def main():
     n.build('fuzz', 'phony', fuzzers)
     n.build('all', 'phony', everything + fuzzers)
     # Absolute directory paths: `bench` and `fuzz` are phony targets too (moving the tree needs a re-run).
-    dirs = ['runtime', 'mdl', 'gen', 'targets', 'tools', 'tests', 'fuzz', 'bench'] + ['targets/' + t for t in subdirs]
+    dirs = runtime_dirs + ['mdl', 'gen', 'targets', 'tools', 'tests', 'fuzz', 'bench'] + ['targets/' + t for t in subdirs]
     n.build(args.out, 'configure', implicit=['configure.py'] + [os.path.abspath(d) for d in dirs if os.path.isdir(d)])
     n.default(everything or ['all'])
 

@@ -16,7 +16,7 @@
 
 /* The harness (tools/gpufft.c) comes from libtools.a. */
 #include "gpufft.h"
-#include "sim.h"
+#include "sim/sim.h"
 
 static struct gpufft_run_opts run_opts; /* sim_flags: TSR_SIM_F_RULES with TESSERA_BENCH_RULES=1 */
 

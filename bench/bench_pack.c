@@ -1,4 +1,4 @@
-/* Packer quality (runtime/pack.h, docs/pack.md; issue 4): every GPU_FFT program (the 16 hex files of
+/* Packer quality (runtime/pack/pack.h, docs/pack.md; issue 4): every GPU_FFT program (the 16 hex files of
  * ../shared/corpus/qpu/gpu_fft_r3/hex, read by gpufft_code_load) and the seed's three blob listings
  * (tools/corpus.h corpus_blob_read) go through
  *   tsr_unbundle (one operation per line; bundles that cannot be split stay whole: "pinned"),
@@ -14,7 +14,7 @@
  * TESSERA_BENCH_SECONDS, best of TESSERA_BENCH_RUNS, CLOCK_MONOTONIC; as the other benchmarks).
  *
  * Blocks of the original: the packer starts a block at every label and after every branch or thread
- * end of its input (runtime/pack_sched.c); the original is split at the same points: before every
+ * end of its input (runtime/pack/pack_sched.c); the original is split at the same points: before every
  * instruction that t->disasm_program labels, and after a branch's or thread end's delay slots (the
  * jumps and halts with their delay come from the description's validator events, t->vdesc->events).
  * Blocks of the original that hold no operation (nops only) are merged into the next one.  The split is
@@ -35,11 +35,11 @@
 
 #include "corpus.h"
 #include "gpufft.h"
-#include "pack.h"
+#include "pack/pack.h"
 #include "bench.h"
 #include "registry.h"
 #include "tsr.h"
-#include "validate.h"
+#include "validate/validate.h"
 
 #define MSGLEN (GPUFFT_ERRLEN + 64)
 
@@ -123,7 +123,7 @@ static void map_blocks(const struct tsr_target *t, struct prog *p)
     for (size_t i = 0; i < n; i++) {
         unsigned pin;
         tsr_buf_clear(&b);
-        if (!tsr_unbundle(t, p->w + i * nw, 1, i * t->pc_step, &b, &pin, NULL))
+        if (!tsr_unbundle(t, p->name, p->w + i * nw, NULL, 1, i * t->pc_step, &b, &pin, NULL))
             ops[i] = count_ops(b.data ? b.data : "", b.len);
     }
     /* block starts: labels, and after a jump's or halt's delay slots */
@@ -206,7 +206,7 @@ static int pack_one(const struct tsr_target *t, struct prog *p)
     struct vctx vo = {0, NULL, 0}, vp = {0, p->viol_text, sizeof p->viol_text};
     tsr_validate(t->vdesc, p->w, p->n, 0, on_viol, &vo);
     p->viol_orig = vo.n;
-    if (tsr_unbundle(t, p->w, p->n, 0, &p->input, &p->pinned, &d))
+    if (tsr_unbundle(t, p->name, p->w, NULL, p->n, 0, &p->input, &p->pinned, &d))
         first_diag(&d, "unbundle failed", p->err, sizeof p->err);
     else if (tsr_pack_text(t, p->name, p->input.data ? p->input.data : "", p->input.len, &p->packed, &p->st, &d))
         first_diag(&d, "pack failed", p->err, sizeof p->err);

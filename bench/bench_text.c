@@ -2,7 +2,7 @@
  * GPU_FFT programs ($TESSERA_SHARED/corpus, else ../shared/corpus, relative to the repository root where
  * `ninja bench` runs), and over the corpus's 1,002 distinct words (no word repeats, so no memo helps):
  *  - disasm: t->disasm of every word, one call per word (each call prints the bundle, assembles its own
- *    text back and compares the fields: the round-trip check of runtime/dis_engine.c);
+ *    text back and compares the fields: the round-trip check of runtime/text/dis_engine.c);
  *  - disasm_program: t->disasm_program on each whole program (with its label lines);
  *  - assemble: t->assemble on each disassembled whole program;
  *  - assemble_one: t->assemble_one on the text of every word, one call per line.

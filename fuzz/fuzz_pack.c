@@ -1,4 +1,4 @@
-/* Fuzzer: the bundle packer (runtime/pack.h, docs/pack.md) against sequential execution (issue 4 item 5).
+/* Fuzzer: the bundle packer (runtime/pack/pack.h, docs/pack.md) against sequential execution (issue 4 item 5).
  *
  * From the input bytes it generates a random straight-line QPU program of single operations in the
  * packer's input syntax (one operation per line, sequential semantics) and checks:
@@ -38,8 +38,8 @@
 #include "qpu_hooks.h"
 #include "qpu_periph.h"
 #include "tsr.h"
-#include "pack.h"
-#include "validate.h"
+#include "pack/pack.h"
+#include "validate/validate.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

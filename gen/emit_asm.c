@@ -1,6 +1,6 @@
 /* gen_asm: <t>_asm.c, the assembler's share of the text codec (the tables' names sorted for binary
  * search and their numeric entries) and the target's assembler entry points, which run the generic
- * engine (runtime/asm_engine.c, runtime/asm_program.c) over <t>_tc_isa. */
+ * engine (runtime/text/asm_engine.c, runtime/text/asm_program.c) over <t>_tc_isa. */
 #include <stdio.h>
 #include <string.h>
 
@@ -31,7 +31,7 @@ int gen_asm(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d)
         }
     }
     tsr_buf_puts(out, L.nnames ? "};\n\n" : "    {0},\n};\n\n");
-    tsr_buf_printf(out, "/* Name tries (runtime/textcodec.h struct tsr_tc_trie): ch, term, nkid, kid, code. */\n"
+    tsr_buf_printf(out, "/* Name tries (runtime/text/textcodec.h struct tsr_tc_trie): ch, term, nkid, kid, code. */\n"
                         "const struct tsr_tc_trie %s_tc_tries[] = {\n", lo);
     for (int t = 0; t < L.ntables; t++) {
         const struct tc_table *T = &L.tables[t];

@@ -1,12 +1,12 @@
 /* gen_disasm: <t>_disasm.c, the disassembler's share of the text codec (what to print for each
  * code of each table) and the target's disassembler entry points, which run the generic engine
- * (runtime/dis_engine.c) over <t>_tc_isa. */
+ * (runtime/text/dis_engine.c) over <t>_tc_isa. */
 #include <stdio.h>
 
 #include "emit_tc.h"
 #include "emit_util.h"
 #include "gen.h"
-#include "textcodec.h"
+#include "text/textcodec.h"
 
 int gen_disasm(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d)
 {

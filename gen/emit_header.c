@@ -35,7 +35,7 @@ int gen_header(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
         " * disassembler.  Tools reach the same code through `%s_target` (runtime/target.h). */\n"
         "#pragma once\n\n"
         "#include <stdbool.h>\n#include <stddef.h>\n#include <stdint.h>\n\n"
-        "#include \"target.h\"\n#include \"textcodec.h\"\n\n"
+        "#include \"target.h\"\n#include \"text/textcodec.h\"\n\n"
         "struct tsr_buf;\nstruct tsr_words;\nstruct tsr_diag;\n\n", m->name, lo);
     tsr_buf_printf(out,
         "#define %s_WORD_BITS %d   /* bits per instruction word */\n"
@@ -139,7 +139,7 @@ int gen_header(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
         "extern const struct tsr_tc_print %s_tc_prints[];\n\n",
         lo, up, lo, up, lo, up, lo, up, lo, lo, lo, lo, lo, lo, lo, lo, lo, lo, lo);
     tsr_buf_printf(out,
-        "/* The hazard validator (%s_validate.c; runtime/validate.h): the events of a bundle and the\n"
+        "/* The hazard validator (%s_validate.c; runtime/validate/validate.h): the events of a bundle and the\n"
         " * description's resources and rules, and the check of a whole program (%s_target.validate). */\n"
         "struct tsr_vdesc;\n"
         "extern const struct tsr_vdesc %s_vdesc;\n"

@@ -1,7 +1,7 @@
 /* The simulator emitter: gen_sim_header (the simulator's part of <t>.h: state struct, prototypes of the
  * simulator and of the hand-written hooks) and gen_sim (<t>_sim.c: one C function executing a decoded
  * bundle, the fetch/decode/step loop and the struct tsr_sim_desc descriptor).  Semantics are compiled
- * by gen/emit_sim_sem.c; the run-time support is runtime/sim.h, operators and built-ins runtime/sem.h.
+ * by gen/emit_sim_sem.c; the run-time support is runtime/sim/sim.h, operators and built-ins runtime/sem.h.
  * docs/sim.md describes the generated simulator for its users. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -11,7 +11,7 @@
 #include "emit_sim.h"
 #include "eval.h"
 #include "gen.h"
-#include "sim.h"
+#include "sim/sim.h"
 
 #define SIM_MAX_MEMO 64
 
@@ -192,7 +192,7 @@ int gen_sim_header(const struct mdl_model *m, struct tsr_buf *o, struct tsr_diag
     upper(P, m->name, sizeof P);
     const char *t = m->name;
     int L = m->lanes;
-    tsr_buf_printf(o, "\n/* ---- simulator (gen/emit_sim.c; runtime/sim.h; docs/sim.md) ---- */\n#include \"sim.h\"\n\n");
+    tsr_buf_printf(o, "\n/* ---- simulator (gen/emit_sim.c; runtime/sim/sim.h; docs/sim.md) ---- */\n#include \"sim/sim.h\"\n\n");
     tsr_buf_printf(o, "#define %s_SIM_LANES %d\n#define %s_SIM_MAXW %d     /* write-log entries per bundle */\n"
                    "#define %s_SIM_MAXMEMO %d  /* peripheral (hook) reads per bundle */\n\n",
                    P, L, P, max_writes(m), P, max_memo(m));

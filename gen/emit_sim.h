@@ -120,6 +120,8 @@ void sg_space_write(struct sg *g, int sp_i, const char *addr, const char *val);
 /* ---- emit_sim_sem.c ---- */
 void sg_cse_begin(struct sg *g, const struct mdl_expr *const *es, int n);
 void sg_cse_end(struct sg *g);
+/* The shared subexpression entry of e (same node or an equal expression used twice or more), or NULL. */
+struct sg_cse *sg_cse_entry(struct sg *g, const struct mdl_expr *e);
 
 /* Varying analysis of a scope's locals: vary[0..nloc-1] (for an op: with its slot's commit). */
 void sg_analyse_op(struct sg *g, const struct mdl_op *op, const struct mdl_slot *sl, bool *vary, int nloc);
@@ -138,7 +140,7 @@ int sg_max_local(struct mdl_stmt **s, int n);
 /* Writes (log entries) a statement list can make at most; space reads it can make at most. */
 int sg_count_writes(struct mdl_stmt **s, int n);
 
-/* Compiles statements of the current scope. */
+/* Compiles statements of the current scope (emit_sim_stmt.c). */
 void sg_stmts(struct sg *g, struct mdl_stmt **s, int n);
 int sg_opnd_fn(struct sg *g, int opnd, uint64_t attrs);
 void sg_opnd_body(struct sg *g, int fn);

@@ -1,4 +1,4 @@
-/* gen_tables: <t>_tables.c, the shared tables of the text codec (runtime/textcodec.h), the compiled
+/* gen_tables: <t>_tables.c, the shared tables of the text codec (runtime/text/textcodec.h), the compiled
  * check conditions, the entity names, and `const struct tsr_tc_isa <t>_tc_isa`.
  * gen_asm and gen_disasm emit the assembler's name/number arrays and the disassembler's print
  * arrays from the same layout (gen/emit_tc.h). */
@@ -8,7 +8,7 @@
 #include "emit_tc.h"
 #include "emit_util.h"
 #include "gen.h"
-#include "textcodec.h"
+#include "text/textcodec.h"
 
 static void names_array(struct tsr_buf *out, const char *lo, const char *what, const char *count, int n,
                         const char *(*name)(const struct mdl_model *, int), const struct mdl_model *m)

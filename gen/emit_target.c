@@ -1,7 +1,7 @@
 /* gen_target: <t>_target.c, `const struct tsr_target <t>_target` (runtime/target.h), the one
  * descriptor through which tools, tests and fuzzers use the target.
  *
- * The simulator descriptor `<t>_sim_desc` (runtime/sim.h) is defined in <t>_sim.c by gen_sim; it is
+ * The simulator descriptor `<t>_sim_desc` (runtime/sim/sim.h) is defined in <t>_sim.c by gen_sim; it is
  * referenced weakly, so the descriptor's `sim` is NULL in a build without a simulator. */
 #include <stdio.h>
 

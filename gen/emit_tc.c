@@ -4,7 +4,7 @@
 
 #include "emit_tc.h"
 #include "emit_util.h"
-#include "textcodec.h"
+#include "text/textcodec.h"
 
 #define GROW(L, name)                                                                         \
     do {                                                                                      \

@@ -1,4 +1,4 @@
-/* The text-codec layout: the model's syntax flattened into the arrays of runtime/textcodec.h.
+/* The text-codec layout: the model's syntax flattened into the arrays of runtime/text/textcodec.h.
  * gen_tables, gen_asm and gen_disasm each build the same layout (deterministically) and emit their
  * share of it: <t>_tables.c the shared arrays, the check function and `<t>_tc_isa`; <t>_asm.c the
  * sorted name and number arrays the assembler searches; <t>_disasm.c the per-code print arrays. */

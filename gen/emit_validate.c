@@ -1,4 +1,4 @@
-/* gen_validate: <t>_validate.c, the target's part of the hazard validator (runtime/validate.h,
+/* gen_validate: <t>_validate.c, the target's part of the hazard validator (runtime/validate/validate.h,
  * docs/validate.md): `const struct tsr_vdesc <t>_vdesc` and `<t>_validate()`.
  *
  * What a bundle does is derived from the description, not declared again: for the format and the op of each
@@ -901,8 +901,8 @@ int gen_validate(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag
     /* the file: banner, includes, table lookups, then the body */
     gen_banner(m, out);
     tsr_buf_printf(out, "#include <stdbool.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <string.h>\n\n"
-                        "#include \"%s.h\"\n#include \"validate.h\"\n\n", m->name);
-    tsr_buf_puts(out, "/* What each bundle does (events) and the description's rules: runtime/validate.h. */\n\n");
+                        "#include \"%s.h\"\n#include \"validate/validate.h\"\n\n", m->name);
+    tsr_buf_puts(out, "/* What each bundle does (events) and the description's rules: runtime/validate/validate.h. */\n\n");
     struct tsr_buf tabs = {0};
     struct vg gt = g;
     gt.out = &tabs;

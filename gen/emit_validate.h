@@ -8,7 +8,7 @@
 #include "fileout.h"
 #include "model.h"
 
-#define TSR_V_MAXDIST_GEN 64   /* TSR_V_MAXDIST of runtime/validate.h */
+#define TSR_V_MAXDIST_GEN 64   /* TSR_V_MAXDIST of runtime/validate/validate.h */
 
 struct vg {
     const struct mdl_model *m;

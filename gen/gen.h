@@ -21,7 +21,7 @@ int gen_asm(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d);
 int gen_disasm(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d);   /* <t>_disasm.c */
 int gen_sim(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d);      /* <t>_sim.c */
 int gen_target(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d);   /* <t>_target.c */
-/* <t>_validate.c: the hazard validator's events and rules (gen/emit_validate.c, runtime/validate.h). */
+/* <t>_validate.c: the hazard validator's events and rules (gen/emit_validate.c, runtime/validate/validate.h). */
 int gen_validate(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d);
 
 #endif

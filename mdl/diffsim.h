@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #include "eval.h"
-#include "sim.h"
+#include "sim/sim.h"
 #include "target.h"
 
 /* Deterministic fake peripherals: every call's result depends only on the seed and the calls before it,

@@ -29,7 +29,7 @@
  *    where an instruction reads its inputs; reads in commit blocks (write conditions, the old value a partial
  *    write merges with) are the machine's own write-back and are not checked.
  *  - Hazards and errors are reported through st->ctl exactly as the generated simulator does
- *    (runtime/sim.h), and the return codes are the same (TSR_SIM_*).
+ *    (runtime/sim/sim.h), and the return codes are the same (TSR_SIM_*).
  */
 #ifndef MDL_EVAL_H
 #define MDL_EVAL_H
@@ -39,7 +39,7 @@
 #include <stdint.h>
 
 #include "model.h"
-#include "sim.h"
+#include "sim/sim.h"
 
 /* The evaluator's machine state: one array per model state.
  *   vec regfile  count * lanes values (element e at e * lanes)   vec scalar  lanes values

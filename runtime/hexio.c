@@ -197,21 +197,57 @@ int tsr_bin_parse(struct tsr_words *p, const void *data, size_t len, const char 
     return 0;
 }
 
-enum tsr_wordfmt tsr_words_detect(const void *data, size_t len)
+/* Length of the well-formed UTF-8 sequence of 2..4 bytes at s[0..n), else 0 (a sequence cut off by
+ * the end of the examined bytes counts as well-formed: the cut is ours). */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+    size_t len = s[0] >= 0xc2 && s[0] <= 0xdf ? 2 : s[0] >= 0xe0 && s[0] <= 0xef ? 3
+                 : s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : 0;
+    for (size_t k = 1; k < len; k++)
+        if (k == n)
+            return k;
+        else if ((s[k] & 0xc0) != 0x80)
+            return 0;
+    return len;
+}
+
+int tsr_data_is_text(const void *data, size_t len)
 {
     const unsigned char *s = data;
-    for (size_t i = 0; i < len; i++)
-        if (!((s[i] >= 0x20 && s[i] < 0x7f) || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
-            return TSR_WORDS_BIN;
-    size_t i = 0;
-    while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
-        i++;
-    if (i == len)
+    size_t n = len < TSR_DETECT_BYTES ? len : TSR_DETECT_BYTES, odd = 0;
+    for (size_t i = 0; i < n;) {
+        unsigned char c = s[i];
+        size_t u;
+        if ((c >= 0x20 && c < 0x7f) || (c >= '\t' && c <= '\r'))
+            i++;
+        else if (c >= 0x80 && (u = utf8_seq(s + i, n - i)))
+            i += u;
+        else {
+            odd++;
+            i++;
+        }
+    }
+    return 3 * odd <= n;
+}
+
+enum tsr_wordfmt tsr_words_detect(const void *data, size_t len)
+{
+    if (!tsr_data_is_text(data, len))
+        return TSR_WORDS_BIN;
+    const char *s = data, *end = s + len;
+    while (s < end) {   /* the first line that is neither blank nor a `//` comment */
+        while (s < end && (is_blank(*s) || *s == '\n'))
+            s++;
+        if (end - s >= 2 && s[0] == '/' && s[1] == '/') {
+            const char *nl = memchr(s, '\n', (size_t)(end - s));
+            s = nl ? nl + 1 : end;
+            continue;
+        }
+        break;
+    }
+    if (s == end || (end - s >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')))
         return TSR_WORDS_HEX;
-    if (len - i >= 2 && ((s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X')) ||
-                         (s[i] == '/' && s[i + 1] == '/')))
-        return TSR_WORDS_HEX;
-    return TSR_WORDS_BIN;
+    return TSR_WORDS_ASM;
 }
 
 int tsr_words_read(struct tsr_words *p, const char *path, enum tsr_wordfmt fmt, struct tsr_diag *d)
@@ -221,8 +257,8 @@ int tsr_words_read(struct tsr_words *p, const char *path, enum tsr_wordfmt fmt, 
     if (rc == 0) {
         if (fmt == TSR_WORDS_AUTO)
             fmt = tsr_words_detect(b.data, b.len);
-        rc = fmt == TSR_WORDS_HEX ? tsr_hex_parse(p, b.data, b.len, path, d)
-                                  : tsr_bin_parse(p, b.data, b.len, path, d);
+        rc = fmt == TSR_WORDS_BIN ? tsr_bin_parse(p, b.data, b.len, path, d)
+                                  : tsr_hex_parse(p, b.data, b.len, path, d);
     }
     tsr_buf_free(&b);
     return rc;

@@ -33,7 +33,10 @@
 enum tsr_wordfmt {
     TSR_WORDS_AUTO, /* reading only: decide with tsr_words_detect() */
     TSR_WORDS_HEX,  /* corpus hex text */
-    TSR_WORDS_BIN   /* raw little-endian binary */
+    TSR_WORDS_BIN,  /* raw little-endian binary */
+    TSR_WORDS_ASM   /* reading only: text that is not hex words, i.e. the target's assembly (the
+                       tools assemble it; tsr_words_read reads it as hex text, whose parser reports
+                       where it is not) */
 };
 
 /* A program: `count` instruction words of `width` bits.  Initialise with tsr_words_init(). */
@@ -87,12 +90,24 @@ int tsr_hex_parse(struct tsr_words *p, const char *text, size_t len, const char 
 int tsr_bin_parse(struct tsr_words *p, const void *data, size_t len, const char *file,
                   struct tsr_diag *d);
 
-/* Guesses the format of file contents: TSR_WORDS_HEX when the data is empty or is printable
- * text (ASCII, tab, CR, LF) whose first non-blank characters are `0x`, `0X` or `//`;
- * TSR_WORDS_BIN otherwise. */
+/* Bytes tsr_words_detect() examines at the start of the data. */
+#define TSR_DETECT_BYTES 4096
+
+/* Whether data is text: at most a third of its first TSR_DETECT_BYTES bytes are "odd", i.e. neither
+ * printable ASCII, tab, LF, VT, FF, CR nor part of a well-formed UTF-8 sequence (the rule of Perl's
+ * -T/-B file tests).  Text with a stray NUL or invalid UTF-8 byte stays text (its parser reports the
+ * byte with its position); the GPU_FFT shaders as binary are 71-100% odd bytes in any prefix.  Empty
+ * data is text. */
+int tsr_data_is_text(const void *data, size_t len);
+
+/* The kind of file contents, by content alone (never by name or size): TSR_WORDS_BIN when the data
+ * is not text (tsr_data_is_text); for text, TSR_WORDS_HEX when its first line that is neither blank
+ * nor a `//` comment starts with `0x` or `0X`, or when there is no such line (empty or comments
+ * only: an empty program either way); TSR_WORDS_ASM otherwise. */
 enum tsr_wordfmt tsr_words_detect(const void *data, size_t len);
 
-/* Reads the file `path` in format `fmt` (TSR_WORDS_AUTO: detected), appending to `p`.
+/* Reads the file `path` in format `fmt` (TSR_WORDS_AUTO: detected; TSR_WORDS_ASM is read as hex
+ * text, so assembly gives a positioned error), appending to `p`.
  * Returns 0 or -1 (unreadable file, or parse errors as above). */
 int tsr_words_read(struct tsr_words *p, const char *path, enum tsr_wordfmt fmt, struct tsr_diag *d);
 

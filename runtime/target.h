@@ -23,9 +23,9 @@
 struct tsr_buf;       /* runtime/fileout.h */
 struct tsr_words;     /* runtime/hexio.h */
 struct tsr_diag;      /* runtime/diag.h */
-struct tsr_tc_isa;    /* runtime/textcodec.h: the tables the generic assembler/disassembler read */
-struct tsr_sim_desc;  /* runtime/sim.h: the generated simulator's descriptor (owned by gen/emit_sim.c) */
-struct tsr_vdesc;     /* runtime/validate.h: the generated hazard validator's events and rules */
+struct tsr_tc_isa;    /* runtime/text/textcodec.h: the tables the generic assembler/disassembler read */
+struct tsr_sim_desc;  /* runtime/sim/sim.h: the generated simulator's descriptor (owned by gen/emit_sim.c) */
+struct tsr_vdesc;     /* runtime/validate/validate.h: the generated hazard validator's events and rules */
 
 /* "no operation decoded in this slot" (the slot is not part of the format, or no op's encode
  * conditions hold) and "no format's selector holds" (the word is kept raw; encode gives it back). */
@@ -86,7 +86,7 @@ struct tsr_target {
     uint64_t (*inst_field)(const void *inst, unsigned field); /* raw code; 0 if not in the format */
     void (*inst_set_field)(void *inst, unsigned field, uint64_t v); /* masked to the field width */
 
-    const struct tsr_tc_isa *text;      /* the assembler/disassembler tables (runtime/textcodec.h) */
+    const struct tsr_tc_isa *text;      /* the assembler/disassembler tables (runtime/text/textcodec.h) */
     /* The simulator descriptor, defined in <t>_sim.c by the simulator emitter (gen/emit_sim.c);
      * NULL when the backend was built without one. */
     const struct tsr_sim_desc *sim;
@@ -98,7 +98,7 @@ struct tsr_target {
      * Returns 0, or -1 when at least one rule is broken. */
     int (*validate)(const uint32_t *w, size_t n, uint64_t base, struct tsr_diag *d, const char *path);
     /* The same rules and the events of each bundle, for tools, the packer and the simulator
-     * (runtime/validate.h: tsr_validate() with a callback, tsr_vstream_* for issued bundles). */
+     * (runtime/validate/validate.h: tsr_validate() with a callback, tsr_vstream_* for issued bundles). */
     const struct tsr_vdesc *vdesc;
 };
 

@@ -1,5 +1,6 @@
-/* The Tessera runtime: one include for every runtime header (docs/internals.md).
- * Each header documents its own module; add new runtime headers to this list. */
+/* The Tessera runtime: one include for every public runtime header (docs/internals.md): the base at
+ * runtime/, then each job's public header in its folder (text/, sim/, validate/, pack/).  Each header
+ * documents its own module; add new public runtime headers to this list. */
 #ifndef TSR_H
 #define TSR_H
 
@@ -11,6 +12,9 @@
 #include "hexio.h"
 #include "intern.h"
 #include "target.h"
-#include "textcodec.h"
+#include "pack/pack.h"
+#include "sim/sim.h"
+#include "text/textcodec.h"
+#include "validate/validate.h"
 
 #endif

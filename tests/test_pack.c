@@ -1,12 +1,12 @@
-/* The packer (runtime/pack.h): known bundle counts for small programs, the packed output assembles,
+/* The packer (runtime/pack/pack.h): known bundle counts for small programs, the packed output assembles,
  * exact diagnostics, unbundling. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
 #include "qpu.h"
 #include "tsr.h"
-#include "pack.h"
-#include "validate.h"
+#include "pack/pack.h"
+#include "validate/validate.h"
 
 static char *pack(const char *src, unsigned *nb, int *rc, struct tsr_diag *d)
 {
@@ -108,26 +108,6 @@ Test(pack, unknown_operation_is_reported_with_position)
     tsr_diag_fini(&d);
 }
 
-/* An unbundling error names the file and the source line of the instruction that cannot move (here a
- * branch target inside the branch's own delay slots). */
-Test(unbundle, error_names_file_and_line)
-{
-    struct tsr_words w;
-    tsr_words_init(&w, 64);
-    const char *src = "nop\nbrr -, r:y\nnop\ny: nop\nnop\nnop; nop; thrend\nnop\nnop\n";
-    cr_assert_eq(qpu_target.assemble("u.s", src, strlen(src), &w, NULL), 0);
-    struct tsr_diag d;
-    tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
-    struct tsr_buf out = { 0 };
-    unsigned pinned = 0;
-    cr_assert_eq(tsr_unbundle_src(&qpu_target, w.w, w.count, 0, "u.s", w.line, &out, &pinned, &d), -1);
-    cr_assert_eq(d.count, 1);
-    cr_expect_str_eq(d.entries[0].text, "u.s:4: error: instruction 0x8: delay slot 0x18 cannot move before its branch");
-    tsr_diag_fini(&d);
-    tsr_buf_free(&out);
-    tsr_words_free(&w);
-}
-
 Test(unbundle, pair_that_exchanges_values_stays_whole)
 {
     struct tsr_words w;
@@ -136,7 +116,7 @@ Test(unbundle, pair_that_exchanges_values_stays_whole)
     cr_assert_eq(qpu_target.assemble("u.s", src, strlen(src), &w, NULL), 0);
     struct tsr_buf out = { 0 };
     unsigned pinned = 9;
-    cr_assert_eq(tsr_unbundle(&qpu_target, w.w, w.count, 0, &out, &pinned, NULL), 0);
+    cr_assert_eq(tsr_unbundle(&qpu_target, "u.s", w.w, w.line, w.count, 0, &out, &pinned, NULL), 0);
     cr_expect_eq(pinned, 1, "%s", out.data);
     cr_expect(strstr(out.data, "    fadd r0, r1, r2\n") || strstr(out.data, "    fmul r3, r1, r2\n    fadd r0, r1, r2\n"), "%s",
               out.data);
@@ -247,7 +227,7 @@ static size_t repack(int log2n, uint32_t **out, size_t *orig, bool stats)
     struct tsr_diag d;
     tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
     unsigned pinned = 0;
-    cr_assert_eq(tsr_unbundle(&qpu_target, c.w, *orig, 0, &ops, &pinned, &d), 0, "%s: %s", c.name,
+    cr_assert_eq(tsr_unbundle(&qpu_target, c.name, c.w, NULL, *orig, 0, &ops, &pinned, &d), 0, "%s: %s", c.name,
                  d.count ? d.entries[0].text : "");
     struct tsr_pack_stats st = { 0 };
     cr_assert_eq(tsr_pack_text(&qpu_target, c.name, ops.data, ops.len, &packed, stats ? &st : NULL, &d), 0, "%s: %s",
@@ -362,7 +342,7 @@ Test(pack_search, shorter_than_list_scheduling, .timeout = 120)
     struct tsr_diag d;
     tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
     unsigned pinned;
-    cr_assert_eq(tsr_unbundle(&qpu_target, c.w, c.nwords / 2, 0, &ops, &pinned, &d), 0);
+    cr_assert_eq(tsr_unbundle(&qpu_target, c.name, c.w, NULL, c.nwords / 2, 0, &ops, &pinned, &d), 0);
     struct tsr_pack_stats st[2];
     enum tsr_pack_effort eff[2] = { TSR_PACK_LIST, TSR_PACK_SEARCH };
     for (int k = 0; k < 2; k++)
@@ -482,4 +462,173 @@ Test(pack_bound, branch_takes_a_bundle_of_its_own)
     struct tsr_pack_block_stat b = bound_of("mov -, srel(9)\nmov -, sacq(1)\nbra -, ra0\n", &nb);
     cr_expect_eq(b.lower, 4);
     cr_expect_eq(nb, 4);
+}
+
+/* ---- delay slots that must stay after their branch ----------------------------------------------------- */
+#include "support_qpusim.h"
+
+/* The final registers and flags of program w (n instructions) run from the simulator's reset state. */
+struct sim_end { uint32_t acc[6][16], ra[32][16], rb[32][16], z[16], n[16], c[16]; };
+static void run_to_end(const uint32_t *w, size_t n, struct sim_end *e)
+{
+    qs_setup();
+    int rc = qpu_sim_run(qs_sim, w, n * 2, 10000);
+    cr_assert_eq(rc, TSR_SIM_HALTED, "%s", qs_sim->core.msg);
+    memcpy(e->acc, qs_sim->acc, sizeof e->acc);
+    memcpy(e->ra, qs_sim->ra, sizeof e->ra);
+    memcpy(e->rb, qs_sim->rb, sizeof e->rb);
+    memcpy(e->z, qs_sim->z, sizeof e->z);
+    memcpy(e->n, qs_sim->n, sizeof e->n);
+    memcpy(e->c, qs_sim->c, sizeof e->c);
+    qs_teardown();
+}
+
+/* The GPU_FFT release 1 and 2 pattern: the first delay slot of a branch sets the flags the branch tests, the
+ * second reads them.  Those two operations stay after the branch (`.delay`), in their order; the others,
+ * independent of them, move before it, and the packer puts one back into a free delay slot.  The packed
+ * program validates and computes what the original does (a flag operation moved before the branch would
+ * change the loop's trip count or r2: the test can fail). */
+Test(unbundle, delay_slot_that_sets_the_branch_flags_stays_after_it)
+{
+    const char *src = "    mov r1, 4\n    mov r2, 0\n    mov r3, 1\n"
+                      "loop:\n"
+                      "    sub.setf r1, r1, 1\n"
+                      "    brr.anynz -, r:loop\n"
+                      "    and.setf -, elem_num, 8\n"               /* sets the flags brr.anynz tests */
+                      "    add.ifnz r2, r2, 1; fmul r0, r2, r2\n"   /* reads them; fmul reads r2 first */
+                      "    add r3, r3, r3\n"                        /* independent of all of it */
+                      "    mov ra2, r2\n    nop; nop; thrend\n    nop\n    nop\n";
+    struct tsr_words w;
+    tsr_words_init(&w, 64);
+    cr_assert_eq(qpu_target.assemble("d.s", src, strlen(src), &w, NULL), 0);
+    cr_assert_eq(tsr_validate(qpu_target.vdesc, w.w, w.count, 0, NULL, NULL), 0, "the original must validate");
+    struct tsr_buf ops = { 0 }, packed = { 0 };
+    struct tsr_diag d;
+    tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
+    unsigned pinned = 9;
+    cr_assert_eq(tsr_unbundle(&qpu_target, "d.s", w.w, w.line, w.count, 0, &ops, &pinned, &d), 0, "%s",
+                 d.count ? d.entries[0].text : "");
+    cr_expect_eq(pinned, 0);
+    /* after the branch: the flag setter, then the operation that reads the flags; the rest of the slots before
+     * it (fmul reads r2 before add.ifnz writes it: it may go first) */
+    const char *br = strstr(ops.data, "brr.anynz");
+    cr_assert_not_null(br, "%s", ops.data);
+    cr_expect(strstr(br, "\n    .delay and.setf -, elem_num, 8\n    .delay add.ifnz r2, r2, 1\n    mov ra2, r2\n") ==
+                  strchr(br, '\n'), "%s", ops.data);
+    const char *a3 = strstr(ops.data, "    add r3, r3, r3\n"), *fm = strstr(ops.data, "    fmul r0, r2, r2\n");
+    cr_expect(a3 && a3 < br && fm && fm < br, "the independent operations move before the branch:\n%s", ops.data);
+    struct tsr_pack_stats st;
+    cr_assert_eq(tsr_pack_text(&qpu_target, "ops.s", ops.data, ops.len, &packed, &st, &d), 0, "%s\n%s",
+                 d.count ? d.entries[0].text : "", ops.data);
+    /* the delay slots: the pinned operations in order, and a slot filled with add r3 from before the branch */
+    const char *pb = strstr(packed.data, "brr.anynz");
+    cr_assert_not_null(pb, "%s", packed.data);
+    const char *slot[3];
+    slot[0] = strchr(pb, '\n') + 1;
+    for (int k = 1; k < 3; k++)
+        slot[k] = strchr(slot[k - 1], '\n') + 1;
+    const char *end = strchr(slot[2], '\n');
+    const char *as = strstr(slot[0], "and.setf"), *ai = strstr(slot[0], "add.ifnz"), *a = strstr(slot[0], "add r3");
+    cr_expect(as && as < end && ai && ai < end && as < ai && strchr(as, '\n') < ai,
+              "and.setf, then add.ifnz in a later delay slot:\n%s", packed.data);
+    cr_expect(a && a < end, "add r3 fills a delay slot:\n%s", packed.data);
+    const char *f = strstr(packed.data, "fmul r0, r2, r2");
+    cr_expect(f && f < strstr(packed.data, "add.ifnz"), "fmul reads r2 before add.ifnz writes it:\n%s", packed.data);
+    for (unsigned b = 0; b < st.nblocks; b++)
+        cr_expect_leq(st.blocks[b].lower, st.blocks[b].bundles, "block at line %u", st.blocks[b].line);
+    tsr_pack_stats_free(&st);
+    struct tsr_words pw;
+    tsr_words_init(&pw, 64);
+    cr_assert_eq(qpu_target.assemble("packed.s", packed.data, packed.len, &pw, &d), 0, "%s", packed.data);
+    cr_expect_eq(tsr_validate(qpu_target.vdesc, pw.w, pw.count, 0, NULL, NULL), 0, "%s", packed.data);
+    cr_expect_lt(pw.count, w.count, "%s", packed.data);
+    struct sim_end *e = calloc(2, sizeof *e);
+    run_to_end(w.w, w.count, &e[0]);
+    run_to_end(pw.w, pw.count, &e[1]);
+    cr_expect_eq(e[0].acc[2][8], 4u, "the loop runs 4 times; r2 counts in lanes 8..15 (elem_num & 8)");
+    cr_expect_eq(e[0].acc[2][0], 0u);
+    cr_expect_eq(memcmp(&e[0], &e[1], sizeof *e), 0, "the packed program computes something else:\n%s",
+                 packed.data);
+    free(e);
+    tsr_words_free(&pw);
+    tsr_words_free(&w);
+    tsr_buf_free(&ops);
+    tsr_buf_free(&packed);
+    tsr_diag_fini(&d);
+}
+
+/* `.delay` misuse and what cannot be unbundled: `file:line:col: error: ...`, nothing written. */
+static void pack_fails(const char *src, const char *want)
+{
+    struct tsr_diag d;
+    tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
+    unsigned nb;
+    int rc;
+    char *o = pack(src, &nb, &rc, &d);
+    cr_expect_eq(rc, -1, "%s", src);
+    bool found = false;
+    for (size_t i = 0; i < d.count; i++)
+        found |= strstr(d.entries[i].text, want) != NULL;
+    cr_expect(found, "want '%s', got '%s'", want, d.count ? d.entries[0].text : "(nothing)");
+    cr_expect_eq(o[0], 0, "output on error: %s", o);
+    free(o);
+    tsr_diag_fini(&d);
+}
+
+Test(pack, delay_operations_are_checked)
+{
+    pack_fails("fadd r0, r1, r2\n  .delay fadd r3, r1, r2\n",
+               "t.s:2:3: error: a '.delay' operation must follow a branch or thread end");
+    pack_fails("x:\nbrr -, r:x\n  .delay\n", "t.s:3:3: error: '.delay' needs an operation after it");
+    pack_fails("x:\nbrr -, r:x\ny:\n.delay fadd r3, r1, r2\n", "t.s:4:1: error: a label cannot point into delay slots");
+    pack_fails("x:\nbrr -, r:x\n.delay brr -, r:x\n", "t.s:3:1: error: a branch or thread end cannot be in delay slots");
+    /* four uniform reads keep their order: one per bundle, three delay slots */
+    pack_fails("x:\nbrr -, r:x\n.delay mov r0, unif\n.delay mov r1, unif\n.delay mov r2, unif\n.delay mov r3, unif\n",
+               "t.s:6:1: error: this '.delay' operation does not fit in the 3 delay slots of its branch");
+}
+
+Test(unbundle, label_inside_delay_slots_is_reported_with_the_file)
+{
+    const char *src = "x:\n    brr -, r:y\n    nop\ny:\n    nop\n    nop\n    nop; nop; thrend\n    nop\n    nop\n";
+    struct tsr_words w;
+    tsr_words_init(&w, 64);
+    cr_assert_eq(qpu_target.assemble("u.s", src, strlen(src), &w, NULL), 0);
+    struct tsr_buf out = { 0 };
+    struct tsr_diag d;
+    tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
+    unsigned pinned;
+    cr_expect_eq(tsr_unbundle(&qpu_target, "u.s", w.w, w.line, w.count, 0, &out, &pinned, &d), -1);
+    cr_assert_geq(d.count, 1);
+    cr_expect(strstr(d.entries[0].text, "u.s:5:1: error: instruction 0x0: delay slot 0x10 is a branch target") != NULL,
+              "%s", d.entries[0].text);
+    tsr_buf_free(&out);
+    tsr_words_free(&w);
+    tsr_diag_fini(&d);
+}
+
+/* An empty or comment-only program packs to nothing (UBSan: no offset applied to a null word array). */
+Test(pack, empty_program_packs_to_nothing)
+{
+    free(pack_ok("", 0));
+    free(pack_ok("# only a comment\n\n", 0));
+}
+
+/* The operation-list API takes `.delay` operations as text too (runtime/pack/pack.h tsr_packer_op). */
+Test(pack, operation_list_api_delay_operation)
+{
+    struct tsr_packer *p = tsr_packer_new(&qpu_target);
+    tsr_packer_op(p, "mov r1, 3");
+    tsr_packer_label(p, "loop");
+    tsr_packer_op(p, "sub.setf r1, r1, 1");
+    tsr_packer_op(p, "brr.anynz -, r:loop");
+    tsr_packer_op(p, ".delay and.setf -, elem_num, 8");
+    tsr_packer_op(p, "thrend");
+    struct tsr_diag d;
+    tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
+    cr_assert_eq(tsr_packer_run(p, &d), 0, "%s", d.count ? d.entries[0].text : "");
+    const char *txt = tsr_packer_text(p), *br = strstr(txt, "brr.anynz"), *as = strstr(txt, "and.setf");
+    cr_expect(br && as && br < as && as < strstr(txt, "thrend"), "and.setf in a delay slot of the branch:\n%s", txt);
+    cr_expect_eq(tsr_validate(qpu_target.vdesc, tsr_packer_words(p), tsr_packer_count(p), 0, NULL, NULL), 0, "%s", txt);
+    tsr_diag_fini(&d);
+    tsr_packer_free(p);
 }

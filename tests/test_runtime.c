@@ -403,7 +403,16 @@ Test(hexio, binary_round_trip_and_detection)
     cr_assert_null(q.comment[0]);
     cr_assert_eq(tsr_words_detect("", 0), TSR_WORDS_HEX);
     cr_assert_eq(tsr_words_detect("  // x\n", 7), TSR_WORDS_HEX);
-    cr_assert_eq(tsr_words_detect("mov r0", 6), TSR_WORDS_BIN);
+    cr_assert_eq(tsr_words_detect("mov r0", 6), TSR_WORDS_ASM);
+    /* by content, never by size: 8 bytes of assembly text are not one binary instruction */
+    cr_assert_eq(tsr_words_detect("nop\nnop\n", 8), TSR_WORDS_ASM);
+    cr_assert_eq(tsr_words_detect("// c\n# a\nnop\n", 13), TSR_WORDS_ASM);
+    cr_assert_eq(tsr_words_detect("// c\n\n  0x1, 0x2\n", 17), TSR_WORDS_HEX);
+    /* text with a stray NUL or invalid UTF-8 stays text (the parser reports the byte); UTF-8 is text */
+    cr_assert_eq(tsr_words_detect("nop\0nop\n", 8), TSR_WORDS_ASM);
+    cr_assert_eq(tsr_words_detect("0x1, 0x2 // \xff\xfe\n", 15), TSR_WORDS_HEX);
+    cr_assert(tsr_data_is_text("nop # \xc3\xa9t\xc3\xa9\n", 12));
+    cr_assert(!tsr_data_is_text("\x80\x81\x82\x83" "a", 5));
     tsr_buf_free(&bin);
     tsr_words_free(&p);
     tsr_words_free(&q);

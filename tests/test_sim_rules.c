@@ -1,6 +1,6 @@
 /* The simulator reports the description's hazard rules itself (TSR_SIM_F_RULES, docs/sim.md "Rules"):
  * the generated qpu_sim_step steps every bundle it issues, in issue order, into a stream checker of the
- * generated validator (runtime/validate.h) and turns each violation into a hazard report
+ * generated validator (runtime/validate/validate.h) and turns each violation into a hazard report
  * "hazard: rule NAME at 0x...: ...".  Checked here on real programs, each with and without an injected
  * violation:
  *   - examples/qpu/demo.qasm with a regfile read right after its write (and the simulator's own latency
@@ -23,7 +23,7 @@
 #include "qpu_hooks.h"
 #include "tsr.h"
 #include "support_qpusim.h"
-#include "validate.h"
+#include "validate/validate.h"
 
 TestSuite(rules, .init = qs_setup, .fini = qs_teardown);
 

@@ -1,4 +1,4 @@
-/* The generated hazard validator of the QPU (build/gen/qpu/qpu_validate.c, runtime/validate.c; the rules are
+/* The generated hazard validator of the QPU (build/gen/qpu/qpu_validate.c, runtime/validate/validate.c; the rules are
  * targets/qpu/qpu.mdl's "Resources, latencies and hazards"):
  *  - every real program passes: the 16 GPU_FFT programs (12,112 words of Broadcom-assembler output) and the
  *    three 'shader code' listings of the blob in seed 003;
@@ -8,7 +8,7 @@
  *    8 rules on the raw bits);
  *  - the resources the packer relies on (read ports, pack, unpack, write swap) appear with their values;
  *  - the engine's latency `max`, windows at distance 0 and the stream check (bundles in issue order, here fed
- *    by the simulator's ready hook) behave as runtime/validate.h says.
+ *    by the simulator's ready hook) behave as runtime/validate/validate.h says.
  * Run from the repository root (or with TESSERA_ROOT set); ../shared or $TESSERA_SHARED holds the corpus.
  */
 #include <criterion/criterion.h>
@@ -22,7 +22,7 @@
 #include "qpu.h"
 #include "qpu_hooks.h"
 #include "tsr.h"
-#include "validate.h"
+#include "validate/validate.h"
 
 static const char *shared_dir(void)
 {

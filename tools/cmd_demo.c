@@ -10,7 +10,7 @@
 #include "tools.h"
 
 int tool_run_qpu(const struct tool_opts *o, const char *path, const struct tsr_words *w, const uint32_t *unif,
-		 int nunif, struct qpu_machine **keep);
+		 size_t nunif, struct qpu_machine **keep);
 
 #define DEMO_OUT 0x2000u   /* where the demo stores its 16 results (bus bytes) */
 
@@ -53,6 +53,9 @@ int cmd_demo(struct tool_opts *o)
 	so.dump = NULL;
 	struct qpu_machine *m = NULL;
 	rc = tool_run_qpu(&so, path, &w, unif, 2, &m);
+	if (rc == TOOL_EXIT_CUT)
+		fprintf(stderr, "%s: error: run cut short by --max-steps %llu before the QPU ended\n", path,
+			(unsigned long long)so.max_steps);
 	if (!rc) {
 		printf("== computed y[i] = 1/(i*i + c), read back from memory at 0x%x:\n", DEMO_OUT);
 		const uint8_t *mem = qpu_machine_mem(m);

@@ -14,7 +14,7 @@
  *   --trace          print every bundle the QPUs issue to standard output: qpu_run's trace of the run;
  *                    with --diagnose, the instrumented re-run's instead (bundles disassembled, pass
  *                    verdicts at the point where each pass ends)
- *   --max-rounds R   stop a launch after R rounds of the QPU loop
+ *   --max-rounds R   stop a launch after R >= 1 rounds of the QPU loop (exit status 3 when it does)
  *   --dma-latency D  VPM DMA latency in instructions (qpu_machine_set_dma_latency; default 0)
  *   --hex-dir DIR    directory of shader_*.hex (default: see gpufft_hex_dir)
  *   --fault-twiddle Q  self-test of the diagnosis: corrupt entry 3 of QPU Q's unique twiddles
@@ -22,8 +22,7 @@
  *                    (TSR_SIM_F_RULES; a violation fails the run), or not (the default: GPU_FFT_RULES_DEFAULT)
  * Exit status: 0 when the error is at most twice GPU_FFT's published figure (gpu_fft.txt) and the
  * simulator reported nothing (no error, hazard, deadlock or peripheral warning), 1 otherwise, 2 for a
- * usage error. */
-#include <errno.h>
+ * usage error (every number range-checked: tools/opts.c), 3 when --max-rounds cut a launch short. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -33,7 +32,7 @@
 #include <fftw3.h>
 
 #include "gpufft.h"
-#include "sim.h"
+#include "sim/sim.h"
 #include "tools.h"
 
 /* Clock of the V3D block on the Raspberry Pi 1 (250 MHz) and the QPU's issue rate: "a 4-way SIMD
@@ -61,19 +60,6 @@ static int usage_error(const char *msg, const char *arg)
     return 2;
 }
 
-static int number(const char *s, uint64_t *v)
-{
-    char *end;
-    errno = 0;
-    if (!s || !*s)
-        return -1;
-    unsigned long long x = strtoull(s, &end, 0);
-    if (errno || *end || s[0] == '-')
-        return -1;
-    *v = x;
-    return 0;
-}
-
 static int parse(int argc, char **argv, struct opts *o)
 {
     *o = (struct opts){.log2n = 12, .batch = 1, .seed = 1, .fault_qpu = -1, .rules = GPU_FFT_RULES_DEFAULT};
@@ -92,7 +78,7 @@ static int parse(int argc, char **argv, struct opts *o)
                    "  --2d               hello_fft_2d.c: rows, transpose (shader_trans), rows\n"
                    "  --diagnose         check every pass against the harness's pass model\n"
                    "  --trace            print every bundle issued (with --diagnose: disassembled)\n"
-                   "  --max-rounds R     stop a launch after R rounds\n"
+                   "  --max-rounds R     stop a launch after R rounds (exit status 3)\n"
                    "  --dma-latency D    VPM DMA latency in instructions (default 0)\n"
                    "  --hex-dir DIR      directory of shader_*.hex\n"
                    "  --fault-twiddle Q  corrupt QPU Q's unique twiddles (a self-test of --diagnose)\n"
@@ -112,23 +98,22 @@ static int parse(int argc, char **argv, struct opts *o)
             o->rules = a[2] == 'r';
         else if (!strcmp(a, "--log2n") || !strcmp(a, "--batch") || !strcmp(a, "--seed") ||
                  !strcmp(a, "--max-rounds") || !strcmp(a, "--dma-latency")) {
-            if (number(val, &n))
-                return usage_error(a, "takes a number");
+            /* ranges: GPU_FFT's lengths; a batch and a latency that fit the 1 GiB arena and an int */
+            uint64_t lo = a[2] == 'l' ? GPUFFT_MIN_LOG2N : a[2] == 'b' || a[2] == 'm' ? 1 : 0;
+            uint64_t hi = a[2] == 'l' ? GPUFFT_MAX_LOG2N : a[2] == 'b' ? 65536 : a[2] == 'd' ? 100000 : UINT64_MAX;
+            if (!val)
+                return usage_error(a, "needs a value");
+            if (tool_opt_u64(a, val, lo, hi, &n))
+                return 2;
             i++;
             if (a[2] == 'l') {
-                if (n < GPUFFT_MIN_LOG2N || n > GPUFFT_MAX_LOG2N)
-                    return usage_error("--log2n takes 8..22, got", val);
                 o->log2n = (int)n;
                 o->log2n_set = 1;
             } else if (a[2] == 'b') {
-                if (n < 1 || n > 65536)
-                    return usage_error("--batch takes 1..65536, got", val);
                 o->batch = (int)n;
             } else if (a[2] == 's') {
                 o->seed = n;
             } else if (a[2] == 'd') {
-                if (n > 100000)
-                    return usage_error("--dma-latency takes 0..100000, got", val);
                 o->dma_latency = n;
             } else {
                 o->max_rounds = n;
@@ -139,8 +124,10 @@ static int parse(int argc, char **argv, struct opts *o)
             o->tone = !strcmp(val, "tone");
             i++;
         } else if (!strcmp(a, "--fault-twiddle")) {
-            if (number(val, &n) || n >= GPUFFT_QPUS)
-                return usage_error("--fault-twiddle takes a QPU number 0..7", NULL);
+            if (!val)
+                return usage_error(a, "needs a value");
+            if (tool_opt_u64(a, val, 0, GPUFFT_QPUS - 1, &n))
+                return 2;
             o->fault_qpu = (int)n;
             i++;
         } else if (!strcmp(a, "--hex-dir")) {
@@ -248,7 +235,7 @@ static int run_1d(const struct opts *o, const struct gpufft_code *code)
                                   .dma_latency = (unsigned)o->dma_latency,
                                   .sim_flags = o->rules ? TSR_SIM_F_RULES : 0u};
     struct gpufft_cost cost = {0};
-    int rc = gpufft_execute(&f, &ro, &cost, err);
+    int rc = gpufft_execute(&f, &ro, &cost, err), cut = rc == GPUFFT_CUT;
     if (rc) {
         printf("FAILED: %s\n", err);
     } else {
@@ -282,7 +269,7 @@ static int run_1d(const struct opts *o, const struct gpufft_code *code)
     free(keep);
     free(want);
     gpufft_mem_fini(&mm);
-    return rc ? 1 : 0;
+    return cut ? 3 : rc ? 1 : 0;
 }
 
 /* hello_fft_2d.c: an N x N array (N = 2^log2n), FFT of every row, transpose, FFT of every row;
@@ -324,7 +311,8 @@ static int run_2d(const struct opts *o, const struct gpufft_code *code, const st
                                   .dma_latency = (unsigned)o->dma_latency,
                                   .sim_flags = o->rules ? TSR_SIM_F_RULES : 0u};
     struct gpufft_cost c1 = {0}, ct = {0}, c2 = {0};
-    if (!rc && (gpufft_execute(&f1, &ro, &c1, err) || gpufft_trans_execute(&t, &ro, &ct, err))) {
+    int st = 0;
+    if (!rc && ((st = gpufft_execute(&f1, &ro, &c1, err)) || (st = gpufft_trans_execute(&t, &ro, &ct, err)))) {
         printf("FAILED: %s\n", err);
         rc = 1;
     }
@@ -341,7 +329,7 @@ static int run_2d(const struct opts *o, const struct gpufft_code *code, const st
         if (gpufft_trans_audit(&t, stdout, o->trace ? stdout : NULL, err) < 0)
             printf("  audit failed: %s\n", err);
     }
-    if (!rc && gpufft_execute(&f2, &ro, &c2, err)) {
+    if (!rc && (st = gpufft_execute(&f2, &ro, &c2, err))) {
         printf("FAILED: %s\n", err);
         rc = 1;
     }
@@ -375,7 +363,7 @@ static int run_2d(const struct opts *o, const struct gpufft_code *code, const st
     fftw_free(a);
     fftw_free(b);
     gpufft_mem_fini(&mm);
-    return rc;
+    return st == GPUFFT_CUT ? 3 : rc;
 }
 
 int cmd_gpufft(int argc, char **argv)

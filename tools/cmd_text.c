@@ -1,31 +1,11 @@
 /* `tessera asm` and `tessera dis`, and the program loading both share with `sim`. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include "text/textcodec.h"
 #include "tools.h"
 
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-	return n >= m && !strcmp(s + n - m, suffix);
-}
-
-/* Assembly source by name; otherwise by content (text that tsr_words_detect() does not take for hex). */
-static bool is_assembly(const char *path, const struct tsr_buf *b)
-{
-	if (ends_with(path, ".qasm") || ends_with(path, ".s") || ends_with(path, ".asm"))
-		return true;
-	if (ends_with(path, ".hex") || ends_with(path, ".bin"))
-		return false;
-	if (tsr_words_detect(b->data, b->len) != TSR_WORDS_HEX)
-		return false;   /* binary */
-	/* hex text starts with 0x or //; anything else that is text is assembly */
-	const char *p = b->data, *e = p + b->len;
-	while (p < e && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
-		p++;
-	return p < e && !(p + 1 < e && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) && !(p + 1 < e && p[0] == '/');
-}
-
-static int read_input(const char *path, struct tsr_buf *b, struct tsr_diag *d)
+int tool_read_input(const char *path, struct tsr_buf *b, struct tsr_diag *d)
 {
 	if (strcmp(path, "-"))
 		return tsr_file_read(path, b, d);
@@ -36,19 +16,41 @@ static int read_input(const char *path, struct tsr_buf *b, struct tsr_diag *d)
 	return ferror(stdin) ? tsr_diag_error(d, "<stdin>", 0, 0, "cannot read standard input") : 0;
 }
 
+/* Assembles [text, text+len) with its first instruction at o->base. */
+static int assemble(const struct tool_opts *o, const char *name, const char *text, size_t len, struct tsr_words *out,
+		    struct tsr_diag *d)
+{
+	if (!o->base)
+		return o->target->assemble(name, text, len, out, d);
+	return tsr_tc_assemble_at(o->target->text, name, text, len, o->base, out, d);
+}
+
+/* A program has at least one instruction and fits below 2^32 from o->base (the addresses --base allows;
+ * pcs are 32-bit). */
+static int check_end(const struct tool_opts *o, const char *name, const struct tsr_words *w, struct tsr_diag *d)
+{
+	if (w->count == 0)
+		return tsr_diag_error(d, name, 0, 0, "no instructions (an empty program)");
+	if (w->count <= ((uint64_t)1 << 32) / o->target->pc_step - o->base / o->target->pc_step)
+		return 0;
+	return tsr_diag_error(d, name, 0, 0, "%zu instructions from --base 0x%" PRIx64 " pass address 2^32", w->count,
+			      o->base);
+}
+
 int tool_load_program(const struct tool_opts *o, const char *path, struct tsr_words *out, struct tsr_diag *d)
 {
 	struct tsr_buf b = { 0 };
 	const char *name = strcmp(path, "-") ? path : "<stdin>";
-	int rc = read_input(path, &b, d);
+	int rc = tool_read_input(path, &b, d);
 	if (!rc) {
-		if (o->infmt == TSR_WORDS_AUTO && is_assembly(path, &b))
-			rc = o->target->assemble(name, b.data ? b.data : "", b.len, out, d);
-		else if ((o->infmt == TSR_WORDS_AUTO ? tsr_words_detect(b.data, b.len) : o->infmt) == TSR_WORDS_HEX)
-			rc = tsr_hex_parse(out, b.data ? b.data : "", b.len, name, d);
-		else
-			rc = tsr_bin_parse(out, b.data ? b.data : "", b.len, name, d);
+		const char *text = b.data ? b.data : "";
+		enum tsr_wordfmt f = o->infmt == TSR_WORDS_AUTO ? tsr_words_detect(text, b.len) : o->infmt;
+		rc = f == TSR_WORDS_ASM   ? assemble(o, name, text, b.len, out, d)
+		     : f == TSR_WORDS_HEX ? tsr_hex_parse(out, text, b.len, name, d)
+					  : tsr_bin_parse(out, text, b.len, name, d);
 	}
+	if (!rc)
+		rc = check_end(o, name, out, d);
 	tsr_buf_free(&b);
 	return rc;
 }
@@ -82,9 +84,14 @@ int cmd_asm(struct tool_opts *o)
 	tsr_words_init(&w, o->target->word_bits);
 	struct tsr_buf src = { 0 };
 	const char *name = strcmp(o->args[0], "-") ? o->args[0] : "<stdin>";
-	rc = read_input(o->args[0], &src, &d);
+	rc = tool_read_input(o->args[0], &src, &d);
+	if (!rc && !tsr_data_is_text(src.data, src.len))   /* by content, as the other commands (docs/tools.md) */
+		rc = tsr_diag_error(&d, name, 0, 0, "binary data, not assembly text (more than a third of the first "
+				    "%u bytes are not text)", TSR_DETECT_BYTES);
 	if (!rc)
-		rc = o->target->assemble(name, src.data ? src.data : "", src.len, &w, &d);
+		rc = assemble(o, name, src.data ? src.data : "", src.len, &w, &d);
+	if (!rc)
+		rc = check_end(o, name, &w, &d);
 	if (!rc) {
 		if (o->outfmt == TSR_WORDS_BIN)
 			tsr_bin_format(&w, &out);
@@ -106,21 +113,14 @@ int cmd_dis(struct tool_opts *o)
 		return rc;
 	struct tsr_diag d;
 	struct tsr_words w;
-	struct tsr_buf out = { 0 }, src = { 0 };
+	struct tsr_buf out = { 0 };
 	tsr_diag_init(&d, TSR_DIAG_PRINT, stderr);
 	tsr_words_init(&w, o->target->word_bits);
-	const char *name = strcmp(o->args[0], "-") ? o->args[0] : "<stdin>";
-	rc = read_input(o->args[0], &src, &d);
-	if (!rc) {
-		enum tsr_wordfmt f = o->infmt == TSR_WORDS_AUTO ? tsr_words_detect(src.data, src.len) : o->infmt;
-		rc = f == TSR_WORDS_HEX ? tsr_hex_parse(&w, src.data ? src.data : "", src.len, name, &d)
-					: tsr_bin_parse(&w, src.data ? src.data : "", src.len, name, &d);
-	}
+	rc = tool_load_program(o, o->args[0], &w, &d);
 	if (!rc) {
 		o->target->disasm_program(w.w, w.count, o->base, &out);
 		rc = tool_write_output(o, &out, &d);
 	}
-	tsr_buf_free(&src);
 	tsr_buf_free(&out);
 	tsr_words_free(&w);
 	tsr_diag_fini(&d);

@@ -3,12 +3,12 @@
 #include <stdio.h>
 #include <string.h>
 #include "tools.h"
-#include "pack.h"
+#include "pack/pack.h"
 
 int cmd_unbundle(struct tool_opts *o)
 {
     if (o->nargs != 1) {
-        fprintf(stderr, "tessera unbundle: expected one input file\n");
+        fprintf(stderr, "tessera: error: 'unbundle' takes one input file ('-' for standard input)\n");
         return 2;
     }
     struct tsr_diag d;
@@ -19,8 +19,7 @@ int cmd_unbundle(struct tool_opts *o)
     unsigned pinned = 0;
     int rc = tool_load_program(o, o->args[0], &w, &d);
     if (!rc)
-        rc = tsr_unbundle_src(o->target, w.w, w.count, o->base, strcmp(o->args[0], "-") ? o->args[0] : "<stdin>",
-                              w.line, &out, &pinned, &d);
+        rc = tsr_unbundle(o->target, strcmp(o->args[0], "-") ? o->args[0] : "<stdin>", w.w, w.line, w.count, o->base, &out, &pinned, &d);
     if (!rc) {
         rc = tool_write_output(o, &out, &d);
         fprintf(stderr, "%u bundles kept whole (pinned)\n", pinned);

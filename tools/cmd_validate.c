@@ -1,5 +1,5 @@
 /* `tessera validate FILE...`: checks programs against their target's resources, latencies and hazards
- * (the description's rules; docs/mdl.md "Resources and hazards", runtime/validate.h).  Every violation is
+ * (the description's rules; docs/mdl.md "Resources and hazards", runtime/validate/validate.h).  Every violation is
  * an error at the instruction that completes it,
  *   file:line: error: 0x00000018: rule sfu_r4: ... (ref: ...)
  * (line: the instruction's line in hex or assembly input, else none), followed by a note with the
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tools.h"
-#include "validate.h"
+#include "validate/validate.h"
 
 struct vctx {
 	const struct tool_opts *o;

@@ -162,7 +162,9 @@ void gpufft_bundle_text(const struct gpufft_code *c, uint32_t pc, char *buf, siz
  * qpu_run, then checks that every QPU ended, that the master raised exactly one host interrupt
  * (its last uniform is 1, the others' 0: gpu_fft.c "IRQ enable, master only") and that no
  * semaphore is left non-zero.  Returns 0, or -1 with the simulator's report (QPU, pc, bundle text
- * and source line, message) in err. */
+ * and source line, message) in err, or GPUFFT_CUT (message in err) when o->max_rounds rounds ran
+ * before every QPU ended. */
+#define GPUFFT_CUT (-2)
 int gpufft_execute(struct gpufft *f, const struct gpufft_run_opts *o, struct gpufft_cost *cost, char *err);
 /* Runs the transpose on one QPU (gpu_fft_trans_execute -> gpu_fft_base_exec(..., 1)). */
 int gpufft_trans_execute(struct gpufft_trans *t, const struct gpufft_run_opts *o, struct gpufft_cost *cost,

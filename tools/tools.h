@@ -9,15 +9,25 @@
 #include "diag.h"
 #include "fileout.h"
 
-/* Options shared by the commands (parsed in tessera.c). */
+/* Exit status of every command (docs/tools.md "Exit status"). */
+enum {
+	TOOL_EXIT_OK = 0,     /* success */
+	TOOL_EXIT_INPUT = 1,  /* an error in the input, or the program failed (diagnostics printed) */
+	TOOL_EXIT_USAGE = 2,  /* a bad command line: unknown command or option, a value out of range */
+	TOOL_EXIT_CUT = 3     /* the run was cut short by a limit (sim --max-steps, gpu-fft --max-rounds) */
+};
+
+/* Options shared by the commands (parsed in tessera.c; each is taken only by the commands that use it). */
 struct tool_opts {
 	const struct tsr_target *target; /* --target NAME (default: the first built target) */
 	const char *output;              /* -o FILE (NULL: standard output) */
 	enum tsr_wordfmt infmt, outfmt;  /* --input-format / --output-format hex|bin (|auto) */
-	uint64_t base;                   /* --base ADDR: byte address of the first instruction */
+	uint64_t base;                   /* --base ADDR: byte address of the first instruction (asm, dis,
+	                                    validate, unbundle; a multiple of pc_step below 2^32) */
 	bool trace;                      /* --trace: print every bundle executed with its writes */
-	unsigned qpus;                   /* --qpus N */
-	uint64_t max_steps;              /* --max-steps N */
+	const char *qpus_text;           /* --qpus N as given (sim checks 1..its platform's processors) */
+	unsigned qpus;                   /* processors to run (sim: from qpus_text, default 1) */
+	uint64_t max_steps;              /* --max-steps N (1..2^64-1) */
 	const char *uniforms;            /* --uniforms v,v,... (numbers or floats) */
 	const char *dump;                /* --dump ADDR,LEN: memory to print after a run */
 	bool fast;                       /* --effort list: pack by list scheduling only (TSR_PACK_LIST) */
@@ -31,7 +41,7 @@ struct tool_opts {
  * is given (docs/PERFORMANCE.md "Rule checks" measures the cost). */
 #define TOOL_SIM_RULES true
 
-/* Each command returns the process exit status (0 ok, 1 bad input, 2 usage). */
+/* Each command returns the process exit status (TOOL_EXIT_*). */
 int cmd_asm(struct tool_opts *o);
 int cmd_dis(struct tool_opts *o);
 int cmd_sim(struct tool_opts *o);
@@ -44,10 +54,27 @@ int cmd_unbundle(struct tool_opts *o);
 /* `tessera gpu-fft ...`: parses its own arguments (those after the command name); tools/cmd_gpufft.c. */
 int cmd_gpufft(int argc, char **argv);
 
-/* Reads a program for `t` from path ("-" = standard input): assembly text when the file name ends
- * in .qasm/.s/.asm (or the text does not look like hex words), else hex or binary words per
- * o->infmt.  Returns 0, or -1 after printing diagnostics. */
+/* Reads a program for o->target from path ("-" = standard input) in o->infmt; TSR_WORDS_AUTO: by
+ * content (tsr_words_detect: binary, hex words or assembly; never by name or size).  Assembly is
+ * assembled with its first instruction at o->base.  An empty program, or one that would pass 2^32 from
+ * o->base, is an error.  Returns 0, or -1 after printing diagnostics (`file:line:col: error: ...`). */
 int tool_load_program(const struct tool_opts *o, const char *path, struct tsr_words *out, struct tsr_diag *d);
+/* Reads the whole of path ("-" = standard input, named `<stdin>` in diagnostics) into b.  Returns 0 or -1
+ * (reported). */
+int tool_read_input(const char *path, struct tsr_buf *b, struct tsr_diag *d);
 /* Writes buf to o->output atomically, or to standard output. Returns 0 or -1 (reported). */
 int tool_write_output(const struct tool_opts *o, const struct tsr_buf *buf, struct tsr_diag *d);
+
+/* Option values (tools/opts.c).  Numbers are decimal, or 0x and hex digits; nothing else (no sign, blank
+ * or suffix).  Each function prints `tessera: error: OPTION 'VALUE': ...` on a bad value and returns -1
+ * (the command then exits with TOOL_EXIT_USAGE), else stores the value and returns 0. */
+/* The number in text (NUL-terminated), in lo..hi. */
+int tool_opt_u64(const char *opt, const char *text, uint64_t lo, uint64_t hi, uint64_t *v);
+/* The same over [s, s+n). */
+int tool_opt_number(const char *opt, const char *s, size_t n, uint64_t lo, uint64_t hi, uint64_t *v);
+/* A comma-separated list of 32-bit words (--uniforms): each entry, blanks around it ignored, is an
+ * integer -2^31..2^32-1 (negative ones as two's complement; decimal or 0x-hex) or a decimal float
+ * (binary32 bits; `1.5`, `-2e3`, `inf`, `nan`; too large for binary32 is an error).  An empty entry
+ * is an error; at most max entries.  Stores them in out[0..*count). */
+int tool_opt_words32(const char *opt, const char *text, uint32_t *out, size_t max, size_t *count);
 #endif

@@ -73,7 +73,7 @@ struct qpu_run_result {
  * NULL): every issued bundle with the registers it wrote, prefixed by "qpuN".  Returns res->status. */
 int qpu_run(struct qpu_machine *m, const uint32_t *code, size_t nwords, unsigned nqpus,
             const uint32_t *uniform_addrs, uint64_t max_steps, FILE *trace, struct qpu_run_result *res);
-/* The same with `flags` (TSR_SIM_F_*, runtime/sim.h) in every QPU's struct tsr_sim_ctl:
+/* The same with `flags` (TSR_SIM_F_*, runtime/sim/sim.h) in every QPU's struct tsr_sim_ctl:
  * TSR_SIM_F_RULES checks each QPU's issued bundles, in its own issue order, against the description's
  * rules (one rule checker per QPU, started afresh with the QPU's program; a bundle that stalls and is
  * retried is checked once); TSR_SIM_F_HAZARD_WARN counts hazards in res->hazards and keeps running.

@@ -1,10 +1,10 @@
-/* The target-independent packer (runtime/pack.h, docs/pack.md): parse, dependency graph, list
+/* The target-independent packer (runtime/pack/pack.h, docs/pack.md): parse, dependency graph, list
  * scheduling per basic block with bundle legality decided by the target's assembler, delay-slot
  * filling, output. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "pack.h"
+#include "pack/pack.h"
 #include "pack_int.h"
 #include "diag.h"
 #include "fileout.h"
@@ -146,14 +146,19 @@ struct label { char *name; unsigned line; };
 static bool id_start(int c) { return c == '_' || c == '.' || c == '$' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 static bool id_char(int c) { return id_start(c) || (c >= '0' && c <= '9'); }
 
-/* Scans the lines for labels and directives; records the text and column of each line's bundle. */
-static void scan_lines(const char *text, size_t len, struct label **labels, int *nlabels, struct tsr_buf *dirs,
-                       char ***ltext, unsigned **lcol, unsigned *nlines)
+/* Scans the lines for labels and directives; records the text and column of each line's bundle, and the
+ * column of the `.delay` of each line that is a `.delay` operation (ldelay; 0: not one).  asmtext is a copy
+ * of text that the assembler reads: each `.delay` is blanked there (columns kept).  Returns 0, or -1 after
+ * reporting a `.delay` without an operation. */
+static int scan_lines(const char *text, size_t len, char *asmtext, const char *path, struct tsr_diag *d,
+                      struct label **labels, int *nlabels, struct tsr_buf *dirs, char ***ltext, unsigned **lcol,
+                      unsigned **ldelay, unsigned *nlines)
 {
     unsigned cap = 64, n = 0;
     char **lt = calloc(cap, sizeof *lt);
     unsigned *lc = calloc(cap, sizeof *lc);
-    int nl = 0, capl = 16;
+    unsigned *ld = calloc(cap, sizeof *ld);
+    int nl = 0, capl = 16, rc = 0;
     struct label *lb = malloc((size_t)capl * sizeof *lb);
     size_t i = 0;
     while (i <= len) {
@@ -166,10 +171,12 @@ static void scan_lines(const char *text, size_t len, struct label **labels, int 
             cap *= 2;
             lt = realloc(lt, cap * sizeof *lt);
             lc = realloc(lc, cap * sizeof *lc);
+            ld = realloc(ld, cap * sizeof *ld);
         }
         n++;
         lt[n] = NULL;
         lc[n] = 0;
+        ld[n] = 0;
         /* strip comments */
         size_t ce = s;
         while (ce < e && text[ce] != '#' && !(text[ce] == '/' && ce + 1 < e && text[ce + 1] == '/'))
@@ -197,9 +204,22 @@ static void scan_lines(const char *text, size_t len, struct label **labels, int 
         size_t q = ce;
         while (q > p && (text[q - 1] == ' ' || text[q - 1] == '\t' || text[q - 1] == '\r'))
             q--;
+        if (q - p >= 6 && !memcmp(text + p, ".delay", 6) && (q - p == 6 || text[p + 6] == ' ' || text[p + 6] == '\t')) {
+            /* `.delay OP`: OP runs in the delay slots of the branch or thread end before it */
+            size_t at = p;
+            memset(asmtext + p, ' ', 6);
+            ld[n] = (unsigned)(at - s) + 1;
+            p += 6;
+            while (p < q && (text[p] == ' ' || text[p] == '\t'))
+                p++;
+            if (p == q || (text[p] == '.' && !(q - p >= 5 && !memcmp(text + p, ".word", 5))))
+                rc = tsr_diag_error(d, path, n, (unsigned)(at - s) + 1, "'.delay' needs an operation after it");
+        }
         if (q > p && text[p] == '.' && !(q - p >= 5 && !memcmp(text + p, ".word", 5))) {
-            tsr_buf_append(dirs, text + p, q - p);
-            tsr_buf_puts(dirs, "\n");
+            if (!ld[n]) {
+                tsr_buf_append(dirs, text + p, q - p);
+                tsr_buf_puts(dirs, "\n");
+            }
         } else if (q > p) {
             lt[n] = strndup(text + p, q - p);
             lc[n] = (unsigned)(p - s) + 1;
@@ -209,7 +229,9 @@ static void scan_lines(const char *text, size_t len, struct label **labels, int 
     *nlabels = nl;
     *ltext = lt;
     *lcol = lc;
+    *ldelay = ld;
     *nlines = n;
+    return rc;
 }
 
 int tsr_pack_text(const struct tsr_target *t, const char *path, const char *text, size_t len,
@@ -224,22 +246,21 @@ int tsr_pack_text_effort(const struct tsr_target *t, const char *path, const cha
 {
     if (!t->vdesc)
         return tsr_diag_error(d, path, 0, 0, "target '%s' has no hazard description: the packer needs one", t->name);
-    struct tsr_words w;
-    tsr_words_init(&w, t->word_bits);
-    if (t->assemble(path, text, len, &w, d)) {
-        tsr_words_free(&w);
-        return -1;
-    }
     struct label *labels;
     int nlabels;
     struct tsr_buf dirs = { 0 };
     char **ltext;
-    unsigned *lcol, nlines;
-    scan_lines(text, len, &labels, &nlabels, &dirs, &ltext, &lcol, &nlines);
-
-    size_t n = w.count;
+    unsigned *lcol, nlines, *ldelay;
+    char *asmtext = malloc(len + 1);
+    memcpy(asmtext, text, len);
+    int rc = scan_lines(text, len, asmtext, path, d, &labels, &nlabels, &dirs, &ltext, &lcol, &ldelay, &nlines);
+    struct tsr_words w;
+    tsr_words_init(&w, t->word_bits);
+    if (t->assemble(path, asmtext, len, &w, d))
+        rc = -1;
+    free(asmtext);
+    size_t n = rc ? 0 : w.count;
     struct tsr_pack_unit *u = calloc(n ? n : 1, sizeof *u);
-    int rc = 0;
     int li = 0;
     for (size_t i = 0; i < n; i++) {
         struct tsr_pack_unit *x = &u[i];
@@ -261,9 +282,23 @@ int tsr_pack_text_effort(const struct tsr_target *t, const char *path, const cha
             x->text = short_form(t, x->full);
         x->alt = swapped(t, x);
         unit_slots(t, x);
+        x->dslot = x->line && x->line <= nlines && ldelay[x->line];
+        if (x->dslot)
+            x->col = ldelay[x->line];   /* diagnostics point at the `.delay` */
         char msg[400];
         if (tsr_pack_solo_check(t->vdesc, &x->ev.vb, msg, sizeof msg))
             rc = tsr_diag_error(d, path, x->line, x->col, "this operation breaks a rule by itself: %s", msg);
+        if (x->dslot) {
+            /* after a branch or thread end that the packer places, or another `.delay` operation of it */
+            int pc = i ? u[i - 1].ev.ctl : TSR_PACK_CTL_NONE;
+            const char *why = x->nlabels ? "a label cannot point into delay slots"
+                            : x->ev.ctl != TSR_PACK_CTL_NONE ? "a branch or thread end cannot be in delay slots"
+                            : pc == TSR_PACK_CTL_OPAQUE ? "a branch in a pinned group keeps nops in its delay slots"
+                            : !(i && u[i - 1].dslot) && pc != TSR_PACK_CTL_JUMP && pc != TSR_PACK_CTL_END
+                                ? "a '.delay' operation must follow a branch or thread end" : NULL;
+            if (why)
+                rc = tsr_diag_error(d, path, x->line, x->col, "%s", why);
+        }
         if (x->ev.ctl == TSR_PACK_CTL_JUMP && (!x->src || strchr(x->src, ';')))
             x->ev.ctl = TSR_PACK_CTL_OPAQUE;
     }
@@ -294,6 +329,7 @@ int tsr_pack_text_effort(const struct tsr_target *t, const char *path, const cha
         free(ltext[i]);
     free(ltext);
     free(lcol);
+    free(ldelay);
     tsr_buf_free(&dirs);
     tsr_words_free(&w);
     return rc;

@@ -325,6 +325,12 @@ static void do_word(struct prog *P, const char *lb, const char *p, const char *e
 int tsr_tc_assemble(const struct tsr_tc_isa *isa, const char *path, const char *text, size_t len,
                     struct tsr_words *out, struct tsr_diag *d)
 {
+    return tsr_tc_assemble_at(isa, path, text, len, 0, out, d);
+}
+
+int tsr_tc_assemble_at(const struct tsr_tc_isa *isa, const char *path, const char *text, size_t len, uint64_t base,
+                       struct tsr_words *out, struct tsr_diag *d)
+{
     struct prog P = {.isa = isa, .path = path, .d = d};
     if (out->width == 0)
         tsr_words_init(out, isa->word_bits);
@@ -335,7 +341,7 @@ int tsr_tc_assemble(const struct tsr_tc_isa *isa, const char *path, const char *
     }
     const char *end = text + len;
     /* pass 1: labels */
-    uint64_t addr = 0;
+    uint64_t addr = base;
     unsigned line = 0;
     for (const char *lb = text; lb < end;) {
         const char *le = memchr(lb, '\n', (size_t)(end - lb));
@@ -370,7 +376,7 @@ int tsr_tc_assemble(const struct tsr_tc_isa *isa, const char *path, const char *
     struct tsr_buf comment = {0};
     if (!inst || !w)
         abort();
-    addr = 0;
+    addr = base;
     line = 0;
     for (const char *lb = text; lb < end;) {
         const char *le = memchr(lb, '\n', (size_t)(end - lb));

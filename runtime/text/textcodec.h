@@ -198,6 +198,11 @@ int tsr_tc_disasm_program(const struct tsr_tc_isa *isa, const uint32_t *w, size_
 int tsr_tc_assemble(const struct tsr_tc_isa *isa, const char *path, const char *text, size_t len,
                     struct tsr_words *out, struct tsr_diag *d);
 
+/* The same with the first instruction at byte address base instead of 0 (labels are base + their
+ * offset, and each bundle is matched at its address; `tessera asm --base`). */
+int tsr_tc_assemble_at(const struct tsr_tc_isa *isa, const char *path, const char *text, size_t len, uint64_t base,
+                       struct tsr_words *out, struct tsr_diag *d);
+
 /* Assembles one bundle into a struct <t>_inst (inst, isa->inst_size bytes).  Returns 0, or -1
  * with a message in err (may be NULL). */
 int tsr_tc_assemble_inst(const struct tsr_tc_isa *isa, const char *text, size_t len, uint64_t pc,

@@ -7,7 +7,8 @@
  * the packer forms and run over the whole output).
  *
  * Input semantics are sequential: a branch or thread end takes effect after the operation that
- * precedes it, and the packer fills its delay slots (docs/pack.md "Input").  Every error is reported
+ * precedes it, and the packer fills its delay slots; `.delay` operations written after it run in its delay
+ * slots, after it has read its operands (docs/pack.md "Input").  Every error is reported
  * as `file:line:col: error: message`.
  */
 #ifndef TSR_PACK_H
@@ -76,7 +77,8 @@ struct tsr_packer *tsr_packer_new(const struct tsr_target *t);
 void tsr_packer_free(struct tsr_packer *p);
 /* How hard tsr_packer_run works (default TSR_PACK_SEARCH). */
 void tsr_packer_effort(struct tsr_packer *p, enum tsr_pack_effort effort);
-/* Appends one operation, or a pinned group (parts joined by "; ": kept in one bundle). */
+/* Appends one operation, or a pinned group (parts joined by "; ": kept in one bundle), or, written
+ * `.delay OP`, an operation that runs in the delay slots of the branch or thread end added before it. */
 void tsr_packer_op(struct tsr_packer *p, const char *text);
 /* Appends a label (a branch target): the next operation starts a basic block. */
 void tsr_packer_label(struct tsr_packer *p, const char *name);
@@ -92,18 +94,16 @@ const char *tsr_packer_text(const struct tsr_packer *p);
 const struct tsr_pack_stats *tsr_packer_stats(const struct tsr_packer *p);
 
 /* ---- unbundling --------------------------------------------------------------------------------- */
-/* Splits a bundled program (n instructions of t->nwords words at w, first at byte address base) into
- * one operation per line, in an order with the same meaning under the packer's sequential input
- * semantics: branch and thread-end delay slots move before their control operation.  Bundles whose
- * parts cannot be separated (they exchange values, share a signal, or carry raw field overrides) stay
- * one line; *pinned counts them.  Returns 0, or -1 with a diagnostic (a delay slot that depends on
- * its branch, a label inside delay slots). */
-int tsr_unbundle(const struct tsr_target *t, const uint32_t *w, size_t n, uint64_t base,
-                 struct tsr_buf *out, unsigned *pinned, struct tsr_diag *d);
-/* tsr_unbundle with the program's source for diagnostics: `file` (NULL: none) and, when not NULL,
- * line[i] the 1-based source line of instruction i (0: unknown; struct tsr_words.line).  An error
- * about an instruction is reported at its line (`file:line: error: ...`). */
-int tsr_unbundle_src(const struct tsr_target *t, const uint32_t *w, size_t n, uint64_t base, const char *file,
-                     const unsigned *line, struct tsr_buf *out, unsigned *pinned, struct tsr_diag *d);
+/* Splits a bundled program (n instructions of t->nwords words at w, first at byte address base; line: the
+ * source line of each, or NULL; path names the program in diagnostics) into one operation per line, in an
+ * order with the same meaning under the packer's sequential input semantics: each operation of a branch or
+ * thread-end delay slot moves before its control operation when it does not depend on it (nor on one that
+ * stays); one that does (it sets the flags the branch tests) stays after it as a `.delay` operation
+ * (docs/pack.md "Input").
+ * Bundles whose parts cannot be separated (they exchange values, share a signal, or carry raw field
+ * overrides) stay one line; *pinned counts them.  Returns 0, or -1 with `path:line:col: error: ...` (a label
+ * inside delay slots, a branch or thread end in a delay slot). */
+int tsr_unbundle(const struct tsr_target *t, const char *path, const uint32_t *w, const unsigned *line, size_t n,
+                 uint64_t base, struct tsr_buf *out, unsigned *pinned, struct tsr_diag *d);
 
 #endif

@@ -1,8 +1,8 @@
-/* The operation-list API of the packer (runtime/pack.h tsr_packer_*): a thin layer over tsr_pack_text
+/* The operation-list API of the packer (runtime/pack/pack.h tsr_packer_*): a thin layer over tsr_pack_text
  * that keeps the list as text, one operation or label per line, so both interfaces pack identically. */
 #include <stdlib.h>
 #include <string.h>
-#include "pack.h"
+#include "pack/pack.h"
 #include "diag.h"
 #include "fileout.h"
 #include "hexio.h"

@@ -16,7 +16,7 @@
 #include "fileout.h"
 #include "hexio.h"
 #include "target.h"
-#include "textcodec.h"
+#include "text/textcodec.h"
 
 #define MAXPARTS TSR_PACK_MAXPARTS
 #define PRIORITIES 3      /* list-scheduling priorities tried per block (struct sched.variant) */
@@ -222,9 +222,68 @@ static void copy_bundles(struct prog *P, struct obundle *dst, const struct obund
     }
 }
 
+/* The index of the block's branch or thread end (its last unit but its `.delay` units), or -1. */
+static int block_ctl(const struct tsr_pack_unit *u, int n)
+{
+    int c = n - 1;
+    while (c > 0 && u[c].dslot)
+        c--;
+    return n > 0 && (u[c].ev.ctl == TSR_PACK_CTL_JUMP || u[c].ev.ctl == TSR_PACK_CTL_END) ? c : -1;
+}
+
+static bool with_unit(const struct tsr_target *t, const struct obundle *b, const struct tsr_pack_unit *x,
+                      bool positional, const char **parts, const uint32_t **pw, uint32_t *w);
+static void add_unit(struct prog *P, struct obundle *b, const char **parts, const uint32_t **pw, const uint32_t *w);
+
+/* Places the `.delay` units ctl+1..n-1 (written after the control unit, which is in bundle bpos) in its delay
+ * slots, bundles bpos+1..bpos+delay, each at the first that its predecessors allow (the control unit among
+ * them: they run after it has read its operands) and that takes it.  Returns -1 if all are placed, else the
+ * first unit that is not (the bundles then hold the units placed before it). */
+static int place_delay(struct sched *S, const struct tsr_pack_unit *u, int ctl, int n, int bpos, int *cyc,
+                       const struct tsr_pack_elist *pred)
+{
+    struct prog *P = S->P;
+    struct tsr_pack_ev cand = { 0 };
+    int fail = -1;
+    cyc[ctl] = bpos;
+    for (int i = ctl + 1; i < n && fail < 0; i++) {
+        int c0 = bpos + 1;
+        for (int k = 0; k < pred[i].n; k++) {
+            int p = pred[i].e[k].to;
+            if (cyc[p] + pred[i].e[k].lat > c0)
+                c0 = cyc[p] + pred[i].e[k].lat;
+        }
+        fail = i;
+        for (int c = c0; c <= bpos + u[ctl].ev.delay && fail >= 0; c++) {
+            struct obundle *b = &S->bs[c];
+            const char *parts[MAXPARTS];
+            const uint32_t *pw[MAXPARTS];
+            uint32_t w[8];
+            if (b->k >= MAXPARTS || !with_unit(P->t, b, &u[i], true, parts, pw, w))
+                continue;
+            tsr_pack_ev_init(P->t, w, &cand);
+            if (oracle(S, P->n + (size_t)c, &cand.vb))
+                continue;
+            add_unit(P, b, parts, pw, w);
+            if (!u[i].text)
+                b->k = MAXPARTS;   /* a unit that cannot share keeps its bundle alone */
+            cyc[i] = c;
+            fail = -1;
+        }
+    }
+    for (int c = 0; c < S->nb; c++)
+        if (S->bs[c].k == MAXPARTS)
+            S->bs[c].k = 1;
+    tsr_pack_ev_free(&cand);
+    return fail;
+}
+
 /* Places the control unit (index ctl) as late as its delay slots allow: merged into a bundle of the block
- * when it can share one, else in a bundle of its own; the block is padded to end after its delay slots. */
-static void place_ctl(struct sched *S, const struct tsr_pack_unit *u, int ctl, const int *cyc, const struct tsr_pack_elist *pred)
+ * when it can share one, else in a bundle of its own; the block is padded to end after its delay slots, which
+ * take its `.delay` units (ctl+1..n-1: place_delay).  Returns -1, or the first `.delay` unit that fits in no
+ * delay slot. */
+static int place_ctl(struct sched *S, const struct tsr_pack_unit *u, int ctl, int n, int *cyc,
+                     const struct tsr_pack_elist *pred)
 {
     struct prog *P = S->P;
     const struct tsr_pack_unit *x = &u[ctl];
@@ -274,11 +333,12 @@ static void place_ctl(struct sched *S, const struct tsr_pack_unit *u, int ctl, c
             S->bs[bpos].ctl = x->ev.ctl;
             S->bs[bpos].delay = delay;
             block_bundle(S, bpos + delay);   /* pad to the end of the delay slots */
-            if (recheck(S, bpos) || (bpos == L + P->D->lookback + 2 && !merge)) {
+            int f = place_delay(S, u, ctl, n, bpos, cyc, pred);
+            if (f < 0 && (recheck(S, bpos) || (bpos == L + P->D->lookback + 2 && !merge))) {
                 for (int i = 0; i < snap_n; i++)
                     tsr_pack_ev_free(&snap[i].ev);
                 free(snap);
-                return;
+                return -1;
             }
             /* undo */
             for (int i = snap_n; i < S->nb; i++)
@@ -299,6 +359,7 @@ static void place_ctl(struct sched *S, const struct tsr_pack_unit *u, int ctl, c
     b->ctl = x->ev.ctl;
     b->delay = delay;
     block_bundle(S, S->nb - 1 + delay);
+    return place_delay(S, u, ctl, n, S->nb - 1 - delay, cyc, pred);
 }
 
 /* Bundle b with unit x added: the parts, their words alone and the joined words into parts, pw and w
@@ -359,11 +420,6 @@ static bool realize(struct sched *S, const struct tsr_pack_unit *u, int n, int c
     return recheck(S, 0);
 }
 
-/* The index of the block's branch or thread end (its last unit), or -1. */
-static int block_ctl(const struct tsr_pack_unit *u, int n)
-{
-    return n > 0 && (u[n - 1].ev.ctl == TSR_PACK_CTL_JUMP || u[n - 1].ev.ctl == TSR_PACK_CTL_END) ? n - 1 : -1;
-}
 
 /* Schedules units u[0..n) of one block (the last may be a control unit) into S->bs.  Returns 0, or -1 if
  * some unit could not be placed (reported through d). */
@@ -386,7 +442,7 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, struc
         return 0;
     }
     int ctl = block_ctl(u, n);
-    int nn = ctl >= 0 ? n - 1 : n;   /* units scheduled by the list scheduler */
+    int nn = ctl >= 0 ? ctl : n;   /* units scheduled by the list scheduler (not the control, its `.delay` units) */
     if (!S->pred) {
         S->pred = calloc((size_t)n + 1, sizeof *S->pred);
         S->succ = calloc((size_t)n + 1, sizeof *S->succ);
@@ -481,8 +537,13 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, struc
             b->k = 1;
     }
     tsr_pack_ev_free(&cand);
-    if (!rc && ctl >= 0)
-        place_ctl(S, u, ctl, cyc, pred);
+    if (!rc && ctl >= 0) {
+        int f = place_ctl(S, u, ctl, n, cyc, pred);
+        if (f >= 0)
+            rc = tsr_diag_error(d, path, u[f].line, u[f].col, "this '.delay' operation does not fit in the %d delay "
+                                "slots of its %s", u[ctl].ev.delay,
+                                u[ctl].ev.ctl == TSR_PACK_CTL_JUMP ? "branch" : "thread end");
+    }
     free(h);
     free(cyc);
     free(order);
@@ -547,7 +608,8 @@ static int mend(struct prog *P, const char *prefix, size_t plen, const char *pat
             return tsr_diag_error(d, path, 0, 0, "internal error: the packed program does not assemble");
         }
         struct firstv f = { false, { 0 } };
-        tsr_validate(P->D, tsr_words_at(&w, 0), w.count, 0, keep_first, &f);
+        if (w.count)   /* (an empty program has no word array: no pointer into it) */
+            tsr_validate(P->D, tsr_words_at(&w, 0), w.count, 0, keep_first, &f);
         tsr_words_free(&w);
         if (!f.any)
             return 0;
@@ -622,6 +684,8 @@ int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_
                 if (u[e - 1].ev.ctl != TSR_PACK_CTL_NONE)
                     break;
             }
+        while (e < n && u[e].dslot)   /* a branch's `.delay` units (pack.c: only after a branch or thread end) */
+            e++;
         S.hstart = falls ? 0 : P.n;
         struct tsr_pack_block_stat stat = { 0 };  /* this block's statistics */
         /* several priorities; the shortest schedule wins (the first on ties) */
@@ -640,13 +704,18 @@ int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_
         }
         /* the lower bound (statistics), and the search for a schedule shorter than the list scheduler's:
          * the relaxation's shortest, if it is shorter and the real bundles can be built from it */
-        if (!rc && S.pred && (P.want_lower || P.search)) {
-            int nu = (int)(e - s), ctl = block_ctl(u + s, nu);
+        int nu = (int)(e - s), ctl = block_ctl(u + s, nu);
+        /* with `.delay` units: the bound of the block without them (a schedule of the block, without them, is
+         * one of the rest: a lower bound, not exact), and no search (the relaxation has no delay units) */
+        bool dsl = ctl >= 0 && ctl < nu - 1;
+        if (!rc && S.pred && (P.want_lower || (P.search && !dsl))) {
+            int nb = dsl ? ctl + 1 : nu;
             int *at = malloc(((size_t)nu + 1) * sizeof *at);
             for (int i = 0; i < nu; i++)
                 at[i] = -1;
-            stat.lower = tsr_pack_lower_bound(t, u + s, nu, ctl >= 0 ? nu - 1 : nu, S.pred, ctl, &stat.basic,
-                                               &stat.exact, (unsigned)nbest, P.search ? at : NULL);
+            stat.lower = tsr_pack_lower_bound(t, u + s, nb, ctl >= 0 ? ctl : nb, S.pred, ctl, &stat.basic,
+                                               &stat.exact, (unsigned)nbest, P.search && !dsl ? at : NULL);
+            stat.exact &= !dsl;
             if (P.search && (int)stat.lower < nbest && at[0] >= 0) {
                 if (realize(&S, u + s, nu, ctl, at, (int)stat.lower)) {
                     keep(&S, &best, &nbest);
@@ -687,7 +756,7 @@ int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_
                 b->nlabels = u[s].nlabels;
             }
         }
-        const struct tsr_pack_unit *last = &u[e - 1];
+        const struct tsr_pack_unit *last = &u[ctl >= 0 ? s + (size_t)ctl : e - 1];
         falls = last->ev.ctl == TSR_PACK_CTL_NONE || last->ev.falls;
         s = e;
     }

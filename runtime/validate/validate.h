@@ -201,7 +201,7 @@ void tsr_vstream_reset(struct tsr_vstream *s);
  * violations. */
 size_t tsr_vstream_step(struct tsr_vstream *s, const uint32_t *w, uint32_t pc, tsr_vreport_fn fn, void *ctx);
 /* For a simulator: steps the bundle it is about to issue (or has issued) at pc and reports each violation
- * through tsr_sim_hazard on ctl (runtime/sim.h) as "hazard: rule NAME at 0x...: text" (resources: "resource
+ * through tsr_sim_hazard on ctl (runtime/sim/sim.h) as "hazard: rule NAME at 0x...: text" (resources: "resource
  * NAME ...").  Returns 0 (no violation, or TSR_SIM_F_HAZARD_WARN set) or TSR_SIM_HAZARD. */
 struct tsr_sim_ctl;
 int tsr_vstream_sim(struct tsr_vstream *s, struct tsr_sim_ctl *ctl, const uint32_t *w, uint32_t pc);

@@ -167,13 +167,13 @@ static inline int tsr_sim_check_latency(struct tsr_sim_ctl *c, uint32_t pc, cons
 /* ---- the description's rules (TSR_SIM_F_RULES) ---------------------------------------------------
  * The generated <t>_sim_step calls tsr_sim_rules_step for every bundle it issues, in issue order (after
  * the ready hook agreed and the trace printed the bundle, before it executes), so the validator's rules
- * (runtime/validate.h, docs/validate.md) are checked along the path the program really takes, taken
+ * (runtime/validate/validate.h, docs/validate.md) are checked along the path the program really takes, taken
  * branches and returns included.  Each violation is a hazard "hazard: rule NAME at 0x...: what happened"
  * (or "resource NAME ...") through tsr_sim_hazard, so TSR_SIM_F_HAZARD_WARN counts them and goes on.  The
  * history starts again at tsr_sim_rules_reset: <t>_sim_init / _reset, and after the bundle that halts
  * (a thread end), so the next program run on the core starts afresh (its first bundle is a START). */
-struct tsr_vdesc;    /* runtime/validate.h */
-struct tsr_vstream;  /* runtime/validate.h */
+struct tsr_vdesc;    /* runtime/validate/validate.h */
+struct tsr_vstream;  /* runtime/validate/validate.h */
 
 /* Steps the bundle at pc (words: its rules_desc->nwords words) into c->rules, creating it from
  * c->rules_desc on first use.  Does nothing (returns 0) when TSR_SIM_F_RULES is not set or when the bundle

@@ -1,5 +1,5 @@
 /* The packer's dependence facts, taken from the description alone (docs/pack.md "Dependences"): the events
- * of each instruction as the generated validator lists them (struct tsr_vdesc, runtime/validate.h), the
+ * of each instruction as the generated validator lists them (struct tsr_vdesc, runtime/validate/validate.h), the
  * `latency` rules and the `order` classes.  Nothing here knows the target. */
 #include <stdio.h>
 #include <stdlib.h>

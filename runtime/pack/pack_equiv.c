@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pack_int.h"
-#include "sim.h"
+#include "sim/sim.h"
 #include "target.h"
 
 #define LOGMAX 64

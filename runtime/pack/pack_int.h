@@ -1,8 +1,8 @@
-/* Internals shared by runtime/pack*.c (not a public header). */
+/* Internals shared by the files of runtime/pack/ (private to this folder: nothing outside it includes this header). */
 #ifndef TSR_PACK_INT_H
 #define TSR_PACK_INT_H
-#include "pack.h"
-#include "validate.h"
+#include "pack/pack.h"
+#include "validate/validate.h"
 
 #define TSR_PACK_MAX_LABELS 8
 #define TSR_PACK_MAXPARTS 8
@@ -15,7 +15,7 @@ enum tsr_pack_ctl {
     TSR_PACK_CTL_OPAQUE,  /* a jump the packer cannot move (several parts, no label text): a block of its own */
 };
 
-/* The events of one instruction as the validator sees them (runtime/validate.h), with their own field
+/* The events of one instruction as the validator sees them (runtime/validate/validate.h), with their own field
  * storage, and what the packer derives from them. */
 struct tsr_pack_ev {
     struct tsr_vbundle vb;      /* vb.f points into f */
@@ -40,6 +40,7 @@ struct tsr_pack_unit {
     uint64_t only;              /* those of them whose op no other slot has (a `mov` either ALU can do: not) */
     const char *labels[TSR_PACK_MAX_LABELS];
     int nlabels;
+    bool dslot;                 /* written `.delay`: runs in the delay slots of the control unit before it */
     struct tsr_pack_ev ev;
 };
 

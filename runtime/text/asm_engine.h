@@ -1,6 +1,6 @@
 /* Bundle assembler: the part of the generic assembler (asm_engine.c) that the disassembler
  * (dis_engine.c) also uses for its round-trip check.  Not a public interface: tools use
- * runtime/textcodec.h or the target descriptor (runtime/target.h).
+ * runtime/text/textcodec.h or the target descriptor (runtime/target.h).
  *
  * One `struct tsr_asm` holds the scratch state of the backtracking matcher for one isa; it is
  * reused from bundle to bundle and must not be shared between threads.
@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "textcodec.h"
+#include "text/textcodec.h"
 
 struct tsr_asm;
 

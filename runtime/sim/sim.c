@@ -1,11 +1,11 @@
 /* Target-independent simulator support: control flow with delay slots, reports, trace.
  * See sim.h for the model of time and control. */
-#include "sim.h"
+#include "sim/sim.h"
 
 #include <inttypes.h>
 #include <string.h>
 
-#include "validate.h"
+#include "validate/validate.h"
 
 void tsr_sim_ctl_init(struct tsr_sim_ctl *c)
 {

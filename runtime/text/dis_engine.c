@@ -22,7 +22,7 @@
 #include "asm_engine.h"
 #include "bits.h"
 #include "fileout.h"
-#include "textcodec.h"
+#include "text/textcodec.h"
 
 struct dis {
     const struct tsr_tc_isa *isa;

@@ -15,7 +15,7 @@
 #include <string.h>
 #include "pack_int.h"
 #include "target.h"
-#include "textcodec.h"
+#include "text/textcodec.h"
 #include <xxhash.h>
 
 #define MAXSETS 16           /* distinct slot sets the resource bound combines */

@@ -1,5 +1,6 @@
-/* Unbundling (runtime/pack.h tsr_unbundle): one operation per line, delay slots moved before their
- * control operation, inseparable bundles kept whole (pinned). */
+/* Unbundling (runtime/pack/pack.h tsr_unbundle): one operation per line, delay-slot operations moved before
+ * their control operation where they do not depend on it (else kept after it as `.delay` operations),
+ * inseparable bundles kept whole (pinned). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,17 +137,13 @@ static int split_bundle(const struct tsr_target *t, const char *text, struct tsr
     return found ? k : 1;
 }
 
-int tsr_unbundle(const struct tsr_target *t, const uint32_t *w, size_t n, uint64_t base,
-                 struct tsr_buf *out, unsigned *pinned, struct tsr_diag *d)
-{
-    return tsr_unbundle_src(t, w, n, base, NULL, NULL, out, pinned, d);
-}
+#define MAXKEPT 24   /* delay-slot operations kept after their control operation, at most (then all stay) */
 
-int tsr_unbundle_src(const struct tsr_target *t, const uint32_t *w, size_t n, uint64_t base, const char *file,
-                     const unsigned *line, struct tsr_buf *out, unsigned *pinned, struct tsr_diag *d)
+int tsr_unbundle(const struct tsr_target *t, const char *path, const uint32_t *w, const unsigned *line, size_t n,
+                 uint64_t base, struct tsr_buf *out, unsigned *pinned, struct tsr_diag *d)
 {
     if (!t->vdesc)
-        return tsr_diag_error(d, file, 0, 0, "target '%s' has no hazard description: the packer needs one", t->name);
+        return tsr_diag_error(d, path, 0, 0, "target '%s' has no hazard description: the packer needs one", t->name);
     /* The program's text with labels, split into per-instruction lines. */
     struct tsr_buf dis = { 0 };
     t->disasm_program(w, n, base, &dis);
@@ -210,31 +207,63 @@ int tsr_unbundle_src(const struct tsr_target *t, const uint32_t *w, size_t n, ui
             }
             tsr_buf_append(out, sb.data, sb.len);
             tsr_buf_free(&sb);
-            size_t e = i + 1 + (size_t)ci.delay;
+            /* A delay slot runs after the control operation has read its operands (the flags a branch
+             * tests, its target).  Each of its operations that does not depend on it, nor on an earlier one kept
+             * after it, moves before it; the others stay after it as `.delay` operations, in their order, and the
+             * packer keeps them in the delay slots (a slot that sets the flags its branch tests, and the
+             * operations that read those flags: GPU_FFT releases 1 and 2). */
+            struct tsr_buf after = { 0 };
+            size_t e = i + 1 + (size_t)ci.delay, nkept = 0;
+            uint32_t kept[MAXKEPT][8];   /* the words of the operations that stay, alone */
             for (size_t j = i + 1; j < e && j < n; j++) {
                 struct tsr_pack_ev di = { 0 };
                 tsr_pack_ev_init(t, w + j * nw, &di);
                 tsr_pack_ev_free(&di);
-                if (ilabels[j] || di.ctl != TSR_PACK_CTL_NONE || dep_words(t, cw, w + j * nw) >= 0 ||
-                    dep_words(t, w + j * nw, cw) > 0) {
-                    /* reported at the delay slot: the instruction that cannot move */
-                    rc = tsr_diag_error(d, file, line ? line[j] : 0, 0,
-                                        "instruction 0x%llx: delay slot 0x%llx cannot move before its %s",
+                if (ilabels[j] || di.ctl != TSR_PACK_CTL_NONE) {
+                    size_t at = ilabels[j] ? j : i;
+                    rc = tsr_diag_error(d, path, line ? line[at] : 0, line && line[at] ? 1 : 0,
+                                        "instruction 0x%llx: delay slot 0x%llx %s",
                                         (unsigned long long)(base + i * t->pc_step),
                                         (unsigned long long)(base + j * t->pc_step),
-                                        ci.ctl == TSR_PACK_CTL_JUMP ? "branch" : "thread end");
+                                        ilabels[j] ? "is a branch target (a label inside delay slots)"
+                                                   : "holds a branch or thread end");
                     break;
                 }
-                split_bundle(t, itext[j], out, &pin);
+                /* operation by operation, in the order split_bundle gives them */
+                struct tsr_buf sp = { 0 };
+                split_bundle(t, itext[j], &sp, &pin);
                 np += pin;
                 done[j] = true;
+                for (size_t o = 0; o < sp.len;) {
+                    const char *lp = sp.data + o, *le = memchr(lp, '\n', sp.len - o);
+                    size_t len = le ? (size_t)(le - lp) + 1 : sp.len - o;
+                    const char *op = lp + strspn(lp, " ");
+                    uint32_t ow[8];
+                    const uint32_t *opw = ow;
+                    if (t->assemble_one(op, strcspn(op, "\n"), 0, ow, NULL, 0))
+                        opw = w + j * nw;   /* (split_bundle's lines assemble; else the whole slot's accesses) */
+                    bool stay = nkept == MAXKEPT || dep_words(t, cw, opw) >= 0 || dep_words(t, opw, cw) > 0;
+                    for (size_t k = 0; k < nkept && !stay; k++)
+                        stay = dep_words(t, kept[k], opw) >= 0;
+                    if (stay) {
+                        tsr_buf_printf(&after, "    .delay %.*s\n", (int)strcspn(op, "\n"), op);
+                        if (nkept < MAXKEPT)   /* (past MAXKEPT, every later operation stays too) */
+                            memcpy(kept[nkept++], opw, nw * sizeof *opw);
+                    } else {
+                        tsr_buf_append(out, lp, len);
+                    }
+                    o += len;
+                }
+                tsr_buf_free(&sp);
             }
             if (!rc) {
                 if (ctext)
                     tsr_buf_puts(out, ctext);
                 else
                     tsr_buf_printf(out, "    %s\n", itext[i]);
+                tsr_buf_append(out, after.data, after.len);
             }
+            tsr_buf_free(&after);
             free(ctext);
             if (rc)
                 break;

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "diag.h"
-#include "sim.h"
-#include "validate.h"
+#include "sim/sim.h"
+#include "validate/validate.h"
 
 static void *xcalloc(size_t n, size_t size)
 {

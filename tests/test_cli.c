@@ -1,0 +1,155 @@
+/* The `tessera` command line (docs/tools.md "Exit status", "Options", "Files"), run as a child process
+ * (tests/support_run.h): exit status 3 for a run cut short, --base in asm and dis, --uniforms values, and
+ * the input kind chosen by content, never by size.  Malformed input: tests/test_robust.c. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "registry.h"
+#include "support_run.h"
+
+/* examples/qpu/demo.qasm, from the repository root ($TESSERA_ROOT, else the working directory). */
+static void demo_path(char *buf, size_t n)
+{
+	const char *root = getenv("TESSERA_ROOT");
+	snprintf(buf, n, "%s%sexamples/qpu/demo.qasm", root ? root : "", root ? "/" : "");
+}
+
+static void run_ok(const char *const *argv, int status, struct run_result *r)
+{
+	cr_assert_eq(run_tessera(argv, NULL, r), 0);
+	cr_assert(!r->timed_out && r->signal == 0, "%s: signal %d / timeout; stderr:\n%.2000s", argv[0], r->signal,
+		  r->err);
+	cr_assert_eq(r->status, status, "tessera %s: exit status %d, expected %d; stderr:\n%.2000s", argv[0], r->status,
+		     status, r->err);
+}
+
+Test(cli, max_steps_cuts_the_run_short_with_status_3)
+{
+	char demo[4200];
+	demo_path(demo, sizeof demo);
+	struct run_result r;
+	const char *cut[] = { "sim", demo, "--uniforms", "1.0,0x2000", "--max-steps", "3", NULL };
+	run_ok(cut, 3, &r);
+	cr_expect(strstr(r.out, "stopped (--max-steps) after 3 rounds"), "stdout:\n%s", r.out);
+	cr_expect(strstr(r.err, demo) && strstr(r.err, ": error: run cut short by --max-steps 3"), "stderr:\n%s", r.err);
+	run_result_free(&r);
+	const char *whole[] = { "sim", demo, "--uniforms", "1.0,0x2000", NULL };
+	run_ok(whole, 0, &r);
+	cr_expect(strstr(r.out, "ended after"), "stdout:\n%s", r.out);
+	run_result_free(&r);
+	const char *demo_cut[] = { "demo", "--max-steps", "2", NULL };
+	run_ok(demo_cut, 3, &r);
+	run_result_free(&r);
+}
+
+/* gpu-fft --max-rounds: a launch stopped by the limit is status 3 too (GPU_FFT's shaders from the shared
+ * corpus, as `tessera gpu-fft` finds them). */
+Test(cli, gpu_fft_max_rounds_is_status_3)
+{
+	struct run_result r;
+	const char *argv[] = { "gpu-fft", "--log2n", "8", "--max-rounds", "100", NULL };
+	run_ok(argv, 3, &r);
+	cr_expect(strstr(r.out, "stopped after 100 rounds (limit)"), "stdout:\n%.2000s", r.out);
+	run_result_free(&r);
+}
+
+/* Each entry becomes one 32-bit word of the uniform stream (QPU 0's at 0x100000, docs/tools.md). */
+Test(cli, uniforms_every_entry_a_word)
+{
+	char demo[4200];
+	demo_path(demo, sizeof demo);
+	struct run_result r;
+	const char *argv[] = { "sim", demo, "--uniforms", "-1, 0xffffffff,1.5, -2e3,inf,4294967295",
+			       "--max-steps", "1", "--dump", "0x100000,24", NULL };
+	run_ok(argv, 3, &r);
+	const char *want[] = { "0x00100000: 0xffffffff", "0x00100004: 0xffffffff", "0x00100008: 0x3fc00000",
+			       "0x0010000c: 0xc4fa0000", "0x00100010: 0x7f800000", "0x00100014: 0xffffffff" };
+	for (int i = 0; i < 6; i++)
+		cr_expect(strstr(r.out, want[i]), "no `%s` in:\n%s", want[i], r.out);
+	run_result_free(&r);
+}
+
+/* asm --base: labels are absolute from ADDR (an absolute branch moves, a relative one does not), and
+ * dis --base output assembles back to the same words with asm --base. */
+Test(cli, base_for_asm_and_dis)
+{
+	char *dir = run_mkdtemp();
+	char src[4200], h0[4200], h1[4200], s1[4200], h2[4200];
+	snprintf(src, sizeof src, "%s/b.qasm", dir);
+	snprintf(h0, sizeof h0, "%s/b0.hex", dir);
+	snprintf(h1, sizeof h1, "%s/b1.hex", dir);
+	snprintf(s1, sizeof s1, "%s/b1.s", dir);
+	snprintf(h2, sizeof h2, "%s/b2.hex", dir);
+	const char *text = "start:\n nop\nloop:\n bra -, loop\n nop\n nop\n nop\n brr -, r:loop\n nop\n nop\n nop\n"
+			   " nop; thrend\n nop\n nop\n";
+	cr_assert_eq(run_write_file(src, text, strlen(text)), 0);
+	struct run_result r;
+	const char *a0[] = { "asm", src, "-o", h0, NULL }, *a1[] = { "asm", "--base", "0x1000", src, "-o", h1, NULL };
+	const char *d1[] = { "dis", "--base", "0x1000", h1, "-o", s1, NULL };
+	const char *a2[] = { "asm", "--base", "0x1000", s1, "-o", h2, NULL };
+	const char *dis0[] = { "dis", h0, NULL }, *dis1[] = { "dis", "--base", "4096", h1, NULL },
+		   *dis2[] = { "dis", "--base", "4096", h2, NULL };
+	run_ok(a0, 0, &r);
+	run_result_free(&r);
+	run_ok(a1, 0, &r);
+	run_result_free(&r);
+	run_ok(d1, 0, &r);
+	run_result_free(&r);
+	run_ok(a2, 0, &r);
+	run_result_free(&r);
+	struct run_result x0, x1, x2;
+	run_ok(dis0, 0, &x0);
+	run_ok(dis1, 0, &x1);
+	run_ok(dis2, 0, &x2);
+	cr_expect(strstr(x0.out, "bra -, L8\n"), "asm at 0:\n%s", x0.out);
+	cr_expect(strstr(x1.out, "L1008:\n") && strstr(x1.out, "bra -, L1008\n") && strstr(x1.out, "brr -, r:L1008\n"),
+		  "asm --base 0x1000:\n%s", x1.out);
+	cr_expect_str_eq(x2.out, x1.out, "dis --base | asm --base is not the identity");
+	run_result_free(&x0);
+	run_result_free(&x1);
+	run_result_free(&x2);
+	run_rmtree(dir);
+	free(dir);
+}
+
+/* Eight bytes of assembly text are text, not one binary instruction; --input-format bin reads them so. */
+Test(cli, input_kind_by_content_never_by_size)
+{
+	char *dir = run_mkdtemp();
+	char path[4200];
+	snprintf(path, sizeof path, "%s/two", dir);
+	cr_assert_eq(run_write_file(path, "nop\nnop\n", 8), 0);
+	struct run_result r;
+	const char *dis[] = { "dis", path, NULL };
+	run_ok(dis, 0, &r);
+	cr_expect_str_eq(r.out, "    nop\n    nop\n");
+	run_result_free(&r);
+	const char *bin[] = { "dis", "--input-format", "bin", path, NULL };
+	run_ok(bin, 0, &r);
+	cr_expect_eq(strchr(r.out, '\n') - r.out + 1, (long)strlen(r.out), "one instruction expected:\n%s", r.out);
+	run_result_free(&r);
+	/* hex words after a `//` comment line are hex; after a `#` line, assembly */
+	cr_assert_eq(run_write_file(path, "// c\n0x009e7000, 0x100009e7\n", 28), 0);
+	run_ok(dis, 0, &r);
+	cr_expect_str_eq(r.out, "    nop\n");
+	run_result_free(&r);
+	run_rmtree(dir);
+	free(dir);
+}
+
+Test(cli, usage_errors_are_status_2)
+{
+	struct run_result r;
+	const char *none[] = { NULL }, *unknown[] = { "frobnicate", NULL }, *targets[] = { "targets", NULL };
+	run_ok(none, 2, &r);
+	run_result_free(&r);
+	run_ok(unknown, 2, &r);
+	cr_expect(strstr(r.err, "tessera: error: unknown command 'frobnicate'"), "%s", r.err);
+	run_result_free(&r);
+	run_ok(targets, 0, &r);
+	for (size_t i = 0; tsr_all_targets[i]; i++)
+		cr_expect(strstr(r.out, tsr_all_targets[i]->name), "%s not listed:\n%s", tsr_all_targets[i]->name, r.out);
+	run_result_free(&r);
+}
