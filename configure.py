@@ -262,11 +262,24 @@ def main():
                      implicit=tools) for s in files('tests/test_*.c')]
     benches = [program(built('bench/' + stem(s)), [s], toollib + libs, '-lfftw3f -lfftw3')
                for s in files('bench/bench_*.c')]
-    fuzzers = []
+    fuzzers, seeds = [], []
     if fuzz_cc and files('fuzz/fuzz_*.c'):
         flibs = sum(libraries('fuzz/obj'), [])
         fuzzers = [program(built('fuzz/' + stem(s)), [s], flibs, '', 'fuzz/obj', 'fuzz_link')
                    for s in files('fuzz/fuzz_*.c')]
+    if fuzzers and os.path.exists('fuzz/seedgen.c'):
+        # The generated seeds (fuzz/README.md): fuzz/seedgen writes $builddir/fuzz/seeds/<name>/ from each
+        # target's description, tests/neg/*.mdl and the target's part of the shared corpus (every file of it
+        # an input).
+        corpus = os.path.join(os.environ.get('TESSERA_SHARED') or '../shared', 'corpus')
+        corpus_files = sorted(os.path.join(r, f) for t in targets for r, _, fs in os.walk(os.path.join(corpus, t))
+                              for f in fs)
+        n.rule('seedgen', '$builddir/fuzz/seedgen -o $builddir/fuzz/seeds' +
+               (' -c ' + shlex.quote(corpus) if os.path.isdir(corpus) else ''), description='SEEDGEN $out')
+        seedgen = program(built('fuzz/seedgen'), ['fuzz/seedgen.c'], libs)
+        seeds = [n.build(built('fuzz/seeds/index.txt'), 'seedgen',
+                         implicit=[seedgen] + [src('targets/%s/%s.mdl' % (t, t)) for t in targets] +
+                         files('tests/neg/*.mdl') + corpus_files)]
     n.newline()
 
     # Entry points: commands run from the repository root with TESSERA_ROOT set to it.  A sanitizer
@@ -275,13 +288,16 @@ def main():
     for t in tests:
         sh.append('echo "== {0}"; {0} --jobs 2 >{0}.log 2>&1 || rc=1; cat {0}.log; if grep -q "ERROR: '
                   '[A-Za-z]*Sanitizer" {0}.log; then echo "FAILED (sanitizer report): {0}"; rc=1; fi'.format(t))
-    fz = []  # each fuzzer: TESSERA_FUZZ_SECONDS (default 20, 0 skips), from its seeds in fuzz/corpus/<x>/
+    # each fuzzer: TESSERA_FUZZ_SECONDS (default 20, 0 skips), from its seeds: the committed ones in
+    # fuzz/corpus/<x>/ and the generated ones in $builddir/fuzz/seeds/<x>/ (when seedgen wrote that folder)
+    fz = []
     for f in fuzzers:
         x = stem(f, 'fuzz_')
-        d, seeds = built('fuzz/run/' + x), ('fuzz/corpus/' + x) if os.path.isdir('fuzz/corpus/' + x) else ''
-        fz.append('mkdir -p {d}/work {d}/crash; echo "== {f} ($$secs s)"; if {f} -max_total_time=$$secs -runs={r} '
-                  '-artifact_prefix={d}/crash/ {d}/work {s} >{d}/log 2>&1; then tail -n 1 {d}/log; else tail -n 60 '
-                  '{d}/log; echo "FAILED (fuzzer): {f}, log: {d}/log"; rc=1; fi'.format(d=d, f=f, r=FUZZ_RUNS, s=seeds))
+        d, committed = built('fuzz/run/' + x), ('fuzz/corpus/' + x) if os.path.isdir('fuzz/corpus/' + x) else ''
+        fz.append('mkdir -p {d}/work {d}/crash; echo "== {f} ($$secs s)"; g={g}; [ -d $$g ] || g=; if {f} '
+                  '-max_total_time=$$secs -runs={r} -artifact_prefix={d}/crash/ {d}/work {s} $$g >{d}/log 2>&1; then '
+                  'tail -n 1 {d}/log; else tail -n 60 {d}/log; echo "FAILED (fuzzer): {f}, log: {d}/log"; rc=1; '
+                  'fi'.format(d=d, f=f, r=FUZZ_RUNS, s=committed, g=built('fuzz/seeds/' + x)))
     if fz:
         sh.append('secs=$${TESSERA_FUZZ_SECONDS:-%d}; if [ "$$secs" = 0 ]; then echo "note: fuzzers skipped '
                   '(TESSERA_FUZZ_SECONDS=0)"; else %s; fi' % (FUZZ_SECONDS, '; '.join(fz)))
@@ -291,12 +307,12 @@ def main():
     bench = ['rc=0'] + ['echo "== {0}"; {0} || rc=1'.format(b) for b in benches]
     demo = (tools[0] + ' demo') if tools else 'echo "note: no tools/*.c yet, so no tessera to run the demo"'
     # `run` edges write no file, so they always run; `test`, `bench` and `demo` are phony aliases.
-    for name, deps, cmd in (('test', tests + fuzzers, '; '.join(sh + ['exit $$rc'])),
+    for name, deps, cmd in (('test', tests + fuzzers + seeds, '; '.join(sh + ['exit $$rc'])),
                             ('bench', benches, '; '.join(bench + ['exit $$rc'])), ('demo', everything, demo)):
         n.build(built('.run/' + name), 'run', implicit=deps, variables={'cmd': cmd, 'desc': name.upper()})
         n.build(name, 'phony', built('.run/' + name))
-    n.build('fuzz', 'phony', fuzzers)
-    n.build('all', 'phony', everything + fuzzers)
+    n.build('fuzz', 'phony', fuzzers + seeds)
+    n.build('all', 'phony', everything + fuzzers + seeds)
     # Absolute directory paths: `bench` and `fuzz` are phony targets too (moving the tree needs a re-run).
     dirs = runtime_dirs + ['mdl', 'gen', 'targets', 'tools', 'tests', 'fuzz', 'bench'] + ['targets/' + t for t in subdirs]
     n.build(args.out, 'configure', implicit=['configure.py'] + [os.path.abspath(d) for d in dirs if os.path.isdir(d)])

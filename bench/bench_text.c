@@ -240,14 +240,7 @@ static int child_pass(struct corpus *c, void (*pass)(struct corpus *), int (*che
         _exit(n == (ssize_t)sizeof r ? 0 : 1);
     }
     close(fd[1]);
-    ssize_t n;
-    do
-        n = read(fd[0], rep, sizeof *rep);
-    while (n < 0 && errno == EINTR);
-    close(fd[0]);
-    int st = 0;
-    waitpid(pid, &st, 0);
-    return n == (ssize_t)sizeof *rep && WIFEXITED(st) && WEXITSTATUS(st) == 0 && rep->ok ? 0 : -1;
+    return child_collect(pid, fd[0], rep, sizeof *rep) == 0 && rep->ok ? 0 : -1;
 }
 
 /* Cold measurement: best of `runs` runs, each of child passes until >= min_s of summed pass time; the
@@ -345,11 +338,6 @@ static void write_x86(FILE *f, size_t n)
         default: fprintf(f, "\tjne\t.L%zu\n", i - 1); break;
         }
     }
-}
-
-static double tv_s(struct timeval tv)
-{
-    return (double)tv.tv_sec + (double)tv.tv_usec * 1e-6;
 }
 
 /* Times `as --64 -o /dev/null FILE` (the whole process); best of runs.  Returns 0, or -1 when as is

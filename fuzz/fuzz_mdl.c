@@ -1,7 +1,8 @@
 /* Fuzzer: the description front end (mdl_load_buffer) on arbitrary text.  Any input must give a
- * model or diagnostics: no crash, no leak, no sanitizer report.  Seeds: fuzz/corpus/mdl (small
- * descriptions written for this project); the negative tests in tests/neg make good extra seeds:
- * `build/fuzz/fuzz_mdl fuzz/corpus/mdl tests/neg`. */
+ * model or diagnostics: no crash, no leak, no sanitizer report.  Seeds (fuzz/README.md): fuzz/corpus/mdl
+ * (small inputs the generated ones miss) and build/fuzz/seeds/mdl (each target's description and cut-down
+ * variants of it, from fuzz/seedgen.c); the negative tests in tests/neg make good extra seeds:
+ * `build/fuzz/fuzz_mdl fuzz/corpus/mdl build/fuzz/seeds/mdl tests/neg`. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>

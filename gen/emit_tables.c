@@ -66,11 +66,17 @@ int gen_tables(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
     snprintf(cnt, sizeof cnt, "%s_NOPS", up);
     names_array(out, lo, "op", cnt, m->nops, nm_op, m);
 
-    open_array(out, "struct tsr_tc_field", "fields", "name, width, is_signed");
+    static const char *const prints[] = {
+        [MDL_PRINT_DEFAULT] = "TSR_TC_FP_DEFAULT", [MDL_PRINT_SIGNED] = "TSR_TC_FP_SIGNED",
+        [MDL_PRINT_UNSIGNED] = "TSR_TC_FP_UNSIGNED", [MDL_PRINT_HEX] = "TSR_TC_FP_HEX",
+        [MDL_PRINT_FLOAT] = "TSR_TC_FP_FLOAT",
+    };
+    open_array(out, "struct tsr_tc_field", "fields", "name, width, is_signed, print");
     for (int i = 0; i < m->nfields; i++) {
         tsr_buf_puts(out, "    {");
         gen_cstring(out, m->fields[i].name);
-        tsr_buf_printf(out, ", %d, %s},\n", m->fields[i].width, m->fields[i].is_signed ? "true" : "false");
+        tsr_buf_printf(out, ", %d, %s, %s},\n", m->fields[i].width, m->fields[i].is_signed ? "true" : "false",
+                       prints[m->fields[i].print]);
     }
     close_array(out, m->nfields);
 

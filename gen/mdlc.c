@@ -73,7 +73,8 @@ static void dump(const struct mdl_model *m, FILE *f)
             if (p->lo != p->hi)
                 fprintf(f, ":%d", p->lo);
         }
-        fprintf(f, "] width %d%s\n", fd->width, fd->is_signed ? " signed" : "");
+        static const char *const prints[] = { "", " print signed", " print unsigned", " print hex", " print float" };
+        fprintf(f, "] width %d%s%s\n", fd->width, fd->is_signed ? " signed" : "", prints[fd->print]);
     }
     fprintf(f, "\ntables (%d):\n", m->ntables);
     for (int i = 0; i < m->ntables; i++) {

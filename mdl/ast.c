@@ -278,11 +278,26 @@ static struct ast_decl *cur(struct mdl_pctx *c, enum ast_dkind k)
 	return c->cur && c->cur->kind == k ? c->cur : NULL;
 }
 
-void ast_field(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct ast_vec *pieces, bool is_signed)
+void ast_field(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct ast_vec *pieces, bool is_signed,
+               const struct ast_fprint *print)
 {
+	static const struct { const char *s; int kind; } kinds[] = {
+		{ "hex", MDL_PRINT_HEX }, { "signed", MDL_PRINT_SIGNED }, { "unsigned", MDL_PRINT_UNSIGNED },
+		{ "float", MDL_PRINT_FLOAT },
+	};
 	struct ast_decl *d = ast_decl(c, AD_FIELD, kw, n);
 	d->pieces = *pieces;
 	d->is_signed = is_signed;
+	d->print = MDL_PRINT_DEFAULT;
+	if (!print->present)
+		return;
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+		if (strcmp(print->kind.s, kinds[i].s) == 0) {
+			d->print = kinds[i].kind;
+			return;
+		}
+	mdl_error(c, print->kind.loc, "unknown print format '%s' for field '%s' (hex, signed, unsigned or float)",
+	          print->kind.s, n.s);
 }
 
 void ast_format(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct ast_expr *selector)

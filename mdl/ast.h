@@ -31,6 +31,8 @@ struct mdl_tok {
 };
 
 struct ast_name { const char *s; struct mdl_loc loc; };
+/* A field's `print KIND` clause (docs/mdl.md "Fields"): the kind as written, checked by ast_field. */
+struct ast_fprint { bool present; struct ast_name kind; };
 struct ast_str { const char *s; int len; const int *cols; struct mdl_loc loc; };
 
 /* ---- expressions and statements ---------------------------------------------------------------------- */
@@ -122,6 +124,7 @@ struct ast_decl {
 	struct ast_vec items;           /* ISA: ast_isaitem*; TABLE: ast_tentry*; OPERAND: ast_alt*; SPACE: ast_sentry* */
 	struct ast_vec pieces;          /* FIELD: ast_piece*; FORMAT: ignore ranges */
 	bool is_signed;                 /* FIELD */
+	int print;                      /* FIELD: enum mdl_print (MDL_PRINT_DEFAULT when not declared) */
 	struct ast_expr *expr;          /* FORMAT selector (NULL = always); GUARD element; FUNC body */
 	struct ast_vec names;           /* FORMAT: fields (ast_name*); OP: attributes */
 	struct ast_vec slots;           /* FORMAT: slots (ast_name*) */
@@ -202,7 +205,8 @@ struct ast_stmt *ast_block(struct mdl_pctx *c, struct mdl_tok lb, struct ast_vec
 /* Declarations: each creates the node, appends it to c->decls and makes it c->cur (the target of the item
  * functions further down). */
 struct ast_decl *ast_decl(struct mdl_pctx *c, enum ast_dkind k, struct mdl_tok kw, struct ast_name n);
-void ast_field(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct ast_vec *pieces, bool is_signed);
+void ast_field(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct ast_vec *pieces, bool is_signed,
+               const struct ast_fprint *print);
 void ast_format(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct ast_expr *selector);
 void ast_slot(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct ast_name dflt, struct ast_stmt *commit);
 void ast_operand(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct ast_vec *params);

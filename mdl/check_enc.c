@@ -49,6 +49,10 @@ void ck_fields(struct ck *k)
 			mdl_error(k->p, d->name.loc, "field '%s' is %" PRId64 " bits wide (at most 64)", f->name, width);
 		f->width = ok && width <= 64 ? (int)width : 1;
 		k->field_bad[i] = !ok || width > 64;
+		f->print = d->print;
+		if (f->print == MDL_PRINT_FLOAT && !k->field_bad[i] && width != 32)
+			mdl_error(k->p, d->name.loc, "field '%s' is %" PRId64 " bits wide: 'print float' needs 32 bits (binary32)",
+			          f->name, width);
 	}
 }
 

@@ -48,7 +48,7 @@ static const struct { const char *s, *quoted; int code; } keywords[] = {
 	{ "min", "'min'", TK_MIN }, { "max", "'max'", TK_MAX }, { "same", "'same'", TK_SAME }, { "at", "'at'", TK_AT },
 	{ "in", "'in'", TK_IN }, { "use", "'use'", TK_USE }, { "jump", "'jump'", TK_JUMP }, { "halt", "'halt'", TK_HALT },
 	{ "start", "'start'", TK_START }, { "conditional", "'conditional'", TK_CONDITIONAL },
-	{ "order", "'order'", TK_ORDER },
+	{ "order", "'order'", TK_ORDER }, { "print", "'print'", TK_PRINT },
 };
 
 bool mdl_token_is_decl_start(int code)

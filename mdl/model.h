@@ -90,11 +90,17 @@ struct mdl_stmt {
 
 /* ---- encoding --------------------------------------------------------------------------------------- */
 struct mdl_piece { int hi, lo; bool inverted; };      /* word bits hi..lo, bit 0 = LSB of the word */
+/* How a `{FIELD}` hole prints the field's value (docs/mdl.md "Fields", `print KIND`): DEFAULT is decimal,
+ * sign-extended when the field is signed; SIGNED / UNSIGNED decimal sign- / zero-extended; HEX `0x` + lower-case
+ * hex digits of the raw code (values 0-9 in decimal, which read the same); FLOAT the 32-bit field's binary32
+ * value in the shortest form that reads back exactly (hex when it is not finite). */
+enum mdl_print { MDL_PRINT_DEFAULT, MDL_PRINT_SIGNED, MDL_PRINT_UNSIGNED, MDL_PRINT_HEX, MDL_PRINT_FLOAT };
 struct mdl_field {
 	const char *name; struct mdl_loc loc;
 	int width;                   /* total bits, 1..64 */
 	int npieces; struct mdl_piece *pieces;   /* first piece most significant */
 	bool is_signed;
+	int print;                   /* enum mdl_print */
 };
 
 struct mdl_tentry {

@@ -36,9 +36,11 @@ static void report_syntax_error(struct mdl_pctx *ctx, struct yyParser *p, int ma
 %token IDENT INT FLOAT STRING DOTDOT ARROW SEMI COMMA LBRACE RBRACE LBRACKET RBRACKET LPAREN RPAREN ASSIGN TCONDS.
 /* (addition) resources, events and rules (docs/mdl.md "Resources and hazards") */
 %token RESOURCE USES COUNT EVENT FORBID REF MIN MAX SAME AT IN USE JUMP HALT START CONDITIONAL ORDER RARROW.
+/* (addition) a field's print format (docs/mdl.md "Fields") */
+%token PRINT.
 %fallback IDENT ISA FIELD TABLE FORMAT SLOT OPERAND OP STATE REGFILE GUARD SPACE FUNC HOOK SIGNED FIELDS IGNORE
        SLOTS DEFAULT SEM COMMIT SYNTAX ENCODE WHEN READ WRITE NONE LATENCY LET IF ELSE RETURNS
-       RESOURCE USES COUNT EVENT FORBID REF MIN MAX SAME AT IN USE JUMP HALT START CONDITIONAL ORDER.
+       RESOURCE USES COUNT EVENT FORBID REF MIN MAX SAME AT IN USE JUMP HALT START CONDITIONAL ORDER PRINT.
 
 /* C's precedence, lowest first. */
 %right QUESTION COLON.
@@ -77,8 +79,13 @@ isa_items ::= isa_items isa_item.
 isa_item ::= name(K) INT(V) SEMI. { ast_isa_item(ctx, K, &V, NULL); }
 isa_item ::= name(K) name(V) SEMI. { ast_isa_item(ctx, K, NULL, &V); }
 
-/* field NAME [63:60, ~8, 3] signed; */
-decl ::= FIELD(K) name(N) LBRACKET pieces(P) RBRACKET signed(S) SEMI. { ast_field(ctx, K, N, P, S); }
+/* field NAME [63:60, ~8, 3] signed print hex; */
+decl ::= FIELD(K) name(N) LBRACKET pieces(P) RBRACKET signed(S) fprint(F) SEMI. { ast_field(ctx, K, N, P, S, &F); }
+/* `print KIND`: the kind is an identifier (or `signed`), checked in ast_field */
+%type fprint {struct ast_fprint}
+fprint(A) ::= . { A = (struct ast_fprint){0}; }
+fprint(A) ::= PRINT name(K). { A = (struct ast_fprint){ true, K }; }
+fprint(A) ::= PRINT SIGNED(K). { A = (struct ast_fprint){ true, { "signed", K.loc } }; }
 %type signed {bool}
 signed(A) ::= . { A = false; }
 signed(A) ::= SIGNED. { A = true; }

@@ -217,6 +217,36 @@ Test(asm, known_encodings)
     tsr_words_free(&p);
 }
 
+/* Print formats (docs/mdl.md "Fields", `print hex`): qpu.mdl declares imm32 `print hex`, so a 32-bit load
+ * immediate prints in hex as Broadcom's GPU_FFT source writes its setup words and masks, 0-9 in decimal,
+ * and the text assembles back to the same word. */
+Test(asm, print_formats)
+{
+    static const struct { uint32_t lo, hi; const char *text; } cases[] = {
+        { 0x88104000, 0xe0020727, "mov ra28, 0x88104000" },   /* GPU_FFT shader_256: vdw_setup_0(16, 16, ...) */
+        { 0x00005555, 0xe0020767, "mov ra29, 0x5555" },       /* GPU_FFT: mov rx_0x5555, 0x5555 */
+        { 0x00000003, 0xe0020827, "mov r0, 3" },
+        { 0x0000000a, 0xe0020827, "mov r0, 0xa" },
+        { 0xffffffff, 0xe0020827, "mov r0, 0xffffffff" },
+    };
+    struct tsr_buf b = {0};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint32_t w[2] = { cases[i].lo, cases[i].hi }, back[2];
+        char err[256];
+        tsr_buf_clear(&b);
+        qpu_disasm(w, 0, &b);
+        cr_expect_str_eq(b.data, cases[i].text);
+        cr_assert_eq(qpu_assemble_one(b.data, b.len, 0, back, err, sizeof err), 0, "%s: %s", b.data, err);
+        cr_expect(back[0] == w[0] && back[1] == w[1], "%s: 0x%08x, 0x%08x", b.data, back[0], back[1]);
+    }
+    /* a negative value still assembles to the same bits */
+    uint32_t back[2];
+    char err[256];
+    cr_assert_eq(qpu_assemble_one("mov r0, -1", 10, 0, back, err, sizeof err), 0, "%s", err);
+    cr_expect(back[0] == 0xffffffff && back[1] == 0xe0020827);
+    tsr_buf_free(&b);
+}
+
 Test(asm, source_features)
 {
     struct tsr_words p;

@@ -9,7 +9,7 @@
  * slot whose op is not the slot's default (at least the first slot); a slot whose op prints no
  * text is left out.  An operand prints its first alternative whose conditions hold and whose parts
  * can all be printed; a table code without a name or number cannot be printed.  Numbers: `{FIELD}`
- * in decimal (signed fields sign-extended); table floats in the shortest form that reads back as
+ * as the field's print format says (put_field; decimal by default, signed fields sign-extended); table floats in the shortest form that reads back as
  * the same binary32 and always with a '.' or exponent; labels as `L` + lower-case hex address.
  */
 #include <inttypes.h>
@@ -95,6 +95,62 @@ static bool put_float(struct tsr_buf *out, uint32_t bits)
     return true;
 }
 
+/* Decimal digits of v (and a leading '-' when neg). */
+static void put_dec(struct tsr_buf *out, uint64_t v, bool neg)
+{
+    char b[24];
+    int i = sizeof b;
+    do
+        b[--i] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    if (neg)
+        b[--i] = '-';
+    put(out, b + i, sizeof b - (size_t)i);
+}
+
+/* `0x` + lower-case hex digits of v; 0-9 in decimal (the same digits). */
+static void put_hex(struct tsr_buf *out, uint64_t v)
+{
+    if (v < 10) {
+        put_dec(out, v, false);
+        return;
+    }
+    char b[24];
+    int i = sizeof b;
+    do
+        b[--i] = "0123456789abcdef"[v & 15];
+    while ((v >>= 4) != 0);
+    b[--i] = 'x';
+    b[--i] = '0';
+    put(out, b + i, sizeof b - (size_t)i);
+}
+
+/* A `{FIELD}` hole: the field's raw code v printed as its print format says (textcodec.h). */
+static void put_field(struct tsr_buf *out, const struct tsr_tc_field *fd, uint64_t v)
+{
+    switch (fd->print) {
+    case TSR_TC_FP_HEX:
+        put_hex(out, v);
+        return;
+    case TSR_TC_FP_FLOAT:
+        if (fd->width != 32 || !put_float(out, (uint32_t)v))
+            put_hex(out, v);
+        return;
+    case TSR_TC_FP_UNSIGNED:
+        put_dec(out, v, false);
+        return;
+    case TSR_TC_FP_SIGNED:
+    default:
+        if (fd->print == TSR_TC_FP_SIGNED || fd->is_signed) {
+            int64_t x = tsr_bits_sext(v, fd->width);
+            put_dec(out, x < 0 ? 0 - (uint64_t)x : (uint64_t)x, x < 0);
+        } else {
+            put_dec(out, v, false);
+        }
+        return;
+    }
+}
+
 static void add_label(struct dis *d, uint64_t t)
 {
     if (d->nlabels == d->clabels) {
@@ -146,20 +202,16 @@ static bool print_seq(struct dis *d, uint32_t first, uint32_t n, const uint64_t 
             if (pr->kind == TSR_TC_PRINT_NAME) {
                 tsr_buf_puts(out, pr->name);
             } else if (pr->kind == TSR_TC_PRINT_INT) {
-                int l = snprintf(b, sizeof b, "%" PRId32, (int32_t)pr->val);
-                put(out, b, (size_t)l);
+                int32_t v = (int32_t)pr->val;
+                put_dec(out, v < 0 ? 0 - (uint64_t)(int64_t)v : (uint64_t)v, v < 0);
             } else if (!put_float(out, pr->val)) {
                 return false;
             }
             break;
         }
-        case TSR_TC_INT: {
-            const struct tsr_tc_field *fd = &isa->fields[p->field];
-            int l = fd->is_signed ? snprintf(b, sizeof b, "%" PRId64, tsr_bits_sext(f[p->field], fd->width))
-                                  : snprintf(b, sizeof b, "%" PRIu64, f[p->field]);
-            put(out, b, (size_t)l);
+        case TSR_TC_INT:
+            put_field(out, &isa->fields[p->field], f[p->field]);
             break;
-        }
         case TSR_TC_LABEL: {
             const struct tsr_tc_field *fd = &isa->fields[p->field];
             uint64_t t;

@@ -14,12 +14,19 @@ static uint64_t hash(const void *p, size_t n)
     return h | 1;                        /* 0 marks an empty entry */
 }
 
+/* The home slot of hash h in a table of cap (a power of two) entries.  Not h's low bits: `| 1` above makes
+ * bit 0 always set, so they would reach only the odd slots (half the table, and long probe runs). */
+static size_t home(uint64_t h, size_t cap)
+{
+    return (size_t)(h >> 1 ^ h >> 33) & (cap - 1);
+}
+
 const char *tsr_tc_cache_get(const struct tsr_tc_cache *c, const void *key, size_t klen, size_t *vlen)
 {
     if (!c->cap)
         return NULL;
     uint64_t h = hash(key, klen);
-    for (size_t i = h & (c->cap - 1);; i = (i + 1) & (c->cap - 1)) {
+    for (size_t i = home(h, c->cap);; i = (i + 1) & (c->cap - 1)) {
         const struct tsr_tc_cache_ent *e = &c->e[i];
         if (!e->h)
             return NULL;
@@ -59,7 +66,7 @@ void tsr_tc_cache_put(struct tsr_tc_cache *c, const void *key, size_t klen, cons
         }
         for (size_t i = 0; i < c->cap; i++)
             if (c->e[i].h) {
-                size_t j = c->e[i].h & (cap - 1);
+                size_t j = home(c->e[i].h, cap);
                 while (e[j].h)
                     j = (j + 1) & (cap - 1);
                 e[j] = c->e[i];
@@ -69,7 +76,7 @@ void tsr_tc_cache_put(struct tsr_tc_cache *c, const void *key, size_t klen, cons
         c->cap = cap;
     }
     uint64_t h = hash(key, klen);
-    size_t i = h & (c->cap - 1);
+    size_t i = home(h, c->cap);
     while (c->e[i].h)
         i = (i + 1) & (c->cap - 1);
     grow_data(c, klen + vlen);

@@ -26,10 +26,19 @@ struct tsr_diag;
 #define TSR_TC_NO_OP 0xffffu      /* no op in this slot (runtime/target.h TSR_NO_OP) */
 #define TSR_TC_NO_FORMAT 0xffu    /* no format (runtime/target.h TSR_NO_FORMAT) */
 
+/* How a `{FIELD}` hole prints (the description's `print KIND`, docs/mdl.md "Fields"). */
+enum tsr_tc_fprint {
+    TSR_TC_FP_DEFAULT,    /* decimal, sign-extended when is_signed */
+    TSR_TC_FP_SIGNED,     /* decimal, sign-extended */
+    TSR_TC_FP_UNSIGNED,   /* decimal, zero-extended */
+    TSR_TC_FP_HEX,        /* 0x + lower-case hex of the raw code; 0-9 in decimal (they read the same) */
+    TSR_TC_FP_FLOAT,      /* a 32-bit field's binary32 value, shortest exact form; hex when not finite */
+};
 struct tsr_tc_field {
     const char *name;
     uint8_t width;        /* 1..64 bits */
-    bool is_signed;       /* two's complement: printed (`{FIELD}` holes) and computed sign-extended */
+    bool is_signed;       /* two's complement: printed (`{FIELD}` holes, by default) and computed sign-extended */
+    uint8_t print;        /* enum tsr_tc_fprint */
 };
 
 /* A name of a table: text -> code.  A table's names are sorted by strcmp (binary search). */
@@ -80,7 +89,7 @@ enum tsr_tc_partkind {
     TSR_TC_TEXT,    /* literal text (a blank in it matches any white space) */
     TSR_TC_SPACE,   /* white space: prints one blank, matches any (possibly none) */
     TSR_TC_TABLE,   /* {TABLE:FIELD} */
-    TSR_TC_INT,     /* {FIELD}: constant expression, printed in decimal */
+    TSR_TC_INT,     /* {FIELD}: constant expression, printed as the field's print format says */
     TSR_TC_OPND,    /* {NAME=OPERAND}: one of the operand's alternatives */
     TSR_TC_OPT,     /* {?'text' conds}: optional text */
     TSR_TC_LABEL,   /* {label:FIELD [pcrel N]} */
