@@ -276,9 +276,57 @@ static enum mdl_type join(enum mdl_type a, enum mdl_type b)
 	return a == b ? a : MDL_T_I32;   /* only u32/i32 reach here mixed */
 }
 
+/* The exact value of an integer literal node (u32 zero-extended, i32 sign-extended). */
+static int64_t lit_exact(const struct mdl_expr *x)
+{
+	return x->type == MDL_T_I32 ? (int64_t)(int32_t)(uint32_t)x->ival : (int64_t)(uint32_t)x->ival;
+}
+
+/* A constant integer operation on literals must not wrap (docs/mdl.md "Lexical structure"): its exact result
+ * must fit its type (u32 0 .. 2^32-1, i32 -2^31 .. 2^31-1); conv_bin checks shift counts.  Operands are 32-bit,
+ * so + - * are exact in 64 bits (|x * y| < 2^64 as a magnitude).  Reports and returns -1, else 0. */
+static int fold_range(struct ck *k, const struct mdl_expr *e)
+{
+	if (e->type != MDL_T_U32 && e->type != MDL_T_I32)
+		return 0;
+	bool sg = e->type == MDL_T_I32;
+	int64_t lo = sg ? INT32_MIN : 0, hi = sg ? INT32_MAX : (int64_t)UINT32_MAX;
+	const char *tn = sg ? "i32" : "u32";
+	if (e->kind != MDL_E_BIN || e->a[0]->kind != MDL_E_INT || e->a[1]->kind != MDL_E_INT)
+		return 0;
+	int64_t x = lit_exact(e->a[0]), y = lit_exact(e->a[1]), r;
+	uint64_t m;
+	switch (e->op) {
+	case '+': r = x + y; break;
+	case '-': r = x - y; break;
+	case '*':
+		m = (uint64_t)(x < 0 ? -x : x) * (uint64_t)(y < 0 ? -y : y);
+		if (m > (uint64_t)INT64_MAX) {
+			r = INT64_MAX;   /* beyond any 32-bit type */
+			break;
+		}
+		r = (x < 0) != (y < 0) ? -(int64_t)m : (int64_t)m;
+		break;
+	case '/': r = y ? x / y : 0; break;
+	case MDL_OP_SHL:
+		if (y < 0 || y > 31)
+			return 0;   /* reported by conv_bin */
+		r = x * ((int64_t)1 << y);
+		break;
+	default: return 0;
+	}
+	if (r < lo || r > hi) {
+		mdl_error(k->p, e->loc, "value of %lld %s %lld does not fit %s", (long long)x, op_name(e->op), (long long)y, tn);
+		return -1;
+	}
+	return 0;
+}
+
 static struct mdl_expr *fold(struct ck *k, struct mdl_expr *e, bool *lit)
 {
 	uint64_t v;
+	if (fold_range(k, e))
+		return NULL;
 	int r = mdl_ceval(e, NULL, &v);
 	if (r == -2) {
 		mdl_error(k->p, e->loc, "division by zero");
@@ -314,6 +362,11 @@ static struct mdl_expr *conv_bin(struct ck *k, struct ck_scope *s, const struct 
 		}
 		e->type = MDL_T_BOOL;
 	} else if (op == MDL_OP_SHL || op == MDL_OP_SHR) {
+		if (la && lb && y->kind == MDL_E_INT && ck_is_int(y->type) && (lit_exact(y) < 0 || lit_exact(y) > 31)) {
+			/* a constant shift by 32 or more (or a negative count) would give 0 (fold_range) */
+			mdl_error(k->p, a->loc, "shift count %lld out of range 0..31", (long long)lit_exact(y));
+			return NULL;
+		}
 		if (la && !lb)
 			x = ck_adapt(k, x, la, MDL_T_U32);
 		y = ck_adapt(k, y, lb, MDL_T_U32);
@@ -364,8 +417,13 @@ static struct mdl_expr *conv_un(struct ck *k, struct ck_scope *s, const struct a
 		mdl_error(k->p, a->loc, "operator '%c' cannot take a %s operand", a->op, ck_type_name(x->type));
 		return NULL;
 	}
-	if (l && a->op == '-' && x->type == MDL_T_U32 && x->kind == MDL_E_INT)
+	if (l && a->op == '-' && x->type == MDL_T_U32 && x->kind == MDL_E_INT) {
+		if ((uint32_t)x->ival > 0x80000000u) {   /* -2147483649 would wrap to 2147483647 */
+			mdl_error(k->p, a->loc, "value of -%llu does not fit i32", (unsigned long long)(uint32_t)x->ival);
+			return NULL;
+		}
 		e->type = x->type = MDL_T_I32;   /* -16 is an i32 literal */
+	}
 	return l ? fold(k, e, lit) : e;
 }
 

@@ -6,6 +6,10 @@
  *  - source features (labels, `.set` constants and aliases, `.word`, comments, overrides including
  *    `format=` and `ignore[i]=`, constant expressions, optional groups) and the exact diagnostics for
  *    bad input, `file:line:col` (docs/asm.md);
+ *  - robustness: 100,000 nested parentheses or unary operators give one diagnostic (no stack overflow),
+ *    integers are exact on -2^63 .. 2^64-1 and every overflow, bad shift count or field misfit is an
+ *    error quoting the text, `.set` doubling is bounded, and a failing bundle is reported at the real
+ *    cause (`mov interrupt, 1; nop`: 'interrupt');
  *  - speed of both directions on whole programs (printed, CPU time; the goal is 2 million lines/s).
  */
 #include <criterion/criterion.h>
@@ -426,4 +430,202 @@ Test(asm, line_at_a_time_matches_whole_text)
                       "    mov acc, undefined_name\n"
                       "    nop",
                       "labels, .set, .word and errors");
+}
+
+/* src with "%s" replaced by n copies of `unit` and then `tail` (malloc'd). */
+static char *repeat(const char *head, const char *unit, size_t n, const char *tail)
+{
+    size_t hl = strlen(head), ul = strlen(unit), tl = strlen(tail);
+    char *s = malloc(hl + ul * n + tl + 1);
+    cr_assert(s);
+    memcpy(s, head, hl);
+    for (size_t i = 0; i < n; i++)
+        memcpy(s + hl + i * ul, unit, ul);
+    memcpy(s + hl + ul * n, tail, tl + 1);
+    return s;
+}
+
+/* 100,000 nested parentheses or unary operators: one diagnostic at the 257th, no stack overflow (the
+ * expression parser is recursive; TSR_ASM_MAX_NEST bounds it).  256 levels still assemble. */
+Test(asm, nesting_bounded)
+{
+    static const struct { const char *open, *col; } kinds[] = {{"(", "265"}, {"-", "265"}, {"~", "265"}, {"+", "265"}};
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
+        char *open = repeat("mov r0, ", kinds[i].open, 100000, "1");
+        char *src = malloc(strlen(open) + 100000 + 2);
+        strcpy(src, open);
+        if (kinds[i].open[0] == '(') {   /* close them all */
+            memset(src + strlen(open), ')', 100000);
+            src[strlen(open) + 100000] = 0;
+        }
+        strcat(src, "\n");
+        char *e = assemble_err(src);
+        char want[200];
+        snprintf(want, sizeof want,
+                 "bad.s:1:%s: error: expression nested too deeply (more than 256 parentheses and unary operators) "
+                 "at '%s'", kinds[i].col, kinds[i].open);
+        cr_expect_str_eq(e, want);
+        free(e);
+        free(src);
+        free(open);
+    }
+    /* the same bound in .set, .word and overrides */
+    char *a = repeat(".set K, ", "(", 100000, "1\n");
+    char *b = repeat(".word ", "-", 100000, "1, 0\n");
+    char *c = repeat("nop {raddr_b=", "~", 100000, "1}\n");
+    size_t la = strlen(a), lb = strlen(b), lc = strlen(c);
+    char *all = malloc(la + lb + lc + 1);
+    memcpy(all, a, la);
+    memcpy(all + la, b, lb);
+    memcpy(all + la + lb, c, lc + 1);
+    char *e = assemble_err(all);
+    cr_expect_str_eq(e,
+        "bad.s:1:265: error: expression nested too deeply (more than 256 parentheses and unary operators) at '('\n"
+        "bad.s:2:263: error: expression nested too deeply (more than 256 parentheses and unary operators) at '-'\n"
+        "bad.s:3:270: error: expression nested too deeply (more than 256 parentheses and unary operators) at '~'");
+    free(e);
+    free(all);
+    free(a);
+    free(b);
+    free(c);
+    /* 256 levels are fine: 252 parentheses around 4 unary operators, and 256 unary minus signs */
+    char *open = repeat("mov r0, ", "(", 252, "- - ~ ~ 7");
+    char *src = repeat(open, ")", 252, "\nmov r1, ");
+    char *src2 = repeat(src, "-", 256, "5\n");
+    struct tsr_words p;
+    assemble_ok(src2, &p);
+    expect_word(&p, 0, 7, 0xe0020827);
+    expect_word(&p, 1, 5, 0xe0020867);
+    tsr_words_free(&p);
+    free(open);
+    free(src);
+    free(src2);
+}
+
+/* Integer arithmetic is exact on -2^63 .. 2^64-1 (docs/asm.md "Constant expressions"). */
+Test(asm, integer_range_values)
+{
+    struct tsr_words p;
+    assemble_ok(".set BIG, 0xffffffffffffffff\n"
+                "mov r0, (1 << 63) >> 62\n"                                   /* 2 */
+                "mov r0, 0xffffffffffffffff - 0xfffffffffffffffe\n"           /* 1 */
+                "mov r0, 18446744073709551615 / 0x100000000\n"                /* 0xffffffff */
+                "mov r0, -0x8000000000000000 / -0x4000000000000000\n"         /* 2 */
+                "mov r0, ~0 & 0xff\n"                                         /* 255 */
+                "mov r0, -7 >> 1\n"                                           /* -4: arithmetic shift (floor) */
+                "mov r0, -7 / 2\n"                                            /* -3: truncation, as in C */
+                "mov r0, -7 % 2\n"                                            /* -1 */
+                "mov r0, (-1 << 63) >> 63\n"                                  /* -1 */
+                "mov r0, 0xffffffffffffffff ^ 0xfffffffffffffff0\n"           /* 15 */
+                "mov r0, (-1 & BIG) >> 32\n"                                  /* 0xffffffff */
+                "mov r0, BIG - (BIG - 3)\n"                                   /* 3 */
+                "mov r0, 0b1111111111111111111111111111111111111111111111111111111111111111 >> 60\n", /* 15 */
+                &p);
+    static const uint32_t want[] = {2, 1, 0xffffffff, 2, 255, 0xfffffffc, 0xfffffffd, 0xffffffff, 0xffffffff, 15,
+                                    0xffffffff, 3, 15};
+    cr_assert_eq(p.count, sizeof want / sizeof *want);
+    for (size_t i = 0; i < p.count; i++)
+        expect_word(&p, i, want[i], 0xe0020827);
+    tsr_words_free(&p);
+}
+
+/* Every literal or result outside -2^63 .. 2^64-1, every shift count outside 0..63 and every value that
+ * does not fit its field is an error quoting the text as written (no wrapped value). */
+Test(asm, integer_range_errors)
+{
+    char *e = assemble_err("mov r0, 18446744073709551616\n"
+                           "mov r0, 0x1_0000_0000_0000_0000\n"
+                           "mov r0, 0b10000000000000000000000000000000000000000000000000000000000000001\n"
+                           "mov r0, 1 << 64\n"
+                           "mov r0, 1 << -1\n"
+                           "mov r0, 2 >> 64\n"
+                           "mov r0, 3 << 63\n"
+                           "mov r0, 0xffffffffffffffff + 1\n"
+                           "mov r0, -0x8000000000000000 - 1\n"
+                           "mov r0, 0x100000000 * 0x100000000\n"
+                           "mov r0, -0xffffffffffffffff\n"
+                           "mov r0, ~0xffffffffffffffff\n"
+                           "mov r0, 0xffffffffffffffff\n"
+                           "mov r0, 4294967296\n"
+                           ".set K, 2 + (1 << 64)\n"
+                           "nop {raddr_b=0x10000000000000000}\n"
+                           ".word 18446744073709551617, 0\n"
+                           "nop {raddr_b=0xffffffffffffffff}\n"
+                           "mov r0, 1 / 0\n"
+                           "mov r0, 18446744073709551617\n"
+                           "mov r0, 0x10000000000000001\n");
+    cr_expect_str_eq(e,
+        "bad.s:1:9: error: integer '18446744073709551616' does not fit 64 bits\n"
+        "bad.s:2:9: error: integer '0x1_0000_0000_0000_0000' does not fit 64 bits\n"
+        "bad.s:3:9: error: integer '0b10000000000000000000000000000000000000000000000000000000000000001' does not "
+        "fit 64 bits\n"
+        "bad.s:4:9: error: shift count out of range 0..63 in '1 << 64'\n"
+        "bad.s:5:9: error: shift count out of range 0..63 in '1 << -1'\n"
+        "bad.s:6:9: error: shift count out of range 0..63 in '2 >> 64'\n"
+        "bad.s:7:9: error: value of '3 << 63' does not fit 64 bits (integers are -2^63 .. 2^64-1)\n"
+        "bad.s:8:9: error: value of '0xffffffffffffffff + 1' does not fit 64 bits (integers are -2^63 .. 2^64-1)\n"
+        "bad.s:9:9: error: value of '-0x8000000000000000 - 1' does not fit 64 bits (integers are -2^63 .. 2^64-1)\n"
+        "bad.s:10:9: error: value of '0x100000000 * 0x100000000' does not fit 64 bits (integers are -2^63 .. "
+        "2^64-1)\n"
+        "bad.s:11:9: error: value of '-0xffffffffffffffff' does not fit 64 bits (integers are -2^63 .. 2^64-1)\n"
+        "bad.s:12:9: error: value of '~0xffffffffffffffff' does not fit 64 bits (integers are -2^63 .. 2^64-1)\n"
+        "bad.s:13:9: error: value '0xffffffffffffffff' = 18446744073709551615 does not fit field imm32 (32 bits, "
+        "signed)\n"
+        "bad.s:14:9: error: value 4294967296 does not fit field imm32 (32 bits, signed)\n"
+        "bad.s:15:14: error: shift count out of range 0..63 in '1 << 64'\n"
+        "bad.s:16:14: error: integer '0x10000000000000000' does not fit 64 bits\n"
+        "bad.s:17:7: error: integer '18446744073709551617' does not fit 64 bits\n"
+        "bad.s:18:14: error: value '0xffffffffffffffff' does not fit field raddr_b (6 bits)\n"
+        "bad.s:19:9: error: division by zero in '1 / 0'\n"
+        "bad.s:20:9: error: integer '18446744073709551617' does not fit 64 bits\n"
+        "bad.s:21:9: error: integer '0x10000000000000001' does not fit 64 bits");
+    free(e);
+}
+
+/* `.set aN, aN-1 aN-1` doubles the text each line: 40 lines would stand for 2^40 bytes.  An alias (and
+ * a line after substitution) is bounded to 65,536 bytes; the line that crosses it is reported. */
+Test(asm, alias_blowup_bounded)
+{
+    struct tsr_buf src = {0};
+    tsr_buf_puts(&src, ".set a0, r0\n");
+    for (int i = 1; i <= 40; i++)
+        tsr_buf_printf(&src, ".set a%d, a%d a%d\n", i, i - 1, i - 1);
+    tsr_buf_puts(&src, ".set b0, ra1\n");
+    for (int i = 1; i <= 13; i++)
+        tsr_buf_printf(&src, ".set b%d, b%d b%d\n", i, i - 1, i - 1);
+    tsr_buf_puts(&src, "mov r0, b13 b13 b13 b13\n");
+    char *e = assemble_err(src.data);
+    cr_expect_str_eq(e,
+        "bad.s:16:15: error: '.set a15' would stand for more than 65536 characters (at alias 'a14')\n"
+        "bad.s:31:15: error: '.set a30' would stand for more than 65536 characters (at alias 'a29')\n"
+        "bad.s:56:13: error: line is longer than 65536 characters after alias substitution (at alias 'b13')");
+    free(e);
+    tsr_buf_free(&src);
+}
+
+/* When no format matches, the diagnostic names what no alternative accepts, even when a format the
+ * fast search skipped (the load immediate has no slot for `nop`) would fail further right. */
+Test(asm, diagnostics_real_cause)
+{
+    char *e = assemble_err("mov interrupt, 1; nop\n"
+                           "mov interrupt, r1; nop\n"
+                           "ldtmu0; frob\n"
+                           "mov r0, 1; nop; nop\n"
+                           "brr -, 0; nop\n"
+                           "fadd r0, r1, r2; fmul r0, r1, r2; fadd r0, r1, r2\n"
+                           "nop; nop; nop; nop\n");
+    cr_expect_str_eq(e,
+        "bad.s:1:5: error: invalid operand 'interrupt'\n"
+        "bad.s:2:5: error: invalid operand 'interrupt'\n"
+        "bad.s:3:9: error: unknown instruction 'frob'\n"
+        "bad.s:4:17: error: no slot of format 'alu' left for 'nop'\n"
+        "bad.s:5:10: error: too many parts: format 'branch' has only 1 slot\n"
+        "bad.s:6:35: error: no slot of format 'alu' left for 'fadd'\n"
+        "bad.s:7:15: error: too many parts: format 'alu' has only 3 slots");
+    free(e);
+    /* the one-instruction entry gives the same message */
+    uint32_t w[2];
+    char err[256];
+    cr_expect_eq(qpu_assemble_one("mov interrupt, 1; nop", 21, 0, w, err, sizeof err), -1);
+    cr_expect_str_eq(err, "invalid operand 'interrupt'");
 }

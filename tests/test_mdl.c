@@ -89,6 +89,37 @@ Test(mdl_neg, missing_file)
 	tsr_diag_fini(&d);
 }
 
+/* 100,000 nested parentheses or unary operators in a description: one diagnostic, no stack overflow (the
+ * lemon parser's stack is bounded; the checker's recursion over expressions too). */
+Test(mdl_neg, deep_nesting_bounded)
+{
+	static const char *const head = "isa t { word 32; }\nfield op [31:27];\nformat f { fields op; slots s; }\n"
+	                                "slot s default nop;\nop nop : s { syntax \"nop\"; encode op == ";
+	static const char *const units[] = {"(", "-", "~", "!"};
+	for (int u = 0; u < 4; u++) {
+		size_t n = 100000, hl = strlen(head);
+		char *src = malloc(hl + 2 * n + 64);
+		cr_assert_not_null(src);
+		memcpy(src, head, hl);
+		memset(src + hl, units[u][0], n);
+		size_t len = hl + n;
+		len += (size_t)sprintf(src + len, "1");
+		if (u == 0) {
+			memset(src + len, ')', n);
+			len += n;
+		}
+		len += (size_t)sprintf(src + len, "; sem {} }\n");
+		struct tsr_diag d;
+		tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
+		cr_expect_null(mdl_load_buffer("deep.mdl", src, len, &d));
+		cr_expect_eq(d.count, 1, "%s: %zu diagnostics", units[u], d.count);
+		cr_expect(d.count >= 1 && strstr(d.entries[0].text, "deep.mdl:5:") && strstr(d.entries[0].text, "nested too deeply"),
+		          "%s: %s", units[u], d.count ? d.entries[0].text : "");
+		tsr_diag_fini(&d);
+		free(src);
+	}
+}
+
 /* ---- a small valid description ---------------------------------------------------------------------- */
 static const char *const desc =
 	"isa mini { word 64; lanes 16; endian little; pc_step 8; }\n"                                  /* 1 */

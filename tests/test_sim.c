@@ -2,19 +2,23 @@
  * (targets/qpu/qpu_hooks.c): small programs assembled with the generated assembler, run with qpu_sim_run
  * or the multi-QPU qpu_run, and checked lane by lane.  Hardware facts: ../shared/isa/qpu.md (cited as
  * [QPU section]); the last test runs the fragment shader the seed notes captured from the blob
- * (../shared/seeds/003_d3a94b40d2ad3247.txt, `gl_FragColor = c1 + c2`, 11 bundles). */
+ * (../shared/seeds/003_d3a94b40d2ad3247.txt, `gl_FragColor = c1 + c2`, 11 bundles).  Suite sim_tool: a
+ * run-time failure of `tessera sim` is reported at its file and source line. */
 #include <criterion/criterion.h>
+#include <criterion/redirect.h>
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "qpu.h"
 #include "qpu_hooks.h"
 #include "arith.h"
 #include "tsr.h"
 #include "support_qpusim.h"
+#include "tools.h"
 
 TestSuite(sim, .init = qs_setup, .fini = qs_teardown);
 
@@ -420,4 +424,40 @@ Test(sim, seed_blob_vertex_shader)
         for (int l = 0; l < 16; l++)
             cr_expect_eq(vpm[r * 16 + l], want[r], "VPM row %d word %d: %08x, want %08x", r, l, vpm[r * 16 + l],
                          want[r]);
+}
+
+/* ---- `tessera sim` diagnostics (tools/cmd_sim.c) ------------------------------------------------------------ */
+
+/* Runs `tessera sim NAME` on a file holding text, in a fresh directory (so the file name is just NAME);
+ * returns the exit status and the first line written to standard error in line. */
+static int sim_file(const char *name, const char *text, char *line, size_t n)
+{
+    char dir[] = "/tmp/tsr_sim_XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    cr_assert_eq(chdir(dir), 0);
+    FILE *f = fopen(name, "w");
+    cr_assert_not_null(f);
+    fputs(text, f);
+    fclose(f);
+    char *args[] = {(char *)name};
+    struct tool_opts o = {.target = &qpu_target, .qpus = 1, .max_steps = 1000, .rules = true, .nargs = 1,
+                          .args = args};
+    int rc = cmd_sim(&o);
+    fflush(stderr);
+    remove(name);
+    rmdir(dir);
+    FILE *err = cr_get_redirected_stderr();
+    if (!fgets(line, (int)n, err))
+        line[0] = 0;
+    line[strcspn(line, "\n")] = 0;
+    return rc;
+}
+
+/* A run-time failure (here a hazard the rules catch) names the file and the source line of the bundle. */
+Test(sim_tool, runtime_error_at_source_line, .init = cr_redirect_stderr)
+{
+    char line[512];
+    cr_expect_eq(sim_file("h.s", "# hazard\nmov ra0, 1\nmov r0, ra0\nnop; nop; thrend\nnop\nnop\n", line, sizeof line), 1);
+    cr_expect(strncmp(line, "h.s:3: error: qpu0 at 0x00000008: ", 34) == 0, "%s", line);
+    cr_expect(strstr(line, "regfile_raw") != NULL, "%s", line);
 }

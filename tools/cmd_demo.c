@@ -9,8 +9,8 @@
 #include "registry.h"
 #include "tools.h"
 
-int tool_run_qpu(const struct tool_opts *o, const struct tsr_words *w, const uint32_t *unif, size_t nunif,
-		 struct qpu_machine **keep);
+int tool_run_qpu(const struct tool_opts *o, const char *path, const struct tsr_words *w, const uint32_t *unif,
+		 size_t nunif, struct qpu_machine **keep);
 
 #define DEMO_OUT 0x2000u   /* where the demo stores its 16 results (bus bytes) */
 
@@ -52,7 +52,7 @@ int cmd_demo(struct tool_opts *o)
 	so.qpus = 1;
 	so.dump = NULL;
 	struct qpu_machine *m = NULL;
-	rc = tool_run_qpu(&so, &w, unif, 2, &m);
+	rc = tool_run_qpu(&so, path, &w, unif, 2, &m);
 	if (rc == TOOL_EXIT_CUT)
 		fprintf(stderr, "%s: error: run cut short by --max-steps %llu before the QPU ended\n", path,
 			(unsigned long long)so.max_steps);

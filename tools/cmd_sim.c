@@ -22,11 +22,13 @@ static int parse_dump(const char *s, uint64_t *addr, uint64_t *len)
 	return c ? tool_opt_u64("--dump", c + 1, 0, TOOL_MEM_BYTES - *addr, len) : 0;
 }
 
-/* Runs program w on o->qpus QPUs (1..QPU_MAX_QPUS); prints the outcome and o->dump (checked by the
- * caller: parse_dump).  Returns TOOL_EXIT_OK when every QPU ended, TOOL_EXIT_CUT when o->max_steps
+/* Runs program w (read from `path`, for diagnostics) on o->qpus QPUs (1..QPU_MAX_QPUS); prints the outcome
+ * and o->dump (checked by the caller: parse_dump).  A QPU that fails is reported as `path:line: error: qpuN at
+ * 0x...: message`, line being the source line of the instruction at that address (left out when it has none or
+ * lies outside the program).  Returns TOOL_EXIT_OK when every QPU ended, TOOL_EXIT_CUT when o->max_steps
  * rounds ran first, TOOL_EXIT_INPUT when a QPU failed. */
-int tool_run_qpu(const struct tool_opts *o, const struct tsr_words *w, const uint32_t *unif, size_t nunif,
-		 struct qpu_machine **keep)
+int tool_run_qpu(const struct tool_opts *o, const char *path, const struct tsr_words *w, const uint32_t *unif,
+		 size_t nunif, struct qpu_machine **keep)
 {
 	struct qpu_machine *m = qpu_machine_new(TOOL_MEM_BYTES, o->qpus);
 	uint32_t addrs[QPU_MAX_QPUS];
@@ -44,8 +46,14 @@ int tool_run_qpu(const struct tool_opts *o, const struct tsr_words *w, const uin
 	printf("%s after %llu rounds: %llu bundles issued on %u QPU%s\n",
 	       st == TSR_SIM_HALTED ? "ended" : st == TSR_SIM_OK ? "stopped (--max-steps)" : "failed",
 	       (unsigned long long)res.rounds, (unsigned long long)total, o->qpus, o->qpus > 1 ? "s" : "");
-	if (st != TSR_SIM_HALTED && st != TSR_SIM_OK)
-		fprintf(stderr, "tessera: error: qpu%u at 0x%08x: %s\n", res.qpu, res.pc, res.msg);
+	if (st != TSR_SIM_HALTED && st != TSR_SIM_OK) {
+		size_t i = res.pc / o->target->pc_step;
+		unsigned line = w->line && i < w->count && res.pc % o->target->pc_step == 0 ? w->line[i] : 0;
+		struct tsr_diag d;
+		tsr_diag_init(&d, TSR_DIAG_PRINT, stderr);
+		tsr_diag_error(&d, path, line, 0, "qpu%u at 0x%08x: %s", res.qpu, res.pc, res.msg);
+		tsr_diag_fini(&d);
+	}
 	uint64_t addr, len;
 	if (o->dump && !parse_dump(o->dump, &addr, &len)) {
 		for (uint64_t i = 0; i + 4 <= len; i += 4) {
@@ -86,10 +94,11 @@ int cmd_sim(struct tool_opts *o)
 	struct tsr_words w;
 	tsr_diag_init(&d, TSR_DIAG_PRINT, stderr);
 	tsr_words_init(&w, o->target->word_bits);
-	int rc = tool_load_program(o, o->args[0], &w, &d) ? TOOL_EXIT_INPUT : tool_run_qpu(o, &w, unif, nunif, NULL);
+	const char *name = strcmp(o->args[0], "-") ? o->args[0] : "<stdin>";
+	int rc = tool_load_program(o, o->args[0], &w, &d) ? TOOL_EXIT_INPUT : tool_run_qpu(o, name, &w, unif, nunif, NULL);
 	if (rc == TOOL_EXIT_CUT)
-		fprintf(stderr, "%s: error: run cut short by --max-steps %" PRIu64 " before every QPU ended\n",
-			strcmp(o->args[0], "-") ? o->args[0] : "<stdin>", o->max_steps);
+		fprintf(stderr, "%s: error: run cut short by --max-steps %" PRIu64 " before every QPU ended\n", name,
+			o->max_steps);
 	tsr_words_free(&w);
 	tsr_diag_fini(&d);
 	return rc;

@@ -11,7 +11,9 @@
  * every part is matched, `finalize` gives the skipped slots their default op, applies defaults
  * (op defaults, then format defaults, then 0) and tests the checks; a failure anywhere undoes the
  * bindings made since (a trail) and tries the next choice.  The first complete match wins.
- * Failures are ranked by how far into the text they happened; the furthest one is reported.
+ * Failures are ranked by how far into the text they happened; the furthest one is reported.  The
+ * search prunes (try_format, bundle_part); when a bundle fails and its message is asked for, an
+ * unpruned search finds the furthest failure the text really reaches (tsr_asm_message).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -28,7 +30,7 @@ enum { ST_UNSET, ST_BOUND, ST_DEFAULT };
 enum { K_SEQ, K_ALT, K_OP };
 
 /* Failure kinds in increasing priority (for failures at the same position). */
-enum { F_NONE, F_UNKNOWN, F_EXPECTED, F_UNEXPECTED, F_OPERAND, F_EXPR, F_UNDEF, F_FIT, F_PARTS, F_CHECK,
+enum { F_NONE, F_UNKNOWN, F_SLOT, F_EXPECTED, F_UNEXPECTED, F_OPERAND, F_EXPR, F_UNDEF, F_FIT, F_PARTS, F_CHECK,
        F_CONFLICT, F_OVERRIDE, F_AMBIG };
 
 struct span { const char *p; uint32_t n; };
@@ -52,6 +54,7 @@ struct failrec {
     struct span a, b;
     uint32_t cond;
     int64_t val;
+    bool valu, rel, huge;    /* F_FIT: val is read as uint64_t; a pc-relative offset; one below -2^63 */
     const char *text;        /* literal expected, expression error format, format name */
     uint32_t tpos, tlen;     /* span for the expression error */
 };
@@ -107,6 +110,10 @@ struct tsr_asm {
     uint32_t byoff[130];
     uint16_t *byfirst;
     uint8_t *fmt_slot;               /* fmt_slot[f * nslots + s]: slot s is in format f */
+    int pin;                         /* the bundle's format pin (tsr_asm_bundle) */
+    bool pending;                    /* the last bundle failed; its message is not worked out yet */
+    bool too_many;                   /* matching only the first nparts parts of a longer bundle */
+    bool diagnose;                   /* the diagnosing search: no pruning (tsr_asm_message) */
     uint32_t *root;                  /* root[t * 128 + c]: trie node of table t's names starting with c, or 0 */
     /* Candidate ops of each bundle part (mnemonic and required characters pass), declaration order. */
     uint16_t *cand;                  /* MAX_PARTS rows of nops entries */
@@ -260,6 +267,9 @@ static void format_fail(struct tsr_asm *a)
         else
             snprintf(m, cap, "empty bundle part");
         break;
+    case F_SLOT:
+        snprintf(m, cap, "no slot of format '%s' left for '%.*s'", fr->text, (int)tl, tok);
+        break;
     case F_EXPECTED:
         if (tl)
             snprintf(m, cap, "expected '%s' before '%.*s'", fr->text, (int)tl, tok);
@@ -282,8 +292,22 @@ static void format_fail(struct tsr_asm *a)
         break;
     case F_FIT: {
         const struct tsr_tc_field *fd = &isa->fields[fr->field];
-        snprintf(m, cap, "value %" PRId64 " does not fit field %s (%u bits%s)", fr->val, fd->name,
-                 (unsigned)fd->width, fd->is_signed ? ", signed" : "");
+        char num[24], what[160];
+        if (fr->valu)
+            snprintf(num, sizeof num, "%" PRIu64, (uint64_t)fr->val);
+        else
+            snprintf(num, sizeof num, "%" PRId64, fr->val);
+        int n = (int)(fr->tlen < 100 ? fr->tlen : 100);
+        const char *t = a->s + fr->tpos;
+        if (fr->rel)
+            snprintf(what, sizeof what, "offset %s to '%.*s%s'", fr->huge ? "below -2^63" : num, n, t,
+                     fr->tlen > 100 ? "..." : "");
+        else if (fr->tlen == strlen(num) && memcmp(t, num, fr->tlen) == 0)
+            snprintf(what, sizeof what, "value %s", num);   /* a decimal literal: the value as written */
+        else
+            snprintf(what, sizeof what, "value '%.*s%s' = %s", n, t, fr->tlen > 100 ? "..." : "", num);
+        snprintf(m, cap, "%s does not fit field %s (%u bits%s)", what, fd->name, (unsigned)fd->width,
+                 fd->is_signed ? ", signed" : "");
         break;
     }
     case F_PARTS:
@@ -451,11 +475,12 @@ static bool has_name(const char *s, size_t from, size_t to)
     return false;
 }
 
-static bool fits(const struct tsr_tc_field *fd, int64_t v)
+/* Does v (an integer; u: read as uint64_t, 2^63 .. 2^64-1) fit field fd: -2^(w-1) .. 2^w-1 (docs/asm.md)? */
+static bool fits(const struct tsr_tc_field *fd, int64_t v, bool u)
 {
     if (fd->width >= 64)
         return true;
-    return v >= -((int64_t)1 << (fd->width - 1)) && v <= (int64_t)tsr_bits_mask(fd->width);
+    return !u && v >= -((int64_t)1 << (fd->width - 1)) && v <= (int64_t)tsr_bits_mask(fd->width);
 }
 
 static bool cont(struct tsr_asm *a, uint32_t pos, const struct frame *k)
@@ -575,7 +600,7 @@ static bool table_hole(struct tsr_asm *a, const struct tsr_tc_part *p, const str
                     memcpy(&bits, &fv, 4);
                     ok = v.fl && bits == nu[i].val;
                 } else {
-                    ok = !v.fl && v.i >= INT32_MIN && v.i <= (int64_t)UINT32_MAX && (uint32_t)v.i == nu[i].val;
+                    ok = tsr_asm_int_in(&v, INT32_MIN, (int64_t)UINT32_MAX) && (uint32_t)v.i == nu[i].val;
                 }
                 if (!ok)
                     continue;
@@ -623,6 +648,7 @@ static bool number_hole(struct tsr_asm *a, const struct tsr_tc_part *p, const st
     if (has_name(a->s, pos, e) || (p->kind == TSR_TC_LABEL && p->pcrel))
         a->env = true;
     int64_t x;
+    bool u = false;
     if (v.fl) {
         if (fd->width < 32 || p->kind == TSR_TC_LABEL) {
             if (record(a, F_EXPR, pos)) {
@@ -638,13 +664,31 @@ static bool number_hole(struct tsr_asm *a, const struct tsr_tc_part *p, const st
         x = bits;
     } else {
         x = v.i;
+        u = v.u;
     }
-    if (p->kind == TSR_TC_LABEL && p->pcrel)
-        x = (int64_t)((uint64_t)x - (a->pc + (uint64_t)p->pcoff));
-    if (!fits(fd, x)) {
+    bool rel = p->kind == TSR_TC_LABEL && p->pcrel;
+    bool huge = false;   /* a pc-relative offset below -2^63 */
+    if (rel) {           /* offset = target - (pc + pcoff), exactly */
+        uint64_t from = a->pc + (uint64_t)p->pcoff, t = (uint64_t)x;
+        if (u ? t >= from : (x >= 0 && t >= from)) {
+            x = (int64_t)(t - from);
+            u = (t - from) >> 63 != 0;
+        } else {   /* negative: magnitude from - target */
+            uint64_t mag = u || x >= 0 ? from - t : from + (0 - t);
+            huge = (!u && x < 0 && mag < from) || mag > (uint64_t)1 << 63;
+            x = (int64_t)(0 - mag);
+            u = false;
+        }
+    }
+    if (huge || !fits(fd, x, u)) {
         if (record(a, F_FIT, pos)) {
             a->fail.field = p->field;
             a->fail.val = x;
+            a->fail.valu = u;
+            a->fail.rel = rel;
+            a->fail.huge = huge;
+            a->fail.tpos = pos;
+            a->fail.tlen = (uint32_t)e - pos;
         }
         return false;
     }
@@ -805,6 +849,9 @@ fail:
     return false;
 }
 
+static bool part_possible(const struct tsr_asm *a, unsigned fi, int k);
+static bool part_known(const struct tsr_asm *a, unsigned fi, int k);
+
 static bool key_ok(const struct tsr_tc_op *op, const char *s, uint32_t run)
 {
     if (!op->keylen)
@@ -821,12 +868,24 @@ static bool bundle_part(struct tsr_asm *a, int k, int s)
 {
     const struct tsr_tc_isa *isa = a->isa;
     const struct tsr_tc_format *F = &isa->formats[a->fmt];
+    if (k == a->nparts && a->too_many) {   /* try_format: the parts that fit matched; more follow */
+        if (record(a, F_PARTS, a->pstart[k])) {
+            a->fail.text = F->name;
+            a->fail.val = F->nslot;
+        }
+        return false;
+    }
     if (k == a->nparts)
         return finalize(a);
-    int left = a->nparts - k;
+    /* the fast search leaves a slot for each remaining part; the diagnosing search does not, so that it
+     * reaches the part no slot takes (`ldtmu0; frob`: 'frob', not 'ldtmu0') */
+    int left = a->diagnose ? 1 : a->nparts - k;
     a->lim = a->pend[k];
     uint32_t q = skip_ws(a, a->pstart[k]);
-    fail_at(a, F_UNKNOWN, q, NULL);
+    if (a->diagnose && part_known(a, a->fmt, k))   /* only the diagnosing search's failures are reported */
+        fail_at(a, F_SLOT, q, F->name);
+    else
+        fail_at(a, F_UNKNOWN, q, NULL);
     const uint16_t *cand = a->cand + (size_t)k * isa->nops;
     for (int t = s; t + left <= (int)F->nslot; t++) {
         unsigned slot = isa->idx[F->slot + t];
@@ -884,18 +943,27 @@ static bool part_possible(const struct tsr_asm *a, unsigned fi, int k)
     return false;
 }
 
-static bool try_format(struct tsr_asm *a, unsigned fi)
+/* Does part k name an op of some slot of F by its mnemonic (a keyed op: not merely one without text)? */
+static bool part_known(const struct tsr_asm *a, unsigned fi, int k)
+{
+    const struct tsr_tc_isa *isa = a->isa;
+    const uint16_t *cand = a->cand + (size_t)k * isa->nops;
+    for (uint32_t i = 0; i < a->ncand[k]; i++)
+        if (isa->ops[cand[i]].keylen && a->fmt_slot[fi * isa->nslots + isa->ops[cand[i]].slot])
+            return true;
+    return false;
+}
+
+/* Tries format fi.  With filter (the fast search), a format one of whose parts can be no op of it, or
+ * with more parts than slots, is dropped at once without recording a failure: the parts before were
+ * not matched, so how far the text matches is unknown (the diagnosing search finds out). */
+static bool try_format(struct tsr_asm *a, unsigned fi, bool filter)
 {
     const struct tsr_tc_isa *isa = a->isa;
     const struct tsr_tc_format *F = &isa->formats[fi];
-    for (int k = 0; k < a->nparts && (uint32_t)k < F->nslot; k++)
-        if (!part_possible(a, fi, k)) {
-            uint32_t q = a->pstart[k];
-            while (q < a->pend[k] && tsr_asm_isblank(a->s[q]))
-                q++;
-            fail_at(a, F_UNKNOWN, q, NULL);
+    for (int k = 0; filter && k < a->nparts && (uint32_t)k < F->nslot; k++)
+        if (!part_possible(a, fi, k))
             return false;
-        }
     /* every field change is on the trail: undoing all of it gives the all-unset state back */
     restore(a, (struct mark){0, 0, 0});
     for (unsigned i = 0; i < isa->nslots; i++)
@@ -903,16 +971,55 @@ static bool try_format(struct tsr_asm *a, unsigned fi)
     a->fmt = fi;
     a->verb = TSR_TC_USE;
     if ((uint32_t)a->nparts > F->nslot) {
-        if (record(a, F_PARTS, a->pstart[F->nslot])) {
-            a->fail.text = F->name;
-            a->fail.val = F->nslot;
+        /* too many parts: that is the failure when each of the first nslot parts could be an op of the
+         * format; else the first nslot parts are matched to find where they fail */
+        if (filter)
+            return false;
+        bool each = true;
+        for (uint32_t k = 0; k < F->nslot && each; k++)
+            each = part_known(a, fi, (int)k);
+        if (each) {
+            if (record(a, F_PARTS, a->pstart[F->nslot])) {
+                a->fail.text = F->name;
+                a->fail.val = F->nslot;
+            }
+            return false;
         }
+        int np = a->nparts;
+        a->nparts = (int)F->nslot;
+        a->too_many = true;
+        a->lim = a->n;
+        if (bind_conds(a, F->cond, F->ncond, cspan(F->name), 0))
+            bundle_part(a, 0, 0);
+        a->nparts = np;
+        a->too_many = false;
         return false;
     }
     a->lim = a->n;
     if (!bind_conds(a, F->cond, F->ncond, cspan(F->name), 0))
         return false;
     return bundle_part(a, 0, 0);
+}
+
+/* The search over the formats (pin >= 0: that one only).  Returns whether one matched; else a->fail is
+ * the furthest failure.  diagnose: no pruning (tsr_asm_message). */
+static bool search(struct tsr_asm *a, bool diagnose)
+{
+    const struct tsr_tc_isa *isa = a->isa;
+    memset(&a->fail, 0, sizeof a->fail);
+    if (++a->gen == 0) {   /* wrapped: forget every entry */
+        memset(a->memo, 0, sizeof a->memo);
+        a->gen = 1;
+    }
+    a->steps = 0;
+    a->aborted = false;
+    bool ok = false;
+    for (unsigned fi = 0; fi < isa->nformats && !ok && !a->aborted; fi++)
+        if (a->pin < 0 || (unsigned)a->pin == fi)
+            ok = try_format(a, fi, !diagnose);
+    if (!ok)
+        restore(a, (struct mark){0, 0, 0});
+    return ok;
 }
 
 /* ---- overrides ---------------------------------------------------------------------------------- */
@@ -990,8 +1097,8 @@ static int parse_overrides(struct tsr_asm *a, uint32_t from, uint32_t to, int *p
                 return ovr_fail(a, "expected an integer value for '%.*s'", name, nlen);
             PUSH(a->ovr, a->novr, a->covr);
             a->ovr[a->novr++] = (struct ovr){kind, idx, (uint64_t)v.i};
-            if (kind == 0 && !fits(&isa->fields[idx], v.i)) {
-                snprintf(a->msg, sizeof a->msg, "value %" PRId64 " does not fit field %s (%u bits)", v.i,
+            if (kind == 0 && !fits(&isa->fields[idx], v.i, v.u)) {
+                snprintf(a->msg, sizeof a->msg, "value '%.*s' does not fit field %s (%u bits)", (int)(e - q), s + q,
                          isa->fields[idx].name, (unsigned)isa->fields[idx].width);
                 a->msgpos = q;
                 return -1;
@@ -1084,8 +1191,24 @@ bool tsr_asm_env_used(const struct tsr_asm *a)
     return a->env;
 }
 
-const char *tsr_asm_message(const struct tsr_asm *a, size_t *offset)
+const char *tsr_asm_message(struct tsr_asm *a, size_t *offset)
 {
+    if (a->pending) {
+        /* The fast search prunes (formats whose parts cannot all be its ops, slot placements that leave
+         * too few slots for the parts after), so its furthest failure may lie beyond where the text
+         * really stops matching (`mov interrupt, 1; nop`: at `nop`, which the load-immediate format has
+         * no slot for).  A second search without pruning finds the real one; it is done only for a
+         * message (the packer and the disassembler's round trip try many bundles that fail). */
+        struct failrec before = a->fail;
+        a->pending = false;
+        a->diagnose = true;
+        if (search(a, true))   /* cannot happen: pruning only drops what cannot match */
+            a->fail = before;
+        if (a->aborted)   /* step limit: keep what the fast search found */
+            a->fail = before;
+        a->diagnose = false;
+        format_fail(a);
+    }
     if (offset)
         *offset = a->msgpos;
     return a->msg;
@@ -1104,6 +1227,7 @@ int tsr_asm_bundle(struct tsr_asm *a, const char *s, size_t n, uint64_t pc, int 
     a->env = false;
     a->msg[0] = 0;
     a->msgpos = 0;
+    a->pending = false;
     /* a trailing override group */
     uint32_t e = a->n;
     while (e > 0 && tsr_asm_isblank(s[e - 1]))
@@ -1149,20 +1273,11 @@ int tsr_asm_bundle(struct tsr_asm *a, const char *s, size_t n, uint64_t pc, int 
     }
     for (int k = 0; k < a->nparts; k++)
         candidates(a, k);
-    memset(&a->fail, 0, sizeof a->fail);
-    if (++a->gen == 0) {   /* wrapped: forget every entry */
-        memset(a->memo, 0, sizeof a->memo);
-        a->gen = 1;
-    }
-    a->steps = 0;
-    a->aborted = false;
-    bool ok = false;
-    for (unsigned fi = 0; fi < isa->nformats && !ok && !a->aborted; fi++)
-        if (pin < 0 || (unsigned)pin == fi)
-            ok = try_format(a, fi);
-    if (!ok) {
-        format_fail(a);
-        restore(a, (struct mark){0, 0, 0});
+    a->pin = pin;
+    if (!search(a, false)) {
+        a->pending = !a->aborted;   /* the message is worked out when asked for (tsr_asm_message) */
+        if (a->aborted)
+            format_fail(a);
         return -1;
     }
     /* the result */

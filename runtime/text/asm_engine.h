@@ -19,13 +19,26 @@ struct tsr_asm;
 /* ---- constant expressions and symbols (asm_expr.c) ---------------------------------------------
  * Expressions: integers (decimal, 0x hex, 0b binary, `_` between digits), floats (`2.0`, `1e-3`,
  * `.5`; binary32 when stored), symbols, parentheses, unary - + ~, and binary * / % + - << >> & ^ |
- * with C precedence.  Integers are 64-bit two's complement; an operation with a float operand is
- * done in double (bitwise operators and % reject floats). */
+ * with C precedence.  Integer arithmetic is exact: every literal and every result must lie in
+ * -2^63 .. 2^64-1 (the union of int64_t and uint64_t), shift counts in 0..63, else it is an error that
+ * quotes the text as written (docs/asm.md "Constant expressions").  An operation with a float operand
+ * is done in double (bitwise operators and % reject floats).  At most TSR_ASM_MAX_NEST parentheses
+ * and unary operators may enclose any point of an expression (the parser is recursive). */
 struct tsr_asm_val {
-    bool fl;       /* float (d) or integer (i) */
+    bool fl;       /* float (d) or integer (i, u) */
+    bool u;        /* integer 2^63 .. 2^64-1: its value is (uint64_t)i */
     int64_t i;
     double d;
 };
+
+#define TSR_ASM_MAX_NEST 256
+#define TSR_ASM_MAX_NEST_TEXT "256"
+
+/* Is v an integer in lo .. hi? */
+static inline bool tsr_asm_int_in(const struct tsr_asm_val *v, int64_t lo, int64_t hi)
+{
+    return !v->fl && !v->u && v->i >= lo && v->i <= hi;
+}
 
 enum tsr_asm_symkind { TSR_SYM_LABEL, TSR_SYM_CONST, TSR_SYM_ALIAS };
 struct tsr_asm_sym {
@@ -52,8 +65,9 @@ void tsr_asm_syms_free(struct tsr_asm_syms *t);
 /* Parses a constant expression in s[pos..lim).  Names resolve to CONST and LABEL symbols of syms
  * (may be NULL), then `L<hex digits>` to that address.  Returns 1 with *v and *end (the first byte
  * not consumed), 0 when no expression starts at pos (after blanks), or -1 with *err (a message
- * with one %.*s for the name at *errpos, length *errlen) for an undefined name, a division by zero,
- * a float in a bitwise operation or a missing `)`. */
+ * with one %.*s for the text at *errpos, length *errlen) for an undefined name, a division by zero,
+ * a float in a bitwise operation, a missing `)`, a value outside -2^63 .. 2^64-1, a shift count outside
+ * 0..63 or nesting deeper than TSR_ASM_MAX_NEST. */
 int tsr_asm_expr(const char *s, size_t pos, size_t lim, const struct tsr_asm_syms *syms, size_t *end,
                  struct tsr_asm_val *v, const char **err, size_t *errpos, size_t *errlen);
 
@@ -89,7 +103,7 @@ bool tsr_asm_env_used(const struct tsr_asm *a);
 
 /* The message of the last failure (no position, no "error:") and its byte offset in the text
  * given to tsr_asm_bundle. */
-const char *tsr_asm_message(const struct tsr_asm *a, size_t *offset);
+const char *tsr_asm_message(struct tsr_asm *a, size_t *offset);
 
 /* ---- text <-> bits memo (tc_cache.c) ------------------------------------------------------------
  * Real programs repeat bundles (nops, moves): the program-level assembler and disassembler remember

@@ -84,6 +84,7 @@ struct px {
     const struct tsr_asm_syms *syms;
     const char *err;
     size_t errpos, errlen;
+    unsigned depth;            /* open parentheses and unary operators around the current point */
 };
 
 static int peek(struct px *x)
@@ -114,44 +115,125 @@ static int hexval(int c)
     return -1;
 }
 
+/* Exact integer arithmetic on the range -2^63 .. 2^64-1 (the union of int64_t and uint64_t; docs/asm.md
+ * "Constant expressions").  A value in sign-magnitude form: neg and m, the value being -m or m. */
+struct sm { uint64_t m; bool neg; };
+
+static struct sm to_sm(const struct tsr_asm_val *v)
+{
+    if (v->u || v->i >= 0)
+        return (struct sm){(uint64_t)v->i, false};
+    return (struct sm){0 - (uint64_t)v->i, true};
+}
+
+/* Stores r in *v; false when it lies outside -2^63 .. 2^64-1. */
+static bool from_sm(struct sm r, struct tsr_asm_val *v)
+{
+    v->fl = false;
+    if (r.neg && r.m) {
+        if (r.m > (uint64_t)1 << 63)
+            return false;
+        v->u = false;
+        v->i = (int64_t)(0 - r.m);   /* two's complement: -2^63 .. -1 */
+        return true;
+    }
+    v->u = r.m >> 63 != 0;
+    v->i = (int64_t)r.m;
+    return true;
+}
+
+/* a + b for magnitudes with signs; false on a magnitude beyond 2^64-1 (the result is then out of range too). */
+static bool sm_add(struct sm a, struct sm b, struct sm *r)
+{
+    if (a.neg == b.neg) {
+        r->m = a.m + b.m;
+        r->neg = a.neg;
+        return r->m >= a.m;
+    }
+    if (a.m >= b.m)
+        *r = (struct sm){a.m - b.m, a.neg};
+    else
+        *r = (struct sm){b.m - a.m, b.neg};
+    return true;
+}
+
+/* The bits of an in-range value as 65-bit two's complement: *top is bit 64 (the sign). */
+static uint64_t bits65(const struct tsr_asm_val *v, bool *top)
+{
+    *top = !v->u && v->i < 0;
+    return (uint64_t)v->i;
+}
+
+/* The value of 65-bit two's complement bits; false when outside -2^63 .. 2^64-1. */
+static bool from_bits65(uint64_t b, bool top, struct tsr_asm_val *v)
+{
+    v->fl = false;
+    v->i = (int64_t)b;
+    if (top) {
+        v->u = false;
+        return b >> 63 != 0;   /* -2^63 .. -1: bit 63 set too */
+    }
+    v->u = b >> 63 != 0;
+    return true;
+}
+
+static double as_double(const struct tsr_asm_val *v)
+{
+    return v->fl ? v->d : v->u ? (double)(uint64_t)v->i : (double)v->i;
+}
+
+static const char msg_range[] = "value of '%.*s' does not fit 64 bits (integers are -2^63 .. 2^64-1)";
+
 /* A number at x->pos (which holds a digit or '.' followed by a digit). */
 static int number(struct px *x, struct tsr_asm_val *v)
 {
     const char *s = x->s;
     size_t p = x->pos, lim = x->lim;
     v->fl = false;
+    v->u = false;
     v->d = 0;
     if (s[p] == '0' && p + 2 <= lim && p + 1 < lim && (s[p + 1] == 'x' || s[p + 1] == 'X' || s[p + 1] == 'b' ||
                                                        s[p + 1] == 'B')) {
-        unsigned base = (s[p + 1] == 'x' || s[p + 1] == 'X') ? 16 : 2;
+        unsigned base = (s[p + 1] == 'x' || s[p + 1] == 'X') ? 16 : 2, shift = base == 16 ? 4 : 1;
         size_t q = p + 2;
         uint64_t u = 0;
         int nd = 0;
+        bool over = false;
         for (; q < lim; q++) {
             int c = (unsigned char)s[q], d = hexval(c);
             if (c == '_' && nd)
                 continue;
             if (d < 0 || d >= (int)base)
                 break;
-            u = u * base + (unsigned)d;
+            over |= u >> (64 - shift) != 0;
+            u = u << shift | (unsigned)d;
             nd++;
         }
         if (!nd)
             return fail(x, "malformed number '%.*s'", p, q - p);
         if (q < lim && tsr_asm_isident(s[q]))
             return fail(x, "malformed number '%.*s'", p, q + 1 - p);
+        if (over)
+            return fail(x, "integer '%.*s' does not fit 64 bits", p, q - p);
         v->i = (int64_t)u;
+        v->u = u >> 63 != 0;
         x->pos = q;
         return 1;
     }
     /* decimal integer or float: digits [. digits] [e [+-] digits] */
     size_t q = p;
-    bool isf = false;
+    bool isf = false, over = false;
+    uint64_t u = 0;
     char buf[80];
     size_t nb = 0;
     while (q < lim && ((s[q] >= '0' && s[q] <= '9') || (s[q] == '_' && q > p))) {
-        if (s[q] != '_' && nb < sizeof buf - 1)
-            buf[nb++] = s[q];
+        if (s[q] != '_') {
+            unsigned d = (unsigned)(s[q] - '0');
+            over |= u > (UINT64_MAX - d) / 10;
+            u = u * 10 + d;
+            if (nb < sizeof buf - 1)
+                buf[nb++] = s[q];
+        }
         q++;
     }
     if (q < lim && s[q] == '.' && q + 1 <= lim) {
@@ -197,12 +279,12 @@ static int number(struct px *x, struct tsr_asm_val *v)
     buf[nb] = 0;
     if (isf) {
         v->fl = true;
-        v->d = strtod(buf[0] == '.' ? buf : buf, NULL);
+        v->d = strtod(buf, NULL);
     } else {
-        uint64_t u = 0;
-        for (size_t i = 0; i < nb; i++)
-            u = u * 10 + (unsigned)(buf[i] - '0');
+        if (over)
+            return fail(x, "integer '%.*s' does not fit 64 bits", p, q - p);
         v->i = (int64_t)u;
+        v->u = u >> 63 != 0;
     }
     x->pos = q;
     return 1;
@@ -215,10 +297,15 @@ static int primary(struct px *x, struct tsr_asm_val *v)
     int c = peek(x);
     if (c < 0)
         return 0;
+    if ((c == '(' || c == '-' || c == '+' || c == '~') && x->depth >= TSR_ASM_MAX_NEST)
+        return fail(x, "expression nested too deeply (more than " TSR_ASM_MAX_NEST_TEXT " parentheses and unary "
+                       "operators) at '%.*s'", x->pos, 1);
     if (c == '(') {
         size_t open = x->pos;
         x->pos++;
+        x->depth++;
         int r = expr(x, 0, v);
+        x->depth--;
         if (r <= 0)
             return r < 0 ? r : fail(x, "expected an expression after '%.*s'", open, 1);
         if (peek(x) != ')')
@@ -229,20 +316,29 @@ static int primary(struct px *x, struct tsr_asm_val *v)
     if (c == '-' || c == '+' || c == '~') {
         size_t at = x->pos;
         x->pos++;
+        x->depth++;
         int r = primary(x, v);
+        x->depth--;
         if (r <= 0) {
             x->pos = at;
             return r;
         }
         if (c == '-') {
-            if (v->fl)
+            if (v->fl) {
                 v->d = -v->d;
-            else
-                v->i = (int64_t)(0 - (uint64_t)v->i);
+            } else {
+                struct sm a = to_sm(v);
+                a.neg = !a.neg;
+                if (!from_sm(a, v))
+                    return fail(x, msg_range, at, x->pos - at);
+            }
         } else if (c == '~') {
             if (v->fl)
                 return fail(x, "'%.*s' needs an integer", at, 1);
-            v->i = ~v->i;
+            bool top;
+            uint64_t b = bits65(v, &top);
+            if (!from_bits65(~b, !top, v))   /* ~x = -x - 1 */
+                return fail(x, msg_range, at, x->pos - at);
         }
         return 1;
     }
@@ -267,6 +363,7 @@ static int primary(struct px *x, struct tsr_asm_val *v)
             if (i == q) {
                 v->fl = false;
                 v->i = (int64_t)u;
+                v->u = u >> 63 != 0;
                 x->pos = q;
                 return 1;
             }
@@ -300,8 +397,63 @@ static int binprec(struct px *x, int *op, size_t *len)
     }
 }
 
+/* v = v op w on integers, exactly; a message (one %.*s for the operation's text) when the result is out
+ * of range or the operation is undefined, else NULL. */
+static const char *int_op(int op, struct tsr_asm_val *v, const struct tsr_asm_val *w)
+{
+    struct sm a = to_sm(v), b = to_sm(w), r;
+    switch (op) {
+    case '|':
+    case '^':
+    case '&': {
+        bool ta, tb;
+        uint64_t x = bits65(v, &ta), y = bits65(w, &tb);
+        bool ok = op == '|' ? from_bits65(x | y, ta | tb, v)
+                : op == '^' ? from_bits65(x ^ y, ta ^ tb, v)
+                            : from_bits65(x & y, ta & tb, v);
+        return ok ? NULL : msg_range;
+    }
+    case '<':
+    case '>':
+        if (b.neg || b.m > 63)
+            return "shift count out of range 0..63 in '%.*s'";
+        if (op == '<') {
+            if (b.m && a.m >> (64 - b.m))
+                return msg_range;
+            r = (struct sm){a.m << b.m, a.neg};
+        } else {   /* floor(a / 2^b): arithmetic shift */
+            r = (struct sm){a.m >> b.m, a.neg};
+            if (a.neg && (a.m & (((uint64_t)1 << b.m) - 1)))
+                r.m++;
+        }
+        break;
+    case '+':
+        if (!sm_add(a, b, &r))
+            return msg_range;
+        break;
+    case '-':
+        b.neg = !b.neg;
+        if (!sm_add(a, b, &r))
+            return msg_range;
+        break;
+    case '*':
+        if (a.m && b.m > UINT64_MAX / a.m)
+            return msg_range;
+        r = (struct sm){a.m * b.m, a.neg != b.neg};
+        break;
+    default:   /* '/' and '%' truncate towards zero, as in C */
+        if (b.m == 0)
+            return "division by zero in '%.*s'";
+        r = op == '/' ? (struct sm){a.m / b.m, a.neg != b.neg} : (struct sm){a.m % b.m, a.neg};
+        break;
+    }
+    return from_sm(r, v) ? NULL : msg_range;
+}
+
 static int expr(struct px *x, int minprec, struct tsr_asm_val *v)
 {
+    peek(x);
+    size_t start = x->pos;
     int r = primary(x, v);
     if (r <= 0)
         return r;
@@ -327,7 +479,7 @@ static int expr(struct px *x, int minprec, struct tsr_asm_val *v)
         if (fl && (op == '|' || op == '^' || op == '&' || op == '<' || op == '>' || op == '%'))
             return fail(x, "'%.*s' needs integer operands", oppos, len);
         if (fl) {
-            double a = v->fl ? v->d : (double)v->i, b = w.fl ? w.d : (double)w.i;
+            double a = as_double(v), b = as_double(&w);
             switch (op) {
             case '+': a += b; break;
             case '-': a -= b; break;
@@ -335,30 +487,13 @@ static int expr(struct px *x, int minprec, struct tsr_asm_val *v)
             default:  a /= b; break;
             }
             v->fl = true;
+            v->u = false;
             v->d = a;
             continue;
         }
-        uint64_t a = (uint64_t)v->i, b = (uint64_t)w.i;
-        switch (op) {
-        case '|': a |= b; break;
-        case '^': a ^= b; break;
-        case '&': a &= b; break;
-        case '<': a = b >= 64 ? 0 : a << b; break;
-        case '>': a = b >= 64 ? (v->i < 0 ? ~(uint64_t)0 : 0) : (uint64_t)(v->i >> b); break;
-        case '+': a += b; break;
-        case '-': a -= b; break;
-        case '*': a *= b; break;
-        case '/':
-        case '%':
-            if (b == 0)
-                return fail(x, "division by zero in '%.*s'", oppos, len);
-            if (w.i == -1)
-                a = op == '/' ? 0 - a : 0;
-            else
-                a = (uint64_t)(op == '/' ? v->i / w.i : v->i % w.i);
-            break;
-        }
-        v->i = (int64_t)a;
+        const char *m = int_op(op, v, &w);
+        if (m)
+            return fail(x, m, start, x->pos - start);
     }
 }
 

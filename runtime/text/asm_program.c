@@ -111,8 +111,23 @@ static bool is_directive(const char *p, const char *e, const char *name)
     return (size_t)(e - p) >= n && memcmp(p, name, n) == 0 && (p + n == e || !tsr_asm_isident(p[n]));
 }
 
-/* Replaces aliases in [b, e) (whole identifiers) into P->sub, recording where each byte came from. */
-static void substitute(struct prog *P, const char *b, const char *e)
+/* The end of the identifier at p (before e). */
+static const char *ident_end(const char *p, const char *e)
+{
+    while (p < e && tsr_asm_isident(*p))
+        p++;
+    return p;
+}
+
+/* Longest text an alias may stand for, and longest line after alias substitution, in bytes: each `.set`
+ * may double the text (`.set a2, a1 a1`), so without a bound 40 lines ask for 2^40 bytes. */
+#define MAX_EXPANSION 65536
+#define MAX_EXPANSION_TEXT "65536"
+
+/* Replaces aliases in [b, e) (whole identifiers) into P->sub, recording where each byte came from.
+ * Returns NULL, or the alias whose text makes the result longer than MAX_EXPANSION (then P->sub is
+ * incomplete). */
+static const char *substitute(struct prog *P, const char *b, const char *e)
 {
     tsr_buf_clear(&P->sub);
     P->nsegs = 0;
@@ -127,6 +142,8 @@ static void substitute(struct prog *P, const char *b, const char *e)
             q++;
         const struct tsr_asm_sym *s = (*p >= '0' && *p <= '9') ? NULL : tsr_asm_sym_find(&P->syms, p, (size_t)(q - p));
         if (s && s->kind == TSR_SYM_ALIAS) {
+            if (P->sub.len + (size_t)(p - copy) + s->tlen > MAX_EXPANSION)
+                return p;
             for (int i = 0; i < 2; i++) {
                 if (P->nsegs == P->csegs) {
                     P->csegs = P->csegs ? P->csegs * 2 : 16;
@@ -163,6 +180,7 @@ static void substitute(struct prog *P, const char *b, const char *e)
     g->ob = (uint32_t)(copy - b);
     g->sub = false;
     g->ne = (uint32_t)P->sub.len;
+    return NULL;
 }
 
 /* Offset in the original text of offset x of the substituted text. */
@@ -228,7 +246,12 @@ static void do_set(struct prog *P, const char *lb, const char *p, const char *e,
     const char *tb = vb;
     size_t tl = (size_t)(ve - vb);
     if (is_aliasing(P, vb, ve)) {
-        substitute(P, vb, ve);
+        const char *big = substitute(P, vb, ve);
+        if (big) {
+            err(P, line, (size_t)(big - lb), "'.set %.*s' would stand for more than " MAX_EXPANSION_TEXT
+                " characters (at alias '%.*s')", (int)nlen, name, (int)(ident_end(big, ve) - big), big);
+            return;
+        }
         char *c = tsr_arena_strndup(&P->arena, P->sub.data, P->sub.len);
         tb = c;
         tl = P->sub.len;
@@ -239,7 +262,7 @@ static void do_set(struct prog *P, const char *lb, const char *p, const char *e,
     int r = tsr_asm_expr(tb, 0, tl, &P->syms, &end, &v, &em, &ep, &el);
     bool konst = r > 0 && end == tl;
     if (!konst && r < 0 && strncmp(em, "undefined", 9) != 0) {
-        err(P, line, (size_t)(vb - lb), em, (int)el, tb + ep);
+        err(P, line, (size_t)(vb - lb) + (tb == vb ? ep : map_back(P, ep)), em, (int)el, tb + ep);
         return;
     }
     s = tsr_asm_sym_add(&P->syms, name, nlen, &created);
@@ -283,7 +306,7 @@ static void do_word(struct prog *P, const char *lb, const char *p, const char *e
         }
         while (pos < lim && tsr_asm_isblank(lb[pos]))
             pos++;
-        if (r == 0 || v.fl || v.i < INT32_MIN || v.i > (int64_t)UINT32_MAX) {
+        if (r == 0 || !tsr_asm_int_in(&v, INT32_MIN, (int64_t)UINT32_MAX)) {
             size_t q = pos;
             while (q < lim && lb[q] != ',')
                 q++;
@@ -415,7 +438,15 @@ void tsr_tc_asm_line(struct tsr_tc_asm *A, const char *lb, const char *le)
     size_t bn = (size_t)(e - p);
     bool subst = is_aliasing(P, p, e);
     if (subst) {
-        substitute(P, p, e);
+        const char *big = substitute(P, p, e);
+        if (big) {
+            err(P, line, (size_t)(big - L0), "line is longer than " MAX_EXPANSION_TEXT
+                " characters after alias substitution (at alias '%.*s')", (int)(ident_end(big, e) - big), big);
+            memset(w, 0, isa->nwords * sizeof *w);
+            P->emit(P->ectx, w, comment->data, line);
+            P->addr += isa->pc_step;
+            return;
+        }
         bb = P->sub.data;
         bn = P->sub.len;
     }
@@ -508,7 +539,7 @@ static int word_inst(const struct tsr_tc_isa *isa, const char *text, size_t len,
         size_t end, ep, el;
         const char *em;
         int r = tsr_asm_expr(text, pos, len, NULL, &end, &v, &em, &ep, &el);
-        if (r <= 0 || v.fl || v.i < INT32_MIN || v.i > (int64_t)UINT32_MAX || k >= isa->nwords || k >= 64) {
+        if (r <= 0 || !tsr_asm_int_in(&v, INT32_MIN, (int64_t)UINT32_MAX) || k >= isa->nwords || k >= 64) {
             if (errbuf && errlen)
                 snprintf(errbuf, errlen, "'.word' needs %u 32-bit values", isa->nwords);
             return -1;

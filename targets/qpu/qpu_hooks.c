@@ -223,6 +223,11 @@ int qpu_run_flags(struct qpu_machine *m, const uint32_t *code, size_t nwords, un
                   struct qpu_run_result *res)
 {
     memset(res, 0, sizeof *res);
+    if (nwords == 0) {
+        res->status = TSR_SIM_ERROR;
+        snprintf(res->msg, sizeof res->msg, "qpu_run: empty program (no instruction)");
+        return res->status;
+    }
     if (!m || nqpus == 0 || nqpus > qpu_machine_nqpus(m) || !code || !uniform_addrs) {
         res->status = TSR_SIM_ERROR;
         snprintf(res->msg, sizeof res->msg, "qpu_run: bad arguments (nqpus %u, machine has %u)", nqpus,
