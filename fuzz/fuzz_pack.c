@@ -179,6 +179,18 @@ static void gen_suffix(struct gen *g, char *out, size_t n, int periph)
              has(g, F_SETF) && s == 0 ? ".setf" : "");
 }
 
+/* Whether ALU operations a and b (as gen_alu writes them) name the same destination register (not `-`):
+ * both ALUs writing one register in a bundle is forbidden (rule dual_write; accumulators are allowed under
+ * inverse conditions, which the generator does not seek). */
+static bool same_dst(const char *a, const char *b)
+{
+    const char *da = strchr(a, ' '), *db = strchr(b, ' ');
+    if (!da || !db)
+        return false;
+    size_t na = strcspn(++da, ".,"), nb = strcspn(++db, ".,");
+    return na == nb && strncmp(da, db, na) == 0 && strncmp(da, "-", na) != 0;
+}
+
 /* One ALU operation (mul: 0 add ALU, 1 mul ALU) into out. */
 static void gen_alu(struct gen *g, char *out, size_t n, int mul)
 {
@@ -194,7 +206,12 @@ static void gen_alu(struct gen *g, char *out, size_t n, int mul)
     gen_src(g, a, sizeof a, op->fl);
     gen_src(g, b, sizeof b, op->fl);
     unsigned p = take(g, 32);
-    if (has(g, F_PACK) && !periph && p < 15) {
+    /* No pack on an accumulator that would be a regfile-A pack, which the validator forbids there (rule
+     * apack_acc): `mov` (the add ALU's matches the text first, with a regfile-A pack) and any op reading a
+     * regfile-A unpack (one pm bit selects regfile-A pack and unpack, or MUL pack and r4 unpack) */
+    bool acc = strncmp(dst, "ra", 2) != 0;
+    bool a_unpack = (!strncmp(a, "ra", 2) && strchr(a, '.')) || (!strncmp(b, "ra", 2) && strchr(b, '.'));
+    if (has(g, F_PACK) && !periph && p < 15 && !(acc && (!strcmp(op->name, "mov") || a_unpack))) {
         if (mul && p < 5)
             snprintf(pk, sizeof pk, "%s", MPACKS[p]);
         else if (!strncmp(dst, "ra", 2))
@@ -273,7 +290,10 @@ static int gen_program(struct gen *g, struct item *it)
                 gen_alu(g, a, sizeof a, 0);
                 gen_alu(g, b, sizeof b, 1);
                 g->no_periph = 0;
-                snprintf(x->text, sizeof x->text, "%s; %s", a, b);
+                if (same_dst(a, b))   /* both ALUs writing one register: rule dual_write */
+                    snprintf(x->text, sizeof x->text, "%s", a);
+                else
+                    snprintf(x->text, sizeof x->text, "%s; %s", a, b);
             }
         } else if (k < 28 && has(g, F_BRANCH)) {
             x->kind = IT_BRANCH;
