@@ -13,118 +13,20 @@
  * bindings made since (a trail) and tries the next choice.  The first complete match wins.
  * Failures are ranked by how far into the text they happened; the furthest one is reported.  The
  * search prunes (try_format, bundle_part); when a bundle fails and its message is asked for, an
- * unpruned search finds the furthest failure the text really reaches (tsr_asm_message).
+ * unpruned search finds the furthest failure the text really reaches (tsr_asm_message).  The entry points
+ * and field overrides are in asm_bundle.c; the shared state (struct tsr_asm) in asm_match.h.
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "asm_engine.h"
+#include "asm_match.h"
 #include "bits.h"
-
-#define MAX_PARTS 64
-#define STEP_LIMIT 1000000   /* matcher steps per bundle before giving up (pathological templates) */
-
-enum { ST_UNSET, ST_BOUND, ST_DEFAULT };
-enum { K_SEQ, K_ALT, K_OP };
-
-/* Failure kinds in increasing priority (for failures at the same position). */
-enum { F_NONE, F_UNKNOWN, F_SLOT, F_EXPECTED, F_UNEXPECTED, F_OPERAND, F_EXPR, F_UNDEF, F_FIT, F_PARTS, F_CHECK,
-       F_CONFLICT, F_OVERRIDE, F_AMBIG };
-
-struct span { const char *p; uint32_t n; };
-
-struct setrec {        /* 16 bytes */
-    const char *byp;   /* text that bound it (a span: byp, byn) */
-    uint32_t byn;
-    uint8_t st;        /* ST_* */
-    uint8_t verb;      /* verb of the binder */
-};
-struct trail { uint64_t old; struct setrec rec; uint32_t field; };
-struct chk { uint32_t cond; struct span by; };
-struct eqc { uint16_t a, b; uint8_t verb; struct span by; };
-struct mark { size_t ntrail, nchk, neq; };
-
-struct failrec {
-    int kind;
-    uint32_t rank, pos;
-    unsigned field;
-    uint8_t verb;
-    struct span a, b;
-    uint32_t cond;
-    int64_t val;
-    bool valu, rel, huge;    /* F_FIT: val is read as uint64_t; a pc-relative offset; one below -2^63 */
-    const char *text;        /* literal expected, expression error format, format name */
-    uint32_t tpos, tlen;     /* span for the expression error */
-};
-
-struct frame {
-    uint8_t kind;
-    uint8_t verb;                    /* K_ALT: the enclosing context's verb */
-    uint32_t start;                  /* K_ALT: where the alternative's text began */
-    const struct tsr_tc_part *p, *end;   /* K_SEQ */
-    const struct tsr_tc_alt *alt;    /* K_ALT */
-    unsigned op;                     /* K_OP */
-    int k, t;                        /* K_OP: bundle part, slot position */
-    const struct frame *next;
-};
-
-struct ovr { int kind; unsigned idx; uint64_t val; };   /* kind 0 field, 1 ignore range */
-
-struct tsr_asm {
-    const struct tsr_tc_isa *isa;
-    uint64_t *f;
-    uint64_t *mask;                  /* per field: its width's mask */
-    struct setrec *set;
-    uint16_t *op;
-    struct trail *trail;
-    size_t ntrail, ctrail;
-    struct chk *chk;
-    size_t nchk, cchk;
-    struct eqc *eq;
-    size_t neq, ceq;
-    const char *s;                   /* bundle text */
-    uint32_t n;                      /* its length (overrides excluded) */
-    uint32_t pstart[MAX_PARTS], pend[MAX_PARTS];
-    uint64_t have[MAX_PARTS][2];     /* characters (0..127) present in each part */
-    int nparts;
-    uint32_t lim;                    /* end of the part being matched */
-    unsigned fmt;
-    uint8_t verb;
-    uint64_t pc;
-    unsigned long steps;
-    bool aborted;
-    struct failrec fail;
-    const struct tsr_asm_syms *syms;
-    struct ovr *ovr;
-    size_t novr, covr;
-    /* Operand alternatives known not to match the text at a position (whatever the bindings): a
-     * direct-mapped set of alt << 12 | pos, valid while gen equals the bundle's generation. */
-    struct { uint32_t key, gen; } memo[1024];
-    uint32_t gen;
-    unsigned long nconflict, naltdone;   /* counters telling a textual failure from the others */
-    bool env;                        /* the result depends on pc or on symbols, not only on the text */
-    /* Mnemonic index: the ops whose key starts with character c (c < 128), then those with no key,
-     * each run in declaration order: byfirst[byoff[c] .. byoff[c+1]-1]; c = 128 for keyless ops. */
-    uint32_t byoff[130];
-    uint16_t *byfirst;
-    uint8_t *fmt_slot;               /* fmt_slot[f * nslots + s]: slot s is in format f */
-    int pin;                         /* the bundle's format pin (tsr_asm_bundle) */
-    bool pending;                    /* the last bundle failed; its message is not worked out yet */
-    bool too_many;                   /* matching only the first nparts parts of a longer bundle */
-    bool diagnose;                   /* the diagnosing search: no pruning (tsr_asm_message) */
-    uint32_t *root;                  /* root[t * 128 + c]: trie node of table t's names starting with c, or 0 */
-    /* Candidate ops of each bundle part (mnemonic and required characters pass), declaration order. */
-    uint16_t *cand;                  /* MAX_PARTS rows of nops entries */
-    uint32_t ncand[MAX_PARTS];
-    char msg[512];
-    size_t msgpos;
-};
 
 /* ---- small helpers ------------------------------------------------------------------------------ */
 
-static void *xrealloc(void *p, size_t n)
+void *am_xrealloc(void *p, size_t n)
 {
     p = realloc(p, n ? n : 1);
     if (!p) {
@@ -132,16 +34,6 @@ static void *xrealloc(void *p, size_t n)
         abort();
     }
     return p;
-}
-
-#define PUSH(arr, n, cap) \
-    do { if ((n) == (cap)) { (cap) = (cap) ? (cap) * 2 : 32; (arr) = xrealloc((arr), (cap) * sizeof *(arr)); } } while (0)
-
-static uint32_t skip_ws(const struct tsr_asm *a, uint32_t pos)
-{
-    while (pos < a->lim && tsr_asm_isblank(a->s[pos]))
-        pos++;
-    return pos;
 }
 
 static struct span by_of(const struct setrec *r)
@@ -171,17 +63,12 @@ static struct span resolved(struct span x)
     return x;
 }
 
-static uint64_t fmask(const struct tsr_asm *a, unsigned field)
-{
-    return a->mask[field];
-}
-
 static struct mark mark(const struct tsr_asm *a)
 {
     return (struct mark){a->ntrail, a->nchk, a->neq};
 }
 
-static void restore(struct tsr_asm *a, struct mark m)
+void am_restore(struct tsr_asm *a, struct mark m)
 {
     while (a->ntrail > m.ntrail) {
         struct trail *t = &a->trail[--a->ntrail];
@@ -249,7 +136,7 @@ static bool within(const struct tsr_asm *a, const char *p)
     return x >= b && x <= b + a->n;
 }
 
-static void format_fail(struct tsr_asm *a)
+void am_format_fail(struct tsr_asm *a)
 {
     a->fail.a = resolved(a->fail.a);
     a->fail.b = resolved(a->fail.b);
@@ -461,7 +348,7 @@ static bool lit_match(const struct tsr_asm *a, const char *text, unsigned len, b
 }
 
 /* Does s[from..to) name a symbol (a letter or '_' outside a number)? */
-static bool has_name(const char *s, size_t from, size_t to)
+bool am_has_name(const char *s, size_t from, size_t to)
 {
     for (size_t i = from; i < to; i++) {
         if (s[i] >= '0' && s[i] <= '9') {
@@ -476,7 +363,7 @@ static bool has_name(const char *s, size_t from, size_t to)
 }
 
 /* Does v (an integer; u: read as uint64_t, 2^63 .. 2^64-1) fit field fd: -2^(w-1) .. 2^w-1 (docs/asm.md)? */
-static bool fits(const struct tsr_tc_field *fd, int64_t v, bool u)
+bool am_fits(const struct tsr_tc_field *fd, int64_t v, bool u)
 {
     if (fd->width >= 64)
         return true;
@@ -498,7 +385,7 @@ static bool cont(struct tsr_asm *a, uint32_t pos, const struct frame *k)
                 return true;
             a->verb = inner;
         }
-        restore(a, m);
+        am_restore(a, m);
         return false;
     }
     default: {
@@ -515,7 +402,7 @@ static bool cont(struct tsr_asm *a, uint32_t pos, const struct frame *k)
             bundle_part(a, k->k + 1, k->t + 1))
             return true;
         a->lim = lim;
-        restore(a, m);
+        am_restore(a, m);
         return false;
     }
     }
@@ -577,7 +464,7 @@ static bool table_hole(struct tsr_asm *a, const struct tsr_tc_part *p, const str
             struct mark m = mark(a);
             if (bind(a, p->field, cc[nc], (struct span){s + pos, L}, pos + L) && match(a, p + 1, end, pos + L, k))
                 return true;
-            restore(a, m);
+            am_restore(a, m);
             if (a->aborted)
                 return false;
         }
@@ -587,7 +474,7 @@ static bool table_hole(struct tsr_asm *a, const struct tsr_tc_part *p, const str
         size_t e, ep, el;
         const char *err;
         int r = tsr_asm_expr(s, pos, a->lim, a->syms, &e, &v, &err, &ep, &el);
-        if (r > 0 && has_name(s, pos, e))
+        if (r > 0 && am_has_name(s, pos, e))
             a->env = true;
         if (r > 0) {
             const struct tsr_tc_num *nu = isa->nums + T->num_first;
@@ -609,7 +496,7 @@ static bool table_hole(struct tsr_asm *a, const struct tsr_tc_part *p, const str
                 if (bind(a, p->field, nu[i].code, trimmed(a, pos, (uint32_t)e), (uint32_t)e) &&
                     match(a, p + 1, end, (uint32_t)e, k))
                     return true;
-                restore(a, m);
+                am_restore(a, m);
                 if (a->aborted)
                     return false;
             }
@@ -645,7 +532,7 @@ static bool number_hole(struct tsr_asm *a, const struct tsr_tc_part *p, const st
         }
         return false;
     }
-    if (has_name(a->s, pos, e) || (p->kind == TSR_TC_LABEL && p->pcrel))
+    if (am_has_name(a->s, pos, e) || (p->kind == TSR_TC_LABEL && p->pcrel))
         a->env = true;
     int64_t x;
     bool u = false;
@@ -680,7 +567,7 @@ static bool number_hole(struct tsr_asm *a, const struct tsr_tc_part *p, const st
             u = false;
         }
     }
-    if (huge || !fits(fd, x, u)) {
+    if (huge || !am_fits(fd, x, u)) {
         if (record(a, F_FIT, pos)) {
             a->fail.field = p->field;
             a->fail.val = x;
@@ -696,7 +583,7 @@ static bool number_hole(struct tsr_asm *a, const struct tsr_tc_part *p, const st
     if (bind(a, p->field, (uint64_t)x, trimmed(a, pos, (uint32_t)e), (uint32_t)e) &&
         match(a, p + 1, end, (uint32_t)e, k))
         return true;
-    restore(a, m);
+    am_restore(a, m);
     return false;
 }
 
@@ -745,7 +632,7 @@ static bool match(struct tsr_asm *a, const struct tsr_tc_part *p, const struct t
                 struct mark m = mark(a);
                 if (bind_conds(a, p->cond, p->ncond, trimmed(a, q, e), e) && match(a, p + 1, end, e, k))
                     return true;
-                restore(a, m);
+                am_restore(a, m);
                 if (a->aborted)
                     return false;
             }
@@ -844,7 +731,7 @@ static bool finalize(struct tsr_asm *a)
 fail:
     for (unsigned i = 0; i < nfilled; i++)
         a->op[filled[i]] = TSR_TC_NO_OP;
-    restore(a, m);
+    am_restore(a, m);
     a->verb = sv;
     return false;
 }
@@ -908,7 +795,7 @@ static bool bundle_part(struct tsr_asm *a, int k, int s)
 }
 
 /* The candidate ops of part k: those whose mnemonic key and required characters fit its text. */
-static void candidates(struct tsr_asm *a, int k)
+void am_candidates(struct tsr_asm *a, int k)
 {
     const struct tsr_tc_isa *isa = a->isa;
     uint32_t q = a->pstart[k], run;
@@ -965,7 +852,7 @@ static bool try_format(struct tsr_asm *a, unsigned fi, bool filter)
         if (!part_possible(a, fi, k))
             return false;
     /* every field change is on the trail: undoing all of it gives the all-unset state back */
-    restore(a, (struct mark){0, 0, 0});
+    am_restore(a, (struct mark){0, 0, 0});
     for (unsigned i = 0; i < isa->nslots; i++)
         a->op[i] = TSR_TC_NO_OP;
     a->fmt = fi;
@@ -1003,7 +890,7 @@ static bool try_format(struct tsr_asm *a, unsigned fi, bool filter)
 
 /* The search over the formats (pin >= 0: that one only).  Returns whether one matched; else a->fail is
  * the furthest failure.  diagnose: no pruning (tsr_asm_message). */
-static bool search(struct tsr_asm *a, bool diagnose)
+bool am_search(struct tsr_asm *a, bool diagnose)
 {
     const struct tsr_tc_isa *isa = a->isa;
     memset(&a->fail, 0, sizeof a->fail);
@@ -1018,310 +905,6 @@ static bool search(struct tsr_asm *a, bool diagnose)
         if (a->pin < 0 || (unsigned)a->pin == fi)
             ok = try_format(a, fi, !diagnose);
     if (!ok)
-        restore(a, (struct mark){0, 0, 0});
+        am_restore(a, (struct mark){0, 0, 0});
     return ok;
-}
-
-/* ---- overrides ---------------------------------------------------------------------------------- */
-
-static int ovr_fail(struct tsr_asm *a, const char *msg, uint32_t pos, uint32_t len)
-{
-    snprintf(a->msg, sizeof a->msg, msg, (int)len, a->s + pos);
-    a->msgpos = pos;
-    return -1;
-}
-
-/* Parses `{name=value, ...}` in s[from..to) (braces included).  Sets *pin for `format=NAME`. */
-static int parse_overrides(struct tsr_asm *a, uint32_t from, uint32_t to, int *pin)
-{
-    const struct tsr_tc_isa *isa = a->isa;
-    const char *s = a->s;
-    uint32_t p = from + 1;
-    to--;   /* the closing brace */
-    a->lim = to;
-    for (;;) {
-        p = skip_ws(a, p);
-        if (p >= to)
-            break;
-        uint32_t q = p;
-        while (q < to && tsr_asm_isident(s[q]))
-            q++;
-        if (q == p)
-            return ovr_fail(a, "expected a field name in overrides, found '%.*s'", p, 1);
-        uint32_t name = p, nlen = q - p;
-        int kind = 0;
-        unsigned idx = 0;
-        q = skip_ws(a, q);
-        if (nlen == 6 && memcmp(s + name, "ignore", 6) == 0 && q < to && s[q] == '[') {
-            kind = 1;
-            q++;
-            while (q < to && s[q] >= '0' && s[q] <= '9')
-                idx = idx * 10 + (unsigned)(s[q++] - '0');
-            if (q >= to || s[q] != ']')
-                return ovr_fail(a, "expected 'ignore[N]' in overrides, found '%.*s'", name, q - name);
-            q = skip_ws(a, q + 1);
-        } else if (nlen == 6 && memcmp(s + name, "format", 6) == 0) {
-            kind = 2;
-        } else {
-            for (idx = 0; idx < isa->nfields; idx++)
-                if (strlen(isa->fields[idx].name) == nlen && memcmp(isa->fields[idx].name, s + name, nlen) == 0)
-                    break;
-            if (idx == isa->nfields)
-                return ovr_fail(a, "unknown field '%.*s' in overrides", name, nlen);
-        }
-        if (q >= to || s[q] != '=')
-            return ovr_fail(a, "expected '=' after '%.*s'", name, nlen);
-        q = skip_ws(a, q + 1);
-        if (kind == 2) {
-            uint32_t r = q;
-            while (r < to && tsr_asm_isident(s[r]))
-                r++;
-            unsigned fi;
-            for (fi = 0; fi < isa->nformats; fi++)
-                if (strlen(isa->formats[fi].name) == r - q && memcmp(isa->formats[fi].name, s + q, r - q) == 0)
-                    break;
-            if (fi == isa->nformats)
-                return ovr_fail(a, "unknown format '%.*s'", q, r > q ? r - q : 1);
-            *pin = (int)fi;
-            p = r;
-        } else {
-            struct tsr_asm_val v;
-            size_t e, ep, el;
-            const char *err;
-            int r = tsr_asm_expr(s, q, to, a->syms, &e, &v, &err, &ep, &el);
-            if (r > 0 && has_name(s, q, e))
-                a->env = true;
-            if (r < 0)
-                return ovr_fail(a, err, (uint32_t)ep, (uint32_t)el);
-            if (r == 0 || v.fl)
-                return ovr_fail(a, "expected an integer value for '%.*s'", name, nlen);
-            PUSH(a->ovr, a->novr, a->covr);
-            a->ovr[a->novr++] = (struct ovr){kind, idx, (uint64_t)v.i};
-            if (kind == 0 && !fits(&isa->fields[idx], v.i, v.u)) {
-                snprintf(a->msg, sizeof a->msg, "value '%.*s' does not fit field %s (%u bits)", (int)(e - q), s + q,
-                         isa->fields[idx].name, (unsigned)isa->fields[idx].width);
-                a->msgpos = q;
-                return -1;
-            }
-            p = (uint32_t)e;
-        }
-        p = skip_ws(a, p);
-        if (p < to && s[p] == ',') {
-            p++;
-            continue;
-        }
-        if (p < to)
-            return ovr_fail(a, "expected ',' or '}' in overrides, found '%.*s'", p, 1);
-    }
-    return 0;
-}
-
-/* ---- entry points ------------------------------------------------------------------------------- */
-
-struct tsr_asm *tsr_asm_new(const struct tsr_tc_isa *isa)
-{
-    struct tsr_asm *a = xrealloc(NULL, sizeof *a);
-    memset(a, 0, sizeof *a);
-    a->isa = isa;
-    a->f = xrealloc(NULL, (isa->nfields + 1) * sizeof *a->f);
-    a->mask = xrealloc(NULL, (isa->nfields + 1) * sizeof *a->mask);
-    for (unsigned i = 0; i < isa->nfields; i++)
-        a->mask[i] = tsr_bits_mask(isa->fields[i].width);
-    a->set = xrealloc(NULL, (isa->nfields + 1) * sizeof *a->set);
-    memset(a->f, 0, (isa->nfields + 1) * sizeof *a->f);
-    memset(a->set, 0, (isa->nfields + 1) * sizeof *a->set);
-    a->op = xrealloc(NULL, (isa->nslots + 1) * sizeof *a->op);
-    a->cand = xrealloc(NULL, (size_t)MAX_PARTS * (isa->nops + 1) * sizeof *a->cand);
-    a->byfirst = xrealloc(NULL, (isa->nops + 1) * sizeof *a->byfirst);
-    uint32_t n = 0;
-    for (unsigned c = 0; c <= 128; c++) {
-        a->byoff[c] = n;
-        for (unsigned i = 0; i < isa->nops; i++) {
-            const struct tsr_tc_op *op = &isa->ops[i];
-            if (c < 128 ? (op->keylen && (unsigned char)op->key[0] == c)
-                        : (!op->keylen || (unsigned char)op->key[0] >= 128))
-                a->byfirst[n++] = (uint16_t)i;
-        }
-    }
-    a->byoff[129] = n;
-    a->root = xrealloc(NULL, ((size_t)isa->ntables * 128 + 1) * sizeof *a->root);
-    memset(a->root, 0, ((size_t)isa->ntables * 128 + 1) * sizeof *a->root);
-    for (unsigned t = 0; t < isa->ntables; t++) {
-        const struct tsr_tc_trie *r = &isa->tries[isa->tables[t].trie];
-        if (!isa->tables[t].nnames)
-            continue;
-        for (unsigned i = 0; i < r->nkid; i++)
-            if (isa->tries[r->kid + i].ch < 128)
-                a->root[t * 128 + isa->tries[r->kid + i].ch] = r->kid + i;
-    }
-    a->fmt_slot = xrealloc(NULL, (size_t)isa->nformats * isa->nslots + 1);
-    memset(a->fmt_slot, 0, (size_t)isa->nformats * isa->nslots + 1);
-    for (unsigned f = 0; f < isa->nformats; f++)
-        for (uint32_t t = 0; t < isa->formats[f].nslot; t++)
-            a->fmt_slot[f * isa->nslots + isa->idx[isa->formats[f].slot + t]] = 1;
-    return a;
-}
-
-void tsr_asm_free(struct tsr_asm *a)
-{
-    if (!a)
-        return;
-    free(a->f);
-    free(a->mask);
-    free(a->set);
-    free(a->op);
-    free(a->trail);
-    free(a->chk);
-    free(a->eq);
-    free(a->ovr);
-    free(a->cand);
-    free(a->byfirst);
-    free(a->fmt_slot);
-    free(a->root);
-    free(a);
-}
-
-void tsr_asm_use_syms(struct tsr_asm *a, const struct tsr_asm_syms *syms)
-{
-    a->syms = syms;
-}
-
-bool tsr_asm_env_used(const struct tsr_asm *a)
-{
-    return a->env;
-}
-
-const char *tsr_asm_message(struct tsr_asm *a, size_t *offset)
-{
-    if (a->pending) {
-        /* The fast search prunes (formats whose parts cannot all be its ops, slot placements that leave
-         * too few slots for the parts after), so its furthest failure may lie beyond where the text
-         * really stops matching (`mov interrupt, 1; nop`: at `nop`, which the load-immediate format has
-         * no slot for).  A second search without pruning finds the real one; it is done only for a
-         * message (the packer and the disassembler's round trip try many bundles that fail). */
-        struct failrec before = a->fail;
-        a->pending = false;
-        a->diagnose = true;
-        if (search(a, true))   /* cannot happen: pruning only drops what cannot match */
-            a->fail = before;
-        if (a->aborted)   /* step limit: keep what the fast search found */
-            a->fail = before;
-        a->diagnose = false;
-        format_fail(a);
-    }
-    if (offset)
-        *offset = a->msgpos;
-    return a->msg;
-}
-
-int tsr_asm_bundle(struct tsr_asm *a, const char *s, size_t n, uint64_t pc, int pin, void *inst)
-{
-    const struct tsr_tc_isa *isa = a->isa;
-    if (n > UINT32_MAX / 2)
-        n = UINT32_MAX / 2;
-    a->s = s;
-    a->n = (uint32_t)n;
-    a->lim = a->n;
-    a->pc = pc;
-    a->novr = 0;
-    a->env = false;
-    a->msg[0] = 0;
-    a->msgpos = 0;
-    a->pending = false;
-    /* a trailing override group */
-    uint32_t e = a->n;
-    while (e > 0 && tsr_asm_isblank(s[e - 1]))
-        e--;
-    if (e > 0 && s[e - 1] == '}') {
-        uint32_t b = e - 1;
-        while (b > 0 && s[b - 1] != '{')
-            b--;
-        if (b == 0)
-            return ovr_fail(a, "unbalanced '%.*s'", e - 1, 1);
-        b--;
-        if (parse_overrides(a, b, e, &pin) < 0)
-            return -1;
-        a->n = b;
-        a->lim = b;
-    }
-    /* parts */
-    a->nparts = 0;
-    uint32_t st = 0;
-    for (uint32_t i = 0;; i++) {
-        if (i == a->n || s[i] == ';') {
-            if (a->nparts == MAX_PARTS)
-                return ovr_fail(a, "too many bundle parts (more than 64) at '%.*s'", i, 1);
-            uint32_t q = st;
-            while (q < i && tsr_asm_isblank(s[q]))
-                q++;
-            if (q == i)
-                return ovr_fail(a, i == a->n && a->nparts == 0 ? "empty bundle%.*s" : "empty bundle part%.*s",
-                                i, 0);
-            a->pstart[a->nparts] = st;
-            a->pend[a->nparts] = i;
-            a->have[a->nparts][0] = a->have[a->nparts][1] = 0;
-            for (uint32_t j = st; j < i; j++) {
-                unsigned char c = (unsigned char)s[j];
-                if (c < 128)
-                    a->have[a->nparts][c >> 6] |= (uint64_t)1 << (c & 63);
-            }
-            a->nparts++;
-            st = i + 1;
-            if (i == a->n)
-                break;
-        }
-    }
-    for (int k = 0; k < a->nparts; k++)
-        candidates(a, k);
-    a->pin = pin;
-    if (!search(a, false)) {
-        a->pending = !a->aborted;   /* the message is worked out when asked for (tsr_asm_message) */
-        if (a->aborted)
-            format_fail(a);
-        return -1;
-    }
-    /* the result */
-    const struct tsr_tc_format *F = &isa->formats[a->fmt];
-    unsigned char *ib = inst;
-    memset(ib, 0, isa->inst_size);
-    ib[0] = (unsigned char)a->fmt;
-    uint16_t *ops = (uint16_t *)(void *)(ib + isa->off_op);
-    uint32_t *ign = (uint32_t *)(void *)(ib + isa->off_ignored);
-    uint64_t *f = (uint64_t *)(void *)(ib + isa->off_f);
-    for (unsigned i = 0; i < isa->nslots; i++)
-        ops[i] = TSR_TC_NO_OP;
-    for (uint32_t t = 0; t < F->nslot; t++) {
-        unsigned slot = isa->idx[F->slot + t];
-        ops[slot] = a->op[slot];
-    }
-    for (uint32_t i = 0; i < F->nfield; i++) {
-        unsigned fd = isa->idx[F->field + i];
-        f[fd] = a->f[fd];
-    }
-    restore(a, (struct mark){0, 0, 0});
-    for (size_t i = 0; i < a->novr; i++) {
-        const struct ovr *o = &a->ovr[i];
-        if (o->kind == 0) {
-            bool in = false;
-            for (uint32_t j = 0; j < F->nfield && !in; j++)
-                in = isa->idx[F->field + j] == o->idx;
-            if (!in) {
-                snprintf(a->msg, sizeof a->msg, "field %s is not part of format '%s'", isa->fields[o->idx].name,
-                         F->name);
-                a->msgpos = a->n;
-                return -1;
-            }
-            f[o->idx] = o->val & fmask(a, o->idx);
-        } else {
-            if (o->idx >= F->nign) {
-                snprintf(a->msg, sizeof a->msg, "format '%s' has %u ignore range%s; no ignore[%u]", F->name,
-                         (unsigned)F->nign, F->nign == 1 ? "" : "s", o->idx);
-                a->msgpos = a->n;
-                return -1;
-            }
-            const struct tsr_tc_range *r = &isa->ranges[F->ign + o->idx];
-            tsr_wide_insert(ign, r->hi, r->lo, o->val);
-        }
-    }
-    return 0;
 }
