@@ -21,7 +21,6 @@
 
 #include "asm_engine.h"
 #include "bits.h"
-#include "dis_exact.h"
 #include "fileout.h"
 #include "text/textcodec.h"
 
@@ -34,14 +33,6 @@ struct dis {
     struct tsr_tc_cache cache; /* disasm_program: word -> text of the words that print no label */
     uint8_t *op_label;         /* per op: its template can print a label (LBL_YES), computed by dis_init */
     uint8_t *opnd_label;       /* per operand: the same (LBL_*), scratch of dis_init */
-    /* print_bundle's log for the exactness proof (dis_exact.h): events relative to ev_base in the output */
-    struct tsr_dis_ev *ev;
-    size_t nev, cev, ev_base;
-    struct tsr_dis_slotp sp[64];
-    size_t nsp;
-    bool sp_over;              /* more printed slots than sp holds: no proof */
-    struct tsr_dis_exact exact;
-    int verify;                /* TESSERA_DIS_VERIFY set: also check the proven bundles, abort on a difference */
 };
 
 enum { LBL_UNKNOWN, LBL_VISITING, LBL_NO, LBL_YES };
@@ -72,25 +63,6 @@ static bool cond_holds(const struct tsr_tc_isa *isa, uint32_t first, uint32_t n,
             return false;
     }
     return true;
-}
-
-/* Starts the log event of a part printed from out->len (its end is set when known).  Returns its index. */
-static size_t ev_open(struct dis *d, const struct tsr_buf *out, uint32_t what)
-{
-    if (d->nev == d->cev) {
-        d->cev = d->cev ? d->cev * 2 : 256;
-        d->ev = realloc(d->ev, d->cev * sizeof *d->ev);
-        if (!d->ev)
-            abort();
-    }
-    d->ev[d->nev].pos = d->ev[d->nev].end = (uint32_t)(out->len - d->ev_base);
-    d->ev[d->nev].what = what;
-    return d->nev++;
-}
-
-static void ev_close(struct dis *d, size_t e, const struct tsr_buf *out)
-{
-    d->ev[e].end = (uint32_t)(out->len - d->ev_base);
 }
 
 static void put(struct tsr_buf *out, const char *s, size_t n)
@@ -200,7 +172,6 @@ static bool print_seq(struct dis *d, uint32_t first, uint32_t n, const uint64_t 
     char b[48];
     for (uint32_t i = 0; i < n; i++) {
         const struct tsr_tc_part *p = &isa->parts[first + i];
-        size_t ev = ev_open(d, out, 0);
         switch (p->kind) {
         case TSR_TC_TEXT:
             put(out, p->text, p->len);
@@ -232,7 +203,6 @@ static bool print_seq(struct dis *d, uint32_t first, uint32_t n, const uint64_t 
             }
             if (!pr)
                 return false;
-            d->ev[ev].what = pr->kind;
             if (pr->kind == TSR_TC_PRINT_NAME) {
                 tsr_buf_puts(out, pr->name);
             } else if (pr->kind == TSR_TC_PRINT_INT) {
@@ -261,10 +231,8 @@ static bool print_seq(struct dis *d, uint32_t first, uint32_t n, const uint64_t 
             break;
         }
         case TSR_TC_OPT:
-            if (cond_holds(isa, p->cond, p->ncond, f)) {
+            if (cond_holds(isa, p->cond, p->ncond, f))
                 put(out, p->text, p->len);
-                d->ev[ev].what = 1;
-            }
             break;
         case TSR_TC_OPND: {
             const struct tsr_tc_opnd *o = &isa->opnds[p->arg];
@@ -273,14 +241,12 @@ static bool print_seq(struct dis *d, uint32_t first, uint32_t n, const uint64_t 
                 const struct tsr_tc_alt *alt = &isa->alts[o->alt + j];
                 if (!cond_holds(isa, alt->cond, alt->ncond, f))
                     continue;
-                size_t mark = out->len, lmark = d->nlabels, emark = d->nev;
-                d->ev[ev].what = j;
+                size_t mark = out->len, lmark = d->nlabels;
                 if (print_seq(d, alt->part, alt->npart, f, pc, out))
                     done = true;
                 else {
                     truncate_to(out, mark);
                     d->nlabels = lmark;
-                    d->nev = emark;
                 }
             }
             if (!done)
@@ -288,7 +254,6 @@ static bool print_seq(struct dis *d, uint32_t first, uint32_t n, const uint64_t 
             break;
         }
         }
-        ev_close(d, ev, out);
     }
     return true;
 }
@@ -311,25 +276,16 @@ static bool print_bundle(struct dis *d, const void *inst, uint64_t pc, bool all,
     }
     *partial = last + 1 < (int)F->nslot;
     size_t start = out->len;
-    d->nev = d->nsp = 0;
-    d->ev_base = start;
-    d->sp_over = false;
     for (int t = 0; t <= last; t++) {
         const struct tsr_tc_op *op = &isa->ops[ops[isa->idx[F->slot + (uint32_t)t]]];
-        size_t mark = out->len, emark = d->nev;
+        size_t mark = out->len;
         if (out->len > start)
             put(out, "; ", 2);
         size_t body = out->len;
         if (!print_seq(d, op->part, op->npart, f, pc, out))
             return false;
-        if (out->len == body) {
+        if (out->len == body)
             truncate_to(out, mark);
-            d->nev = emark;
-        } else if (d->nsp < sizeof d->sp / sizeof *d->sp) {
-            d->sp[d->nsp++] = (struct tsr_dis_slotp){(uint32_t)t, (uint32_t)emark};
-        } else {
-            d->sp_over = true;
-        }
     }
     return out->len > start;
 }
@@ -349,14 +305,6 @@ static void put_value(struct tsr_buf *out, uint64_t v)
         tsr_buf_printf(out, "0x%" PRIx64, v);
 }
 
-/* TESSERA_DIS_VERIFY: the full check disagrees with the proof (a bug in dis_exact.c). */
-static _Noreturn void proof_wrong(const struct tsr_buf *out, size_t start)
-{
-    fprintf(stderr, "tessera: internal error: the exactness proof accepted '%.*s'\n", (int)(out->len - start),
-            out->data + start);
-    abort();
-}
-
 /* Prints the bundle (all: every slot) and the overrides its text needs.  Returns the number of
  * overrides, or -1 when the text cannot be made exact (then the caller prints `.word`). */
 static int attempt(struct dis *d, unsigned fmt, uint64_t pc, bool all, bool *partial, struct tsr_buf *out)
@@ -365,20 +313,11 @@ static int attempt(struct dis *d, unsigned fmt, uint64_t pc, bool all, bool *par
     size_t start = out->len;
     if (!print_bundle(d, d->inst, pc, all, partial, out))
         return -1;
-    /* most bundles: shown exact without assembling the text (dis_exact.c) */
-    bool proven = !d->sp_over &&
-                  tsr_dis_exact(isa, &d->exact, d->inst, out->data + start, out->len - start, d->ev, d->nev, d->sp,
-                                d->nsp);
-    if (proven && !d->verify)
-        return 0;
     bool pinned = false;
     if (tsr_asm_bundle(d->a, out->data + start, out->len - start, pc, -1, d->inst2) < 0 ||
         ((unsigned char *)d->inst2)[0] != fmt) {
-        if (tsr_asm_bundle(d->a, out->data + start, out->len - start, pc, (int)fmt, d->inst2) < 0) {
-            if (proven)
-                proof_wrong(out, start);
+        if (tsr_asm_bundle(d->a, out->data + start, out->len - start, pc, (int)fmt, d->inst2) < 0)
             return -1;
-        }
         pinned = true;
     }
     const struct tsr_tc_format *F = &isa->formats[fmt];
@@ -406,8 +345,6 @@ static int attempt(struct dis *d, unsigned fmt, uint64_t pc, bool all, bool *par
     }
     if (n)
         tsr_buf_puts(out, "}");
-    if (proven && n)
-        proof_wrong(out, start);
     return n;
 }
 
@@ -500,8 +437,6 @@ static void dis_init(struct dis *d, const struct tsr_tc_isa *isa)
     d->a = tsr_asm_new(isa);
     d->inst = calloc(1, isa->inst_size + 16);
     d->inst2 = calloc(1, isa->inst_size + 16);
-    const char *v = getenv("TESSERA_DIS_VERIFY");
-    d->verify = v && *v && strcmp(v, "0") != 0;
     d->op_label = calloc(isa->nops + 1, 1);
     d->opnd_label = calloc(isa->nopnds + 1, 1);
     if (!d->inst || !d->inst2 || !d->op_label || !d->opnd_label)
@@ -519,8 +454,6 @@ static void dis_fini(struct dis *d)
     free(d->labels);
     free(d->op_label);
     free(d->opnd_label);
-    free(d->ev);
-    tsr_dis_exact_free(&d->exact);
 }
 
 /* One-instruction calls (a simulator's trace prints every bundle) reuse a per-thread context for the
