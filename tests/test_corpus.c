@@ -146,7 +146,9 @@ Test(corpus, streamed_disassembly_is_identical)
 		expect_stream_text(t, w.w, w.count, 0x1000, programs[p]);
 		tsr_words_free(&w);
 	}
-	enum { N = 20000 };
+	/* more distinct words than the memo keeps (TSR_TC_CACHE_MAX, 65,536): the label pass skips the words that
+	 * cannot print a label, and the printing pass disassembles each word not kept */
+	enum { N = 70000 };
 	uint32_t *w = malloc(2 * N * sizeof *w);
 	uint64_t x = 0x2545f4914f6cdd1du;
 	for (int i = 0; i < 2 * N; i++) {
@@ -155,8 +157,12 @@ Test(corpus, streamed_disassembly_is_identical)
 		x ^= x << 17;
 		w[i] = (uint32_t)(x >> 13);
 	}
-	for (int i = 0; i < N; i += 7)   /* branches: (sig 15) to nearby targets */
+	for (int i = 0; i < N; i += 7)   /* branches: (sig 15) to random targets */
 		w[2 * i + 1] = 0xf0000000u | (w[2 * i + 1] & 0x0fffffffu);
+	for (int i = 3; i < N; i += 11) {   /* and branches into the program: labels */
+		w[2 * i + 1] = 0xf0000000u | (w[2 * i + 1] & 0x0fffffffu);
+		w[2 * i] = (uint32_t)(-8 * (i % 997));
+	}
 	expect_stream_text(t, w, N, 0, "random words");
 	int calls = 0;
 	cr_expect_eq(tsr_tc_disasm_program_stream(t->text, w, N, 0, refuse, &calls), -1);

@@ -31,7 +31,11 @@ struct dis {
     uint64_t *labels;          /* label targets printed (current program) */
     size_t nlabels, clabels;
     struct tsr_tc_cache cache; /* disasm_program: word -> text of the words that print no label */
+    uint8_t *op_label;         /* per op: its template can print a label (LBL_YES), computed by dis_init */
+    uint8_t *opnd_label;       /* per operand: the same (LBL_*), scratch of dis_init */
 };
+
+enum { LBL_UNKNOWN, LBL_VISITING, LBL_NO, LBL_YES };
 
 static const uint64_t *fields_of(const struct tsr_tc_isa *isa, const void *inst)
 {
@@ -382,6 +386,50 @@ raw:
     put_word(isa, w, out);
 }
 
+/* Whether the parts [first, first+n) can print a label: a `{label:...}` part, directly or in any
+ * alternative of an operand (an operand met again while it is being examined adds nothing new). */
+static bool seq_label(struct dis *d, uint32_t first, uint32_t n)
+{
+    const struct tsr_tc_isa *isa = d->isa;
+    for (uint32_t i = 0; i < n; i++) {
+        const struct tsr_tc_part *p = &isa->parts[first + i];
+        if (p->kind == TSR_TC_LABEL)
+            return true;
+        if (p->kind != TSR_TC_OPND)
+            continue;
+        uint8_t *st = &d->opnd_label[p->arg];
+        if (*st == LBL_UNKNOWN) {
+            const struct tsr_tc_opnd *o = &isa->opnds[p->arg];
+            bool any = false;
+            *st = LBL_VISITING;
+            for (uint32_t j = 0; j < o->nalt && !any; j++)
+                any = seq_label(d, isa->alts[o->alt + j].part, isa->alts[o->alt + j].npart);
+            *st = any ? LBL_YES : LBL_NO;
+        }
+        if (*st == LBL_YES)
+            return true;
+    }
+    return false;
+}
+
+/* Whether the instruction decoded in d->inst can print a label: one of its format's ops can.  When not,
+ * its text depends on nothing but its words (a first pass looking for labels can skip it). */
+static bool may_label(const struct dis *d)
+{
+    const struct tsr_tc_isa *isa = d->isa;
+    unsigned fmt = ((const unsigned char *)d->inst)[0];
+    if (fmt >= isa->nformats)
+        return false;   /* printed as `.word` */
+    const struct tsr_tc_format *F = &isa->formats[fmt];
+    const uint16_t *ops = ops_of(isa, d->inst);
+    for (uint32_t t = 0; t < F->nslot; t++) {
+        unsigned op = ops[isa->idx[F->slot + t]];
+        if (op < isa->nops && d->op_label[op] == LBL_YES)
+            return true;
+    }
+    return false;
+}
+
 static void dis_init(struct dis *d, const struct tsr_tc_isa *isa)
 {
     memset(d, 0, sizeof *d);
@@ -389,8 +437,12 @@ static void dis_init(struct dis *d, const struct tsr_tc_isa *isa)
     d->a = tsr_asm_new(isa);
     d->inst = calloc(1, isa->inst_size + 16);
     d->inst2 = calloc(1, isa->inst_size + 16);
-    if (!d->inst || !d->inst2)
+    d->op_label = calloc(isa->nops + 1, 1);
+    d->opnd_label = calloc(isa->nopnds + 1, 1);
+    if (!d->inst || !d->inst2 || !d->op_label || !d->opnd_label)
         abort();
+    for (unsigned i = 0; i < isa->nops; i++)
+        d->op_label[i] = seq_label(d, isa->ops[i].part, isa->ops[i].npart) ? LBL_YES : LBL_NO;
 }
 
 static void dis_fini(struct dis *d)
@@ -400,6 +452,8 @@ static void dis_fini(struct dis *d)
     free(d->inst);
     free(d->inst2);
     free(d->labels);
+    free(d->op_label);
+    free(d->opnd_label);
 }
 
 /* One-instruction calls (a simulator's trace prints every bundle) reuse a per-thread context for the
@@ -510,9 +564,12 @@ int tsr_tc_disasm_program_stream(const struct tsr_tc_isa *isa, const uint32_t *w
     struct tsr_buf text = {0};
     size_t klen = isa->nwords * sizeof *w, vlen;
     tsr_buf_puts(&text, "");
-    /* pass 1: the labels every instruction's text prints */
+    /* pass 1: the labels every instruction's text prints (only an instruction with an op that can print
+     * one is disassembled here; the others are printed, and remembered, in pass 2) */
     for (size_t i = 0; i < n; i++) {
         const uint32_t *wi = w + i * isa->nwords;
+        if (isa->decode(wi, d.inst) < 0 || !may_label(&d))
+            continue;
         if (tsr_tc_cache_get(&d.cache, wi, klen, &vlen))
             continue;
         size_t l0 = d.nlabels;
@@ -546,8 +603,11 @@ int tsr_tc_disasm_program_stream(const struct tsr_tc_isa *isa, const uint32_t *w
         if (hit) {
             tsr_buf_append(&text, hit, vlen);
         } else {
+            size_t t0 = text.len;
             d.nlabels = 0;
             dis_one(&d, wi, pc, &text);
+            if (d.nlabels == 0)   /* the text does not depend on the address */
+                tsr_tc_cache_put(&d.cache, wi, klen, text.data + t0, text.len - t0);
         }
         tsr_buf_puts(&text, "\n");
         if (text.len >= 65536 || i + 1 == n) {
