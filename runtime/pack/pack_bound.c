@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pack_int.h"
+#include "fileout.h"
 #include "target.h"
 #include "text/textcodec.h"
 #include <xxhash.h>
@@ -39,7 +40,7 @@ struct bound {
     int *skip;                /* per bundle c < T: the units left out of it while it is formed (n each) */
     int W;
     int ncliques, *clique[MAXCLIQUES], csize[MAXCLIQUES];   /* units that pairwise cannot share a bundle */
-    int *ce, *cq, *cbucket;   /* scratch: a clique's unplaced members' estimates and tails; T + 2 buckets */
+    int *cq, *cbucket;        /* scratch of cliques_fail: per estimate 0..T, least tail and count (T + 2) */
     int *est, *q;             /* earliest bundle; bundles from it to the end, its own included */
     /* ops (items) of the units that share bundles: op k of unit owner[k], its slots cand[k] */
     int nitems, *owner, *first, *count;
@@ -77,14 +78,14 @@ static int edge_lat(const struct bound *B, int i, int k)
     return i == B->ctl && B->jump && l < 1 ? 1 : l;
 }
 
+static bool fits(const struct bound *B, const uint64_t *it, int k);
+
 /* Can units a and b share a bundle: does the assembler encode them together (either written with its
  * sources swapped, if commutative), doing what they do alone, without breaking a rule of the description
  * within that bundle (resources, `forbid` at distance 0)?  (A bundle holding more units has their events
  * too: what a pair breaks, a larger bundle with the pair breaks.) */
-static bool can_pair(const struct tsr_target *t, const struct tsr_pack_unit *a, const struct tsr_pack_unit *b)
+static bool pair_assembles(const struct tsr_target *t, const struct tsr_pack_unit *a, const struct tsr_pack_unit *b)
 {
-    if (!a->text || !b->text)
-        return false;
     const char *as[3] = { a->text, a->alt, a->full }, *bs[3] = { b->text, b->alt, b->full };
     for (int x = 0; x < 3; x++)
         for (int y = 0; y < 3; y++) {
@@ -105,11 +106,55 @@ static bool can_pair(const struct tsr_target *t, const struct tsr_pack_unit *a, 
     return false;
 }
 
+/* The verdicts of pair_assembles already reached: a direct-mapped cache keyed by a 128-bit XXH3 hash of the
+ * target and both units' words and texts (all the verdict depends on).  GPU_FFT's blocks pair the same
+ * operations again and again (the butterflies of every shader): most of the pairs a block asks about were
+ * asked before. */
+#define PCACHE 16384
+static _Thread_local struct { XXH128_hash_t key; bool ok; } pcache[PCACHE];
+
+static void key_unit(struct tsr_buf *k, const struct tsr_pack_unit *x)
+{
+    tsr_buf_append(k, (const char *)x->w, sizeof x->w);
+    const char *s[3] = { x->text, x->alt, x->full };
+    for (int i = 0; i < 3; i++)   /* each string with its NUL; an absent one as a lone 0xff byte */
+        tsr_buf_append(k, s[i] ? s[i] : "\xff", s[i] ? strlen(s[i]) + 1 : 1);
+}
+
+/* can_pair: first the slots (an assembler puts an op only in a slot that has an op of its name: when the two
+ * units' ops cannot go to distinct slots of one format, no encoding of the pair exists), then the cache. */
+static bool can_pair(const struct bound *B, const struct tsr_pack_unit *a, const struct tsr_pack_unit *b)
+{
+    const struct tsr_target *t = B->t;
+    if (!a->text || !b->text)
+        return false;
+    if (a->ncand >= 0 && b->ncand >= 0 && a->ncand + b->ncand <= MAXITEMS) {
+        uint64_t it[MAXITEMS];
+        memcpy(it, a->cand, (size_t)a->ncand * sizeof *it);
+        memcpy(it + a->ncand, b->cand, (size_t)b->ncand * sizeof *it);
+        if (!fits(B, it, a->ncand + b->ncand))
+            return false;
+    }
+    struct tsr_buf kb = { 0 };
+    key_unit(&kb, a);
+    key_unit(&kb, b);
+    XXH128_hash_t k = XXH3_128bits_withSeed(kb.data, kb.len, (XXH64_hash_t)(uintptr_t)t);
+    tsr_buf_free(&kb);
+    if (!k.low64 && !k.high64)
+        k.low64 = 1;
+    size_t at = (size_t)(k.low64 % PCACHE);
+    if (XXH128_isEqual(pcache[at].key, k))
+        return pcache[at].ok;
+    bool ok = pair_assembles(t, a, b);
+    pcache[at].key = k;
+    pcache[at].ok = ok;
+    return ok;
+}
+
 /* Which units can share a bundle, pair by pair; units that cannot share a bundle with any other unit of the
  * block (the assembler cannot encode the pair: a load immediate of a value no other needs). */
 static void pairs_init(struct bound *B)
 {
-    const struct tsr_target *t = B->t;
     const struct tsr_pack_unit *u = B->u;
     int n = B->n, last = B->jump ? B->nn : n;   /* a thread end that can share a bundle has partners too */
     B->compat = calloc((size_t)n * (size_t)B->W + 1, sizeof *B->compat);
@@ -125,7 +170,7 @@ static void pairs_init(struct bound *B)
     for (int i = 0; i < last; i++)
         for (int j = i + 1; j < last; j++)
             if (!(apart[(size_t)j * B->W + i / 64] >> (i % 64) & 1) && !(u[i].only & u[j].only) &&
-                can_pair(t, &u[i], &u[j])) {
+                can_pair(B, &u[i], &u[j])) {
                 B->compat[(size_t)i * B->W + j / 64] |= (uint64_t)1 << (j % 64);
                 B->compat[(size_t)j * B->W + i / 64] |= (uint64_t)1 << (i % 64);
             }
@@ -136,7 +181,7 @@ static void pairs_init(struct bound *B)
         for (int j = 0; j < last && !pairs; j++) {
             int a = i < j ? i : j, b = i < j ? j : i;
             pairs = a != b && (apart[(size_t)b * B->W + a / 64] >> (a % 64) & 1) && !(u[a].only & u[b].only) &&
-                    can_pair(t, &u[a], &u[b]);
+                    can_pair(B, &u[a], &u[b]);
         }
         B->solo[i] = !pairs && B->n > 1;
     }
@@ -290,47 +335,47 @@ static void cliques_init(struct bound *B)
         memcpy(B->clique[at], cur, (size_t)m * sizeof *cur);
         B->csize[at] = m;
     }
-    B->ce = malloc(((size_t)n + 1) * sizeof *B->ce);
-    B->cq = malloc(((size_t)n + 1) * sizeof *B->cq);
     free(deg);
     free(by);
     free(cur);
 }
 
 /* Does some clique's unplaced members need more than the T bundles: those with estimates >= e (k of them)
- * take k distinct bundles from e on, and the last of them has at least the smallest tail among them.
- * (Members ordered by estimate, largest first, ties in clique order: a counting sort over 0..T.) */
+ * take k distinct bundles from e on, and the last of them has at least the smallest tail among them.  Per
+ * clique, the members are counted per estimate (with their least tail) and the estimates scanned from the
+ * largest down; only the largest k of a run of equal estimates need testing (same e, the most members, the
+ * least tail).  cbucket and cq: per estimate 0..T, the count (all 0 between calls) and the least tail. */
 static bool cliques_fail(struct bound *B)
 {
-    int T = B->T, *at = B->cbucket;
+    int T = B->T, *cnt = B->cbucket, *mq = B->cq;
     for (int q = 0; q < B->ncliques; q++) {
-        memset(at, 0, ((size_t)T + 2) * sizeof *at);
-        int m = 0;
+        int lo = T + 1, hi = -1;
         for (int k = 0; k < B->csize[q]; k++) {
             int x = B->clique[q][k];
-            if (B->cyc[x] < 0) {
-                if (B->est[x] > T)
-                    return true;
-                at[T - B->est[x] + 1]++;
-                m++;
-            }
-        }
-        for (int e = 1; e <= T + 1; e++)   /* at[T - est]: where members of that estimate start */
-            at[e] += at[e - 1];
-        for (int k = 0; k < B->csize[q]; k++) {
-            int x = B->clique[q][k];
-            if (B->cyc[x] < 0) {
-                int j = at[T - B->est[x]]++;
-                B->ce[j] = B->est[x];
-                B->cq[j] = B->q[x];
-            }
-        }
-        int minq = 1 << 30;
-        for (int k = 0; k < m; k++) {
-            minq = B->cq[k] < minq ? B->cq[k] : minq;
-            if (B->ce[k] + (k + 1) + minq - 1 > T)
+            if (B->cyc[x] >= 0)
+                continue;
+            int e = B->est[x];
+            if (e > T) {
+                for (int f = lo; f <= hi; f++)
+                    cnt[f] = 0;
                 return true;
+            }
+            if (cnt[e]++ == 0 || B->q[x] < mq[e])
+                mq[e] = B->q[x];
+            lo = e < lo ? e : lo;
+            hi = e > hi ? e : hi;
         }
+        bool fail = false;
+        for (int e = hi, k = 0, minq = 1 << 30; e >= lo; e--) {
+            if (!cnt[e])
+                continue;
+            k += cnt[e];
+            minq = mq[e] < minq ? mq[e] : minq;
+            fail |= e + k + minq - 1 > T;
+            cnt[e] = 0;
+        }
+        if (fail)
+            return true;
     }
     return false;
 }
@@ -816,7 +861,6 @@ static void bound_free(struct bound *B)
     free(B->compat);
     for (int q = 0; q < B->ncliques; q++)
         free(B->clique[q]);
-    free(B->ce);
     free(B->cbucket);
     free(B->cq);
     free(B->inb);
@@ -882,8 +926,10 @@ unsigned tsr_pack_lower_bound(const struct tsr_target *t, const struct tsr_pack_
         B.inb = realloc(B.inb, ((size_t)B.T * (size_t)B.W + 1) * sizeof *B.inb);
         B.skip = realloc(B.skip, ((size_t)B.T * (size_t)n + 1) * sizeof *B.skip);
         B.cbucket = realloc(B.cbucket, ((size_t)B.T + 2) * sizeof *B.cbucket);
-        if (!B.inb || !B.skip || !B.cbucket)
+        B.cq = realloc(B.cq, ((size_t)B.T + 2) * sizeof *B.cq);
+        if (!B.inb || !B.skip || !B.cbucket || !B.cq)
             abort();
+        memset(B.cbucket, 0, ((size_t)B.T + 2) * sizeof *B.cbucket);
         memset(B.inb, 0, (size_t)B.T * (size_t)B.W * sizeof *B.inb);
         B.gave_up = false;
         for (size_t i = 0; i < B.capseen; i++)
