@@ -9,6 +9,18 @@
 #include "target.h"
 
 /* Fills *e, its rule filter pat only when `pats` (else all ones: any rule may match). */
+static bool is_state(const struct tsr_vev *e);
+
+/* The bit of struct tsr_pack_ev.elems for state event x: tsr_vev_same(x, y) implies elem_bit(x) &
+ * elem_bit(y) (the same element and index, or an unknown index: all bits). */
+static uint64_t elem_bit(const struct tsr_vev *x)
+{
+    if (x->addr < 0)
+        return ~(uint64_t)0;
+    uint64_t h = ((uint64_t)(uint32_t)x->id * 0x9E3779B97F4A7C15u) ^ ((uint64_t)x->addr * 0xC2B2AE3D27D4EB4Fu);
+    return (uint64_t)1 << (h >> 58);
+}
+
 static int ev_fill(const struct tsr_target *t, const uint32_t *w, struct tsr_pack_ev *e, bool pats)
 {
     const struct tsr_vdesc *D = t->vdesc;
@@ -33,8 +45,11 @@ static int ev_fill(const struct tsr_target *t, const uint32_t *w, struct tsr_pac
                     e->pat[p] |= (uint64_t)1 << r;
                     break;
                 }
+    e->elems = 0;
     for (int i = 0; i < e->vb.nev; i++) {
         const struct tsr_vev *x = &e->vb.ev[i];
+        if (is_state(x))
+            e->elems |= elem_bit(x);
         if (x->kind != TSR_V_JUMP && x->kind != TSR_V_HALT)
             continue;
         e->ctl = x->kind == TSR_V_JUMP ? TSR_PACK_CTL_JUMP : TSR_PACK_CTL_END;
@@ -90,7 +105,7 @@ int tsr_pack_dep(const struct tsr_vdesc *D, const struct tsr_pack_ev *ea, const 
     const struct tsr_vbundle *a = &ea->vb, *b = &eb->vb;
     int lat = -1;
     /* state elements (space accesses that reach no state, i.e. hooks, are ordered only by `order` classes) */
-    for (int i = 0; i < a->nev; i++) {
+    for (int i = 0; i < a->nev && (ea->elems & eb->elems); i++) {
         const struct tsr_vev *x = &a->ev[i];
         if (x->kind != TSR_V_RSTATE && x->kind != TSR_V_WSTATE && x->kind != TSR_V_RLATE)
             continue;

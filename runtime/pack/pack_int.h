@@ -26,6 +26,9 @@ struct tsr_pack_ev {
                                    or an unconditional halt) */
     uint64_t pat[2];            /* bit r: some event matches rule r's pattern 0 / 1 (rules 0..63; a filter
                                    for tsr_pack_dep: all ones when there are more rules) */
+    uint64_t elems;             /* the state elements its events touch, one bit each by hash of (element, index);
+                                   all ones with an unknown index: two events that touch one element share a
+                                   bit (tsr_pack_dep skips its element comparison when no bit is shared) */
 };
 
 /* One input line: an operation, or a pinned group written as one bundle. */
