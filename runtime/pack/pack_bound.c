@@ -38,6 +38,7 @@ struct bound {
     uint64_t *compat;         /* row i (W words): bit j set if units i and j can share a bundle (can_pair) */
     uint64_t *inb;            /* per bundle c < T: the units in it while it is formed (W words each, 0 after) */
     int *skip;                /* per bundle c < T: the units left out of it while it is formed (n each) */
+    uint8_t *rdy;             /* per bundle c < T and unit (n each), from hopeful: RDY_NO, RDY_YES or RDY_ASK */
     int W;
     int ncliques, *clique[MAXCLIQUES], csize[MAXCLIQUES];   /* units that pairwise cannot share a bundle */
     int *cq, *cbucket;        /* scratch of cliques_fail: per estimate 0..T, least tail and count (T + 2) */
@@ -679,21 +680,31 @@ static bool ready(const struct bound *B, int i, int c)
     return true;
 }
 
+/* Whether an unplaced unit is ready while bundle c is formed, as hopeful finds it from the units placed
+ * before: not (a unit it depends on is placed too late for c, or has no estimate early enough: it cannot
+ * join bundle c either); yes (all it depends on placed early enough); ask ready() (the rest are unplaced
+ * with estimate c: they may join bundle c first). */
+enum { RDY_NO, RDY_YES, RDY_ASK };
+
 /* Can the units left still be placed in bundles c..T-1?  Earliest starts given what is placed, with their
  * tails; the slot sets' op counts against the bundles left. */
 static bool hopeful(struct bound *B, int c)
 {
     int solo = 0, cnt[MAXSETS] = { 0 };
+    uint8_t *rdy = B->rdy + (size_t)c * (size_t)B->n;
     for (int i = 0; i < B->n; i++) {
         if (B->cyc[i] >= 0)
             continue;
         int e = c;
+        bool placed = true;
         for (int k = 0; k < B->pred[i].n; k++) {
             int p = B->pred[i].e[k].to;
             int s = (B->cyc[p] >= 0 ? B->cyc[p] : B->est[p]) + edge_lat(B, i, k);
             e = s > e ? s : e;
+            placed &= B->cyc[p] >= 0;
         }
         B->est[i] = e;   /* (in program order: what i depends on has its estimate already) */
+        rdy[i] = e > c ? RDY_NO : placed ? RDY_YES : RDY_ASK;
         if (e + B->q[i] > B->T)
             return false;
         solo += B->solo[i] || (i == B->ctl && B->jump);
@@ -704,9 +715,8 @@ static bool hopeful(struct bound *B, int c)
     int left = B->T - c - solo;
     for (uint32_t sub = 1; sub < (1u << B->nsets); sub++) {
         int count = 0, d = B->ud[sub];
-        for (int q = 0; q < B->nsets; q++)
-            if (B->within[sub] >> q & 1)
-                count += cnt[q];
+        for (uint32_t w = B->within[sub]; w; w &= w - 1)
+            count += cnt[__builtin_ctz(w)];
         if (d > 0 && (count + d - 1) / d > left)
             return false;
     }
@@ -779,8 +789,10 @@ static void seen_add(struct bound *B, XXH128_hash_t h, int c)
 static bool form(struct bound *B, int c, int left, int i, uint64_t *it, int k, int *skipped, int ns)
 {
     uint64_t *inb = B->inb + (size_t)c * (size_t)B->W;
+    const uint8_t *rdy = B->rdy + (size_t)c * (size_t)B->n;
     while (i < B->n && (B->cyc[i] >= 0 || (i == B->ctl && (B->jump || c != B->T - 1 - B->delay)) ||
-                        (B->twin[i] >= 0 && B->cyc[B->twin[i]] < 0) || !ready(B, i, c)))
+                        (B->twin[i] >= 0 && B->cyc[B->twin[i]] < 0) ||
+                        (rdy[i] == RDY_NO || (rdy[i] == RDY_ASK && !ready(B, i, c)))))
         i++;   /* (a twin after its previous twin: that one is left out, and the bundle not maximal) */
     if (i == B->n) {
         if (B->ctl >= 0 && !B->jump && B->cyc[B->ctl] < 0 && c == B->T - 1 - B->delay)
@@ -865,6 +877,7 @@ static void bound_free(struct bound *B)
     free(B->cq);
     free(B->inb);
     free(B->skip);
+    free(B->rdy);
     free(B->setof);
     free(B->umask);
     free(B->ud);
@@ -925,9 +938,10 @@ unsigned tsr_pack_lower_bound(const struct tsr_target *t, const struct tsr_pack_
             B.cyc[i] = -1;
         B.inb = realloc(B.inb, ((size_t)B.T * (size_t)B.W + 1) * sizeof *B.inb);
         B.skip = realloc(B.skip, ((size_t)B.T * (size_t)n + 1) * sizeof *B.skip);
+        B.rdy = realloc(B.rdy, (size_t)B.T * (size_t)n + 1);
         B.cbucket = realloc(B.cbucket, ((size_t)B.T + 2) * sizeof *B.cbucket);
         B.cq = realloc(B.cq, ((size_t)B.T + 2) * sizeof *B.cq);
-        if (!B.inb || !B.skip || !B.cbucket || !B.cq)
+        if (!B.inb || !B.skip || !B.rdy || !B.cbucket || !B.cq)
             abort();
         memset(B.cbucket, 0, ((size_t)B.T + 2) * sizeof *B.cbucket);
         memset(B.inb, 0, (size_t)B.T * (size_t)B.W * sizeof *B.inb);
