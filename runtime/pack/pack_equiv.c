@@ -162,29 +162,6 @@ static void run_snap(const struct tsr_target *t, const uint32_t *w, uint64_t see
     free(sim);
 }
 
-bool tsr_pack_same_meaning(const struct tsr_target *t, const uint32_t *a, const uint32_t *b)
-{
-    if (!memcmp(a, b, t->nwords * 4))
-        return true;
-    if (!t->sim)
-        return false;
-    size_t n = state_size(t->sim);
-    struct snap sa, sb;
-    sa.v = calloc(n + 1, sizeof *sa.v);
-    sb.v = calloc(n + 1, sizeof *sb.v);
-    bool same = true;
-    for (uint64_t seed = 1; seed <= 4 && same; seed++) {
-        uint64_t sd = seed * 0x1234566ull + seed;   /* odd and even: 0/1 and full values */
-        run_snap(t, a, sd, &sa);
-        run_snap(t, b, sd, &sb);
-        same = sa.rc == sb.rc && !memcmp(sa.v, sb.v, n * sizeof *sa.v) && sa.nlog == sb.nlog &&
-               !memcmp(sa.log, sb.log, (size_t)sa.nlog * sizeof *sa.log);
-    }
-    free(sa.v);
-    free(sb.v);
-    return same;
-}
-
 /* ---- merged bundles ------------------------------------------------------------------------------------ */
 
 /* Verdicts already reached: a small direct-mapped cache keyed by a hash of the words (merged and parts). */
@@ -260,28 +237,27 @@ struct run {
     uint32_t *idx, *val;
 };
 static _Thread_local struct run rcache[RCACHE];
-static _Thread_local uint32_t *rbase[8];   /* the state each of the merge checks' seeds leaves unchanged */
-static _Thread_local const struct tsr_sim_desc *rbase_S;
+static _Thread_local struct { const struct tsr_sim_desc *S; uint64_t seed; uint32_t *v; } rbase[16];
+static _Thread_local int rbase_next;
 
-/* The unchanged state of the merge check's seed number i (0..2), as run_snap of nothing leaves it. */
-static const uint32_t *base_state(const struct tsr_target *t, int i, uint64_t sd, size_t n)
+/* The state seed sd leaves unchanged, as run_snap of nothing gives it (n values; the checks use seven seeds;
+ * kept for the thread's life). */
+static const uint32_t *base_state(const struct tsr_target *t, uint64_t sd, size_t n)
 {
-    if (rbase_S != t->sim) {
-        for (int j = 0; j < 8; j++) {
-            free(rbase[j]);
-            rbase[j] = NULL;
-        }
-        rbase_S = t->sim;
-    }
-    if (!rbase[i]) {
-        struct snap o;
-        o.v = calloc(n + 1, sizeof *o.v);
-        if (!o.v)
-            abort();
-        run_snap(t, NULL, sd, &o);
-        rbase[i] = o.v;
-    }
-    return rbase[i];
+    for (int i = 0; i < 16; i++)
+        if (rbase[i].v && rbase[i].S == t->sim && rbase[i].seed == sd)
+            return rbase[i].v;
+    int at = rbase_next++ % 16;
+    struct snap o;
+    o.v = calloc(n + 1, sizeof *o.v);
+    if (!o.v)
+        abort();
+    run_snap(t, NULL, sd, &o);
+    free(rbase[at].v);
+    rbase[at].S = t->sim;
+    rbase[at].seed = sd;
+    rbase[at].v = o.v;
+    return o.v;
 }
 
 /* The run of w (t->nwords words, at most 8) from seed sd against base (n values), through the cache. */
@@ -350,7 +326,7 @@ bool tsr_pack_merge_same(const struct tsr_target *t, const uint32_t *m, const ui
     bool same = true;
     for (uint64_t seed = 1; seed <= 3 && same; seed++) {
         uint64_t sd = (seed * 0x9e3779b97f4a7c15ull & ~(uint64_t)1) | (seed & 1);   /* 0/1, full, 0/1 */
-        const uint32_t *base = base_state(t, (int)seed - 1, sd, n);
+        const uint32_t *base = base_state(t, sd, n);
         run_snap(t, m, sd, &mm);
         /* every element: the value the one part that changed it gave (parts that change one element all
          * agree: the pc), or unchanged */
@@ -387,5 +363,56 @@ bool tsr_pack_merge_same(const struct tsr_target *t, const uint32_t *m, const ui
     free(by);
     mcache[key % MCACHE].key = key;
     mcache[key % MCACHE].verdict = same ? 1 : -1;
+    return same;
+}
+
+/* tsr_pack_same_meaning by running both instructions (no run cache: wider instructions, or both in one slot). */
+static bool same_meaning_runs(const struct tsr_target *t, const uint32_t *a, const uint32_t *b, size_t n)
+{
+    struct snap sa, sb;
+    sa.v = calloc(n + 1, sizeof *sa.v);
+    sb.v = calloc(n + 1, sizeof *sb.v);
+    bool same = true;
+    for (uint64_t seed = 1; seed <= 4 && same; seed++) {
+        uint64_t sd = seed * 0x1234566ull + seed;   /* odd and even: 0/1 and full values */
+        run_snap(t, a, sd, &sa);
+        run_snap(t, b, sd, &sb);
+        same = sa.rc == sb.rc && !memcmp(sa.v, sb.v, n * sizeof *sa.v) && sa.nlog == sb.nlog &&
+               !memcmp(sa.log, sb.log, (size_t)sa.nlog * sizeof *sa.log);
+    }
+    free(sa.v);
+    free(sb.v);
+    return same;
+}
+
+bool tsr_pack_same_meaning(const struct tsr_target *t, const uint32_t *a, const uint32_t *b)
+{
+    if (!memcmp(a, b, t->nwords * 4))
+        return true;
+    if (!t->sim)
+        return false;
+    size_t n = state_size(t->sim);
+    if (t->nwords > 8)
+        return same_meaning_runs(t, a, b, n);
+    uint32_t *scratch = malloc((n + 1) * sizeof *scratch);
+    if (!scratch)
+        abort();
+    bool same = true;
+    for (uint64_t seed = 1; seed <= 4 && same; seed++) {
+        uint64_t sd = seed * 0x1234566ull + seed;   /* odd and even: 0/1 and full values */
+        /* the same final state from the same start: the same changed elements */
+        const uint32_t *base = base_state(t, sd, n);
+        const struct run *ra = part_run(t, a, sd, base, n, scratch);
+        const struct run *rb = part_run(t, b, sd, base, n, scratch);
+        if (rb == ra) {   /* both in one cache slot: a's entry is gone, compare whole runs */
+            free(scratch);
+            return same_meaning_runs(t, a, b, n);
+        }
+        same = ra->rc == rb->rc && ra->ndiff == rb->ndiff && ra->nlog == rb->nlog &&
+               !memcmp(ra->log, rb->log, (size_t)ra->nlog * sizeof *ra->log) &&
+               !memcmp(ra->idx, rb->idx, ra->ndiff * sizeof *ra->idx) &&
+               !memcmp(ra->val, rb->val, ra->ndiff * sizeof *ra->val);
+    }
+    free(scratch);
     return same;
 }
