@@ -99,7 +99,7 @@ static bool pair_assembles(const struct tsr_target *t, const struct tsr_pack_uni
                 continue;
             struct tsr_pack_ev ev = { 0 };   /* and the pair breaks no rule within one bundle */
             tsr_pack_ev_init(t, w, &ev);
-            size_t bad = tsr_pack_solo_check(t->vdesc, &ev.vb, NULL, 0);
+            size_t bad = tsr_pack_solo_check(t->vdesc, ev.vb, NULL, 0);
             tsr_pack_ev_free(&ev);
             if (!bad)
                 return true;
@@ -498,7 +498,7 @@ static const struct tsr_pack_elist *window_edges(const struct bound *B, struct t
     *own = NULL;
     if (x < 0)
         return B->pred;
-    const struct tsr_vbundle *cv = &B->u[x].ev.vb;
+    const struct tsr_vbundle *cv = B->u[x].ev.vb;
     for (int r = 0; r < D->nrules; r++) {
         const struct tsr_vrule *R = &D->rules[r];
         if (R->kind != TSR_VR_WINDOW || R->npat != 2 || R->lo > 1 || R->hi < B->delay)
@@ -507,7 +507,7 @@ static const struct tsr_pack_elist *window_edges(const struct bound *B, struct t
         for (int e = 0; e < cv->nev && !a; e++)
             a = R->pat[0](&cv->ev[e], cv->f);
         for (int b = 0; b < x && a; b++) {
-            const struct tsr_vbundle *bv = &B->u[b].ev.vb;
+            const struct tsr_vbundle *bv = B->u[b].ev.vb;
             bool m = false;
             for (int e = 0; e < bv->nev && !m; e++)
                 m = R->pat[1](&bv->ev[e], bv->f);
