@@ -273,21 +273,39 @@ static const struct run *part_run(const struct tsr_target *t, const uint32_t *w,
     struct snap o;
     o.v = scratch;
     run_snap(t, w, sd, &o);
+    /* the changed elements, skipping unchanged runs of 16 values at a time (an instruction changes few) */
+    static _Thread_local uint32_t *di, *dv;
+    static _Thread_local size_t ndi;
+    if (ndi < n) {
+        free(di);
+        free(dv);
+        di = malloc((n + 1) * sizeof *di);
+        dv = malloc((n + 1) * sizeof *dv);
+        if (!di || !dv)
+            abort();
+        ndi = n;
+    }
     size_t nd = 0;
-    for (size_t x = 0; x < n; x++)
-        nd += o.v[x] != base[x];
+    for (size_t x = 0; x < n;) {
+        if (x + 16 <= n && !memcmp(o.v + x, base + x, 16 * sizeof *base)) {
+            x += 16;
+            continue;
+        }
+        for (size_t end = x + 16 < n ? x + 16 : n; x < end; x++)
+            if (o.v[x] != base[x]) {
+                di[nd] = (uint32_t)x;
+                dv[nd++] = o.v[x];
+            }
+    }
     free(r->idx);
     free(r->val);
     r->idx = malloc((nd + 1) * sizeof *r->idx);
     r->val = malloc((nd + 1) * sizeof *r->val);
     if (!r->idx || !r->val)
         abort();
-    r->ndiff = 0;
-    for (size_t x = 0; x < n; x++)
-        if (o.v[x] != base[x]) {
-            r->idx[r->ndiff] = (uint32_t)x;
-            r->val[r->ndiff++] = o.v[x];
-        }
+    memcpy(r->idx, di, nd * sizeof *di);
+    memcpy(r->val, dv, nd * sizeof *dv);
+    r->ndiff = nd;
     r->S = t->sim;
     r->seed = sd;
     memcpy(r->w, w, t->nwords * 4);
