@@ -824,14 +824,16 @@ static bool search(struct bound *B, int c, int left)
             memcpy(B->best, B->cyc, (size_t)B->n * sizeof *B->cyc);
         return true;
     }
-    if (c >= B->T || (B->ctl >= 0 && B->cyc[B->ctl] < 0 && c > B->T - 1 - B->delay) || !hopeful(B, c))
+    if (c >= B->T || (B->ctl >= 0 && B->cyc[B->ctl] < 0 && c > B->T - 1 - B->delay))
         return false;
-    XXH128_hash_t h = state_key(B, c);
+    XXH128_hash_t h = state_key(B, c);   /* (a state that failed before: no need to ask hopeful) */
     if (B->capseen) {
         struct seen *e = seen_slot(B, h);
         if (e->c >= 0 && e->c <= c)
             return false;
     }
+    if (!hopeful(B, c))
+        return false;
     if (++B->nodes > NODE_BUDGET) {
         B->gave_up = true;
         return false;
