@@ -47,6 +47,7 @@ struct bound {
     int nitems, *owner, *first, *count;
     uint64_t *cand;
     uint64_t *fmask;          /* per format: its slots (the first 64) */
+    int *fpop;                /* per format: how many of them */
     unsigned nf;
     int nsets, *setof;        /* distinct candidate sets, and item k's */
     /* per subset `sub` of those sets (bit q: set q; 1 << nsets of them): the union of its sets' slots, d =
@@ -202,6 +203,7 @@ static void items_init(struct bound *B)
     free(B->cand);
     free(B->owner);
     free(B->fmask);
+    free(B->fpop);
     free(B->setof);
     free(B->umask);
     free(B->ud);
@@ -246,6 +248,9 @@ static void items_init(struct bound *B)
             if (sl < 64)
                 B->fmask[f] |= (uint64_t)1 << sl;
         }
+    B->fpop = calloc(B->nf + 1, sizeof *B->fpop);
+    for (unsigned f = 0; f < B->nf; f++)
+        B->fpop[f] = __builtin_popcountll(B->fmask[f]);
     B->setof = calloc((size_t)B->nitems + 1, sizeof *B->setof);
     for (int k = 0; k < B->nitems; k++) {
         int q = 0;
@@ -664,7 +669,7 @@ bool tsr_pack_match_slots(const uint64_t *it, int k, uint64_t free_slots)
 static bool fits(const struct bound *B, const uint64_t *it, int k)
 {
     for (unsigned f = 0; f < B->nf; f++)
-        if (__builtin_popcountll(B->fmask[f]) >= k && tsr_pack_match_slots(it, k, B->fmask[f]))
+        if (B->fpop[f] >= k && tsr_pack_match_slots(it, k, B->fmask[f]))
             return true;
     return false;
 }
@@ -872,6 +877,7 @@ static void bound_free(struct bound *B)
     free(B->cand);
     free(B->owner);
     free(B->fmask);
+    free(B->fpop);
     free(B->compat);
     for (int q = 0; q < B->ncliques; q++)
         free(B->clique[q]);
