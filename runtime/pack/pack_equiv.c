@@ -230,9 +230,9 @@ struct run {
     const struct tsr_sim_desc *S;
     uint64_t seed;
     uint32_t w[8];
-    bool used, none;
+    bool used;
     int rc, nlog;
-    uint64_t log[LOGMAX];
+    uint64_t *log;            /* nlog hashes (malloc'd, like idx and val) */
     size_t ndiff;
     uint32_t *idx, *val;
 };
@@ -299,9 +299,11 @@ static const struct run *part_run(const struct tsr_target *t, const uint32_t *w,
     }
     free(r->idx);
     free(r->val);
+    free(r->log);
     r->idx = malloc((nd + 1) * sizeof *r->idx);
     r->val = malloc((nd + 1) * sizeof *r->val);
-    if (!r->idx || !r->val)
+    r->log = malloc(((size_t)o.nlog + 1) * sizeof *r->log);
+    if (!r->idx || !r->val || !r->log)
         abort();
     memcpy(r->idx, di, nd * sizeof *di);
     memcpy(r->val, dv, nd * sizeof *dv);
@@ -312,7 +314,7 @@ static const struct run *part_run(const struct tsr_target *t, const uint32_t *w,
     r->used = true;
     r->rc = o.rc;
     r->nlog = o.nlog;
-    memcpy(r->log, o.log, sizeof r->log);
+    memcpy(r->log, o.log, (size_t)o.nlog * sizeof *r->log);
     return r;
 }
 
