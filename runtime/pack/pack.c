@@ -296,7 +296,7 @@ int tsr_pack_text_effort(const struct tsr_target *t, const char *path, const cha
         if (x->dslot)
             x->col = ldelay[x->line];   /* diagnostics point at the `.delay` */
         char msg[400];
-        if (tsr_pack_solo_check(t->vdesc, &x->ev.vb, msg, sizeof msg))
+        if (tsr_pack_solo_check(t->vdesc, x->ev.vb, msg, sizeof msg))
             rc = tsr_diag_error(d, path, x->line, x->col, "this operation breaks a rule by itself: %s", msg);
         if (x->dslot) {
             /* after a branch or thread end that the packer places, or another `.delay` operation of it */

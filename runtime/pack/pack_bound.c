@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pack_int.h"
+#include "fileout.h"
 #include "target.h"
 #include "text/textcodec.h"
 #include <xxhash.h>
@@ -37,14 +38,16 @@ struct bound {
     uint64_t *compat;         /* row i (W words): bit j set if units i and j can share a bundle (can_pair) */
     uint64_t *inb;            /* per bundle c < T: the units in it while it is formed (W words each, 0 after) */
     int *skip;                /* per bundle c < T: the units left out of it while it is formed (n each) */
+    uint8_t *rdy;             /* per bundle c < T and unit (n each), from hopeful: RDY_NO, RDY_YES or RDY_ASK */
     int W;
     int ncliques, *clique[MAXCLIQUES], csize[MAXCLIQUES];   /* units that pairwise cannot share a bundle */
-    int *ce, *cq, *cbucket;   /* scratch: a clique's unplaced members' estimates and tails; T + 2 buckets */
+    int *cq, *cbucket;        /* scratch of cliques_fail: per estimate 0..T, least tail and count (T + 2) */
     int *est, *q;             /* earliest bundle; bundles from it to the end, its own included */
     /* ops (items) of the units that share bundles: op k of unit owner[k], its slots cand[k] */
     int nitems, *owner, *first, *count;
     uint64_t *cand;
     uint64_t *fmask;          /* per format: its slots (the first 64) */
+    int *fpop;                /* per format: how many of them */
     unsigned nf;
     int nsets, *setof;        /* distinct candidate sets, and item k's */
     /* per subset `sub` of those sets (bit q: set q; 1 << nsets of them): the union of its sets' slots, d =
@@ -77,14 +80,14 @@ static int edge_lat(const struct bound *B, int i, int k)
     return i == B->ctl && B->jump && l < 1 ? 1 : l;
 }
 
+static bool fits(const struct bound *B, const uint64_t *it, int k);
+
 /* Can units a and b share a bundle: does the assembler encode them together (either written with its
  * sources swapped, if commutative), doing what they do alone, without breaking a rule of the description
  * within that bundle (resources, `forbid` at distance 0)?  (A bundle holding more units has their events
  * too: what a pair breaks, a larger bundle with the pair breaks.) */
-static bool can_pair(const struct tsr_target *t, const struct tsr_pack_unit *a, const struct tsr_pack_unit *b)
+static bool pair_assembles(const struct tsr_target *t, const struct tsr_pack_unit *a, const struct tsr_pack_unit *b)
 {
-    if (!a->text || !b->text)
-        return false;
     const char *as[3] = { a->text, a->alt, a->full }, *bs[3] = { b->text, b->alt, b->full };
     for (int x = 0; x < 3; x++)
         for (int y = 0; y < 3; y++) {
@@ -97,7 +100,7 @@ static bool can_pair(const struct tsr_target *t, const struct tsr_pack_unit *a, 
                 continue;
             struct tsr_pack_ev ev = { 0 };   /* and the pair breaks no rule within one bundle */
             tsr_pack_ev_init(t, w, &ev);
-            size_t bad = tsr_pack_solo_check(t->vdesc, &ev.vb, NULL, 0);
+            size_t bad = tsr_pack_solo_check(t->vdesc, ev.vb, NULL, 0);
             tsr_pack_ev_free(&ev);
             if (!bad)
                 return true;
@@ -105,11 +108,55 @@ static bool can_pair(const struct tsr_target *t, const struct tsr_pack_unit *a, 
     return false;
 }
 
+/* The verdicts of pair_assembles already reached: a direct-mapped cache keyed by a 128-bit XXH3 hash of the
+ * target and both units' words and texts (all the verdict depends on).  GPU_FFT's blocks pair the same
+ * operations again and again (the butterflies of every shader): most of the pairs a block asks about were
+ * asked before. */
+#define PCACHE 16384
+static _Thread_local struct { XXH128_hash_t key; bool ok; } pcache[PCACHE];
+
+static void key_unit(struct tsr_buf *k, const struct tsr_pack_unit *x)
+{
+    tsr_buf_append(k, (const char *)x->w, sizeof x->w);
+    const char *s[3] = { x->text, x->alt, x->full };
+    for (int i = 0; i < 3; i++)   /* each string with its NUL; an absent one as a lone 0xff byte */
+        tsr_buf_append(k, s[i] ? s[i] : "\xff", s[i] ? strlen(s[i]) + 1 : 1);
+}
+
+/* can_pair: first the slots (an assembler puts an op only in a slot that has an op of its name: when the two
+ * units' ops cannot go to distinct slots of one format, no encoding of the pair exists), then the cache. */
+static bool can_pair(const struct bound *B, const struct tsr_pack_unit *a, const struct tsr_pack_unit *b)
+{
+    const struct tsr_target *t = B->t;
+    if (!a->text || !b->text)
+        return false;
+    if (a->ncand >= 0 && b->ncand >= 0 && a->ncand + b->ncand <= MAXITEMS) {
+        uint64_t it[MAXITEMS];
+        memcpy(it, a->cand, (size_t)a->ncand * sizeof *it);
+        memcpy(it + a->ncand, b->cand, (size_t)b->ncand * sizeof *it);
+        if (!fits(B, it, a->ncand + b->ncand))
+            return false;
+    }
+    struct tsr_buf kb = { 0 };
+    key_unit(&kb, a);
+    key_unit(&kb, b);
+    XXH128_hash_t k = XXH3_128bits_withSeed(kb.data, kb.len, (XXH64_hash_t)(uintptr_t)t);
+    tsr_buf_free(&kb);
+    if (!k.low64 && !k.high64)
+        k.low64 = 1;
+    size_t at = (size_t)(k.low64 % PCACHE);
+    if (XXH128_isEqual(pcache[at].key, k))
+        return pcache[at].ok;
+    bool ok = pair_assembles(t, a, b);
+    pcache[at].key = k;
+    pcache[at].ok = ok;
+    return ok;
+}
+
 /* Which units can share a bundle, pair by pair; units that cannot share a bundle with any other unit of the
  * block (the assembler cannot encode the pair: a load immediate of a value no other needs). */
 static void pairs_init(struct bound *B)
 {
-    const struct tsr_target *t = B->t;
     const struct tsr_pack_unit *u = B->u;
     int n = B->n, last = B->jump ? B->nn : n;   /* a thread end that can share a bundle has partners too */
     B->compat = calloc((size_t)n * (size_t)B->W + 1, sizeof *B->compat);
@@ -125,7 +172,7 @@ static void pairs_init(struct bound *B)
     for (int i = 0; i < last; i++)
         for (int j = i + 1; j < last; j++)
             if (!(apart[(size_t)j * B->W + i / 64] >> (i % 64) & 1) && !(u[i].only & u[j].only) &&
-                can_pair(t, &u[i], &u[j])) {
+                can_pair(B, &u[i], &u[j])) {
                 B->compat[(size_t)i * B->W + j / 64] |= (uint64_t)1 << (j % 64);
                 B->compat[(size_t)j * B->W + i / 64] |= (uint64_t)1 << (i % 64);
             }
@@ -136,7 +183,7 @@ static void pairs_init(struct bound *B)
         for (int j = 0; j < last && !pairs; j++) {
             int a = i < j ? i : j, b = i < j ? j : i;
             pairs = a != b && (apart[(size_t)b * B->W + a / 64] >> (a % 64) & 1) && !(u[a].only & u[b].only) &&
-                    can_pair(t, &u[a], &u[b]);
+                    can_pair(B, &u[a], &u[b]);
         }
         B->solo[i] = !pairs && B->n > 1;
     }
@@ -156,6 +203,7 @@ static void items_init(struct bound *B)
     free(B->cand);
     free(B->owner);
     free(B->fmask);
+    free(B->fpop);
     free(B->setof);
     free(B->umask);
     free(B->ud);
@@ -200,6 +248,9 @@ static void items_init(struct bound *B)
             if (sl < 64)
                 B->fmask[f] |= (uint64_t)1 << sl;
         }
+    B->fpop = calloc(B->nf + 1, sizeof *B->fpop);
+    for (unsigned f = 0; f < B->nf; f++)
+        B->fpop[f] = __builtin_popcountll(B->fmask[f]);
     B->setof = calloc((size_t)B->nitems + 1, sizeof *B->setof);
     for (int k = 0; k < B->nitems; k++) {
         int q = 0;
@@ -290,47 +341,47 @@ static void cliques_init(struct bound *B)
         memcpy(B->clique[at], cur, (size_t)m * sizeof *cur);
         B->csize[at] = m;
     }
-    B->ce = malloc(((size_t)n + 1) * sizeof *B->ce);
-    B->cq = malloc(((size_t)n + 1) * sizeof *B->cq);
     free(deg);
     free(by);
     free(cur);
 }
 
 /* Does some clique's unplaced members need more than the T bundles: those with estimates >= e (k of them)
- * take k distinct bundles from e on, and the last of them has at least the smallest tail among them.
- * (Members ordered by estimate, largest first, ties in clique order: a counting sort over 0..T.) */
+ * take k distinct bundles from e on, and the last of them has at least the smallest tail among them.  Per
+ * clique, the members are counted per estimate (with their least tail) and the estimates scanned from the
+ * largest down; only the largest k of a run of equal estimates need testing (same e, the most members, the
+ * least tail).  cbucket and cq: per estimate 0..T, the count (all 0 between calls) and the least tail. */
 static bool cliques_fail(struct bound *B)
 {
-    int T = B->T, *at = B->cbucket;
+    int T = B->T, *cnt = B->cbucket, *mq = B->cq;
     for (int q = 0; q < B->ncliques; q++) {
-        memset(at, 0, ((size_t)T + 2) * sizeof *at);
-        int m = 0;
+        int lo = T + 1, hi = -1;
         for (int k = 0; k < B->csize[q]; k++) {
             int x = B->clique[q][k];
-            if (B->cyc[x] < 0) {
-                if (B->est[x] > T)
-                    return true;
-                at[T - B->est[x] + 1]++;
-                m++;
-            }
-        }
-        for (int e = 1; e <= T + 1; e++)   /* at[T - est]: where members of that estimate start */
-            at[e] += at[e - 1];
-        for (int k = 0; k < B->csize[q]; k++) {
-            int x = B->clique[q][k];
-            if (B->cyc[x] < 0) {
-                int j = at[T - B->est[x]]++;
-                B->ce[j] = B->est[x];
-                B->cq[j] = B->q[x];
-            }
-        }
-        int minq = 1 << 30;
-        for (int k = 0; k < m; k++) {
-            minq = B->cq[k] < minq ? B->cq[k] : minq;
-            if (B->ce[k] + (k + 1) + minq - 1 > T)
+            if (B->cyc[x] >= 0)
+                continue;
+            int e = B->est[x];
+            if (e > T) {
+                for (int f = lo; f <= hi; f++)
+                    cnt[f] = 0;
                 return true;
+            }
+            if (cnt[e]++ == 0 || B->q[x] < mq[e])
+                mq[e] = B->q[x];
+            lo = e < lo ? e : lo;
+            hi = e > hi ? e : hi;
         }
+        bool fail = false;
+        for (int e = hi, k = 0, minq = 1 << 30; e >= lo; e--) {
+            if (!cnt[e])
+                continue;
+            k += cnt[e];
+            minq = mq[e] < minq ? mq[e] : minq;
+            fail |= e + k + minq - 1 > T;
+            cnt[e] = 0;
+        }
+        if (fail)
+            return true;
     }
     return false;
 }
@@ -452,7 +503,7 @@ static const struct tsr_pack_elist *window_edges(const struct bound *B, struct t
     *own = NULL;
     if (x < 0)
         return B->pred;
-    const struct tsr_vbundle *cv = &B->u[x].ev.vb;
+    const struct tsr_vbundle *cv = B->u[x].ev.vb;
     for (int r = 0; r < D->nrules; r++) {
         const struct tsr_vrule *R = &D->rules[r];
         if (R->kind != TSR_VR_WINDOW || R->npat != 2 || R->lo > 1 || R->hi < B->delay)
@@ -461,7 +512,7 @@ static const struct tsr_pack_elist *window_edges(const struct bound *B, struct t
         for (int e = 0; e < cv->nev && !a; e++)
             a = R->pat[0](&cv->ev[e], cv->f);
         for (int b = 0; b < x && a; b++) {
-            const struct tsr_vbundle *bv = &B->u[b].ev.vb;
+            const struct tsr_vbundle *bv = B->u[b].ev.vb;
             bool m = false;
             for (int e = 0; e < bv->nev && !m; e++)
                 m = R->pat[1](&bv->ev[e], bv->f);
@@ -618,7 +669,7 @@ bool tsr_pack_match_slots(const uint64_t *it, int k, uint64_t free_slots)
 static bool fits(const struct bound *B, const uint64_t *it, int k)
 {
     for (unsigned f = 0; f < B->nf; f++)
-        if (__builtin_popcountll(B->fmask[f]) >= k && tsr_pack_match_slots(it, k, B->fmask[f]))
+        if (B->fpop[f] >= k && tsr_pack_match_slots(it, k, B->fmask[f]))
             return true;
     return false;
 }
@@ -634,21 +685,31 @@ static bool ready(const struct bound *B, int i, int c)
     return true;
 }
 
+/* Whether an unplaced unit is ready while bundle c is formed, as hopeful finds it from the units placed
+ * before: not (a unit it depends on is placed too late for c, or has no estimate early enough: it cannot
+ * join bundle c either); yes (all it depends on placed early enough); ask ready() (the rest are unplaced
+ * with estimate c: they may join bundle c first). */
+enum { RDY_NO, RDY_YES, RDY_ASK };
+
 /* Can the units left still be placed in bundles c..T-1?  Earliest starts given what is placed, with their
  * tails; the slot sets' op counts against the bundles left. */
 static bool hopeful(struct bound *B, int c)
 {
     int solo = 0, cnt[MAXSETS] = { 0 };
+    uint8_t *rdy = B->rdy + (size_t)c * (size_t)B->n;
     for (int i = 0; i < B->n; i++) {
         if (B->cyc[i] >= 0)
             continue;
         int e = c;
+        bool placed = true;
         for (int k = 0; k < B->pred[i].n; k++) {
             int p = B->pred[i].e[k].to;
             int s = (B->cyc[p] >= 0 ? B->cyc[p] : B->est[p]) + edge_lat(B, i, k);
             e = s > e ? s : e;
+            placed &= B->cyc[p] >= 0;
         }
         B->est[i] = e;   /* (in program order: what i depends on has its estimate already) */
+        rdy[i] = e > c ? RDY_NO : placed ? RDY_YES : RDY_ASK;
         if (e + B->q[i] > B->T)
             return false;
         solo += B->solo[i] || (i == B->ctl && B->jump);
@@ -659,9 +720,8 @@ static bool hopeful(struct bound *B, int c)
     int left = B->T - c - solo;
     for (uint32_t sub = 1; sub < (1u << B->nsets); sub++) {
         int count = 0, d = B->ud[sub];
-        for (int q = 0; q < B->nsets; q++)
-            if (B->within[sub] >> q & 1)
-                count += cnt[q];
+        for (uint32_t w = B->within[sub]; w; w &= w - 1)
+            count += cnt[__builtin_ctz(w)];
         if (d > 0 && (count + d - 1) / d > left)
             return false;
     }
@@ -734,8 +794,10 @@ static void seen_add(struct bound *B, XXH128_hash_t h, int c)
 static bool form(struct bound *B, int c, int left, int i, uint64_t *it, int k, int *skipped, int ns)
 {
     uint64_t *inb = B->inb + (size_t)c * (size_t)B->W;
+    const uint8_t *rdy = B->rdy + (size_t)c * (size_t)B->n;
     while (i < B->n && (B->cyc[i] >= 0 || (i == B->ctl && (B->jump || c != B->T - 1 - B->delay)) ||
-                        (B->twin[i] >= 0 && B->cyc[B->twin[i]] < 0) || !ready(B, i, c)))
+                        (B->twin[i] >= 0 && B->cyc[B->twin[i]] < 0) ||
+                        (rdy[i] == RDY_NO || (rdy[i] == RDY_ASK && !ready(B, i, c)))))
         i++;   /* (a twin after its previous twin: that one is left out, and the bundle not maximal) */
     if (i == B->n) {
         if (B->ctl >= 0 && !B->jump && B->cyc[B->ctl] < 0 && c == B->T - 1 - B->delay)
@@ -767,14 +829,16 @@ static bool search(struct bound *B, int c, int left)
             memcpy(B->best, B->cyc, (size_t)B->n * sizeof *B->cyc);
         return true;
     }
-    if (c >= B->T || (B->ctl >= 0 && B->cyc[B->ctl] < 0 && c > B->T - 1 - B->delay) || !hopeful(B, c))
+    if (c >= B->T || (B->ctl >= 0 && B->cyc[B->ctl] < 0 && c > B->T - 1 - B->delay))
         return false;
-    XXH128_hash_t h = state_key(B, c);
+    XXH128_hash_t h = state_key(B, c);   /* (a state that failed before: no need to ask hopeful) */
     if (B->capseen) {
         struct seen *e = seen_slot(B, h);
         if (e->c >= 0 && e->c <= c)
             return false;
     }
+    if (!hopeful(B, c))
+        return false;
     if (++B->nodes > NODE_BUDGET) {
         B->gave_up = true;
         return false;
@@ -813,14 +877,15 @@ static void bound_free(struct bound *B)
     free(B->cand);
     free(B->owner);
     free(B->fmask);
+    free(B->fpop);
     free(B->compat);
     for (int q = 0; q < B->ncliques; q++)
         free(B->clique[q]);
-    free(B->ce);
     free(B->cbucket);
     free(B->cq);
     free(B->inb);
     free(B->skip);
+    free(B->rdy);
     free(B->setof);
     free(B->umask);
     free(B->ud);
@@ -881,9 +946,12 @@ unsigned tsr_pack_lower_bound(const struct tsr_target *t, const struct tsr_pack_
             B.cyc[i] = -1;
         B.inb = realloc(B.inb, ((size_t)B.T * (size_t)B.W + 1) * sizeof *B.inb);
         B.skip = realloc(B.skip, ((size_t)B.T * (size_t)n + 1) * sizeof *B.skip);
+        B.rdy = realloc(B.rdy, (size_t)B.T * (size_t)n + 1);
         B.cbucket = realloc(B.cbucket, ((size_t)B.T + 2) * sizeof *B.cbucket);
-        if (!B.inb || !B.skip || !B.cbucket)
+        B.cq = realloc(B.cq, ((size_t)B.T + 2) * sizeof *B.cq);
+        if (!B.inb || !B.skip || !B.rdy || !B.cbucket || !B.cq)
             abort();
+        memset(B.cbucket, 0, ((size_t)B.T + 2) * sizeof *B.cbucket);
         memset(B.inb, 0, (size_t)B.T * (size_t)B.W * sizeof *B.inb);
         B.gave_up = false;
         for (size_t i = 0; i < B.capseen; i++)

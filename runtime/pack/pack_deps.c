@@ -9,32 +9,70 @@
 #include "target.h"
 
 /* Fills *e, its rule filter pat only when `pats` (else all ones: any rule may match). */
+static bool is_state(const struct tsr_vev *e);
+
+/* The bit of struct tsr_pack_ev.elems for state event x: tsr_vev_same(x, y) implies elem_bit(x) &
+ * elem_bit(y) (the same element and index, or an unknown index: all bits). */
+static uint64_t elem_bit(const struct tsr_vev *x)
+{
+    if (x->addr < 0)
+        return ~(uint64_t)0;
+    uint64_t h = ((uint64_t)(uint32_t)x->id * 0x9E3779B97F4A7C15u) ^ ((uint64_t)x->addr * 0xC2B2AE3D27D4EB4Fu);
+    return (uint64_t)1 << (h >> 58);
+}
+
 static int ev_fill(const struct tsr_target *t, const uint32_t *w, struct tsr_pack_ev *e, bool pats)
 {
     const struct tsr_vdesc *D = t->vdesc;
     if (!D)
         return -1;
-    if (!e->f) {
-        e->f = calloc(D->nfields ? D->nfields : 1, sizeof *e->f);
-        if (!e->f)
+    /* the events into a whole struct, then only what they use into e->vb (the full 2 KB per unit and bundle
+     * was most of a large block's memory) */
+    static _Thread_local struct tsr_vbundle full;
+    static _Thread_local uint64_t *ff;
+    static _Thread_local size_t nff;
+    size_t nf = D->nfields ? D->nfields : 1;
+    if (nff < nf) {
+        free(ff);
+        ff = calloc(nf, sizeof *ff);
+        if (!ff)
             abort();
+        nff = nf;
     }
-    memset(&e->vb, 0, offsetof(struct tsr_vbundle, ev));   /* (tsr_vb_add sets every field of an event) */
-    e->vb.f = e->f;
-    D->events(w, 0, &e->vb);
+    memset(&full, 0, offsetof(struct tsr_vbundle, ev));   /* (tsr_vb_add sets every field of an event) */
+    memset(ff, 0, nf * sizeof *ff);
+    full.f = ff;
+    D->events(w, 0, &full);
+    size_t evb = offsetof(struct tsr_vbundle, ev) + (size_t)full.nev * sizeof full.ev[0];
+    evb = (evb + 7) & ~(size_t)7;
+    size_t need = evb + nf * sizeof *ff;
+    if (e->cap < need) {
+        free(e->vb);
+        e->vb = malloc(need);
+        if (!e->vb)
+            abort();
+        e->cap = need;
+    }
+    memcpy(e->vb, &full, evb < sizeof full ? evb : sizeof full);
+    e->vb->f = (uint64_t *)((char *)e->vb + evb);
+    memcpy(e->vb->f, ff, nf * sizeof *ff);
+    const struct tsr_vbundle *vb = e->vb;
     e->ctl = TSR_PACK_CTL_NONE;
     e->delay = 0;
     e->falls = true;
     e->pat[0] = e->pat[1] = D->nrules > 64 || !pats ? ~(uint64_t)0 : 0;
     for (int r = 0; r < D->nrules && r < 64 && pats; r++)
         for (int p = 0; p < 2 && p < D->rules[r].npat; p++)
-            for (int i = 0; i < e->vb.nev; i++)
-                if (D->rules[r].pat[p](&e->vb.ev[i], e->vb.f)) {
+            for (int i = 0; i < vb->nev; i++)
+                if (D->rules[r].pat[p](&vb->ev[i], vb->f)) {
                     e->pat[p] |= (uint64_t)1 << r;
                     break;
                 }
-    for (int i = 0; i < e->vb.nev; i++) {
-        const struct tsr_vev *x = &e->vb.ev[i];
+    e->elems = 0;
+    for (int i = 0; i < vb->nev; i++) {
+        const struct tsr_vev *x = &vb->ev[i];
+        if (is_state(x))
+            e->elems |= elem_bit(x);
         if (x->kind != TSR_V_JUMP && x->kind != TSR_V_HALT)
             continue;
         e->ctl = x->kind == TSR_V_JUMP ? TSR_PACK_CTL_JUMP : TSR_PACK_CTL_END;
@@ -56,8 +94,9 @@ int tsr_pack_ev_events(const struct tsr_target *t, const uint32_t *w, struct tsr
 
 void tsr_pack_ev_free(struct tsr_pack_ev *e)
 {
-    free(e->f);
-    e->f = NULL;
+    free(e->vb);
+    e->vb = NULL;
+    e->cap = 0;
 }
 
 static bool is_read(const struct tsr_vev *e)
@@ -87,10 +126,10 @@ static bool pair(const struct tsr_vbundle *a, tsr_vmatch_fn p, const struct tsr_
 
 int tsr_pack_dep(const struct tsr_vdesc *D, const struct tsr_pack_ev *ea, const struct tsr_pack_ev *eb)
 {
-    const struct tsr_vbundle *a = &ea->vb, *b = &eb->vb;
+    const struct tsr_vbundle *a = ea->vb, *b = eb->vb;
     int lat = -1;
     /* state elements (space accesses that reach no state, i.e. hooks, are ordered only by `order` classes) */
-    for (int i = 0; i < a->nev; i++) {
+    for (int i = 0; i < a->nev && (ea->elems & eb->elems); i++) {
         const struct tsr_vev *x = &a->ev[i];
         if (x->kind != TSR_V_RSTATE && x->kind != TSR_V_WSTATE && x->kind != TSR_V_RLATE)
             continue;
@@ -207,8 +246,8 @@ static bool graph_near(const struct tsr_vdesc *D, const struct tsr_pack_unit *u,
         return false;
     size_t nev = 0;
     for (int j = 0; j < n; j++)
-        for (int k = 0; k < u[j].ev.vb.nev; k++) {
-            const struct tsr_vev *e = &u[j].ev.vb.ev[k];
+        for (int k = 0; k < u[j].ev.vb->nev; k++) {
+            const struct tsr_vev *e = &u[j].ev.vb->ev[k];
             if ((is_state(e) || is_space(e)) && e->addr < 0)
                 return false;
             nev++;
@@ -230,8 +269,8 @@ static bool graph_near(const struct tsr_vdesc *D, const struct tsr_pack_unit *u,
         const struct tsr_pack_ev *ej = &u[j].ev;
         int nc = 0;
 #define CAND(i) do { int i_ = (i); if (i_ >= 0 && mark[i_] != j) { mark[i_] = j; cand[nc++] = i_; } } while (0)
-        for (int k = 0; k < ej->vb.nev; k++) {
-            const struct tsr_vev *e = &ej->vb.ev[k];
+        for (int k = 0; k < ej->vb->nev; k++) {
+            const struct tsr_vev *e = &ej->vb->ev[k];
             if (!is_state(e) && !is_space(e))
                 continue;
             struct elem *x = elem_get(tab, cap - 1, elem_key(e));
@@ -271,8 +310,8 @@ static bool graph_near(const struct tsr_vdesc *D, const struct tsr_pack_unit *u,
             }
         }
         /* j's own accesses, for the units after it */
-        for (int k = 0; k < ej->vb.nev; k++) {
-            const struct tsr_vev *e = &ej->vb.ev[k];
+        for (int k = 0; k < ej->vb->nev; k++) {
+            const struct tsr_vev *e = &ej->vb->ev[k];
             if (!is_state(e) && !is_space(e))
                 continue;
             struct elem *x = elem_get(tab, cap - 1, elem_key(e));

@@ -162,51 +162,16 @@ static void run_snap(const struct tsr_target *t, const uint32_t *w, uint64_t see
     free(sim);
 }
 
-bool tsr_pack_same_meaning(const struct tsr_target *t, const uint32_t *a, const uint32_t *b)
-{
-    if (!memcmp(a, b, t->nwords * 4))
-        return true;
-    if (!t->sim)
-        return false;
-    size_t n = state_size(t->sim);
-    struct snap sa, sb;
-    sa.v = calloc(n + 1, sizeof *sa.v);
-    sb.v = calloc(n + 1, sizeof *sb.v);
-    bool same = true;
-    for (uint64_t seed = 1; seed <= 4 && same; seed++) {
-        uint64_t sd = seed * 0x1234566ull + seed;   /* odd and even: 0/1 and full values */
-        run_snap(t, a, sd, &sa);
-        run_snap(t, b, sd, &sb);
-        same = sa.rc == sb.rc && !memcmp(sa.v, sb.v, n * sizeof *sa.v) && sa.nlog == sb.nlog &&
-               !memcmp(sa.log, sb.log, (size_t)sa.nlog * sizeof *sa.log);
-    }
-    free(sa.v);
-    free(sb.v);
-    return same;
-}
-
 /* ---- merged bundles ------------------------------------------------------------------------------------ */
 
 /* Verdicts already reached: a small direct-mapped cache keyed by a hash of the words (merged and parts). */
 #define MCACHE 4096
 static _Thread_local struct { uint64_t key; int8_t verdict; } mcache[MCACHE];
 
-bool tsr_pack_merge_same(const struct tsr_target *t, const uint32_t *m, const uint32_t *const *parts, int k)
+/* tsr_pack_merge_same without the run cache (instructions of more than 8 words); key: its verdict's. */
+static bool merge_same_runs(const struct tsr_target *t, const uint32_t *m, const uint32_t *const *parts, int k,
+                            uint64_t key)
 {
-    if (k <= 1)
-        return k == 0 || tsr_pack_same_meaning(t, m, parts[0]);
-    if (!t->sim)
-        return true;   /* nothing to check with: the assembler's word stands */
-    uint64_t key = mix(0x51ed27 ^ (uint64_t)(uintptr_t)t);
-    for (unsigned i = 0; i < t->nwords; i++)
-        key = mix(key ^ m[i]);
-    for (int p = 0; p < k; p++)
-        for (unsigned i = 0; i < t->nwords; i++)
-            key = mix(key ^ parts[p][i] ^ (uint64_t)(p + 1) << 40);
-    if (!key)
-        key = 1;
-    if (mcache[key % MCACHE].key == key)
-        return mcache[key % MCACHE].verdict > 0;
     size_t n = state_size(t->sim);
     struct snap base, mm, *ps = calloc((size_t)k, sizeof *ps);
     base.v = calloc(n, sizeof *base.v);
@@ -253,5 +218,221 @@ bool tsr_pack_merge_same(const struct tsr_target *t, const uint32_t *m, const ui
     free(ps);
     mcache[key % MCACHE].key = key;
     mcache[key % MCACHE].verdict = same ? 1 : -1;
+    return same;
+}
+
+/* What one instruction (or none: w NULL) does from the state of one seed, kept for the next check: a part is
+ * tried against many bundles, and every check of a seed starts from the same state.  The run's result code,
+ * its hook log, and the elements it leaves changed (index into the snapshot, value), sorted by index.
+ * Direct-mapped, keyed exactly by the simulator, the seed and the words (at most 8). */
+#define RCACHE 1024
+struct run {
+    const struct tsr_sim_desc *S;
+    uint64_t seed;
+    uint32_t w[8];
+    bool used;
+    int rc, nlog;
+    uint64_t *log;            /* nlog hashes (malloc'd, like idx and val) */
+    size_t ndiff;
+    uint32_t *idx, *val;
+};
+static _Thread_local struct run rcache[RCACHE];
+static _Thread_local struct { const struct tsr_sim_desc *S; uint64_t seed; uint32_t *v; } rbase[16];
+static _Thread_local int rbase_next;
+
+/* The state seed sd leaves unchanged, as run_snap of nothing gives it (n values; the checks use seven seeds;
+ * kept for the thread's life). */
+static const uint32_t *base_state(const struct tsr_target *t, uint64_t sd, size_t n)
+{
+    for (int i = 0; i < 16; i++)
+        if (rbase[i].v && rbase[i].S == t->sim && rbase[i].seed == sd)
+            return rbase[i].v;
+    int at = rbase_next++ % 16;
+    struct snap o;
+    o.v = calloc(n + 1, sizeof *o.v);
+    if (!o.v)
+        abort();
+    run_snap(t, NULL, sd, &o);
+    free(rbase[at].v);
+    rbase[at].S = t->sim;
+    rbase[at].seed = sd;
+    rbase[at].v = o.v;
+    return o.v;
+}
+
+/* The run of w (t->nwords words, at most 8) from seed sd against base (n values), through the cache. */
+static const struct run *part_run(const struct tsr_target *t, const uint32_t *w, uint64_t sd, const uint32_t *base,
+                                  size_t n, uint32_t *scratch)
+{
+    uint64_t key = mix(sd ^ (uint64_t)(uintptr_t)t->sim);
+    for (unsigned i = 0; i < t->nwords; i++)
+        key = mix(key ^ w[i] ^ (uint64_t)(i + 1) << 36);
+    struct run *r = &rcache[key % RCACHE];
+    if (r->used && r->S == t->sim && r->seed == sd && !memcmp(r->w, w, t->nwords * 4))
+        return r;
+    struct snap o;
+    o.v = scratch;
+    run_snap(t, w, sd, &o);
+    /* the changed elements, skipping unchanged runs of 16 values at a time (an instruction changes few) */
+    static _Thread_local uint32_t *di, *dv;
+    static _Thread_local size_t ndi;
+    if (ndi < n) {
+        free(di);
+        free(dv);
+        di = malloc((n + 1) * sizeof *di);
+        dv = malloc((n + 1) * sizeof *dv);
+        if (!di || !dv)
+            abort();
+        ndi = n;
+    }
+    size_t nd = 0;
+    for (size_t x = 0; x < n;) {
+        if (x + 16 <= n && !memcmp(o.v + x, base + x, 16 * sizeof *base)) {
+            x += 16;
+            continue;
+        }
+        for (size_t end = x + 16 < n ? x + 16 : n; x < end; x++)
+            if (o.v[x] != base[x]) {
+                di[nd] = (uint32_t)x;
+                dv[nd++] = o.v[x];
+            }
+    }
+    free(r->idx);
+    free(r->val);
+    free(r->log);
+    r->idx = malloc((nd + 1) * sizeof *r->idx);
+    r->val = malloc((nd + 1) * sizeof *r->val);
+    r->log = malloc(((size_t)o.nlog + 1) * sizeof *r->log);
+    if (!r->idx || !r->val || !r->log)
+        abort();
+    memcpy(r->idx, di, nd * sizeof *di);
+    memcpy(r->val, dv, nd * sizeof *dv);
+    r->ndiff = nd;
+    r->S = t->sim;
+    r->seed = sd;
+    memcpy(r->w, w, t->nwords * 4);
+    r->used = true;
+    r->rc = o.rc;
+    r->nlog = o.nlog;
+    memcpy(r->log, o.log, (size_t)o.nlog * sizeof *r->log);
+    return r;
+}
+
+bool tsr_pack_merge_same(const struct tsr_target *t, const uint32_t *m, const uint32_t *const *parts, int k)
+{
+    if (k <= 1)
+        return k == 0 || tsr_pack_same_meaning(t, m, parts[0]);
+    if (!t->sim)
+        return true;   /* nothing to check with: the assembler's word stands */
+    uint64_t key = mix(0x51ed27 ^ (uint64_t)(uintptr_t)t);
+    for (unsigned i = 0; i < t->nwords; i++)
+        key = mix(key ^ m[i]);
+    for (int p = 0; p < k; p++)
+        for (unsigned i = 0; i < t->nwords; i++)
+            key = mix(key ^ parts[p][i] ^ (uint64_t)(p + 1) << 40);
+    if (!key)
+        key = 1;
+    if (mcache[key % MCACHE].key == key)
+        return mcache[key % MCACHE].verdict > 0;
+    if (t->nwords > 8)
+        return merge_same_runs(t, m, parts, k, key);
+    size_t n = state_size(t->sim);
+    struct snap mm;
+    mm.v = calloc(n + 1, sizeof *mm.v);
+    uint32_t *want = malloc((n + 1) * sizeof *want), *scratch = malloc((n + 1) * sizeof *scratch);
+    uint8_t *by = calloc(n + 1, 1);   /* element x changed by a part already (then want[x] is its value) */
+    if (!mm.v || !want || !scratch || !by)
+        abort();
+    bool same = true;
+    for (uint64_t seed = 1; seed <= 3 && same; seed++) {
+        uint64_t sd = (seed * 0x9e3779b97f4a7c15ull & ~(uint64_t)1) | (seed & 1);   /* 0/1, full, 0/1 */
+        const uint32_t *base = base_state(t, sd, n);
+        run_snap(t, m, sd, &mm);
+        /* every element: the value the one part that changed it gave (parts that change one element all
+         * agree: the pc), or unchanged */
+        memcpy(want, base, n * sizeof *want);
+        uint64_t all[LOGMAX];
+        int na = 0;
+        for (int p = 0; p < k && same; p++) {
+            const struct run *r = part_run(t, parts[p], sd, base, n, scratch);
+            for (size_t d = 0; d < r->ndiff && same; d++) {
+                uint32_t x = r->idx[d];
+                if (by[x] && want[x] != r->val[d])
+                    same = false;
+                by[x] = 1;
+                want[x] = r->val[d];
+            }
+            for (int i = 0; i < r->nlog && na < LOGMAX; i++)
+                all[na++] = r->log[i];
+            same = same && (r->rc == TSR_SIM_OK || r->rc == mm.rc);
+        }
+        for (int p = 0; p < k; p++) {   /* (by back to all 0) */
+            const struct run *r = part_run(t, parts[p], sd, base, n, scratch);
+            for (size_t d = 0; d < r->ndiff; d++)
+                by[r->idx[d]] = 0;
+        }
+        same = same && !memcmp(mm.v, want, n * sizeof *want);
+        /* the peripheral accesses: the parts' together, in any order */
+        qsort(all, (size_t)na, sizeof *all, cmp_u64);
+        qsort(mm.log, (size_t)mm.nlog, sizeof *mm.log, cmp_u64);
+        same = same && na == mm.nlog && !memcmp(all, mm.log, (size_t)na * sizeof *all);
+    }
+    free(mm.v);
+    free(want);
+    free(scratch);
+    free(by);
+    mcache[key % MCACHE].key = key;
+    mcache[key % MCACHE].verdict = same ? 1 : -1;
+    return same;
+}
+
+/* tsr_pack_same_meaning by running both instructions (no run cache: wider instructions, or both in one slot). */
+static bool same_meaning_runs(const struct tsr_target *t, const uint32_t *a, const uint32_t *b, size_t n)
+{
+    struct snap sa, sb;
+    sa.v = calloc(n + 1, sizeof *sa.v);
+    sb.v = calloc(n + 1, sizeof *sb.v);
+    bool same = true;
+    for (uint64_t seed = 1; seed <= 4 && same; seed++) {
+        uint64_t sd = seed * 0x1234566ull + seed;   /* odd and even: 0/1 and full values */
+        run_snap(t, a, sd, &sa);
+        run_snap(t, b, sd, &sb);
+        same = sa.rc == sb.rc && !memcmp(sa.v, sb.v, n * sizeof *sa.v) && sa.nlog == sb.nlog &&
+               !memcmp(sa.log, sb.log, (size_t)sa.nlog * sizeof *sa.log);
+    }
+    free(sa.v);
+    free(sb.v);
+    return same;
+}
+
+bool tsr_pack_same_meaning(const struct tsr_target *t, const uint32_t *a, const uint32_t *b)
+{
+    if (!memcmp(a, b, t->nwords * 4))
+        return true;
+    if (!t->sim)
+        return false;
+    size_t n = state_size(t->sim);
+    if (t->nwords > 8)
+        return same_meaning_runs(t, a, b, n);
+    uint32_t *scratch = malloc((n + 1) * sizeof *scratch);
+    if (!scratch)
+        abort();
+    bool same = true;
+    for (uint64_t seed = 1; seed <= 4 && same; seed++) {
+        uint64_t sd = seed * 0x1234566ull + seed;   /* odd and even: 0/1 and full values */
+        /* the same final state from the same start: the same changed elements */
+        const uint32_t *base = base_state(t, sd, n);
+        const struct run *ra = part_run(t, a, sd, base, n, scratch);
+        const struct run *rb = part_run(t, b, sd, base, n, scratch);
+        if (rb == ra) {   /* both in one cache slot: a's entry is gone, compare whole runs */
+            free(scratch);
+            return same_meaning_runs(t, a, b, n);
+        }
+        same = ra->rc == rb->rc && ra->ndiff == rb->ndiff && ra->nlog == rb->nlog &&
+               !memcmp(ra->log, rb->log, (size_t)ra->nlog * sizeof *ra->log) &&
+               !memcmp(ra->idx, rb->idx, ra->ndiff * sizeof *ra->idx) &&
+               !memcmp(ra->val, rb->val, ra->ndiff * sizeof *ra->val);
+    }
+    free(scratch);
     return same;
 }

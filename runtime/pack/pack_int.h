@@ -18,14 +18,19 @@ enum tsr_pack_ctl {
 /* The events of one instruction as the validator sees them (runtime/validate/validate.h), with their own field
  * storage, and what the packer derives from them. */
 struct tsr_pack_ev {
-    struct tsr_vbundle vb;      /* vb.f points into f */
-    uint64_t *f;                /* desc->nfields values (malloc'd) */
+    struct tsr_vbundle *vb;     /* its events, in one allocation with vb->f (desc->nfields values after the
+                                   events): only vb->nev of the TSR_V_MAXEV events are there (a bundle of the
+                                   QPU has a dozen; the whole struct is 2 KB); NULL before the first fill */
+    size_t cap;                 /* bytes allocated at vb */
     int ctl;                    /* enum tsr_pack_ctl */
     int delay;                  /* JUMP/END: delay slots (instructions) */
     bool falls;                 /* control may continue with the next instruction (not an always-taken jump
                                    or an unconditional halt) */
     uint64_t pat[2];            /* bit r: some event matches rule r's pattern 0 / 1 (rules 0..63; a filter
                                    for tsr_pack_dep: all ones when there are more rules) */
+    uint64_t elems;             /* the state elements its events touch, one bit each by hash of (element, index);
+                                   all ones with an unknown index: two events that touch one element share a
+                                   bit (tsr_pack_dep skips its element comparison when no bit is shared) */
 };
 
 /* One input line: an operation, or a pinned group written as one bundle. */

@@ -8,6 +8,7 @@
  * A block that control can fall into is scheduled against the end of the one before; the paths that enter
  * through a branch are checked afterwards by validating the whole program, and a nop is put before each
  * instruction that still breaks a rule (at the target of the branch). */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,7 +207,7 @@ static void free_graph(struct sched *S)
 
 static const struct tsr_vbundle *hist_at(const struct sched *S, size_t g)
 {
-    return g >= S->P->n ? &S->bs[g - S->P->n].ev.vb : &S->P->b[g].ev.vb;
+    return g >= S->P->n ? S->bs[g - S->P->n].ev.vb : S->P->b[g].ev.vb;
 }
 
 /* Violations completed by vb placed at global position g (the bundles before it as they stand). */
@@ -217,7 +218,7 @@ static size_t oracle(const struct sched *S, size_t g, const struct tsr_vbundle *
     struct tsr_vbundle start;
     h[0] = vb;
     if (g == 0) {   /* the program's first instruction */
-        start = *vb;
+        memcpy(&start, vb, offsetof(struct tsr_vbundle, ev) + (size_t)vb->nev * sizeof vb->ev[0]);
         tsr_vb_add(&start, TSR_V_START, -1, 1, 0, 0);
         h[0] = &start;
     }
@@ -250,7 +251,7 @@ static struct obundle *block_bundle(struct sched *S, int c)
 static bool recheck(struct sched *S, int from)
 {
     for (int c = from; c < S->nb; c++)
-        if (oracle(S, S->P->n + (size_t)c, &S->bs[c].ev.vb))
+        if (oracle(S, S->P->n + (size_t)c, S->bs[c].ev.vb))
             return false;
     return true;
 }
@@ -258,9 +259,11 @@ static bool recheck(struct sched *S, int from)
 static void copy_bundles(struct prog *P, struct obundle *dst, const struct obundle *src, int n)
 {
     for (int i = 0; i < n; i++) {
-        uint64_t *f = dst[i].ev.f;
+        struct tsr_vbundle *vb = dst[i].ev.vb;   /* (dst keeps its own events' allocation) */
+        size_t cap = dst[i].ev.cap;
         dst[i] = src[i];
-        dst[i].ev.f = f;
+        dst[i].ev.vb = vb;
+        dst[i].ev.cap = cap;
         set_words(P, &dst[i], src[i].w);
     }
 }
@@ -306,7 +309,7 @@ static int place_delay(struct sched *S, const struct tsr_pack_unit *u, int ctl, 
             if (b->k >= MAXPARTS || !with_unit(P, b, &u[i], true, parts, pw, w))
                 continue;
             tsr_pack_ev_init(P->t, w, &cand);
-            if (oracle(S, P->n + (size_t)c, &cand.vb))
+            if (oracle(S, P->n + (size_t)c, cand.vb))
                 continue;
             add_unit(P, b, &u[i], parts, pw, w);
             if (!u[i].text)
@@ -603,7 +606,7 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, struc
                 if ((b->k && (fixed[i] & b->fixed)) || !with_unit(P, b, &u[i], false, parts, pw, w))
                     continue;   /* (two ops that only one slot can do never share a bundle) */
                 tsr_pack_ev_events(t, w, &cand);
-                if (oracle(S, g, &cand.vb))
+                if (oracle(S, g, cand.vb))
                     continue;
                 add_unit(P, b, &u[i], parts, pw, w);
                 b->fixed |= fixed[i];
