@@ -240,6 +240,8 @@ enum tsr_wordfmt tsr_words_detect(const void *data, size_t len)
 {
     if (!tsr_data_is_text(data, len))
         return TSR_WORDS_BIN;
+    if (!len)
+        return TSR_WORDS_HEX;   /* empty (data may be NULL: no pointer arithmetic on it) */
     const char *s = data, *end = s + len;
     while (s < end) {   /* the first line that is neither blank nor a `//` comment */
         while (s < end && (is_blank(*s) || *s == '\n'))
