@@ -180,14 +180,12 @@ static int cmp_from(const void *x, const void *y)
     return a->from != b->from ? (a->from < b->from ? -1 : 1) : a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
+/* The data flow of open window r into F (dist[i] already 0 where bundle i has an A, else -1). */
 static void open_flow(const struct prog *P, int r, struct flow *F)
 {
     const struct tsr_vrule *R = &P->D->rules[r];
     size_t n = P->n, head = 0, count = 0;
     int lo = R->lo > INT16_MAX - 1 ? INT16_MAX - 1 : R->lo;
-    F->dist = vld_xcalloc(n, sizeof *F->dist);
-    F->src = vld_xcalloc(n, sizeof *F->src);
-    F->len = vld_xcalloc(n, sizeof *F->len);
     uint32_t *queue = vld_xcalloc(n, sizeof *queue);
     unsigned char *inq = vld_xcalloc(n / 8 + 1, 1);
     const struct tedge **from = vld_xcalloc(P->nedge + 1, sizeof *from);   /* taken edges by source */
@@ -195,10 +193,7 @@ static void open_flow(const struct prog *P, int r, struct flow *F)
         from[q] = &P->E[q];
     if (P->nedge)
         qsort(from, P->nedge, sizeof *from, cmp_from);
-    struct tsr_vbundle *b = &P->scratch[0];
-    for (size_t i = 0; i < n; i++) {
-        decode(P, i, b);
-        F->dist[i] = vld_first_match(b, R->pat[0], -1) >= 0 ? 0 : -1;
+    for (size_t i = 0; i < n; i++) {   /* dist[i]: 0 where i has an A (set by the control-flow pass), else -1 */
         F->src[i] = (uint32_t)i;
         if (F->dist[i] >= 0) {
             inq[i / 8] |= (unsigned char)(1u << (i % 8));
@@ -288,8 +283,22 @@ size_t tsr_validate(const struct tsr_vdesc *D, const uint32_t *w, size_t n, uint
         P.ft[i / 8] |= (unsigned char)(1u << (i % 8));
     size_t capedge = 0;
     struct tsr_vbundle *b = &P.scratch[0];
+    int nopen = 0;   /* open windows: which bundles hold an A of each (the start of its data flow) */
+    for (int r = 0; r < D->nrules; r++)
+        nopen += is_open(&D->rules[r]);
+    struct flow *F = vld_xcalloc((size_t)nopen + 1, sizeof *F);
+    for (int k = 0; k < nopen; k++) {
+        F[k].dist = vld_xcalloc(n, sizeof *F[k].dist);
+        F[k].src = vld_xcalloc(n, sizeof *F[k].src);
+        F[k].len = vld_xcalloc(n, sizeof *F[k].len);
+    }
     for (size_t i = 0; i < n; i++) {
         decode(&P, i, b);
+        for (int r = 0, k = 0; r < D->nrules; r++)
+            if (is_open(&D->rules[r])) {
+                F[k].dist[i] = vld_first_match(b, D->rules[r].pat[0], -1) >= 0 ? 0 : -1;
+                k++;
+            }
         for (int k = 0; k < b->nev; k++) {
             const struct tsr_vev *e = &b->ev[k];
             if (e->kind != TSR_V_JUMP && e->kind != TSR_V_HALT)
@@ -324,11 +333,7 @@ size_t tsr_validate(const struct tsr_vdesc *D, const uint32_t *w, size_t n, uint
         M[k].src = SIZE_MAX;
         M[k].f = mf + k * P.nf;
     }
-    /* open windows: one data flow per rule */
-    int nopen = 0;
-    for (int r = 0; r < D->nrules; r++)
-        nopen += is_open(&D->rules[r]);
-    struct flow *F = vld_xcalloc((size_t)nopen + 1, sizeof *F);
+    /* open windows: one data flow per rule, from the A bundles the control-flow pass found */
     for (int r = 0, k = 0; r < D->nrules; r++)
         if (is_open(&D->rules[r]))
             open_flow(&P, r, &F[k++]);
