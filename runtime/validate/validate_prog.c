@@ -27,6 +27,7 @@ struct prog {
     uint64_t base;
     unsigned nf;
     unsigned char *ft;                 /* bit i: i falls through to i + 1 */
+    unsigned char *tgt;                /* bit i: some taken edge goes to i */
     struct tedge *E;                   /* taken edges by target (then by their order in the program) */
     size_t nedge;
     struct tsr_vbundle *ring;          /* bundle i at ring[i % RING] while i is among the last RING checked */
@@ -104,6 +105,8 @@ static int cmp_tedge(const void *x, const void *y)
 /* The first taken edge to t (P->nedge if none). */
 static size_t first_edge(const struct prog *P, size_t t)
 {
+    if (!(P->tgt[t / 8] >> (t % 8) & 1))
+        return P->nedge;   /* most instructions: no search */
     size_t lo = 0, hi = P->nedge;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -269,7 +272,7 @@ size_t tsr_validate(const struct tsr_vdesc *D, const uint32_t *w, size_t n, uint
     struct ctx c = { D, fn, fctx, 0, NULL, 0, 0, NULL, 0, false };
     if (!n)
         return 0;
-    struct prog P = { D, w, n, base, D->nfields ? D->nfields : 1, NULL, NULL, 0, NULL, NULL, NULL };
+    struct prog P = { D, w, n, base, D->nfields ? D->nfields : 1, NULL, NULL, NULL, 0, NULL, NULL, NULL };
     int depths = (D->lookback < TSR_V_MAXDIST ? D->lookback : TSR_V_MAXDIST) + 2;
     P.ring = vld_xcalloc(RING + (size_t)depths, sizeof *P.ring);
     P.scratch = P.ring + RING;
@@ -281,11 +284,14 @@ size_t tsr_validate(const struct tsr_vdesc *D, const uint32_t *w, size_t n, uint
     P.ft = vld_xcalloc(n / 8 + 1, 1);
     for (size_t i = 0; i + 1 < n; i++)
         P.ft[i / 8] |= (unsigned char)(1u << (i % 8));
+    P.tgt = vld_xcalloc(n / 8 + 1, 1);
     size_t capedge = 0;
     struct tsr_vbundle *b = &P.scratch[0];
-    int nopen = 0;   /* open windows: which bundles hold an A of each (the start of its data flow) */
+    int nopen = 0;   /* open windows (openr: their rules): which bundles hold an A of each (its flow's start) */
+    int *openr = vld_xcalloc((size_t)D->nrules + 1, sizeof *openr);
     for (int r = 0; r < D->nrules; r++)
-        nopen += is_open(&D->rules[r]);
+        if (is_open(&D->rules[r]))
+            openr[nopen++] = r;
     struct flow *F = vld_xcalloc((size_t)nopen + 1, sizeof *F);
     for (int k = 0; k < nopen; k++) {
         F[k].dist = vld_xcalloc(n, sizeof *F[k].dist);
@@ -294,11 +300,8 @@ size_t tsr_validate(const struct tsr_vdesc *D, const uint32_t *w, size_t n, uint
     }
     for (size_t i = 0; i < n; i++) {
         decode(&P, i, b);
-        for (int r = 0, k = 0; r < D->nrules; r++)
-            if (is_open(&D->rules[r])) {
-                F[k].dist[i] = vld_first_match(b, D->rules[r].pat[0], -1) >= 0 ? 0 : -1;
-                k++;
-            }
+        for (int k = 0; k < nopen; k++)
+            F[k].dist[i] = vld_first_match(b, D->rules[openr[k]].pat[0], -1) >= 0 ? 0 : -1;
         for (int k = 0; k < b->nev; k++) {
             const struct tsr_vev *e = &b->ev[k];
             if (e->kind != TSR_V_JUMP && e->kind != TSR_V_HALT)
@@ -321,6 +324,7 @@ size_t tsr_validate(const struct tsr_vdesc *D, const uint32_t *w, size_t n, uint
             }
             P.E[P.nedge].from = last;
             P.E[P.nedge].to = (size_t)(((uint64_t)e->val - base) / D->pc_step);
+            P.tgt[P.E[P.nedge].to / 8] |= (unsigned char)(1u << (P.E[P.nedge].to % 8));
             P.E[P.nedge].seq = P.nedge;
             P.nedge++;
         }
@@ -334,9 +338,8 @@ size_t tsr_validate(const struct tsr_vdesc *D, const uint32_t *w, size_t n, uint
         M[k].f = mf + k * P.nf;
     }
     /* open windows: one data flow per rule, from the A bundles the control-flow pass found */
-    for (int r = 0, k = 0; r < D->nrules; r++)
-        if (is_open(&D->rules[r]))
-            open_flow(&P, r, &F[k++]);
+    for (int k = 0; k < nopen; k++)
+        open_flow(&P, openr[k], &F[k]);
     for (size_t j = 0; j < n; j++) {
         struct hist h;
         const struct tsr_vbundle *b = &P.ring[j % RING];
@@ -384,9 +387,8 @@ size_t tsr_validate(const struct tsr_vdesc *D, const uint32_t *w, size_t n, uint
         c.nmatch = m->src != SIZE_MAX ? m->npair : 0;
         int budget = MAX_PATHS;
         paths(&c, &P, &h, 1, &budget);
-        for (int r = 0, k = 0; r < D->nrules; r++)
-            if (is_open(&D->rules[r]))
-                open_check(&c, &h, &P, r, &F[k++]);
+        for (int k = 0; k < nopen; k++)
+            open_check(&c, &h, &P, openr[k], &F[k]);
     }
     for (int k = 0; k < nopen; k++)
         open_free(&F[k]);
@@ -395,6 +397,8 @@ size_t tsr_validate(const struct tsr_vdesc *D, const uint32_t *w, size_t n, uint
     free(M);
     free(P.E);
     free(P.ft);
+    free(P.tgt);
+    free(openr);
     free(P.fields);
     free(P.ring);
     free(c.seen);
