@@ -14,8 +14,9 @@
  * bundle and the taken edges, a few per branch), then each bundle is checked against the paths back from it
  * with the bundles decoded again on demand: those of the last RING instructions from a ring, the others (the
  * sources of taken edges and what precedes them) into one scratch bundle per path depth, with a memo of
- * MEMO bundles (below) for the rule checks.  Memory besides the words: n / 8 bytes, 24 bytes per taken edge,
- * RING + lookback + 2 bundles and the memo (about 3 MB for the QPU), whatever n is. */
+ * MEMO bundles (below) for the rule checks.  Memory besides the words: n / 4 bytes (fall-through and edge-target
+ * bits), 24 bytes per taken edge, RING + lookback + 2 bundles and the memo (about 3 MB for the QPU), and 10
+ * bytes per instruction for each open window's data flow (4 more while it runs). */
 #define MAX_PATHS 4096                 /* paths checked back from one bundle */
 #define RING 128                       /* decoded bundles kept behind the one checked (> TSR_V_MAXDIST + 1) */
 
