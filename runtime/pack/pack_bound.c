@@ -10,62 +10,16 @@
  *      1's bound upwards, below the caller's schedule, and stops at the first it cannot rule out within a
  *      node budget (that length is then still a bound: all shorter ones failed).  The schedule it finds is
  *      returned: the packer builds real bundles from it (pack_sched.c realize).
- * Nothing here knows the target: slots, formats and op names come from its descriptor. */
+ * Part 2 is in pack_search.c; the shared state (struct bound) in pack_bound.h.  Nothing here knows the
+ * target: slots, formats and op names come from its descriptor. */
 #include <stdlib.h>
 #include <string.h>
+#include "pack_bound.h"
 #include "pack_int.h"
 #include "fileout.h"
 #include "target.h"
 #include "text/textcodec.h"
 #include <xxhash.h>
-
-#define HTSTARTS 64         /* distinct starts the heads-and-tails bound considers in a large block */
-#define MAXSETS 16           /* distinct slot sets the resource bound combines */
-#define MAXITEMS 24          /* ops in one bundle of the relaxation (slots of the widest format, in practice) */
-#define MAXCLIQUES 8         /* sets of units that pairwise cannot share a bundle, kept for the search */
-#define NODE_BUDGET 10000    /* bundles the search may try per block (all lengths together) before giving up */
-#define MAXSEARCH TSR_PACK_LARGE /* larger blocks get part 1 only: the pairs cost n^2 assembler calls, each search
-                                   node O(n) (a block of 500 GPU_FFT operations: 1.6 s; of 1,753: 25 s) */
-
-/* The block as the bound sees it. */
-struct bound {
-    const struct tsr_target *t;
-    const struct tsr_pack_unit *u;
-    const struct tsr_pack_elist *pred;
-    int n, nn, ctl, delay;
-    bool jump;                /* the control unit takes a bundle of its own */
-    bool *solo;               /* the unit pairs with no other unit of the block */
-    uint64_t *compat;         /* row i (W words): bit j set if units i and j can share a bundle (can_pair) */
-    uint64_t *inb;            /* per bundle c < T: the units in it while it is formed (W words each, 0 after) */
-    int *skip;                /* per bundle c < T: the units left out of it while it is formed (n each) */
-    uint8_t *rdy;             /* per bundle c < T and unit (n each), from hopeful: RDY_NO, RDY_YES or RDY_ASK */
-    int W;
-    int ncliques, *clique[MAXCLIQUES], csize[MAXCLIQUES];   /* units that pairwise cannot share a bundle */
-    int *cq, *cbucket;        /* scratch of cliques_fail: per estimate 0..T, least tail and count (T + 2) */
-    int *est, *q;             /* earliest bundle; bundles from it to the end, its own included */
-    /* ops (items) of the units that share bundles: op k of unit owner[k], its slots cand[k] */
-    int nitems, *owner, *first, *count;
-    uint64_t *cand;
-    uint64_t *fmask;          /* per format: its slots (the first 64) */
-    int *fpop;                /* per format: how many of them */
-    unsigned nf;
-    int nsets, *setof;        /* distinct candidate sets, and item k's */
-    /* per subset `sub` of those sets (bit q: set q; 1 << nsets of them): the union of its sets' slots, d =
-     * the most of them one format has, and which sets lie within that union (bit q) */
-    uint64_t *umask;
-    int *ud;
-    uint32_t *within;
-    uint64_t sets[MAXSETS];
-    /* the search */
-    int T, *cyc, *best;       /* best: the caller's sched, written when a schedule is found (NULL: none) */
-    long nodes;
-    bool gave_up;
-    int *maxlat;              /* per unit: the largest latency of an edge from it (-1: none) */
-    int *twin;                /* per unit: the previous unit it is interchangeable with (-1: none) */
-    uint8_t *key;             /* a state being hashed: n bytes */
-    struct seen { uint64_t lo, hi; int c; } *seen;   /* states that fail, the earliest bundle they failed at */
-    size_t nseen, capseen;    /* (open addressing; capseen a power of two) */
-};
 
 /* A bound in bundles: a block with units needs at least one. */
 static unsigned bundles(int lb, int n)
@@ -74,13 +28,11 @@ static unsigned bundles(int lb, int n)
 }
 
 /* latency of edge k of unit i as a bound may use (a branch in a bundle of its own: after what feeds it) */
-static int edge_lat(const struct bound *B, int i, int k)
+int bnd_edge_lat(const struct bound *B, int i, int k)
 {
     int l = B->pred[i].e[k].lat;
     return i == B->ctl && B->jump && l < 1 ? 1 : l;
 }
-
-static bool fits(const struct bound *B, const uint64_t *it, int k);
 
 /* Can units a and b share a bundle: does the assembler encode them together (either written with its
  * sources swapped, if commutative), doing what they do alone, without breaking a rule of the description
@@ -134,7 +86,7 @@ static bool can_pair(const struct bound *B, const struct tsr_pack_unit *a, const
         uint64_t it[MAXITEMS];
         memcpy(it, a->cand, (size_t)a->ncand * sizeof *it);
         memcpy(it + a->ncand, b->cand, (size_t)b->ncand * sizeof *it);
-        if (!fits(B, it, a->ncand + b->ncand))
+        if (!bnd_fits(B, it, a->ncand + b->ncand))
             return false;
     }
     struct tsr_buf kb = { 0 };
@@ -351,7 +303,7 @@ static void cliques_init(struct bound *B)
  * clique, the members are counted per estimate (with their least tail) and the estimates scanned from the
  * largest down; only the largest k of a run of equal estimates need testing (same e, the most members, the
  * least tail).  cbucket and cq: per estimate 0..T, the count (all 0 between calls) and the least tail. */
-static bool cliques_fail(struct bound *B)
+bool bnd_cliques_fail(struct bound *B)
 {
     int T = B->T, *cnt = B->cbucket, *mq = B->cq;
     for (int q = 0; q < B->ncliques; q++) {
@@ -394,7 +346,7 @@ static int paths(struct bound *B)
     int n = B->n, ctl = B->ctl, cp = 0;
     for (int i = 0; i < n; i++) {
         for (int k = 0; k < B->pred[i].n; k++) {
-            int l = edge_lat(B, i, k), p = B->pred[i].e[k].to;
+            int l = bnd_edge_lat(B, i, k), p = B->pred[i].e[k].to;
             if (B->est[p] + l > B->est[i])
                 B->est[i] = B->est[p] + l;
         }
@@ -405,7 +357,7 @@ static int paths(struct bound *B)
         if (B->q[i] < (i == ctl ? 1 + u[i].ev.delay : 1))
             B->q[i] = i == ctl ? 1 + u[i].ev.delay : 1;
         for (int k = 0; k < B->pred[i].n; k++) {
-            int p = B->pred[i].e[k].to, l = edge_lat(B, i, k);
+            int p = B->pred[i].e[k].to, l = bnd_edge_lat(B, i, k);
             if (l + B->q[i] > B->q[p])
                 B->q[p] = l + B->q[i];
         }
@@ -569,7 +521,7 @@ static void twins_init(struct bound *B)
     struct tsr_pack_elist *in = calloc((size_t)n + 1, sizeof *in), *out = calloc((size_t)n + 1, sizeof *out);
     for (int i = 0; i < n; i++)   /* sorted copies of the edges in, and the edges out */
         for (int k = 0; k < B->pred[i].n; k++) {
-            struct tsr_pack_edge e = { B->pred[i].e[k].to, edge_lat(B, i, k) };
+            struct tsr_pack_edge e = { B->pred[i].e[k].to, bnd_edge_lat(B, i, k) };
             struct tsr_pack_elist *l[2] = { &in[i], &out[e.to] };
             struct tsr_pack_edge v[2] = { e, { i, e.lat } };
             for (int s = 0; s < 2; s++) {
@@ -632,7 +584,7 @@ static struct tsr_pack_elist *reduce(const struct bound *B)
         lat[x] = -1;
     for (int i = 0; i < n; i++)
         for (int k = 0; k < B->pred[i].n; k++) {
-            int l = edge_lat(B, i, k);
+            int l = bnd_edge_lat(B, i, k);
             lat[(size_t)B->pred[i].e[k].to * (size_t)n + (size_t)i] = (int16_t)(l > 32767 ? 32767 : l);
         }
     for (int i = 0; i < n; i++) {
@@ -652,214 +604,6 @@ static struct tsr_pack_elist *reduce(const struct bound *B)
     }
     free(lat);
     return r;
-}
-
-/* ---- part 2: the search ------------------------------------------------------------------------------ */
-
-/* (pack_int.h) */
-bool tsr_pack_match_slots(const uint64_t *it, int k, uint64_t free_slots)
-{
-    if (k == 0)
-        return true;
-    for (uint64_t m = it[0] & free_slots; m; m &= m - 1)
-        if (tsr_pack_match_slots(it + 1, k - 1, free_slots & ~(m & -m)))
-            return true;
-    return false;
-}
-static bool fits(const struct bound *B, const uint64_t *it, int k)
-{
-    for (unsigned f = 0; f < B->nf; f++)
-        if (B->fpop[f] >= k && tsr_pack_match_slots(it, k, B->fmask[f]))
-            return true;
-    return false;
-}
-
-/* Is unit i ready at bundle c (what it depends on placed early enough; in bundle c only with latency 0)? */
-static bool ready(const struct bound *B, int i, int c)
-{
-    for (int k = 0; k < B->pred[i].n; k++) {
-        int p = B->pred[i].e[k].to;
-        if (B->cyc[p] < 0 || B->cyc[p] + edge_lat(B, i, k) > c)
-            return false;
-    }
-    return true;
-}
-
-/* Whether an unplaced unit is ready while bundle c is formed, as hopeful finds it from the units placed
- * before: not (a unit it depends on is placed too late for c, or has no estimate early enough: it cannot
- * join bundle c either); yes (all it depends on placed early enough); ask ready() (the rest are unplaced
- * with estimate c: they may join bundle c first). */
-enum { RDY_NO, RDY_YES, RDY_ASK };
-
-/* Can the units left still be placed in bundles c..T-1?  Earliest starts given what is placed, with their
- * tails; the slot sets' op counts against the bundles left. */
-static bool hopeful(struct bound *B, int c)
-{
-    int solo = 0, cnt[MAXSETS] = { 0 };
-    uint8_t *rdy = B->rdy + (size_t)c * (size_t)B->n;
-    for (int i = 0; i < B->n; i++) {
-        if (B->cyc[i] >= 0)
-            continue;
-        int e = c;
-        bool placed = true;
-        for (int k = 0; k < B->pred[i].n; k++) {
-            int p = B->pred[i].e[k].to;
-            int s = (B->cyc[p] >= 0 ? B->cyc[p] : B->est[p]) + edge_lat(B, i, k);
-            e = s > e ? s : e;
-            placed &= B->cyc[p] >= 0;
-        }
-        B->est[i] = e;   /* (in program order: what i depends on has its estimate already) */
-        rdy[i] = e > c ? RDY_NO : placed ? RDY_YES : RDY_ASK;
-        if (e + B->q[i] > B->T)
-            return false;
-        solo += B->solo[i] || (i == B->ctl && B->jump);
-        for (int k = B->first[i]; k < B->first[i] + B->count[i]; k++)
-            if (B->setof[k] >= 0)
-                cnt[B->setof[k]]++;
-    }
-    int left = B->T - c - solo;
-    for (uint32_t sub = 1; sub < (1u << B->nsets); sub++) {
-        int count = 0, d = B->ud[sub];
-        for (uint32_t w = B->within[sub]; w; w &= w - 1)
-            count += cnt[__builtin_ctz(w)];
-        if (d > 0 && (count + d - 1) / d > left)
-            return false;
-    }
-    return !cliques_fail(B);   /* (the costliest test last) */
-}
-
-static bool search(struct bound *B, int c, int left);
-
-/* Can unit x join the bundle being formed (units inb, ops it[0..k))?  Pairwise with each unit in it, and
- * its ops in free slots of one format.  (Leaves x's ops at it[k..].) */
-static bool joins(const struct bound *B, const uint64_t *inb, int x, uint64_t *it, int k)
-{
-    const uint64_t *row = B->compat + (size_t)x * B->W;
-    for (int w = 0; w < B->W; w++)
-        if (inb[w] & ~row[w])
-            return false;
-    if (k + B->count[x] > MAXITEMS)
-        return false;
-    if (B->count[x])
-        memcpy(it + k, B->cand + B->first[x], (size_t)B->count[x] * sizeof *it);
-    return fits(B, it, k + B->count[x]);
-}
-
-/* The state at the start of bundle c as the rest of the search sees it: per unit, not placed; placed and
- * its bundle's distance back from c, up to the latency past which no constraint remains.  The same state
- * later (larger c) has fewer bundles left: if it failed once, it fails again. */
-static XXH128_hash_t state_key(struct bound *B, int c)
-{
-    for (int i = 0; i < B->n; i++) {
-        int d = B->cyc[i] < 0 ? 255 : c - B->cyc[i];
-        B->key[i] = (uint8_t)(B->cyc[i] < 0 ? 255 : d > B->maxlat[i] ? 254 : d);
-    }
-    return XXH3_128bits(B->key, (size_t)B->n);
-}
-static struct seen *seen_slot(struct bound *B, XXH128_hash_t h)
-{
-    size_t m = B->capseen - 1, at = (size_t)h.low64 & m;
-    while (B->seen[at].c >= 0 && (B->seen[at].lo != h.low64 || B->seen[at].hi != h.high64))
-        at = (at + 1) & m;
-    return &B->seen[at];
-}
-static void seen_add(struct bound *B, XXH128_hash_t h, int c)
-{
-    if (2 * (B->nseen + 1) > B->capseen) {
-        struct seen *old = B->seen;
-        size_t oc = B->capseen;
-        B->capseen = oc ? 2 * oc : 1024;
-        B->seen = malloc(B->capseen * sizeof *B->seen);
-        if (!B->seen)
-            abort();
-        for (size_t i = 0; i < B->capseen; i++)
-            B->seen[i].c = -1;
-        for (size_t i = 0; i < oc; i++)
-            if (old[i].c >= 0)
-                *seen_slot(B, (XXH128_hash_t){ old[i].lo, old[i].hi }) = old[i];
-        free(old);
-    }
-    struct seen *e = seen_slot(B, h);
-    if (e->c < 0)
-        B->nseen++;
-    if (e->c < 0 || c < e->c)
-        *e = (struct seen){ h.low64, h.high64, c };
-}
-
-/* Forms bundle c from units i.. (those before decided: the ones in it in B->inb's row c, their ops it[0..k),
- * the ready ones left out skipped[0..ns)), then goes on to bundle c + 1.  Only maximal bundles are formed:
- * moving an op other than the control unit to an earlier bundle where it is ready and fits keeps a schedule
- * of the relaxation valid, so some shortest schedule has every bundle maximal.  A thread end that shares
- * bundles goes in bundle T - 1 - delay and no other (it is the last unit: decided after the others). */
-static bool form(struct bound *B, int c, int left, int i, uint64_t *it, int k, int *skipped, int ns)
-{
-    uint64_t *inb = B->inb + (size_t)c * (size_t)B->W;
-    const uint8_t *rdy = B->rdy + (size_t)c * (size_t)B->n;
-    while (i < B->n && (B->cyc[i] >= 0 || (i == B->ctl && (B->jump || c != B->T - 1 - B->delay)) ||
-                        (B->twin[i] >= 0 && B->cyc[B->twin[i]] < 0) ||
-                        (rdy[i] == RDY_NO || (rdy[i] == RDY_ASK && !ready(B, i, c)))))
-        i++;   /* (a twin after its previous twin: that one is left out, and the bundle not maximal) */
-    if (i == B->n) {
-        if (B->ctl >= 0 && !B->jump && B->cyc[B->ctl] < 0 && c == B->T - 1 - B->delay)
-            return false;   /* the thread end belongs in this bundle, and is not ready */
-        for (int s = 0; s < ns; s++)   /* a unit left out that would fit: not maximal */
-            if (joins(B, inb, skipped[s], it, k))
-                return false;
-        return search(B, c + 1, left);
-    }
-    if (joins(B, inb, i, it, k)) {   /* with it */
-        B->cyc[i] = c;
-        inb[i / 64] |= (uint64_t)1 << (i % 64);
-        bool ok = form(B, c, left - 1, i + 1, it, k + B->count[i], skipped, ns);
-        inb[i / 64] &= ~((uint64_t)1 << (i % 64));
-        B->cyc[i] = -1;
-        if (ok || B->gave_up)
-            return ok;
-    }
-    if (i == B->ctl)
-        return false;   /* the thread end belongs in this bundle (it is the last unit): never left out */
-    skipped[ns] = i;   /* without it */
-    return form(B, c, left, i + 1, it, k, skipped, ns + 1);
-}
-
-static bool search(struct bound *B, int c, int left)
-{
-    if (left == 0) {
-        if (B->best)
-            memcpy(B->best, B->cyc, (size_t)B->n * sizeof *B->cyc);
-        return true;
-    }
-    if (c >= B->T || (B->ctl >= 0 && B->cyc[B->ctl] < 0 && c > B->T - 1 - B->delay))
-        return false;
-    XXH128_hash_t h = state_key(B, c);   /* (a state that failed before: no need to ask hopeful) */
-    if (B->capseen) {
-        struct seen *e = seen_slot(B, h);
-        if (e->c >= 0 && e->c <= c)
-            return false;
-    }
-    if (!hopeful(B, c))
-        return false;
-    if (++B->nodes > NODE_BUDGET) {
-        B->gave_up = true;
-        return false;
-    }
-    /* the branch in bundle T - 1 - delay, of its own */
-    int x = B->ctl;
-    if (x >= 0 && B->jump && c == B->T - 1 - B->delay) {
-        if (!ready(B, x, c))
-            return false;
-        B->cyc[x] = c;
-        bool ok = search(B, c + 1, left - 1);
-        B->cyc[x] = -1;
-        if (!ok && !B->gave_up)
-            seen_add(B, h, c);
-        return ok;
-    }
-    uint64_t it[MAXITEMS + 8];
-    bool ok = form(B, c, left, 0, it, 0, B->skip + (size_t)c * (size_t)B->n, 0);
-    if (!ok && !B->gave_up)
-        seen_add(B, h, c);
-    return ok;
 }
 
 static void bound_free(struct bound *B)
@@ -926,7 +670,7 @@ unsigned tsr_pack_lower_bound(const struct tsr_target *t, const struct tsr_pack_
     B.pred = window_edges(&B, &own);
     for (int i = n - 1; i >= 0 && own; i--)   /* the tails again, with those edges */
         for (int k = 0; k < B.pred[i].n; k++) {
-            int p = B.pred[i].e[k].to, l = edge_lat(&B, i, k);
+            int p = B.pred[i].e[k].to, l = bnd_edge_lat(&B, i, k);
             if (l + B.q[i] > B.q[p])
                 B.q[p] = l + B.q[i];
         }
@@ -935,7 +679,7 @@ unsigned tsr_pack_lower_bound(const struct tsr_target *t, const struct tsr_pack_
         B.pred = reduced;
     for (int j = 0; j < n; j++)
         for (int k = 0; k < B.pred[j].n; k++) {
-            int l = edge_lat(&B, j, k), p = B.pred[j].e[k].to;
+            int l = bnd_edge_lat(&B, j, k), p = B.pred[j].e[k].to;
             B.maxlat[p] = l > B.maxlat[p] ? l : B.maxlat[p];
         }
     twins_init(&B);
@@ -957,7 +701,7 @@ unsigned tsr_pack_lower_bound(const struct tsr_target *t, const struct tsr_pack_
         for (size_t i = 0; i < B.capseen; i++)
             B.seen[i].c = -1;
         B.nseen = 0;
-        if (search(&B, 0, n) || B.gave_up)
+        if (bnd_search(&B, 0, n) || B.gave_up)
             break;
     }
     *exact = !B.gave_up;

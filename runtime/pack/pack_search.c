@@ -1,0 +1,213 @@
+/* The packer's lower bound, part 2 (pack_bound.c has the method and part 1): an exact search on the relaxation
+ * of a block for its shortest schedule, bundle by bundle, with a memo of states that failed and a node budget. */
+#include <stdlib.h>
+#include <string.h>
+#include "pack_bound.h"
+#include "pack_int.h"
+#include <xxhash.h>
+
+/* ---- part 2: the search ------------------------------------------------------------------------------ */
+
+/* (pack_int.h) */
+bool tsr_pack_match_slots(const uint64_t *it, int k, uint64_t free_slots)
+{
+    if (k == 0)
+        return true;
+    for (uint64_t m = it[0] & free_slots; m; m &= m - 1)
+        if (tsr_pack_match_slots(it + 1, k - 1, free_slots & ~(m & -m)))
+            return true;
+    return false;
+}
+bool bnd_fits(const struct bound *B, const uint64_t *it, int k)
+{
+    for (unsigned f = 0; f < B->nf; f++)
+        if (B->fpop[f] >= k && tsr_pack_match_slots(it, k, B->fmask[f]))
+            return true;
+    return false;
+}
+
+/* Is unit i ready at bundle c (what it depends on placed early enough; in bundle c only with latency 0)? */
+static bool ready(const struct bound *B, int i, int c)
+{
+    for (int k = 0; k < B->pred[i].n; k++) {
+        int p = B->pred[i].e[k].to;
+        if (B->cyc[p] < 0 || B->cyc[p] + bnd_edge_lat(B, i, k) > c)
+            return false;
+    }
+    return true;
+}
+
+/* Whether an unplaced unit is ready while bundle c is formed, as hopeful finds it from the units placed
+ * before: not (a unit it depends on is placed too late for c, or has no estimate early enough: it cannot
+ * join bundle c either); yes (all it depends on placed early enough); ask ready() (the rest are unplaced
+ * with estimate c: they may join bundle c first). */
+enum { RDY_NO, RDY_YES, RDY_ASK };
+
+/* Can the units left still be placed in bundles c..T-1?  Earliest starts given what is placed, with their
+ * tails; the slot sets' op counts against the bundles left. */
+static bool hopeful(struct bound *B, int c)
+{
+    int solo = 0, cnt[MAXSETS] = { 0 };
+    uint8_t *rdy = B->rdy + (size_t)c * (size_t)B->n;
+    for (int i = 0; i < B->n; i++) {
+        if (B->cyc[i] >= 0)
+            continue;
+        int e = c;
+        bool placed = true;
+        for (int k = 0; k < B->pred[i].n; k++) {
+            int p = B->pred[i].e[k].to;
+            int s = (B->cyc[p] >= 0 ? B->cyc[p] : B->est[p]) + bnd_edge_lat(B, i, k);
+            e = s > e ? s : e;
+            placed &= B->cyc[p] >= 0;
+        }
+        B->est[i] = e;   /* (in program order: what i depends on has its estimate already) */
+        rdy[i] = e > c ? RDY_NO : placed ? RDY_YES : RDY_ASK;
+        if (e + B->q[i] > B->T)
+            return false;
+        solo += B->solo[i] || (i == B->ctl && B->jump);
+        for (int k = B->first[i]; k < B->first[i] + B->count[i]; k++)
+            if (B->setof[k] >= 0)
+                cnt[B->setof[k]]++;
+    }
+    int left = B->T - c - solo;
+    for (uint32_t sub = 1; sub < (1u << B->nsets); sub++) {
+        int count = 0, d = B->ud[sub];
+        for (uint32_t w = B->within[sub]; w; w &= w - 1)
+            count += cnt[__builtin_ctz(w)];
+        if (d > 0 && (count + d - 1) / d > left)
+            return false;
+    }
+    return !bnd_cliques_fail(B);   /* (the costliest test last) */
+}
+
+/* Can unit x join the bundle being formed (units inb, ops it[0..k))?  Pairwise with each unit in it, and
+ * its ops in free slots of one format.  (Leaves x's ops at it[k..].) */
+static bool joins(const struct bound *B, const uint64_t *inb, int x, uint64_t *it, int k)
+{
+    const uint64_t *row = B->compat + (size_t)x * B->W;
+    for (int w = 0; w < B->W; w++)
+        if (inb[w] & ~row[w])
+            return false;
+    if (k + B->count[x] > MAXITEMS)
+        return false;
+    if (B->count[x])
+        memcpy(it + k, B->cand + B->first[x], (size_t)B->count[x] * sizeof *it);
+    return bnd_fits(B, it, k + B->count[x]);
+}
+
+/* The state at the start of bundle c as the rest of the search sees it: per unit, not placed; placed and
+ * its bundle's distance back from c, up to the latency past which no constraint remains.  The same state
+ * later (larger c) has fewer bundles left: if it failed once, it fails again. */
+static XXH128_hash_t state_key(struct bound *B, int c)
+{
+    for (int i = 0; i < B->n; i++) {
+        int d = B->cyc[i] < 0 ? 255 : c - B->cyc[i];
+        B->key[i] = (uint8_t)(B->cyc[i] < 0 ? 255 : d > B->maxlat[i] ? 254 : d);
+    }
+    return XXH3_128bits(B->key, (size_t)B->n);
+}
+static struct seen *seen_slot(struct bound *B, XXH128_hash_t h)
+{
+    size_t m = B->capseen - 1, at = (size_t)h.low64 & m;
+    while (B->seen[at].c >= 0 && (B->seen[at].lo != h.low64 || B->seen[at].hi != h.high64))
+        at = (at + 1) & m;
+    return &B->seen[at];
+}
+static void seen_add(struct bound *B, XXH128_hash_t h, int c)
+{
+    if (2 * (B->nseen + 1) > B->capseen) {
+        struct seen *old = B->seen;
+        size_t oc = B->capseen;
+        B->capseen = oc ? 2 * oc : 1024;
+        B->seen = malloc(B->capseen * sizeof *B->seen);
+        if (!B->seen)
+            abort();
+        for (size_t i = 0; i < B->capseen; i++)
+            B->seen[i].c = -1;
+        for (size_t i = 0; i < oc; i++)
+            if (old[i].c >= 0)
+                *seen_slot(B, (XXH128_hash_t){ old[i].lo, old[i].hi }) = old[i];
+        free(old);
+    }
+    struct seen *e = seen_slot(B, h);
+    if (e->c < 0)
+        B->nseen++;
+    if (e->c < 0 || c < e->c)
+        *e = (struct seen){ h.low64, h.high64, c };
+}
+
+/* Forms bundle c from units i.. (those before decided: the ones in it in B->inb's row c, their ops it[0..k),
+ * the ready ones left out skipped[0..ns)), then goes on to bundle c + 1.  Only maximal bundles are formed:
+ * moving an op other than the control unit to an earlier bundle where it is ready and fits keeps a schedule
+ * of the relaxation valid, so some shortest schedule has every bundle maximal.  A thread end that shares
+ * bundles goes in bundle T - 1 - delay and no other (it is the last unit: decided after the others). */
+static bool form(struct bound *B, int c, int left, int i, uint64_t *it, int k, int *skipped, int ns)
+{
+    uint64_t *inb = B->inb + (size_t)c * (size_t)B->W;
+    const uint8_t *rdy = B->rdy + (size_t)c * (size_t)B->n;
+    while (i < B->n && (B->cyc[i] >= 0 || (i == B->ctl && (B->jump || c != B->T - 1 - B->delay)) ||
+                        (B->twin[i] >= 0 && B->cyc[B->twin[i]] < 0) ||
+                        (rdy[i] == RDY_NO || (rdy[i] == RDY_ASK && !ready(B, i, c)))))
+        i++;   /* (a twin after its previous twin: that one is left out, and the bundle not maximal) */
+    if (i == B->n) {
+        if (B->ctl >= 0 && !B->jump && B->cyc[B->ctl] < 0 && c == B->T - 1 - B->delay)
+            return false;   /* the thread end belongs in this bundle, and is not ready */
+        for (int s = 0; s < ns; s++)   /* a unit left out that would fit: not maximal */
+            if (joins(B, inb, skipped[s], it, k))
+                return false;
+        return bnd_search(B, c + 1, left);
+    }
+    if (joins(B, inb, i, it, k)) {   /* with it */
+        B->cyc[i] = c;
+        inb[i / 64] |= (uint64_t)1 << (i % 64);
+        bool ok = form(B, c, left - 1, i + 1, it, k + B->count[i], skipped, ns);
+        inb[i / 64] &= ~((uint64_t)1 << (i % 64));
+        B->cyc[i] = -1;
+        if (ok || B->gave_up)
+            return ok;
+    }
+    if (i == B->ctl)
+        return false;   /* the thread end belongs in this bundle (it is the last unit): never left out */
+    skipped[ns] = i;   /* without it */
+    return form(B, c, left, i + 1, it, k, skipped, ns + 1);
+}
+
+bool bnd_search(struct bound *B, int c, int left)
+{
+    if (left == 0) {
+        if (B->best)
+            memcpy(B->best, B->cyc, (size_t)B->n * sizeof *B->cyc);
+        return true;
+    }
+    if (c >= B->T || (B->ctl >= 0 && B->cyc[B->ctl] < 0 && c > B->T - 1 - B->delay))
+        return false;
+    XXH128_hash_t h = state_key(B, c);   /* (a state that failed before: no need to ask hopeful) */
+    if (B->capseen) {
+        struct seen *e = seen_slot(B, h);
+        if (e->c >= 0 && e->c <= c)
+            return false;
+    }
+    if (!hopeful(B, c))
+        return false;
+    if (++B->nodes > NODE_BUDGET) {
+        B->gave_up = true;
+        return false;
+    }
+    /* the branch in bundle T - 1 - delay, of its own */
+    int x = B->ctl;
+    if (x >= 0 && B->jump && c == B->T - 1 - B->delay) {
+        if (!ready(B, x, c))
+            return false;
+        B->cyc[x] = c;
+        bool ok = bnd_search(B, c + 1, left - 1);
+        B->cyc[x] = -1;
+        if (!ok && !B->gave_up)
+            seen_add(B, h, c);
+        return ok;
+    }
+    uint64_t it[MAXITEMS + 8];
+    bool ok = form(B, c, left, 0, it, 0, B->skip + (size_t)c * (size_t)B->n, 0);
+    if (!ok && !B->gave_up)
+        seen_add(B, h, c);
+    return ok;
+}
