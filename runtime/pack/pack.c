@@ -119,6 +119,16 @@ static char *swapped(const struct tsr_target *t, const struct tsr_pack_unit *x)
     return r;
 }
 
+/* (pack_int.h) */
+uint64_t tsr_pack_name_slots(const struct tsr_target *t, unsigned op)
+{
+    uint64_t m = 0;
+    for (unsigned o = 0; o < t->nops; o++)
+        if (t->op_slot[o] < 64 && !strcmp(t->op_names[o], t->op_names[op]))
+            m |= (uint64_t)1 << t->op_slot[o];
+    return m;
+}
+
 /* The slots the unit's ops use alone, those whose op no other slot has, and per op the slots that have an op
  * of its name (x->slots, x->only, x->cand). */
 static void unit_slots(const struct tsr_target *t, struct tsr_pack_unit *x)
@@ -132,10 +142,7 @@ static void unit_slots(const struct tsr_target *t, struct tsr_pack_unit *x)
             unsigned op = t->inst_op(inst, s);
             if (tsr_pack_op_idle(t, op))
                 continue;
-            uint64_t m = 0;
-            for (unsigned o = 0; o < t->nops; o++)
-                if (t->op_slot[o] < 64 && !strcmp(t->op_names[o], t->op_names[op]))
-                    m |= (uint64_t)1 << t->op_slot[o];
+            uint64_t m = tsr_pack_name_slots(t, op);
             bool only = true;
             for (unsigned o = 0; o < t->nops && only; o++)
                 only = t->op_slot[o] == s || strcmp(t->op_names[o], t->op_names[op]);

@@ -176,10 +176,7 @@ static void items_init(struct bound *B)
                 unsigned op = t->inst_op(inst, sl);
                 if (tsr_pack_op_idle(t, op))
                     continue;
-                uint64_t m = 0;
-                for (unsigned o = 0; o < t->nops; o++)
-                    if (t->op_slot[o] < 64 && !strcmp(t->op_names[o], t->op_names[op]))
-                        m |= (uint64_t)1 << t->op_slot[o];
+                uint64_t m = tsr_pack_name_slots(t, op);
                 if (B->nitems == cap) {
                     cap = cap ? 2 * cap : 32;
                     B->cand = realloc(B->cand, (size_t)cap * sizeof *B->cand);

@@ -133,4 +133,7 @@ char *tsr_pack_canon(const struct tsr_target *t, const uint32_t *w, char **full)
  * text to out. */
 int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_t n, enum tsr_pack_effort effort,
                       struct tsr_buf *out, struct tsr_pack_stats *st, const char *path, struct tsr_diag *d);
+/* The slots (the first 64) that have an op named as op: where an op of that name may go (pack.c). */
+uint64_t tsr_pack_name_slots(const struct tsr_target *t, unsigned op);
+
 #endif
