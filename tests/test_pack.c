@@ -351,8 +351,9 @@ REPACKED(13)
 REPACKED(14)
 
 /* The search (TSR_PACK_SEARCH, the default) against list scheduling alone (TSR_PACK_LIST) on GPU_FFT's
- * 256-point shader: fewer bundles in total, no block longer, every block it rebuilt at its lower bound (the
- * relaxation's shortest schedule, so optimal), and the result validates. */
+ * 256-point shader: fewer bundles in total, no block longer, every block it rebuilt shorter than list
+ * scheduling's and not below its lower bound, the same text whether statistics are asked for or not, and the
+ * result validates. */
 Test(pack_search, shorter_than_list_scheduling, .timeout = 120)
 {
     struct gpufft_code c = { 0 };
@@ -380,11 +381,15 @@ Test(pack_search, shorter_than_list_scheduling, .timeout = 120)
         if (s->searched) {
             searched++;
             cr_expect_lt(s->bundles, l->bundles, "block at line %u", s->line);
-            cr_expect(s->exact, "block at line %u", s->line);
-            cr_expect_eq(s->bundles, s->lower, "block at line %u", s->line);
+            cr_expect_geq(s->bundles, s->lower, "block at line %u", s->line);
         }
     }
     cr_expect_eq(searched, st[1].searched);
+    struct tsr_buf plain = { 0 };   /* without statistics (no proof of the bound): the same text */
+    cr_assert_eq(tsr_pack_text_effort(&qpu_target, "256", ops.data, ops.len, TSR_PACK_SEARCH, &plain, NULL, &d), 0);
+    cr_expect(plain.len == out[1].len && !memcmp(plain.data, out[1].data, plain.len),
+              "the packed text depends on whether statistics are asked for");
+    tsr_buf_free(&plain);
     struct tsr_words w;
     tsr_words_init(&w, 64);
     cr_assert_eq(qpu_target.assemble("256", out[1].data, out[1].len, &w, &d), 0);

@@ -31,8 +31,8 @@ struct tsr_pack_block_stat {
                                the shortest schedule of a relaxation (docs/pack.md "Lower bound") */
     unsigned basic;         /* max(slot-resource bound, latency-weighted critical path) */
     bool exact;             /* `lower` is the relaxation's shortest schedule (the search ended in its budget) */
-    bool searched;          /* the bundles come from that schedule (TSR_PACK_SEARCH: shorter than the list
-                               scheduler's); then bundles == lower */
+    bool searched;          /* the bundles come from a schedule of the relaxation that the search found
+                               (TSR_PACK_SEARCH: shorter than the list scheduler's; lower <= bundles) */
 };
 struct tsr_pack_stats {
     unsigned nops, nbundles, lower, basic, nblocks;
@@ -42,9 +42,10 @@ struct tsr_pack_stats {
 void tsr_pack_stats_free(struct tsr_pack_stats *s);
 /* How hard the packer works on each block (docs/pack.md "Algorithm"). */
 enum tsr_pack_effort {
-    TSR_PACK_SEARCH,        /* the default: list scheduling, then a search (bounded: 10,000 bundles tried per
-                               block) for a shorter schedule of the block's relaxation, kept if the real
-                               bundles built from it assemble and validate */
+    TSR_PACK_SEARCH,        /* the default: list scheduling, then a search for shorter schedules of the
+                               block's relaxation, from the list schedule's length less one downwards while
+                               one is found within 2,000 bundles tried per length; the shortest whose real
+                               bundles assemble and validate is kept */
     TSR_PACK_LIST,          /* list scheduling only: about 10 times faster, about 0.7 % more bundles on
                                GPU_FFT (docs/PERFORMANCE.md "Packer quality") */
 };

@@ -38,13 +38,22 @@ int bnd_edge_lat(const struct bound *B, int i, int k)
  * sources swapped, if commutative), doing what they do alone, without breaking a rule of the description
  * within that bundle (resources, `forbid` at distance 0)?  (A bundle holding more units has their events
  * too: what a pair breaks, a larger bundle with the pair breaks.) */
+/* Is form x of a unit's forms (text, alt, full) written as an earlier one? */
+static bool same_text(const char *const *forms, int x)
+{
+    for (int e = 0; e < x; e++)
+        if (forms[e] && !strcmp(forms[e], forms[x]))
+            return true;
+    return false;
+}
+
 static bool pair_assembles(const struct tsr_target *t, const struct tsr_pack_unit *a, const struct tsr_pack_unit *b)
 {
     const char *as[3] = { a->text, a->alt, a->full }, *bs[3] = { b->text, b->alt, b->full };
     for (int x = 0; x < 3; x++)
         for (int y = 0; y < 3; y++) {
-            if (!as[x] || !bs[y])
-                continue;
+            if (!as[x] || !bs[y] || same_text(as, x) || same_text(bs, y))
+                continue;   /* (a form written as an earlier one: tried already) */
             const char *parts[TSR_PACK_MAXPARTS] = { as[x] };
             const uint32_t *pw[TSR_PACK_MAXPARTS] = { a->w };
             uint32_t w[8];
@@ -106,8 +115,10 @@ static bool can_pair(const struct bound *B, const struct tsr_pack_unit *a, const
 }
 
 /* Which units can share a bundle, pair by pair; units that cannot share a bundle with any other unit of the
- * block (the assembler cannot encode the pair: a load immediate of a value no other needs). */
-static void pairs_init(struct bound *B)
+ * block (the assembler cannot encode the pair: a load immediate of a value no other needs).  horizon (0:
+ * none): only schedules of at most that many bundles matter, so two units whose windows in such a schedule
+ * (unit i in est[i] .. horizon - q[i]) do not meet never share a bundle and are not assembled either. */
+static void pairs_init(struct bound *B, int horizon)
 {
     const struct tsr_pack_unit *u = B->u;
     int n = B->n, last = B->jump ? B->nn : n;   /* a thread end that can share a bundle has partners too */
@@ -122,12 +133,15 @@ static void pairs_init(struct bound *B)
                 apart[(size_t)j * B->W + i / 64] |= (uint64_t)1 << (i % 64);
             }
     for (int i = 0; i < last; i++)
-        for (int j = i + 1; j < last; j++)
+        for (int j = i + 1; j < last; j++) {
+            int lo = B->est[i] > B->est[j] ? B->est[i] : B->est[j];
+            int hi = horizon - (B->q[i] > B->q[j] ? B->q[i] : B->q[j]);
             if (!(apart[(size_t)j * B->W + i / 64] >> (i % 64) & 1) && !(u[i].only & u[j].only) &&
-                can_pair(B, &u[i], &u[j])) {
+                (!horizon || lo <= hi) && can_pair(B, &u[i], &u[j])) {
                 B->compat[(size_t)i * B->W + j / 64] |= (uint64_t)1 << (j % 64);
                 B->compat[(size_t)j * B->W + i / 64] |= (uint64_t)1 << (i % 64);
             }
+        }
     for (int i = 0; i < last; i++) {
         bool pairs = false;   /* some unit of the block it can share an instruction with, edges aside */
         for (int w = 0; w < B->W && !pairs; w++)
@@ -633,11 +647,106 @@ static void bound_free(struct bound *B)
     free(B->within);
 }
 
+/* Readies the search of length T: nothing placed, scratch for T bundles, no failed state known, a fresh
+ * budget of `budget` nodes, the schedule it finds (if any) to `best`. */
+static void search_init(struct bound *B, int T, long budget, int *best)
+{
+    int n = B->n;
+    B->T = T;
+    for (int i = 0; i < n; i++)
+        B->cyc[i] = -1;
+    B->inb = realloc(B->inb, ((size_t)T * (size_t)B->W + 1) * sizeof *B->inb);
+    B->skip = realloc(B->skip, ((size_t)T * (size_t)n + 1) * sizeof *B->skip);
+    B->rdy = realloc(B->rdy, (size_t)T * (size_t)n + 1);
+    B->cbucket = realloc(B->cbucket, ((size_t)T + 2) * sizeof *B->cbucket);
+    B->cq = realloc(B->cq, ((size_t)T + 2) * sizeof *B->cq);
+    if (!B->inb || !B->skip || !B->rdy || !B->cbucket || !B->cq)
+        abort();
+    memset(B->cbucket, 0, ((size_t)T + 2) * sizeof *B->cbucket);
+    memset(B->inb, 0, (size_t)T * (size_t)B->W * sizeof *B->inb);
+    B->gave_up = false;
+    for (size_t i = 0; i < B->capseen; i++)
+        B->seen[i].c = -1;
+    B->nseen = 0;
+    B->nodes = 0;
+    B->budget = budget;
+    B->best = best;
+}
+
+/* The proof: lengths from lb upwards, below limit (0: none), until one has a schedule or the budget
+ * (NODE_BUDGET for all lengths together) runs out.  Returns that length (limit if every shorter one was
+ * ruled out); *exact: the search ended in its budget. */
+static int prove(struct bound *B, int lb, int limit, bool *exact)
+{
+    long spent = 0;
+    int T = lb > 0 ? lb : 1;
+    for (;; T++) {
+        if (limit && T >= limit)
+            break;   /* the caller's schedule is that long: the bound is exact */
+        search_init(B, T, NODE_BUDGET - spent, NULL);
+        bool found = bnd_search(B, 0, B->n);
+        spent += B->nodes;
+        if (found || B->gave_up)
+            break;
+    }
+    *exact = !B->gave_up;
+    return T;
+}
+
+/* Looks for schedules, not proofs: lengths from limit - 1 downwards, each with FIND_BUDGET nodes of its own,
+ * down to floor, stopping at the first length where none is found within it; each schedule found goes to f
+ * (its length: T, or for a block without a control unit the bundles it fills, the next length tried below
+ * that). */
+static void find(struct bound *B, int floor, int limit, struct tsr_pack_found *f)
+{
+    int n = B->n, cap = 0;
+    for (int T = limit - 1; T >= floor && T >= 1;) {
+        if (f->count == cap) {
+            cap = cap ? 2 * cap : 4;
+            f->len = realloc(f->len, (size_t)cap * sizeof *f->len);
+            f->at = realloc(f->at, (size_t)cap * (size_t)n * sizeof *f->at);
+            if (!f->len || !f->at)
+                abort();
+        }
+        search_init(B, T, FIND_BUDGET, f->at + (size_t)f->count * (size_t)n);
+        if (!bnd_search(B, 0, n))
+            break;
+        int len = 0;
+        for (int i = 0; i < n; i++)
+            len = B->best[i] + 1 > len ? B->best[i] + 1 : len;
+        len = B->ctl >= 0 ? T : len;   /* (the control unit's delay slots end the block) */
+        f->len[f->count++] = (unsigned)len;
+        T = len - 1;
+    }
+    /* shortest first */
+    for (int a = 0, b = f->count - 1; a < b; a++, b--) {
+        unsigned l = f->len[a];
+        f->len[a] = f->len[b];
+        f->len[b] = l;
+        for (int i = 0; i < n; i++) {
+            int x = f->at[(size_t)a * (size_t)n + (size_t)i];
+            f->at[(size_t)a * (size_t)n + (size_t)i] = f->at[(size_t)b * (size_t)n + (size_t)i];
+            f->at[(size_t)b * (size_t)n + (size_t)i] = x;
+        }
+    }
+}
+
+void tsr_pack_found_free(struct tsr_pack_found *f)
+{
+    free(f->len);
+    free(f->at);
+    f->len = NULL;
+    f->at = NULL;
+    f->count = 0;
+}
+
 unsigned tsr_pack_lower_bound(const struct tsr_target *t, const struct tsr_pack_unit *u, int n, int nn,
                               const struct tsr_pack_elist *pred, int ctl, unsigned *basic, bool *exact,
-                              unsigned limit, int *sched)
+                              unsigned limit, bool want_bound, struct tsr_pack_found *found)
 {
-    struct bound B = { .t = t, .u = u, .pred = pred, .n = n, .nn = nn, .ctl = ctl, .best = sched };
+    struct bound B = { .t = t, .u = u, .pred = pred, .n = n, .nn = nn, .ctl = ctl };
+    if (found)
+        *found = (struct tsr_pack_found){ .n = n };
     B.jump = ctl >= 0 && (u[ctl].ev.ctl == TSR_PACK_CTL_JUMP || !u[ctl].text);
     B.delay = ctl >= 0 ? u[ctl].ev.delay : 0;
     B.est = calloc((size_t)n + 1, sizeof *B.est);
@@ -653,15 +762,18 @@ unsigned tsr_pack_lower_bound(const struct tsr_target *t, const struct tsr_pack_
     items_init(&B);   /* first without the pairs (the assembler is slow): a list schedule may meet this */
     int lb = classic(&B, cp);
     *basic = bundles(lb, n);
-    if ((limit && lb >= (int)limit) || n > MAXSEARCH) {   /* (lb == limit: both bound a schedule that long) */
-        *exact = limit && lb >= (int)limit;
+    *exact = false;
+    if ((limit && lb >= (int)limit) || n > MAXSEARCH || (!want_bound && !found)) {
+        *exact = limit && lb >= (int)limit;   /* (lb == limit: both bound a schedule that long) */
         bound_free(&B);
         return bundles(lb, n);
     }
-    pairs_init(&B);
+    pairs_init(&B, limit ? (int)limit - 1 : 0);   /* (no length from limit on is searched) */
     items_init(&B);   /* again, without the units that share no bundle: they count as whole bundles */
     cliques_init(&B);
     int lb2 = classic(&B, cp);
+    if (limit && lb2 > (int)limit)
+        lb2 = (int)limit;   /* (with the pairs of shorter schedules only: none is shorter than limit) */
     lb = lb2 > lb ? lb2 : lb;
     struct tsr_pack_elist *own;
     B.pred = window_edges(&B, &own);
@@ -680,29 +792,15 @@ unsigned tsr_pack_lower_bound(const struct tsr_target *t, const struct tsr_pack_
             B.maxlat[p] = l > B.maxlat[p] ? l : B.maxlat[p];
         }
     twins_init(&B);
-    for (B.T = lb > 0 ? lb : 1;; B.T++) {
-        if (limit && B.T >= (int)limit)
-            break;   /* the caller's schedule is that long: the bound is exact */
-        for (int i = 0; i < n; i++)
-            B.cyc[i] = -1;
-        B.inb = realloc(B.inb, ((size_t)B.T * (size_t)B.W + 1) * sizeof *B.inb);
-        B.skip = realloc(B.skip, ((size_t)B.T * (size_t)n + 1) * sizeof *B.skip);
-        B.rdy = realloc(B.rdy, (size_t)B.T * (size_t)n + 1);
-        B.cbucket = realloc(B.cbucket, ((size_t)B.T + 2) * sizeof *B.cbucket);
-        B.cq = realloc(B.cq, ((size_t)B.T + 2) * sizeof *B.cq);
-        if (!B.inb || !B.skip || !B.rdy || !B.cbucket || !B.cq)
-            abort();
-        memset(B.cbucket, 0, ((size_t)B.T + 2) * sizeof *B.cbucket);
-        memset(B.inb, 0, (size_t)B.T * (size_t)B.W * sizeof *B.inb);
-        B.gave_up = false;
-        for (size_t i = 0; i < B.capseen; i++)
-            B.seen[i].c = -1;
-        B.nseen = 0;
-        if (bnd_search(&B, 0, n) || B.gave_up)
-            break;
-    }
-    *exact = !B.gave_up;
-    lb = B.T;
+    if (want_bound)
+        lb = prove(&B, lb, (int)limit, exact);
+    else
+        *exact = limit && lb >= (int)limit;
+    /* every length below lb is ruled out (by part 1, or by the proof): the search for schedules, which stops
+     * at the first length it finds none at, would stop there too, so the output does not depend on whether
+     * the bound was asked for */
+    if (found && limit)
+        find(&B, lb, (int)limit, found);
     for (int i = 0; i < n && reduced; i++)
         free(reduced[i].e);
     free(reduced);

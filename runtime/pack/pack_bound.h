@@ -13,7 +13,9 @@
 #define MAXSETS 16           /* distinct slot sets the resource bound combines */
 #define MAXITEMS 24          /* ops in one bundle of the relaxation (slots of the widest format, in practice) */
 #define MAXCLIQUES 8         /* sets of units that pairwise cannot share a bundle, kept for the search */
-#define NODE_BUDGET 10000    /* bundles the search may try per block (all lengths together) before giving up */
+#define NODE_BUDGET 10000    /* bundles the proof of the bound may try per block (all lengths together) */
+#define FIND_BUDGET 2000     /* bundles the search for schedules may try per length (above the 1,955 that the
+                                longest successful length needed on GPU_FFT) */
 #define MAXSEARCH TSR_PACK_LARGE /* larger blocks get part 1 only: the pairs cost n^2 assembler calls, each search
                                    node O(n) (a block of 500 GPU_FFT operations: 1.6 s; of 1,753: 25 s) */
 
@@ -48,7 +50,7 @@ struct bound {
     uint64_t sets[MAXSETS];
     /* the search */
     int T, *cyc, *best;       /* best: the caller's sched, written when a schedule is found (NULL: none) */
-    long nodes;
+    long nodes, budget;       /* bundles tried, and how many may be (more: gave_up) */
     bool gave_up;
     int *maxlat;              /* per unit: the largest latency of an edge from it (-1: none) */
     int *twin;                /* per unit: the previous unit it is interchangeable with (-1: none) */

@@ -113,16 +113,27 @@ void tsr_pack_graph(const struct tsr_vdesc *D, const struct tsr_pack_unit *u, in
 int tsr_pack_try_merge(const struct tsr_target *t, const char **parts, const uint32_t **pw, int k, const char *add,
                        const uint32_t *addw, uint32_t *w);
 
+/* Schedules of a block's relaxation that tsr_pack_lower_bound found (docs/pack.md "Algorithm", step 4),
+ * shortest first: schedule k puts unit i in bundle at[k * n + i] of len[k]. */
+struct tsr_pack_found {
+    int n, count;
+    unsigned *len;
+    int *at;
+};
+void tsr_pack_found_free(struct tsr_pack_found *f);
+
 /* pack_bound.c: a lower bound, in bundles, on any schedule of the block u[0..n) (dependence graph pred; ctl:
  * index of its branch / thread end, the last unit, or -1; nn: units before it); *basic gets the larger of
  * the slot-resource bound and the critical path alone, *exact whether the bound is the shortest schedule of
- * the relaxation (docs/pack.md "Lower bound").  limit: the length of a schedule the caller has (0: none);
- * lengths from limit on are not searched, and limit is returned (exact) if no shorter one exists.  sched
- * (n entries, or NULL): the bundle of each unit in the relaxation's shortest schedule, when that is shorter
- * than limit and the search ended in its budget (else left as it was). */
+ * the relaxation (docs/pack.md "Lower bound").  limit: the length of a schedule the caller has (0: none).
+ * want_bound: prove the bound, lengths from the basic one upwards and below limit ruled out by the search
+ * (limit is returned, exact, if no shorter one exists); else the returned bound is the part that needs no
+ * search.  found (or NULL): the search for schedules shorter than limit, from limit - 1 downwards while
+ * they are found within a small budget per length (its result does not depend on want_bound); free it with
+ * tsr_pack_found_free. */
 unsigned tsr_pack_lower_bound(const struct tsr_target *t, const struct tsr_pack_unit *u, int n, int nn,
                               const struct tsr_pack_elist *pred, int ctl, unsigned *basic, bool *exact,
-                              unsigned limit, int *sched);
+                              unsigned limit, bool want_bound, struct tsr_pack_found *found);
 /* pack_bound.c: can the ops it[0..k) (each the mask of the slots it may go to) go to distinct slots of
  * free_slots, each to one of its own? */
 bool tsr_pack_match_slots(const uint64_t *it, int k, uint64_t free_slots);

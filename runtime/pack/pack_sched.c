@@ -837,21 +837,23 @@ int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_
         bool dsl = ctl >= 0 && ctl < nu - 1, search = P.search && !dsl && nu <= TSR_PACK_LARGE;
         if (!rc && S.pred && (P.want_lower || search)) {
             int nb = dsl ? ctl + 1 : nu;
-            int *at = malloc(((size_t)nu + 1) * sizeof *at);
-            for (int i = 0; i < nu; i++)
-                at[i] = -1;
+            struct tsr_pack_found f;
             stat.lower = tsr_pack_lower_bound(t, u + s, nb, ctl >= 0 ? ctl : nb, S.pred, ctl, &stat.basic,
-                                               &stat.exact, (unsigned)best.n, search ? at : NULL);
+                                               &stat.exact, (unsigned)best.n, P.want_lower, search ? &f : NULL);
             stat.exact &= !dsl;
-            if (search && (int)stat.lower < best.n && at[0] >= 0) {
-                if (realize(&S, u + s, nu, ctl, at, (int)stat.lower)) {
+            for (int k = 0; search && k < f.count; k++) {   /* the shortest whose real bundles can be built */
+                bool ok = realize(&S, u + s, nu, ctl, f.at + (size_t)k * (size_t)nu, (int)f.len[k]);
+                if (ok) {
                     keep(&S, &best);
                     stat.searched = true;
                     st->searched++;
                 }
                 drop(&S);
+                if (ok)
+                    break;
             }
-            free(at);
+            if (search)
+                tsr_pack_found_free(&f);
         }
         if (!rc) {   /* the best schedule's bundles become the block's (S.bs holds none after drop) */
             free(S.bs);

@@ -189,7 +189,7 @@ bool bnd_search(struct bound *B, int c, int left)
     }
     if (!hopeful(B, c))
         return false;
-    if (++B->nodes > NODE_BUDGET) {
+    if (++B->nodes > B->budget) {
         B->gave_up = true;
         return false;
     }
