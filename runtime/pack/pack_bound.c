@@ -72,21 +72,31 @@ static bool pair_assembles(const struct tsr_target *t, const struct tsr_pack_uni
 /* The verdicts of pair_assembles already reached: a direct-mapped cache keyed by a 128-bit XXH3 hash of the
  * target and both units' words and texts (all the verdict depends on).  GPU_FFT's blocks pair the same
  * operations again and again (the butterflies of every shader): most of the pairs a block asks about were
- * asked before. */
-#define PCACHE 16384
-static _Thread_local struct { XXH128_hash_t key; bool ok; } pcache[PCACHE];
+ * asked before.  An entry is the key's high 64 bits with the verdict in bit 0 (0: empty), at the slot its low
+ * bits name: 79 bits of the key checked, in 8 bytes, so that the 18,517 distinct pairs all of GPU_FFT asks
+ * about (39,467 assembled in one pass when the cache had 16,384 slots of 32 bytes) fit its 512 KB. */
+#define PCACHE 65536
+static _Thread_local uint64_t pcache[PCACHE];
 
-static void key_unit(struct tsr_buf *k, const struct tsr_pack_unit *x)
+/* A unit as the pair cache knows it: a 128-bit XXH3 hash of its words and its three forms (all a pair's
+ * verdict depends on, with the other unit's). */
+static XXH128_hash_t key_unit(const struct tsr_pack_unit *x)
 {
-    tsr_buf_append(k, (const char *)x->w, sizeof x->w);
+    struct tsr_buf k = { 0 };
+    tsr_buf_append(&k, (const char *)x->w, sizeof x->w);
     const char *s[3] = { x->text, x->alt, x->full };
     for (int i = 0; i < 3; i++)   /* each string with its NUL; an absent one as a lone 0xff byte */
-        tsr_buf_append(k, s[i] ? s[i] : "\xff", s[i] ? strlen(s[i]) + 1 : 1);
+        tsr_buf_append(&k, s[i] ? s[i] : "\xff", s[i] ? strlen(s[i]) + 1 : 1);
+    XXH128_hash_t h = XXH3_128bits(k.data, k.len);
+    tsr_buf_free(&k);
+    return h;
 }
 
 /* can_pair: first the slots (an assembler puts an op only in a slot that has an op of its name: when the two
- * units' ops cannot go to distinct slots of one format, no encoding of the pair exists), then the cache. */
-static bool can_pair(const struct bound *B, const struct tsr_pack_unit *a, const struct tsr_pack_unit *b)
+ * units' ops cannot go to distinct slots of one format, no encoding of the pair exists), then the cache
+ * (ka, kb: the units' key_unit). */
+static bool can_pair(const struct bound *B, const struct tsr_pack_unit *a, const struct tsr_pack_unit *b,
+                     XXH128_hash_t ka, XXH128_hash_t kb)
 {
     const struct tsr_target *t = B->t;
     if (!a->text || !b->text)
@@ -98,19 +108,14 @@ static bool can_pair(const struct bound *B, const struct tsr_pack_unit *a, const
         if (!bnd_fits(B, it, a->ncand + b->ncand))
             return false;
     }
-    struct tsr_buf kb = { 0 };
-    key_unit(&kb, a);
-    key_unit(&kb, b);
-    XXH128_hash_t k = XXH3_128bits_withSeed(kb.data, kb.len, (XXH64_hash_t)(uintptr_t)t);
-    tsr_buf_free(&kb);
-    if (!k.low64 && !k.high64)
-        k.low64 = 1;
-    size_t at = (size_t)(k.low64 % PCACHE);
-    if (XXH128_isEqual(pcache[at].key, k))
-        return pcache[at].ok;
+    XXH128_hash_t both[2] = { ka, kb };
+    XXH128_hash_t k = XXH3_128bits_withSeed(both, sizeof both, (XXH64_hash_t)(uintptr_t)t);
+    uint64_t tag = k.high64 & ~(uint64_t)1 ? k.high64 & ~(uint64_t)1 : 2;
+    uint64_t *e = &pcache[k.low64 % PCACHE];
+    if ((*e & ~(uint64_t)1) == tag)
+        return *e & 1;
     bool ok = pair_assembles(t, a, b);
-    pcache[at].key = k;
-    pcache[at].ok = ok;
+    *e = tag | ok;
     return ok;
 }
 
@@ -126,6 +131,9 @@ static void pairs_init(struct bound *B, int horizon)
     /* pairs that never share a bundle whatever the encoding: an edge of latency 1 or more between them, or
      * both need a slot no other slot can stand in for (not assembled: the assembler is the slow part) */
     uint64_t *apart = calloc((size_t)n * (size_t)B->W + 1, sizeof *apart);
+    XXH128_hash_t *key = malloc(((size_t)last + 1) * sizeof *key);
+    for (int i = 0; i < last; i++)
+        key[i] = key_unit(&u[i]);
     for (int j = 0; j < n; j++)
         for (int k = 0; k < B->pred[j].n; k++)
             if (B->pred[j].e[k].lat >= 1) {
@@ -137,7 +145,7 @@ static void pairs_init(struct bound *B, int horizon)
             int lo = B->est[i] > B->est[j] ? B->est[i] : B->est[j];
             int hi = horizon - (B->q[i] > B->q[j] ? B->q[i] : B->q[j]);
             if (!(apart[(size_t)j * B->W + i / 64] >> (i % 64) & 1) && !(u[i].only & u[j].only) &&
-                (!horizon || lo <= hi) && can_pair(B, &u[i], &u[j])) {
+                (!horizon || lo <= hi) && can_pair(B, &u[i], &u[j], key[i], key[j])) {
                 B->compat[(size_t)i * B->W + j / 64] |= (uint64_t)1 << (j % 64);
                 B->compat[(size_t)j * B->W + i / 64] |= (uint64_t)1 << (i % 64);
             }
@@ -149,10 +157,11 @@ static void pairs_init(struct bound *B, int horizon)
         for (int j = 0; j < last && !pairs; j++) {
             int a = i < j ? i : j, b = i < j ? j : i;
             pairs = a != b && (apart[(size_t)b * B->W + a / 64] >> (a % 64) & 1) && !(u[a].only & u[b].only) &&
-                    can_pair(B, &u[a], &u[b]);
+                    can_pair(B, &u[a], &u[b], key[a], key[b]);
         }
         B->solo[i] = !pairs && B->n > 1;
     }
+    free(key);
     free(apart);
 }
 
@@ -241,22 +250,22 @@ static void items_init(struct bound *B)
     }
 }
 
-static bool compatible(const struct bound *B, int i, int j)
-{
-    return B->compat[(size_t)i * B->W + j / 64] >> (j % 64) & 1;
-}
-
 /* Cliques of the conflict graph (units that pairwise cannot share a bundle: each needs a bundle of its own),
  * grown greedily from every unit, those with the fewest partners first; the MAXCLIQUES largest of at least
  * three units are kept.  (A branch in a bundle of its own conflicts with every unit.) */
 static void cliques_init(struct bound *B)
 {
-    int n = B->n, *deg = calloc((size_t)n + 1, sizeof *deg), *by = malloc(((size_t)n + 1) * sizeof *by);
+    int n = B->n, W = B->W, *deg = calloc((size_t)n + 1, sizeof *deg), *by = malloc(((size_t)n + 1) * sizeof *by);
     int *cur = malloc(((size_t)n + 1) * sizeof *cur);
+    /* open: the units incompatible with every member so far; members: the clique as a set; kept: per clique
+     * kept, its members as a set */
+    uint64_t *open = malloc(((size_t)W + 1) * sizeof *open), *members = malloc(((size_t)W + 1) * sizeof *members);
+    uint64_t *kept = calloc((size_t)MAXCLIQUES * (size_t)W + 1, sizeof *kept);
+    B->cmask = kept;
     for (int i = 0; i < n; i++) {
         by[i] = i;
-        for (int j = 0; j < n; j++)
-            deg[i] += compatible(B, i, j);
+        for (int w = 0; w < W; w++)
+            deg[i] += __builtin_popcountll(B->compat[(size_t)i * W + w]);
     }
     for (int i = 1; i < n; i++)   /* fewest partners first (insertion sort: stable) */
         for (int j = i; j > 0 && deg[by[j]] < deg[by[j - 1]]; j--) {
@@ -267,28 +276,25 @@ static void cliques_init(struct bound *B)
     for (int s = 0; s < n; s++) {
         int m = 0;
         cur[m++] = s;
-        for (int a = 0; a < n; a++) {
+        for (int w = 0; w < W; w++) {
+            open[w] = ~B->compat[(size_t)s * W + w];
+            members[w] = 0;
+        }
+        members[s / 64] |= (uint64_t)1 << (s % 64);
+        for (int a = 0; a < n; a++) {   /* each unit, in that order, joins if it conflicts with all so far */
             int x = by[a];
-            bool ok = x != s;
-            for (int k = 0; k < m && ok; k++)
-                ok = !compatible(B, x, cur[k]);
-            if (ok)
-                cur[m++] = x;
+            if (x == s || !(open[x / 64] >> (x % 64) & 1))
+                continue;
+            cur[m++] = x;
+            members[x / 64] |= (uint64_t)1 << (x % 64);
+            for (int w = 0; w < W; w++)
+                open[w] &= ~B->compat[(size_t)x * W + w];
         }
         if (m < 3)
             continue;
         bool dup = false;   /* the same set again (members in another order) */
-        for (int q = 0; q < B->ncliques && !dup; q++) {
-            if (B->csize[q] != m)
-                continue;
-            dup = true;
-            for (int k = 0; k < m && dup; k++) {
-                bool in = false;
-                for (int r = 0; r < m && !in; r++)
-                    in = B->clique[q][r] == cur[k];
-                dup = in;
-            }
-        }
+        for (int q = 0; q < B->ncliques && !dup; q++)
+            dup = B->csize[q] == m && !memcmp(kept + (size_t)q * W, members, (size_t)W * sizeof *members);
         if (dup)
             continue;
         int at = B->ncliques < MAXCLIQUES ? B->ncliques++ : -1;
@@ -303,10 +309,13 @@ static void cliques_init(struct bound *B)
         B->clique[at] = malloc((size_t)m * sizeof *cur);
         memcpy(B->clique[at], cur, (size_t)m * sizeof *cur);
         B->csize[at] = m;
+        memcpy(kept + (size_t)at * W, members, (size_t)W * sizeof *members);
     }
     free(deg);
     free(by);
     free(cur);
+    free(open);
+    free(members);
 }
 
 /* Does some clique's unplaced members need more than the T bundles: those with estimates >= e (k of them)
@@ -319,21 +328,20 @@ bool bnd_cliques_fail(struct bound *B)
     int T = B->T, *cnt = B->cbucket, *mq = B->cq;
     for (int q = 0; q < B->ncliques; q++) {
         int lo = T + 1, hi = -1;
-        for (int k = 0; k < B->csize[q]; k++) {
-            int x = B->clique[q][k];
-            if (B->cyc[x] >= 0)
-                continue;
-            int e = B->est[x];
-            if (e > T) {
-                for (int f = lo; f <= hi; f++)
-                    cnt[f] = 0;
-                return true;
+        const uint64_t *mask = B->cmask + (size_t)q * (size_t)B->W;
+        for (int w = 0; w < B->W; w++)
+            for (uint64_t bits = mask[w] & B->free[w]; bits; bits &= bits - 1) {   /* its unplaced members */
+                int x = w * 64 + __builtin_ctzll(bits), e = B->est[x];
+                if (e > T) {
+                    for (int f = lo; f <= hi; f++)
+                        cnt[f] = 0;
+                    return true;
+                }
+                if (cnt[e]++ == 0 || B->q[x] < mq[e])
+                    mq[e] = B->q[x];
+                lo = e < lo ? e : lo;
+                hi = e > hi ? e : hi;
             }
-            if (cnt[e]++ == 0 || B->q[x] < mq[e])
-                mq[e] = B->q[x];
-            lo = e < lo ? e : lo;
-            hi = e > hi ? e : hi;
-        }
         bool fail = false;
         for (int e = hi, k = 0, minq = 1 << 30; e >= lo; e--) {
             if (!cnt[e])
@@ -636,38 +644,47 @@ static void bound_free(struct bound *B)
     free(B->compat);
     for (int q = 0; q < B->ncliques; q++)
         free(B->clique[q]);
+    free(B->cmask);
+    free(B->free);
     free(B->cbucket);
     free(B->cq);
     free(B->inb);
     free(B->skip);
     free(B->rdy);
+    free(B->cand_at);
+    free(B->ncand_at);
     free(B->setof);
     free(B->umask);
     free(B->ud);
     free(B->within);
 }
 
-/* Readies the search of length T: nothing placed, scratch for T bundles, no failed state known, a fresh
- * budget of `budget` nodes, the schedule it finds (if any) to `best`. */
-static void search_init(struct bound *B, int T, long budget, int *best)
+/* Readies the search of length T: nothing placed, scratch for T bundles, a fresh budget of `budget` nodes,
+ * the schedule it finds (if any) to `best`; the failed states known are forgotten unless keep_seen. */
+static void search_init(struct bound *B, int T, long budget, int *best, bool keep_seen)
 {
     int n = B->n;
     B->T = T;
     for (int i = 0; i < n; i++)
         B->cyc[i] = -1;
+    for (int w = 0; w < B->W; w++)
+        B->free[w] = ~(uint64_t)0 >> (w == B->W - 1 && n % 64 ? 64 - n % 64 : 0);
     B->inb = realloc(B->inb, ((size_t)T * (size_t)B->W + 1) * sizeof *B->inb);
     B->skip = realloc(B->skip, ((size_t)T * (size_t)n + 1) * sizeof *B->skip);
     B->rdy = realloc(B->rdy, (size_t)T * (size_t)n + 1);
+    B->cand_at = realloc(B->cand_at, ((size_t)T * (size_t)n + 1) * sizeof *B->cand_at);
+    B->ncand_at = realloc(B->ncand_at, ((size_t)T + 1) * sizeof *B->ncand_at);
     B->cbucket = realloc(B->cbucket, ((size_t)T + 2) * sizeof *B->cbucket);
     B->cq = realloc(B->cq, ((size_t)T + 2) * sizeof *B->cq);
-    if (!B->inb || !B->skip || !B->rdy || !B->cbucket || !B->cq)
+    if (!B->inb || !B->skip || !B->rdy || !B->cand_at || !B->ncand_at || !B->cbucket || !B->cq)
         abort();
     memset(B->cbucket, 0, ((size_t)T + 2) * sizeof *B->cbucket);
     memset(B->inb, 0, (size_t)T * (size_t)B->W * sizeof *B->inb);
     B->gave_up = false;
-    for (size_t i = 0; i < B->capseen; i++)
-        B->seen[i].c = -1;
-    B->nseen = 0;
+    for (size_t i = 0; i < B->capseen && !keep_seen; i++)
+        B->seen[i].r = -1;
+    if (!keep_seen)
+        B->nseen = 0;
     B->nodes = 0;
     B->budget = budget;
     B->best = best;
@@ -683,7 +700,7 @@ static int prove(struct bound *B, int lb, int limit, bool *exact)
     for (;; T++) {
         if (limit && T >= limit)
             break;   /* the caller's schedule is that long: the bound is exact */
-        search_init(B, T, NODE_BUDGET - spent, NULL);
+        search_init(B, T, NODE_BUDGET - spent, NULL, false);
         bool found = bnd_search(B, 0, B->n);
         spent += B->nodes;
         if (found || B->gave_up)
@@ -708,7 +725,7 @@ static void find(struct bound *B, int floor, int limit, struct tsr_pack_found *f
             if (!f->len || !f->at)
                 abort();
         }
-        search_init(B, T, FIND_BUDGET, f->at + (size_t)f->count * (size_t)n);
+        search_init(B, T, FIND_BUDGET, f->at + (size_t)f->count * (size_t)n, f->count > 0);
         if (!bnd_search(B, 0, n))
             break;
         int len = 0;
@@ -758,6 +775,7 @@ unsigned tsr_pack_lower_bound(const struct tsr_target *t, const struct tsr_pack_
         B.maxlat[i] = -1;
     B.W = (n + 63) / 64;
     B.solo = calloc((size_t)n + 1, sizeof *B.solo);
+    B.free = calloc((size_t)B.W + 1, sizeof *B.free);
     int cp = paths(&B);
     items_init(&B);   /* first without the pairs (the assembler is slow): a list schedule may meet this */
     int lb = classic(&B, cp);

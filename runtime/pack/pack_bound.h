@@ -31,8 +31,12 @@ struct bound {
     uint64_t *inb;            /* per bundle c < T: the units in it while it is formed (W words each, 0 after) */
     int *skip;                /* per bundle c < T: the units left out of it while it is formed (n each) */
     uint8_t *rdy;             /* per bundle c < T and unit (n each), from hopeful: RDY_NO, RDY_YES or RDY_ASK */
+    int *cand_at, *ncand_at;  /* per bundle c < T: the units not RDY_NO there, in index order (n each), and
+                                 how many */
     int W;
     int ncliques, *clique[MAXCLIQUES], csize[MAXCLIQUES];   /* units that pairwise cannot share a bundle */
+    uint64_t *cmask;          /* per clique: its members as a set (W words each) */
+    uint64_t *free;           /* the units not placed (W words) */
     int *cq, *cbucket;        /* scratch of cliques_fail: per estimate 0..T, least tail and count (T + 2) */
     int *est, *q;             /* earliest bundle; bundles from it to the end, its own included */
     /* ops (items) of the units that share bundles: op k of unit owner[k], its slots cand[k] */
@@ -55,7 +59,8 @@ struct bound {
     int *maxlat;              /* per unit: the largest latency of an edge from it (-1: none) */
     int *twin;                /* per unit: the previous unit it is interchangeable with (-1: none) */
     uint8_t *key;             /* a state being hashed: n bytes */
-    struct seen { uint64_t lo, hi; int c; } *seen;   /* states that fail, the earliest bundle they failed at */
+    struct seen { uint64_t lo, hi; int r; } *seen;   /* states that fail, the most bundles left they failed with
+                                                        (-1: an empty entry) */
     size_t nseen, capseen;    /* (open addressing; capseen a power of two) */
 };
 

@@ -47,28 +47,30 @@ enum { RDY_NO, RDY_YES, RDY_ASK };
  * tails; the slot sets' op counts against the bundles left. */
 static bool hopeful(struct bound *B, int c)
 {
-    int solo = 0, cnt[MAXSETS] = { 0 };
+    int solo = 0, cnt[MAXSETS] = { 0 }, ncand = 0, *cand = B->cand_at + (size_t)c * (size_t)B->n;
     uint8_t *rdy = B->rdy + (size_t)c * (size_t)B->n;
-    for (int i = 0; i < B->n; i++) {
-        if (B->cyc[i] >= 0)
-            continue;
-        int e = c;
-        bool placed = true;
-        for (int k = 0; k < B->pred[i].n; k++) {
-            int p = B->pred[i].e[k].to;
-            int s = (B->cyc[p] >= 0 ? B->cyc[p] : B->est[p]) + bnd_edge_lat(B, i, k);
-            e = s > e ? s : e;
-            placed &= B->cyc[p] >= 0;
+    for (int w = 0; w < B->W; w++)
+        for (uint64_t bits = B->free[w]; bits; bits &= bits - 1) {   /* the unplaced units, in index order */
+            int i = w * 64 + __builtin_ctzll(bits), e = c;
+            bool placed = true, own = i == B->ctl && B->jump;
+            for (int k = 0; k < B->pred[i].n; k++) {
+                int p = B->pred[i].e[k].to, l = B->pred[i].e[k].lat;
+                int s = B->est[p] + (own && l < 1 ? 1 : l);   /* (bnd_edge_lat; est of a placed unit: its bundle) */
+                e = s > e ? s : e;
+                placed &= B->cyc[p] >= 0;
+            }
+            B->est[i] = e;   /* (in program order: what i depends on has its estimate already) */
+            rdy[i] = e > c ? RDY_NO : placed ? RDY_YES : RDY_ASK;
+            if (rdy[i] != RDY_NO)
+                cand[ncand++] = i;
+            if (e + B->q[i] > B->T)
+                return false;
+            solo += B->solo[i] || own;
+            for (int k = B->first[i]; k < B->first[i] + B->count[i]; k++)
+                if (B->setof[k] >= 0)
+                    cnt[B->setof[k]]++;
         }
-        B->est[i] = e;   /* (in program order: what i depends on has its estimate already) */
-        rdy[i] = e > c ? RDY_NO : placed ? RDY_YES : RDY_ASK;
-        if (e + B->q[i] > B->T)
-            return false;
-        solo += B->solo[i] || (i == B->ctl && B->jump);
-        for (int k = B->first[i]; k < B->first[i] + B->count[i]; k++)
-            if (B->setof[k] >= 0)
-                cnt[B->setof[k]]++;
-    }
+    B->ncand_at[c] = ncand;
     int left = B->T - c - solo;
     for (uint32_t sub = 1; sub < (1u << B->nsets); sub++) {
         int count = 0, d = B->ud[sub];
@@ -78,6 +80,19 @@ static bool hopeful(struct bound *B, int c)
             return false;
     }
     return !bnd_cliques_fail(B);   /* (the costliest test last) */
+}
+
+/* Unit i goes to bundle c, or (c < 0) back out: its bundle (cyc), its estimate (est: the bundle while it is
+ * placed, so that hopeful reads one array), the unplaced set (free). */
+static void place(struct bound *B, int i, int c)
+{
+    B->cyc[i] = c;
+    if (c >= 0) {
+        B->est[i] = c;
+        B->free[i / 64] &= ~((uint64_t)1 << (i % 64));
+    } else {
+        B->free[i / 64] |= (uint64_t)1 << (i % 64);
+    }
 }
 
 /* Can unit x join the bundle being formed (units inb, ops it[0..k))?  Pairwise with each unit in it, and
@@ -96,8 +111,10 @@ static bool joins(const struct bound *B, const uint64_t *inb, int x, uint64_t *i
 }
 
 /* The state at the start of bundle c as the rest of the search sees it: per unit, not placed; placed and
- * its bundle's distance back from c, up to the latency past which no constraint remains.  The same state
- * later (larger c) has fewer bundles left: if it failed once, it fails again. */
+ * its bundle's distance back from c, up to the latency past which no constraint remains.  Whether the rest
+ * can be placed depends on the state and the bundles left, T - c, only (every test is relative to c and T,
+ * the control unit's bundle too); the same state with fewer bundles left fails if it failed once: at a later
+ * c, or at a shorter length T (the search for schedules keeps what failed from one length to the next). */
 static XXH128_hash_t state_key(struct bound *B, int c)
 {
     for (int i = 0; i < B->n; i++) {
@@ -109,11 +126,11 @@ static XXH128_hash_t state_key(struct bound *B, int c)
 static struct seen *seen_slot(struct bound *B, XXH128_hash_t h)
 {
     size_t m = B->capseen - 1, at = (size_t)h.low64 & m;
-    while (B->seen[at].c >= 0 && (B->seen[at].lo != h.low64 || B->seen[at].hi != h.high64))
+    while (B->seen[at].r >= 0 && (B->seen[at].lo != h.low64 || B->seen[at].hi != h.high64))
         at = (at + 1) & m;
     return &B->seen[at];
 }
-static void seen_add(struct bound *B, XXH128_hash_t h, int c)
+static void seen_add(struct bound *B, XXH128_hash_t h, int r)
 {
     if (2 * (B->nseen + 1) > B->capseen) {
         struct seen *old = B->seen;
@@ -123,33 +140,39 @@ static void seen_add(struct bound *B, XXH128_hash_t h, int c)
         if (!B->seen)
             abort();
         for (size_t i = 0; i < B->capseen; i++)
-            B->seen[i].c = -1;
+            B->seen[i].r = -1;
         for (size_t i = 0; i < oc; i++)
-            if (old[i].c >= 0)
+            if (old[i].r >= 0)
                 *seen_slot(B, (XXH128_hash_t){ old[i].lo, old[i].hi }) = old[i];
         free(old);
     }
     struct seen *e = seen_slot(B, h);
-    if (e->c < 0)
+    if (e->r < 0)
         B->nseen++;
-    if (e->c < 0 || c < e->c)
-        *e = (struct seen){ h.low64, h.high64, c };
+    if (e->r < 0 || r > e->r)
+        *e = (struct seen){ h.low64, h.high64, r };
 }
 
-/* Forms bundle c from units i.. (those before decided: the ones in it in B->inb's row c, their ops it[0..k),
- * the ready ones left out skipped[0..ns)), then goes on to bundle c + 1.  Only maximal bundles are formed:
- * moving an op other than the control unit to an earlier bundle where it is ready and fits keeps a schedule
- * of the relaxation valid, so some shortest schedule has every bundle maximal.  A thread end that shares
- * bundles goes in bundle T - 1 - delay and no other (it is the last unit: decided after the others). */
-static bool form(struct bound *B, int c, int left, int i, uint64_t *it, int k, int *skipped, int ns)
+/* Forms bundle c from the units that may be ready for it (hopeful's list for c) from position pos on (those
+ * before decided: the ones in it in B->inb's row c, their ops it[0..k), the ready ones left out
+ * skipped[0..ns)), then goes on to bundle c + 1.  Only maximal bundles are formed: moving an op other than the
+ * control unit to an earlier bundle where it is ready and fits keeps a schedule of the relaxation valid, so
+ * some shortest schedule has every bundle maximal.  A thread end that shares bundles goes in bundle
+ * T - 1 - delay and no other (it is the last unit: decided after the others). */
+static bool form(struct bound *B, int c, int left, int pos, uint64_t *it, int k, int *skipped, int ns)
 {
     uint64_t *inb = B->inb + (size_t)c * (size_t)B->W;
     const uint8_t *rdy = B->rdy + (size_t)c * (size_t)B->n;
-    while (i < B->n && (B->cyc[i] >= 0 || (i == B->ctl && (B->jump || c != B->T - 1 - B->delay)) ||
-                        (B->twin[i] >= 0 && B->cyc[B->twin[i]] < 0) ||
-                        (rdy[i] == RDY_NO || (rdy[i] == RDY_ASK && !ready(B, i, c)))))
-        i++;   /* (a twin after its previous twin: that one is left out, and the bundle not maximal) */
-    if (i == B->n) {
+    const int *cand = B->cand_at + (size_t)c * (size_t)B->n, ncand = B->ncand_at[c];
+    int i = -1;
+    for (; pos < ncand; pos++) {   /* (the list is in index order; a twin after its previous twin: that one is
+                                    * left out, and the bundle not maximal) */
+        i = cand[pos];
+        if (!(B->cyc[i] >= 0 || (i == B->ctl && (B->jump || c != B->T - 1 - B->delay)) ||
+              (B->twin[i] >= 0 && B->cyc[B->twin[i]] < 0) || (rdy[i] == RDY_ASK && !ready(B, i, c))))
+            break;
+    }
+    if (pos == ncand) {
         if (B->ctl >= 0 && !B->jump && B->cyc[B->ctl] < 0 && c == B->T - 1 - B->delay)
             return false;   /* the thread end belongs in this bundle, and is not ready */
         for (int s = 0; s < ns; s++)   /* a unit left out that would fit: not maximal */
@@ -157,19 +180,23 @@ static bool form(struct bound *B, int c, int left, int i, uint64_t *it, int k, i
                 return false;
         return bnd_search(B, c + 1, left);
     }
-    if (joins(B, inb, i, it, k)) {   /* with it */
-        B->cyc[i] = c;
+    bool fits = joins(B, inb, i, it, k);
+    if (fits) {   /* with it */
+        place(B, i, c);
         inb[i / 64] |= (uint64_t)1 << (i % 64);
-        bool ok = form(B, c, left - 1, i + 1, it, k + B->count[i], skipped, ns);
+        bool ok = form(B, c, left - 1, pos + 1, it, k + B->count[i], skipped, ns);
         inb[i / 64] &= ~((uint64_t)1 << (i % 64));
-        B->cyc[i] = -1;
+        place(B, i, -1);
         if (ok || B->gave_up)
             return ok;
     }
     if (i == B->ctl)
         return false;   /* the thread end belongs in this bundle (it is the last unit): never left out */
-    skipped[ns] = i;   /* without it */
-    return form(B, c, left, i + 1, it, k, skipped, ns + 1);
+    /* without it; a unit that does not fit now never fits this bundle (it only grows: more partners to
+     * agree with, more slots taken), so only one left out by choice is asked again at the end */
+    if (fits)
+        skipped[ns++] = i;
+    return form(B, c, left, pos + 1, it, k, skipped, ns);
 }
 
 bool bnd_search(struct bound *B, int c, int left)
@@ -184,7 +211,7 @@ bool bnd_search(struct bound *B, int c, int left)
     XXH128_hash_t h = state_key(B, c);   /* (a state that failed before: no need to ask hopeful) */
     if (B->capseen) {
         struct seen *e = seen_slot(B, h);
-        if (e->c >= 0 && e->c <= c)
+        if (e->r >= 0 && e->r >= B->T - c)
             return false;
     }
     if (!hopeful(B, c))
@@ -198,16 +225,16 @@ bool bnd_search(struct bound *B, int c, int left)
     if (x >= 0 && B->jump && c == B->T - 1 - B->delay) {
         if (!ready(B, x, c))
             return false;
-        B->cyc[x] = c;
+        place(B, x, c);
         bool ok = bnd_search(B, c + 1, left - 1);
-        B->cyc[x] = -1;
+        place(B, x, -1);
         if (!ok && !B->gave_up)
-            seen_add(B, h, c);
+            seen_add(B, h, B->T - c);
         return ok;
     }
     uint64_t it[MAXITEMS + 8];
     bool ok = form(B, c, left, 0, it, 0, B->skip + (size_t)c * (size_t)B->n, 0);
     if (!ok && !B->gave_up)
-        seen_add(B, h, c);
+        seen_add(B, h, B->T - c);
     return ok;
 }
