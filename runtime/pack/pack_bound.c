@@ -669,6 +669,14 @@ static void search_init(struct bound *B, int T, long budget, int *best, bool kee
         B->cyc[i] = -1;
     for (int w = 0; w < B->W; w++)
         B->free[w] = ~(uint64_t)0 >> (w == B->W - 1 && n % 64 ? 64 - n % 64 : 0);
+    B->lsolo = 0;
+    memset(B->lcnt, 0, sizeof B->lcnt);
+    for (int i = 0; i < n; i++) {
+        B->lsolo += B->solo[i] || (i == B->ctl && B->jump);
+        for (int k = B->first[i]; k < B->first[i] + B->count[i]; k++)
+            if (B->setof[k] >= 0)
+                B->lcnt[B->setof[k]]++;
+    }
     B->inb = realloc(B->inb, ((size_t)T * (size_t)B->W + 1) * sizeof *B->inb);
     B->skip = realloc(B->skip, ((size_t)T * (size_t)n + 1) * sizeof *B->skip);
     B->rdy = realloc(B->rdy, (size_t)T * (size_t)n + 1);
@@ -710,13 +718,15 @@ static int prove(struct bound *B, int lb, int limit, bool *exact)
     return T;
 }
 
-/* Looks for schedules, not proofs: lengths from limit - 1 downwards, each with FIND_BUDGET nodes of its own,
- * down to floor, stopping at the first length where none is found within it; each schedule found goes to f
- * (its length: T, or for a block without a control unit the bundles it fills, the next length tried below
- * that). */
+/* Looks for schedules, not proofs: lengths from limit - 1 downwards, down to floor, stopping at the first
+ * length where none is found within its budget: FIND_BUDGET nodes for the first, and for each next one at
+ * most FIND_GROWTH times what the length before took plus FIND_SLACK (a length one shorter that takes far
+ * more is where the proofs begin).  Each schedule found goes to f (its length: T, or for a block without a
+ * control unit the bundles it fills, the next length tried below that). */
 static void find(struct bound *B, int floor, int limit, struct tsr_pack_found *f)
 {
     int n = B->n, cap = 0;
+    long budget = FIND_BUDGET;
     for (int T = limit - 1; T >= floor && T >= 1;) {
         if (f->count == cap) {
             cap = cap ? 2 * cap : 4;
@@ -725,9 +735,11 @@ static void find(struct bound *B, int floor, int limit, struct tsr_pack_found *f
             if (!f->len || !f->at)
                 abort();
         }
-        search_init(B, T, FIND_BUDGET, f->at + (size_t)f->count * (size_t)n, f->count > 0);
+        search_init(B, T, budget, f->at + (size_t)f->count * (size_t)n, f->count > 0);
         if (!bnd_search(B, 0, n))
             break;
+        budget = FIND_GROWTH * B->nodes + FIND_SLACK;
+        budget = budget < FIND_BUDGET ? budget : FIND_BUDGET;
         int len = 0;
         for (int i = 0; i < n; i++)
             len = B->best[i] + 1 > len ? B->best[i] + 1 : len;

@@ -16,6 +16,8 @@
 #define NODE_BUDGET 10000    /* bundles the proof of the bound may try per block (all lengths together) */
 #define FIND_BUDGET 2000     /* bundles the search for schedules may try per length (above the 1,955 that the
                                 longest successful length needed on GPU_FFT) */
+#define FIND_GROWTH 4        /* ... and at most this many times what the length before took, */
+#define FIND_SLACK 500       /* plus this many (GPU_FFT: 449 then 1,955 in a 67-operation block) */
 #define MAXSEARCH TSR_PACK_LARGE /* larger blocks get part 1 only: the pairs cost n^2 assembler calls, each search
                                    node O(n) (a block of 500 GPU_FFT operations: 1.6 s; of 1,753: 25 s) */
 
@@ -37,6 +39,7 @@ struct bound {
     int ncliques, *clique[MAXCLIQUES], csize[MAXCLIQUES];   /* units that pairwise cannot share a bundle */
     uint64_t *cmask;          /* per clique: its members as a set (W words each) */
     uint64_t *free;           /* the units not placed (W words) */
+    int lsolo, lcnt[MAXSETS]; /* of those: the ones that take a bundle alone; ops per slot set (setof) */
     int *cq, *cbucket;        /* scratch of cliques_fail: per estimate 0..T, least tail and count (T + 2) */
     int *est, *q;             /* earliest bundle; bundles from it to the end, its own included */
     /* ops (items) of the units that share bundles: op k of unit owner[k], its slots cand[k] */

@@ -47,35 +47,39 @@ enum { RDY_NO, RDY_YES, RDY_ASK };
  * tails; the slot sets' op counts against the bundles left. */
 static bool hopeful(struct bound *B, int c)
 {
-    int solo = 0, cnt[MAXSETS] = { 0 }, ncand = 0, *cand = B->cand_at + (size_t)c * (size_t)B->n;
+    int ncand = 0, *cand = B->cand_at + (size_t)c * (size_t)B->n, *est = B->est;
+    const int *cyc = B->cyc, *q = B->q;
     uint8_t *rdy = B->rdy + (size_t)c * (size_t)B->n;
     for (int w = 0; w < B->W; w++)
         for (uint64_t bits = B->free[w]; bits; bits &= bits - 1) {   /* the unplaced units, in index order */
             int i = w * 64 + __builtin_ctzll(bits), e = c;
-            bool placed = true, own = i == B->ctl && B->jump;
-            for (int k = 0; k < B->pred[i].n; k++) {
-                int p = B->pred[i].e[k].to, l = B->pred[i].e[k].lat;
-                int s = B->est[p] + (own && l < 1 ? 1 : l);   /* (bnd_edge_lat; est of a placed unit: its bundle) */
-                e = s > e ? s : e;
-                placed &= B->cyc[p] >= 0;
-            }
-            B->est[i] = e;   /* (in program order: what i depends on has its estimate already) */
+            bool placed = true;
+            const struct tsr_pack_edge *pe = B->pred[i].e;
+            if (i == B->ctl && B->jump)   /* (bnd_edge_lat) */
+                for (int k = 0; k < B->pred[i].n; k++) {
+                    int s = est[pe[k].to] + (pe[k].lat < 1 ? 1 : pe[k].lat);
+                    e = s > e ? s : e;
+                    placed &= cyc[pe[k].to] >= 0;
+                }
+            else
+                for (int k = 0; k < B->pred[i].n; k++) {
+                    int s = est[pe[k].to] + pe[k].lat;   /* (est of a placed unit: its bundle) */
+                    e = s > e ? s : e;
+                    placed &= cyc[pe[k].to] >= 0;
+                }
+            est[i] = e;   /* (in program order: what i depends on has its estimate already) */
             rdy[i] = e > c ? RDY_NO : placed ? RDY_YES : RDY_ASK;
-            if (rdy[i] != RDY_NO)
+            if (e <= c)
                 cand[ncand++] = i;
-            if (e + B->q[i] > B->T)
+            if (e + q[i] > B->T)
                 return false;
-            solo += B->solo[i] || own;
-            for (int k = B->first[i]; k < B->first[i] + B->count[i]; k++)
-                if (B->setof[k] >= 0)
-                    cnt[B->setof[k]]++;
         }
     B->ncand_at[c] = ncand;
-    int left = B->T - c - solo;
+    int left = B->T - c - B->lsolo;
     for (uint32_t sub = 1; sub < (1u << B->nsets); sub++) {
         int count = 0, d = B->ud[sub];
         for (uint32_t w = B->within[sub]; w; w &= w - 1)
-            count += cnt[__builtin_ctz(w)];
+            count += B->lcnt[__builtin_ctz(w)];
         if (d > 0 && (count + d - 1) / d > left)
             return false;
     }
@@ -86,6 +90,7 @@ static bool hopeful(struct bound *B, int c)
  * placed, so that hopeful reads one array), the unplaced set (free). */
 static void place(struct bound *B, int i, int c)
 {
+    int d = c >= 0 ? -1 : 1;   /* (what is left: one unit less, or more) */
     B->cyc[i] = c;
     if (c >= 0) {
         B->est[i] = c;
@@ -93,6 +98,10 @@ static void place(struct bound *B, int i, int c)
     } else {
         B->free[i / 64] |= (uint64_t)1 << (i % 64);
     }
+    B->lsolo += d * (B->solo[i] || (i == B->ctl && B->jump));
+    for (int k = B->first[i]; k < B->first[i] + B->count[i]; k++)
+        if (B->setof[k] >= 0)
+            B->lcnt[B->setof[k]] += d;
 }
 
 /* Can unit x join the bundle being formed (units inb, ops it[0..k))?  Pairwise with each unit in it, and
@@ -117,9 +126,12 @@ static bool joins(const struct bound *B, const uint64_t *inb, int x, uint64_t *i
  * c, or at a shorter length T (the search for schedules keeps what failed from one length to the next). */
 static XXH128_hash_t state_key(struct bound *B, int c)
 {
+    const int *cyc = B->cyc, *maxlat = B->maxlat;
+    uint8_t *key = B->key;
     for (int i = 0; i < B->n; i++) {
-        int d = B->cyc[i] < 0 ? 255 : c - B->cyc[i];
-        B->key[i] = (uint8_t)(B->cyc[i] < 0 ? 255 : d > B->maxlat[i] ? 254 : d);
+        int d = c - cyc[i];
+        d = d > maxlat[i] ? 254 : d;
+        key[i] = (uint8_t)(cyc[i] < 0 ? 255 : d);
     }
     return XXH3_128bits(B->key, (size_t)B->n);
 }
