@@ -72,11 +72,13 @@ static bool pair_assembles(const struct tsr_target *t, const struct tsr_pack_uni
 /* The verdicts of pair_assembles already reached: a direct-mapped cache keyed by a 128-bit XXH3 hash of the
  * target and both units' words and texts (all the verdict depends on).  GPU_FFT's blocks pair the same
  * operations again and again (the butterflies of every shader): most of the pairs a block asks about were
- * asked before.  An entry is the key's high 64 bits with the verdict in bit 0 (0: empty), at the slot its low
- * bits name: 79 bits of the key checked, in 8 bytes, so that the 18,517 distinct pairs all of GPU_FFT asks
- * about (39,467 assembled in one pass when the cache had 16,384 slots of 32 bytes) fit its 512 KB. */
-#define PCACHE 65536
-static _Thread_local uint64_t pcache[PCACHE];
+ * asked before.  An entry is the key's high 64 bits with the verdict in bit 0 (0: empty), in one of the PWAYS
+ * entries of the set its low bits name (a full set loses the entry its new key's bits pick): 77 bits of the
+ * key checked, in 8 bytes, so that the 18,517 distinct pairs all of GPU_FFT asks about (39,467 assembled in one
+ * pass when the cache was direct-mapped, 16,384 entries of 32 bytes) fit its 512 KB. */
+#define PSETS 16384
+#define PWAYS 4
+static _Thread_local uint64_t pcache[PSETS][PWAYS];
 
 /* A unit as the pair cache knows it: a 128-bit XXH3 hash of its words and its three forms (all a pair's
  * verdict depends on, with the other unit's). */
@@ -111,11 +113,14 @@ static bool can_pair(const struct bound *B, const struct tsr_pack_unit *a, const
     XXH128_hash_t both[2] = { ka, kb };
     XXH128_hash_t k = XXH3_128bits_withSeed(both, sizeof both, (XXH64_hash_t)(uintptr_t)t);
     uint64_t tag = k.high64 & ~(uint64_t)1 ? k.high64 & ~(uint64_t)1 : 2;
-    uint64_t *e = &pcache[k.low64 % PCACHE];
-    if ((*e & ~(uint64_t)1) == tag)
-        return *e & 1;
+    uint64_t *set = pcache[k.low64 % PSETS];
+    int w = 0;
+    while (w < PWAYS && set[w] && (set[w] & ~(uint64_t)1) != tag)
+        w++;
+    if (w < PWAYS && set[w])
+        return set[w] & 1;
     bool ok = pair_assembles(t, a, b);
-    *e = tag | ok;
+    set[w < PWAYS ? w : (int)(tag >> 1) % PWAYS] = tag | ok;
     return ok;
 }
 
