@@ -46,8 +46,8 @@ enum tsr_pack_effort {
                                block's relaxation, from the list schedule's length less one downwards while
                                one is found within 2,000 bundles tried per length; the shortest whose real
                                bundles assemble and validate is kept */
-    TSR_PACK_LIST,          /* list scheduling only: about 10 times faster, about 0.7 % more bundles on
-                               GPU_FFT (docs/PERFORMANCE.md "Packer quality") */
+    TSR_PACK_LIST,          /* list scheduling only: about twice as fast, about 1.1 % more bundles on
+                               GPU_FFT (docs/PERFORMANCE.md "Packer speed on GPU_FFT") */
 };
 
 /* Packs the program (len bytes of assembly text; path for diagnostics) for target t and appends the
