@@ -6,10 +6,11 @@
  *      and the one-bundle rules accept the pair, units that pair with no other alone, the branch or thread
  *      end its delay slots before the block's end (a branch in a bundle of its own) -- but not triples,
  *      windows between ordinary operations, or the previous block.  Every real schedule is a schedule of
- *      the relaxation, so the relaxation's shortest is a lower bound.  The search tries lengths from part
- *      1's bound upwards, below the caller's schedule, and stops at the first it cannot rule out within a
- *      node budget (that length is then still a bound: all shorter ones failed).  The schedule it finds is
- *      returned: the packer builds real bundles from it (pack_sched.c realize).
+ *      the relaxation, so the relaxation's shortest is a lower bound.  The proof (statistics only) tries
+ *      lengths from part 1's bound upwards, below the caller's schedule, and stops at the first it cannot
+ *      rule out within a node budget (that length is then still a bound: all shorter ones failed).  The
+ *      search for schedules tries lengths from the caller's less one downwards while they are found cheaply;
+ *      the schedules it finds are returned: the packer builds real bundles from them (pack_sched.c realize).
  * Part 2 is in pack_search.c; the shared state (struct bound) in pack_bound.h.  Nothing here knows the
  * target: slots, formats and op names come from its descriptor. */
 #include <stdlib.h>
@@ -664,116 +665,6 @@ static void bound_free(struct bound *B)
     free(B->within);
 }
 
-/* Readies the search of length T: nothing placed, scratch for T bundles, a fresh budget of `budget` nodes,
- * the schedule it finds (if any) to `best`; the failed states known are forgotten unless keep_seen. */
-static void search_init(struct bound *B, int T, long budget, int *best, bool keep_seen)
-{
-    int n = B->n;
-    B->T = T;
-    for (int i = 0; i < n; i++)
-        B->cyc[i] = -1;
-    for (int w = 0; w < B->W; w++)
-        B->free[w] = ~(uint64_t)0 >> (w == B->W - 1 && n % 64 ? 64 - n % 64 : 0);
-    B->lsolo = 0;
-    memset(B->lcnt, 0, sizeof B->lcnt);
-    for (int i = 0; i < n; i++) {
-        B->lsolo += B->solo[i] || (i == B->ctl && B->jump);
-        for (int k = B->first[i]; k < B->first[i] + B->count[i]; k++)
-            if (B->setof[k] >= 0)
-                B->lcnt[B->setof[k]]++;
-    }
-    B->inb = realloc(B->inb, ((size_t)T * (size_t)B->W + 1) * sizeof *B->inb);
-    B->skip = realloc(B->skip, ((size_t)T * (size_t)n + 1) * sizeof *B->skip);
-    B->rdy = realloc(B->rdy, (size_t)T * (size_t)n + 1);
-    B->cand_at = realloc(B->cand_at, ((size_t)T * (size_t)n + 1) * sizeof *B->cand_at);
-    B->ncand_at = realloc(B->ncand_at, ((size_t)T + 1) * sizeof *B->ncand_at);
-    B->cbucket = realloc(B->cbucket, ((size_t)T + 2) * sizeof *B->cbucket);
-    B->cq = realloc(B->cq, ((size_t)T + 2) * sizeof *B->cq);
-    if (!B->inb || !B->skip || !B->rdy || !B->cand_at || !B->ncand_at || !B->cbucket || !B->cq)
-        abort();
-    memset(B->cbucket, 0, ((size_t)T + 2) * sizeof *B->cbucket);
-    memset(B->inb, 0, (size_t)T * (size_t)B->W * sizeof *B->inb);
-    B->gave_up = false;
-    for (size_t i = 0; i < B->capseen && !keep_seen; i++)
-        B->seen[i].r = -1;
-    if (!keep_seen)
-        B->nseen = 0;
-    B->nodes = 0;
-    B->budget = budget;
-    B->best = best;
-}
-
-/* The proof: lengths from lb upwards, below limit (0: none), until one has a schedule or the budget
- * (NODE_BUDGET for all lengths together) runs out.  Returns that length (limit if every shorter one was
- * ruled out); *exact: the search ended in its budget. */
-static int prove(struct bound *B, int lb, int limit, bool *exact)
-{
-    long spent = 0;
-    int T = lb > 0 ? lb : 1;
-    for (;; T++) {
-        if (limit && T >= limit)
-            break;   /* the caller's schedule is that long: the bound is exact */
-        search_init(B, T, NODE_BUDGET - spent, NULL, false);
-        bool found = bnd_search(B, 0, B->n);
-        spent += B->nodes;
-        if (found || B->gave_up)
-            break;
-    }
-    *exact = !B->gave_up;
-    return T;
-}
-
-/* Looks for schedules, not proofs: lengths from limit - 1 downwards, down to floor, stopping at the first
- * length where none is found within its budget: FIND_BUDGET nodes for the first, and for each next one at
- * most FIND_GROWTH times what the length before took plus FIND_SLACK (a length one shorter that takes far
- * more is where the proofs begin).  Each schedule found goes to f (its length: T, or for a block without a
- * control unit the bundles it fills, the next length tried below that). */
-static void find(struct bound *B, int floor, int limit, struct tsr_pack_found *f)
-{
-    int n = B->n, cap = 0;
-    long budget = FIND_BUDGET;
-    for (int T = limit - 1; T >= floor && T >= 1;) {
-        if (f->count == cap) {
-            cap = cap ? 2 * cap : 4;
-            f->len = realloc(f->len, (size_t)cap * sizeof *f->len);
-            f->at = realloc(f->at, (size_t)cap * (size_t)n * sizeof *f->at);
-            if (!f->len || !f->at)
-                abort();
-        }
-        search_init(B, T, budget, f->at + (size_t)f->count * (size_t)n, f->count > 0);
-        if (!bnd_search(B, 0, n))
-            break;
-        budget = FIND_GROWTH * B->nodes + FIND_SLACK;
-        budget = budget < FIND_BUDGET ? budget : FIND_BUDGET;
-        int len = 0;
-        for (int i = 0; i < n; i++)
-            len = B->best[i] + 1 > len ? B->best[i] + 1 : len;
-        len = B->ctl >= 0 ? T : len;   /* (the control unit's delay slots end the block) */
-        f->len[f->count++] = (unsigned)len;
-        T = len - 1;
-    }
-    /* shortest first */
-    for (int a = 0, b = f->count - 1; a < b; a++, b--) {
-        unsigned l = f->len[a];
-        f->len[a] = f->len[b];
-        f->len[b] = l;
-        for (int i = 0; i < n; i++) {
-            int x = f->at[(size_t)a * (size_t)n + (size_t)i];
-            f->at[(size_t)a * (size_t)n + (size_t)i] = f->at[(size_t)b * (size_t)n + (size_t)i];
-            f->at[(size_t)b * (size_t)n + (size_t)i] = x;
-        }
-    }
-}
-
-void tsr_pack_found_free(struct tsr_pack_found *f)
-{
-    free(f->len);
-    free(f->at);
-    f->len = NULL;
-    f->at = NULL;
-    f->count = 0;
-}
-
 unsigned tsr_pack_lower_bound(const struct tsr_target *t, const struct tsr_pack_unit *u, int n, int nn,
                               const struct tsr_pack_elist *pred, int ctl, unsigned *basic, bool *exact,
                               unsigned limit, bool want_bound, struct tsr_pack_found *found)
@@ -828,14 +719,14 @@ unsigned tsr_pack_lower_bound(const struct tsr_target *t, const struct tsr_pack_
         }
     twins_init(&B);
     if (want_bound)
-        lb = prove(&B, lb, (int)limit, exact);
+        lb = bnd_prove(&B, lb, (int)limit, exact);
     else
         *exact = limit && lb >= (int)limit;
     /* every length below lb is ruled out (by part 1, or by the proof): the search for schedules, which stops
      * at the first length it finds none at, would stop there too, so the output does not depend on whether
      * the bound was asked for */
     if (found && limit)
-        find(&B, lb, (int)limit, found);
+        bnd_find(&B, lb, (int)limit, found);
     for (int i = 0; i < n && reduced; i++)
         free(reduced[i].e);
     free(reduced);

@@ -56,7 +56,7 @@ struct bound {
     uint32_t *within;
     uint64_t sets[MAXSETS];
     /* the search */
-    int T, *cyc, *best;       /* best: the caller's sched, written when a schedule is found (NULL: none) */
+    int T, *cyc, *best;       /* best: where a schedule found is written (NULL: nowhere) */
     long nodes, budget;       /* bundles tried, and how many may be (more: gave_up) */
     bool gave_up;
     int *maxlat;              /* per unit: the largest latency of an edge from it (-1: none) */
@@ -77,5 +77,12 @@ bool bnd_fits(const struct bound *B, const uint64_t *it, int k);
 /* The search from bundle c with `left` units still to place: true if they all fit in the T bundles (the
  * schedule then goes to B->best when it is set); false if not, or when the node budget ran out (gave_up). */
 bool bnd_search(struct bound *B, int c, int left);
+/* The proof (pack_search.c): lengths from lb upwards, below limit (0: none), until one has a schedule or the
+ * budget (NODE_BUDGET for all lengths together) runs out.  Returns that length (limit if every shorter one was
+ * ruled out); *exact: the search ended in its budget. */
+int bnd_prove(struct bound *B, int lb, int limit, bool *exact);
+/* The search for schedules (pack_search.c): lengths from limit - 1 downwards, down to floor, while schedules
+ * are found within their budgets (FIND_BUDGET, FIND_GROWTH, FIND_SLACK); each one found goes to f. */
+void bnd_find(struct bound *B, int floor, int limit, struct tsr_pack_found *f);
 
 #endif
