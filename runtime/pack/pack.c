@@ -292,7 +292,7 @@ int tsr_pack_text_effort(const struct tsr_target *t, const char *path, const cha
                 x->labels[x->nlabels++] = labels[li].name;
             li++;
         }
-        tsr_pack_ev_init(t, x->w, &x->ev);
+        tsr_pack_ev_unit(t, x->w, &x->ev);
         x->text = tsr_pack_canon(t, x->w, &x->full);
         if (!x->text)   /* an op kept in its slot (`nop; mov r0.8a, r0`): joins others in its short form,
                          * which the scheduler's check of joined bundles holds to the same meaning */

@@ -8,8 +8,15 @@
 #include "pack_int.h"
 #include "target.h"
 
-/* Fills *e, its rule filter pat only when `pats` (else all ones: any rule may match). */
-static bool is_state(const struct tsr_vev *e);
+static bool is_state(const struct tsr_vev *e)
+{
+    return e->kind == TSR_V_RSTATE || e->kind == TSR_V_WSTATE || e->kind == TSR_V_RLATE;
+}
+static bool is_read(const struct tsr_vev *e)
+{
+    return e->kind == TSR_V_RSTATE || e->kind == TSR_V_RSPACE || e->kind == TSR_V_RLATE;
+}
+static bool is_write(const struct tsr_vev *e) { return e->kind == TSR_V_WSTATE; }
 
 /* The bit of struct tsr_pack_ev.elems for state event x: tsr_vev_same(x, y) implies elem_bit(x) &
  * elem_bit(y) (the same element and index, or an unknown index: all bits). */
@@ -21,7 +28,29 @@ static uint64_t elem_bit(const struct tsr_vev *x)
     return (uint64_t)1 << (h >> 58);
 }
 
-static int ev_fill(const struct tsr_target *t, const uint32_t *w, struct tsr_pack_ev *e, bool pats)
+/* Per description, the rules tsr_pack_dep looks at (a `latency` rule of two patterns, an `order` class) and
+ * those of two patterns (rules 0..63; one description at a time per thread). */
+static void rule_masks(const struct tsr_vdesc *D, uint64_t *useful, uint64_t *two)
+{
+    static _Thread_local const struct tsr_vdesc *md;
+    static _Thread_local uint64_t mu, mt;
+    if (md != D) {
+        mu = mt = 0;
+        for (int r = 0; r < D->nrules && r < 64; r++) {
+            const struct tsr_vrule *R = &D->rules[r];
+            if ((R->kind == TSR_VR_LATENCY && R->npat == 2) || (R->kind == TSR_VR_ORDER && R->npat == 1))
+                mu |= (uint64_t)1 << r;
+            if (R->npat > 1)
+                mt |= (uint64_t)1 << r;
+        }
+        md = D;
+    }
+    *useful = mu;
+    *two = mt;
+}
+
+/* Fills *e: events only (pats 0), with the rule filter pat (1), and with the event masks evm (2). */
+static int ev_fill(const struct tsr_target *t, const uint32_t *w, struct tsr_pack_ev *e, int pats)
 {
     const struct tsr_vdesc *D = t->vdesc;
     if (!D)
@@ -46,6 +75,18 @@ static int ev_fill(const struct tsr_target *t, const uint32_t *w, struct tsr_pac
     size_t evb = offsetof(struct tsr_vbundle, ev) + (size_t)full.nev * sizeof full.ev[0];
     evb = (evb + 7) & ~(size_t)7;
     size_t need = evb + nf * sizeof *ff;
+    /* the event masks: one per pattern that some event matches, so first the rule filter */
+    uint64_t pat[2] = { D->nrules > 64 || !pats ? ~(uint64_t)0 : 0, D->nrules > 64 || !pats ? ~(uint64_t)0 : 0 };
+    for (int r = 0; r < D->nrules && r < 64 && pats; r++)
+        for (int p = 0; p < 2 && p < D->rules[r].npat; p++)
+            for (int i = 0; i < full.nev; i++)
+                if (D->rules[r].pat[p](&full.ev[i], ff)) {
+                    pat[p] |= (uint64_t)1 << r;
+                    break;
+                }
+    bool masks = pats == 2 && D->nrules <= 64 && !full.overflow;
+    int nm = masks ? 2 + __builtin_popcountll(pat[0]) + __builtin_popcountll(pat[1]) : 0;
+    need += (size_t)nm * sizeof(uint64_t);
     if (e->cap < need) {
         free(e->vb);
         e->vb = malloc(need);
@@ -60,14 +101,26 @@ static int ev_fill(const struct tsr_target *t, const uint32_t *w, struct tsr_pac
     e->ctl = TSR_PACK_CTL_NONE;
     e->delay = 0;
     e->falls = true;
-    e->pat[0] = e->pat[1] = D->nrules > 64 || !pats ? ~(uint64_t)0 : 0;
-    for (int r = 0; r < D->nrules && r < 64 && pats; r++)
-        for (int p = 0; p < 2 && p < D->rules[r].npat; p++)
-            for (int i = 0; i < vb->nev; i++)
-                if (D->rules[r].pat[p](&vb->ev[i], vb->f)) {
-                    e->pat[p] |= (uint64_t)1 << r;
-                    break;
-                }
+    e->pat[0] = pat[0];
+    e->pat[1] = pat[1];
+    e->evm = NULL;
+    if (masks) {
+        uint64_t *m = e->evm = vb->f + nf;
+        m[0] = m[1] = 0;
+        for (int i = 0; i < vb->nev; i++) {
+            m[0] |= (uint64_t)is_read(&vb->ev[i]) << i;
+            m[1] |= (uint64_t)is_state(&vb->ev[i]) << i;
+        }
+        int k = 2;
+        for (int p = 0; p < 2; p++)
+            for (uint64_t rs = pat[p]; rs; rs &= rs - 1) {
+                const struct tsr_vrule *R = &D->rules[__builtin_ctzll(rs)];
+                m[k] = 0;
+                for (int i = 0; i < vb->nev; i++)
+                    m[k] |= (uint64_t)R->pat[p](&vb->ev[i], vb->f) << i;
+                k++;
+            }
+    }
     e->elems = 0;
     for (int i = 0; i < vb->nev; i++) {
         const struct tsr_vev *x = &vb->ev[i];
@@ -84,12 +137,17 @@ static int ev_fill(const struct tsr_target *t, const uint32_t *w, struct tsr_pac
 
 int tsr_pack_ev_init(const struct tsr_target *t, const uint32_t *w, struct tsr_pack_ev *e)
 {
-    return ev_fill(t, w, e, true);
+    return ev_fill(t, w, e, 1);
+}
+
+int tsr_pack_ev_unit(const struct tsr_target *t, const uint32_t *w, struct tsr_pack_ev *e)
+{
+    return ev_fill(t, w, e, 2);
 }
 
 int tsr_pack_ev_events(const struct tsr_target *t, const uint32_t *w, struct tsr_pack_ev *e)
 {
-    return ev_fill(t, w, e, false);
+    return ev_fill(t, w, e, 0);
 }
 
 void tsr_pack_ev_free(struct tsr_pack_ev *e)
@@ -99,11 +157,6 @@ void tsr_pack_ev_free(struct tsr_pack_ev *e)
     e->cap = 0;
 }
 
-static bool is_read(const struct tsr_vev *e)
-{
-    return e->kind == TSR_V_RSTATE || e->kind == TSR_V_RSPACE || e->kind == TSR_V_RLATE;
-}
-static bool is_write(const struct tsr_vev *e) { return e->kind == TSR_V_WSTATE; }
 
 /* The first event of b matching pattern p (and touching the element of `like`, if given), or NULL. */
 static const struct tsr_vev *find(const struct tsr_vbundle *b, tsr_vmatch_fn p, const struct tsr_vev *like)
@@ -124,8 +177,75 @@ static bool pair(const struct tsr_vbundle *a, tsr_vmatch_fn p, const struct tsr_
     return false;
 }
 
+/* The mask of the events of x matching pattern p of rule r (bit r set in x->pat[p]; x->evm known). */
+static uint64_t evmask(const struct tsr_pack_ev *x, int p, int r)
+{
+    int k = 2 + (p ? __builtin_popcountll(x->pat[0]) : 0) +
+            __builtin_popcountll(x->pat[p] & (((uint64_t)1 << r) - 1));
+    return x->evm[k];
+}
+
+/* pair() on the event masks: does an event of a matching pattern p of rule r touch the element of an event
+ * of b matching its pattern q (any element unless `same`)? */
+static bool pair_m(const struct tsr_pack_ev *a, int p, const struct tsr_pack_ev *b, int q, int r, bool same)
+{
+    uint64_t bit = (uint64_t)1 << r;
+    if (!(a->pat[p] & bit) || !(b->pat[q] & bit))
+        return false;
+    if (!same)
+        return true;
+    uint64_t ma = evmask(a, p, r);
+    for (uint64_t mb = evmask(b, q, r); mb; mb &= mb - 1) {
+        const struct tsr_vev *y = &b->vb->ev[__builtin_ctzll(mb)];
+        for (uint64_t m = ma; m; m &= m - 1)
+            if (tsr_vev_same(&a->vb->ev[__builtin_ctzll(m)], y))
+                return true;
+    }
+    return false;
+}
+
+/* tsr_pack_dep on the event masks of both (tsr_pack_ev_unit): the same answer, by the same steps, visiting
+ * only the events and rules that can take part. */
+static int dep_masks(const struct tsr_vdesc *D, const struct tsr_pack_ev *ea, const struct tsr_pack_ev *eb)
+{
+    const struct tsr_vbundle *a = ea->vb, *b = eb->vb;
+    int lat = -1;
+    if (ea->elems & eb->elems)
+        for (uint64_t ma = ea->evm[1]; ma; ma &= ma - 1) {
+            const struct tsr_vev *x = &a->ev[__builtin_ctzll(ma)];
+            for (uint64_t mb = eb->evm[1]; mb; mb &= mb - 1) {
+                const struct tsr_vev *y = &b->ev[__builtin_ctzll(mb)];
+                if (!tsr_vev_same(x, y))
+                    continue;
+                int l = is_write(x) ? 1 : is_write(y) ? 0 : -1;
+                lat = l > lat ? l : lat;
+            }
+        }
+    uint64_t useful, two;
+    rule_masks(D, &useful, &two);
+    uint64_t rs = ((ea->pat[0] & ((eb->pat[1] & two) | (eb->pat[0] & ~two))) | (ea->pat[1] & eb->pat[0])) & useful;
+    for (; rs; rs &= rs - 1) {
+        int r = __builtin_ctzll(rs);
+        const struct tsr_vrule *R = &D->rules[r];
+        if (R->kind == TSR_VR_LATENCY) {
+            if (R->lo > lat && pair_m(ea, 0, eb, 1, r, R->same))
+                lat = R->lo;
+            else if (lat < 0 && pair_m(ea, 1, eb, 0, r, R->same))
+                lat = 0;
+        } else if (lat < 1 && (ea->pat[0] >> r & 1) && (eb->pat[0] >> r & 1)) {
+            /* an order class: 0 when every access of a is a read and none of b's is, else 1 */
+            uint64_t mx = evmask(ea, 0, r), my = evmask(eb, 0, r);
+            int l = (mx & ~ea->evm[0]) || (my & eb->evm[0]) ? 1 : 0;
+            lat = l > lat ? l : lat;
+        }
+    }
+    return lat;
+}
+
 int tsr_pack_dep(const struct tsr_vdesc *D, const struct tsr_pack_ev *ea, const struct tsr_pack_ev *eb)
 {
+    if (ea->evm && eb->evm)
+        return dep_masks(D, ea, eb);
     const struct tsr_vbundle *a = ea->vb, *b = eb->vb;
     int lat = -1;
     /* state elements (space accesses that reach no state, i.e. hooks, are ordered only by `order` classes) */
@@ -203,10 +323,6 @@ static void push_edge(struct tsr_pack_elist *l, int to, int lat)
     l->e[l->n++] = (struct tsr_pack_edge){ to, lat };
 }
 
-static bool is_state(const struct tsr_vev *e)
-{
-    return e->kind == TSR_V_RSTATE || e->kind == TSR_V_WSTATE || e->kind == TSR_V_RLATE;
-}
 static bool is_space(const struct tsr_vev *e) { return e->kind == TSR_V_RSPACE || e->kind == TSR_V_WSPACE; }
 
 /* The accesses to one element (a state element or a space address) so far: its last writer and the units

@@ -31,6 +31,9 @@ struct tsr_pack_ev {
     uint64_t elems;             /* the state elements its events touch, one bit each by hash of (element, index);
                                    all ones with an unknown index: two events that touch one element share a
                                    bit (tsr_pack_dep skips its element comparison when no bit is shared) */
+    uint64_t *evm;              /* tsr_pack_ev_unit: event masks in vb's allocation (bit i: vb->ev[i]), else
+                                   NULL: [0] the reads, [1] the state accesses, then per bit r of pat[0], in
+                                   order, the events matching rule r's pattern 0, then likewise for pat[1] */
 };
 
 /* One input line: an operation, or a pinned group written as one bundle. */
@@ -57,6 +60,8 @@ struct tsr_pack_unit {
 /* Fills *e with the events of the instruction at w (t->nwords words) and its control kind.  Returns 0, or
  * -1 if the target has no validator description (t->vdesc == NULL). */
 int tsr_pack_ev_init(const struct tsr_target *t, const uint32_t *w, struct tsr_pack_ev *e);
+/* The same with the event masks (evm) that spare tsr_pack_dep the pattern tests: for the units of a block. */
+int tsr_pack_ev_unit(const struct tsr_target *t, const uint32_t *w, struct tsr_pack_ev *e);
 /* The same without the rule filter (pat all ones), for bundles the validator checks but tsr_pack_dep never
  * compares (the pattern tests were a third of the events' cost). */
 int tsr_pack_ev_events(const struct tsr_target *t, const uint32_t *w, struct tsr_pack_ev *e);

@@ -191,6 +191,7 @@ struct sched {
     int variant;      /* priority of the list scheduler: 0 height, 1 program order, 2 height then successors */
     struct tsr_pack_elist *pred, *succ;   /* the block's dependence graph (built by variant 0, kept for the others) */
     int ngraph;
+    int *order[PRIORITIES];   /* the block's priority order of each variant run so far (ngraph entries) */
 };
 
 static void free_graph(struct sched *S)
@@ -201,6 +202,10 @@ static void free_graph(struct sched *S)
     }
     free(S->pred);
     free(S->succ);
+    for (int v = 0; v < PRIORITIES; v++) {
+        free(S->order[v]);
+        S->order[v] = NULL;
+    }
     S->pred = S->succ = NULL;
     S->ngraph = 0;
 }
@@ -510,7 +515,8 @@ static void rank_sort(int *order, int n, const struct rank_ctx *c)
 }
 
 /* Schedules units u[0..n) of one block (the last may be a control unit) into S->bs.  Returns 0, or -1 if
- * some unit could not be placed (reported through d). */
+ * some unit could not be placed (reported through d), or 1 without scheduling when the variant's priority
+ * order is an earlier variant's (the schedule is a function of the order: it would be that variant's). */
 static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, struct tsr_pack_block_stat *lb, const char *path,
                           struct tsr_diag *d)
 {
@@ -565,6 +571,20 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, struc
         key[i] = S->variant == 1 ? 0 : S->variant == 2 ? h[i] * 256 + (succ[i].n < 255 ? succ[i].n : 255) : h[i];
     struct rank_ctx rk = { key, flex };
     rank_sort(order, nn, &rk);
+    for (int v = 0; v < S->variant && v < PRIORITIES; v++)
+        if (S->order[v] && !memcmp(S->order[v], order, (size_t)nn * sizeof *order)) {
+            free(h);
+            free(cyc);
+            free(order);
+            free(flex);
+            free(fixed);
+            free(key);
+            return 1;
+        }
+    if (S->variant < PRIORITIES && n <= S->ngraph) {
+        S->order[S->variant] = malloc(((size_t)nn + 1) * sizeof *order);
+        memcpy(S->order[S->variant], order, (size_t)nn * sizeof *order);
+    }
     /* the ready list: the units whose predecessors are all placed, by rank (their place in order);
      * earliest: the first cycle their latencies allow */
     int *rank = malloc(((size_t)n + 1) * sizeof *rank), *npred = malloc(((size_t)n + 1) * sizeof *npred);
@@ -787,7 +807,7 @@ int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_
             if (sl < 64)
                 P.fmask[f] |= (uint64_t)1 << sl;
         }
-    struct sched S = { &P, NULL, 0, 0, 0, 0, NULL, NULL, 0 };
+    struct sched S = { &P, NULL, 0, 0, 0, 0, NULL, NULL, 0, { NULL } };
     unsigned capb = 0;
     struct tsr_pack_stats local;
     if (!st)
@@ -820,6 +840,10 @@ int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_
             S.variant = v;
             struct tsr_pack_block_stat lv = { 0 };
             rc = schedule_block(&S, u + s, (int)(e - s), &lv, path, d);
+            if (rc == 1) {   /* an earlier variant's order: the same schedule, which cannot be shorter */
+                rc = 0;
+                continue;
+            }
             if (v == 0)
                 stat = lv;
             if (!rc && (!have || S.nb < best.n)) {
