@@ -210,27 +210,27 @@ static void free_graph(struct sched *S)
     S->ngraph = 0;
 }
 
-static const struct tsr_vbundle *hist_at(const struct sched *S, size_t g)
+static const struct obundle *hist_at(const struct sched *S, size_t g)
 {
-    return g >= S->P->n ? S->bs[g - S->P->n].ev.vb : S->P->b[g].ev.vb;
+    return g >= S->P->n ? &S->bs[g - S->P->n] : &S->P->b[g];
 }
 
-/* Violations completed by vb placed at global position g (the bundles before it as they stand). */
-static size_t oracle(const struct sched *S, size_t g, const struct tsr_vbundle *vb)
+/* Violations completed by the bundle of words w placed at global position g (the bundles before it as they
+ * stand).  Its events go into *cand when the verdict is not cached (then *filled: tsr_pack_hist_check). */
+static size_t oracle(const struct sched *S, size_t g, const uint32_t *w, struct tsr_pack_ev *cand, bool *filled)
 {
     const struct tsr_vdesc *D = S->P->D;
     const struct tsr_vbundle *h[TSR_V_MAXDIST + 1];
-    struct tsr_vbundle start;
-    h[0] = vb;
-    if (g == 0) {   /* the program's first instruction */
-        memcpy(&start, vb, offsetof(struct tsr_vbundle, ev) + (size_t)vb->nev * sizeof vb->ev[0]);
-        tsr_vb_add(&start, TSR_V_START, -1, 1, 0, 0);
-        h[0] = &start;
-    }
+    const uint32_t *hw[TSR_V_MAXDIST + 1];
+    h[0] = NULL;
+    hw[0] = w;
     int len = 1, lb = D->lookback < TSR_V_MAXDIST ? D->lookback : TSR_V_MAXDIST;
-    for (int k = 1; k <= lb && g >= (size_t)k && g - (size_t)k >= S->hstart; k++)
-        h[len++] = hist_at(S, g - (size_t)k);
-    return tsr_validate_hist(D, h, len, NULL, NULL);
+    for (int k = 1; k <= lb && g >= (size_t)k && g - (size_t)k >= S->hstart; k++) {
+        const struct obundle *b = hist_at(S, g - (size_t)k);
+        h[len] = b->ev.vb;
+        hw[len++] = b->w;
+    }
+    return tsr_pack_hist_check(S->P->t, cand, h, hw, len, g == 0, filled);
 }
 
 static struct obundle *block_bundle(struct sched *S, int c)
@@ -255,9 +255,11 @@ static struct obundle *block_bundle(struct sched *S, int c)
  * none breaks a rule. */
 static bool recheck(struct sched *S, int from)
 {
-    for (int c = from; c < S->nb; c++)
-        if (oracle(S, S->P->n + (size_t)c, S->bs[c].ev.vb))
+    for (int c = from; c < S->nb; c++) {
+        bool filled;   /* (its events are listed again, from its words, only when the verdict is not cached) */
+        if (oracle(S, S->P->n + (size_t)c, S->bs[c].w, &S->bs[c].ev, &filled))
             return false;
+    }
     return true;
 }
 
@@ -285,7 +287,7 @@ static int block_ctl(const struct tsr_pack_unit *u, int n)
 static bool with_unit(const struct prog *P, const struct obundle *b, const struct tsr_pack_unit *x,
                       bool positional, const char **parts, const uint32_t **pw, uint32_t *w);
 static void add_unit(struct prog *P, struct obundle *b, const struct tsr_pack_unit *x, const char **parts,
-                     const uint32_t **pw, const uint32_t *w);
+                     const uint32_t **pw, const uint32_t *w, struct tsr_pack_ev *ev);
 
 /* Places the `.delay` units ctl+1..n-1 (written after the control unit, which is in bundle bpos) in its delay
  * slots, bundles bpos+1..bpos+delay, each at the first that its predecessors allow (the control unit among
@@ -311,12 +313,11 @@ static int place_delay(struct sched *S, const struct tsr_pack_unit *u, int ctl, 
             const char *parts[MAXPARTS];
             const uint32_t *pw[MAXPARTS];
             uint32_t w[8];
-            if (b->k >= MAXPARTS || !with_unit(P, b, &u[i], true, parts, pw, w))
+            bool filled;
+            if (b->k >= MAXPARTS || !with_unit(P, b, &u[i], true, parts, pw, w) ||
+                oracle(S, P->n + (size_t)c, w, &cand, &filled))
                 continue;
-            tsr_pack_ev_init(P->t, w, &cand);
-            if (oracle(S, P->n + (size_t)c, cand.vb))
-                continue;
-            add_unit(P, b, &u[i], parts, pw, w);
+            add_unit(P, b, &u[i], parts, pw, w, filled ? &cand : NULL);
             if (!u[i].text)
                 b->k = MAXPARTS;   /* a unit that cannot share keeps its bundle alone */
             cyc[i] = c;
@@ -441,15 +442,23 @@ static bool with_unit(const struct prog *P, const struct obundle *b, const struc
             (positional && x->full && tsr_pack_try_merge(t, parts, pw, b->k, x->full, x->w, w)));
 }
 
-/* Makes b the bundle with_unit formed with unit x. */
+/* Makes b the bundle with_unit formed with unit x.  ev: the events of w already listed (exchanged with b's), or
+ * NULL. */
 static void add_unit(struct prog *P, struct obundle *b, const struct tsr_pack_unit *x, const char **parts,
-                     const uint32_t **pw, const uint32_t *w)
+                     const uint32_t **pw, const uint32_t *w, struct tsr_pack_ev *ev)
 {
     add_items(b, x);
     memcpy(b->parts, parts, sizeof b->parts);
     memcpy(b->pw, pw, sizeof b->pw);
     b->k++;
-    set_words(P, b, w);
+    if (ev) {
+        struct tsr_pack_ev tmp = b->ev;
+        b->ev = *ev;
+        *ev = tmp;
+        memcpy(b->w, w, P->t->nwords * 4);
+    } else {
+        set_words(P, b, w);
+    }
 }
 
 /* Builds the block's bundles from a schedule of the relaxation (pack_bound.c): unit i in bundle at[i] of
@@ -470,7 +479,7 @@ static bool realize(struct sched *S, const struct tsr_pack_unit *u, int n, int c
         uint32_t w[8];
         if (!with_unit(P, b, &u[i], true, parts, pw, w))
             return false;
-        add_unit(P, b, &u[i], parts, pw, w);
+        add_unit(P, b, &u[i], parts, pw, w, NULL);
         if (i == ctl) {
             if (at[i] != T - 1 - u[i].ev.delay)
                 return false;
@@ -521,7 +530,6 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, struc
                           struct tsr_diag *d)
 {
     struct prog *P = S->P;
-    const struct tsr_target *t = P->t;
     if (n == 1 && u[0].ev.ctl == TSR_PACK_CTL_OPAQUE) {
         struct obundle *b = block_bundle(S, 0);
         add_items(b, &u[0]);
@@ -623,12 +631,12 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, struc
                 const char *parts[MAXPARTS];
                 const uint32_t *pw[MAXPARTS];
                 uint32_t w[8];
+                bool filled;
                 if ((b->k && (fixed[i] & b->fixed)) || !with_unit(P, b, &u[i], false, parts, pw, w))
                     continue;   /* (two ops that only one slot can do never share a bundle) */
-                tsr_pack_ev_events(t, w, &cand);
-                if (oracle(S, g, cand.vb))
+                if (oracle(S, g, w, &cand, &filled))
                     continue;
-                add_unit(P, b, &u[i], parts, pw, w);
+                add_unit(P, b, &u[i], parts, pw, w, filled ? &cand : NULL);
                 b->fixed |= fixed[i];
                 cyc[i] = cycle;
                 left--;
