@@ -156,6 +156,30 @@ static void unit_slots(const struct tsr_target *t, struct tsr_pack_unit *x)
     free(inst);
 }
 
+/* The units seen so far by their words: an open-addressing table of unit index + 1 (0: empty). */
+struct words_set { size_t *tab, cap; };
+
+/* The entry for unit i's words among units u[0..i) of n (0 if none of them has those words: the caller stores
+ * i + 1 there). */
+static size_t *same_words(struct words_set *s, const struct tsr_target *t, const struct tsr_pack_unit *u, size_t i,
+                          size_t n)
+{
+    if (!s->tab) {
+        for (s->cap = 64; s->cap < 2 * n; s->cap *= 2)
+            ;
+        s->tab = calloc(s->cap, sizeof *s->tab);
+        if (!s->tab)
+            abort();
+    }
+    uint64_t h = 0x9e3779b97f4a7c15u;
+    for (unsigned k = 0; k < t->nwords && k < 4; k++)
+        h = (h ^ u[i].w[k]) * 0xff51afd7ed558ccdu;
+    size_t at = (size_t)(h >> 17) & (s->cap - 1);
+    while (s->tab[at] && memcmp(u[s->tab[at] - 1].w, u[i].w, (t->nwords < 4 ? t->nwords : 4) * sizeof *u[i].w))
+        at = (at + 1) & (s->cap - 1);
+    return &s->tab[at];
+}
+
 /* ---- input ------------------------------------------------------------------------------------- */
 
 struct label { char *name; unsigned line; };
@@ -278,6 +302,8 @@ int tsr_pack_text_effort(const struct tsr_target *t, const char *path, const cha
     free(asmtext);
     size_t n = rc ? 0 : w.count;
     struct tsr_pack_unit *u = calloc(n ? n : 1, sizeof *u);
+    bool *solo = calloc(n ? n : 1, sizeof *solo);   /* unit i breaks a rule by itself */
+    struct words_set seen = { NULL, 0 };
     int li = 0;
     for (size_t i = 0; i < n; i++) {
         struct tsr_pack_unit *x = &u[i];
@@ -292,18 +318,37 @@ int tsr_pack_text_effort(const struct tsr_target *t, const char *path, const cha
                 x->labels[x->nlabels++] = labels[li].name;
             li++;
         }
-        tsr_pack_ev_unit(t, x->w, &x->ev);
-        x->text = tsr_pack_canon(t, x->w, &x->full);
-        if (!x->text)   /* an op kept in its slot (`nop; mov r0.8a, r0`): joins others in its short form,
-                         * which the scheduler's check of joined bundles holds to the same meaning */
-            x->text = short_form(t, x->full);
-        x->alt = swapped(t, x);
-        unit_slots(t, x);
+        /* what depends on the words alone: from the first unit of the same words, if any (a program
+         * repeats its operations: GPU_FFT's 1,819-operation shader has 391 distinct ones) */
+        size_t *slot = same_words(&seen, t, u, i, n);
+        const struct tsr_pack_unit *y = *slot ? &u[*slot - 1] : NULL;
+        if (y) {
+            tsr_pack_ev_copy(&x->ev, &y->ev);
+            if (x->ev.ctl == TSR_PACK_CTL_OPAQUE)   /* (set below from y's own source text) */
+                x->ev.ctl = TSR_PACK_CTL_JUMP;
+            x->text = y->text ? strdup(y->text) : NULL;
+            x->full = y->full ? strdup(y->full) : NULL;
+            x->alt = y->alt ? strdup(y->alt) : NULL;
+            x->slots = y->slots;
+            x->only = y->only;
+            memcpy(x->cand, y->cand, sizeof x->cand);
+            x->ncand = y->ncand;
+        } else {
+            *slot = i + 1;
+            tsr_pack_ev_unit(t, x->w, &x->ev);
+            x->text = tsr_pack_canon(t, x->w, &x->full);
+            if (!x->text)   /* an op kept in its slot (`nop; mov r0.8a, r0`): joins others in its short form,
+                             * which the scheduler's check of joined bundles holds to the same meaning */
+                x->text = short_form(t, x->full);
+            x->alt = swapped(t, x);
+            unit_slots(t, x);
+        }
         x->dslot = x->line && x->line <= nlines && ldelay[x->line];
         if (x->dslot)
             x->col = ldelay[x->line];   /* diagnostics point at the `.delay` */
         char msg[400];
-        if (tsr_pack_solo_check(t->vdesc, x->ev.vb, msg, sizeof msg))
+        solo[i] = y ? solo[*slot - 1] : tsr_pack_solo_check(t->vdesc, x->ev.vb, NULL, 0) != 0;
+        if (solo[i] && tsr_pack_solo_check(t->vdesc, x->ev.vb, msg, sizeof msg))
             rc = tsr_diag_error(d, path, x->line, x->col, "this operation breaks a rule by itself: %s", msg);
         if (x->dslot) {
             /* after a branch or thread end that the packer places, or another `.delay` operation of it */
@@ -339,6 +384,8 @@ int tsr_pack_text_effort(const struct tsr_target *t, const char *path, const cha
         tsr_pack_ev_free(&u[i].ev);
     }
     free(u);
+    free(solo);
+    free(seen.tab);
     for (int i = 0; i < nlabels; i++)
         free(labels[i].name);
     free(labels);

@@ -150,6 +150,22 @@ int tsr_pack_ev_events(const struct tsr_target *t, const uint32_t *w, struct tsr
     return ev_fill(t, w, e, 0);
 }
 
+void tsr_pack_ev_copy(struct tsr_pack_ev *dst, const struct tsr_pack_ev *src)
+{
+    tsr_pack_ev_free(dst);
+    *dst = *src;
+    if (!src->vb)
+        return;
+    dst->vb = malloc(src->cap);
+    if (!dst->vb)
+        abort();
+    memcpy(dst->vb, src->vb, src->cap);
+    /* (the field values and the masks live in the same allocation: the same offsets in the copy) */
+    dst->vb->f = (uint64_t *)((char *)dst->vb + ((char *)src->vb->f - (char *)src->vb));
+    if (src->evm)
+        dst->evm = (uint64_t *)((char *)dst->vb + ((char *)src->evm - (char *)src->vb));
+}
+
 void tsr_pack_ev_free(struct tsr_pack_ev *e)
 {
     free(e->vb);

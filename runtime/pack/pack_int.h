@@ -66,6 +66,8 @@ int tsr_pack_ev_unit(const struct tsr_target *t, const uint32_t *w, struct tsr_p
  * compares (the pattern tests were a third of the events' cost). */
 int tsr_pack_ev_events(const struct tsr_target *t, const uint32_t *w, struct tsr_pack_ev *e);
 void tsr_pack_ev_free(struct tsr_pack_ev *e);
+/* dst (freed first: empty or filled) becomes a copy of src with its own allocation. */
+void tsr_pack_ev_copy(struct tsr_pack_ev *dst, const struct tsr_pack_ev *src);
 /* The dependence of b on a, a earlier in program order: -1 none, else the least number of instructions
  * from a's bundle to b's (0: they may share a bundle; reads see the state before the bundle).  From the
  * description alone: state elements (read after write: 1 or the larger `latency` rule that matches; write
