@@ -82,7 +82,7 @@ static const char *unit_text(const struct tsr_pack_unit *x)
 /* The assembler's answers to bundle texts already tried: a direct-mapped cache keyed by a 128-bit XXH3 hash
  * of the target and the text.  The list scheduler tries the same bundle for a unit in each of its
  * priorities, and the search and the bound ask for the same pairs again. */
-#define ACACHE 8192
+#define ACACHE 65536
 static _Thread_local struct { XXH128_hash_t key; int rc; uint32_t w[4]; } acache[ACACHE];
 
 /* t->assemble_one(text, len) into w (t->nwords words), through the cache. */
