@@ -193,11 +193,19 @@ static bool pair(const struct tsr_vbundle *a, tsr_vmatch_fn p, const struct tsr_
     return false;
 }
 
+/* The set bits of x (without a call to a library routine where the machine has no instruction for it). */
+static inline int ones(uint64_t x)
+{
+    x = x - ((x >> 1) & 0x5555555555555555u);
+    x = (x & 0x3333333333333333u) + ((x >> 2) & 0x3333333333333333u);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fu;
+    return (int)((x * 0x0101010101010101u) >> 56);
+}
+
 /* The mask of the events of x matching pattern p of rule r (bit r set in x->pat[p]; x->evm known). */
 static uint64_t evmask(const struct tsr_pack_ev *x, int p, int r)
 {
-    int k = 2 + (p ? __builtin_popcountll(x->pat[0]) : 0) +
-            __builtin_popcountll(x->pat[p] & (((uint64_t)1 << r) - 1));
+    int k = 2 + (p ? ones(x->pat[0]) : 0) + ones(x->pat[p] & (((uint64_t)1 << r) - 1));
     return x->evm[k];
 }
 
@@ -497,10 +505,67 @@ static bool graph_near(const struct tsr_vdesc *D, const struct tsr_pack_unit *u,
     return true;
 }
 
+/* Every pair of the block with a dependence, from the event masks of its units (tsr_pack_ev_unit): per unit j,
+ * only the units i < j that share a bit of the state elements with it or match a pattern of a rule whose
+ * other pattern j matches (tsr_pack_dep is -1 for every other pair: it compares elements only when the bits
+ * meet, and rules only in that case) are asked, in program order, from bitsets over the units.  False if a
+ * unit has no masks. */
+static bool graph_bits(const struct tsr_vdesc *D, const struct tsr_pack_unit *u, int n, struct tsr_pack_elist *pred,
+                       struct tsr_pack_elist *succ)
+{
+    for (int j = 0; j < n; j++)
+        if (!u[j].ev.evm)
+            return false;
+    size_t nw = ((size_t)n + 63) / 64;
+    /* 64 element bits, then rules' pattern 0, then their pattern 1: each a set of units */
+    uint64_t *bits = calloc(192 * nw, sizeof *bits), *c = malloc(nw * sizeof *c);
+    if (!bits || !c)
+        abort();
+    uint64_t *pe = bits, *p0 = bits + 64 * nw, *p1 = bits + 128 * nw;
+    uint64_t useful, two;
+    rule_masks(D, &useful, &two);
+    for (int j = 0; j < n; j++) {
+        const struct tsr_pack_ev *b = &u[j].ev;
+        size_t top = (size_t)j / 64 + 1;
+        memset(c, 0, top * sizeof *c);
+        for (uint64_t m = b->elems; m; m &= m - 1)
+            for (size_t k = 0; k < top; k++)
+                c[k] |= pe[(size_t)__builtin_ctzll(m) * nw + k];
+        /* a before b: a's pattern 0 meets b's pattern 1 (0 for one-pattern rules), or a's 1 meets b's 0 */
+        for (uint64_t m = ((b->pat[1] & two) | (b->pat[0] & ~two)) & useful; m; m &= m - 1)
+            for (size_t k = 0; k < top; k++)
+                c[k] |= p0[(size_t)__builtin_ctzll(m) * nw + k];
+        for (uint64_t m = b->pat[0] & useful; m; m &= m - 1)
+            for (size_t k = 0; k < top; k++)
+                c[k] |= p1[(size_t)__builtin_ctzll(m) * nw + k];
+        for (size_t k = 0; k < top; k++)
+            for (uint64_t m = c[k]; m; m &= m - 1) {
+                int i = (int)(k * 64) + __builtin_ctzll(m);
+                int l = i < j ? dep_masks(D, &u[i].ev, b) : -1;
+                if (l >= 0) {
+                    push_edge(&pred[j], i, l);
+                    push_edge(&succ[i], j, l);
+                }
+            }
+        uint64_t jb = (uint64_t)1 << (j % 64);
+        for (uint64_t m = b->elems; m; m &= m - 1)
+            pe[(size_t)__builtin_ctzll(m) * nw + (size_t)j / 64] |= jb;
+        for (uint64_t m = b->pat[0]; m; m &= m - 1)
+            p0[(size_t)__builtin_ctzll(m) * nw + (size_t)j / 64] |= jb;
+        for (uint64_t m = b->pat[1]; m; m &= m - 1)
+            p1[(size_t)__builtin_ctzll(m) * nw + (size_t)j / 64] |= jb;
+    }
+    free(bits);
+    free(c);
+    return true;
+}
+
 void tsr_pack_graph(const struct tsr_vdesc *D, const struct tsr_pack_unit *u, int n, struct tsr_pack_elist *pred,
                     struct tsr_pack_elist *succ)
 {
     if (n > TSR_PACK_LARGE && graph_near(D, u, n, pred, succ))
+        return;
+    if (n <= TSR_PACK_LARGE && D->nrules <= 64 && graph_bits(D, u, n, pred, succ))
         return;
     for (int j = 0; j < n; j++)
         for (int i = 0; i < j; i++) {
