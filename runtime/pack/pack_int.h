@@ -134,11 +134,12 @@ unsigned tsr_pack_lower_bound(const struct tsr_target *t, const struct tsr_pack_
  * free_slots, each to one of its own? */
 bool tsr_pack_match_slots(const uint64_t *it, int k, uint64_t free_slots);
 /* pack_vcache.c: the violations of the description's rules completed by the bundle at w[0] (t->nwords words)
- * after the bundles h[1..len) before it (h[k] k bundles back, with its words w[k]; start: w[0] is the
- * program's first), as tsr_validate_hist counts them; verdicts are cached.  The bundle's own events are
- * needed only when the verdict is not cached: then they are listed into *cand (tsr_pack_ev_events) and
- * *filled is set, else *cand is left as it was (h[0] is not read). */
-size_t tsr_pack_hist_check(const struct tsr_target *t, struct tsr_pack_ev *cand, const struct tsr_vbundle *const *h,
+ * after the len - 1 bundles before it (k bundles back: words w[k], events hist(ctx, k)) (start: w[0] is the
+ * program's first), as tsr_validate_hist counts them; verdicts are cached.  Events are needed only when the
+ * verdict is not cached: then hist is called, the bundle's own events are listed into *cand
+ * (tsr_pack_ev_events) and *filled is set; else *cand is left as it was. */
+typedef const struct tsr_vbundle *(*tsr_pack_hist_fn)(void *ctx, int k);
+size_t tsr_pack_hist_check(const struct tsr_target *t, struct tsr_pack_ev *cand, tsr_pack_hist_fn hist, void *ctx,
                            const uint32_t *const *w, int len, bool start, bool *filled);
 /* pack.c */
 char *tsr_pack_canon(const struct tsr_target *t, const uint32_t *w, char **full);

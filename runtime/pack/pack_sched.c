@@ -32,7 +32,8 @@ struct obundle {
     const char *const *labels;    /* printed before it */
     int nlabels;
     uint32_t w[4];                /* its words (branches: as assembled alone; the target does not matter) */
-    struct tsr_pack_ev ev;        /* events of w */
+    struct tsr_pack_ev ev;        /* events of w when evok (listed when the validator needs them: events()) */
+    bool evok;
     int block;                    /* index into the stats' blocks */
     int ctl, delay;               /* holds a jump / thread end (enum tsr_pack_ctl) and its delay slots */
     uint64_t fixed;               /* slots its units must use (a quick test before the assembler's) */
@@ -69,7 +70,17 @@ static struct obundle *prog_insert(struct prog *P, size_t at)
 static void set_words(struct prog *P, struct obundle *b, const uint32_t *w)
 {
     memcpy(b->w, w, P->t->nwords * 4);
-    tsr_pack_ev_events(P->t, b->w, &b->ev);
+    b->evok = false;
+}
+
+/* The events of b's words, listed now if they were not. */
+static const struct tsr_vbundle *events(const struct prog *P, struct obundle *b)
+{
+    if (!b->evok) {
+        tsr_pack_ev_events(P->t, b->w, &b->ev);
+        b->evok = true;
+    }
+    return b->ev.vb;
 }
 
 static const char *unit_text(const struct tsr_pack_unit *x)
@@ -210,9 +221,17 @@ static void free_graph(struct sched *S)
     S->ngraph = 0;
 }
 
-static const struct obundle *hist_at(const struct sched *S, size_t g)
+static struct obundle *hist_at(const struct sched *S, size_t g)
 {
     return g >= S->P->n ? &S->bs[g - S->P->n] : &S->P->b[g];
+}
+
+/* The events of the bundle k before global position g (tsr_pack_hist_check's history). */
+struct hist_ctx { const struct sched *S; size_t g; };
+static const struct tsr_vbundle *hist_events(void *ctx, int k)
+{
+    const struct hist_ctx *c = ctx;
+    return events(c->S->P, hist_at(c->S, c->g - (size_t)k));
 }
 
 /* Violations completed by the bundle of words w placed at global position g (the bundles before it as they
@@ -220,17 +239,13 @@ static const struct obundle *hist_at(const struct sched *S, size_t g)
 static size_t oracle(const struct sched *S, size_t g, const uint32_t *w, struct tsr_pack_ev *cand, bool *filled)
 {
     const struct tsr_vdesc *D = S->P->D;
-    const struct tsr_vbundle *h[TSR_V_MAXDIST + 1];
     const uint32_t *hw[TSR_V_MAXDIST + 1];
-    h[0] = NULL;
     hw[0] = w;
     int len = 1, lb = D->lookback < TSR_V_MAXDIST ? D->lookback : TSR_V_MAXDIST;
-    for (int k = 1; k <= lb && g >= (size_t)k && g - (size_t)k >= S->hstart; k++) {
-        const struct obundle *b = hist_at(S, g - (size_t)k);
-        h[len] = b->ev.vb;
-        hw[len++] = b->w;
-    }
-    return tsr_pack_hist_check(S->P->t, cand, h, hw, len, g == 0, filled);
+    for (int k = 1; k <= lb && g >= (size_t)k && g - (size_t)k >= S->hstart; k++)
+        hw[len++] = hist_at(S, g - (size_t)k)->w;
+    struct hist_ctx c = { S, g };
+    return tsr_pack_hist_check(S->P->t, cand, hist_events, &c, hw, len, g == 0, filled);
 }
 
 static struct obundle *block_bundle(struct sched *S, int c)
@@ -256,8 +271,10 @@ static struct obundle *block_bundle(struct sched *S, int c)
 static bool recheck(struct sched *S, int from)
 {
     for (int c = from; c < S->nb; c++) {
-        bool filled;   /* (its events are listed again, from its words, only when the verdict is not cached) */
-        if (oracle(S, S->P->n + (size_t)c, S->bs[c].w, &S->bs[c].ev, &filled))
+        bool filled;   /* (its events are listed, from its words, only when the verdict is not cached) */
+        size_t bad = oracle(S, S->P->n + (size_t)c, S->bs[c].w, &S->bs[c].ev, &filled);
+        S->bs[c].evok |= filled;
+        if (bad)
             return false;
     }
     return true;
@@ -456,6 +473,7 @@ static void add_unit(struct prog *P, struct obundle *b, const struct tsr_pack_un
         b->ev = *ev;
         *ev = tmp;
         memcpy(b->w, w, P->t->nwords * 4);
+        b->evok = true;
     } else {
         set_words(P, b, w);
     }

@@ -15,7 +15,7 @@
 static _Thread_local struct { XXH128_hash_t key; size_t nviol; } vcache[VCACHE];
 
 /* (pack_int.h) */
-size_t tsr_pack_hist_check(const struct tsr_target *t, struct tsr_pack_ev *cand, const struct tsr_vbundle *const *h,
+size_t tsr_pack_hist_check(const struct tsr_target *t, struct tsr_pack_ev *cand, tsr_pack_hist_fn hist, void *ctx,
                            const uint32_t *const *w, int len, bool start, bool *filled)
 {
     const struct tsr_vdesc *D = t->vdesc;
@@ -42,8 +42,9 @@ size_t tsr_pack_hist_check(const struct tsr_target *t, struct tsr_pack_ev *cand,
     int n = len < TSR_V_MAXDIST + 1 ? len : TSR_V_MAXDIST + 1;
     tsr_pack_ev_events(t, w[0], cand);
     *filled = true;
-    memcpy(hh, h, (size_t)n * sizeof *hh);
     hh[0] = cand->vb;
+    for (int i = 1; i < n; i++)
+        hh[i] = hist(ctx, i);
     if (start) {   /* the program's first instruction: its events and TSR_V_START */
         memcpy(&first, hh[0], offsetof(struct tsr_vbundle, ev) + (size_t)hh[0]->nev * sizeof hh[0]->ev[0]);
         tsr_vb_add(&first, TSR_V_START, -1, 1, 0, 0);
