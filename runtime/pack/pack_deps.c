@@ -50,6 +50,21 @@ static void rule_masks(const struct tsr_vdesc *D, uint64_t *useful, uint64_t *tw
 }
 
 /* Fills *e: events only (pats 0), with the rule filter pat (1), and with the event masks evm (2). */
+/* The like of elem_bit for any event: tsr_vev_same(x, y) implies any_bit(x) & any_bit(y) (events of neither
+ * a state nor a space are never the same element: 0). */
+static uint64_t any_bit(const struct tsr_vev *x)
+{
+    if (is_state(x))
+        return elem_bit(x);
+    if (x->kind != TSR_V_RSPACE && x->kind != TSR_V_WSPACE)
+        return 0;
+    if (x->addr < 0)
+        return ~(uint64_t)0;
+    uint64_t h = ((uint64_t)(uint32_t)x->id * 0xC2B2AE3D27D4EB4Fu) ^ ((uint64_t)x->addr * 0x9E3779B97F4A7C15u) ^
+                 0x165667B19E3779F9u;
+    return (uint64_t)1 << (h >> 58);
+}
+
 static int ev_fill(const struct tsr_target *t, const uint32_t *w, struct tsr_pack_ev *e, int pats)
 {
     const struct tsr_vdesc *D = t->vdesc;
@@ -85,7 +100,7 @@ static int ev_fill(const struct tsr_target *t, const uint32_t *w, struct tsr_pac
                     break;
                 }
     bool masks = pats == 2 && D->nrules <= 64 && !full.overflow;
-    int nm = masks ? 2 + __builtin_popcountll(pat[0]) + __builtin_popcountll(pat[1]) : 0;
+    int nm = masks ? 2 + 2 * (__builtin_popcountll(pat[0]) + __builtin_popcountll(pat[1])) : 0;
     need += (size_t)nm * sizeof(uint64_t);
     if (e->cap < need) {
         free(e->vb);
@@ -115,10 +130,13 @@ static int ev_fill(const struct tsr_target *t, const uint32_t *w, struct tsr_pac
         for (int p = 0; p < 2; p++)
             for (uint64_t rs = pat[p]; rs; rs &= rs - 1) {
                 const struct tsr_vrule *R = &D->rules[__builtin_ctzll(rs)];
-                m[k] = 0;
+                m[k] = m[k + 1] = 0;
                 for (int i = 0; i < vb->nev; i++)
-                    m[k] |= (uint64_t)R->pat[p](&vb->ev[i], vb->f) << i;
-                k++;
+                    if (R->pat[p](&vb->ev[i], vb->f)) {
+                        m[k] |= (uint64_t)1 << i;
+                        m[k + 1] |= any_bit(&vb->ev[i]);
+                    }
+                k += 2;
             }
     }
     e->elems = 0;
@@ -202,11 +220,12 @@ static inline int ones(uint64_t x)
     return (int)((x * 0x0101010101010101u) >> 56);
 }
 
-/* The mask of the events of x matching pattern p of rule r (bit r set in x->pat[p]; x->evm known). */
-static uint64_t evmask(const struct tsr_pack_ev *x, int p, int r)
+/* The mask of the events of x matching pattern p of rule r (bit r set in x->pat[p]; x->evm known), followed by
+ * their elements' bits (any_bit). */
+static const uint64_t *evmask(const struct tsr_pack_ev *x, int p, int r)
 {
-    int k = 2 + (p ? ones(x->pat[0]) : 0) + ones(x->pat[p] & (((uint64_t)1 << r) - 1));
-    return x->evm[k];
+    int k = (p ? ones(x->pat[0]) : 0) + ones(x->pat[p] & (((uint64_t)1 << r) - 1));
+    return x->evm + 2 + 2 * k;
 }
 
 /* pair() on the event masks: does an event of a matching pattern p of rule r touch the element of an event
@@ -218,8 +237,11 @@ static bool pair_m(const struct tsr_pack_ev *a, int p, const struct tsr_pack_ev 
         return false;
     if (!same)
         return true;
-    uint64_t ma = evmask(a, p, r);
-    for (uint64_t mb = evmask(b, q, r); mb; mb &= mb - 1) {
+    const uint64_t *xa = evmask(a, p, r), *xb = evmask(b, q, r);
+    if (!(xa[1] & xb[1]))
+        return false;   /* no element in common */
+    uint64_t ma = xa[0];
+    for (uint64_t mb = xb[0]; mb; mb &= mb - 1) {
         const struct tsr_vev *y = &b->vb->ev[__builtin_ctzll(mb)];
         for (uint64_t m = ma; m; m &= m - 1)
             if (tsr_vev_same(&a->vb->ev[__builtin_ctzll(m)], y))
@@ -230,7 +252,8 @@ static bool pair_m(const struct tsr_pack_ev *a, int p, const struct tsr_pack_ev 
 
 /* tsr_pack_dep on the event masks of both (tsr_pack_ev_unit): the same answer, by the same steps, visiting
  * only the events and rules that can take part. */
-static int dep_masks(const struct tsr_vdesc *D, const struct tsr_pack_ev *ea, const struct tsr_pack_ev *eb)
+static int dep_masks(const struct tsr_vdesc *D, const struct tsr_pack_ev *ea, const struct tsr_pack_ev *eb,
+                     uint64_t useful, uint64_t two)
 {
     const struct tsr_vbundle *a = ea->vb, *b = eb->vb;
     int lat = -1;
@@ -245,8 +268,6 @@ static int dep_masks(const struct tsr_vdesc *D, const struct tsr_pack_ev *ea, co
                 lat = l > lat ? l : lat;
             }
         }
-    uint64_t useful, two;
-    rule_masks(D, &useful, &two);
     uint64_t rs = ((ea->pat[0] & ((eb->pat[1] & two) | (eb->pat[0] & ~two))) | (ea->pat[1] & eb->pat[0])) & useful;
     for (; rs; rs &= rs - 1) {
         int r = __builtin_ctzll(rs);
@@ -258,7 +279,7 @@ static int dep_masks(const struct tsr_vdesc *D, const struct tsr_pack_ev *ea, co
                 lat = 0;
         } else if (lat < 1 && (ea->pat[0] >> r & 1) && (eb->pat[0] >> r & 1)) {
             /* an order class: 0 when every access of a is a read and none of b's is, else 1 */
-            uint64_t mx = evmask(ea, 0, r), my = evmask(eb, 0, r);
+            uint64_t mx = evmask(ea, 0, r)[0], my = evmask(eb, 0, r)[0];
             int l = (mx & ~ea->evm[0]) || (my & eb->evm[0]) ? 1 : 0;
             lat = l > lat ? l : lat;
         }
@@ -268,8 +289,11 @@ static int dep_masks(const struct tsr_vdesc *D, const struct tsr_pack_ev *ea, co
 
 int tsr_pack_dep(const struct tsr_vdesc *D, const struct tsr_pack_ev *ea, const struct tsr_pack_ev *eb)
 {
-    if (ea->evm && eb->evm)
-        return dep_masks(D, ea, eb);
+    if (ea->evm && eb->evm) {
+        uint64_t useful, two;
+        rule_masks(D, &useful, &two);
+        return dep_masks(D, ea, eb, useful, two);
+    }
     const struct tsr_vbundle *a = ea->vb, *b = eb->vb;
     int lat = -1;
     /* state elements (space accesses that reach no state, i.e. hooks, are ordered only by `order` classes) */
@@ -541,7 +565,7 @@ static bool graph_bits(const struct tsr_vdesc *D, const struct tsr_pack_unit *u,
         for (size_t k = 0; k < top; k++)
             for (uint64_t m = c[k]; m; m &= m - 1) {
                 int i = (int)(k * 64) + __builtin_ctzll(m);
-                int l = i < j ? dep_masks(D, &u[i].ev, b) : -1;
+                int l = i < j ? dep_masks(D, &u[i].ev, b, useful, two) : -1;
                 if (l >= 0) {
                     push_edge(&pred[j], i, l);
                     push_edge(&succ[i], j, l);

@@ -33,7 +33,8 @@ struct tsr_pack_ev {
                                    bit (tsr_pack_dep skips its element comparison when no bit is shared) */
     uint64_t *evm;              /* tsr_pack_ev_unit: event masks in vb's allocation (bit i: vb->ev[i]), else
                                    NULL: [0] the reads, [1] the state accesses, then per bit r of pat[0], in
-                                   order, the events matching rule r's pattern 0, then likewise for pat[1] */
+                                   order, the events matching rule r's pattern 0 and their elements' bits (as
+                                   elems, of state and space events), then likewise for pat[1] */
 };
 
 /* One input line: an operation, or a pinned group written as one bundle. */
