@@ -374,7 +374,8 @@ static void dmemo_free(void)
     dmemo_first = NULL;
 }
 
-/* tsr_pack_dep(D, a's events, b's events) through the memo (units of at most 4 words). */
+/* tsr_pack_dep(D, a's events, b's events) through the memo (units of at most 4 words: struct tsr_pack_unit.w,
+ * whose words past the target's are 0). */
 static int dep_units(const struct tsr_vdesc *D, const struct tsr_pack_unit *a, const struct tsr_pack_unit *b,
                      int (*dep)(const struct tsr_vdesc *, const struct tsr_pack_ev *, const struct tsr_pack_ev *))
 {
@@ -391,12 +392,13 @@ static int dep_units(const struct tsr_vdesc *D, const struct tsr_pack_unit *a, c
             atexit(dmemo_free);
         }
     }
-    uint32_t key[8] = { 0 };
-    memcpy(key, a->w, nw * sizeof *key);
-    memcpy(key + nw, b->w, nw * sizeof *key);
-    uint64_t h = 0x9E3779B97F4A7C15u;
-    for (unsigned k = 0; k < 2 * nw; k++)
-        h = (h ^ key[k]) * 0xff51afd7ed558ccdu;
+    uint32_t key[8];
+    memcpy(key, a->w, 4 * sizeof *key);
+    memcpy(key + 4, b->w, 4 * sizeof *key);
+    uint64_t h = (((uint64_t)key[0] << 32 | key[1]) * 0x9E3779B97F4A7C15u) ^
+                 (((uint64_t)key[2] << 32 | key[3]) * 0xC2B2AE3D27D4EB4Fu) ^
+                 (((uint64_t)key[4] << 32 | key[5]) * 0x165667B19E3779F9u) ^
+                 (((uint64_t)key[6] << 32 | key[7]) * 0xff51afd7ed558ccdu);
     struct dmemo *m = &dmemo[(h ^ h >> 31) % DMEMO];
     if (m->D == D && !memcmp(m->w, key, sizeof key))
         return m->lat;
@@ -609,13 +611,22 @@ static bool graph_bits(const struct tsr_vdesc *D, const struct tsr_pack_unit *u,
         for (uint64_t m = b->pat[0] & useful; m; m &= m - 1)
             for (size_t k = 0; k < top; k++)
                 c[k] |= p1[(size_t)__builtin_ctzll(m) * nw + k];
+        int nc = 0;
+        for (size_t k = 0; k < top; k++)
+            nc += ones(c[k]);
+        if (nc) {   /* j's predecessors: at most its candidates */
+            pred[j].e = malloc((size_t)nc * sizeof *pred[j].e);
+            if (!pred[j].e)
+                abort();
+            pred[j].cap = nc;
+        }
         for (size_t k = 0; k < top; k++)
             for (uint64_t m = c[k]; m; m &= m - 1) {
                 int i = (int)(k * 64) + __builtin_ctzll(m);
                 int l = i < j ? dep_units(D, &u[i], &u[j], tsr_pack_dep) : -1;
                 if (l >= 0) {
-                    push_edge(&pred[j], i, l);
-                    push_edge(&succ[i], j, l);
+                    pred[j].e[pred[j].n++] = (struct tsr_pack_edge){ i, l };
+                    succ[i].cap++;   /* (counted here, filled below) */
                 }
             }
         uint64_t jb = (uint64_t)1 << (j % 64);
@@ -626,6 +637,16 @@ static bool graph_bits(const struct tsr_vdesc *D, const struct tsr_pack_unit *u,
         for (uint64_t m = b->pat[1]; m; m &= m - 1)
             p1[(size_t)__builtin_ctzll(m) * nw + (size_t)j / 64] |= jb;
     }
+    /* the successor lists from the predecessor lists, each in the order of j as the pairs were found */
+    for (int i = 0; i < n; i++) {
+        if (succ[i].cap && !(succ[i].e = malloc((size_t)succ[i].cap * sizeof *succ[i].e)))
+            abort();
+    }
+    for (int j = 0; j < n; j++)
+        for (int k = 0; k < pred[j].n; k++) {
+            struct tsr_pack_elist *l = &succ[pred[j].e[k].to];
+            l->e[l->n++] = (struct tsr_pack_edge){ j, pred[j].e[k].lat };
+        }
     free(bits);
     free(c);
     return true;

@@ -39,7 +39,7 @@ struct tsr_pack_ev {
 
 /* One input line: an operation, or a pinned group written as one bundle. */
 struct tsr_pack_unit {
-    uint32_t w[4];              /* its words assembled alone */
+    uint32_t w[4];              /* its words assembled alone (0 past the target's t->nwords) */
     unsigned line, col;         /* source position */
     char *text;                 /* canonical text (parts joined by "; "), NULL: cannot share a bundle */
     char *full;                 /* full disassembly */
