@@ -91,16 +91,20 @@ static int ev_fill(const struct tsr_target *t, const uint32_t *w, struct tsr_pac
     size_t evb = offsetof(struct tsr_vbundle, ev) + (size_t)full.nev * sizeof full.ev[0];
     evb = (evb + 7) & ~(size_t)7;
     size_t need = evb + nf * sizeof *ff;
-    /* the event masks: one per pattern that some event matches, so first the rule filter */
+    /* the event masks: one per pattern that some event matches, so first the rule filter (with the masks: of
+     * the rules tsr_pack_dep looks at alone) */
     uint64_t pat[2] = { D->nrules > 64 || !pats ? ~(uint64_t)0 : 0, D->nrules > 64 || !pats ? ~(uint64_t)0 : 0 };
+    bool masks = pats == 2 && D->nrules <= 64 && !full.overflow;
+    uint64_t useful = ~(uint64_t)0, two;
+    if (masks)
+        rule_masks(D, &useful, &two);
     for (int r = 0; r < D->nrules && r < 64 && pats; r++)
-        for (int p = 0; p < 2 && p < D->rules[r].npat; p++)
+        for (int p = 0; p < 2 && p < D->rules[r].npat && (useful >> r & 1); p++)
             for (int i = 0; i < full.nev; i++)
                 if (D->rules[r].pat[p](&full.ev[i], ff)) {
                     pat[p] |= (uint64_t)1 << r;
                     break;
                 }
-    bool masks = pats == 2 && D->nrules <= 64 && !full.overflow;
     int nm = masks ? 2 + 2 * (__builtin_popcountll(pat[0]) + __builtin_popcountll(pat[1])) : 0;
     need += (size_t)nm * sizeof(uint64_t);
     if (e->cap < need) {

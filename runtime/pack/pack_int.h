@@ -27,7 +27,8 @@ struct tsr_pack_ev {
     bool falls;                 /* control may continue with the next instruction (not an always-taken jump
                                    or an unconditional halt) */
     uint64_t pat[2];            /* bit r: some event matches rule r's pattern 0 / 1 (rules 0..63; a filter
-                                   for tsr_pack_dep: all ones when there are more rules) */
+                                   for tsr_pack_dep: all ones when there are more rules; with evm, only the
+                                   rules tsr_pack_dep looks at: `latency` of two patterns, `order`) */
     uint64_t elems;             /* the state elements its events touch, one bit each by hash of (element, index);
                                    all ones with an unknown index: two events that touch one element share a
                                    bit (tsr_pack_dep skips its element comparison when no bit is shared) */
