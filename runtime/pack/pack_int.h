@@ -2,6 +2,7 @@
 #ifndef TSR_PACK_INT_H
 #define TSR_PACK_INT_H
 #include "pack/pack.h"
+#include "fileout.h"
 #include "validate/validate.h"
 
 #define TSR_PACK_MAX_LABELS 8
@@ -143,6 +144,32 @@ bool tsr_pack_match_slots(const uint64_t *it, int k, uint64_t free_slots);
 typedef const struct tsr_vbundle *(*tsr_pack_hist_fn)(void *ctx, int k);
 size_t tsr_pack_hist_check(const struct tsr_target *t, struct tsr_pack_ev *cand, tsr_pack_hist_fn hist, void *ctx,
                            const uint32_t *const *w, int len, bool start, bool *filled);
+/* pack_words.c: t->assemble_one(text, len) at address 0 into w (t->nwords words), through a cache of the
+ * answers (keyed by a 128-bit hash of the target and the text). */
+int tsr_pack_assemble_cached(const struct tsr_target *t, const char *text, size_t len, uint32_t *w);
+
+/* pack_words.c: the check of the whole output without assembling its text again.  A bundle that is not a
+ * branch or thread end is printed as its disassembly at address 0 (pack_sched.c, emit); when that text
+ * assembles alone back to its words and names none of the program's labels, the program's assembler makes
+ * those words of it too, and the bundle may be given to it as `.word` values instead. */
+struct tsr_pack_rtw { bool used; uint32_t w[4]; };
+struct tsr_pack_rt {
+    const struct tsr_target *t;
+    uint64_t *names;            /* the labels: an open-addressing set (hash | 1, 0: empty) of ncap entries */
+    size_t *nlen;
+    const char **nstr;
+    size_t ncap;
+    struct tsr_pack_rtw *seen;  /* the words found to round-trip: an open-addressing set of cseen entries */
+    size_t nseen, cseen;
+    struct tsr_buf text;        /* scratch: a disassembly */
+};
+/* r for target t and the program's labels (nlabels names, kept by the caller while r is used). */
+void tsr_pack_rt_init(struct tsr_pack_rt *r, const struct tsr_target *t, const char *const *labels, size_t nlabels);
+void tsr_pack_rt_fini(struct tsr_pack_rt *r);
+/* Appends `.word` with the t->nwords words at w to out and returns true if the bundle's disassembly round-trips
+ * as above; else false, out unchanged. */
+bool tsr_pack_rt_words(struct tsr_pack_rt *r, const uint32_t *w, struct tsr_buf *out);
+
 /* pack.c */
 char *tsr_pack_canon(const struct tsr_target *t, const uint32_t *w, char **full);
 

@@ -18,7 +18,6 @@
 #include "hexio.h"
 #include "target.h"
 #include "text/textcodec.h"
-#include <xxhash.h>
 
 #define MAXPARTS TSR_PACK_MAXPARTS
 #define MAXITEMS 32       /* ops of one bundle whose slots struct obundle keeps */
@@ -90,32 +89,6 @@ static const char *unit_text(const struct tsr_pack_unit *x)
     return x->text ? x->text : x->full;
 }
 
-/* The assembler's answers to bundle texts already tried: a direct-mapped cache keyed by a 128-bit XXH3 hash
- * of the target and the text.  The list scheduler tries the same bundle for a unit in each of its
- * priorities, and the search and the bound ask for the same pairs again. */
-#define ACACHE 65536
-static _Thread_local struct { XXH128_hash_t key; int rc; uint32_t w[4]; } acache[ACACHE];
-
-/* t->assemble_one(text, len) into w (t->nwords words), through the cache. */
-static int assemble_cached(const struct tsr_target *t, const char *text, size_t len, uint32_t *w)
-{
-    XXH128_hash_t k = XXH3_128bits_withSeed(text, len, (XXH64_hash_t)(uintptr_t)t);
-    if (!k.low64 && !k.high64)
-        k.low64 = 1;
-    size_t at = (size_t)(k.low64 % ACACHE);
-    if (t->nwords <= 4 && XXH128_isEqual(acache[at].key, k)) {
-        memcpy(w, acache[at].w, t->nwords * 4);
-        return acache[at].rc;
-    }
-    int rc = t->assemble_one(text, len, 0, w, NULL, 0);
-    if (t->nwords <= 4) {
-        acache[at].key = k;
-        acache[at].rc = rc;
-        memcpy(acache[at].w, w, t->nwords * 4);
-    }
-    return rc;
-}
-
 /* (pack_int.h) */
 int tsr_pack_try_merge(const struct tsr_target *t, const char **parts, const uint32_t **pw, int k, const char *add,
                      const uint32_t *addw, uint32_t *w)
@@ -141,7 +114,7 @@ int tsr_pack_try_merge(const struct tsr_target *t, const char **parts, const uin
         }
         if (ov.len)
             tsr_buf_printf(&b, " {%s}", ov.data);
-        if (!assemble_cached(t, b.data, b.len, w)) {
+        if (!tsr_pack_assemble_cached(t, b.data, b.len, w)) {
             const uint32_t *all[MAXPARTS];
             for (int i = 0, j = 0; i <= k; i++)
                 all[i] = i == pos ? addw : pw[j++];
@@ -707,14 +680,19 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, struc
 
 /* ---- the whole program ------------------------------------------------------------------------------- */
 
-static void emit(const struct prog *P, struct tsr_buf *out)
+/* The program's text into out; with rt, the bundles that are not branches as `.word` values (tsr_pack_rt_words):
+ * false if one of them does not round-trip (out then holds part of the text). */
+static bool emit(const struct prog *P, struct tsr_buf *out, struct tsr_pack_rt *rt)
 {
     for (size_t i = 0; i < P->n; i++) {
         const struct obundle *b = &P->b[i];
         for (int l = 0; l < b->nlabels; l++)
             tsr_buf_printf(out, "%s:\n", b->labels[l]);
         tsr_buf_puts(out, "    ");
-        if (b->ctl == TSR_PACK_CTL_NONE) {
+        if (b->ctl == TSR_PACK_CTL_NONE && rt) {
+            if (!tsr_pack_rt_words(rt, b->w, out))
+                return false;
+        } else if (b->ctl == TSR_PACK_CTL_NONE) {
             /* the words are the truth (the parts were checked to mean the same joined): print them */
             P->t->disasm(b->w, 0, out);
         } else {   /* a branch keeps its label */
@@ -725,6 +703,7 @@ static void emit(const struct prog *P, struct tsr_buf *out)
         }
         tsr_buf_puts(out, "\n");
     }
+    return true;
 }
 
 struct firstv { bool any; struct tsr_vviol v; };
@@ -744,10 +723,35 @@ static int mend(struct prog *P, const char *prefix, size_t plen, const char *pat
                 struct tsr_diag *d)
 {
     const struct tsr_target *t = P->t;
+    /* without directives before the program (`.set` aliases would change its text's meaning), the bundles
+     * whose disassembly round-trips are given to the assembler as their words */
+    struct tsr_pack_rt rt, *rtp = NULL;
+    const char **names = NULL;
+    if (!plen) {
+        size_t nn = 0, cn = 16;
+        names = malloc(cn * sizeof *names);
+        for (size_t i = 0; i < P->n && names; i++)
+            for (int l = 0; l < P->b[i].nlabels; l++) {
+                if (nn == cn && !(names = realloc(names, (cn *= 2) * sizeof *names)))
+                    abort();
+                names[nn++] = P->b[i].labels[l];
+            }
+        if (!names)
+            abort();
+        tsr_pack_rt_init(&rt, t, names, nn);
+        rtp = &rt;
+    }
+    int rc = 0;
     for (int iter = 0; iter < 100000; iter++) {
         struct tsr_buf txt = { 0 };
         tsr_buf_append(&txt, prefix, plen);
-        emit(P, &txt);
+        if (!emit(P, &txt, rtp)) {   /* a bundle that does not round-trip: the text itself */
+            tsr_pack_rt_fini(&rt);
+            rtp = NULL;
+            tsr_buf_clear(&txt);
+            tsr_buf_append(&txt, prefix, plen);
+            emit(P, &txt, NULL);
+        }
         struct tsr_words w;
         tsr_words_init(&w, t->word_bits);
         struct tsr_diag q;
@@ -757,23 +761,26 @@ static int mend(struct prog *P, const char *prefix, size_t plen, const char *pat
         tsr_buf_free(&txt);
         if (arc || w.count != P->n) {
             tsr_words_free(&w);
-            return tsr_diag_error(d, path, 0, 0, "internal error: the packed program does not assemble");
+            rc = tsr_diag_error(d, path, 0, 0, "internal error: the packed program does not assemble");
+            break;
         }
         struct firstv f = { false, { 0 } };
         if (w.count)   /* (an empty program has no word array: no pointer into it) */
             tsr_validate(P->D, tsr_words_at(&w, 0), w.count, 0, keep_first, &f);
         tsr_words_free(&w);
         if (!f.any)
-            return 0;
+            break;
         size_t at = f.v.at, pos = at;
         for (size_t p = at > 8 ? at - 8 : 0; p < at; p++)   /* not inside delay slots */
             if (P->b[p].ctl != TSR_PACK_CTL_NONE && p + (size_t)P->b[p].delay >= at) {
                 pos = p;
                 break;
             }
-        if (f.v.dist == 0 || (f.v.other >= pos && f.v.other < at))
-            return tsr_diag_error(d, path, 0, 0, "internal error: packed instruction %zu breaks rule %s: %s", at,
-                                  f.v.name, f.v.text);
+        if (f.v.dist == 0 || (f.v.other >= pos && f.v.other < at)) {
+            rc = tsr_diag_error(d, path, 0, 0, "internal error: packed instruction %zu breaks rule %s: %s", at,
+                                f.v.name, f.v.text);
+            break;
+        }
         struct obundle *nb = prog_insert(P, pos);
         struct obundle *old = &P->b[pos + 1];
         set_words(P, nb, P->nopw);
@@ -786,8 +793,13 @@ static int mend(struct prog *P, const char *prefix, size_t plen, const char *pat
             st->blocks[nb->block].bundles++;
             st->nbundles++;
         }
+        if (iter == 100000 - 1)
+            rc = tsr_diag_error(d, path, 0, 0, "internal error: the packer could not mend its output");
     }
-    return tsr_diag_error(d, path, 0, 0, "internal error: the packer could not mend its output");
+    if (rtp)
+        tsr_pack_rt_fini(rtp);
+    free(names);
+    return rc;
 }
 
 /* The best schedule of the block so far: its bundles (an array S->bs and it exchange), their number. */
@@ -951,7 +963,7 @@ int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_
     if (!rc)
         rc = mend(&P, out->data ? out->data : "", out->len, path, st, d);
     if (!rc)
-        emit(&P, out);
+        emit(&P, out, NULL);
     for (size_t i = 0; i < P.n; i++)
         tsr_pack_ev_free(&P.b[i].ev);
     free(P.b);
