@@ -119,14 +119,55 @@ static char *swapped(const struct tsr_target *t, const struct tsr_pack_unit *x)
     return r;
 }
 
+/* Per op of the target: the slots (the first 64) that have an op of its name, and whether every op of its name
+ * is in its slot (a `mov` either ALU can do: not).  Worked out once per target (per thread): the names are
+ * compared for every pair of ops. */
+struct name_tab { const struct tsr_target *t; uint64_t *slots; bool *only; };
+static _Thread_local struct name_tab names;
+static struct name_tab names_first;   /* the first thread's, freed at exit */
+
+static void names_free(void)
+{
+    free(names_first.slots);
+    free(names_first.only);
+}
+
+static const struct name_tab *name_tab(const struct tsr_target *t)
+{
+    if (names.t == t)
+        return &names;
+    static bool registered;
+    bool first = names.t && names.slots == names_first.slots;
+    free(names.slots);
+    free(names.only);
+    names.t = t;
+    names.slots = calloc(t->nops + 1, sizeof *names.slots);
+    names.only = calloc(t->nops + 1, sizeof *names.only);
+    if (!names.slots || !names.only)
+        abort();
+    for (unsigned op = 0; op < t->nops; op++) {
+        names.only[op] = true;
+        for (unsigned o = 0; o < t->nops; o++) {
+            if (strcmp(t->op_names[o], t->op_names[op]))
+                continue;
+            if (t->op_slot[o] < 64)
+                names.slots[op] |= (uint64_t)1 << t->op_slot[o];
+            names.only[op] &= t->op_slot[o] == t->op_slot[op];
+        }
+    }
+    if (!registered || first) {   /* (the first thread's tables: freed at exit) */
+        if (!registered)
+            atexit(names_free);
+        registered = true;
+        names_first = names;
+    }
+    return &names;
+}
+
 /* (pack_int.h) */
 uint64_t tsr_pack_name_slots(const struct tsr_target *t, unsigned op)
 {
-    uint64_t m = 0;
-    for (unsigned o = 0; o < t->nops; o++)
-        if (t->op_slot[o] < 64 && !strcmp(t->op_names[o], t->op_names[op]))
-            m |= (uint64_t)1 << t->op_slot[o];
-    return m;
+    return name_tab(t)->slots[op];
 }
 
 /* The slots the unit's ops use alone, those whose op no other slot has, and per op the slots that have an op
@@ -143,9 +184,7 @@ static void unit_slots(const struct tsr_target *t, struct tsr_pack_unit *x)
             if (tsr_pack_op_idle(t, op))
                 continue;
             uint64_t m = tsr_pack_name_slots(t, op);
-            bool only = true;
-            for (unsigned o = 0; o < t->nops && only; o++)
-                only = t->op_slot[o] == s || strcmp(t->op_names[o], t->op_names[op]);
+            bool only = name_tab(t)->only[op] && t->op_slot[op] == s;
             if (x->ncand >= 0 && x->ncand < TSR_PACK_MAXPARTS)
                 x->cand[x->ncand++] = m;
             else
@@ -303,6 +342,7 @@ int tsr_pack_text_effort(const struct tsr_target *t, const char *path, const cha
     size_t n = rc ? 0 : w.count;
     struct tsr_pack_unit *u = calloc(n ? n : 1, sizeof *u);
     bool *solo = calloc(n ? n : 1, sizeof *solo);   /* unit i breaks a rule by itself */
+    struct tsr_pack_ev scratch = { 0 };
     struct words_set seen = { NULL, 0 };
     int li = 0;
     for (size_t i = 0; i < n; i++) {
@@ -347,7 +387,13 @@ int tsr_pack_text_effort(const struct tsr_target *t, const char *path, const cha
         if (x->dslot)
             x->col = ldelay[x->line];   /* diagnostics point at the `.delay` */
         char msg[400];
-        solo[i] = y ? solo[*slot - 1] : tsr_pack_solo_check(t->vdesc, x->ev.vb, NULL, 0) != 0;
+        if (!y) {   /* (the validator's verdict on it alone, through its cache: pack_vcache.c) */
+            const uint32_t *ww = x->w;
+            bool filled;
+            solo[i] = tsr_pack_hist_check(t, &scratch, NULL, NULL, &ww, 1, false, &filled) != 0;
+        } else {
+            solo[i] = solo[*slot - 1];
+        }
         if (solo[i] && tsr_pack_solo_check(t->vdesc, x->ev.vb, msg, sizeof msg))
             rc = tsr_diag_error(d, path, x->line, x->col, "this operation breaks a rule by itself: %s", msg);
         if (x->dslot) {
@@ -385,6 +431,7 @@ int tsr_pack_text_effort(const struct tsr_target *t, const char *path, const cha
     }
     free(u);
     free(solo);
+    tsr_pack_ev_free(&scratch);
     free(seen.tab);
     for (int i = 0; i < nlabels; i++)
         free(labels[i].name);
