@@ -116,12 +116,21 @@ struct tsr_pack_elist { struct tsr_pack_edge *e; int n, cap; };
 void tsr_pack_graph(const struct tsr_vdesc *D, const struct tsr_pack_unit *u, int n, struct tsr_pack_elist *pred,
                     struct tsr_pack_elist *succ);
 
-/* pack_sched.c: tries to add text `add` (its words alone: addw) to the bundle parts (k of them, their words
+/* pack_words.c: tries to add text `add` (its words alone: addw) to the bundle parts (k of them, their words
  * alone in pw), at any position; the joined bundle must assemble (t->assemble_one) and do what its parts do
  * (tsr_pack_merge_same).  On success rewrites parts and pw (inserting it), puts the words in w (t->nwords
  * words) and returns 1; else 0. */
 int tsr_pack_try_merge(const struct tsr_target *t, const char **parts, const uint32_t **pw, int k, const char *add,
                        const uint32_t *addw, uint32_t *w);
+/* The same, trying only the positions pos (0..k) whose bit is set in at. */
+int tsr_pack_try_merge_at(const struct tsr_target *t, const char **parts, const uint32_t **pw, int k, const char *add,
+                          const uint32_t *addw, uint32_t *w, uint64_t at);
+/* pack_words.c: the positions pos (bit pos, 0..k) at which an op that may go to the slots add (a mask of slot
+ * indices, the first 64) can join a bundle text whose k parts, in text order, are ops that may go to the slots
+ * cand[0..k): those where some format has slots, in its issue order, one after another for the parts in text
+ * order (an assembler gives each part of a bundle a slot after the previous part's: a necessary condition).
+ * All ones when a cand[i] is 0 (not known) or there are 63 parts or more. */
+uint64_t tsr_pack_order_positions(const struct tsr_target *t, const uint64_t *cand, int k, uint64_t add);
 
 /* pack_bound.c: a lower bound, in bundles, on any schedule of the block u[0..n) (dependence graph pred; ctl:
  * index of its branch / thread end, the last unit, or -1; nn: units before it); *basic gets the larger of

@@ -38,6 +38,8 @@ struct obundle {
     uint64_t fixed;               /* slots its units must use (a quick test before the assembler's) */
     uint64_t items[MAXITEMS];     /* per op of its units, the slots that have an op of its name */
     int nitems;                   /* -1: not known (then the assembler alone decides) */
+    uint64_t pcand[MAXPARTS];     /* per part, in text order: the slots its op may go to; 0: not known (a part of
+                                     several ops) */
 };
 
 struct prog {
@@ -89,51 +91,6 @@ static const char *unit_text(const struct tsr_pack_unit *x)
     return x->text ? x->text : x->full;
 }
 
-/* (pack_int.h) */
-int tsr_pack_try_merge(const struct tsr_target *t, const char **parts, const uint32_t **pw, int k, const char *add,
-                     const uint32_t *addw, uint32_t *w)
-{
-    struct tsr_buf b = { 0 }, ov = { 0 };
-    for (int pos = 0; pos <= k; pos++) {
-        tsr_buf_clear(&b);
-        tsr_buf_clear(&ov);
-        for (int i = 0, j = 0; i <= k; i++) {
-            const char *s = i == pos ? add : parts[j++];
-            /* field overrides (`{ws=1}`) end a bundle's text: the parts' go together at the end */
-            const char *o = strstr(s, " {");
-            if (i)
-                tsr_buf_puts(&b, "; ");
-            tsr_buf_append(&b, s, o ? (size_t)(o - s) : strlen(s));
-            if (o) {
-                size_t ol = strlen(o + 2);
-                if (ol && o[2 + ol - 1] == '}')
-                    ol--;
-                tsr_buf_puts(&ov, ov.len ? ", " : "");
-                tsr_buf_append(&ov, o + 2, ol);
-            }
-        }
-        if (ov.len)
-            tsr_buf_printf(&b, " {%s}", ov.data);
-        if (!tsr_pack_assemble_cached(t, b.data, b.len, w)) {
-            const uint32_t *all[MAXPARTS];
-            for (int i = 0, j = 0; i <= k; i++)
-                all[i] = i == pos ? addw : pw[j++];
-            if (!tsr_pack_merge_same(t, w, all, k + 1))
-                continue;
-            memmove(parts + pos + 1, parts + pos, (size_t)(k - pos) * sizeof *parts);
-            memmove(pw + pos + 1, pw + pos, (size_t)(k - pos) * sizeof *pw);
-            parts[pos] = add;
-            pw[pos] = addw;
-            tsr_buf_free(&b);
-            tsr_buf_free(&ov);
-            return 1;
-        }
-    }
-    tsr_buf_free(&b);
-    tsr_buf_free(&ov);
-    return 0;
-}
-
 /* Can the ops of bundle b and of unit x go to distinct slots of one format, each to a slot that has an op of
  * its name?  An assembler places an op nowhere else, so when they cannot, the bundle is not tried (a quick
  * test before the assembler's; true when the slots are not known). */
@@ -149,6 +106,16 @@ static bool slots_fit(const struct prog *P, const struct obundle *b, const struc
         if (__builtin_popcountll(P->fmask[f]) >= k && tsr_pack_match_slots(it, k, P->fmask[f]))
             return true;
     return false;
+}
+
+/* Records in b->pcand the part of unit x, which b->parts (b->k of them) now holds. */
+static void note_part(struct obundle *b, const struct tsr_pack_unit *x)
+{
+    int pos = 0;
+    while (pos < b->k - 1 && b->pw[pos] != x->w)
+        pos++;
+    memmove(b->pcand + pos + 1, b->pcand + pos, (size_t)(b->k - 1 - pos) * sizeof *b->pcand);
+    b->pcand[pos] = x->ncand == 1 && !strchr(b->parts[pos], ';') ? x->cand[0] : 0;
 }
 
 /* Records unit x's ops among bundle b's (struct obundle.items). */
@@ -358,6 +325,7 @@ static int place_ctl(struct sched *S, const struct tsr_pack_unit *u, int ctl, in
                     continue;
                 add_items(b, x);
                 b->k++;
+                note_part(b, x);
                 set_words(P, b, w);
             } else {
                 if (bpos >= S->nb) {
@@ -374,6 +342,7 @@ static int place_ctl(struct sched *S, const struct tsr_pack_unit *u, int ctl, in
                 b->k = 1;
                 b->parts[0] = unit_text(x);
                 b->pw[0] = x->w;
+                note_part(b, x);
                 set_words(P, b, x->w);
             }
             S->bs[bpos].ctl = x->ev.ctl;
@@ -402,6 +371,7 @@ static int place_ctl(struct sched *S, const struct tsr_pack_unit *u, int ctl, in
     b->k = 1;
     b->parts[0] = unit_text(x);
     b->pw[0] = x->w;
+    note_part(b, x);
     set_words(P, b, x->w);
     b->ctl = x->ev.ctl;
     b->delay = delay;
@@ -424,12 +394,14 @@ static bool with_unit(const struct prog *P, const struct obundle *b, const struc
         memcpy(w, x->w, t->nwords * 4);
         return true;
     }
-    if (!slots_fit(P, b, x))
+    if (!slots_fit(P, b, x) || b->k >= MAXPARTS - 1 || !x->text)
         return false;
-    return b->k < MAXPARTS - 1 && x->text &&
-           (tsr_pack_try_merge(t, parts, pw, b->k, x->text, x->w, w) ||
-            (x->alt && tsr_pack_try_merge(t, parts, pw, b->k, x->alt, x->w, w)) ||
-            (positional && x->full && tsr_pack_try_merge(t, parts, pw, b->k, x->full, x->w, w)));
+    /* the positions where the parts' slots can follow each other in some format (the others cannot assemble) */
+    uint64_t at = x->ncand == 1 ? tsr_pack_order_positions(t, b->pcand, b->k, x->cand[0]) : ~(uint64_t)0;
+    return (!strchr(x->text, ';') ? at && tsr_pack_try_merge_at(t, parts, pw, b->k, x->text, x->w, w, at)
+                                  : tsr_pack_try_merge(t, parts, pw, b->k, x->text, x->w, w)) ||
+           (x->alt && at && tsr_pack_try_merge_at(t, parts, pw, b->k, x->alt, x->w, w, at)) ||
+           (positional && x->full && tsr_pack_try_merge(t, parts, pw, b->k, x->full, x->w, w));
 }
 
 /* Makes b the bundle with_unit formed with unit x.  ev: the events of w already listed (exchanged with b's), or
@@ -441,6 +413,7 @@ static void add_unit(struct prog *P, struct obundle *b, const struct tsr_pack_un
     memcpy(b->parts, parts, sizeof b->parts);
     memcpy(b->pw, pw, sizeof b->pw);
     b->k++;
+    note_part(b, x);
     if (ev) {
         struct tsr_pack_ev tmp = b->ev;
         b->ev = *ev;
@@ -527,6 +500,7 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, struc
         b->k = 1;
         b->parts[0] = unit_text(&u[0]);
         b->pw[0] = u[0].w;
+        note_part(b, &u[0]);
         set_words(P, b, u[0].w);
         b->ctl = TSR_PACK_CTL_OPAQUE;
         b->delay = u[0].ev.delay;

@@ -6,6 +6,7 @@
 #include <xxhash.h>
 #include "pack_int.h"
 #include "target.h"
+#include "text/textcodec.h"
 
 /* The assembler's answers to bundle texts already tried: a direct-mapped cache keyed by a 128-bit XXH3 hash
  * of the target and the text.  The list scheduler tries the same bundle for a unit in each of its
@@ -51,6 +52,144 @@ int tsr_pack_assemble_cached(const struct tsr_target *t, const char *text, size_
     e->rc = rc;
     memcpy(e->w, w, t->nwords * 4);
     return rc;
+}
+
+/* ---- joining a bundle ------------------------------------------------------------------------------ */
+
+/* (pack_int.h) */
+int tsr_pack_try_merge_at(const struct tsr_target *t, const char **parts, const uint32_t **pw, int k, const char *add,
+                          const uint32_t *addw, uint32_t *w, uint64_t at)
+{
+    struct tsr_buf b = { 0 }, ov = { 0 };
+    for (int pos = 0; pos <= k; pos++) {
+        if (pos < 64 && !(at >> pos & 1))
+            continue;
+        tsr_buf_clear(&b);
+        tsr_buf_clear(&ov);
+        for (int i = 0, j = 0; i <= k; i++) {
+            const char *s = i == pos ? add : parts[j++];
+            /* field overrides (`{ws=1}`) end a bundle's text: the parts' go together at the end */
+            const char *o = strstr(s, " {");
+            if (i)
+                tsr_buf_puts(&b, "; ");
+            tsr_buf_append(&b, s, o ? (size_t)(o - s) : strlen(s));
+            if (o) {
+                size_t ol = strlen(o + 2);
+                if (ol && o[2 + ol - 1] == '}')
+                    ol--;
+                tsr_buf_puts(&ov, ov.len ? ", " : "");
+                tsr_buf_append(&ov, o + 2, ol);
+            }
+        }
+        if (ov.len)
+            tsr_buf_printf(&b, " {%s}", ov.data);
+        if (!tsr_pack_assemble_cached(t, b.data, b.len, w)) {
+            const uint32_t *all[TSR_PACK_MAXPARTS];
+            for (int i = 0, j = 0; i <= k; i++)
+                all[i] = i == pos ? addw : pw[j++];
+            if (!tsr_pack_merge_same(t, w, all, k + 1))
+                continue;
+            memmove(parts + pos + 1, parts + pos, (size_t)(k - pos) * sizeof *parts);
+            memmove(pw + pos + 1, pw + pos, (size_t)(k - pos) * sizeof *pw);
+            parts[pos] = add;
+            pw[pos] = addw;
+            tsr_buf_free(&b);
+            tsr_buf_free(&ov);
+            return 1;
+        }
+    }
+    tsr_buf_free(&b);
+    tsr_buf_free(&ov);
+    return 0;
+}
+
+int tsr_pack_try_merge(const struct tsr_target *t, const char **parts, const uint32_t **pw, int k, const char *add,
+                       const uint32_t *addw, uint32_t *w)
+{
+    return tsr_pack_try_merge_at(t, parts, pw, k, add, addw, w, ~(uint64_t)0);
+}
+
+/* ---- the order of a bundle's parts ---------------------------------------------------------------- */
+
+/* Per format of the target's text tables, its slots in issue order (the order an assembler gives the parts of
+ * a bundle's text: each part goes to a slot after the one before it; runtime/text/asm_engine.c bundle_part).
+ * Worked out once per target (per thread). */
+struct fmt_tab { const struct tsr_tc_isa *isa; unsigned nf; uint32_t *first, *n; uint8_t *slot; };
+static _Thread_local struct fmt_tab fmts;
+static struct fmt_tab fmts_first;   /* the first thread's, freed at exit */
+
+static void fmt_free(struct fmt_tab *f)
+{
+    free(f->first);
+    free(f->n);
+    free(f->slot);
+}
+
+static void fmts_free(void)
+{
+    fmt_free(&fmts_first);
+}
+
+static const struct fmt_tab *fmt_tab(const struct tsr_tc_isa *isa)
+{
+    if (fmts.isa == isa)
+        return &fmts;
+    static bool registered;
+    bool first = fmts.isa && fmts.first == fmts_first.first;
+    fmt_free(&fmts);
+    fmts.isa = isa;
+    fmts.nf = isa->nformats;
+    fmts.first = calloc(fmts.nf + 1, sizeof *fmts.first);
+    fmts.n = calloc(fmts.nf + 1, sizeof *fmts.n);
+    size_t tot = 0;
+    for (unsigned f = 0; f < fmts.nf; f++)
+        tot += isa->formats[f].nslot;
+    fmts.slot = calloc(tot + 1, sizeof *fmts.slot);
+    if (!fmts.first || !fmts.n || !fmts.slot)
+        abort();
+    tot = 0;
+    for (unsigned f = 0; f < fmts.nf; f++) {
+        fmts.first[f] = (uint32_t)tot;
+        for (uint32_t x = 0; x < isa->formats[f].nslot; x++) {
+            unsigned sl = isa->idx[isa->formats[f].slot + x];
+            fmts.slot[tot + fmts.n[f]++] = (uint8_t)(sl < 64 ? sl : 64);   /* (64: a slot no mask names) */
+        }
+        tot += fmts.n[f];
+    }
+    if (!registered || first) {   /* (the first thread's tables: freed at exit) */
+        if (!registered)
+            atexit(fmts_free);
+        registered = true;
+        fmts_first = fmts;
+    }
+    return &fmts;
+}
+
+/* (pack_int.h) */
+uint64_t tsr_pack_order_positions(const struct tsr_target *t, const uint64_t *cand, int k, uint64_t add)
+{
+    if (k >= 63 || !t->text)
+        return ~(uint64_t)0;
+    for (int i = 0; i < k; i++)
+        if (!cand[i])
+            return ~(uint64_t)0;
+    const struct fmt_tab *F = fmt_tab(t->text);
+    uint64_t ok = 0;
+    for (int pos = 0; pos <= k; pos++)
+        for (unsigned f = 0; f < F->nf && !(ok >> pos & 1); f++) {
+            const uint8_t *sl = F->slot + F->first[f];
+            uint32_t ns = F->n[f], at = 0;
+            bool fits = true;
+            for (int i = 0, j = 0; i <= k && fits; i++) {
+                uint64_t c = i == pos ? add : cand[j++];
+                while (at < ns && (sl[at] >= 64 || !(c >> sl[at] & 1)))
+                    at++;
+                fits = at < ns;
+                at++;
+            }
+            ok |= (uint64_t)fits << pos;
+        }
+    return ok;
 }
 
 /* ---- printing a bundle as its words ------------------------------------------------------------ */
