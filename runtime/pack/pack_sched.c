@@ -18,61 +18,9 @@
 #include "hexio.h"
 #include "target.h"
 #include "text/textcodec.h"
+#include "pack_sched.h"
 
-#define MAXPARTS TSR_PACK_MAXPARTS
-#define MAXITEMS 32       /* ops of one bundle whose slots struct obundle keeps */
 #define PRIORITIES 3      /* list-scheduling priorities tried per block (struct sched.variant) */
-
-/* One bundle of the output. */
-struct obundle {
-    const char *parts[MAXPARTS];
-    const uint32_t *pw[MAXPARTS]; /* the words of each part alone */
-    int k;
-    const char *const *labels;    /* printed before it */
-    int nlabels;
-    uint32_t w[4];                /* its words (branches: as assembled alone; the target does not matter) */
-    struct tsr_pack_ev ev;        /* events of w when evok (listed when the validator needs them: events()) */
-    bool evok;
-    int block;                    /* index into the stats' blocks */
-    int ctl, delay;               /* holds a jump / thread end (enum tsr_pack_ctl) and its delay slots */
-    uint64_t fixed;               /* slots its units must use (a quick test before the assembler's) */
-    uint64_t items[MAXITEMS];     /* per op of its units, the slots that have an op of its name */
-    int nitems;                   /* -1: not known (then the assembler alone decides) */
-    uint64_t pcand[MAXPARTS];     /* per part, in text order: the slots its op may go to; 0: not known (a part of
-                                     several ops) */
-};
-
-struct prog {
-    const struct tsr_target *t;
-    const struct tsr_vdesc *D;
-    struct obundle *b;
-    size_t n, cap;
-    uint32_t nopw[4];             /* an empty bundle */
-    bool want_lower;              /* the caller wants statistics: compute each block's lower bound */
-    bool search;                  /* search the relaxation for schedules shorter than the list scheduler's */
-    uint64_t *fmask;              /* per format of the target's text tables: its slots (the first 64) */
-    unsigned nf;
-};
-
-static struct obundle *prog_insert(struct prog *P, size_t at)
-{
-    if (P->n == P->cap) {
-        P->cap = P->cap ? 2 * P->cap : 64;
-        P->b = realloc(P->b, P->cap * sizeof *P->b);
-        if (!P->b)
-            abort();
-    }
-    memmove(P->b + at + 1, P->b + at, (P->n - at) * sizeof *P->b);
-    P->n++;
-    memset(&P->b[at], 0, sizeof P->b[at]);
-    return &P->b[at];
-}
-
-static void set_words(struct prog *P, struct obundle *b, const uint32_t *w)
-{
-    memcpy(b->w, w, P->t->nwords * 4);
-    b->evok = false;
-}
 
 /* The events of b's words, listed now if they were not. */
 static const struct tsr_vbundle *events(const struct prog *P, struct obundle *b)
@@ -199,7 +147,7 @@ static struct obundle *block_bundle(struct sched *S, int c)
         }
         struct obundle *b = &S->bs[S->nb++];
         memset(b, 0, sizeof *b);
-        set_words(S->P, b, S->P->nopw);
+        tsr_pack_set_words(S->P, b, S->P->nopw);
     }
     return &S->bs[c];
 }
@@ -228,7 +176,7 @@ static void copy_bundles(struct prog *P, struct obundle *dst, const struct obund
         dst[i] = src[i];
         dst[i].ev.vb = vb;
         dst[i].ev.cap = cap;
-        set_words(P, &dst[i], src[i].w);
+        tsr_pack_set_words(P, &dst[i], src[i].w);
     }
 }
 
@@ -326,7 +274,7 @@ static int place_ctl(struct sched *S, const struct tsr_pack_unit *u, int ctl, in
                 add_items(b, x);
                 b->k++;
                 note_part(b, x);
-                set_words(P, b, w);
+                tsr_pack_set_words(P, b, w);
             } else {
                 if (bpos >= S->nb) {
                     block_bundle(S, bpos);   /* nops up to it */
@@ -343,7 +291,7 @@ static int place_ctl(struct sched *S, const struct tsr_pack_unit *u, int ctl, in
                 b->parts[0] = unit_text(x);
                 b->pw[0] = x->w;
                 note_part(b, x);
-                set_words(P, b, x->w);
+                tsr_pack_set_words(P, b, x->w);
             }
             S->bs[bpos].ctl = x->ev.ctl;
             S->bs[bpos].delay = delay;
@@ -372,7 +320,7 @@ static int place_ctl(struct sched *S, const struct tsr_pack_unit *u, int ctl, in
     b->parts[0] = unit_text(x);
     b->pw[0] = x->w;
     note_part(b, x);
-    set_words(P, b, x->w);
+    tsr_pack_set_words(P, b, x->w);
     b->ctl = x->ev.ctl;
     b->delay = delay;
     block_bundle(S, S->nb - 1 + delay);
@@ -421,7 +369,7 @@ static void add_unit(struct prog *P, struct obundle *b, const struct tsr_pack_un
         memcpy(b->w, w, P->t->nwords * 4);
         b->evok = true;
     } else {
-        set_words(P, b, w);
+        tsr_pack_set_words(P, b, w);
     }
 }
 
@@ -501,7 +449,7 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, struc
         b->parts[0] = unit_text(&u[0]);
         b->pw[0] = u[0].w;
         note_part(b, &u[0]);
-        set_words(P, b, u[0].w);
+        tsr_pack_set_words(P, b, u[0].w);
         b->ctl = TSR_PACK_CTL_OPAQUE;
         b->delay = u[0].ev.delay;
         block_bundle(S, u[0].ev.delay);
@@ -654,128 +602,6 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, struc
 
 /* ---- the whole program ------------------------------------------------------------------------------- */
 
-/* The program's text into out; with rt, the bundles that are not branches as `.word` values (tsr_pack_rt_words):
- * false if one of them does not round-trip (out then holds part of the text). */
-static bool emit(const struct prog *P, struct tsr_buf *out, struct tsr_pack_rt *rt)
-{
-    for (size_t i = 0; i < P->n; i++) {
-        const struct obundle *b = &P->b[i];
-        for (int l = 0; l < b->nlabels; l++)
-            tsr_buf_printf(out, "%s:\n", b->labels[l]);
-        tsr_buf_puts(out, "    ");
-        if (b->ctl == TSR_PACK_CTL_NONE && rt) {
-            if (!tsr_pack_rt_words(rt, b->w, out))
-                return false;
-        } else if (b->ctl == TSR_PACK_CTL_NONE) {
-            /* the words are the truth (the parts were checked to mean the same joined): print them */
-            P->t->disasm(b->w, 0, out);
-        } else {   /* a branch keeps its label */
-            if (!b->k)
-                tsr_buf_puts(out, "nop");
-            for (int k = 0; k < b->k; k++)
-                tsr_buf_printf(out, "%s%s", k ? "; " : "", b->parts[k]);
-        }
-        tsr_buf_puts(out, "\n");
-    }
-    return true;
-}
-
-struct firstv { bool any; struct tsr_vviol v; };
-static void keep_first(void *p, const struct tsr_vviol *v)
-{
-    struct firstv *f = p;
-    if (!f->any || v->at < f->v.at) {
-        f->any = true;
-        f->v = *v;
-    }
-}
-
-/* Validates the whole program (prefix: the directives before it) and puts a nop before each instruction that
- * still breaks a rule on some path (in practice: at a branch target, reached from the end of another block).
- * Returns 0, or -1 with a diagnostic if a violation cannot be mended by a nop. */
-static int mend(struct prog *P, const char *prefix, size_t plen, const char *path, struct tsr_pack_stats *st,
-                struct tsr_diag *d)
-{
-    const struct tsr_target *t = P->t;
-    /* without directives before the program (`.set` aliases would change its text's meaning), the bundles
-     * whose disassembly round-trips are given to the assembler as their words */
-    struct tsr_pack_rt rt, *rtp = NULL;
-    const char **names = NULL;
-    if (!plen) {
-        size_t nn = 0, cn = 16;
-        names = malloc(cn * sizeof *names);
-        for (size_t i = 0; i < P->n && names; i++)
-            for (int l = 0; l < P->b[i].nlabels; l++) {
-                if (nn == cn && !(names = realloc(names, (cn *= 2) * sizeof *names)))
-                    abort();
-                names[nn++] = P->b[i].labels[l];
-            }
-        if (!names)
-            abort();
-        tsr_pack_rt_init(&rt, t, names, nn);
-        rtp = &rt;
-    }
-    int rc = 0;
-    for (int iter = 0; iter < 100000; iter++) {
-        struct tsr_buf txt = { 0 };
-        tsr_buf_append(&txt, prefix, plen);
-        if (!emit(P, &txt, rtp)) {   /* a bundle that does not round-trip: the text itself */
-            tsr_pack_rt_fini(&rt);
-            rtp = NULL;
-            tsr_buf_clear(&txt);
-            tsr_buf_append(&txt, prefix, plen);
-            emit(P, &txt, NULL);
-        }
-        struct tsr_words w;
-        tsr_words_init(&w, t->word_bits);
-        struct tsr_diag q;
-        tsr_diag_init(&q, TSR_DIAG_STORE, NULL);
-        int arc = t->assemble(path, txt.data ? txt.data : "", txt.len, &w, &q);
-        tsr_diag_fini(&q);
-        tsr_buf_free(&txt);
-        if (arc || w.count != P->n) {
-            tsr_words_free(&w);
-            rc = tsr_diag_error(d, path, 0, 0, "internal error: the packed program does not assemble");
-            break;
-        }
-        struct firstv f = { false, { 0 } };
-        if (w.count)   /* (an empty program has no word array: no pointer into it) */
-            tsr_validate(P->D, tsr_words_at(&w, 0), w.count, 0, keep_first, &f);
-        tsr_words_free(&w);
-        if (!f.any)
-            break;
-        size_t at = f.v.at, pos = at;
-        for (size_t p = at > 8 ? at - 8 : 0; p < at; p++)   /* not inside delay slots */
-            if (P->b[p].ctl != TSR_PACK_CTL_NONE && p + (size_t)P->b[p].delay >= at) {
-                pos = p;
-                break;
-            }
-        if (f.v.dist == 0 || (f.v.other >= pos && f.v.other < at)) {
-            rc = tsr_diag_error(d, path, 0, 0, "internal error: packed instruction %zu breaks rule %s: %s", at,
-                                f.v.name, f.v.text);
-            break;
-        }
-        struct obundle *nb = prog_insert(P, pos);
-        struct obundle *old = &P->b[pos + 1];
-        set_words(P, nb, P->nopw);
-        nb->labels = old->labels;
-        nb->nlabels = old->nlabels;
-        nb->block = old->block;
-        old->labels = NULL;
-        old->nlabels = 0;
-        if (st && nb->block >= 0 && (unsigned)nb->block < st->nblocks) {
-            st->blocks[nb->block].bundles++;
-            st->nbundles++;
-        }
-        if (iter == 100000 - 1)
-            rc = tsr_diag_error(d, path, 0, 0, "internal error: the packer could not mend its output");
-    }
-    if (rtp)
-        tsr_pack_rt_fini(rtp);
-    free(names);
-    return rc;
-}
-
 /* The best schedule of the block so far: its bundles (an array S->bs and it exchange), their number. */
 struct best { struct obundle *b; int n, cap; };
 
@@ -920,7 +746,7 @@ int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_
             S.cap = 0;
         }
         for (int c = 0; c < S.nb; c++) {
-            struct obundle *b = S.bs ? prog_insert(&P, P.n) : &P.b[P.n++];
+            struct obundle *b = S.bs ? tsr_pack_prog_insert(&P, P.n) : &P.b[P.n++];
             if (S.bs)
                 *b = S.bs[c];
             b->block = bi;
@@ -935,9 +761,9 @@ int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_
     }
     free(S.bs);
     if (!rc)
-        rc = mend(&P, out->data ? out->data : "", out->len, path, st, d);
+        rc = tsr_pack_mend(&P, out->data ? out->data : "", out->len, path, st, d);
     if (!rc)
-        emit(&P, out, NULL);
+        tsr_pack_emit(&P, out, NULL);
     for (size_t i = 0; i < P.n; i++)
         tsr_pack_ev_free(&P.b[i].ev);
     free(P.b);
