@@ -492,24 +492,20 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, struc
         key[i] = S->variant == 1 ? 0 : S->variant == 2 ? h[i] * 256 + (succ[i].n < 255 ? succ[i].n : 255) : h[i];
     struct rank_ctx rk = { key, flex };
     rank_sort(order, nn, &rk);
+    /* the ready list: the units whose predecessors are all placed, by rank (their place in order);
+     * earliest: the first cycle their latencies allow */
+    int *rank = malloc(((size_t)n + 1) * sizeof *rank), *npred = malloc(((size_t)n + 1) * sizeof *npred);
+    int *earliest = calloc((size_t)n + 1, sizeof *earliest), *ready = malloc(((size_t)n + 1) * sizeof *ready);
+    int rc = 0;
     for (int v = 0; v < S->variant && v < PRIORITIES; v++)
         if (S->order[v] && !memcmp(S->order[v], order, (size_t)nn * sizeof *order)) {
-            free(h);
-            free(cyc);
-            free(order);
-            free(flex);
-            free(fixed);
-            free(key);
-            return 1;
+            rc = 1;
+            goto done;
         }
     if (S->variant < PRIORITIES && n <= S->ngraph) {
         S->order[S->variant] = malloc(((size_t)nn + 1) * sizeof *order);
         memcpy(S->order[S->variant], order, (size_t)nn * sizeof *order);
     }
-    /* the ready list: the units whose predecessors are all placed, by rank (their place in order);
-     * earliest: the first cycle their latencies allow */
-    int *rank = malloc(((size_t)n + 1) * sizeof *rank), *npred = malloc(((size_t)n + 1) * sizeof *npred);
-    int *earliest = calloc((size_t)n + 1, sizeof *earliest), *ready = malloc(((size_t)n + 1) * sizeof *ready);
     int nready = 0;
     for (int r = 0; r < nn; r++)
         rank[order[r]] = r;
@@ -521,7 +517,7 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, struc
     for (int r = 0; r < nn; r++)
         if (!npred[order[r]])
             ready[nready++] = order[r];
-    int rc = 0, left = nn, limit = n * (P->D->lookback + 2) + 16;
+    int left = nn, limit = n * (P->D->lookback + 2) + 16;
     struct tsr_pack_ev cand = { 0 };
     for (int cycle = 0; left > 0; cycle++) {
         if (cycle > limit) {
@@ -587,6 +583,7 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, struc
                                 "slots of its %s", u[ctl].ev.delay,
                                 u[ctl].ev.ctl == TSR_PACK_CTL_JUMP ? "branch" : "thread end");
     }
+done:
     free(h);
     free(cyc);
     free(order);
