@@ -12,7 +12,7 @@
  * of the target and the text.  The list scheduler tries the same bundle for a unit in each of its
  * priorities, and the search and the bound ask for the same pairs again.  Allocated on first use (per
  * thread; the first thread's is freed at exit). */
-#define ACACHE 262144
+#define ACACHE 65536
 struct aent { XXH128_hash_t key; int rc; uint32_t w[4]; };
 static _Thread_local struct aent *acache;
 static struct aent *acache_first;
