@@ -2,6 +2,7 @@
  * scheduling per basic block with bundle legality decided by the target's assembler, delay-slot
  * filling, output. */
 #include <stdio.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "pack/pack.h"
@@ -136,7 +137,7 @@ static const struct name_tab *name_tab(const struct tsr_target *t)
 {
     if (names.t == t)
         return &names;
-    static bool registered;
+    static atomic_flag registered = ATOMIC_FLAG_INIT;
     bool first = names.t && names.slots == names_first.slots;
     free(names.slots);
     free(names.only);
@@ -155,10 +156,10 @@ static const struct name_tab *name_tab(const struct tsr_target *t)
             names.only[op] &= t->op_slot[o] == t->op_slot[op];
         }
     }
-    if (!registered || first) {   /* (the first thread's tables: freed at exit) */
-        if (!registered)
+    /* the first thread's tables are freed at exit (first: this thread's old ones were) */
+    if (first || !atomic_flag_test_and_set(&registered)) {
+        if (!first)
             atexit(names_free);
-        registered = true;
         names_first = names;
     }
     return &names;

@@ -1,6 +1,7 @@
 /* The packer's questions to the target's assembler about single bundles (docs/pack.md "Algorithm"): the
  * answers to bundle texts, cached; and, for the check of the whole output, the words of a bundle printed by
  * its disassembly without assembling the program's text again.  Nothing here knows the target. */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
@@ -29,12 +30,12 @@ int tsr_pack_assemble_cached(const struct tsr_target *t, const char *text, size_
     if (t->nwords > 4)
         return t->assemble_one(text, len, 0, w, NULL, 0);
     if (!acache) {
-        static bool registered;   /* (the first thread to get here; others' stay until the process ends) */
+        static atomic_flag registered = ATOMIC_FLAG_INIT;   /* (the first thread to get here; others' stay until
+                                                              the process ends) */
         acache = calloc(ACACHE, sizeof *acache);
         if (!acache)
             abort();
-        if (!registered) {
-            registered = true;
+        if (!atomic_flag_test_and_set(&registered)) {
             acache_first = acache;
             atexit(acache_free);
         }
@@ -134,7 +135,7 @@ static const struct fmt_tab *fmt_tab(const struct tsr_tc_isa *isa)
 {
     if (fmts.isa == isa)
         return &fmts;
-    static bool registered;
+    static atomic_flag registered = ATOMIC_FLAG_INIT;
     bool first = fmts.isa && fmts.first == fmts_first.first;
     fmt_free(&fmts);
     fmts.isa = isa;
@@ -156,10 +157,10 @@ static const struct fmt_tab *fmt_tab(const struct tsr_tc_isa *isa)
         }
         tot += fmts.n[f];
     }
-    if (!registered || first) {   /* (the first thread's tables: freed at exit) */
-        if (!registered)
+    /* the first thread's tables are freed at exit (first: this thread's old ones were) */
+    if (first || !atomic_flag_test_and_set(&registered)) {
+        if (!first)
             atexit(fmts_free);
-        registered = true;
         fmts_first = fmts;
     }
     return &fmts;
