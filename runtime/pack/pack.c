@@ -2,6 +2,7 @@
  * scheduling per basic block with bundle legality decided by the target's assembler, delay-slot
  * filling, output. */
 #include <stdio.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "pack/pack.h"
@@ -119,14 +120,55 @@ static char *swapped(const struct tsr_target *t, const struct tsr_pack_unit *x)
     return r;
 }
 
+/* Per op of the target: the slots (the first 64) that have an op of its name, and whether every op of its name
+ * is in its slot (a `mov` either ALU can do: not).  Worked out once per target (per thread): the names are
+ * compared for every pair of ops. */
+struct name_tab { const struct tsr_target *t; uint64_t *slots; bool *only; };
+static _Thread_local struct name_tab names;
+static struct name_tab names_first;   /* the first thread's, freed at exit */
+
+static void names_free(void)
+{
+    free(names_first.slots);
+    free(names_first.only);
+}
+
+static const struct name_tab *name_tab(const struct tsr_target *t)
+{
+    if (names.t == t)
+        return &names;
+    static atomic_flag registered = ATOMIC_FLAG_INIT;
+    bool first = names.t && names.slots == names_first.slots;
+    free(names.slots);
+    free(names.only);
+    names.t = t;
+    names.slots = calloc(t->nops + 1, sizeof *names.slots);
+    names.only = calloc(t->nops + 1, sizeof *names.only);
+    if (!names.slots || !names.only)
+        abort();
+    for (unsigned op = 0; op < t->nops; op++) {
+        names.only[op] = true;
+        for (unsigned o = 0; o < t->nops; o++) {
+            if (strcmp(t->op_names[o], t->op_names[op]))
+                continue;
+            if (t->op_slot[o] < 64)
+                names.slots[op] |= (uint64_t)1 << t->op_slot[o];
+            names.only[op] &= t->op_slot[o] == t->op_slot[op];
+        }
+    }
+    /* the first thread's tables are freed at exit (first: this thread's old ones were) */
+    if (first || !atomic_flag_test_and_set(&registered)) {
+        if (!first)
+            atexit(names_free);
+        names_first = names;
+    }
+    return &names;
+}
+
 /* (pack_int.h) */
 uint64_t tsr_pack_name_slots(const struct tsr_target *t, unsigned op)
 {
-    uint64_t m = 0;
-    for (unsigned o = 0; o < t->nops; o++)
-        if (t->op_slot[o] < 64 && !strcmp(t->op_names[o], t->op_names[op]))
-            m |= (uint64_t)1 << t->op_slot[o];
-    return m;
+    return name_tab(t)->slots[op];
 }
 
 /* The slots the unit's ops use alone, those whose op no other slot has, and per op the slots that have an op
@@ -143,9 +185,7 @@ static void unit_slots(const struct tsr_target *t, struct tsr_pack_unit *x)
             if (tsr_pack_op_idle(t, op))
                 continue;
             uint64_t m = tsr_pack_name_slots(t, op);
-            bool only = true;
-            for (unsigned o = 0; o < t->nops && only; o++)
-                only = t->op_slot[o] == s || strcmp(t->op_names[o], t->op_names[op]);
+            bool only = name_tab(t)->only[op] && t->op_slot[op] == s;
             if (x->ncand >= 0 && x->ncand < TSR_PACK_MAXPARTS)
                 x->cand[x->ncand++] = m;
             else
@@ -154,6 +194,30 @@ static void unit_slots(const struct tsr_target *t, struct tsr_pack_unit *x)
             x->only |= (uint64_t)only << s;
         }
     free(inst);
+}
+
+/* The units seen so far by their words: an open-addressing table of unit index + 1 (0: empty). */
+struct words_set { size_t *tab, cap; };
+
+/* The entry for unit i's words among units u[0..i) of n (0 if none of them has those words: the caller stores
+ * i + 1 there). */
+static size_t *same_words(struct words_set *s, const struct tsr_target *t, const struct tsr_pack_unit *u, size_t i,
+                          size_t n)
+{
+    if (!s->tab) {
+        for (s->cap = 64; s->cap < 2 * n; s->cap *= 2)
+            ;
+        s->tab = calloc(s->cap, sizeof *s->tab);
+        if (!s->tab)
+            abort();
+    }
+    uint64_t h = 0x9e3779b97f4a7c15u;
+    for (unsigned k = 0; k < t->nwords && k < 4; k++)
+        h = (h ^ u[i].w[k]) * 0xff51afd7ed558ccdu;
+    size_t at = (size_t)(h >> 17) & (s->cap - 1);
+    while (s->tab[at] && memcmp(u[s->tab[at] - 1].w, u[i].w, (t->nwords < 4 ? t->nwords : 4) * sizeof *u[i].w))
+        at = (at + 1) & (s->cap - 1);
+    return &s->tab[at];
 }
 
 /* ---- input ------------------------------------------------------------------------------------- */
@@ -278,6 +342,9 @@ int tsr_pack_text_effort(const struct tsr_target *t, const char *path, const cha
     free(asmtext);
     size_t n = rc ? 0 : w.count;
     struct tsr_pack_unit *u = calloc(n ? n : 1, sizeof *u);
+    bool *solo = calloc(n ? n : 1, sizeof *solo);   /* unit i breaks a rule by itself */
+    struct tsr_pack_ev scratch = { 0 };
+    struct words_set seen = { NULL, 0 };
     int li = 0;
     for (size_t i = 0; i < n; i++) {
         struct tsr_pack_unit *x = &u[i];
@@ -292,18 +359,43 @@ int tsr_pack_text_effort(const struct tsr_target *t, const char *path, const cha
                 x->labels[x->nlabels++] = labels[li].name;
             li++;
         }
-        tsr_pack_ev_init(t, x->w, &x->ev);
-        x->text = tsr_pack_canon(t, x->w, &x->full);
-        if (!x->text)   /* an op kept in its slot (`nop; mov r0.8a, r0`): joins others in its short form,
-                         * which the scheduler's check of joined bundles holds to the same meaning */
-            x->text = short_form(t, x->full);
-        x->alt = swapped(t, x);
-        unit_slots(t, x);
+        /* what depends on the words alone: from the first unit of the same words, if any (a program
+         * repeats its operations: GPU_FFT's 1,819-operation shader has 391 distinct ones) */
+        size_t *slot = same_words(&seen, t, u, i, n);
+        const struct tsr_pack_unit *y = *slot ? &u[*slot - 1] : NULL;
+        if (y) {
+            tsr_pack_ev_copy(&x->ev, &y->ev);
+            if (x->ev.ctl == TSR_PACK_CTL_OPAQUE)   /* (set below from y's own source text) */
+                x->ev.ctl = TSR_PACK_CTL_JUMP;
+            x->text = y->text ? strdup(y->text) : NULL;
+            x->full = y->full ? strdup(y->full) : NULL;
+            x->alt = y->alt ? strdup(y->alt) : NULL;
+            x->slots = y->slots;
+            x->only = y->only;
+            memcpy(x->cand, y->cand, sizeof x->cand);
+            x->ncand = y->ncand;
+        } else {
+            *slot = i + 1;
+            tsr_pack_ev_unit(t, x->w, &x->ev);
+            x->text = tsr_pack_canon(t, x->w, &x->full);
+            if (!x->text)   /* an op kept in its slot (`nop; mov r0.8a, r0`): joins others in its short form,
+                             * which the scheduler's check of joined bundles holds to the same meaning */
+                x->text = short_form(t, x->full);
+            x->alt = swapped(t, x);
+            unit_slots(t, x);
+        }
         x->dslot = x->line && x->line <= nlines && ldelay[x->line];
         if (x->dslot)
             x->col = ldelay[x->line];   /* diagnostics point at the `.delay` */
         char msg[400];
-        if (tsr_pack_solo_check(t->vdesc, x->ev.vb, msg, sizeof msg))
+        if (!y) {   /* (the validator's verdict on it alone, through its cache: pack_vcache.c) */
+            const uint32_t *ww = x->w;
+            bool filled;
+            solo[i] = tsr_pack_hist_check(t, &scratch, NULL, NULL, &ww, 1, false, &filled) != 0;
+        } else {
+            solo[i] = solo[*slot - 1];
+        }
+        if (solo[i] && tsr_pack_solo_check(t->vdesc, x->ev.vb, msg, sizeof msg))
             rc = tsr_diag_error(d, path, x->line, x->col, "this operation breaks a rule by itself: %s", msg);
         if (x->dslot) {
             /* after a branch or thread end that the packer places, or another `.delay` operation of it */
@@ -339,6 +431,9 @@ int tsr_pack_text_effort(const struct tsr_target *t, const char *path, const cha
         tsr_pack_ev_free(&u[i].ev);
     }
     free(u);
+    free(solo);
+    tsr_pack_ev_free(&scratch);
+    free(seen.tab);
     for (int i = 0; i < nlabels; i++)
         free(labels[i].name);
     free(labels);

@@ -2,6 +2,7 @@
 #ifndef TSR_PACK_INT_H
 #define TSR_PACK_INT_H
 #include "pack/pack.h"
+#include "fileout.h"
 #include "validate/validate.h"
 
 #define TSR_PACK_MAX_LABELS 8
@@ -27,15 +28,20 @@ struct tsr_pack_ev {
     bool falls;                 /* control may continue with the next instruction (not an always-taken jump
                                    or an unconditional halt) */
     uint64_t pat[2];            /* bit r: some event matches rule r's pattern 0 / 1 (rules 0..63; a filter
-                                   for tsr_pack_dep: all ones when there are more rules) */
+                                   for tsr_pack_dep: all ones when there are more rules; with evm, only the
+                                   rules tsr_pack_dep looks at: `latency` of two patterns, `order`) */
     uint64_t elems;             /* the state elements its events touch, one bit each by hash of (element, index);
                                    all ones with an unknown index: two events that touch one element share a
                                    bit (tsr_pack_dep skips its element comparison when no bit is shared) */
+    uint64_t *evm;              /* tsr_pack_ev_unit: event masks in vb's allocation (bit i: vb->ev[i]), else
+                                   NULL: [0] the reads, [1] the state accesses, then per bit r of pat[0], in
+                                   order, the events matching rule r's pattern 0 and their elements' bits (as
+                                   elems, of state and space events), then likewise for pat[1] */
 };
 
 /* One input line: an operation, or a pinned group written as one bundle. */
 struct tsr_pack_unit {
-    uint32_t w[4];              /* its words assembled alone */
+    uint32_t w[4];              /* its words assembled alone (0 past the target's t->nwords) */
     unsigned line, col;         /* source position */
     char *text;                 /* canonical text (parts joined by "; "), NULL: cannot share a bundle */
     char *full;                 /* full disassembly */
@@ -57,10 +63,14 @@ struct tsr_pack_unit {
 /* Fills *e with the events of the instruction at w (t->nwords words) and its control kind.  Returns 0, or
  * -1 if the target has no validator description (t->vdesc == NULL). */
 int tsr_pack_ev_init(const struct tsr_target *t, const uint32_t *w, struct tsr_pack_ev *e);
+/* The same with the event masks (evm) that spare tsr_pack_dep the pattern tests: for the units of a block. */
+int tsr_pack_ev_unit(const struct tsr_target *t, const uint32_t *w, struct tsr_pack_ev *e);
 /* The same without the rule filter (pat all ones), for bundles the validator checks but tsr_pack_dep never
  * compares (the pattern tests were a third of the events' cost). */
 int tsr_pack_ev_events(const struct tsr_target *t, const uint32_t *w, struct tsr_pack_ev *e);
 void tsr_pack_ev_free(struct tsr_pack_ev *e);
+/* dst (freed first: empty or filled) becomes a copy of src with its own allocation. */
+void tsr_pack_ev_copy(struct tsr_pack_ev *dst, const struct tsr_pack_ev *src);
 /* The dependence of b on a, a earlier in program order: -1 none, else the least number of instructions
  * from a's bundle to b's (0: they may share a bundle; reads see the state before the bundle).  From the
  * description alone: state elements (read after write: 1 or the larger `latency` rule that matches; write
@@ -106,12 +116,21 @@ struct tsr_pack_elist { struct tsr_pack_edge *e; int n, cap; };
 void tsr_pack_graph(const struct tsr_vdesc *D, const struct tsr_pack_unit *u, int n, struct tsr_pack_elist *pred,
                     struct tsr_pack_elist *succ);
 
-/* pack_sched.c: tries to add text `add` (its words alone: addw) to the bundle parts (k of them, their words
+/* pack_words.c: tries to add text `add` (its words alone: addw) to the bundle parts (k of them, their words
  * alone in pw), at any position; the joined bundle must assemble (t->assemble_one) and do what its parts do
  * (tsr_pack_merge_same).  On success rewrites parts and pw (inserting it), puts the words in w (t->nwords
  * words) and returns 1; else 0. */
 int tsr_pack_try_merge(const struct tsr_target *t, const char **parts, const uint32_t **pw, int k, const char *add,
                        const uint32_t *addw, uint32_t *w);
+/* The same, trying only the positions pos (0..k) whose bit is set in at. */
+int tsr_pack_try_merge_at(const struct tsr_target *t, const char **parts, const uint32_t **pw, int k, const char *add,
+                          const uint32_t *addw, uint32_t *w, uint64_t at);
+/* pack_words.c: the positions pos (bit pos, 0..k) at which an op that may go to the slots add (a mask of slot
+ * indices, the first 64) can join a bundle text whose k parts, in text order, are ops that may go to the slots
+ * cand[0..k): those where some format has slots, in its issue order, one after another for the parts in text
+ * order (an assembler gives each part of a bundle a slot after the previous part's: a necessary condition).
+ * All ones when a cand[i] is 0 (not known) or there are 63 parts or more. */
+uint64_t tsr_pack_order_positions(const struct tsr_target *t, const uint64_t *cand, int k, uint64_t add);
 
 /* Schedules of a block's relaxation that tsr_pack_lower_bound found (docs/pack.md "Algorithm", step 4),
  * shortest first: schedule k puts unit i in bundle at[k * n + i] of len[k]. */
@@ -137,6 +156,40 @@ unsigned tsr_pack_lower_bound(const struct tsr_target *t, const struct tsr_pack_
 /* pack_bound.c: can the ops it[0..k) (each the mask of the slots it may go to) go to distinct slots of
  * free_slots, each to one of its own? */
 bool tsr_pack_match_slots(const uint64_t *it, int k, uint64_t free_slots);
+/* pack_vcache.c: the violations of the description's rules completed by the bundle at w[0] (t->nwords words)
+ * after the len - 1 bundles before it (k bundles back: words w[k], events hist(ctx, k)) (start: w[0] is the
+ * program's first), as tsr_validate_hist counts them; verdicts are cached.  Events are needed only when the
+ * verdict is not cached: then hist is called, the bundle's own events are listed into *cand
+ * (tsr_pack_ev_events) and *filled is set; else *cand is left as it was. */
+typedef const struct tsr_vbundle *(*tsr_pack_hist_fn)(void *ctx, int k);
+size_t tsr_pack_hist_check(const struct tsr_target *t, struct tsr_pack_ev *cand, tsr_pack_hist_fn hist, void *ctx,
+                           const uint32_t *const *w, int len, bool start, bool *filled);
+/* pack_words.c: t->assemble_one(text, len) at address 0 into w (t->nwords words), through a cache of the
+ * answers (keyed by a 128-bit hash of the target and the text). */
+int tsr_pack_assemble_cached(const struct tsr_target *t, const char *text, size_t len, uint32_t *w);
+
+/* pack_words.c: the check of the whole output without assembling its text again.  A bundle that is not a
+ * branch or thread end is printed as its disassembly at address 0 (pack_sched.c, emit); when that text
+ * assembles alone back to its words and names none of the program's labels, the program's assembler makes
+ * those words of it too, and the bundle may be given to it as `.word` values instead. */
+struct tsr_pack_rtw { bool used; uint32_t w[4]; };
+struct tsr_pack_rt {
+    const struct tsr_target *t;
+    uint64_t *names;            /* the labels: an open-addressing set (hash | 1, 0: empty) of ncap entries */
+    size_t *nlen;
+    const char **nstr;
+    size_t ncap;
+    struct tsr_pack_rtw *seen;  /* the words found to round-trip: an open-addressing set of cseen entries */
+    size_t nseen, cseen;
+    struct tsr_buf text;        /* scratch: a disassembly */
+};
+/* r for target t and the program's labels (nlabels names, kept by the caller while r is used). */
+void tsr_pack_rt_init(struct tsr_pack_rt *r, const struct tsr_target *t, const char *const *labels, size_t nlabels);
+void tsr_pack_rt_fini(struct tsr_pack_rt *r);
+/* Appends `.word` with the t->nwords words at w to out and returns true if the bundle's disassembly round-trips
+ * as above; else false, out unchanged. */
+bool tsr_pack_rt_words(struct tsr_pack_rt *r, const uint32_t *w, struct tsr_buf *out);
+
 /* pack.c */
 char *tsr_pack_canon(const struct tsr_target *t, const uint32_t *w, char **full);
 

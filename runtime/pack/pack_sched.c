@@ -18,58 +18,18 @@
 #include "hexio.h"
 #include "target.h"
 #include "text/textcodec.h"
-#include <xxhash.h>
+#include "pack_sched.h"
 
-#define MAXPARTS TSR_PACK_MAXPARTS
-#define MAXITEMS 32       /* ops of one bundle whose slots struct obundle keeps */
 #define PRIORITIES 3      /* list-scheduling priorities tried per block (struct sched.variant) */
 
-/* One bundle of the output. */
-struct obundle {
-    const char *parts[MAXPARTS];
-    const uint32_t *pw[MAXPARTS]; /* the words of each part alone */
-    int k;
-    const char *const *labels;    /* printed before it */
-    int nlabels;
-    uint32_t w[4];                /* its words (branches: as assembled alone; the target does not matter) */
-    struct tsr_pack_ev ev;        /* events of w */
-    int block;                    /* index into the stats' blocks */
-    int ctl, delay;               /* holds a jump / thread end (enum tsr_pack_ctl) and its delay slots */
-    uint64_t fixed;               /* slots its units must use (a quick test before the assembler's) */
-    uint64_t items[MAXITEMS];     /* per op of its units, the slots that have an op of its name */
-    int nitems;                   /* -1: not known (then the assembler alone decides) */
-};
-
-struct prog {
-    const struct tsr_target *t;
-    const struct tsr_vdesc *D;
-    struct obundle *b;
-    size_t n, cap;
-    uint32_t nopw[4];             /* an empty bundle */
-    bool want_lower;              /* the caller wants statistics: compute each block's lower bound */
-    bool search;                  /* search the relaxation for schedules shorter than the list scheduler's */
-    uint64_t *fmask;              /* per format of the target's text tables: its slots (the first 64) */
-    unsigned nf;
-};
-
-static struct obundle *prog_insert(struct prog *P, size_t at)
+/* The events of b's words, listed now if they were not. */
+static const struct tsr_vbundle *events(const struct prog *P, struct obundle *b)
 {
-    if (P->n == P->cap) {
-        P->cap = P->cap ? 2 * P->cap : 64;
-        P->b = realloc(P->b, P->cap * sizeof *P->b);
-        if (!P->b)
-            abort();
+    if (!b->evok) {
+        tsr_pack_ev_events(P->t, b->w, &b->ev);
+        b->evok = true;
     }
-    memmove(P->b + at + 1, P->b + at, (P->n - at) * sizeof *P->b);
-    P->n++;
-    memset(&P->b[at], 0, sizeof P->b[at]);
-    return &P->b[at];
-}
-
-static void set_words(struct prog *P, struct obundle *b, const uint32_t *w)
-{
-    memcpy(b->w, w, P->t->nwords * 4);
-    tsr_pack_ev_events(P->t, b->w, &b->ev);
+    return b->ev.vb;
 }
 
 static const char *unit_text(const struct tsr_pack_unit *x)
@@ -77,77 +37,6 @@ static const char *unit_text(const struct tsr_pack_unit *x)
     if ((x->ev.ctl == TSR_PACK_CTL_JUMP || x->ev.ctl == TSR_PACK_CTL_OPAQUE) && x->src)
         return x->src;
     return x->text ? x->text : x->full;
-}
-
-/* The assembler's answers to bundle texts already tried: a direct-mapped cache keyed by a 128-bit XXH3 hash
- * of the target and the text.  The list scheduler tries the same bundle for a unit in each of its
- * priorities, and the search and the bound ask for the same pairs again. */
-#define ACACHE 8192
-static _Thread_local struct { XXH128_hash_t key; int rc; uint32_t w[4]; } acache[ACACHE];
-
-/* t->assemble_one(text, len) into w (t->nwords words), through the cache. */
-static int assemble_cached(const struct tsr_target *t, const char *text, size_t len, uint32_t *w)
-{
-    XXH128_hash_t k = XXH3_128bits_withSeed(text, len, (XXH64_hash_t)(uintptr_t)t);
-    if (!k.low64 && !k.high64)
-        k.low64 = 1;
-    size_t at = (size_t)(k.low64 % ACACHE);
-    if (t->nwords <= 4 && XXH128_isEqual(acache[at].key, k)) {
-        memcpy(w, acache[at].w, t->nwords * 4);
-        return acache[at].rc;
-    }
-    int rc = t->assemble_one(text, len, 0, w, NULL, 0);
-    if (t->nwords <= 4) {
-        acache[at].key = k;
-        acache[at].rc = rc;
-        memcpy(acache[at].w, w, t->nwords * 4);
-    }
-    return rc;
-}
-
-/* (pack_int.h) */
-int tsr_pack_try_merge(const struct tsr_target *t, const char **parts, const uint32_t **pw, int k, const char *add,
-                     const uint32_t *addw, uint32_t *w)
-{
-    struct tsr_buf b = { 0 }, ov = { 0 };
-    for (int pos = 0; pos <= k; pos++) {
-        tsr_buf_clear(&b);
-        tsr_buf_clear(&ov);
-        for (int i = 0, j = 0; i <= k; i++) {
-            const char *s = i == pos ? add : parts[j++];
-            /* field overrides (`{ws=1}`) end a bundle's text: the parts' go together at the end */
-            const char *o = strstr(s, " {");
-            if (i)
-                tsr_buf_puts(&b, "; ");
-            tsr_buf_append(&b, s, o ? (size_t)(o - s) : strlen(s));
-            if (o) {
-                size_t ol = strlen(o + 2);
-                if (ol && o[2 + ol - 1] == '}')
-                    ol--;
-                tsr_buf_puts(&ov, ov.len ? ", " : "");
-                tsr_buf_append(&ov, o + 2, ol);
-            }
-        }
-        if (ov.len)
-            tsr_buf_printf(&b, " {%s}", ov.data);
-        if (!assemble_cached(t, b.data, b.len, w)) {
-            const uint32_t *all[MAXPARTS];
-            for (int i = 0, j = 0; i <= k; i++)
-                all[i] = i == pos ? addw : pw[j++];
-            if (!tsr_pack_merge_same(t, w, all, k + 1))
-                continue;
-            memmove(parts + pos + 1, parts + pos, (size_t)(k - pos) * sizeof *parts);
-            memmove(pw + pos + 1, pw + pos, (size_t)(k - pos) * sizeof *pw);
-            parts[pos] = add;
-            pw[pos] = addw;
-            tsr_buf_free(&b);
-            tsr_buf_free(&ov);
-            return 1;
-        }
-    }
-    tsr_buf_free(&b);
-    tsr_buf_free(&ov);
-    return 0;
 }
 
 /* Can the ops of bundle b and of unit x go to distinct slots of one format, each to a slot that has an op of
@@ -165,6 +54,16 @@ static bool slots_fit(const struct prog *P, const struct obundle *b, const struc
         if (__builtin_popcountll(P->fmask[f]) >= k && tsr_pack_match_slots(it, k, P->fmask[f]))
             return true;
     return false;
+}
+
+/* Records in b->pcand the part of unit x, which b->parts (b->k of them) now holds. */
+static void note_part(struct obundle *b, const struct tsr_pack_unit *x)
+{
+    int pos = 0;
+    while (pos < b->k - 1 && b->pw[pos] != x->w)
+        pos++;
+    memmove(b->pcand + pos + 1, b->pcand + pos, (size_t)(b->k - 1 - pos) * sizeof *b->pcand);
+    b->pcand[pos] = x->ncand == 1 && !strchr(b->parts[pos], ';') ? x->cand[0] : 0;
 }
 
 /* Records unit x's ops among bundle b's (struct obundle.items). */
@@ -191,6 +90,7 @@ struct sched {
     int variant;      /* priority of the list scheduler: 0 height, 1 program order, 2 height then successors */
     struct tsr_pack_elist *pred, *succ;   /* the block's dependence graph (built by variant 0, kept for the others) */
     int ngraph;
+    int *order[PRIORITIES];   /* the block's priority order of each variant run so far (ngraph entries) */
 };
 
 static void free_graph(struct sched *S)
@@ -201,31 +101,39 @@ static void free_graph(struct sched *S)
     }
     free(S->pred);
     free(S->succ);
+    for (int v = 0; v < PRIORITIES; v++) {
+        free(S->order[v]);
+        S->order[v] = NULL;
+    }
     S->pred = S->succ = NULL;
     S->ngraph = 0;
 }
 
-static const struct tsr_vbundle *hist_at(const struct sched *S, size_t g)
+static struct obundle *hist_at(const struct sched *S, size_t g)
 {
-    return g >= S->P->n ? S->bs[g - S->P->n].ev.vb : S->P->b[g].ev.vb;
+    return g >= S->P->n ? &S->bs[g - S->P->n] : &S->P->b[g];
 }
 
-/* Violations completed by vb placed at global position g (the bundles before it as they stand). */
-static size_t oracle(const struct sched *S, size_t g, const struct tsr_vbundle *vb)
+/* The events of the bundle k before global position g (tsr_pack_hist_check's history). */
+struct hist_ctx { const struct sched *S; size_t g; };
+static const struct tsr_vbundle *hist_events(void *ctx, int k)
+{
+    const struct hist_ctx *c = ctx;
+    return events(c->S->P, hist_at(c->S, c->g - (size_t)k));
+}
+
+/* Violations completed by the bundle of words w placed at global position g (the bundles before it as they
+ * stand).  Its events go into *cand when the verdict is not cached (then *filled: tsr_pack_hist_check). */
+static size_t oracle(const struct sched *S, size_t g, const uint32_t *w, struct tsr_pack_ev *cand, bool *filled)
 {
     const struct tsr_vdesc *D = S->P->D;
-    const struct tsr_vbundle *h[TSR_V_MAXDIST + 1];
-    struct tsr_vbundle start;
-    h[0] = vb;
-    if (g == 0) {   /* the program's first instruction */
-        memcpy(&start, vb, offsetof(struct tsr_vbundle, ev) + (size_t)vb->nev * sizeof vb->ev[0]);
-        tsr_vb_add(&start, TSR_V_START, -1, 1, 0, 0);
-        h[0] = &start;
-    }
+    const uint32_t *hw[TSR_V_MAXDIST + 1];
+    hw[0] = w;
     int len = 1, lb = D->lookback < TSR_V_MAXDIST ? D->lookback : TSR_V_MAXDIST;
     for (int k = 1; k <= lb && g >= (size_t)k && g - (size_t)k >= S->hstart; k++)
-        h[len++] = hist_at(S, g - (size_t)k);
-    return tsr_validate_hist(D, h, len, NULL, NULL);
+        hw[len++] = hist_at(S, g - (size_t)k)->w;
+    struct hist_ctx c = { S, g };
+    return tsr_pack_hist_check(S->P->t, cand, hist_events, &c, hw, len, g == 0, filled);
 }
 
 static struct obundle *block_bundle(struct sched *S, int c)
@@ -239,7 +147,7 @@ static struct obundle *block_bundle(struct sched *S, int c)
         }
         struct obundle *b = &S->bs[S->nb++];
         memset(b, 0, sizeof *b);
-        set_words(S->P, b, S->P->nopw);
+        tsr_pack_set_words(S->P, b, S->P->nopw);
     }
     return &S->bs[c];
 }
@@ -250,9 +158,13 @@ static struct obundle *block_bundle(struct sched *S, int c)
  * none breaks a rule. */
 static bool recheck(struct sched *S, int from)
 {
-    for (int c = from; c < S->nb; c++)
-        if (oracle(S, S->P->n + (size_t)c, S->bs[c].ev.vb))
+    for (int c = from; c < S->nb; c++) {
+        bool filled;   /* (its events are listed, from its words, only when the verdict is not cached) */
+        size_t bad = oracle(S, S->P->n + (size_t)c, S->bs[c].w, &S->bs[c].ev, &filled);
+        S->bs[c].evok |= filled;
+        if (bad)
             return false;
+    }
     return true;
 }
 
@@ -264,7 +176,7 @@ static void copy_bundles(struct prog *P, struct obundle *dst, const struct obund
         dst[i] = src[i];
         dst[i].ev.vb = vb;
         dst[i].ev.cap = cap;
-        set_words(P, &dst[i], src[i].w);
+        tsr_pack_set_words(P, &dst[i], src[i].w);
     }
 }
 
@@ -280,7 +192,7 @@ static int block_ctl(const struct tsr_pack_unit *u, int n)
 static bool with_unit(const struct prog *P, const struct obundle *b, const struct tsr_pack_unit *x,
                       bool positional, const char **parts, const uint32_t **pw, uint32_t *w);
 static void add_unit(struct prog *P, struct obundle *b, const struct tsr_pack_unit *x, const char **parts,
-                     const uint32_t **pw, const uint32_t *w);
+                     const uint32_t **pw, const uint32_t *w, struct tsr_pack_ev *ev);
 
 /* Places the `.delay` units ctl+1..n-1 (written after the control unit, which is in bundle bpos) in its delay
  * slots, bundles bpos+1..bpos+delay, each at the first that its predecessors allow (the control unit among
@@ -306,12 +218,11 @@ static int place_delay(struct sched *S, const struct tsr_pack_unit *u, int ctl, 
             const char *parts[MAXPARTS];
             const uint32_t *pw[MAXPARTS];
             uint32_t w[8];
-            if (b->k >= MAXPARTS || !with_unit(P, b, &u[i], true, parts, pw, w))
+            bool filled;
+            if (b->k >= MAXPARTS || !with_unit(P, b, &u[i], true, parts, pw, w) ||
+                oracle(S, P->n + (size_t)c, w, &cand, &filled))
                 continue;
-            tsr_pack_ev_init(P->t, w, &cand);
-            if (oracle(S, P->n + (size_t)c, cand.vb))
-                continue;
-            add_unit(P, b, &u[i], parts, pw, w);
+            add_unit(P, b, &u[i], parts, pw, w, filled ? &cand : NULL);
             if (!u[i].text)
                 b->k = MAXPARTS;   /* a unit that cannot share keeps its bundle alone */
             cyc[i] = c;
@@ -362,7 +273,8 @@ static int place_ctl(struct sched *S, const struct tsr_pack_unit *u, int ctl, in
                     continue;
                 add_items(b, x);
                 b->k++;
-                set_words(P, b, w);
+                note_part(b, x);
+                tsr_pack_set_words(P, b, w);
             } else {
                 if (bpos >= S->nb) {
                     block_bundle(S, bpos);   /* nops up to it */
@@ -378,7 +290,8 @@ static int place_ctl(struct sched *S, const struct tsr_pack_unit *u, int ctl, in
                 b->k = 1;
                 b->parts[0] = unit_text(x);
                 b->pw[0] = x->w;
-                set_words(P, b, x->w);
+                note_part(b, x);
+                tsr_pack_set_words(P, b, x->w);
             }
             S->bs[bpos].ctl = x->ev.ctl;
             S->bs[bpos].delay = delay;
@@ -406,7 +319,8 @@ static int place_ctl(struct sched *S, const struct tsr_pack_unit *u, int ctl, in
     b->k = 1;
     b->parts[0] = unit_text(x);
     b->pw[0] = x->w;
-    set_words(P, b, x->w);
+    note_part(b, x);
+    tsr_pack_set_words(P, b, x->w);
     b->ctl = x->ev.ctl;
     b->delay = delay;
     block_bundle(S, S->nb - 1 + delay);
@@ -428,23 +342,35 @@ static bool with_unit(const struct prog *P, const struct obundle *b, const struc
         memcpy(w, x->w, t->nwords * 4);
         return true;
     }
-    if (!slots_fit(P, b, x))
+    if (!slots_fit(P, b, x) || b->k >= MAXPARTS - 1 || !x->text)
         return false;
-    return b->k < MAXPARTS - 1 && x->text &&
-           (tsr_pack_try_merge(t, parts, pw, b->k, x->text, x->w, w) ||
-            (x->alt && tsr_pack_try_merge(t, parts, pw, b->k, x->alt, x->w, w)) ||
-            (positional && x->full && tsr_pack_try_merge(t, parts, pw, b->k, x->full, x->w, w)));
+    /* the positions where the parts' slots can follow each other in some format (the others cannot assemble) */
+    uint64_t at = x->ncand == 1 ? tsr_pack_order_positions(t, b->pcand, b->k, x->cand[0]) : ~(uint64_t)0;
+    return (!strchr(x->text, ';') ? at && tsr_pack_try_merge_at(t, parts, pw, b->k, x->text, x->w, w, at)
+                                  : tsr_pack_try_merge(t, parts, pw, b->k, x->text, x->w, w)) ||
+           (x->alt && at && tsr_pack_try_merge_at(t, parts, pw, b->k, x->alt, x->w, w, at)) ||
+           (positional && x->full && tsr_pack_try_merge(t, parts, pw, b->k, x->full, x->w, w));
 }
 
-/* Makes b the bundle with_unit formed with unit x. */
+/* Makes b the bundle with_unit formed with unit x.  ev: the events of w already listed (exchanged with b's), or
+ * NULL. */
 static void add_unit(struct prog *P, struct obundle *b, const struct tsr_pack_unit *x, const char **parts,
-                     const uint32_t **pw, const uint32_t *w)
+                     const uint32_t **pw, const uint32_t *w, struct tsr_pack_ev *ev)
 {
     add_items(b, x);
     memcpy(b->parts, parts, sizeof b->parts);
     memcpy(b->pw, pw, sizeof b->pw);
     b->k++;
-    set_words(P, b, w);
+    note_part(b, x);
+    if (ev) {
+        struct tsr_pack_ev tmp = b->ev;
+        b->ev = *ev;
+        *ev = tmp;
+        memcpy(b->w, w, P->t->nwords * 4);
+        b->evok = true;
+    } else {
+        tsr_pack_set_words(P, b, w);
+    }
 }
 
 /* Builds the block's bundles from a schedule of the relaxation (pack_bound.c): unit i in bundle at[i] of
@@ -465,7 +391,7 @@ static bool realize(struct sched *S, const struct tsr_pack_unit *u, int n, int c
         uint32_t w[8];
         if (!with_unit(P, b, &u[i], true, parts, pw, w))
             return false;
-        add_unit(P, b, &u[i], parts, pw, w);
+        add_unit(P, b, &u[i], parts, pw, w, NULL);
         if (i == ctl) {
             if (at[i] != T - 1 - u[i].ev.delay)
                 return false;
@@ -510,19 +436,20 @@ static void rank_sort(int *order, int n, const struct rank_ctx *c)
 }
 
 /* Schedules units u[0..n) of one block (the last may be a control unit) into S->bs.  Returns 0, or -1 if
- * some unit could not be placed (reported through d). */
+ * some unit could not be placed (reported through d), or 1 without scheduling when the variant's priority
+ * order is an earlier variant's (the schedule is a function of the order: it would be that variant's). */
 static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, struct tsr_pack_block_stat *lb, const char *path,
                           struct tsr_diag *d)
 {
     struct prog *P = S->P;
-    const struct tsr_target *t = P->t;
     if (n == 1 && u[0].ev.ctl == TSR_PACK_CTL_OPAQUE) {
         struct obundle *b = block_bundle(S, 0);
         add_items(b, &u[0]);
         b->k = 1;
         b->parts[0] = unit_text(&u[0]);
         b->pw[0] = u[0].w;
-        set_words(P, b, u[0].w);
+        note_part(b, &u[0]);
+        tsr_pack_set_words(P, b, u[0].w);
         b->ctl = TSR_PACK_CTL_OPAQUE;
         b->delay = u[0].ev.delay;
         block_bundle(S, u[0].ev.delay);
@@ -569,6 +496,16 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, struc
      * earliest: the first cycle their latencies allow */
     int *rank = malloc(((size_t)n + 1) * sizeof *rank), *npred = malloc(((size_t)n + 1) * sizeof *npred);
     int *earliest = calloc((size_t)n + 1, sizeof *earliest), *ready = malloc(((size_t)n + 1) * sizeof *ready);
+    int rc = 0;
+    for (int v = 0; v < S->variant && v < PRIORITIES; v++)
+        if (S->order[v] && !memcmp(S->order[v], order, (size_t)nn * sizeof *order)) {
+            rc = 1;
+            goto done;
+        }
+    if (S->variant < PRIORITIES && n <= S->ngraph) {
+        S->order[S->variant] = malloc(((size_t)nn + 1) * sizeof *order);
+        memcpy(S->order[S->variant], order, (size_t)nn * sizeof *order);
+    }
     int nready = 0;
     for (int r = 0; r < nn; r++)
         rank[order[r]] = r;
@@ -580,7 +517,7 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, struc
     for (int r = 0; r < nn; r++)
         if (!npred[order[r]])
             ready[nready++] = order[r];
-    int rc = 0, left = nn, limit = n * (P->D->lookback + 2) + 16;
+    int left = nn, limit = n * (P->D->lookback + 2) + 16;
     struct tsr_pack_ev cand = { 0 };
     for (int cycle = 0; left > 0; cycle++) {
         if (cycle > limit) {
@@ -603,12 +540,12 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, struc
                 const char *parts[MAXPARTS];
                 const uint32_t *pw[MAXPARTS];
                 uint32_t w[8];
+                bool filled;
                 if ((b->k && (fixed[i] & b->fixed)) || !with_unit(P, b, &u[i], false, parts, pw, w))
                     continue;   /* (two ops that only one slot can do never share a bundle) */
-                tsr_pack_ev_events(t, w, &cand);
-                if (oracle(S, g, cand.vb))
+                if (oracle(S, g, w, &cand, &filled))
                     continue;
-                add_unit(P, b, &u[i], parts, pw, w);
+                add_unit(P, b, &u[i], parts, pw, w, filled ? &cand : NULL);
                 b->fixed |= fixed[i];
                 cyc[i] = cycle;
                 left--;
@@ -646,6 +583,7 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, struc
                                 "slots of its %s", u[ctl].ev.delay,
                                 u[ctl].ev.ctl == TSR_PACK_CTL_JUMP ? "branch" : "thread end");
     }
+done:
     free(h);
     free(cyc);
     free(order);
@@ -660,89 +598,6 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, struc
 }
 
 /* ---- the whole program ------------------------------------------------------------------------------- */
-
-static void emit(const struct prog *P, struct tsr_buf *out)
-{
-    for (size_t i = 0; i < P->n; i++) {
-        const struct obundle *b = &P->b[i];
-        for (int l = 0; l < b->nlabels; l++)
-            tsr_buf_printf(out, "%s:\n", b->labels[l]);
-        tsr_buf_puts(out, "    ");
-        if (b->ctl == TSR_PACK_CTL_NONE) {
-            /* the words are the truth (the parts were checked to mean the same joined): print them */
-            P->t->disasm(b->w, 0, out);
-        } else {   /* a branch keeps its label */
-            if (!b->k)
-                tsr_buf_puts(out, "nop");
-            for (int k = 0; k < b->k; k++)
-                tsr_buf_printf(out, "%s%s", k ? "; " : "", b->parts[k]);
-        }
-        tsr_buf_puts(out, "\n");
-    }
-}
-
-struct firstv { bool any; struct tsr_vviol v; };
-static void keep_first(void *p, const struct tsr_vviol *v)
-{
-    struct firstv *f = p;
-    if (!f->any || v->at < f->v.at) {
-        f->any = true;
-        f->v = *v;
-    }
-}
-
-/* Validates the whole program (prefix: the directives before it) and puts a nop before each instruction that
- * still breaks a rule on some path (in practice: at a branch target, reached from the end of another block).
- * Returns 0, or -1 with a diagnostic if a violation cannot be mended by a nop. */
-static int mend(struct prog *P, const char *prefix, size_t plen, const char *path, struct tsr_pack_stats *st,
-                struct tsr_diag *d)
-{
-    const struct tsr_target *t = P->t;
-    for (int iter = 0; iter < 100000; iter++) {
-        struct tsr_buf txt = { 0 };
-        tsr_buf_append(&txt, prefix, plen);
-        emit(P, &txt);
-        struct tsr_words w;
-        tsr_words_init(&w, t->word_bits);
-        struct tsr_diag q;
-        tsr_diag_init(&q, TSR_DIAG_STORE, NULL);
-        int arc = t->assemble(path, txt.data ? txt.data : "", txt.len, &w, &q);
-        tsr_diag_fini(&q);
-        tsr_buf_free(&txt);
-        if (arc || w.count != P->n) {
-            tsr_words_free(&w);
-            return tsr_diag_error(d, path, 0, 0, "internal error: the packed program does not assemble");
-        }
-        struct firstv f = { false, { 0 } };
-        if (w.count)   /* (an empty program has no word array: no pointer into it) */
-            tsr_validate(P->D, tsr_words_at(&w, 0), w.count, 0, keep_first, &f);
-        tsr_words_free(&w);
-        if (!f.any)
-            return 0;
-        size_t at = f.v.at, pos = at;
-        for (size_t p = at > 8 ? at - 8 : 0; p < at; p++)   /* not inside delay slots */
-            if (P->b[p].ctl != TSR_PACK_CTL_NONE && p + (size_t)P->b[p].delay >= at) {
-                pos = p;
-                break;
-            }
-        if (f.v.dist == 0 || (f.v.other >= pos && f.v.other < at))
-            return tsr_diag_error(d, path, 0, 0, "internal error: packed instruction %zu breaks rule %s: %s", at,
-                                  f.v.name, f.v.text);
-        struct obundle *nb = prog_insert(P, pos);
-        struct obundle *old = &P->b[pos + 1];
-        set_words(P, nb, P->nopw);
-        nb->labels = old->labels;
-        nb->nlabels = old->nlabels;
-        nb->block = old->block;
-        old->labels = NULL;
-        old->nlabels = 0;
-        if (st && nb->block >= 0 && (unsigned)nb->block < st->nblocks) {
-            st->blocks[nb->block].bundles++;
-            st->nbundles++;
-        }
-    }
-    return tsr_diag_error(d, path, 0, 0, "internal error: the packer could not mend its output");
-}
 
 /* The best schedule of the block so far: its bundles (an array S->bs and it exchange), their number. */
 struct best { struct obundle *b; int n, cap; };
@@ -787,7 +642,7 @@ int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_
             if (sl < 64)
                 P.fmask[f] |= (uint64_t)1 << sl;
         }
-    struct sched S = { &P, NULL, 0, 0, 0, 0, NULL, NULL, 0 };
+    struct sched S = { &P, NULL, 0, 0, 0, 0, NULL, NULL, 0, { NULL } };
     unsigned capb = 0;
     struct tsr_pack_stats local;
     if (!st)
@@ -820,6 +675,10 @@ int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_
             S.variant = v;
             struct tsr_pack_block_stat lv = { 0 };
             rc = schedule_block(&S, u + s, (int)(e - s), &lv, path, d);
+            if (rc == 1) {   /* an earlier variant's order: the same schedule, which cannot be shorter */
+                rc = 0;
+                continue;
+            }
             if (v == 0)
                 stat = lv;
             if (!rc && (!have || S.nb < best.n)) {
@@ -886,7 +745,7 @@ int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_
             S.cap = 0;
         }
         for (int c = 0; c < S.nb; c++) {
-            struct obundle *b = S.bs ? prog_insert(&P, P.n) : &P.b[P.n++];
+            struct obundle *b = S.bs ? tsr_pack_prog_insert(&P, P.n) : &P.b[P.n++];
             if (S.bs)
                 *b = S.bs[c];
             b->block = bi;
@@ -901,9 +760,9 @@ int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_
     }
     free(S.bs);
     if (!rc)
-        rc = mend(&P, out->data ? out->data : "", out->len, path, st, d);
+        rc = tsr_pack_mend(&P, out->data ? out->data : "", out->len, path, st, d);
     if (!rc)
-        emit(&P, out);
+        tsr_pack_emit(&P, out, NULL);
     for (size_t i = 0; i < P.n; i++)
         tsr_pack_ev_free(&P.b[i].ev);
     free(P.b);

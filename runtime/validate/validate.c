@@ -22,6 +22,16 @@ void *vld_xcalloc(size_t n, size_t size)
     return p;
 }
 
+void *vld_xmalloc(size_t size)
+{
+    void *p = malloc(size ? size : 1);
+    if (!p) {
+        fputs("tessera: out of memory\n", stderr);
+        abort();
+    }
+    return p;
+}
+
 void tsr_vev_text(const struct tsr_vdesc *D, const struct tsr_vev *e, char *buf, size_t n)
 {
     const char *cond = e->cond ? " (conditionally)" : "";
@@ -144,17 +154,6 @@ void vld_report_far(struct ctx *c, const struct hist *h, int rule, size_t other,
     va_start(ap, fmt);
     vreport(c, h, rule, other, other_pc, dist, fmt, ap);
     va_end(ap);
-}
-
-bool tsr_vev_same(const struct tsr_vev *a, const struct tsr_vev *b)
-{
-    bool sa = a->kind == TSR_V_RSTATE || a->kind == TSR_V_WSTATE || a->kind == TSR_V_RLATE;
-    bool sb = b->kind == TSR_V_RSTATE || b->kind == TSR_V_WSTATE || b->kind == TSR_V_RLATE;
-    bool pa = a->kind == TSR_V_RSPACE || a->kind == TSR_V_WSPACE;
-    bool pb = b->kind == TSR_V_RSPACE || b->kind == TSR_V_WSPACE;
-    if (!((sa && sb) || (pa && pb)) || a->id != b->id)
-        return false;
-    return a->addr < 0 || b->addr < 0 || a->addr == b->addr;   /* an unknown element may be any */
 }
 
 /* Resources and one-bundle rules of h->b[0]. */

@@ -199,7 +199,16 @@ size_t tsr_validate_hist(const struct tsr_vdesc *desc, const struct tsr_vbundle 
 
 /* Do events a and b touch the same element of the same state (or the same address of the same space)?  An
  * unknown element (-1) may be any. */
-bool tsr_vev_same(const struct tsr_vev *a, const struct tsr_vev *b);
+static inline bool tsr_vev_same(const struct tsr_vev *a, const struct tsr_vev *b)
+{
+    bool sa = a->kind == TSR_V_RSTATE || a->kind == TSR_V_WSTATE || a->kind == TSR_V_RLATE;
+    bool sb = b->kind == TSR_V_RSTATE || b->kind == TSR_V_WSTATE || b->kind == TSR_V_RLATE;
+    bool pa = a->kind == TSR_V_RSPACE || a->kind == TSR_V_WSPACE;
+    bool pb = b->kind == TSR_V_RSPACE || b->kind == TSR_V_WSPACE;
+    if (!((sa && sb) || (pa && pb)) || a->id != b->id)
+        return false;
+    return a->addr < 0 || b->addr < 0 || a->addr == b->addr;   /* an unknown element may be any */
+}
 
 /* One-line description of event e ("writes wr_a[52]", "reads acc[4]", "uses periph", ...) into buf. */
 void tsr_vev_text(const struct tsr_vdesc *desc, const struct tsr_vev *e, char *buf, size_t n);

@@ -31,6 +31,8 @@ struct hist {
 
 /* calloc that aborts with a message when memory runs out (n or size 0: one byte). */
 void *vld_xcalloc(size_t n, size_t size);
+/* malloc that aborts with a message when memory runs out (contents undefined). */
+void *vld_xmalloc(size_t size);
 
 /* Reports a violation completed by h->b[0]; the earlier instruction is h->b[k]. */
 void vld_report(struct ctx *c, const struct hist *h, int rule, int k, const char *fmt, ...)

@@ -15,8 +15,9 @@
  * with the bundles decoded again on demand: those of the last RING instructions from a ring, the others (the
  * sources of taken edges and what precedes them) into one scratch bundle per path depth, with a memo of
  * MEMO bundles (below) for the rule checks.  Memory besides the words: n / 4 bytes (fall-through and edge-target
- * bits), 24 bytes per taken edge, RING + lookback + 2 bundles and the memo (about 3 MB for the QPU), and 10
- * bytes per instruction for each open window's data flow (4 more while it runs). */
+ * bits), 24 bytes per taken edge, RING + lookback + 2 bundles and the memo (about 3 MB for the QPU, of which
+ * only the entries used are touched: a small program does not pay for zeroing it), and 10 bytes per
+ * instruction for each open window's data flow (4 more while it runs). */
 #define MAX_PATHS 4096                 /* paths checked back from one bundle */
 #define RING 128                       /* decoded bundles kept behind the one checked (> TSR_V_MAXDIST + 1) */
 
@@ -59,6 +60,7 @@ static bool same_ev(const struct tsr_vev *a, const struct tsr_vev *b)
            a->val == b->val;
 }
 
+/* m: an entry that was filled (else its contents are not read). */
 static bool memo_serves(const struct prog *P, const struct memo *m, size_t j, const struct tsr_vbundle *b)
 {
     unsigned nw = P->D->nwords;
@@ -332,12 +334,10 @@ size_t tsr_validate(const struct tsr_vdesc *D, const uint32_t *w, size_t n, uint
     }
     if (P.nedge)
         qsort(P.E, P.nedge, sizeof *P.E, cmp_tedge);
-    struct memo *M = vld_xcalloc(MEMO, sizeof *M);
-    uint64_t *mf = vld_xcalloc((size_t)MEMO * P.nf, sizeof *mf);
-    for (size_t k = 0; k < MEMO; k++) {
-        M[k].src = SIZE_MAX;
-        M[k].f = mf + k * P.nf;
-    }
+    /* the memo's entries are initialised when first used (mused: their bits) */
+    struct memo *M = vld_xmalloc(MEMO * sizeof *M);
+    uint64_t *mf = vld_xmalloc((size_t)MEMO * P.nf * sizeof *mf);
+    uint64_t *mused = vld_xcalloc(MEMO / 64 + 1, sizeof *mused);
     /* open windows: one data flow per rule, from the A bundles the control-flow pass found */
     for (int k = 0; k < nopen; k++)
         open_flow(&P, openr[k], &F[k]);
@@ -352,7 +352,13 @@ size_t tsr_validate(const struct tsr_vdesc *D, const uint32_t *w, size_t n, uint
         uint64_t hash = 1469598103934665603u;   /* FNV-1a over the words */
         for (unsigned k = 0; k < D->nwords; k++)
             hash = (hash ^ w[j * D->nwords + k]) * 1099511628211u;
-        struct memo *m = &M[(hash ^ hash >> 29) % MEMO];
+        size_t mk = (hash ^ hash >> 29) % MEMO;
+        struct memo *m = &M[mk];
+        if (!(mused[mk / 64] >> (mk % 64) & 1)) {
+            mused[mk / 64] |= (uint64_t)1 << (mk % 64);
+            m->src = SIZE_MAX;
+            m->f = mf + mk * P.nf;
+        }
         if (memo_serves(&P, m, j, b)) {
             if (!m->clean)
                 vld_check_bundle(&c, &h);
@@ -396,6 +402,7 @@ size_t tsr_validate(const struct tsr_vdesc *D, const uint32_t *w, size_t n, uint
     free(F);
     free(mf);
     free(M);
+    free(mused);
     free(P.E);
     free(P.ft);
     free(P.tgt);

@@ -1,0 +1,326 @@
+/* The packer's questions to the target's assembler about single bundles (docs/pack.md "Algorithm"): the
+ * answers to bundle texts, cached; and, for the check of the whole output, the words of a bundle printed by
+ * its disassembly without assembling the program's text again.  Nothing here knows the target. */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+#include "pack_int.h"
+#include "target.h"
+#include "text/textcodec.h"
+
+/* The assembler's answers to bundle texts already tried: a direct-mapped cache keyed by a 128-bit XXH3 hash
+ * of the target and the text.  The list scheduler tries the same bundle for a unit in each of its
+ * priorities, and the search and the bound ask for the same pairs again.  Allocated on first use (per
+ * thread; the first thread's is freed at exit). */
+#define ACACHE 65536
+struct aent { XXH128_hash_t key; int rc; uint32_t w[4]; };
+static _Thread_local struct aent *acache;
+static struct aent *acache_first;
+
+static void acache_free(void)
+{
+    free(acache_first);
+    acache_first = NULL;
+}
+
+/* (pack_int.h) */
+int tsr_pack_assemble_cached(const struct tsr_target *t, const char *text, size_t len, uint32_t *w)
+{
+    if (t->nwords > 4)
+        return t->assemble_one(text, len, 0, w, NULL, 0);
+    if (!acache) {
+        static atomic_flag registered = ATOMIC_FLAG_INIT;   /* (the first thread to get here; others' stay until
+                                                              the process ends) */
+        acache = calloc(ACACHE, sizeof *acache);
+        if (!acache)
+            abort();
+        if (!atomic_flag_test_and_set(&registered)) {
+            acache_first = acache;
+            atexit(acache_free);
+        }
+    }
+    XXH128_hash_t k = XXH3_128bits_withSeed(text, len, (XXH64_hash_t)(uintptr_t)t);
+    if (!k.low64 && !k.high64)
+        k.low64 = 1;   /* (the empty entry's key) */
+    struct aent *e = &acache[k.low64 % ACACHE];
+    if (XXH128_isEqual(e->key, k)) {
+        memcpy(w, e->w, t->nwords * 4);
+        return e->rc;
+    }
+    int rc = t->assemble_one(text, len, 0, w, NULL, 0);
+    e->key = k;
+    e->rc = rc;
+    memcpy(e->w, w, t->nwords * 4);
+    return rc;
+}
+
+/* ---- joining a bundle ------------------------------------------------------------------------------ */
+
+/* (pack_int.h) */
+int tsr_pack_try_merge_at(const struct tsr_target *t, const char **parts, const uint32_t **pw, int k, const char *add,
+                          const uint32_t *addw, uint32_t *w, uint64_t at)
+{
+    struct tsr_buf b = { 0 }, ov = { 0 };
+    for (int pos = 0; pos <= k; pos++) {
+        if (pos < 64 && !(at >> pos & 1))
+            continue;
+        tsr_buf_clear(&b);
+        tsr_buf_clear(&ov);
+        for (int i = 0, j = 0; i <= k; i++) {
+            const char *s = i == pos ? add : parts[j++];
+            /* field overrides (`{ws=1}`) end a bundle's text: the parts' go together at the end */
+            const char *o = strstr(s, " {");
+            if (i)
+                tsr_buf_puts(&b, "; ");
+            tsr_buf_append(&b, s, o ? (size_t)(o - s) : strlen(s));
+            if (o) {
+                size_t ol = strlen(o + 2);
+                if (ol && o[2 + ol - 1] == '}')
+                    ol--;
+                tsr_buf_puts(&ov, ov.len ? ", " : "");
+                tsr_buf_append(&ov, o + 2, ol);
+            }
+        }
+        if (ov.len)
+            tsr_buf_printf(&b, " {%s}", ov.data);
+        if (!tsr_pack_assemble_cached(t, b.data, b.len, w)) {
+            const uint32_t *all[TSR_PACK_MAXPARTS];
+            for (int i = 0, j = 0; i <= k; i++)
+                all[i] = i == pos ? addw : pw[j++];
+            if (!tsr_pack_merge_same(t, w, all, k + 1))
+                continue;
+            memmove(parts + pos + 1, parts + pos, (size_t)(k - pos) * sizeof *parts);
+            memmove(pw + pos + 1, pw + pos, (size_t)(k - pos) * sizeof *pw);
+            parts[pos] = add;
+            pw[pos] = addw;
+            tsr_buf_free(&b);
+            tsr_buf_free(&ov);
+            return 1;
+        }
+    }
+    tsr_buf_free(&b);
+    tsr_buf_free(&ov);
+    return 0;
+}
+
+int tsr_pack_try_merge(const struct tsr_target *t, const char **parts, const uint32_t **pw, int k, const char *add,
+                       const uint32_t *addw, uint32_t *w)
+{
+    return tsr_pack_try_merge_at(t, parts, pw, k, add, addw, w, ~(uint64_t)0);
+}
+
+/* ---- the order of a bundle's parts ---------------------------------------------------------------- */
+
+/* Per format of the target's text tables, its slots in issue order (the order an assembler gives the parts of
+ * a bundle's text: each part goes to a slot after the one before it; runtime/text/asm_engine.c bundle_part).
+ * Worked out once per target (per thread). */
+struct fmt_tab { const struct tsr_tc_isa *isa; unsigned nf; uint32_t *first, *n; uint8_t *slot; };
+static _Thread_local struct fmt_tab fmts;
+static struct fmt_tab fmts_first;   /* the first thread's, freed at exit */
+
+static void fmt_free(struct fmt_tab *f)
+{
+    free(f->first);
+    free(f->n);
+    free(f->slot);
+}
+
+static void fmts_free(void)
+{
+    fmt_free(&fmts_first);
+}
+
+static const struct fmt_tab *fmt_tab(const struct tsr_tc_isa *isa)
+{
+    if (fmts.isa == isa)
+        return &fmts;
+    static atomic_flag registered = ATOMIC_FLAG_INIT;
+    bool first = fmts.isa && fmts.first == fmts_first.first;
+    fmt_free(&fmts);
+    fmts.isa = isa;
+    fmts.nf = isa->nformats;
+    fmts.first = calloc(fmts.nf + 1, sizeof *fmts.first);
+    fmts.n = calloc(fmts.nf + 1, sizeof *fmts.n);
+    size_t tot = 0;
+    for (unsigned f = 0; f < fmts.nf; f++)
+        tot += isa->formats[f].nslot;
+    fmts.slot = calloc(tot + 1, sizeof *fmts.slot);
+    if (!fmts.first || !fmts.n || !fmts.slot)
+        abort();
+    tot = 0;
+    for (unsigned f = 0; f < fmts.nf; f++) {
+        fmts.first[f] = (uint32_t)tot;
+        for (uint32_t x = 0; x < isa->formats[f].nslot; x++) {
+            unsigned sl = isa->idx[isa->formats[f].slot + x];
+            fmts.slot[tot + fmts.n[f]++] = (uint8_t)(sl < 64 ? sl : 64);   /* (64: a slot no mask names) */
+        }
+        tot += fmts.n[f];
+    }
+    /* the first thread's tables are freed at exit (first: this thread's old ones were) */
+    if (first || !atomic_flag_test_and_set(&registered)) {
+        if (!first)
+            atexit(fmts_free);
+        fmts_first = fmts;
+    }
+    return &fmts;
+}
+
+/* (pack_int.h) */
+uint64_t tsr_pack_order_positions(const struct tsr_target *t, const uint64_t *cand, int k, uint64_t add)
+{
+    if (k >= 63 || !t->text)
+        return ~(uint64_t)0;
+    for (int i = 0; i < k; i++)
+        if (!cand[i])
+            return ~(uint64_t)0;
+    const struct fmt_tab *F = fmt_tab(t->text);
+    uint64_t ok = 0;
+    for (int pos = 0; pos <= k; pos++)
+        for (unsigned f = 0; f < F->nf && !(ok >> pos & 1); f++) {
+            const uint8_t *sl = F->slot + F->first[f];
+            uint32_t ns = F->n[f], at = 0;
+            bool fits = true;
+            for (int i = 0, j = 0; i <= k && fits; i++) {
+                uint64_t c = i == pos ? add : cand[j++];
+                while (at < ns && (sl[at] >= 64 || !(c >> sl[at] & 1)))
+                    at++;
+                fits = at < ns;
+                at++;
+            }
+            ok |= (uint64_t)fits << pos;
+        }
+    return ok;
+}
+
+/* ---- printing a bundle as its words ------------------------------------------------------------ */
+
+static bool id_start(int c) { return c == '_' || c == '.' || c == '$' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+static bool id_char(int c) { return id_start(c) || (c >= '0' && c <= '9'); }
+
+static uint64_t hash_str(const char *s, size_t n)
+{
+    return XXH3_64bits(s, n) | 1;   /* (0: an empty slot) */
+}
+
+/* (pack_int.h) */
+void tsr_pack_rt_init(struct tsr_pack_rt *r, const struct tsr_target *t, const char *const *labels, size_t nlabels)
+{
+    memset(r, 0, sizeof *r);
+    r->t = t;
+    for (r->ncap = 16; r->ncap < 2 * nlabels + 2; r->ncap *= 2)
+        ;
+    r->names = calloc(r->ncap, sizeof *r->names);
+    r->nlen = calloc(r->ncap, sizeof *r->nlen);
+    r->nstr = calloc(r->ncap, sizeof *r->nstr);
+    if (!r->names || !r->nlen || !r->nstr)
+        abort();
+    for (size_t i = 0; i < nlabels; i++) {
+        size_t n = strlen(labels[i]);
+        uint64_t h = hash_str(labels[i], n);
+        size_t at = (size_t)(h >> 7) & (r->ncap - 1);
+        while (r->names[at] && !(r->names[at] == h && r->nlen[at] == n && !memcmp(r->nstr[at], labels[i], n)))
+            at = (at + 1) & (r->ncap - 1);
+        r->names[at] = h;
+        r->nlen[at] = n;
+        r->nstr[at] = labels[i];
+    }
+}
+
+void tsr_pack_rt_fini(struct tsr_pack_rt *r)
+{
+    free(r->names);
+    free(r->nlen);
+    free(r->nstr);
+    free(r->seen);
+    tsr_buf_free(&r->text);
+}
+
+/* Is the identifier s[0..n) one of the labels? */
+static bool is_label(const struct tsr_pack_rt *r, const char *s, size_t n)
+{
+    uint64_t h = hash_str(s, n);
+    for (size_t at = (size_t)(h >> 7) & (r->ncap - 1); r->names[at]; at = (at + 1) & (r->ncap - 1))
+        if (r->names[at] == h && r->nlen[at] == n && !memcmp(r->nstr[at], s, n))
+            return true;
+    return false;
+}
+
+/* Does the disassembly of w assemble, alone, back to w, and name no label (an identifier the program's
+ * assembler could take for one)?  Then the program's assembler makes w of it too: it reads a line that uses
+ * no symbol the same way wherever the line stands. */
+static bool round_trips(struct tsr_pack_rt *r, const uint32_t *w)
+{
+    const struct tsr_target *t = r->t;
+    tsr_buf_clear(&r->text);
+    t->disasm(w, 0, &r->text);
+    const char *s = r->text.data ? r->text.data : "";
+    size_t n = r->text.len;
+    uint32_t back[8] = { 0 };
+    if (tsr_pack_assemble_cached(t, s, n, back) || memcmp(back, w, t->nwords * sizeof *w))
+        return false;
+    for (size_t i = 0; i < n;) {
+        if (!id_start((unsigned char)s[i]) || (i && id_char((unsigned char)s[i - 1]))) {
+            i++;
+            continue;
+        }
+        size_t j = i;
+        while (j < n && id_char((unsigned char)s[j]))
+            j++;
+        if (is_label(r, s + i, j - i))
+            return false;
+        i = j;
+    }
+    return true;
+}
+
+bool tsr_pack_rt_words(struct tsr_pack_rt *r, const uint32_t *w, struct tsr_buf *out)
+{
+    const struct tsr_target *t = r->t;
+    if (t->nwords > 4)
+        return false;
+    /* the words already found to round-trip (an open-addressing set, grown at half full) */
+    uint32_t key[4] = { 0 };
+    memcpy(key, w, t->nwords * sizeof *w);
+    if (2 * (r->nseen + 1) > r->cseen) {
+        size_t cap = r->cseen ? 2 * r->cseen : 256;
+        struct tsr_pack_rtw *s = calloc(cap, sizeof *s);
+        if (!s)
+            abort();
+        for (size_t i = 0; i < r->cseen; i++)
+            if (r->seen[i].used) {
+                size_t at = (size_t)XXH3_64bits(r->seen[i].w, sizeof r->seen[i].w) & (cap - 1);
+                while (s[at].used)
+                    at = (at + 1) & (cap - 1);
+                s[at] = r->seen[i];
+            }
+        free(r->seen);
+        r->seen = s;
+        r->cseen = cap;
+    }
+    size_t at = (size_t)XXH3_64bits(key, sizeof key) & (r->cseen - 1);
+    while (r->seen[at].used && memcmp(r->seen[at].w, key, sizeof key))
+        at = (at + 1) & (r->cseen - 1);
+    if (!r->seen[at].used) {
+        if (!round_trips(r, w))
+            return false;
+        r->seen[at].used = true;
+        memcpy(r->seen[at].w, key, sizeof key);
+        r->nseen++;
+    }
+    char line[8 + 4 * 12], *p = line;
+    memcpy(p, ".word ", 6);
+    p += 6;
+    for (unsigned k = 0; k < t->nwords; k++) {
+        if (k) {
+            *p++ = ',';
+            *p++ = ' ';
+        }
+        *p++ = '0';
+        *p++ = 'x';
+        for (int d = 28; d >= 0; d -= 4)
+            *p++ = "0123456789abcdef"[w[k] >> d & 15];
+    }
+    tsr_buf_append(out, line, (size_t)(p - line));
+    return true;
+}
