@@ -21,6 +21,7 @@
 
 #include "asm_engine.h"
 #include "bits.h"
+#include "dis_path.h"
 #include "fileout.h"
 #include "text/textcodec.h"
 
@@ -33,6 +34,7 @@ struct dis {
     struct tsr_tc_cache cache; /* disasm_program: word -> text of the words that print no label */
     uint8_t *op_label;         /* per op: its template can print a label (LBL_YES), computed by dis_init */
     uint8_t *opnd_label;       /* per operand: the same (LBL_*), scratch of dis_init */
+    struct tsr_dis_path path;  /* what print_bundle printed (dis_path.h) */
 };
 
 enum { LBL_UNKNOWN, LBL_VISITING, LBL_NO, LBL_YES };
@@ -172,6 +174,7 @@ static bool print_seq(struct dis *d, uint32_t first, uint32_t n, const uint64_t 
     char b[48];
     for (uint32_t i = 0; i < n; i++) {
         const struct tsr_tc_part *p = &isa->parts[first + i];
+        size_t ev = tsr_dis_path_open(&d->path, out->len, 0);
         switch (p->kind) {
         case TSR_TC_TEXT:
             put(out, p->text, p->len);
@@ -203,6 +206,7 @@ static bool print_seq(struct dis *d, uint32_t first, uint32_t n, const uint64_t 
             }
             if (!pr)
                 return false;
+            d->path.ev[ev].what = pr->kind;
             if (pr->kind == TSR_TC_PRINT_NAME) {
                 tsr_buf_puts(out, pr->name);
             } else if (pr->kind == TSR_TC_PRINT_INT) {
@@ -231,8 +235,10 @@ static bool print_seq(struct dis *d, uint32_t first, uint32_t n, const uint64_t 
             break;
         }
         case TSR_TC_OPT:
-            if (cond_holds(isa, p->cond, p->ncond, f))
+            if (cond_holds(isa, p->cond, p->ncond, f)) {
                 put(out, p->text, p->len);
+                d->path.ev[ev].what = 1;
+            }
             break;
         case TSR_TC_OPND: {
             const struct tsr_tc_opnd *o = &isa->opnds[p->arg];
@@ -241,12 +247,14 @@ static bool print_seq(struct dis *d, uint32_t first, uint32_t n, const uint64_t 
                 const struct tsr_tc_alt *alt = &isa->alts[o->alt + j];
                 if (!cond_holds(isa, alt->cond, alt->ncond, f))
                     continue;
-                size_t mark = out->len, lmark = d->nlabels;
+                size_t mark = out->len, lmark = d->nlabels, emark = d->path.nev;
+                d->path.ev[ev].what = j;
                 if (print_seq(d, alt->part, alt->npart, f, pc, out))
                     done = true;
                 else {
                     truncate_to(out, mark);
                     d->nlabels = lmark;
+                    d->path.nev = emark;
                 }
             }
             if (!done)
@@ -254,6 +262,7 @@ static bool print_seq(struct dis *d, uint32_t first, uint32_t n, const uint64_t 
             break;
         }
         }
+        tsr_dis_path_close(&d->path, ev, out->len);
     }
     return true;
 }
@@ -276,16 +285,21 @@ static bool print_bundle(struct dis *d, const void *inst, uint64_t pc, bool all,
     }
     *partial = last + 1 < (int)F->nslot;
     size_t start = out->len;
+    tsr_dis_path_start(&d->path, start);
     for (int t = 0; t <= last; t++) {
         const struct tsr_tc_op *op = &isa->ops[ops[isa->idx[F->slot + (uint32_t)t]]];
-        size_t mark = out->len;
+        size_t mark = out->len, emark = d->path.nev;
         if (out->len > start)
             put(out, "; ", 2);
         size_t body = out->len;
         if (!print_seq(d, op->part, op->npart, f, pc, out))
             return false;
-        if (out->len == body)
+        if (out->len == body) {
             truncate_to(out, mark);
+            d->path.nev = emark;
+        } else {
+            tsr_dis_path_slot(&d->path, (uint32_t)t, emark);
+        }
     }
     return out->len > start;
 }
@@ -454,6 +468,7 @@ static void dis_fini(struct dis *d)
     free(d->labels);
     free(d->op_label);
     free(d->opnd_label);
+    tsr_dis_path_free(&d->path);
 }
 
 /* One-instruction calls (a simulator's trace prints every bundle) reuse a per-thread context for the
