@@ -13,7 +13,6 @@
  * the same binary32 and always with a '.' or exponent; labels as `L` + lower-case hex address.
  */
 #include <inttypes.h>
-#include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +22,7 @@
 #include "bits.h"
 #include "dis_path.h"
 #include "fileout.h"
+#include "text/dis_print.h"
 #include "text/textcodec.h"
 
 struct dis {
@@ -35,6 +35,8 @@ struct dis {
     uint8_t *op_label;         /* per op: its template can print a label (LBL_YES), computed by dis_init */
     uint8_t *opnd_label;       /* per operand: the same (LBL_*), scratch of dis_init */
     struct tsr_dis_path path;  /* what print_bundle printed (dis_path.h) */
+    bool gen;                  /* print with the generated printer (isa->pops), else interpret the templates */
+    struct fmax { size_t len, ev, lab; } *fmax;   /* gen: per format, the bounds of a bundle (sum over its slots) */
 };
 
 enum { LBL_UNKNOWN, LBL_VISITING, LBL_NO, LBL_YES };
@@ -79,25 +81,14 @@ static void truncate_to(struct tsr_buf *out, size_t len)
         out->data[len] = 0;
 }
 
-/* The shortest %g form that reads back as the same binary32, with a '.' or exponent. */
+/* The shortest %g form that reads back as the same binary32, with a '.' or exponent (dis_print.c). */
 static bool put_float(struct tsr_buf *out, uint32_t bits)
 {
-    float f;
-    memcpy(&f, &bits, 4);
-    if (isnan(f) || isinf(f))
-        return false;
     char b[48];
-    for (int prec = 1; prec <= 9; prec++) {
-        snprintf(b, sizeof b, "%.*g", prec, (double)f);
-        float g = strtof(b, NULL);
-        uint32_t gb;
-        memcpy(&gb, &g, 4);
-        if (gb == bits)
-            break;
-    }
-    if (!strpbrk(b, ".e"))
-        strcat(b, ".0");
-    tsr_buf_puts(out, b);
+    int n = tsr_tc_float_text(bits, b);
+    if (n < 0)
+        return false;
+    put(out, b, (size_t)n);
     return true;
 }
 
@@ -267,6 +258,51 @@ static bool print_seq(struct dis *d, uint32_t first, uint32_t n, const uint64_t 
     return true;
 }
 
+/* Prints op number opi (its template) at the end of out: the generated printer when the isa has one (and
+ * TESSERA_DIS_PRINTER is not `interp`), else print_seq.  Both add the same text, labels and path events; on
+ * failure the caller gives the whole bundle up. */
+static bool print_op(struct dis *d, unsigned opi, const uint64_t *f, uint64_t pc, struct tsr_buf *out)
+{
+    const struct tsr_tc_isa *isa = d->isa;
+    if (!d->gen)
+        return print_seq(d, isa->ops[opi].part, isa->ops[opi].npart, f, pc, out);
+    const struct tsr_tc_pop *pp = &isa->pops[opi];
+    struct tsr_dis_path *P = &d->path;
+    struct tsr_tc_pctx x = {out->data + P->base, P->ev, P->nev, d->labels, d->nlabels};   /* room: reserve_bundle */
+    char *e = pp->fn(f, pc, out->data + out->len, &x);
+    if (!e) {
+        out->data[out->len] = 0;   /* the printer may have written past it */
+        return false;
+    }
+    out->len = (size_t)(e - out->data);
+    out->data[out->len] = 0;
+    P->nev = x.nev;
+    d->nlabels = x.nlab;
+    return true;
+}
+
+/* Makes room for what the generated printer may write for a bundle of format fmt (struct fmax). */
+static void reserve_bundle(struct dis *d, unsigned fmt, struct tsr_buf *out)
+{
+    const struct fmax *m = &d->fmax[fmt];
+    tsr_buf_reserve(out, m->len);
+    if (d->nlabels + m->lab > d->clabels) {
+        while (d->nlabels + m->lab > d->clabels)
+            d->clabels = d->clabels ? d->clabels * 2 : 64;
+        d->labels = realloc(d->labels, d->clabels * sizeof *d->labels);
+        if (!d->labels)
+            abort();
+    }
+    struct tsr_dis_path *P = &d->path;
+    if (m->ev > P->cev) {   /* the bundle's events start at 0 */
+        while (m->ev > P->cev)
+            P->cev = P->cev ? P->cev * 2 : 256;
+        P->ev = realloc(P->ev, P->cev * sizeof *P->ev);
+        if (!P->ev)
+            abort();
+    }
+}
+
 /* Prints the slots of the format up to the last non-default one (all: every slot).  *partial is set
  * when slots were left out that way. */
 static bool print_bundle(struct dis *d, const void *inst, uint64_t pc, bool all, bool *partial, struct tsr_buf *out)
@@ -286,13 +322,21 @@ static bool print_bundle(struct dis *d, const void *inst, uint64_t pc, bool all,
     *partial = last + 1 < (int)F->nslot;
     size_t start = out->len;
     tsr_dis_path_start(&d->path, start);
+    if (d->gen)
+        reserve_bundle(d, ((const unsigned char *)inst)[0], out);
     for (int t = 0; t <= last; t++) {
-        const struct tsr_tc_op *op = &isa->ops[ops[isa->idx[F->slot + (uint32_t)t]]];
+        unsigned opi = ops[isa->idx[F->slot + (uint32_t)t]];
         size_t mark = out->len, emark = d->path.nev;
-        if (out->len > start)
-            put(out, "; ", 2);
+        if (out->len > start) {
+            if (out->cap - out->len > 2) {   /* room (always so after reserve_bundle) */
+                memcpy(out->data + out->len, "; ", 3);
+                out->len += 2;
+            } else {
+                put(out, "; ", 2);
+            }
+        }
         size_t body = out->len;
-        if (!print_seq(d, op->part, op->npart, f, pc, out))
+        if (!print_op(d, opi, f, pc, out))
             return false;
         if (out->len == body) {
             truncate_to(out, mark);
@@ -455,6 +499,30 @@ static void dis_init(struct dis *d, const struct tsr_tc_isa *isa)
     d->opnd_label = calloc(isa->nopnds + 1, 1);
     if (!d->inst || !d->inst2 || !d->op_label || !d->opnd_label)
         abort();
+    const char *pr = getenv("TESSERA_DIS_PRINTER");
+    d->gen = isa->pops && !(pr && !strcmp(pr, "interp"));
+    if (isa->pops) {   /* per format: the sum over its slots of the largest bounds of the slot's ops */
+        d->fmax = calloc(isa->nformats + 1, sizeof *d->fmax);
+        if (!d->fmax)
+            abort();
+        for (unsigned fm = 0; fm < isa->nformats; fm++) {
+            const struct tsr_tc_format *F = &isa->formats[fm];
+            struct fmax *m = &d->fmax[fm];
+            for (uint32_t t = 0; t < F->nslot; t++) {
+                const struct tsr_tc_slot *S = &isa->slots[isa->idx[F->slot + t]];
+                size_t len = 0, ev = 0, lab = 0;
+                for (uint32_t k = 0; k < S->nop; k++) {
+                    const struct tsr_tc_pop *pp = &isa->pops[isa->idx[S->op + k]];
+                    len = pp->maxlen > len ? pp->maxlen : len;
+                    ev = pp->maxev > ev ? pp->maxev : ev;
+                    lab = pp->maxlab > lab ? pp->maxlab : lab;
+                }
+                m->len += len + 2;   /* "; " */
+                m->ev += ev;
+                m->lab += lab;
+            }
+        }
+    }
     for (unsigned i = 0; i < isa->nops; i++)
         d->op_label[i] = seq_label(d, isa->ops[i].part, isa->ops[i].npart) ? LBL_YES : LBL_NO;
 }
@@ -468,6 +536,7 @@ static void dis_fini(struct dis *d)
     free(d->labels);
     free(d->op_label);
     free(d->opnd_label);
+    free(d->fmax);
     tsr_dis_path_free(&d->path);
 }
 
@@ -634,4 +703,58 @@ int tsr_tc_disasm_program_stream(const struct tsr_tc_isa *isa, const uint32_t *w
     tsr_buf_free(&text);
     dis_fini(&d);
     return rc;
+}
+
+/* ---- the printers alone (text/dis_print.h: tests and benchmarks) ---------------------------------------- */
+
+struct tsr_tc_printer {
+    struct dis d;
+};
+
+struct tsr_tc_printer *tsr_tc_printer_new(const struct tsr_tc_isa *isa, bool generated)
+{
+    struct tsr_tc_printer *P = malloc(sizeof *P);
+    if (!P)
+        abort();
+    dis_init(&P->d, isa);
+    P->d.gen = generated && isa->pops;
+    return P;
+}
+
+int tsr_tc_printer_print(struct tsr_tc_printer *P, const uint32_t *w, uint64_t pc, bool all, struct tsr_buf *out)
+{
+    struct dis *d = &P->d;
+    const struct tsr_tc_isa *isa = d->isa;
+    bool partial;
+    d->nlabels = 0;
+    tsr_dis_path_start(&d->path, out->len);
+    if (!out->data)
+        tsr_buf_puts(out, "");
+    if (isa->decode(w, d->inst) < 0 || ((unsigned char *)d->inst)[0] >= isa->nformats)
+        return -1;
+    size_t start = out->len;
+    if (!print_bundle(d, d->inst, pc, all, &partial, out)) {
+        truncate_to(out, start);
+        return -1;
+    }
+    return 0;
+}
+
+const struct tsr_dis_path *tsr_tc_printer_path(const struct tsr_tc_printer *P)
+{
+    return &P->d.path;
+}
+
+const uint64_t *tsr_tc_printer_labels(const struct tsr_tc_printer *P, size_t *n)
+{
+    *n = P->d.nlabels;
+    return P->d.labels;
+}
+
+void tsr_tc_printer_free(struct tsr_tc_printer *P)
+{
+    if (P) {
+        dis_fini(&P->d);
+        free(P);
+    }
 }
