@@ -1,9 +1,11 @@
 /* Generic disassembler: prints decoded instructions through the syntax templates
- * (docs/mdl.md "Syntax templates") and makes the text exact (docs/mdl.md "Round trips"): after
- * printing a bundle it assembles its own text with the bundle assembler (asm_engine.c) and
- * compares the fields; differing fields are appended as overrides `{field=value, ...}` (and
+ * (docs/mdl.md "Syntax templates") and makes the text exact (docs/mdl.md "Round trips"): a bundle whose
+ * printed path (dis_path.h) proves it reads back exactly (dis_exact.c, from facts of the description decided
+ * once, dis_static.c) is done; any other is assembled again with the bundle assembler (asm_engine.c) and the
+ * fields compared; differing fields are appended as overrides `{field=value, ...}` (and
  * `format=NAME` when the text alone would pick another format), and a bundle no template can print
- * becomes `.word 0x........, 0x........` (low word first).
+ * becomes `.word 0x........, 0x........` (low word first).  TESSERA_DIS_VERIFY=1 in the environment runs
+ * the check on the proven bundles too and aborts if it finds an override (a bug in the proof).
  *
  * Printing rules: the slots of the format are printed in order, separated by "; ", up to the last
  * slot whose op is not the slot's default (at least the first slot); a slot whose op prints no
@@ -20,6 +22,7 @@
 
 #include "asm_engine.h"
 #include "bits.h"
+#include "dis_exact.h"
 #include "dis_path.h"
 #include "fileout.h"
 #include "text/dis_print.h"
@@ -37,6 +40,9 @@ struct dis {
     struct tsr_dis_path path;  /* what print_bundle printed (dis_path.h) */
     bool gen;                  /* print with the generated printer (isa->pops), else interpret the templates */
     struct fmax { size_t len, ev, lab; } *fmax;   /* gen: per format, the bounds of a bundle (sum over its slots) */
+    struct tsr_dis_exact exact;  /* the exactness proof's state (dis_exact.h) */
+    bool verify;               /* TESSERA_DIS_VERIFY set (not "0"): also check the proven bundles, abort on a
+                                  difference */
 };
 
 enum { LBL_UNKNOWN, LBL_VISITING, LBL_NO, LBL_YES };
@@ -363,6 +369,14 @@ static void put_value(struct tsr_buf *out, uint64_t v)
         tsr_buf_printf(out, "0x%" PRIx64, v);
 }
 
+/* TESSERA_DIS_VERIFY: the full check disagrees with the proof (a bug in dis_exact.c or dis_static.c). */
+static _Noreturn void proof_wrong(const struct tsr_buf *out, size_t start)
+{
+    fprintf(stderr, "tessera: internal error: the exactness proof accepted '%.*s'\n", (int)(out->len - start),
+            out->data + start);
+    abort();
+}
+
 /* Prints the bundle (all: every slot) and the overrides its text needs.  Returns the number of
  * overrides, or -1 when the text cannot be made exact (then the caller prints `.word`). */
 static int attempt(struct dis *d, unsigned fmt, uint64_t pc, bool all, bool *partial, struct tsr_buf *out)
@@ -371,11 +385,18 @@ static int attempt(struct dis *d, unsigned fmt, uint64_t pc, bool all, bool *par
     size_t start = out->len;
     if (!print_bundle(d, d->inst, pc, all, partial, out))
         return -1;
+    /* most bundles: shown exact from the printed path, without assembling the text (dis_exact.c) */
+    bool proven = tsr_dis_exact(isa, &d->exact, d->inst, out->data + start, out->len - start, &d->path);
+    if (proven && !d->verify)
+        return 0;
     bool pinned = false;
     if (tsr_asm_bundle(d->a, out->data + start, out->len - start, pc, -1, d->inst2) < 0 ||
         ((unsigned char *)d->inst2)[0] != fmt) {
-        if (tsr_asm_bundle(d->a, out->data + start, out->len - start, pc, (int)fmt, d->inst2) < 0)
+        if (tsr_asm_bundle(d->a, out->data + start, out->len - start, pc, (int)fmt, d->inst2) < 0) {
+            if (proven)
+                proof_wrong(out, start);
             return -1;
+        }
         pinned = true;
     }
     const struct tsr_tc_format *F = &isa->formats[fmt];
@@ -403,6 +424,8 @@ static int attempt(struct dis *d, unsigned fmt, uint64_t pc, bool all, bool *par
     }
     if (n)
         tsr_buf_puts(out, "}");
+    if (proven && n)
+        proof_wrong(out, start);
     return n;
 }
 
@@ -495,6 +518,8 @@ static void dis_init(struct dis *d, const struct tsr_tc_isa *isa)
     d->a = tsr_asm_new(isa);
     d->inst = calloc(1, isa->inst_size + 16);
     d->inst2 = calloc(1, isa->inst_size + 16);
+    const char *v = getenv("TESSERA_DIS_VERIFY");
+    d->verify = v && *v && strcmp(v, "0") != 0;
     d->op_label = calloc(isa->nops + 1, 1);
     d->opnd_label = calloc(isa->nopnds + 1, 1);
     if (!d->inst || !d->inst2 || !d->op_label || !d->opnd_label)
@@ -538,6 +563,7 @@ static void dis_fini(struct dis *d)
     free(d->opnd_label);
     free(d->fmax);
     tsr_dis_path_free(&d->path);
+    tsr_dis_exact_free(&d->exact);
 }
 
 /* One-instruction calls (a simulator's trace prints every bundle) reuse a per-thread context for the
