@@ -5,7 +5,8 @@
  *    runtime's own function, so both printers agree byte for byte), or no text (a NaN, a code without entry);
  *  - per operand instance a function `po_N` that tries its alternatives in order: the conditions compiled to
  *    C comparisons on the raw fields, then the parts; a part that cannot print gives the alternative up
- *    (the events and labels it added are dropped by resetting two counters; its text is overwritten);
+ *    (the events and labels it added are dropped by moving the event pointer and the label count back; its
+ *    text is overwritten);
  *  - per op a function `pp_N` printing the op's template, and `<t>_tc_pops[]`: each op's function and the
  *    bounds the engine reserves before calling it (bytes, path events, labels).
  *
@@ -46,20 +47,20 @@ struct pgen {
     int rc;
 };
 
-/* The text a table's print entry stands for: false when it has none (a NaN or infinity). */
-static bool entry_text(const struct tc_print *p, char b[48], int *len)
+/* The text a table's print entry stands for (the name itself, or a number printed into b), or NULL when it
+ * has none (a NaN or an infinity).  *len: its length. */
+static const char *entry_text(const struct tc_print *p, char b[48], int *len)
 {
     if (p->kind == TSR_TC_PRINT_NAME) {
-        snprintf(b, 48, "%s", p->name);
         *len = (int)strlen(p->name);
-        return true;
+        return p->name;
     }
     if (p->kind == TSR_TC_PRINT_INT) {
         *len = snprintf(b, 48, "%" PRId32, (int32_t)p->val);
-        return true;
+        return b;
     }
     *len = tsr_tc_float_text(p->val, b);
-    return *len >= 0;
+    return *len >= 0 ? b : NULL;
 }
 
 static void table_prepare(struct pgen *g, int t)
@@ -88,7 +89,7 @@ static void table_prepare(struct pgen *g, int t)
         if (!P->sparse)
             P->ok[g->L->prints[i].code] = true;
         P->maxlen = len > P->maxlen ? len : P->maxlen;
-        if (len > 15 || strchr(b, 0) != b + len)
+        if (len > 15)
             P->inline16 = false;
     }
 }
@@ -110,15 +111,16 @@ static void table_emit(struct pgen *g, int t)
             p = &g->L->prints[k++];
         char b[48];
         int len = 0;
-        bool ok = p && entry_text(p, b, &len);
+        const char *txt = p ? entry_text(p, b, &len) : NULL;
+        bool ok = txt != NULL;
         tsr_buf_puts(o, "    {");
         if (P->sparse)
             tsr_buf_printf(o, "%" PRIu32 ", {", p->code);
         if (ok)
-            gen_cstring(o, b);
+            gen_cstring(o, txt);
         else
             tsr_buf_puts(o, P->inline16 ? "\"\"" : "NULL");
-        tsr_buf_printf(o, ", %d, %d, %d}%s,\n", len, p ? p->kind : 0, ok, P->sparse ? "}" : "");
+        tsr_buf_printf(o, ", %d, %d, %d}%s,\n", ok ? len : 0, p ? p->kind : 0, ok, P->sparse ? "}" : "");
     }
     if (!P->n)
         tsr_buf_puts(o, "    {0},\n");

@@ -70,7 +70,7 @@ Test(dprint, random_words)
     cr_expect_gt(t.labels, 0);
     /* each feature printed at least once (in the first 200,000 words) */
     static const char *const feature[] = {
-        "verylongregistername", ", big", ", huge", "stackptr" /* never: the synonym */, "fo -1.5", "fo 0x7f",
+        "verylongregistername", "a_register_name_of_more_than_forty_eight_characters_here", ", big", ", huge", "stackptr" /* never: the synonym */, "fo -1.5", "fo 0x7f",
         "raw 0x", "ho -", "add.x", "add.y", "i:-", ", c=", "fo 0.1,", "[inf", ", L", " lk", "go big, 0x", "!",
     };
     for (size_t k = 0; k < sizeof feature / sizeof *feature; k++) {
