@@ -122,8 +122,6 @@ static void table_emit(struct pgen *g, int t)
             tsr_buf_puts(o, P->inline16 ? "\"\"" : "NULL");
         tsr_buf_printf(o, ", %d, %d, %d}%s,\n", ok ? len : 0, p ? p->kind : 0, ok, P->sparse ? "}" : "");
     }
-    if (!P->n)
-        tsr_buf_puts(o, "    {0},\n");
     tsr_buf_puts(o, "};\n\n");
 }
 
@@ -279,6 +277,10 @@ static void seq_code(struct pgen *g, int first, int n, const char *ind, const ch
             break;
         case TSR_TC_TABLE: {
             const struct ptab *P = &g->tab[p->arg];
+            if (!P->n) {   /* no code has a text */
+                tsr_buf_printf(o, "%s%s;\n", ind, fail);
+                break;
+            }
             if (P->sparse) {
                 tsr_buf_printf(o, "%s{\n%s    const struct tsr_tc_ptext *t = tsr_tc_ptext_find(pt_%d, %" PRIu64 ", f[%d]);\n"
                                "%s    if (!t || !t->ok)\n%s        %s;\n"
@@ -418,7 +420,7 @@ int gen_disprint(const struct mdl_model *m, const struct tc_layout *L, struct ts
         reach(&g, L->ops[i].part, L->ops[i].npart);
     tsr_buf_puts(out, "/* ---- the generated printer (runtime/text/dis_print.h; gen/emit_disprint.c) ---- */\n\n");
     for (int t = 0; t < L->ntables; t++)
-        if (g.tab[t].used)
+        if (g.tab[t].used && g.tab[t].n)   /* a table without entries has no array: its holes never print */
             table_emit(&g, t);
     for (int i = 0; i < m->nopnds; i++)
         if (g.opnd_used[i])
