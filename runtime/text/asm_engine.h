@@ -81,6 +81,32 @@ static inline bool tsr_asm_isblank(int c)
     return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
 }
 
+/* Literal text at s[pos..lim) as the matcher reads it: a blank in the literal matches any run of white space
+ * (none only where it does not separate two identifier characters); bound: a literal ending in an identifier
+ * character must not be followed by another one.  Sets *end past the match. */
+static inline bool tsr_asm_lit(const char *s, uint32_t lim, const char *text, unsigned len, bool bound, uint32_t pos,
+                               uint32_t *end)
+{
+    for (unsigned i = 0; i < len; i++) {
+        if (text[i] == ' ') {
+            uint32_t q = pos;
+            while (q < lim && tsr_asm_isblank(s[q]))
+                q++;
+            if (q == pos && pos > 0 && pos < lim && tsr_asm_isident(s[pos - 1]) && tsr_asm_isident(s[pos]))
+                return false;
+            pos = q;
+            continue;
+        }
+        if (pos >= lim || s[pos] != text[i])
+            return false;
+        pos++;
+    }
+    if (bound && len && tsr_asm_isident(text[len - 1]) && pos < lim && tsr_asm_isident(s[pos]))
+        return false;
+    *end = pos;
+    return true;
+}
+
 /* ---- bundles (asm_engine.c) ------------------------------------------------------------------ */
 
 /* Symbols (labels, constants) that expressions in later bundles may use; NULL for none.  The

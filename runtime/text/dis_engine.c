@@ -1,9 +1,11 @@
 /* Generic disassembler: prints decoded instructions through the syntax templates
- * (docs/mdl.md "Syntax templates") and makes the text exact (docs/mdl.md "Round trips"): after
- * printing a bundle it assembles its own text with the bundle assembler (asm_engine.c) and
- * compares the fields; differing fields are appended as overrides `{field=value, ...}` (and
+ * (docs/mdl.md "Syntax templates") and makes the text exact (docs/mdl.md "Round trips"): a bundle whose
+ * printed path (dis_path.h) proves it reads back exactly (dis_exact.c, from facts of the description decided
+ * once, dis_static.c) is done; any other is assembled again with the bundle assembler (asm_engine.c) and the
+ * fields compared; differing fields are appended as overrides `{field=value, ...}` (and
  * `format=NAME` when the text alone would pick another format), and a bundle no template can print
- * becomes `.word 0x........, 0x........` (low word first).
+ * becomes `.word 0x........, 0x........` (low word first).  TESSERA_DIS_VERIFY=1 in the environment runs
+ * the check on the proven bundles too and aborts if it finds an override (a bug in the proof).
  *
  * Printing rules: the slots of the format are printed in order, separated by "; ", up to the last
  * slot whose op is not the slot's default (at least the first slot); a slot whose op prints no
@@ -21,6 +23,7 @@
 
 #include "asm_engine.h"
 #include "bits.h"
+#include "dis_exact.h"
 #include "dis_path.h"
 #include "fileout.h"
 #include "text/textcodec.h"
@@ -35,6 +38,9 @@ struct dis {
     uint8_t *op_label;         /* per op: its template can print a label (LBL_YES), computed by dis_init */
     uint8_t *opnd_label;       /* per operand: the same (LBL_*), scratch of dis_init */
     struct tsr_dis_path path;  /* what print_bundle printed (dis_path.h) */
+    struct tsr_dis_exact *exact;  /* the exactness proof's state (dis_exact.h): the thread's (prover_for) */
+    bool verify;               /* TESSERA_DIS_VERIFY set (not "0"): also check the proven bundles, abort on a
+                                  difference */
 };
 
 enum { LBL_UNKNOWN, LBL_VISITING, LBL_NO, LBL_YES };
@@ -319,6 +325,14 @@ static void put_value(struct tsr_buf *out, uint64_t v)
         tsr_buf_printf(out, "0x%" PRIx64, v);
 }
 
+/* TESSERA_DIS_VERIFY: the full check disagrees with the proof (a bug in dis_exact.c or dis_static.c). */
+static _Noreturn void proof_wrong(const struct tsr_buf *out, size_t start)
+{
+    fprintf(stderr, "tessera: internal error: the exactness proof accepted '%.*s'\n", (int)(out->len - start),
+            out->data + start);
+    abort();
+}
+
 /* Prints the bundle (all: every slot) and the overrides its text needs.  Returns the number of
  * overrides, or -1 when the text cannot be made exact (then the caller prints `.word`). */
 static int attempt(struct dis *d, unsigned fmt, uint64_t pc, bool all, bool *partial, struct tsr_buf *out)
@@ -327,11 +341,23 @@ static int attempt(struct dis *d, unsigned fmt, uint64_t pc, bool all, bool *par
     size_t start = out->len;
     if (!print_bundle(d, d->inst, pc, all, partial, out))
         return -1;
+    /* most bundles: shown exact from the printed path, without assembling the text (dis_exact.c); the facts
+     * it rests on cost about as much to decide as a few thousand checks, so the proof starts once the thread
+     * has printed that many bundles (at once with TESSERA_DIS_VERIFY) */
+    bool proven = (d->verify || d->exact->nprinted >= TSR_DIS_WARMUP) &&
+                  tsr_dis_exact(isa, d->exact, d->inst, out->data + start, out->len - start, &d->path);
+    if (d->exact->nprinted < TSR_DIS_WARMUP)
+        d->exact->nprinted++;
+    if (proven && !d->verify)
+        return 0;
     bool pinned = false;
     if (tsr_asm_bundle(d->a, out->data + start, out->len - start, pc, -1, d->inst2) < 0 ||
         ((unsigned char *)d->inst2)[0] != fmt) {
-        if (tsr_asm_bundle(d->a, out->data + start, out->len - start, pc, (int)fmt, d->inst2) < 0)
+        if (tsr_asm_bundle(d->a, out->data + start, out->len - start, pc, (int)fmt, d->inst2) < 0) {
+            if (proven)
+                proof_wrong(out, start);
             return -1;
+        }
         pinned = true;
     }
     const struct tsr_tc_format *F = &isa->formats[fmt];
@@ -359,6 +385,8 @@ static int attempt(struct dis *d, unsigned fmt, uint64_t pc, bool all, bool *par
     }
     if (n)
         tsr_buf_puts(out, "}");
+    if (proven && n)
+        proof_wrong(out, start);
     return n;
 }
 
@@ -444,6 +472,41 @@ static bool may_label(const struct dis *d)
     return false;
 }
 
+/* The exactness prover of this thread: what it has decided about the description (dis_static.c) serves every
+ * disassembly the thread does of that isa (one-instruction calls and whole programs alike; they never run
+ * inside one another).  The first thread's is freed at exit, those of other threads stay allocated until the
+ * process ends (like their one-instruction contexts). */
+static _Thread_local struct tsr_dis_exact *thread_prover;
+static struct tsr_dis_exact *main_prover;
+
+static void free_main_prover(void)
+{
+    if (main_prover) {
+        tsr_dis_exact_free(main_prover);
+        free(main_prover);
+        main_prover = NULL;
+    }
+}
+
+static struct tsr_dis_exact *prover_for(const struct tsr_tc_isa *isa)
+{
+    static atomic_flag registered = ATOMIC_FLAG_INIT;
+    struct tsr_dis_exact *x = thread_prover;
+    if (!x) {
+        x = calloc(1, sizeof *x);
+        if (!x)
+            abort();
+        if (!atomic_flag_test_and_set(&registered)) {
+            main_prover = x;
+            atexit(free_main_prover);
+        }
+        thread_prover = x;
+    } else if (x->st.isa && x->st.isa != isa) {
+        tsr_dis_exact_free(x);   /* another isa: start again */
+    }
+    return x;
+}
+
 static void dis_init(struct dis *d, const struct tsr_tc_isa *isa)
 {
     memset(d, 0, sizeof *d);
@@ -451,6 +514,9 @@ static void dis_init(struct dis *d, const struct tsr_tc_isa *isa)
     d->a = tsr_asm_new(isa);
     d->inst = calloc(1, isa->inst_size + 16);
     d->inst2 = calloc(1, isa->inst_size + 16);
+    d->exact = prover_for(isa);
+    const char *v = getenv("TESSERA_DIS_VERIFY");
+    d->verify = v && *v && strcmp(v, "0") != 0;
     d->op_label = calloc(isa->nops + 1, 1);
     d->opnd_label = calloc(isa->nopnds + 1, 1);
     if (!d->inst || !d->inst2 || !d->op_label || !d->opnd_label)
