@@ -400,8 +400,9 @@ static bool walk(struct px *P, const struct tsr_tc_part *p, const struct tsr_tc_
         case TSR_TC_TEXT:
             /* the literal matches its own print (a blank in it matches the printed blank): only the bound
              * rule can reject it, when an identifier character follows */
-            if (ev->end - ev->pos != p->len || (p->bound && p->len && tsr_asm_isident(p->text[p->len - 1]) &&
-                                                ev->end < P->lim && tsr_asm_isident(P->s[ev->end])))
+            if (ev->end - ev->pos != p->len || memcmp(P->s + ev->pos, p->text, p->len) != 0 ||
+                (p->bound && p->len && tsr_asm_isident(p->text[p->len - 1]) && ev->end < P->lim &&
+                 tsr_asm_isident(P->s[ev->end])))
                 return false;
             e = ev->end;
             break;
@@ -419,8 +420,10 @@ static bool walk(struct px *P, const struct tsr_tc_part *p, const struct tsr_tc_
             if (ev->what == TSR_TC_PRINT_NAME && (!k || !k->next) && (!lp || q == ev->pos) &&
                 tsr_dis_name_ok(&P->x->st, p->arg, want) &&
                 tsr_dis_longer(&P->x->st, p, end, k ? k->p : NULL, k ? k->end : NULL, want) == TSR_DIS_NEVER) {
-                if (p->bound && lp && tsr_asm_isident(P->s[q + lp - 1]) && q + lp < P->lim &&
-                    tsr_asm_isident(P->s[q + lp]))
+                const char *nm = tsr_dis_print_of(isa, p->arg, want)->name;   /* the record's text is that name */
+                if (strlen(nm) != lp || memcmp(P->s + q, nm, lp) != 0 ||
+                    (p->bound && lp && tsr_asm_isident(P->s[q + lp - 1]) && q + lp < P->lim &&
+                     tsr_asm_isident(P->s[q + lp])))
                     return false;
                 if (!bind_field(P, p->field, want))
                     return false;

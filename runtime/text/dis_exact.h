@@ -89,6 +89,8 @@ bool tsr_dis_fmt_never(struct tsr_dis_static *st, unsigned a, unsigned g);
 bool tsr_dis_slot_never(struct tsr_dis_static *st, unsigned a, unsigned s);
 bool tsr_dis_before_never(struct tsr_dis_static *st, unsigned a);
 
+/* The print entry of code c in table t (isa->prints), or NULL. */
+const struct tsr_tc_print *tsr_dis_print_of(const struct tsr_tc_isa *isa, unsigned t, uint64_t c);
 /* Whether code c of table t prints a name that the table's trie reads back as c. */
 bool tsr_dis_name_ok(struct tsr_dis_static *st, unsigned t, uint64_t c);
 /* NEVER when no name of the table of part p longer than the one code c prints, followed by parts [p + 1, end),
