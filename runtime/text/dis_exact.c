@@ -63,6 +63,24 @@ static inline uint32_t ws(const struct px *P, uint32_t pos)
     return pos;
 }
 
+/* Are the n bytes at a those at b (short runs: a loop, no call)? */
+static inline bool same(const char *a, const char *b, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (a[i] != b[i])
+            return false;
+    return true;
+}
+
+/* Are the n bytes at t exactly the NUL-terminated name nm? */
+static inline bool is_name(const char *t, const char *nm, uint32_t n)
+{
+    uint32_t i = 0;
+    while (i < n && nm[i] && nm[i] == t[i])
+        i++;
+    return i == n && !nm[n];
+}
+
 /* asm_engine.c lit_match */
 static bool lit(const struct px *P, const char *text, unsigned len, bool bound, uint32_t pos, uint32_t *end)
 {
@@ -400,7 +418,7 @@ static bool walk(struct px *P, const struct tsr_tc_part *p, const struct tsr_tc_
         case TSR_TC_TEXT:
             /* the literal matches its own print (a blank in it matches the printed blank): only the bound
              * rule can reject it, when an identifier character follows */
-            if (ev->end - ev->pos != p->len || memcmp(P->s + ev->pos, p->text, p->len) != 0 ||
+            if (ev->end - ev->pos != p->len || !same(P->s + ev->pos, p->text, p->len) ||
                 (p->bound && p->len && tsr_asm_isident(p->text[p->len - 1]) && ev->end < P->lim &&
                  tsr_asm_isident(P->s[ev->end])))
                 return false;
@@ -421,7 +439,7 @@ static bool walk(struct px *P, const struct tsr_tc_part *p, const struct tsr_tc_
                 tsr_dis_name_ok(&P->x->st, p->arg, want) &&
                 tsr_dis_longer(&P->x->st, p, end, k ? k->p : NULL, k ? k->end : NULL, want) == TSR_DIS_NEVER) {
                 const char *nm = tsr_dis_print_of(isa, p->arg, want)->name;   /* the record's text is that name */
-                if (strlen(nm) != lp || memcmp(P->s + q, nm, lp) != 0 ||
+                if (!is_name(P->s + q, nm, lp) ||
                     (p->bound && lp && tsr_asm_isident(P->s[q + lp - 1]) && q + lp < P->lim &&
                      tsr_asm_isident(P->s[q + lp])))
                     return false;
