@@ -40,7 +40,7 @@ struct dis {
     struct tsr_dis_path path;  /* what print_bundle printed (dis_path.h) */
     bool gen;                  /* print with the generated printer (isa->pops), else interpret the templates */
     struct fmax { size_t len, ev, lab; } *fmax;   /* gen: per format, the bounds of a bundle (sum over its slots) */
-    struct tsr_dis_exact exact;  /* the exactness proof's state (dis_exact.h) */
+    struct tsr_dis_exact *exact;  /* the exactness proof's state (dis_exact.h): the thread's (prover_for) */
     bool verify;               /* TESSERA_DIS_VERIFY set (not "0"): also check the proven bundles, abort on a
                                   difference */
 };
@@ -385,8 +385,13 @@ static int attempt(struct dis *d, unsigned fmt, uint64_t pc, bool all, bool *par
     size_t start = out->len;
     if (!print_bundle(d, d->inst, pc, all, partial, out))
         return -1;
-    /* most bundles: shown exact from the printed path, without assembling the text (dis_exact.c) */
-    bool proven = tsr_dis_exact(isa, &d->exact, d->inst, out->data + start, out->len - start, &d->path);
+    /* most bundles: shown exact from the printed path, without assembling the text (dis_exact.c); the facts
+     * it rests on cost about as much to decide as a few thousand checks, so the proof starts once the thread
+     * has printed that many bundles (at once with TESSERA_DIS_VERIFY) */
+    bool proven = (d->verify || d->exact->nprinted >= TSR_DIS_WARMUP) &&
+                  tsr_dis_exact(isa, d->exact, d->inst, out->data + start, out->len - start, &d->path);
+    if (d->exact->nprinted < TSR_DIS_WARMUP)
+        d->exact->nprinted++;
     if (proven && !d->verify)
         return 0;
     bool pinned = false;
@@ -511,6 +516,41 @@ static bool may_label(const struct dis *d)
     return false;
 }
 
+/* The exactness prover of this thread: what it has decided about the description (dis_static.c) serves every
+ * disassembly the thread does of that isa (one-instruction calls and whole programs alike; they never run
+ * inside one another).  The first thread's is freed at exit, those of other threads stay allocated until the
+ * process ends (like their one-instruction contexts). */
+static _Thread_local struct tsr_dis_exact *thread_prover;
+static struct tsr_dis_exact *main_prover;
+
+static void free_main_prover(void)
+{
+    if (main_prover) {
+        tsr_dis_exact_free(main_prover);
+        free(main_prover);
+        main_prover = NULL;
+    }
+}
+
+static struct tsr_dis_exact *prover_for(const struct tsr_tc_isa *isa)
+{
+    static atomic_flag registered = ATOMIC_FLAG_INIT;
+    struct tsr_dis_exact *x = thread_prover;
+    if (!x) {
+        x = calloc(1, sizeof *x);
+        if (!x)
+            abort();
+        if (!atomic_flag_test_and_set(&registered)) {
+            main_prover = x;
+            atexit(free_main_prover);
+        }
+        thread_prover = x;
+    } else if (x->st.isa && x->st.isa != isa) {
+        tsr_dis_exact_free(x);   /* another isa: start again */
+    }
+    return x;
+}
+
 static void dis_init(struct dis *d, const struct tsr_tc_isa *isa)
 {
     memset(d, 0, sizeof *d);
@@ -518,6 +558,7 @@ static void dis_init(struct dis *d, const struct tsr_tc_isa *isa)
     d->a = tsr_asm_new(isa);
     d->inst = calloc(1, isa->inst_size + 16);
     d->inst2 = calloc(1, isa->inst_size + 16);
+    d->exact = prover_for(isa);
     const char *v = getenv("TESSERA_DIS_VERIFY");
     d->verify = v && *v && strcmp(v, "0") != 0;
     d->op_label = calloc(isa->nops + 1, 1);
@@ -563,7 +604,6 @@ static void dis_fini(struct dis *d)
     free(d->opnd_label);
     free(d->fmax);
     tsr_dis_path_free(&d->path);
-    tsr_dis_exact_free(&d->exact);
 }
 
 /* One-instruction calls (a simulator's trace prints every bundle) reuse a per-thread context for the

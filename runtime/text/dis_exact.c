@@ -63,6 +63,24 @@ static inline uint32_t ws(const struct px *P, uint32_t pos)
     return pos;
 }
 
+/* Are the n bytes at a those at b (short runs: a loop, no call)? */
+static inline bool same(const char *a, const char *b, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (a[i] != b[i])
+            return false;
+    return true;
+}
+
+/* Are the n bytes at t exactly the NUL-terminated name nm? */
+static inline bool is_name(const char *t, const char *nm, uint32_t n)
+{
+    uint32_t i = 0;
+    while (i < n && nm[i] && nm[i] == t[i])
+        i++;
+    return i == n && !nm[n];
+}
+
 /* asm_engine.c lit_match */
 static bool lit(const struct px *P, const char *text, unsigned len, bool bound, uint32_t pos, uint32_t *end)
 {
@@ -400,8 +418,9 @@ static bool walk(struct px *P, const struct tsr_tc_part *p, const struct tsr_tc_
         case TSR_TC_TEXT:
             /* the literal matches its own print (a blank in it matches the printed blank): only the bound
              * rule can reject it, when an identifier character follows */
-            if (ev->end - ev->pos != p->len || (p->bound && p->len && tsr_asm_isident(p->text[p->len - 1]) &&
-                                                ev->end < P->lim && tsr_asm_isident(P->s[ev->end])))
+            if (ev->end - ev->pos != p->len || !same(P->s + ev->pos, p->text, p->len) ||
+                (p->bound && p->len && tsr_asm_isident(p->text[p->len - 1]) && ev->end < P->lim &&
+                 tsr_asm_isident(P->s[ev->end])))
                 return false;
             e = ev->end;
             break;
@@ -419,8 +438,10 @@ static bool walk(struct px *P, const struct tsr_tc_part *p, const struct tsr_tc_
             if (ev->what == TSR_TC_PRINT_NAME && (!k || !k->next) && (!lp || q == ev->pos) &&
                 tsr_dis_name_ok(&P->x->st, p->arg, want) &&
                 tsr_dis_longer(&P->x->st, p, end, k ? k->p : NULL, k ? k->end : NULL, want) == TSR_DIS_NEVER) {
-                if (p->bound && lp && tsr_asm_isident(P->s[q + lp - 1]) && q + lp < P->lim &&
-                    tsr_asm_isident(P->s[q + lp]))
+                const char *nm = tsr_dis_print_of(isa, p->arg, want)->name;   /* the record's text is that name */
+                if (!is_name(P->s + q, nm, lp) ||
+                    (p->bound && lp && tsr_asm_isident(P->s[q + lp - 1]) && q + lp < P->lim &&
+                     tsr_asm_isident(P->s[q + lp])))
                     return false;
                 if (!bind_field(P, p->field, want))
                     return false;
@@ -556,6 +577,9 @@ static bool slot_possible(struct px *P, unsigned slot, unsigned before, unsigned
     struct tsr_dis_partinfo *pi = &P->pi[k];
     if (before == TSR_TC_NO_OP ? tsr_dis_slot_never(&P->x->st, printed, slot) : tsr_dis_before_never(&P->x->st, before))
         return false;
+    /* the facts per printed alternative cost more to decide than a few thousand text-only matches: asked
+     * once that many have been made */
+    bool alts = ++P->x->nslow > TSR_DIS_SLOW && P->isa->ops[printed].npart <= TSR_DIS_LALT;
     if (!pi->have_set) {
         pi->have[0] = pi->have[1] = 0;
         for (uint32_t j = pi->start; j < pi->end; j++) {
@@ -568,8 +592,7 @@ static bool slot_possible(struct px *P, unsigned slot, unsigned before, unsigned
     for (uint32_t i = 0; i < S->nop; i++) {
         unsigned opi = P->isa->idx[S->op + i];
         if (opi < before && P->isa->ops[opi].slot == slot &&
-            (P->isa->ops[printed].npart > TSR_DIS_LALT ||
-             tsr_dis_op_alts(&P->x->st, opi, printed, P->lalt[k]) != TSR_DIS_NEVER) &&
+            (!alts || tsr_dis_op_alts(&P->x->st, opi, printed, P->lalt[k]) != TSR_DIS_NEVER) &&
             op_possible(P, &P->isa->ops[opi], pi->q, pi->run, pi->have))
             return true;
     }

@@ -89,6 +89,8 @@ bool tsr_dis_fmt_never(struct tsr_dis_static *st, unsigned a, unsigned g);
 bool tsr_dis_slot_never(struct tsr_dis_static *st, unsigned a, unsigned s);
 bool tsr_dis_before_never(struct tsr_dis_static *st, unsigned a);
 
+/* The print entry of code c in table t (isa->prints), or NULL. */
+const struct tsr_tc_print *tsr_dis_print_of(const struct tsr_tc_isa *isa, unsigned t, uint64_t c);
 /* Whether code c of table t prints a name that the table's trie reads back as c. */
 bool tsr_dis_name_ok(struct tsr_dis_static *st, unsigned t, uint64_t c);
 /* NEVER when no name of the table of part p longer than the one code c prints, followed by parts [p + 1, end),
@@ -111,6 +113,8 @@ struct tsr_dis_names {
 };
 
 #define TSR_DIS_LALT 16    /* template parts of an op whose printed alternatives are recorded */
+#define TSR_DIS_SLOW 4096  /* text-only op matches before tsr_dis_op_alts is asked */
+#define TSR_DIS_WARMUP 8192   /* bundles a thread prints, with the full check, before it proves (dis_engine.c) */
 #define TSR_DIS_MAXPARTS 64   /* bundle parts (asm_match.h MAX_PARTS) */
 
 /* A bundle part of the text being proven (dis_exact.c). */
@@ -129,6 +133,8 @@ struct tsr_dis_exact {
     uint16_t *eq;         /* FIELD == FIELD pairs met on the way (2 entries each) */
     size_t neq, ceq;
     unsigned steps;       /* budget of the text-only matcher for one bundle */
+    unsigned long nslow;  /* ops matched on the text against a part (dis_exact.c slot_possible) */
+    unsigned long nprinted;   /* bundles printed by the thread, up to TSR_DIS_WARMUP (dis_engine.c attempt) */
 };
 
 /* Whether the assembler, given text[0..len) (the bundle printed from inst, a decoded struct <t>_inst, along

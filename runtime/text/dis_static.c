@@ -689,8 +689,7 @@ bool tsr_dis_fmt_never(struct tsr_dis_static *st, unsigned a, unsigned g)
     return *r == TSR_DIS_NEVER;
 }
 
-/* The print entry of code c in table t, or NULL. */
-static const struct tsr_tc_print *print_of(const struct tsr_tc_isa *isa, unsigned t, uint64_t c)
+const struct tsr_tc_print *tsr_dis_print_of(const struct tsr_tc_isa *isa, unsigned t, uint64_t c)
 {
     const struct tsr_tc_table *T = &isa->tables[t];
     const struct tsr_tc_print *pr = isa->prints + T->print_first;
@@ -728,7 +727,7 @@ bool tsr_dis_name_ok(struct tsr_dis_static *st, unsigned t, uint64_t c)
     if (!r)
         return false;
     if (*r == TSR_DIS_UNKNOWN) {
-        const struct tsr_tc_print *pr = print_of(isa, t, c);
+        const struct tsr_tc_print *pr = tsr_dis_print_of(isa, t, c);
         const struct tsr_tc_table *T = &isa->tables[t];
         bool ok = pr && pr->kind == TSR_TC_PRINT_NAME && T->nnames;
         const struct tsr_tc_trie *n = ok ? &isa->tries[T->trie] : NULL;
@@ -775,7 +774,7 @@ int tsr_dis_longer(struct tsr_dis_static *st, const struct tsr_tc_part *p, const
     if (!r)
         return TSR_DIS_MAYBE;
     if (*r == TSR_DIS_UNKNOWN) {
-        const struct tsr_tc_print *pr = print_of(isa, p->arg, c);
+        const struct tsr_tc_print *pr = tsr_dis_print_of(isa, p->arg, c);
         const struct tsr_tc_table *T = &isa->tables[p->arg];
         bool maybe = !pr || pr->kind != TSR_TC_PRINT_NAME;
         size_t nl = maybe ? 0 : strlen(pr->name);
@@ -815,7 +814,7 @@ int tsr_dis_alt_entry(struct tsr_dis_static *st, const struct tsr_tc_part *p, co
     if (!r)
         return TSR_DIS_MAYBE;
     if (*r == TSR_DIS_UNKNOWN) {
-        const struct tsr_tc_print *pr = print_of(isa, h->arg, c);
+        const struct tsr_tc_print *pr = tsr_dis_print_of(isa, h->arg, c);
         if (!pr) {
             *r = TSR_DIS_MAYBE;
         } else {
