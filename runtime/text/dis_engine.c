@@ -675,6 +675,8 @@ int tsr_tc_disasm_program(const struct tsr_tc_isa *isa, const uint32_t *w, size_
         const uint32_t *wi = w + i * isa->nwords;
         size_t klen = isa->nwords * sizeof *wi, vlen, l0 = d.nlabels;
         off[i] = text.len;
+        if (i + 1 < n)   /* the next word's memo entry loads while this one is printed */
+            tsr_tc_cache_prefetch(&d.cache, wi + isa->nwords, klen);
         const char *hit = tsr_tc_cache_get(&d.cache, wi, klen, &vlen);
         if (hit) {
             tsr_buf_append(&text, hit, vlen);
@@ -749,6 +751,8 @@ int tsr_tc_disasm_program_stream(const struct tsr_tc_isa *isa, const uint32_t *w
         if (li < nl && labels[li] == pc)
             tsr_buf_printf(&text, "L%" PRIx64 ":\n", pc);
         tsr_buf_puts(&text, "    ");
+        if (i + 1 < n)   /* the next word's memo entry loads while this one is printed */
+            tsr_tc_cache_prefetch(&d.cache, wi + isa->nwords, klen);
         const char *hit = tsr_tc_cache_get(&d.cache, wi, klen, &vlen);
         if (hit) {
             tsr_buf_append(&text, hit, vlen);

@@ -37,6 +37,16 @@ const char *tsr_tc_cache_get(const struct tsr_tc_cache *c, const void *key, size
     }
 }
 
+void tsr_tc_cache_prefetch(const struct tsr_tc_cache *c, const void *key, size_t klen)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    if (c->cap)
+        __builtin_prefetch(&c->e[home(hash(key, klen), c->cap)]);
+#else
+    (void)c, (void)key, (void)klen;
+#endif
+}
+
 static void grow_data(struct tsr_tc_cache *c, size_t n)
 {
     if (c->len + n <= c->dcap)
