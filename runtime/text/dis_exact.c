@@ -630,25 +630,25 @@ bool tsr_dis_exact(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const 
     struct tsr_dis_partinfo *pi = x->pi;
     P.lalt = x->lalt;
     size_t np = 0;
-    for (uint32_t i = 0, st = 0;; i++) {
-        if (i == n || text[i] == ';') {
-            if (np == nsp)
-                return false;
-            struct tsr_dis_partinfo *p = &pi[np++];
-            p->start = st, p->end = i;
-            p->q = st;
-            while (p->q < i && tsr_asm_isblank(text[p->q]))
-                p->q++;
-            if (p->q == i)
-                return false;   /* an empty part: an error */
-            for (p->run = p->q; p->run < i && tsr_asm_isident(text[p->run]);)
-                p->run++;
-            p->run -= p->q;
-            p->have_set = false;   /* the characters present: when an op is tried on the text (slot_possible) */
-            st = i + 1;
-            if (i == n)
-                break;
-        }
+    for (uint32_t st = 0;;) {
+        const char *semi = memchr(text + st, ';', n - st);
+        uint32_t i = semi ? (uint32_t)(semi - text) : n;   /* the part's end: the next ';' or the text's end */
+        if (np == nsp)
+            return false;
+        struct tsr_dis_partinfo *p = &pi[np++];
+        p->start = st, p->end = i;
+        p->q = st;
+        while (p->q < i && tsr_asm_isblank(text[p->q]))
+            p->q++;
+        if (p->q == i)
+            return false;   /* an empty part: an error */
+        for (p->run = p->q; p->run < i && tsr_asm_isident(text[p->run]);)
+            p->run++;
+        p->run -= p->q;
+        p->have_set = false;   /* the characters present: when an op is tried on the text (slot_possible) */
+        if (i == n)
+            break;
+        st = i + 1;
     }
     if (np != nsp)
         return false;
