@@ -146,11 +146,16 @@ struct tsr_tc_cache {
 };
 /* The value stored for the klen bytes at key (vlen set), or NULL. */
 const char *tsr_tc_cache_get(const struct tsr_tc_cache *c, const void *key, size_t klen, size_t *vlen);
-/* Asks the processor to load the entry a later tsr_tc_cache_get of the same key reads first (a hint, no effect
- * on results).  The table is megabytes at TSR_TC_CACHE_MAX entries and that first read is a cache miss per
- * lookup (about a tenth of `tessera dis`'s CPU time on words not seen before): a caller going through words
- * in order asks for the next word's entry before working on the current one. */
-void tsr_tc_cache_prefetch(const struct tsr_tc_cache *c, const void *key, size_t klen);
+/* Asks the processor to load the entry a lookup of the klen bytes at key reads first (a hint, no effect on
+ * results), and returns the key's hash for tsr_tc_cache_get_hashed.  The table is megabytes at
+ * TSR_TC_CACHE_MAX entries and that first read is a cache miss per lookup (about a tenth of `tessera dis`'s
+ * CPU time on words not seen before): a caller going through words in order asks for the next word's entry
+ * before working on the current one, then looks it up with the hash (not computed twice). */
+uint64_t tsr_tc_cache_prefetch(const struct tsr_tc_cache *c, const void *key, size_t klen);
+/* tsr_tc_cache_get with h, the hash tsr_tc_cache_prefetch returned for the same key (the table may have
+ * grown since). */
+const char *tsr_tc_cache_get_hashed(const struct tsr_tc_cache *c, const void *key, size_t klen, uint64_t h,
+                                    size_t *vlen);
 void tsr_tc_cache_put(struct tsr_tc_cache *c, const void *key, size_t klen, const void *val, size_t vlen);
 void tsr_tc_cache_free(struct tsr_tc_cache *c);
 

@@ -671,13 +671,16 @@ int tsr_tc_disasm_program(const struct tsr_tc_isa *isa, const uint32_t *w, size_
     if (!off)
         abort();
     tsr_buf_puts(&text, "");
+    size_t klen = isa->nwords * sizeof *w;
+    uint64_t hnext = n ? tsr_tc_cache_prefetch(&d.cache, w, klen) : 0;   /* the memo hash of word i */
     for (size_t i = 0; i < n; i++) {
         const uint32_t *wi = w + i * isa->nwords;
-        size_t klen = isa->nwords * sizeof *wi, vlen, l0 = d.nlabels;
+        size_t vlen, l0 = d.nlabels;
+        uint64_t h = hnext;
         off[i] = text.len;
         if (i + 1 < n)   /* the next word's memo entry loads while this one is printed */
-            tsr_tc_cache_prefetch(&d.cache, wi + isa->nwords, klen);
-        const char *hit = tsr_tc_cache_get(&d.cache, wi, klen, &vlen);
+            hnext = tsr_tc_cache_prefetch(&d.cache, wi + isa->nwords, klen);
+        const char *hit = tsr_tc_cache_get_hashed(&d.cache, wi, klen, h, &vlen);
         if (hit) {
             tsr_buf_append(&text, hit, vlen);
             continue;
@@ -743,6 +746,7 @@ int tsr_tc_disasm_program_stream(const struct tsr_tc_isa *isa, const uint32_t *w
     tsr_buf_clear(&text);
     size_t li = 0;
     int rc = 0;
+    uint64_t hnext = n ? tsr_tc_cache_prefetch(&d.cache, w, klen) : 0;   /* the memo hash of word i */
     for (size_t i = 0; i < n && !rc; i++) {
         const uint32_t *wi = w + i * isa->nwords;
         uint64_t pc = base + i * isa->pc_step;
@@ -751,9 +755,10 @@ int tsr_tc_disasm_program_stream(const struct tsr_tc_isa *isa, const uint32_t *w
         if (li < nl && labels[li] == pc)
             tsr_buf_printf(&text, "L%" PRIx64 ":\n", pc);
         tsr_buf_puts(&text, "    ");
+        uint64_t h = hnext;
         if (i + 1 < n)   /* the next word's memo entry loads while this one is printed */
-            tsr_tc_cache_prefetch(&d.cache, wi + isa->nwords, klen);
-        const char *hit = tsr_tc_cache_get(&d.cache, wi, klen, &vlen);
+            hnext = tsr_tc_cache_prefetch(&d.cache, wi + isa->nwords, klen);
+        const char *hit = tsr_tc_cache_get_hashed(&d.cache, wi, klen, h, &vlen);
         if (hit) {
             tsr_buf_append(&text, hit, vlen);
         } else {
