@@ -213,7 +213,15 @@ def main():
         n.build(outs, 'mdlc', mdl, implicit=[built('mdlc')] + [f for f in files('targets/%s/*.mdl' % t) if f != mdl],
                 variables={'outdir': built('gen/' + t)})
         gen_srcs[t] = [o for o in outs if o.endswith('.c')] + files('targets/%s/*.c' % t)
-    gen_h = [built('gen/%s/%s.h' % (t, t)) for t in targets]
+    # tests/desc/<d>.mdl: descriptions that exist only for a test (no registry entry): generated like a target
+    # into $builddir/gen/<d>/ and linked into tests/test_<d>.c alone.
+    descs = [stem(f) for f in files('tests/desc/*.mdl')] if targets else []
+    for d in descs:
+        outs = [built('gen/%s/%s%s' % (d, d, s)) for s in MDLC_OUTPUTS]
+        n.build(outs, 'mdlc', src('tests/desc/%s.mdl' % d), implicit=[built('mdlc')],
+                variables={'outdir': built('gen/' + d)})
+        gen_srcs[d] = [o for o in outs if o.endswith('.c')]
+    gen_h = [built('gen/%s/%s.h' % (t, t)) for t in targets + descs]
     # Tools, tests, benchmarks and fuzzers see every target's headers; the first build generates
     # them (order-only) before compiling anything that may include them.
     all_incs, order = ' '.join('-I$builddir/gen/%s -Itargets/%s' % (t, t) for t in targets), parse_h + gen_h
@@ -239,8 +247,8 @@ def main():
         core = library('mdl', mdl_srcs, variant, order=parse_h, extra={built('mdl/parse.c'): LEMON_WARN})
         return tlibs, core + library('tsr', runtime_srcs, variant)
 
-    def program(out, sources, libs, extra_libs='', variant='obj', rule='link', implicit=()):
-        objs = [compile_(s, variant, all_incs, order) for s in sources]
+    def program(out, sources, libs, extra_libs='', variant='obj', rule='link', implicit=(), incs=''):
+        objs = [compile_(s, variant, all_incs + incs, order) for s in sources]
         return n.build(out, rule, objs, implicit=libs + list(implicit),
                        variables={'libs': ' '.join(libs + [extra_libs, '$libs'])})
 
@@ -258,8 +266,11 @@ def main():
     # tests/support_*.c: helpers shared by the test binaries, linked into each of them.
     support = library('testsupport', files('tests/support_*.c'), 'obj', all_incs, order)
     # Tests that run the driver (tests/support_run.c) run the tessera of their own build directory.
-    tests = [program(built('tests/' + stem(s)), [s], support + toollib + libs, '-lcriterion -lfftw3f -lfftw3',
-                     implicit=tools) for s in files('tests/test_*.c')]
+    desc_libs = {d: library('tessera-' + d, gen_srcs[d], 'obj', '-I$builddir/gen/' + d, order) for d in descs}
+    tests = [program(built('tests/' + stem(s)), [s], desc_libs.get(stem(s, 'test_'), []) + support + toollib + libs,
+                     '-lcriterion -lfftw3f -lfftw3', implicit=tools,
+                     incs=(' -I$builddir/gen/' + stem(s, 'test_')) if stem(s, 'test_') in desc_libs else '')
+             for s in files('tests/test_*.c')]
     benches = [program(built('bench/' + stem(s)), [s], toollib + libs, '-lfftw3f -lfftw3')
                for s in files('bench/bench_*.c')]
     fuzzers, seeds = [], []
@@ -314,7 +325,8 @@ def main():
     n.build('fuzz', 'phony', fuzzers + seeds)
     n.build('all', 'phony', everything + fuzzers + seeds)
     # Absolute directory paths: `bench` and `fuzz` are phony targets too (moving the tree needs a re-run).
-    dirs = runtime_dirs + ['mdl', 'gen', 'targets', 'tools', 'tests', 'fuzz', 'bench'] + ['targets/' + t for t in subdirs]
+    dirs = runtime_dirs + ['mdl', 'gen', 'targets', 'tools', 'tests', 'tests/desc', 'fuzz', 'bench'] + \
+        ['targets/' + t for t in subdirs]
     n.build(args.out, 'configure', implicit=['configure.py'] + [os.path.abspath(d) for d in dirs if os.path.isdir(d)])
     n.default(everything or ['all'])
 

@@ -1,6 +1,6 @@
 /* gen_disasm: <t>_disasm.c, the disassembler's share of the text codec (what to print for each
- * code of each table) and the target's disassembler entry points, which run the generic engine
- * (runtime/text/dis_engine.c) over <t>_tc_isa. */
+ * code of each table, and the printer generated per op: gen/emit_disprint.c) and the target's
+ * disassembler entry points, which run the generic engine (runtime/text/dis_engine.c) over <t>_tc_isa. */
 #include <stdio.h>
 
 #include "emit_tc.h"
@@ -17,7 +17,7 @@ int gen_disasm(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
     }
     const char *lo = gen_lower(m);
     gen_banner(m, out);
-    tsr_buf_printf(out, "#include \"%s.h\"\n\n", m->name);
+    tsr_buf_printf(out, "#include \"%s.h\"\n\n#include <string.h>\n\n#include \"bits.h\"\n\n", m->name);
     tsr_buf_printf(out, "/* Per table, what each code prints as, sorted by code: code, kind, value, name. */\n"
                         "const struct tsr_tc_print %s_tc_prints[] = {\n", lo);
     static const char *const kind[] = {"TSR_TC_PRINT_NAME", "TSR_TC_PRINT_INT", "TSR_TC_PRINT_FLOAT"};
@@ -39,6 +39,8 @@ int gen_disasm(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
         "int %s_disasm_program(const uint32_t *w, size_t n, uint64_t base, struct tsr_buf *out)\n"
         "{\n    return tsr_tc_disasm_program(&%s_tc_isa, w, n, base, out);\n}\n",
         lo, lo, lo, lo);
+    tsr_buf_puts(out, "\n");
+    int rc = gen_disprint(m, &L, out, d);
     tc_free(&L);
-    return 0;
+    return rc;
 }

@@ -35,7 +35,7 @@ int gen_header(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
         " * disassembler.  Tools reach the same code through `%s_target` (runtime/target.h). */\n"
         "#pragma once\n\n"
         "#include <stdbool.h>\n#include <stddef.h>\n#include <stdint.h>\n\n"
-        "#include \"target.h\"\n#include \"text/textcodec.h\"\n\n"
+        "#include \"target.h\"\n#include \"text/textcodec.h\"\n#include \"text/dis_print.h\"\n\n"
         "struct tsr_buf;\nstruct tsr_words;\nstruct tsr_diag;\n\n", m->name, lo);
     tsr_buf_printf(out,
         "#define %s_WORD_BITS %d   /* bits per instruction word */\n"
@@ -132,12 +132,13 @@ int gen_header(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
         "extern const struct tsr_tc_isa %s_tc_isa;\n"
         "extern const struct tsr_target %s_target;\n"
         "/* Parts of %s_tc_isa: the assembler's names and numbers (%s_asm.c), the disassembler's\n"
-        " * print entries (%s_disasm.c). */\n"
+        " * print entries and the printer generated per op (%s_disasm.c). */\n"
         "extern const struct tsr_tc_name %s_tc_names[];\n"
         "extern const struct tsr_tc_trie %s_tc_tries[];\n"
         "extern const struct tsr_tc_num %s_tc_nums[];\n"
-        "extern const struct tsr_tc_print %s_tc_prints[];\n\n",
-        lo, up, lo, up, lo, up, lo, up, lo, lo, lo, lo, lo, lo, lo, lo, lo, lo, lo);
+        "extern const struct tsr_tc_print %s_tc_prints[];\n"
+        "extern const struct tsr_tc_pop %s_tc_pops[];\n\n",
+        lo, up, lo, up, lo, up, lo, up, lo, lo, lo, lo, lo, lo, lo, lo, lo, lo, lo, lo);
     tsr_buf_printf(out,
         "/* The hazard validator (%s_validate.c; runtime/validate/validate.h): the events of a bundle and the\n"
         " * description's resources and rules, and the check of a whole program (%s_target.validate). */\n"

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "diag.h"
+#include "fileout.h"
 #include "model.h"
 
 struct tc_part { int kind; bool bound, pcrel; int field, arg, cond, ncond; int64_t pcoff; const char *text; int len; };
@@ -48,5 +49,9 @@ struct tc_layout {
  * template using the bundle separator ';'). */
 int tc_build(const struct mdl_model *m, struct tc_layout *L, struct tsr_diag *d);
 void tc_free(struct tc_layout *L);
+
+/* Appends the generated printer (gen/emit_disprint.c, runtime/text/dis_print.h) for the layout to <t>_disasm.c:
+ * per op a print function and `<t>_tc_pops[]`.  Returns 0, or -1 after reporting a condition it cannot compile. */
+int gen_disprint(const struct mdl_model *m, const struct tc_layout *L, struct tsr_buf *out, struct tsr_diag *d);
 
 #endif

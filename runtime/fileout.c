@@ -30,6 +30,11 @@ oom:
     abort();
 }
 
+void tsr_buf_reserve(struct tsr_buf *b, size_t n)
+{
+    reserve(b, n);
+}
+
 void tsr_buf_append(struct tsr_buf *b, const void *p, size_t n)
 {
     reserve(b, n);

@@ -29,6 +29,10 @@ struct tsr_buf {
 /* Appends `n` bytes (which may include NULs). */
 void tsr_buf_append(struct tsr_buf *b, const void *p, size_t n);
 
+/* Makes room for `n` more bytes (and the NUL) without changing the contents: data[len .. len+n] may be
+ * written, then len moved forward (and data[len] set to NUL) by the caller. */
+void tsr_buf_reserve(struct tsr_buf *b, size_t n);
+
 /* Appends a NUL-terminated string. */
 void tsr_buf_puts(struct tsr_buf *b, const char *s);
 

@@ -14,6 +14,7 @@
 #include "target.h"
 #include "pack/pack.h"
 #include "sim/sim.h"
+#include "text/dis_print.h"
 #include "text/textcodec.h"
 #include "validate/validate.h"
 

@@ -1,4 +1,5 @@
-/* The shared directory and the seed's blob listings (tools/corpus.h). */
+/* The shared directory, the GPU_FFT programs and the seed's blob listings (tools/corpus.h). */
+#include <dirent.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,49 @@ void corpus_shared_dir(char *buf, size_t n)
         snprintf(buf, n, "%s", shared);
     else
         snprintf(buf, n, "%s%s../shared", root && *root ? root : "", root && *root ? "/" : "");
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int corpus_gpufft_read(struct tsr_words *progs, int max, char *err, size_t errlen)
+{
+    char dir[2048], path[2400];
+    corpus_shared_dir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/corpus/qpu/gpu_fft_r3/hex", dir);
+    DIR *d = opendir(path);
+    if (!d) {
+        snprintf(err, errlen, "cannot open %s (set TESSERA_SHARED to the shared directory)", path);
+        return -1;
+    }
+    char *names[256];
+    int n = 0, rc = 0;
+    for (struct dirent *e; (e = readdir(d)) && n < max && n < 256;) {
+        size_t l = strlen(e->d_name);
+        if (l > 4 && !strcmp(e->d_name + l - 4, ".hex") && (names[n] = strdup(e->d_name)))
+            n++;
+    }
+    closedir(d);
+    qsort(names, (size_t)n, sizeof *names, cmp_name);
+    struct tsr_diag dg;
+    tsr_diag_init(&dg, TSR_DIAG_STORE, NULL);
+    for (int i = 0; i < n; i++) {
+        char file[4600];
+        snprintf(file, sizeof file, "%s/%s", path, names[i]);
+        tsr_words_init(&progs[i], 64);
+        if (!rc && tsr_words_read(&progs[i], file, TSR_WORDS_HEX, &dg) < 0) {
+            snprintf(err, errlen, "cannot read %s", file);
+            rc = -1;
+        }
+        free(names[i]);
+    }
+    tsr_diag_fini(&dg);
+    if (rc)
+        for (int i = 0; i < n; i++)
+            tsr_words_free(&progs[i]);
+    return rc ? -1 : n;
 }
 
 int corpus_blob_read(int k, struct tsr_words *out, char *err, size_t errlen)

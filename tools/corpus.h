@@ -11,6 +11,12 @@
  * run). */
 void corpus_shared_dir(char *buf, size_t n);
 
+/* The GPU_FFT release 3 programs (the .hex files of corpus/qpu/gpu_fft_r3/hex in the shared directory, 16), in
+ * file-name order: initialises and reads progs[0 .. n-1] (width 64; the caller frees them) for n at most max.
+ * Returns n, or -1 with a one-line message in err (errlen bytes) when the directory or a file cannot be read
+ * (the programs read so far are freed). */
+int corpus_gpufft_read(struct tsr_words *progs, int max, char *err, size_t errlen);
+
 /* The seed with the blob's shader listings (relative to the shared directory) and their number. */
 #define CORPUS_BLOB_SEED "seeds/003_d3a94b40d2ad3247.txt"
 #define CORPUS_BLOBS 3

@@ -328,23 +328,7 @@ static bool key_ok(const struct tsr_tc_op *op, const char *s, uint32_t run);
 static bool lit_match(const struct tsr_asm *a, const char *text, unsigned len, bool bound, uint32_t pos,
                       uint32_t *end)
 {
-    const char *s = a->s;
-    for (unsigned i = 0; i < len; i++) {
-        if (text[i] == ' ') {
-            uint32_t q = skip_ws(a, pos);
-            if (q == pos && pos > 0 && pos < a->lim && tsr_asm_isident(s[pos - 1]) && tsr_asm_isident(s[pos]))
-                return false;
-            pos = q;
-            continue;
-        }
-        if (pos >= a->lim || s[pos] != text[i])
-            return false;
-        pos++;
-    }
-    if (bound && len && tsr_asm_isident(text[len - 1]) && pos < a->lim && tsr_asm_isident(s[pos]))
-        return false;
-    *end = pos;
-    return true;
+    return tsr_asm_lit(a->s, a->lim, text, len, bound, pos, end);
 }
 
 /* Does s[from..to) name a symbol (a letter or '_' outside a number)? */

@@ -81,6 +81,32 @@ static inline bool tsr_asm_isblank(int c)
     return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
 }
 
+/* Literal text at s[pos..lim) as the matcher reads it: a blank in the literal matches any run of white space
+ * (none only where it does not separate two identifier characters); bound: a literal ending in an identifier
+ * character must not be followed by another one.  Sets *end past the match. */
+static inline bool tsr_asm_lit(const char *s, uint32_t lim, const char *text, unsigned len, bool bound, uint32_t pos,
+                               uint32_t *end)
+{
+    for (unsigned i = 0; i < len; i++) {
+        if (text[i] == ' ') {
+            uint32_t q = pos;
+            while (q < lim && tsr_asm_isblank(s[q]))
+                q++;
+            if (q == pos && pos > 0 && pos < lim && tsr_asm_isident(s[pos - 1]) && tsr_asm_isident(s[pos]))
+                return false;
+            pos = q;
+            continue;
+        }
+        if (pos >= lim || s[pos] != text[i])
+            return false;
+        pos++;
+    }
+    if (bound && len && tsr_asm_isident(text[len - 1]) && pos < lim && tsr_asm_isident(s[pos]))
+        return false;
+    *end = pos;
+    return true;
+}
+
 /* ---- bundles (asm_engine.c) ------------------------------------------------------------------ */
 
 /* Symbols (labels, constants) that expressions in later bundles may use; NULL for none.  The
@@ -120,6 +146,16 @@ struct tsr_tc_cache {
 };
 /* The value stored for the klen bytes at key (vlen set), or NULL. */
 const char *tsr_tc_cache_get(const struct tsr_tc_cache *c, const void *key, size_t klen, size_t *vlen);
+/* Asks the processor to load the entry a lookup of the klen bytes at key reads first (a hint, no effect on
+ * results), and returns the key's hash for tsr_tc_cache_get_hashed.  The table is megabytes at
+ * TSR_TC_CACHE_MAX entries and that first read is a cache miss per lookup (about a tenth of `tessera dis`'s
+ * CPU time on words not seen before): a caller going through words in order asks for the next word's entry
+ * before working on the current one, then looks it up with the hash (not computed twice). */
+uint64_t tsr_tc_cache_prefetch(const struct tsr_tc_cache *c, const void *key, size_t klen);
+/* tsr_tc_cache_get with h, the hash tsr_tc_cache_prefetch returned for the same key (the table may have
+ * grown since). */
+const char *tsr_tc_cache_get_hashed(const struct tsr_tc_cache *c, const void *key, size_t klen, uint64_t h,
+                                    size_t *vlen);
 void tsr_tc_cache_put(struct tsr_tc_cache *c, const void *key, size_t klen, const void *val, size_t vlen);
 void tsr_tc_cache_free(struct tsr_tc_cache *c);
 

@@ -1,9 +1,11 @@
 /* Generic disassembler: prints decoded instructions through the syntax templates
- * (docs/mdl.md "Syntax templates") and makes the text exact (docs/mdl.md "Round trips"): after
- * printing a bundle it assembles its own text with the bundle assembler (asm_engine.c) and
- * compares the fields; differing fields are appended as overrides `{field=value, ...}` (and
+ * (docs/mdl.md "Syntax templates") and makes the text exact (docs/mdl.md "Round trips"): a bundle whose
+ * printed path (dis_path.h) proves it reads back exactly (dis_exact.c, from facts of the description decided
+ * once, dis_static.c) is done; any other is assembled again with the bundle assembler (asm_engine.c) and the
+ * fields compared; differing fields are appended as overrides `{field=value, ...}` (and
  * `format=NAME` when the text alone would pick another format), and a bundle no template can print
- * becomes `.word 0x........, 0x........` (low word first).
+ * becomes `.word 0x........, 0x........` (low word first).  TESSERA_DIS_VERIFY=1 in the environment runs
+ * the check on the proven bundles too and aborts if it finds an override (a bug in the proof).
  *
  * Printing rules: the slots of the format are printed in order, separated by "; ", up to the last
  * slot whose op is not the slot's default (at least the first slot); a slot whose op prints no
@@ -13,7 +15,6 @@
  * the same binary32 and always with a '.' or exponent; labels as `L` + lower-case hex address.
  */
 #include <inttypes.h>
-#include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +22,10 @@
 
 #include "asm_engine.h"
 #include "bits.h"
+#include "dis_exact.h"
+#include "dis_path.h"
 #include "fileout.h"
+#include "text/dis_print.h"
 #include "text/textcodec.h"
 
 struct dis {
@@ -33,6 +37,12 @@ struct dis {
     struct tsr_tc_cache cache; /* disasm_program: word -> text of the words that print no label */
     uint8_t *op_label;         /* per op: its template can print a label (LBL_YES), computed by dis_init */
     uint8_t *opnd_label;       /* per operand: the same (LBL_*), scratch of dis_init */
+    struct tsr_dis_path path;  /* what print_bundle printed (dis_path.h) */
+    bool gen;                  /* print with the generated printer (isa->pops), else interpret the templates */
+    struct fmax { size_t len, ev, lab; } *fmax;   /* gen: per format, the bounds of a bundle (sum over its slots) */
+    struct tsr_dis_exact *exact;  /* the exactness proof's state (dis_exact.h): the thread's (prover_for) */
+    bool verify;               /* TESSERA_DIS_VERIFY set (not "0"): also check the proven bundles, abort on a
+                                  difference */
 };
 
 enum { LBL_UNKNOWN, LBL_VISITING, LBL_NO, LBL_YES };
@@ -77,25 +87,14 @@ static void truncate_to(struct tsr_buf *out, size_t len)
         out->data[len] = 0;
 }
 
-/* The shortest %g form that reads back as the same binary32, with a '.' or exponent. */
+/* The shortest %g form that reads back as the same binary32, with a '.' or exponent (dis_print.c). */
 static bool put_float(struct tsr_buf *out, uint32_t bits)
 {
-    float f;
-    memcpy(&f, &bits, 4);
-    if (isnan(f) || isinf(f))
-        return false;
     char b[48];
-    for (int prec = 1; prec <= 9; prec++) {
-        snprintf(b, sizeof b, "%.*g", prec, (double)f);
-        float g = strtof(b, NULL);
-        uint32_t gb;
-        memcpy(&gb, &g, 4);
-        if (gb == bits)
-            break;
-    }
-    if (!strpbrk(b, ".e"))
-        strcat(b, ".0");
-    tsr_buf_puts(out, b);
+    int n = tsr_tc_float_text(bits, b);
+    if (n < 0)
+        return false;
+    put(out, b, (size_t)n);
     return true;
 }
 
@@ -172,6 +171,7 @@ static bool print_seq(struct dis *d, uint32_t first, uint32_t n, const uint64_t 
     char b[48];
     for (uint32_t i = 0; i < n; i++) {
         const struct tsr_tc_part *p = &isa->parts[first + i];
+        size_t ev = tsr_dis_path_open(&d->path, out->len, 0);
         switch (p->kind) {
         case TSR_TC_TEXT:
             put(out, p->text, p->len);
@@ -203,6 +203,7 @@ static bool print_seq(struct dis *d, uint32_t first, uint32_t n, const uint64_t 
             }
             if (!pr)
                 return false;
+            d->path.ev[ev].what = pr->kind;
             if (pr->kind == TSR_TC_PRINT_NAME) {
                 tsr_buf_puts(out, pr->name);
             } else if (pr->kind == TSR_TC_PRINT_INT) {
@@ -231,8 +232,10 @@ static bool print_seq(struct dis *d, uint32_t first, uint32_t n, const uint64_t 
             break;
         }
         case TSR_TC_OPT:
-            if (cond_holds(isa, p->cond, p->ncond, f))
+            if (cond_holds(isa, p->cond, p->ncond, f)) {
                 put(out, p->text, p->len);
+                d->path.ev[ev].what = 1;
+            }
             break;
         case TSR_TC_OPND: {
             const struct tsr_tc_opnd *o = &isa->opnds[p->arg];
@@ -241,12 +244,14 @@ static bool print_seq(struct dis *d, uint32_t first, uint32_t n, const uint64_t 
                 const struct tsr_tc_alt *alt = &isa->alts[o->alt + j];
                 if (!cond_holds(isa, alt->cond, alt->ncond, f))
                     continue;
-                size_t mark = out->len, lmark = d->nlabels;
+                size_t mark = out->len, lmark = d->nlabels, emark = d->path.nev;
+                d->path.ev[ev].what = j;
                 if (print_seq(d, alt->part, alt->npart, f, pc, out))
                     done = true;
                 else {
                     truncate_to(out, mark);
                     d->nlabels = lmark;
+                    d->path.nev = emark;
                 }
             }
             if (!done)
@@ -254,8 +259,54 @@ static bool print_seq(struct dis *d, uint32_t first, uint32_t n, const uint64_t 
             break;
         }
         }
+        tsr_dis_path_close(&d->path, ev, out->len);
     }
     return true;
+}
+
+/* Prints op number opi (its template) at the end of out: the generated printer when the isa has one (and
+ * TESSERA_DIS_PRINTER is not `interp`), else print_seq.  Both add the same text, labels and path events; on
+ * failure the caller gives the whole bundle up. */
+static bool print_op(struct dis *d, unsigned opi, const uint64_t *f, uint64_t pc, struct tsr_buf *out)
+{
+    const struct tsr_tc_isa *isa = d->isa;
+    if (!d->gen)
+        return print_seq(d, isa->ops[opi].part, isa->ops[opi].npart, f, pc, out);
+    const struct tsr_tc_pop *pp = &isa->pops[opi];
+    struct tsr_dis_path *P = &d->path;
+    struct tsr_tc_pctx x = {out->data + P->base, P->ev, P->nev, d->labels, d->nlabels};   /* room: reserve_bundle */
+    char *e = pp->fn(f, pc, out->data + out->len, &x);
+    if (!e) {
+        out->data[out->len] = 0;   /* the printer may have written past it */
+        return false;
+    }
+    out->len = (size_t)(e - out->data);
+    out->data[out->len] = 0;
+    P->nev = x.nev;
+    d->nlabels = x.nlab;
+    return true;
+}
+
+/* Makes room for what the generated printer may write for a bundle of format fmt (struct fmax). */
+static void reserve_bundle(struct dis *d, unsigned fmt, struct tsr_buf *out)
+{
+    const struct fmax *m = &d->fmax[fmt];
+    tsr_buf_reserve(out, m->len);
+    if (d->nlabels + m->lab > d->clabels) {
+        while (d->nlabels + m->lab > d->clabels)
+            d->clabels = d->clabels ? d->clabels * 2 : 64;
+        d->labels = realloc(d->labels, d->clabels * sizeof *d->labels);
+        if (!d->labels)
+            abort();
+    }
+    struct tsr_dis_path *P = &d->path;
+    if (m->ev > P->cev) {   /* the bundle's events start at 0 */
+        while (m->ev > P->cev)
+            P->cev = P->cev ? P->cev * 2 : 256;
+        P->ev = realloc(P->ev, P->cev * sizeof *P->ev);
+        if (!P->ev)
+            abort();
+    }
 }
 
 /* Prints the slots of the format up to the last non-default one (all: every slot).  *partial is set
@@ -276,16 +327,29 @@ static bool print_bundle(struct dis *d, const void *inst, uint64_t pc, bool all,
     }
     *partial = last + 1 < (int)F->nslot;
     size_t start = out->len;
+    tsr_dis_path_start(&d->path, start);
+    if (d->gen)
+        reserve_bundle(d, ((const unsigned char *)inst)[0], out);
     for (int t = 0; t <= last; t++) {
-        const struct tsr_tc_op *op = &isa->ops[ops[isa->idx[F->slot + (uint32_t)t]]];
-        size_t mark = out->len;
-        if (out->len > start)
-            put(out, "; ", 2);
+        unsigned opi = ops[isa->idx[F->slot + (uint32_t)t]];
+        size_t mark = out->len, emark = d->path.nev;
+        if (out->len > start) {
+            if (out->cap - out->len > 2) {   /* room (always so after reserve_bundle) */
+                memcpy(out->data + out->len, "; ", 3);
+                out->len += 2;
+            } else {
+                put(out, "; ", 2);
+            }
+        }
         size_t body = out->len;
-        if (!print_seq(d, op->part, op->npart, f, pc, out))
+        if (!print_op(d, opi, f, pc, out))
             return false;
-        if (out->len == body)
+        if (out->len == body) {
             truncate_to(out, mark);
+            d->path.nev = emark;
+        } else {
+            tsr_dis_path_slot(&d->path, (uint32_t)t, emark);
+        }
     }
     return out->len > start;
 }
@@ -305,6 +369,14 @@ static void put_value(struct tsr_buf *out, uint64_t v)
         tsr_buf_printf(out, "0x%" PRIx64, v);
 }
 
+/* TESSERA_DIS_VERIFY: the full check disagrees with the proof (a bug in dis_exact.c or dis_static.c). */
+static _Noreturn void proof_wrong(const struct tsr_buf *out, size_t start)
+{
+    fprintf(stderr, "tessera: internal error: the exactness proof accepted '%.*s'\n", (int)(out->len - start),
+            out->data + start);
+    abort();
+}
+
 /* Prints the bundle (all: every slot) and the overrides its text needs.  Returns the number of
  * overrides, or -1 when the text cannot be made exact (then the caller prints `.word`). */
 static int attempt(struct dis *d, unsigned fmt, uint64_t pc, bool all, bool *partial, struct tsr_buf *out)
@@ -313,11 +385,23 @@ static int attempt(struct dis *d, unsigned fmt, uint64_t pc, bool all, bool *par
     size_t start = out->len;
     if (!print_bundle(d, d->inst, pc, all, partial, out))
         return -1;
+    /* most bundles: shown exact from the printed path, without assembling the text (dis_exact.c); the facts
+     * it rests on cost about as much to decide as a few thousand checks, so the proof starts once the thread
+     * has printed that many bundles (at once with TESSERA_DIS_VERIFY) */
+    bool proven = (d->verify || d->exact->nprinted >= TSR_DIS_WARMUP) &&
+                  tsr_dis_exact(isa, d->exact, d->inst, out->data + start, out->len - start, &d->path);
+    if (d->exact->nprinted < TSR_DIS_WARMUP)
+        d->exact->nprinted++;
+    if (proven && !d->verify)
+        return 0;
     bool pinned = false;
     if (tsr_asm_bundle(d->a, out->data + start, out->len - start, pc, -1, d->inst2) < 0 ||
         ((unsigned char *)d->inst2)[0] != fmt) {
-        if (tsr_asm_bundle(d->a, out->data + start, out->len - start, pc, (int)fmt, d->inst2) < 0)
+        if (tsr_asm_bundle(d->a, out->data + start, out->len - start, pc, (int)fmt, d->inst2) < 0) {
+            if (proven)
+                proof_wrong(out, start);
             return -1;
+        }
         pinned = true;
     }
     const struct tsr_tc_format *F = &isa->formats[fmt];
@@ -345,6 +429,8 @@ static int attempt(struct dis *d, unsigned fmt, uint64_t pc, bool all, bool *par
     }
     if (n)
         tsr_buf_puts(out, "}");
+    if (proven && n)
+        proof_wrong(out, start);
     return n;
 }
 
@@ -430,6 +516,41 @@ static bool may_label(const struct dis *d)
     return false;
 }
 
+/* The exactness prover of this thread: what it has decided about the description (dis_static.c) serves every
+ * disassembly the thread does of that isa (one-instruction calls and whole programs alike; they never run
+ * inside one another).  The first thread's is freed at exit, those of other threads stay allocated until the
+ * process ends (like their one-instruction contexts). */
+static _Thread_local struct tsr_dis_exact *thread_prover;
+static struct tsr_dis_exact *main_prover;
+
+static void free_main_prover(void)
+{
+    if (main_prover) {
+        tsr_dis_exact_free(main_prover);
+        free(main_prover);
+        main_prover = NULL;
+    }
+}
+
+static struct tsr_dis_exact *prover_for(const struct tsr_tc_isa *isa)
+{
+    static atomic_flag registered = ATOMIC_FLAG_INIT;
+    struct tsr_dis_exact *x = thread_prover;
+    if (!x) {
+        x = calloc(1, sizeof *x);
+        if (!x)
+            abort();
+        if (!atomic_flag_test_and_set(&registered)) {
+            main_prover = x;
+            atexit(free_main_prover);
+        }
+        thread_prover = x;
+    } else if (x->st.isa && x->st.isa != isa) {
+        tsr_dis_exact_free(x);   /* another isa: start again */
+    }
+    return x;
+}
+
 static void dis_init(struct dis *d, const struct tsr_tc_isa *isa)
 {
     memset(d, 0, sizeof *d);
@@ -437,10 +558,37 @@ static void dis_init(struct dis *d, const struct tsr_tc_isa *isa)
     d->a = tsr_asm_new(isa);
     d->inst = calloc(1, isa->inst_size + 16);
     d->inst2 = calloc(1, isa->inst_size + 16);
+    d->exact = prover_for(isa);
+    const char *v = getenv("TESSERA_DIS_VERIFY");
+    d->verify = v && *v && strcmp(v, "0") != 0;
     d->op_label = calloc(isa->nops + 1, 1);
     d->opnd_label = calloc(isa->nopnds + 1, 1);
     if (!d->inst || !d->inst2 || !d->op_label || !d->opnd_label)
         abort();
+    const char *pr = getenv("TESSERA_DIS_PRINTER");
+    d->gen = isa->pops && !(pr && !strcmp(pr, "interp"));
+    if (isa->pops) {   /* per format: the sum over its slots of the largest bounds of the slot's ops */
+        d->fmax = calloc(isa->nformats + 1, sizeof *d->fmax);
+        if (!d->fmax)
+            abort();
+        for (unsigned fm = 0; fm < isa->nformats; fm++) {
+            const struct tsr_tc_format *F = &isa->formats[fm];
+            struct fmax *m = &d->fmax[fm];
+            for (uint32_t t = 0; t < F->nslot; t++) {
+                const struct tsr_tc_slot *S = &isa->slots[isa->idx[F->slot + t]];
+                size_t len = 0, ev = 0, lab = 0;
+                for (uint32_t k = 0; k < S->nop; k++) {
+                    const struct tsr_tc_pop *pp = &isa->pops[isa->idx[S->op + k]];
+                    len = pp->maxlen > len ? pp->maxlen : len;
+                    ev = pp->maxev > ev ? pp->maxev : ev;
+                    lab = pp->maxlab > lab ? pp->maxlab : lab;
+                }
+                m->len += len + 2;   /* "; " */
+                m->ev += ev;
+                m->lab += lab;
+            }
+        }
+    }
     for (unsigned i = 0; i < isa->nops; i++)
         d->op_label[i] = seq_label(d, isa->ops[i].part, isa->ops[i].npart) ? LBL_YES : LBL_NO;
 }
@@ -454,6 +602,8 @@ static void dis_fini(struct dis *d)
     free(d->labels);
     free(d->op_label);
     free(d->opnd_label);
+    free(d->fmax);
+    tsr_dis_path_free(&d->path);
 }
 
 /* One-instruction calls (a simulator's trace prints every bundle) reuse a per-thread context for the
@@ -521,11 +671,16 @@ int tsr_tc_disasm_program(const struct tsr_tc_isa *isa, const uint32_t *w, size_
     if (!off)
         abort();
     tsr_buf_puts(&text, "");
+    size_t klen = isa->nwords * sizeof *w;
+    uint64_t hnext = n ? tsr_tc_cache_prefetch(&d.cache, w, klen) : 0;   /* the memo hash of word i */
     for (size_t i = 0; i < n; i++) {
         const uint32_t *wi = w + i * isa->nwords;
-        size_t klen = isa->nwords * sizeof *wi, vlen, l0 = d.nlabels;
+        size_t vlen, l0 = d.nlabels;
+        uint64_t h = hnext;
         off[i] = text.len;
-        const char *hit = tsr_tc_cache_get(&d.cache, wi, klen, &vlen);
+        if (i + 1 < n)   /* the next word's memo entry loads while this one is printed */
+            hnext = tsr_tc_cache_prefetch(&d.cache, wi + isa->nwords, klen);
+        const char *hit = tsr_tc_cache_get_hashed(&d.cache, wi, klen, h, &vlen);
         if (hit) {
             tsr_buf_append(&text, hit, vlen);
             continue;
@@ -591,6 +746,7 @@ int tsr_tc_disasm_program_stream(const struct tsr_tc_isa *isa, const uint32_t *w
     tsr_buf_clear(&text);
     size_t li = 0;
     int rc = 0;
+    uint64_t hnext = n ? tsr_tc_cache_prefetch(&d.cache, w, klen) : 0;   /* the memo hash of word i */
     for (size_t i = 0; i < n && !rc; i++) {
         const uint32_t *wi = w + i * isa->nwords;
         uint64_t pc = base + i * isa->pc_step;
@@ -599,7 +755,10 @@ int tsr_tc_disasm_program_stream(const struct tsr_tc_isa *isa, const uint32_t *w
         if (li < nl && labels[li] == pc)
             tsr_buf_printf(&text, "L%" PRIx64 ":\n", pc);
         tsr_buf_puts(&text, "    ");
-        const char *hit = tsr_tc_cache_get(&d.cache, wi, klen, &vlen);
+        uint64_t h = hnext;
+        if (i + 1 < n)   /* the next word's memo entry loads while this one is printed */
+            hnext = tsr_tc_cache_prefetch(&d.cache, wi + isa->nwords, klen);
+        const char *hit = tsr_tc_cache_get_hashed(&d.cache, wi, klen, h, &vlen);
         if (hit) {
             tsr_buf_append(&text, hit, vlen);
         } else {
@@ -619,4 +778,58 @@ int tsr_tc_disasm_program_stream(const struct tsr_tc_isa *isa, const uint32_t *w
     tsr_buf_free(&text);
     dis_fini(&d);
     return rc;
+}
+
+/* ---- the printers alone (text/dis_print.h: tests and benchmarks) ---------------------------------------- */
+
+struct tsr_tc_printer {
+    struct dis d;
+};
+
+struct tsr_tc_printer *tsr_tc_printer_new(const struct tsr_tc_isa *isa, bool generated)
+{
+    struct tsr_tc_printer *P = malloc(sizeof *P);
+    if (!P)
+        abort();
+    dis_init(&P->d, isa);
+    P->d.gen = generated && isa->pops;
+    return P;
+}
+
+int tsr_tc_printer_print(struct tsr_tc_printer *P, const uint32_t *w, uint64_t pc, bool all, struct tsr_buf *out)
+{
+    struct dis *d = &P->d;
+    const struct tsr_tc_isa *isa = d->isa;
+    bool partial;
+    d->nlabels = 0;
+    tsr_dis_path_start(&d->path, out->len);
+    if (!out->data)
+        tsr_buf_puts(out, "");
+    if (isa->decode(w, d->inst) < 0 || ((unsigned char *)d->inst)[0] >= isa->nformats)
+        return -1;
+    size_t start = out->len;
+    if (!print_bundle(d, d->inst, pc, all, &partial, out)) {
+        truncate_to(out, start);
+        return -1;
+    }
+    return 0;
+}
+
+const struct tsr_dis_path *tsr_tc_printer_path(const struct tsr_tc_printer *P)
+{
+    return &P->d.path;
+}
+
+const uint64_t *tsr_tc_printer_labels(const struct tsr_tc_printer *P, size_t *n)
+{
+    *n = P->d.nlabels;
+    return P->d.labels;
+}
+
+void tsr_tc_printer_free(struct tsr_tc_printer *P)
+{
+    if (P) {
+        dis_fini(&P->d);
+        free(P);
+    }
 }

@@ -23,9 +23,14 @@ static size_t home(uint64_t h, size_t cap)
 
 const char *tsr_tc_cache_get(const struct tsr_tc_cache *c, const void *key, size_t klen, size_t *vlen)
 {
+    return tsr_tc_cache_get_hashed(c, key, klen, hash(key, klen), vlen);
+}
+
+const char *tsr_tc_cache_get_hashed(const struct tsr_tc_cache *c, const void *key, size_t klen, uint64_t h,
+                                    size_t *vlen)
+{
     if (!c->cap)
         return NULL;
-    uint64_t h = hash(key, klen);
     for (size_t i = home(h, c->cap);; i = (i + 1) & (c->cap - 1)) {
         const struct tsr_tc_cache_ent *e = &c->e[i];
         if (!e->h)
@@ -35,6 +40,18 @@ const char *tsr_tc_cache_get(const struct tsr_tc_cache *c, const void *key, size
             return c->data + e->voff;
         }
     }
+}
+
+uint64_t tsr_tc_cache_prefetch(const struct tsr_tc_cache *c, const void *key, size_t klen)
+{
+    uint64_t h = hash(key, klen);
+#if defined(__GNUC__) || defined(__clang__)
+    if (c->cap)
+        __builtin_prefetch(&c->e[home(h, c->cap)]);
+#else
+    (void)c;
+#endif
+    return h;
 }
 
 static void grow_data(struct tsr_tc_cache *c, size_t n)

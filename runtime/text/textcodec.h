@@ -22,6 +22,7 @@
 struct tsr_buf;
 struct tsr_words;
 struct tsr_diag;
+struct tsr_tc_pop;   /* text/dis_print.h: the printer mdlc generates per op */
 
 #define TSR_TC_NO_OP 0xffffu      /* no op in this slot (runtime/target.h TSR_NO_OP) */
 #define TSR_TC_NO_FORMAT 0xffu    /* no format (runtime/target.h TSR_NO_FORMAT) */
@@ -187,6 +188,9 @@ struct tsr_tc_isa {
     const struct tsr_tc_trie *tries;
     const struct tsr_tc_num *nums;
     const struct tsr_tc_print *prints;
+    /* Per op, the generated printer and its bounds (text/dis_print.h), or NULL: then the engine interprets
+     * the templates (print_seq).  Both print the same text and path record. */
+    const struct tsr_tc_pop *pops;
 
     bool (*check)(unsigned id, const uint64_t *f);     /* TSR_TC_CHECK conditions */
     int (*decode)(const uint32_t *w, void *inst);

@@ -1,0 +1,446 @@
+/* The disassembler's generated printer (runtime/text/dis_print.h), appended to <t>_disasm.c by gen_disasm:
+ *
+ *  - per table used in a `{TABLE:FIELD}` hole, the text of every code, indexed by code (a sorted array for a
+ *    sparse table): the name printed, the integer in decimal, the float as tsr_tc_float_text prints it (the
+ *    runtime's own function, so both printers agree byte for byte), or no text (a NaN, a code without entry);
+ *  - per operand instance a function `po_N` that tries its alternatives in order: the conditions compiled to
+ *    C comparisons on the raw fields, then the parts; a part that cannot print gives the alternative up
+ *    (the events and labels it added are dropped by moving the event pointer and the label count back; its
+ *    text is overwritten);
+ *  - per op a function `pp_N` printing the op's template, and `<t>_tc_pops[]`: each op's function and the
+ *    bounds the engine reserves before calling it (bytes, path events, labels).
+ *
+ * The rules are print_seq's in runtime/text/dis_engine.c (docs/mdl.md "Syntax templates"); the path events
+ * are those of runtime/text/dis_path.h, one per template part, an operand's before its alternative's.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emit_tc.h"
+#include "emit_util.h"
+#include "text/dis_print.h"
+#include "text/textcodec.h"
+
+/* How the printer finds a table's text (per table used by a hole). */
+struct ptab {
+    bool used;
+    bool sparse;       /* sorted array + binary search, else indexed by code */
+    bool inline16;     /* every text fits struct tsr_tc_ptext16 */
+    uint64_t n;        /* entries of the array (dense: max code + 1) */
+    int maxlen;        /* longest text */
+    bool *ok;          /* dense: per code, has a text */
+};
+
+/* An operand's function: its alternatives print at p, their events go to ev on, the operand's own event is oe;
+ * it returns the end of the text and of the events, or {NULL, ev} when no alternative can print. */
+#define PO_PARAMS "const uint64_t *f, uint64_t pc, char *p, struct tsr_dis_ev *ev, struct tsr_dis_ev *oe, struct tsr_tc_pctx *x"
+
+struct pgen {
+    const struct mdl_model *m;
+    const struct tc_layout *L;
+    struct tsr_buf *out;
+    struct tsr_diag *d;
+    struct ptab *tab;
+    bool *opnd_used;   /* per operand instance: printed by some op (only those get a function) */
+    int rc;
+};
+
+/* The text a table's print entry stands for (the name itself, or a number printed into b), or NULL when it
+ * has none (a NaN or an infinity).  *len: its length. */
+static const char *entry_text(const struct tc_print *p, char b[48], int *len)
+{
+    if (p->kind == TSR_TC_PRINT_NAME) {
+        *len = (int)strlen(p->name);
+        return p->name;
+    }
+    if (p->kind == TSR_TC_PRINT_INT) {
+        *len = snprintf(b, 48, "%" PRId32, (int32_t)p->val);
+        return b;
+    }
+    *len = tsr_tc_float_text(p->val, b);
+    return *len >= 0 ? b : NULL;
+}
+
+static void table_prepare(struct pgen *g, int t)
+{
+    const struct tc_table *T = &g->L->tables[t];
+    struct ptab *P = &g->tab[t];
+    if (P->used)
+        return;
+    P->used = true;
+    uint64_t maxcode = T->nprint ? g->L->prints[T->print + T->nprint - 1].code : 0;
+    P->n = T->nprint ? maxcode + 1 : 0;
+    P->sparse = P->n > 4 * (uint64_t)T->nprint + 64;
+    if (P->sparse)
+        P->n = (uint64_t)T->nprint;
+    P->inline16 = true;
+    if (!P->sparse) {
+        P->ok = calloc((size_t)P->n + 1, 1);
+        if (!P->ok)
+            abort();
+    }
+    for (int i = T->print; i < T->print + T->nprint; i++) {
+        char b[48];
+        int len;
+        if (!entry_text(&g->L->prints[i], b, &len))
+            continue;
+        if (!P->sparse)
+            P->ok[g->L->prints[i].code] = true;
+        P->maxlen = len > P->maxlen ? len : P->maxlen;
+        if (len > 15)
+            P->inline16 = false;
+    }
+}
+
+static void table_emit(struct pgen *g, int t)
+{
+    const struct tc_table *T = &g->L->tables[t];
+    const struct ptab *P = &g->tab[t];
+    struct tsr_buf *o = g->out;
+    const char *type = P->sparse ? "struct tsr_tc_ptextc" : P->inline16 ? "struct tsr_tc_ptext16" : "struct tsr_tc_ptext";
+    tsr_buf_printf(o, "/* table %s: the text of each code (len, kind, ok) */\nstatic const %s pt_%d[%" PRIu64 "] = {\n",
+                   g->m->tables[t].name, type, t, P->n ? P->n : 1);
+    int k = T->print;
+    for (uint64_t c = 0; c < P->n; c++) {
+        const struct tc_print *p = NULL;
+        if (P->sparse)
+            p = &g->L->prints[T->print + (int)c];
+        else if (k < T->print + T->nprint && g->L->prints[k].code == c)
+            p = &g->L->prints[k++];
+        char b[48];
+        int len = 0;
+        const char *txt = p ? entry_text(p, b, &len) : NULL;
+        bool ok = txt != NULL;
+        tsr_buf_puts(o, "    {");
+        if (P->sparse)
+            tsr_buf_printf(o, "%" PRIu32 ", {", p->code);
+        if (ok)
+            gen_cstring(o, txt);
+        else
+            tsr_buf_puts(o, P->inline16 ? "\"\"" : "NULL");
+        tsr_buf_printf(o, ", %d, %d, %d}%s,\n", ok ? len : 0, p ? p->kind : 0, ok, P->sparse ? "}" : "");
+    }
+    tsr_buf_puts(o, "};\n\n");
+}
+
+/* Bounds of a part sequence (dis_print.h struct tsr_tc_pop): bytes, events, labels. */
+struct bounds { uint64_t len, ev, lab; };
+
+static int int_len(const struct mdl_field *fd)
+{
+    switch (fd->print) {
+    case MDL_PRINT_HEX:
+        return 18;
+    case MDL_PRINT_FLOAT:
+        return fd->width == 32 ? TSR_TC_FLOAT_MAX : 18;
+    default:
+        return 21;
+    }
+}
+
+static struct bounds seq_bounds(struct pgen *g, int first, int n);
+
+static struct bounds opnd_bounds(struct pgen *g, int o)
+{
+    struct bounds b = {0, 0, 0};
+    for (int j = 0; j < g->m->opnds[o].nalt; j++) {
+        const struct tc_alt *a = &g->L->alts[g->L->opnd_alt[o] + j];
+        struct bounds x = seq_bounds(g, a->part, a->npart);
+        b.len = x.len > b.len ? x.len : b.len;
+        b.ev = x.ev > b.ev ? x.ev : b.ev;
+        b.lab = x.lab > b.lab ? x.lab : b.lab;
+    }
+    return b;
+}
+
+static struct bounds seq_bounds(struct pgen *g, int first, int n)
+{
+    struct bounds b = {0, 0, 0};
+    for (int i = first; i < first + n; i++) {
+        const struct tc_part *p = &g->L->parts[i];
+        b.ev++;
+        switch (p->kind) {
+        case TSR_TC_TEXT:
+        case TSR_TC_OPT:
+            b.len += (uint64_t)p->len;
+            break;
+        case TSR_TC_SPACE:
+            b.len += 1;
+            break;
+        case TSR_TC_TABLE:
+            b.len += (uint64_t)g->tab[p->arg].maxlen;
+            break;
+        case TSR_TC_INT:
+            b.len += (uint64_t)int_len(&g->m->fields[p->field]);
+            break;
+        case TSR_TC_LABEL:
+            b.len += 17;
+            b.lab++;
+            break;
+        case TSR_TC_OPND: {
+            struct bounds x = opnd_bounds(g, p->arg);
+            b.len += x.len;
+            b.ev += x.ev;
+            b.lab += x.lab;
+            break;
+        }
+        }
+    }
+    return b;
+}
+
+/* A C condition for conds[first .. first+n-1] (all must hold). */
+static void cond_code(struct pgen *g, int first, int n)
+{
+    struct tsr_buf *o = g->out;
+    if (n == 0) {
+        tsr_buf_puts(o, "1");
+        return;
+    }
+    struct gen_cx cx = {"f[%d]", true, NULL};
+    for (int i = first; i < first + n; i++) {
+        const struct tc_cond *c = &g->L->conds[i];
+        if (i > first)
+            tsr_buf_puts(o, " && ");
+        if (c->kind == TSR_TC_BIND) {
+            tsr_buf_printf(o, "f[%d] == ", c->field);
+            gen_u64(o, c->val);
+        } else if (c->kind == TSR_TC_BIND2) {
+            tsr_buf_printf(o, "f[%d] == f[%d]", c->field, c->field2);
+        } else if (!c->e) {
+            tsr_buf_puts(o, "1");
+        } else {
+            tsr_buf_puts(o, "0 != (");
+            if (gen_cexpr(g->m, c->e, &cx, o, g->d) < 0)
+                g->rc = -1;
+            tsr_buf_puts(o, ")");
+        }
+    }
+}
+
+/* Appends the event of a part printed from s to p (what: a C expression). */
+static void ev_code(struct tsr_buf *o, const char *ind, const char *what)
+{
+    tsr_buf_printf(o, "%s*ev++ = (struct tsr_dis_ev){(uint32_t)(s - b), (uint32_t)(p - b), %s};\n", ind, what);
+}
+
+/* Whether a part can fail to print. */
+static bool part_can_fail(struct pgen *g, const struct tc_part *p)
+{
+    if (p->kind == TSR_TC_OPND)
+        return true;
+    if (p->kind != TSR_TC_TABLE)
+        return false;
+    const struct ptab *P = &g->tab[p->arg];
+    int w = g->m->fields[p->field].width;
+    if (P->sparse || w >= 32 || ((uint64_t)1 << w) > P->n)
+        return true;
+    for (uint64_t c = 0; c < ((uint64_t)1 << w); c++)
+        if (!P->ok[c])
+            return true;
+    return false;
+}
+
+/* The code of parts[first .. first+n-1], printing at p (s: scratch); fail: the statement giving up. */
+static void seq_code(struct pgen *g, int first, int n, const char *ind, const char *fail)
+{
+    struct tsr_buf *o = g->out;
+    const struct mdl_model *m = g->m;
+    for (int i = first; i < first + n; i++) {
+        const struct tc_part *p = &g->L->parts[i];
+        tsr_buf_printf(o, "%ss = p;\n", ind);
+        switch (p->kind) {
+        case TSR_TC_TEXT:
+        case TSR_TC_SPACE: {
+            const char *txt = p->kind == TSR_TC_TEXT ? p->text : " ";
+            int len = p->kind == TSR_TC_TEXT ? p->len : 1;
+            if (len) {
+                tsr_buf_printf(o, "%smemcpy(p, ", ind);
+                gen_cstring(o, txt);
+                tsr_buf_printf(o, ", %d);\n%sp += %d;\n", len, ind, len);
+            }
+            ev_code(o, ind, "0");
+            break;
+        }
+        case TSR_TC_OPT:
+            tsr_buf_printf(o, "%sif (", ind);
+            cond_code(g, p->cond, p->ncond);
+            tsr_buf_printf(o, ") {\n%s    memcpy(p, ", ind);
+            gen_cstring(o, p->text);
+            tsr_buf_printf(o, ", %d);\n%s    p += %d;\n%s", p->len, ind, p->len, ind);
+            ev_code(o, "    ", "1");
+            tsr_buf_printf(o, "%s} else {\n%s", ind, ind);
+            ev_code(o, "    ", "0");
+            tsr_buf_printf(o, "%s}\n", ind);
+            break;
+        case TSR_TC_TABLE: {
+            const struct ptab *P = &g->tab[p->arg];
+            if (!P->n) {   /* no code has a text */
+                tsr_buf_printf(o, "%s%s;\n", ind, fail);
+                break;
+            }
+            if (P->sparse) {
+                tsr_buf_printf(o, "%s{\n%s    const struct tsr_tc_ptext *t = tsr_tc_ptext_find(pt_%d, %" PRIu64 ", f[%d]);\n"
+                               "%s    if (!t || !t->ok)\n%s        %s;\n"
+                               "%s    memcpy(p, t->s, t->len);\n%s    p += t->len;\n%s",
+                               ind, ind, p->arg, P->n, p->field, ind, ind, fail, ind, ind, ind);
+                ev_code(o, "    ", "t->kind");
+                tsr_buf_printf(o, "%s}\n", ind);
+                break;
+            }
+            tsr_buf_printf(o, "%s{\n%s    const uint64_t c = f[%d];\n", ind, ind, p->field);
+            if (part_can_fail(g, p))
+                tsr_buf_printf(o, "%s    if (c >= %" PRIu64 " || !pt_%d[c].ok)\n%s        %s;\n", ind, P->n, p->arg, ind,
+                               fail);
+            if (P->inline16)
+                tsr_buf_printf(o, "%s    memcpy(p, pt_%d[c].s, 16);\n", ind, p->arg);
+            else
+                tsr_buf_printf(o, "%s    memcpy(p, pt_%d[c].s, pt_%d[c].len);\n", ind, p->arg, p->arg);
+            tsr_buf_printf(o, "%s    p += pt_%d[c].len;\n%s", ind, p->arg, ind);
+            char what[32];
+            snprintf(what, sizeof what, "pt_%d[c].kind", p->arg);
+            ev_code(o, "    ", what);
+            tsr_buf_printf(o, "%s}\n", ind);
+            break;
+        }
+        case TSR_TC_INT: {
+            const struct mdl_field *fd = &m->fields[p->field];
+            tsr_buf_printf(o, "%sp = ", ind);
+            if (fd->print == MDL_PRINT_HEX || (fd->print == MDL_PRINT_FLOAT && fd->width != 32))
+                tsr_buf_printf(o, "tsr_tc_fmt_hex(p, f[%d]);\n", p->field);
+            else if (fd->print == MDL_PRINT_FLOAT)
+                tsr_buf_printf(o, "tsr_tc_fmt_float(p, f[%d]);\n", p->field);
+            else if (fd->print == MDL_PRINT_SIGNED || (fd->print == MDL_PRINT_DEFAULT && fd->is_signed))
+                tsr_buf_printf(o, "tsr_tc_fmt_sdec(p, f[%d], %d);\n", p->field, fd->width);
+            else
+                tsr_buf_printf(o, "tsr_tc_fmt_dec(p, f[%d], false);\n", p->field);
+            ev_code(o, ind, "0");
+            break;
+        }
+        case TSR_TC_LABEL: {
+            const struct mdl_field *fd = &m->fields[p->field];
+            tsr_buf_printf(o, "%s{\n%s    const uint64_t t = ", ind, ind);
+            if (p->pcrel) {
+                tsr_buf_puts(o, "(pc + ");
+                gen_u64(o, (uint64_t)p->pcoff);
+                tsr_buf_printf(o, " + (uint64_t)tsr_bits_sext(f[%d], %d)) & tsr_bits_mask(%d);\n", p->field, fd->width,
+                               fd->width < 32 ? 32 : fd->width);
+            } else if (fd->is_signed) {
+                tsr_buf_printf(o, "(uint64_t)tsr_bits_sext(f[%d], %d);\n", p->field, fd->width);
+            } else {
+                tsr_buf_printf(o, "f[%d];\n", p->field);
+            }
+            tsr_buf_printf(o, "%s    x->lab[x->nlab++] = t;\n%s    p = tsr_tc_fmt_label(p, t);\n%s}\n", ind, ind, ind);
+            ev_code(o, ind, "0");
+            break;
+        }
+        case TSR_TC_OPND:
+            tsr_buf_printf(o, "%s{\n%s    const struct tsr_tc_pres r = po_%d(f, pc, p, ev + 1, ev, x);\n"
+                              "%s    if (!r.p)\n%s        %s;\n%s    p = r.p;\n%s    ev = r.ev;\n%s}\n",
+                           ind, ind, p->arg, ind, ind, fail, ind, ind, ind);
+            break;
+        }
+    }
+}
+
+static bool seq_can_fail(struct pgen *g, int first, int n)
+{
+    for (int i = first; i < first + n; i++)
+        if (part_can_fail(g, &g->L->parts[i]))
+            return true;
+    return false;
+}
+
+static void opnd_fn(struct pgen *g, int oi)
+{
+    struct tsr_buf *o = g->out;
+    const struct mdl_opnd *od = &g->m->opnds[oi];
+    tsr_buf_printf(o, "/* operand %s */\nstatic struct tsr_tc_pres po_%d(" PO_PARAMS ")\n{\n"
+                      "    const char *const b = x->base;\n    char *const p0 = p;\n    char *s = p;\n"
+                      "    struct tsr_dis_ev *const ev0 = ev;\n    const size_t nlab0 = x->nlab;\n"
+                      "    (void)f;\n    (void)pc;\n    (void)b;\n    (void)s;\n    (void)nlab0;\n",
+                   od->inst_name ? od->inst_name : od->name, oi);
+    for (int j = 0; j < od->nalt; j++) {
+        const struct tc_alt *a = &g->L->alts[g->L->opnd_alt[oi] + j];
+        tsr_buf_puts(o, "    if (");
+        cond_code(g, a->cond, a->ncond);
+        tsr_buf_puts(o, ") {\n");
+        bool can_fail = seq_can_fail(g, a->part, a->npart);
+        char fail[32];
+        snprintf(fail, sizeof fail, "goto fail%d", j);
+        seq_code(g, a->part, a->npart, "        ", fail);
+        tsr_buf_printf(o, "        *oe = (struct tsr_dis_ev){(uint32_t)(p0 - b), (uint32_t)(p - b), %d};\n"
+                          "        return (struct tsr_tc_pres){p, ev};\n", j);
+        if (can_fail)
+            tsr_buf_printf(o, "    fail%d:\n        p = p0;\n        ev = ev0;\n        x->nlab = nlab0;\n", j);
+        tsr_buf_puts(o, "    }\n");
+    }
+    tsr_buf_puts(o, "    return (struct tsr_tc_pres){NULL, ev0};\n}\n\n");
+}
+
+static void op_fn(struct pgen *g, int i)
+{
+    struct tsr_buf *o = g->out;
+    const struct tc_op *op = &g->L->ops[i];
+    tsr_buf_printf(o, "/* op %s (slot %s) */\nstatic char *pp_%d(const uint64_t *f, uint64_t pc, char *p, "
+                      "struct tsr_tc_pctx *x)\n{\n    const char *const b = x->base;\n    struct tsr_dis_ev *ev = x->ev + x->nev;\n"
+                      "    char *s = p;\n    (void)f;\n    (void)pc;\n    (void)b;\n    (void)s;\n",
+                   g->m->ops[i].name, g->m->slots[g->m->ops[i].slot].name, i);
+    seq_code(g, op->part, op->npart, "    ", "return NULL");
+    tsr_buf_puts(o, "    x->nev = (size_t)(ev - x->ev);\n    return p;\n}\n\n");
+}
+
+/* Marks the operands and tables the parts [first, first+n) can print, through operands' alternatives. */
+static void reach(struct pgen *g, int first, int n)
+{
+    for (int i = first; i < first + n; i++) {
+        const struct tc_part *p = &g->L->parts[i];
+        if (p->kind == TSR_TC_TABLE)
+            table_prepare(g, p->arg);
+        if (p->kind != TSR_TC_OPND || g->opnd_used[p->arg])
+            continue;
+        g->opnd_used[p->arg] = true;
+        for (int j = 0; j < g->m->opnds[p->arg].nalt; j++) {
+            const struct tc_alt *a = &g->L->alts[g->L->opnd_alt[p->arg] + j];
+            reach(g, a->part, a->npart);
+        }
+    }
+}
+
+int gen_disprint(const struct mdl_model *m, const struct tc_layout *L, struct tsr_buf *out, struct tsr_diag *d)
+{
+    struct pgen g = {m, L, out, d, calloc((size_t)L->ntables + 1, sizeof(struct ptab)),
+                     calloc((size_t)m->nopnds + 1, sizeof(bool)), 0};
+    if (!g.tab || !g.opnd_used)
+        abort();
+    const char *lo = gen_lower(m);
+    for (int i = 0; i < m->nops; i++)
+        reach(&g, L->ops[i].part, L->ops[i].npart);
+    tsr_buf_puts(out, "/* ---- the generated printer (runtime/text/dis_print.h; gen/emit_disprint.c) ---- */\n\n");
+    for (int t = 0; t < L->ntables; t++)
+        if (g.tab[t].used && g.tab[t].n)   /* a table without entries has no array: its holes never print */
+            table_emit(&g, t);
+    for (int i = 0; i < m->nopnds; i++)
+        if (g.opnd_used[i])
+            tsr_buf_printf(out, "static struct tsr_tc_pres po_%d(" PO_PARAMS ");\n", i);
+    tsr_buf_puts(out, "\n");
+    for (int i = 0; i < m->nopnds; i++)
+        if (g.opnd_used[i])
+            opnd_fn(&g, i);
+    for (int i = 0; i < m->nops; i++)
+        op_fn(&g, i);
+    tsr_buf_printf(out, "/* Per op: printer, bytes (with TSR_TC_PSLACK), path events, labels at most. */\n"
+                        "const struct tsr_tc_pop %s_tc_pops[] = {\n", lo);
+    for (int i = 0; i < m->nops; i++) {
+        struct bounds b = seq_bounds(&g, L->ops[i].part, L->ops[i].npart);
+        tsr_buf_printf(out, "    {pp_%d, %" PRIu64 ", %" PRIu64 ", %" PRIu64 "},\n", i, b.len + TSR_TC_PSLACK, b.ev, b.lab);
+    }
+    tsr_buf_puts(out, m->nops ? "};\n" : "    {0},\n};\n");
+    for (int t = 0; t < L->ntables; t++)
+        free(g.tab[t].ok);
+    free(g.tab);
+    free(g.opnd_used);
+    return g.rc;
+}

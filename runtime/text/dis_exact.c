@@ -1,0 +1,811 @@
+/* The disassembler's proof that a printed bundle reads back exactly (dis_exact.h), from the printed path
+ * (dis_path.h), the decoded fields and the text, without assembling the text again.
+ *
+ * The assembler (asm_engine.c) returns the first path through formats, slots, ops, operand alternatives,
+ * optional groups, table names and numeric entries, in its search order, that matches the text and then
+ * completes (defaults, checks).  The printer took one such path P.  The text reads back to the printed
+ * instruction with no override when
+ *  (1) P itself matches the text as the assembler matches it (`walk`: a literal matches its own print unless
+ *      the bound rule cuts it; a printed name reads back as its code; numbers through the expression parser,
+ *      each part ending where the printer's record says) and completes to the same fields: every value P
+ *      binds is the instruction's, and every field P leaves unset gets from the defaults the instruction's
+ *      value; then P's checks see the instruction's fields, on which the decoder and printer tested them; and
+ *  (2) every choice the assembler tries before P's, at every decision along P, fails:
+ *      - by a fact of the description decided once per isa (dis_static.c): the earlier choice cannot match
+ *        any text the printed one prints in that place (formats, slots and ops; operand alternatives, for the
+ *        printed table entry too; longer table names);
+ *      - else on this text: a text-only matcher (`possible`, the assembler's matcher without fields) finds
+ *        no way for it to consume the rest of the part (fields only ever remove matches);
+ *      - else through a field (`refuted`): the earlier alternative binds FIELD = v, and another bundle part
+ *        can only be read through alternatives that bind FIELD to another value.
+ * Whatever cannot be shown this way (a label, a FIELD == FIELD pair with no bound side, an earlier choice that
+ * survives all three, the text-only matcher over its step budget) answers false, and the caller runs the full
+ * round-trip check.  Every test here mirrors one of asm_engine.c's; a change to the matcher's order or rules
+ * must be made here and in dis_static.c too (the TESSERA_DIS_VERIFY mode of dis_engine.c cross-checks).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "asm_match.h"
+#include "bits.h"
+#include "dis_exact.h"
+
+#define BUDGET 20000         /* text-only matcher steps per bundle before the proof gives up */
+#define MAX_NAMES 72         /* names of a table that can end along the text (asm_engine.c table_hole) */
+
+struct kont { const struct tsr_tc_part *p, *end; const struct kont *next; };
+
+struct px {
+    const struct tsr_tc_isa *isa;
+    struct tsr_dis_exact *x;
+    const char *s;
+    uint32_t lim;                  /* end of the current part */
+    uint32_t pos;                  /* walk: where the assembler is */
+    const uint64_t *f;             /* the instruction's fields */
+    const struct tsr_dis_ev *ev;
+    struct tsr_dis_partinfo *pi;
+    size_t ie, iend;               /* walk: next event, end of the part's events */
+    size_t top;                    /* walk: the event of the op-level operand being walked (SIZE_MAX: none) */
+    size_t cur;                    /* walk: the bundle part being walked */
+    const struct tsr_tc_part *opbase;   /* walk: the first part of its op's template */
+    unsigned fmt;                  /* the printed format, its parts, their ops and their first events */
+    size_t np;
+    const unsigned *pop;
+    const struct tsr_dis_slotp *sp;
+    uint8_t (*lalt)[TSR_DIS_LALT];   /* x->lalt */
+    const size_t *plead;           /* the event of the part's leading operand (SIZE_MAX: none) */
+};
+
+static inline uint32_t ws(const struct px *P, uint32_t pos)
+{
+    while (pos < P->lim && tsr_asm_isblank(P->s[pos]))
+        pos++;
+    return pos;
+}
+
+/* Are the n bytes at a those at b (short runs: a loop, no call)? */
+static inline bool same(const char *a, const char *b, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (a[i] != b[i])
+            return false;
+    return true;
+}
+
+/* Are the n bytes at t exactly the NUL-terminated name nm? */
+static inline bool is_name(const char *t, const char *nm, uint32_t n)
+{
+    uint32_t i = 0;
+    while (i < n && nm[i] && nm[i] == t[i])
+        i++;
+    return i == n && !nm[n];
+}
+
+/* asm_engine.c lit_match */
+static bool lit(const struct px *P, const char *text, unsigned len, bool bound, uint32_t pos, uint32_t *end)
+{
+    return tsr_asm_lit(P->s, P->lim, text, len, bound, pos, end);
+}
+
+/* asm_engine.c match, TSR_TC_SPACE: the blanks from pos to q are acceptable */
+static bool space_ok(const struct px *P, uint32_t pos, uint32_t q)
+{
+    return !(q == pos && pos > 0 && pos < P->lim && tsr_asm_isident(P->s[pos - 1]) && tsr_asm_isident(P->s[pos]));
+}
+
+/* The names of table T that the assembler accepts at pos (asm_engine.c table_hole): their lengths and codes.
+ * Returns the count, or -1 when there are more than MAX_NAMES (the assembler then drops some). */
+static int names_at(const struct px *P, const struct tsr_tc_part *p, uint32_t pos, uint32_t *len, uint32_t *code)
+{
+    const struct tsr_tc_isa *isa = P->isa;
+    const struct tsr_tc_table *T = &isa->tables[p->arg];
+    if (!T->nnames)
+        return 0;
+    uint32_t avail = P->lim - pos;
+    unsigned maxl = T->maxlen < avail ? T->maxlen : avail, nc = 0;
+    const struct tsr_tc_trie *n = &isa->tries[T->trie];
+    for (unsigned L = 0;; L++) {
+        if (n->term) {
+            bool cut = p->bound && L && tsr_asm_isident(P->s[pos + L - 1]) && pos + L < P->lim &&
+                       tsr_asm_isident(P->s[pos + L]);
+            if (!cut) {
+                if (nc == MAX_NAMES)
+                    return -1;
+                len[nc] = L, code[nc++] = n->code;
+            }
+        }
+        if (L >= maxl || !n->nkid)
+            break;
+        unsigned char ch = (unsigned char)P->s[pos + L];
+        if (L == 0 && ch < 128) {   /* the root's children by first character */
+            uint32_t r = P->x->root[p->arg * 128u + ch];
+            if (!r)
+                break;
+            n = &isa->tries[r];
+            continue;
+        }
+        const struct tsr_tc_trie *k = &isa->tries[n->kid];
+        unsigned lo = 0, hi = n->nkid;
+        while (lo < hi) {
+            unsigned mid = (lo + hi) / 2;
+            if (k[mid].ch < ch)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo == n->nkid || k[lo].ch != ch)
+            break;
+        n = &k[lo];
+    }
+    return (int)nc;
+}
+
+/* names_at through the bundle's memo (the same table is looked up at the same place by several operand
+ * alternatives): *len and *code point at the answer. */
+static int names_memo(struct px *P, const struct tsr_tc_part *p, uint32_t pos, const uint32_t **len,
+                      const uint32_t **code)
+{
+    struct tsr_dis_exact *x = P->x;
+    uint32_t key = (uint32_t)p->arg << 1 | p->bound;
+    for (unsigned i = 0; i < x->nmemo; i++) {
+        struct tsr_dis_names *m = &x->memo[i];
+        if (m->key == key && m->pos == pos) {
+            *len = m->len, *code = m->code;
+            return m->n;
+        }
+    }
+    struct tsr_dis_names *m = &x->memo[x->nmemo < TSR_DIS_NMEMO ? x->nmemo++ : (x->nmemo_next++ % TSR_DIS_NMEMO)];
+    uint32_t l[MAX_NAMES], c[MAX_NAMES];
+    int n = names_at(P, p, pos, l, c);
+    m->key = key, m->pos = pos, m->n = n;
+    if (n > TSR_DIS_NNAMES)
+        m->n = n = -1;   /* not kept: taken as unknown (the callers then prove nothing) */
+    if (n > 0) {
+        memcpy(m->len, l, (size_t)n * sizeof *l);
+        memcpy(m->code, c, (size_t)n * sizeof *c);
+    }
+    *len = m->len, *code = m->code;
+    return n;
+}
+
+/* asm_engine.c table_hole: does numeric entry nu accept the value v? */
+static bool num_ok(const struct tsr_tc_num *nu, const struct tsr_asm_val *v)
+{
+    if (nu->is_float) {
+        float fv = (float)(v->fl ? v->d : 0.0);
+        uint32_t bits;
+        memcpy(&bits, &fv, 4);
+        return v->fl && bits == nu->val;
+    }
+    return tsr_asm_int_in(v, INT32_MIN, (int64_t)UINT32_MAX) && (uint32_t)v->i == nu->val;
+}
+
+static int expr_at(const struct px *P, uint32_t pos, size_t *e, struct tsr_asm_val *v)
+{
+    size_t ep, el;
+    const char *err;
+    return tsr_asm_expr(P->s, pos, P->lim, NULL, e, v, &err, &ep, &el);
+}
+
+/* asm_engine.c number_hole for a `{FIELD}` hole: the value stored, or false when the hole fails. */
+static bool int_value(const struct tsr_tc_field *fd, const struct tsr_asm_val *v, int64_t *x)
+{
+    bool u = false;
+    if (v->fl) {
+        if (fd->width < 32)
+            return false;
+        float fv = (float)v->d;
+        uint32_t bits;
+        memcpy(&bits, &fv, 4);
+        *x = bits;
+    } else {
+        *x = v->i;
+        u = v->u;
+    }
+    return am_fits(fd, *x, u);
+}
+
+/* Can parts [p, end) followed by the continuation k match the text from pos to the end of the part, fields
+ * aside?  true also when the step budget is spent (then nothing is proven). */
+static bool possible(struct px *P, const struct tsr_tc_part *p, const struct tsr_tc_part *end, uint32_t pos,
+                     const struct kont *k, bool open)
+{
+    const struct tsr_tc_isa *isa = P->isa;
+    if (++P->x->steps > BUDGET)
+        return true;
+    for (; p < end; p++) {
+        uint32_t q = ws(P, pos), e;
+        switch (p->kind) {
+        case TSR_TC_TEXT:
+            if (!lit(P, p->text, p->len, p->bound, q, &e))
+                return false;
+            pos = e;
+            break;
+        case TSR_TC_SPACE:
+            if (!space_ok(P, pos, q))
+                return false;
+            pos = q;
+            break;
+        case TSR_TC_TABLE: {
+            const struct tsr_tc_table *T = &isa->tables[p->arg];
+            const uint32_t *len, *code;
+            int nn = names_memo(P, p, q, &len, &code);
+            if (nn < 0)
+                return true;
+            for (int i = 0; i < nn; i++)
+                if (possible(P, p + 1, end, q + len[i], k, open))
+                    return true;
+            if (T->nnums) {
+                struct tsr_asm_val v;
+                size_t ee;
+                if (expr_at(P, q, &ee, &v) > 0)
+                    for (uint32_t i = 0; i < T->nnums; i++)
+                        if (num_ok(&isa->nums[T->num_first + i], &v))
+                            return possible(P, p + 1, end, (uint32_t)ee, k, open);
+            }
+            return false;
+        }
+        case TSR_TC_INT:
+        case TSR_TC_LABEL: {
+            struct tsr_asm_val v;
+            size_t ee;
+            int64_t x;
+            if (expr_at(P, q, &ee, &v) <= 0)
+                return false;
+            if (p->kind == TSR_TC_INT && !int_value(&isa->fields[p->field], &v, &x))
+                return false;
+            if (p->kind == TSR_TC_LABEL && v.fl)
+                return false;
+            pos = (uint32_t)ee;   /* a label's range depends on the address: taken as possible */
+            break;
+        }
+        case TSR_TC_OPT:
+            if (lit(P, p->text, p->len, p->bound, q, &e) && possible(P, p + 1, end, e, k, open))
+                return true;
+            break;   /* absent: pos unchanged, as in the assembler */
+        case TSR_TC_OPND: {
+            const struct tsr_tc_opnd *o = &isa->opnds[p->arg];
+            struct kont rest = {p + 1, end, k};
+            for (uint32_t i = 0; i < o->nalt; i++) {
+                const struct tsr_tc_alt *alt = &isa->alts[o->alt + i];
+                if (possible(P, isa->parts + alt->part, isa->parts + alt->part + alt->npart, q, &rest, open))
+                    return true;
+            }
+            return false;
+        }
+        }
+    }
+    if (k)
+        return possible(P, k->p, k->end, pos, k->next, open);
+    return open || ws(P, pos) == P->lim;
+}
+
+static bool bind_field(struct px *P, unsigned field, uint64_t v)
+{
+    if ((v & tsr_bits_mask(P->isa->fields[field].width)) != P->f[field])
+        return false;
+    P->x->bound[field] = 1;
+    return true;
+}
+
+/* The conditions of a chosen path element: each must hold on the instruction (bindings then agree with it,
+ * and the checks the assembler tests at the end see the same fields). */
+static bool conds(struct px *P, uint32_t first, uint32_t n)
+{
+    struct tsr_dis_exact *x = P->x;
+    for (uint32_t i = 0; i < n; i++) {
+        const struct tsr_tc_cond *c = &P->isa->conds[first + i];
+        if (c->kind == TSR_TC_BIND) {
+            if (!bind_field(P, c->field, c->val))
+                return false;
+        } else if (c->kind != TSR_TC_BIND2) {
+            if (!P->isa->check(c->id, P->f))
+                return false;
+        } else {
+            if (P->f[c->field] != P->f[c->field2])
+                return false;
+            if (x->neq + 2 > x->ceq) {
+                x->ceq = x->ceq ? x->ceq * 2 : 64;
+                x->eq = realloc(x->eq, x->ceq * sizeof *x->eq);
+                if (!x->eq)
+                    abort();
+            }
+            x->eq[x->neq++] = c->field;
+            x->eq[x->neq++] = c->field2;
+        }
+    }
+    return true;
+}
+
+/* Does bundle part k pin FIELD to a value other than v on the text alone?  Every op of the format that can
+ * match the part (its printed op, and those dis_static.c cannot rule out) must begin with literal text and an
+ * operand, and every alternative of that operand that can match the text there, followed by the rest of the
+ * op's template, must bind FIELD to a value other than v. */
+static bool forces(struct px *P, size_t k, unsigned field, uint64_t v)
+{
+    const struct tsr_tc_isa *isa = P->isa;
+    const struct tsr_tc_format *F = &isa->formats[P->fmt];
+    unsigned a = P->pop[k];
+    /* on a path through the alternative being decided, the parts up to the current one are matched as printed
+     * (ops and slots); a later part takes a later slot */
+    for (uint32_t t = k > P->cur ? P->sp[P->cur].t + 1 : 0; t < F->nslot; t++) {
+        const struct tsr_tc_slot *S = &isa->slots[isa->idx[F->slot + t]];
+        for (uint32_t n = 0; n < S->nop; n++) {
+            unsigned b = isa->idx[S->op + n];
+            if (b != a && (k <= P->cur || tsr_dis_op_pair(&P->x->st, b, a) == TSR_DIS_NEVER))
+                continue;
+            const struct tsr_tc_op *op = &isa->ops[b];
+            const struct tsr_tc_part *p = isa->parts + op->part, *end = p + op->npart;
+            uint32_t pos = P->pi[k].q, e;
+            bool lits = true;
+            for (; p < end && lits && (p->kind == TSR_TC_TEXT || p->kind == TSR_TC_SPACE); p++) {
+                uint32_t q = ws(P, pos);
+                if (p->kind == TSR_TC_TEXT)
+                    lits = lit(P, p->text, p->len, p->bound, q, &e), pos = e;
+                else
+                    lits = space_ok(P, pos, q), pos = q;
+            }
+            if (!lits)
+                continue;   /* this op does not match the part */
+            if (p == end || p->kind != TSR_TC_OPND)
+                return false;
+            const struct tsr_tc_opnd *o = &isa->opnds[p->arg];
+            struct kont rest = {p + 1, end, NULL};
+            /* the printed op: its printed alternative, and those the templates cannot rule out (dis_static.c) */
+            uint32_t pw = b == a && P->plead[k] != SIZE_MAX ? P->ev[P->plead[k]].what : UINT32_MAX;
+            for (uint32_t i = 0; i < o->nalt; i++) {
+                const struct tsr_tc_alt *al = &isa->alts[o->alt + i];
+                if (pw < o->nalt && i != pw && (tsr_dis_alt_ctx(&P->x->st, p, end, i, pw) == TSR_DIS_NEVER ||
+                                                tsr_dis_alt_entry(&P->x->st, p, end, i, pw, P->f) == TSR_DIS_NEVER))
+                    continue;
+                if (i != pw &&
+                    !possible(P, isa->parts + al->part, isa->parts + al->part + al->npart, ws(P, pos), &rest, false))
+                    continue;
+                bool other = false;
+                for (uint32_t d = 0; d < al->ncond && !other; d++) {
+                    const struct tsr_tc_cond *c = &isa->conds[al->cond + d];
+                    other = c->kind == TSR_TC_BIND && c->field == field && c->val != v;
+                }
+                if (!other)
+                    return false;
+            }
+        }
+    }
+    return true;
+}
+
+/* Whether alternative alt, tried by the assembler before the printed one and matching the text, still fails
+ * through a field: it binds FIELD = v, and another bundle part pins FIELD to another value on the text alone
+ * (forces).  Every path through alt makes both bindings, so none completes.  (The I/O registers are names of
+ * both write tables: `t1b` read by the A alternative binds ws = 0, and the other part's `ra28`, a name of
+ * the A table only, binds ws = 1 in every alternative that can read it.)  The part being walked counts too,
+ * unless alt is an alternative of its leading operand (then that operand is the one being decided). */
+static bool refuted(struct px *P, const struct tsr_tc_alt *alt)
+{
+    const struct tsr_tc_isa *isa = P->isa;
+    bool ok = false;
+    uint32_t lim = P->lim;
+    for (uint32_t c = 0; c < alt->ncond && !ok; c++) {
+        const struct tsr_tc_cond *bc = &isa->conds[alt->cond + c];
+        if (bc->kind != TSR_TC_BIND)
+            continue;
+        for (size_t k = 0; k < P->np && !ok; k++) {
+            if (k == P->cur && P->plead[k] == P->top)
+                continue;
+            P->lim = P->pi[k].end;
+            ok = forces(P, k, bc->field, bc->val);
+        }
+    }
+    P->lim = lim;
+    return ok;
+}
+
+/* Follows the printed path through parts [p, end) along the log, showing (1) and (2) of the top comment
+ * for every decision on it; k is what follows in the template (for the text-only matcher). */
+static bool walk(struct px *P, const struct tsr_tc_part *p, const struct tsr_tc_part *end, const struct kont *k)
+{
+    const struct tsr_tc_isa *isa = P->isa;
+    for (; p < end; p++) {
+        if (P->ie >= P->iend)
+            return false;
+        const struct tsr_dis_ev *ev = &P->ev[P->ie++];
+        /* the log only names the choices; what is matched is computed from P->pos, the assembler's place */
+        if (ev->pos > ev->end || ev->end > P->lim || (ev->pos != P->pos && ws(P, ev->pos) != ws(P, P->pos)))
+            return false;
+        uint32_t q = ws(P, P->pos), e = q;
+        struct kont rest = {p + 1, end, k};
+        switch (p->kind) {
+        case TSR_TC_TEXT:
+            /* the literal matches its own print (a blank in it matches the printed blank): only the bound
+             * rule can reject it, when an identifier character follows */
+            if (ev->end - ev->pos != p->len || !same(P->s + ev->pos, p->text, p->len) ||
+                (p->bound && p->len && tsr_asm_isident(p->text[p->len - 1]) && ev->end < P->lim &&
+                 tsr_asm_isident(P->s[ev->end])))
+                return false;
+            e = ev->end;
+            break;
+        case TSR_TC_SPACE:
+            if (!space_ok(P, P->pos, q) || q != ws(P, ev->end))
+                return false;
+            e = q;
+            break;
+        case TSR_TC_TABLE: {
+            const struct tsr_tc_table *T = &isa->tables[p->arg];
+            uint64_t want = P->f[p->field];
+            uint32_t lp = ev->end - ev->pos;
+            /* a printed name that reads back as its code, with no longer name that could match instead
+             * (decided once per template place, dis_static.c) */
+            if (ev->what == TSR_TC_PRINT_NAME && (!k || !k->next) && (!lp || q == ev->pos) &&
+                tsr_dis_name_ok(&P->x->st, p->arg, want) &&
+                tsr_dis_longer(&P->x->st, p, end, k ? k->p : NULL, k ? k->end : NULL, want) == TSR_DIS_NEVER) {
+                const char *nm = tsr_dis_print_of(isa, p->arg, want)->name;   /* the record's text is that name */
+                if (!is_name(P->s + q, nm, lp) ||
+                    (p->bound && lp && tsr_asm_isident(P->s[q + lp - 1]) && q + lp < P->lim &&
+                     tsr_asm_isident(P->s[q + lp])))
+                    return false;
+                if (!bind_field(P, p->field, want))
+                    return false;
+                e = q + lp;
+                break;
+            }
+            const uint32_t *len, *code;
+            int nn = names_memo(P, p, q, &len, &code);
+            /* the printed entry is ev->end - ev->pos characters from q (an empty name may be printed before
+             * blanks that the assembler skips first) */
+            if (nn < 0 || (lp && q != ev->pos))
+                return false;
+            bool found = false;
+            for (int i = 0; i < nn; i++) {
+                if (ev->what == TSR_TC_PRINT_NAME && len[i] == lp) {
+                    if (code[i] != want)
+                        return false;
+                    found = true;
+                } else if (ev->what != TSR_TC_PRINT_NAME || len[i] > lp) {
+                    /* tried before the printed entry (longer names first, names before numbers) */
+                    if (possible(P, p + 1, end, q + len[i], k, false))
+                        return false;
+                }
+            }
+            if (ev->what != TSR_TC_PRINT_NAME) {
+                struct tsr_asm_val v;
+                size_t ee;
+                if (expr_at(P, q, &ee, &v) <= 0 || ee != ev->end)
+                    return false;
+                for (uint32_t i = 0; i < T->nnums && !found; i++) {
+                    const struct tsr_tc_num *nu = &isa->nums[T->num_first + i];
+                    if (!num_ok(nu, &v))
+                        continue;
+                    if (nu->code != want)
+                        return false;   /* another entry of the same value comes first */
+                    found = true;
+                }
+            }
+            if (!found || !bind_field(P, p->field, want))
+                return false;
+            e = q + lp;
+            break;
+        }
+        case TSR_TC_INT: {
+            struct tsr_asm_val v;
+            size_t ee;
+            int64_t x;
+            if (q != ev->pos || expr_at(P, q, &ee, &v) <= 0 || ee != ev->end ||
+                !int_value(&isa->fields[p->field], &v, &x) || !bind_field(P, p->field, (uint64_t)x))
+                return false;
+            e = ev->end;
+            break;
+        }
+        case TSR_TC_OPT: {
+            bool m = lit(P, p->text, p->len, p->bound, q, &e);
+            if (ev->what) {
+                if (!m || ws(P, e) != ws(P, ev->end) || !conds(P, p->cond, p->ncond))
+                    return false;
+            } else {
+                if (ev->end != ev->pos || (m && possible(P, p + 1, end, e, k, false)))
+                    return false;
+                e = P->pos;
+            }
+            break;
+        }
+        case TSR_TC_OPND: {
+            const struct tsr_tc_opnd *o = &isa->opnds[p->arg];
+            if (ev->what >= o->nalt)
+                return false;
+            uint64_t maybe = k ? UINT64_MAX : tsr_dis_alt_maybe(&P->x->st, p, end, ev->what);
+            for (uint32_t i = 0; i < ev->what; i++) {
+                const struct tsr_tc_alt *alt = &isa->alts[o->alt + i];
+                if (i < 63 && !(maybe >> i & 1))
+                    continue;   /* cannot match anything the printed alternative prints (dis_static.c) */
+                if (k ? tsr_dis_alt_pair(&P->x->st, o->alt + i, o->alt + ev->what) == TSR_DIS_NEVER
+                      : (tsr_dis_alt_ctx(&P->x->st, p, end, i, ev->what) == TSR_DIS_NEVER ||
+                         tsr_dis_alt_entry(&P->x->st, p, end, i, ev->what, P->f) == TSR_DIS_NEVER))
+                    continue;   /* the same, or for the entry printed */
+                if (!k)
+                    P->top = (size_t)(ev - P->ev);
+                /* fails on the text (alone, then with what follows it in the template), or through a field */
+                if (possible(P, isa->parts + alt->part, isa->parts + alt->part + alt->npart, q, NULL, true) &&
+                    possible(P, isa->parts + alt->part, isa->parts + alt->part + alt->npart, q, &rest, false) &&
+                    !refuted(P, alt))
+                    return false;
+            }
+            const struct tsr_tc_alt *alt = &isa->alts[o->alt + ev->what];
+            if (!k && ev->what < 0xff && (size_t)(p - P->opbase) < TSR_DIS_LALT)
+                P->lalt[P->cur][p - P->opbase] = (uint8_t)ev->what;
+            P->pos = q;
+            if (!k)
+                P->top = (size_t)(ev - P->ev);
+            bool ok = walk(P, isa->parts + alt->part, isa->parts + alt->part + alt->npart, &rest);
+            if (!k)
+                P->top = SIZE_MAX;
+            if (!ok || ws(P, P->pos) != ws(P, ev->end) || !conds(P, alt->cond, alt->ncond))
+                return false;
+            e = P->pos;
+            break;
+        }
+        default:   /* TSR_TC_LABEL: depends on the address; not proven here */
+            return false;
+        }
+        P->pos = e;
+    }
+    return true;
+}
+
+/* asm_engine.c key_ok */
+static bool key_ok(const struct tsr_tc_op *op, const char *s, uint32_t run)
+{
+    if (!op->keylen)
+        return true;
+    if (run < op->keylen || memcmp(s, op->key, op->keylen) != 0)
+        return false;
+    return !op->key_exact || run == op->keylen;
+}
+
+/* Would the assembler try op on the part starting at q (its candidates() filter), and could it match? */
+static bool op_possible(struct px *P, const struct tsr_tc_op *op, uint32_t q, uint32_t run, const uint64_t *have)
+{
+    if (!key_ok(op, P->s + q, run) || (op->req[0] & ~have[0]) || (op->req[1] & ~have[1]))
+        return false;
+    return possible(P, P->isa->parts + op->part, P->isa->parts + op->part + op->npart, q, NULL, false);
+}
+
+/* Can part pi, printed by op `printed`, be an op of slot `slot`, among the ops the assembler tries before
+ * op `before` (those of lower index, as its candidate list is in op order; all: TSR_TC_NO_OP)?  Decided
+ * once per isa where the templates tell (dis_static.c), else on the text. */
+static bool slot_possible(struct px *P, unsigned slot, unsigned before, unsigned printed, size_t k)
+{
+    const struct tsr_tc_slot *S = &P->isa->slots[slot];
+    struct tsr_dis_partinfo *pi = &P->pi[k];
+    if (before == TSR_TC_NO_OP ? tsr_dis_slot_never(&P->x->st, printed, slot) : tsr_dis_before_never(&P->x->st, before))
+        return false;
+    /* the facts per printed alternative cost more to decide than a few thousand text-only matches: asked
+     * once that many have been made */
+    bool alts = ++P->x->nslow > TSR_DIS_SLOW && P->isa->ops[printed].npart <= TSR_DIS_LALT;
+    if (!pi->have_set) {
+        pi->have[0] = pi->have[1] = 0;
+        for (uint32_t j = pi->start; j < pi->end; j++) {
+            unsigned char c = (unsigned char)P->s[j];
+            if (c < 128)
+                pi->have[c >> 6] |= (uint64_t)1 << (c & 63);
+        }
+        pi->have_set = true;
+    }
+    for (uint32_t i = 0; i < S->nop; i++) {
+        unsigned opi = P->isa->idx[S->op + i];
+        if (opi < before && P->isa->ops[opi].slot == slot &&
+            (!alts || tsr_dis_op_alts(&P->x->st, opi, printed, P->lalt[k]) != TSR_DIS_NEVER) &&
+            op_possible(P, &P->isa->ops[opi], pi->q, pi->run, pi->have))
+            return true;
+    }
+    return false;
+}
+
+bool tsr_dis_exact(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const void *inst, const char *text,
+                   size_t len, const struct tsr_dis_path *path)
+{
+    const struct tsr_dis_ev *ev = path->ev;
+    const struct tsr_dis_slotp *sp = path->sp;
+    size_t nev = path->nev, nsp = path->nsp;
+    if (path->over)
+        return false;
+    if (!x->st.isa)
+        tsr_dis_static_init(&x->st, isa);
+    const unsigned char *ib = inst;
+    unsigned fmt = ib[0];
+    if (fmt >= isa->nformats || len > UINT32_MAX / 2 || nsp == 0 || nsp > MAX_PARTS)
+        return false;
+    const struct tsr_tc_format *F = &isa->formats[fmt];
+    const uint16_t *ops = (const uint16_t *)(const void *)(ib + isa->off_op);
+    const uint32_t *ign = (const uint32_t *)(const void *)(ib + isa->off_ignored);
+    struct px P = {.isa = isa, .x = x, .s = text, .f = (const uint64_t *)(const void *)(ib + isa->off_f), .ev = ev};
+    /* the assembler leaves ignored bits 0 */
+    for (uint32_t i = 0; i < F->nign; i++)
+        if (tsr_wide_extract(ign, isa->ranges[F->ign + i].hi, isa->ranges[F->ign + i].lo))
+            return false;
+    /* asm_engine.c tsr_asm_bundle: a trailing `}` would be read as overrides; parts split at every ';' */
+    uint32_t n = (uint32_t)len, e = n;
+    while (e > 0 && tsr_asm_isblank(text[e - 1]))
+        e--;
+    if (e > 0 && text[e - 1] == '}')
+        return false;
+    struct tsr_dis_partinfo *pi = x->pi;
+    P.lalt = x->lalt;
+    size_t np = 0;
+    for (uint32_t st = 0;;) {
+        const char *semi = memchr(text + st, ';', n - st);
+        uint32_t i = semi ? (uint32_t)(semi - text) : n;   /* the part's end: the next ';' or the text's end */
+        if (np == nsp)
+            return false;
+        struct tsr_dis_partinfo *p = &pi[np++];
+        p->start = st, p->end = i;
+        p->q = st;
+        while (p->q < i && tsr_asm_isblank(text[p->q]))
+            p->q++;
+        if (p->q == i)
+            return false;   /* an empty part: an error */
+        for (p->run = p->q; p->run < i && tsr_asm_isident(text[p->run]);)
+            p->run++;
+        p->run -= p->q;
+        p->have_set = false;   /* the characters present: when an op is tried on the text (slot_possible) */
+        if (i == n)
+            break;
+        st = i + 1;
+    }
+    if (np != nsp)
+        return false;
+    /* for refuted: each part's op and the event of its leading operand */
+    unsigned pop[MAX_PARTS];
+    size_t plead[MAX_PARTS];
+    for (size_t k = 0; k < np; k++) {
+        unsigned a = ops[isa->idx[F->slot + (sp[k].t < F->nslot ? sp[k].t : 0)]];
+        pop[k] = a;
+        plead[k] = SIZE_MAX;
+        if (a >= isa->nops)
+            return false;
+        const struct tsr_tc_op *op = &isa->ops[a];
+        uint32_t i = 0;
+        while (i < op->npart && (isa->parts[op->part + i].kind == TSR_TC_TEXT || isa->parts[op->part + i].kind == TSR_TC_SPACE))
+            i++;
+        if (i < op->npart && isa->parts[op->part + i].kind == TSR_TC_OPND)
+            plead[k] = sp[k].first + i;
+    }
+    P.top = SIZE_MAX;
+    P.fmt = fmt;
+    P.pi = pi;
+    P.np = np;
+    P.pop = pop;
+    P.sp = sp;
+    P.plead = plead;
+    if (!x->bound) {
+        x->bound = calloc(isa->nfields + 1, 1);
+        x->root = calloc((size_t)isa->ntables * 128 + 1, sizeof *x->root);
+        if (!x->bound || !x->root)
+            abort();
+        for (unsigned t = 0; t < isa->ntables; t++) {
+            const struct tsr_tc_trie *r = &isa->tries[isa->tables[t].trie];
+            if (isa->tables[t].nnames)
+                for (unsigned i = 0; i < r->nkid; i++)
+                    if (isa->tries[r->kid + i].ch < 128)
+                        x->root[t * 128 + isa->tries[r->kid + i].ch] = r->kid + i;
+        }
+    }
+    memset(x->bound, 0, isa->nfields);
+    x->neq = 0;
+    x->steps = 0;
+    x->nmemo = x->nmemo_next = 0;
+
+    /* the format: each part at its slot, after the slots and ops the assembler tries first */
+    if (!conds(&P, F->cond, F->ncond))
+        return false;
+    uint32_t s = 0;
+    uint64_t printed = 0;
+    for (size_t k = 0; k < np; k++) {
+        uint32_t t = sp[k].t;
+        if (t < s || t >= F->nslot || t >= 64)
+            return false;
+        P.lim = pi[k].end;
+        unsigned slot = isa->idx[F->slot + t], opi = ops[slot];
+        if (opi >= isa->nops)
+            return false;
+        /* the printed path first (it records the alternatives of the op's operands), then the slots and ops the
+         * assembler tries before it */
+        const struct tsr_tc_op *op = &isa->ops[opi];
+        P.pos = pi[k].q;
+        P.cur = k;
+        P.ie = sp[k].first;
+        P.iend = k + 1 < np ? sp[k + 1].first : nev;
+        memset(P.lalt[k], 0xff, TSR_DIS_LALT);
+        P.opbase = isa->parts + op->part;
+        if (P.ie > P.iend || P.iend > nev || !walk(&P, isa->parts + op->part, isa->parts + op->part + op->npart, NULL) ||
+            P.ie != P.iend || ws(&P, P.pos) != P.lim || !conds(&P, op->cond, op->ncond))
+            return false;
+        for (uint32_t u = s; u < t; u++)
+            if (slot_possible(&P, isa->idx[F->slot + u], TSR_TC_NO_OP, opi, k))
+                return false;
+        if (slot_possible(&P, slot, opi, opi, k))
+            return false;
+        printed |= (uint64_t)1 << t;
+        s = t + 1;
+    }
+    /* (2) for the formats before fmt: some part fits no op of theirs (or there are too many parts) */
+    for (unsigned fi = 0; fi < fmt; fi++) {
+        const struct tsr_tc_format *G = &isa->formats[fi];
+        bool fails = np > G->nslot;
+        for (size_t k = 0; k < np && !fails; k++)
+            fails = tsr_dis_fmt_never(&x->st, ops[isa->idx[F->slot + sp[k].t]], fi);
+        for (size_t k = 0; k < np && !fails; k++) {
+            P.lim = pi[k].end;
+            bool any = false;
+            unsigned printed = ops[isa->idx[F->slot + sp[k].t]];
+            for (uint32_t t = 0; t < G->nslot && !any; t++)
+                any = slot_possible(&P, isa->idx[G->slot + t], TSR_TC_NO_OP, printed, k);
+            fails = !any;
+        }
+        if (!fails)
+            return false;
+    }
+    /* the slots not printed get their default ops (asm_engine.c finalize) */
+    for (uint32_t t = 0; t < F->nslot; t++) {
+        if (t < 64 && (printed >> t & 1))
+            continue;
+        unsigned slot = isa->idx[F->slot + t];
+        unsigned opi = isa->slots[slot].default_op;
+        if (ops[slot] != opi || !conds(&P, isa->ops[opi].cond, isa->ops[opi].ncond))
+            return false;
+    }
+    /* FIELD == FIELD: each pair needs a bound side, and the instruction satisfies it */
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (size_t i = 0; i < x->neq; i += 2) {
+            unsigned a = x->eq[i], b = x->eq[i + 1];
+            if (x->bound[a] && x->bound[b])
+                continue;
+            if (!x->bound[a] && !x->bound[b])
+                continue;
+            unsigned from = x->bound[a] ? a : b, to = x->bound[a] ? b : a;
+            if (!bind_field(&P, to, P.f[from]))
+                return false;
+            changed = true;
+        }
+    }
+    for (size_t i = 0; i < x->neq; i += 2) {
+        unsigned a = x->eq[i], b = x->eq[i + 1];
+        if (!x->bound[a] || !x->bound[b] ||
+            ((P.f[a] ^ P.f[b]) & tsr_bits_mask(isa->fields[a].width) & tsr_bits_mask(isa->fields[b].width)))
+            return false;
+    }
+    /* (1) the fields nothing bound: the first default for them (ops' in slot order, then the format's), else
+     * 0 (asm_engine.c finalize); bound[] marks 2 the fields a default reached */
+    for (uint32_t t = 0; t <= F->nslot; t++) {
+        const struct tsr_tc_default *d;
+        uint32_t nd;
+        if (t < F->nslot) {
+            const struct tsr_tc_op *op = &isa->ops[ops[isa->idx[F->slot + t]]];
+            d = isa->defs + op->def, nd = op->ndef;
+        } else {
+            d = isa->defs + F->def, nd = F->ndef;
+        }
+        for (uint32_t i = 0; i < nd; i++) {
+            unsigned fd = d[i].field;
+            if (x->bound[fd])
+                continue;
+            if ((d[i].val & tsr_bits_mask(isa->fields[fd].width)) != P.f[fd])
+                return false;
+            x->bound[fd] = 2;
+        }
+    }
+    for (unsigned fd = 0; fd < isa->nfields; fd++)
+        if (!x->bound[fd] && P.f[fd])
+            return false;
+    if (x->steps > BUDGET)
+        return false;
+    return true;
+}
+
+void tsr_dis_exact_free(struct tsr_dis_exact *x)
+{
+    tsr_dis_static_free(&x->st);
+    free(x->bound);
+    free(x->root);
+    free(x->eq);
+    memset(x, 0, sizeof *x);
+}

@@ -1,0 +1,148 @@
+/* The disassembler's proof that a printed bundle reads back exactly (dis_exact.c), and the facts about the
+ * description it rests on, decided once per isa (dis_static.c).  Private to runtime/text/: used by
+ * dis_engine.c only.
+ *
+ * The printer records the path it printed (dis_path.h); the prover shows from that record, the decoded
+ * fields and the text that the assembler (asm_engine.c) would read the text back to the same format,
+ * fields and ignored bits with no override.  Where it cannot, the disassembler runs the full round trip
+ * check as before, so the output never depends on the proof (TESSERA_DIS_VERIFY=1 runs both and aborts on
+ * a disagreement).
+ */
+#ifndef TSR_DIS_EXACT_H
+#define TSR_DIS_EXACT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dis_path.h"
+#include "text/textcodec.h"
+
+/* ---- facts decided once per isa (dis_static.c) ------------------------------------------------------- */
+
+/* "Can the matcher's choice J match any text that the printer's choice K prints?", answered from the
+ * templates' literals, the tables' names and the number syntaxes alone, whatever the field values.
+ * NEVER is a proof that it cannot; MAYBE is no proof (the per-word text-only matcher then decides). */
+enum { TSR_DIS_UNKNOWN, TSR_DIS_NEVER, TSR_DIS_MAYBE };
+
+/* A name of one table that is a proper prefix of a name another table prints (kside: the printed one is
+ * longer; s[0..len) is what is left of the longer one). */
+struct tsr_dis_rem { bool kside; const char *s; uint32_t len; };
+/* Table J's names (the matcher's) against table K's printed names: eq when some name is in both. */
+struct tsr_dis_tpair { bool done, eq; uint32_t nrem; struct tsr_dis_rem *rem; };
+
+#define TSR_DIS_LMAP 4096   /* contexts of tsr_dis_longer */
+#define TSR_DIS_AMAP 8192   /* answers of tsr_dis_op_alts */
+struct tsr_dis_akey { uint64_t k1, k2; uint8_t v; };
+
+struct tsr_dis_static {
+    const struct tsr_tc_isa *isa;
+    unsigned nalts;           /* operand alternatives in isa->alts */
+    unsigned nparts, maxalt;  /* template parts in isa->parts; most alternatives of an operand */
+    uint32_t *canon, *cend;   /* per op-template part: the first part with the same rest of template, and the end
+                                 of that template (dis_static.c canon_init; UINT32_MAX: not in an op's template) */
+    uint8_t *op_pair;         /* [B * nops + A]: can op B's template match a whole bundle part op A prints? */
+    uint8_t *alt_pair;        /* [j * nalts + k]: can alternative j match a prefix of what alternative k prints
+                                 and what follows it? */
+    uint8_t *alt_ctx;         /* [(part * maxalt + j) * maxalt + k]: the same for alternatives j and k of the operand
+                                 at an op template's part, each followed by the rest of that template */
+    uint8_t *fmt_never;       /* [A * nformats + G]: TSR_DIS_NEVER when no op of format G's slots can match a
+                                 part op A prints (then a bundle with that part is never read as format G) */
+    uint8_t *slot_never;      /* [A * nslots + s]: the same for the ops of slot s */
+    uint8_t *before_never;    /* [A]: the same for the ops of A's slot declared before A */
+    struct tsr_dis_tpair *tpair;   /* [J table * ntables + K table], computed on first use */
+    uint8_t *tflags;          /* per table: TF_* of dis_static.c */
+    uint32_t *rowlen;         /* per table: its largest printed code + 1 (0: over 4096), the rows' length */
+    struct tsr_dis_akey *amap;   /* tsr_dis_op_alts's answers by (ops, alternatives printed) */
+    uint64_t *alt_mask;       /* [part * maxalt + k]: tsr_dis_alt_maybe, bit 63 set once computed */
+    uint8_t **name_rt;        /* [table][code]: tsr_dis_name_ok, computed on first use */
+    uint64_t *lkey;           /* tsr_dis_longer's answers: a map (part, continuation) -> row [code] */
+    uint8_t **lrow;
+    int32_t *altfix;          /* per alternative: its top-level table hole with the most entries (part index), or -1 */
+    unsigned long budget;     /* steps left for the current question (exceeded: MAYBE) */
+};
+
+void tsr_dis_static_init(struct tsr_dis_static *st, const struct tsr_tc_isa *isa);
+void tsr_dis_static_free(struct tsr_dis_static *st);
+/* TSR_DIS_NEVER or TSR_DIS_MAYBE for ops B (matcher) and A (printer); computed on first use. */
+int tsr_dis_op_pair(struct tsr_dis_static *st, unsigned b, unsigned a);
+/* The same for alternatives j (matcher, open: it may end anywhere) and k (printer), indices into isa->alts. */
+int tsr_dis_alt_pair(struct tsr_dis_static *st, unsigned j, unsigned k);
+/* The same for alternatives j and k (indices within the operand) of the operand part p of an op's template
+ * whose parts end at end: each followed by parts [p + 1, end), then by the end of the bundle part. */
+int tsr_dis_alt_ctx(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end, unsigned j,
+                    unsigned k);
+/* tsr_dis_alt_ctx for the printed instruction (fields f): alternative k's largest table hole (altfix) printing
+ * the entry it prints for f.  Computed on first use per code. */
+int tsr_dis_alt_entry(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end, unsigned j,
+                      unsigned k, const uint64_t *f);
+/* The alternatives j < k of the operand part p of an op's template (ending at end) that tsr_dis_alt_ctx does not
+ * answer NEVER for: bit j set.  Computed on first use. */
+uint64_t tsr_dis_alt_maybe(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end,
+                           unsigned k);
+/* tsr_dis_op_pair for op a printed with the alternatives alts[i] at its template's operand parts i (0xff
+ * elsewhere; a->npart entries, at most TSR_DIS_LALT): NEVER when it is NEVER with one of them fixed (the others
+ * free), each computed on first use. */
+int tsr_dis_op_alts(struct tsr_dis_static *st, unsigned b, unsigned a, const uint8_t *alts);
+/* Whether no op of format g / slot s / of A's slot before A can match a part op a prints (computed on first use). */
+bool tsr_dis_fmt_never(struct tsr_dis_static *st, unsigned a, unsigned g);
+bool tsr_dis_slot_never(struct tsr_dis_static *st, unsigned a, unsigned s);
+bool tsr_dis_before_never(struct tsr_dis_static *st, unsigned a);
+
+/* The print entry of code c in table t (isa->prints), or NULL. */
+const struct tsr_tc_print *tsr_dis_print_of(const struct tsr_tc_isa *isa, unsigned t, uint64_t c);
+/* Whether code c of table t prints a name that the table's trie reads back as c. */
+bool tsr_dis_name_ok(struct tsr_dis_static *st, unsigned t, uint64_t c);
+/* NEVER when no name of the table of part p longer than the one code c prints, followed by parts [p + 1, end),
+ * then [cp, cend) (none: cp NULL) and the end of the bundle part, can match a text that the printed name and
+ * those parts print (the longer names are tried first).  p is a table hole of an op's template ending at end
+ * (cp NULL), or of an operand alternative ending at end whose operand is followed by [cp, cend) in an op's
+ * template. */
+int tsr_dis_longer(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end,
+                   const struct tsr_tc_part *cp, const struct tsr_tc_part *cend, uint64_t c);
+
+/* ---- the per-word proof (dis_exact.c) ---------------------------------------------------------------- */
+
+/* A table's names found at a place of the current bundle (dis_exact.c names_memo). */
+#define TSR_DIS_NMEMO 16
+#define TSR_DIS_NNAMES 8
+struct tsr_dis_names {
+    uint32_t key, pos;    /* table index << 1 | bound; byte offset */
+    int n;                /* names found (len, code), or -1: more than TSR_DIS_NNAMES */
+    uint32_t len[TSR_DIS_NNAMES], code[TSR_DIS_NNAMES];
+};
+
+#define TSR_DIS_LALT 16    /* template parts of an op whose printed alternatives are recorded */
+#define TSR_DIS_SLOW 4096  /* text-only op matches before tsr_dis_op_alts is asked */
+#define TSR_DIS_WARMUP 8192   /* bundles a thread prints, with the full check, before it proves (dis_engine.c) */
+#define TSR_DIS_MAXPARTS 64   /* bundle parts (asm_match.h MAX_PARTS) */
+
+/* A bundle part of the text being proven (dis_exact.c). */
+struct tsr_dis_partinfo { uint32_t start, end, q, run; bool have_set; uint64_t have[2]; };
+
+/* State of the prover (zeroed, then reused; tsr_dis_exact_free releases it). */
+struct tsr_dis_exact {
+    struct tsr_dis_partinfo pi[TSR_DIS_MAXPARTS];
+    uint8_t lalt[TSR_DIS_MAXPARTS][TSR_DIS_LALT];   /* per part: the alternative printed at each operand part of
+                                                       its op's template (0xff: not an operand) */
+    struct tsr_dis_static st;
+    struct tsr_dis_names memo[TSR_DIS_NMEMO];
+    unsigned nmemo, nmemo_next;
+    uint8_t *bound;       /* per field: set by the text or a binding condition */
+    uint32_t *root;       /* per table and ASCII character: the trie node of the root's child, or 0 */
+    uint16_t *eq;         /* FIELD == FIELD pairs met on the way (2 entries each) */
+    size_t neq, ceq;
+    unsigned steps;       /* budget of the text-only matcher for one bundle */
+    unsigned long nslow;  /* ops matched on the text against a part (dis_exact.c slot_possible) */
+    unsigned long nprinted;   /* bundles printed by the thread, up to TSR_DIS_WARMUP (dis_engine.c attempt) */
+};
+
+/* Whether the assembler, given text[0..len) (the bundle printed from inst, a decoded struct <t>_inst, along
+ * the path recorded in path), returns inst's format and exactly its fields and ignored bits; false when
+ * that is not certain.  Never reads outside text[0..len). */
+bool tsr_dis_exact(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const void *inst, const char *text,
+                   size_t len, const struct tsr_dis_path *path);
+
+void tsr_dis_exact_free(struct tsr_dis_exact *x);
+
+#endif

@@ -1,0 +1,888 @@
+/* Facts about a description that the disassembler's exactness proof rests on, decided once per isa
+ * (dis_exact.h): whether a choice the assembler tries before the printed one can match any text the printed
+ * one prints, whatever the field values.
+ *
+ * The question is asked of two template sequences side by side: J, read by the matcher (asm_engine.c), and
+ * K, printed by the printer (dis_engine.c).  Both are walked in lockstep over their non-blank characters:
+ *  - blanks are dropped on both sides (the matcher skips them before every part and a blank in a literal
+ *    matches any run of them, so keeping them could only make more texts fail);
+ *  - a literal character of J must equal the character K prints there;
+ *  - a table name is spelled out character by character (J: every name of the table, as the trie matches
+ *    them; K: every name the table prints); a name of J equal to one of K continues both after the hole;
+ *  - a number hole of J (`{FIELD}`, `{label:...}`, a table's numeric entries) can only start with a
+ *    character a constant expression starts with: a digit, `-`, `+`, `~`, `(`, `.`, or `L` (a label
+ *    `L<hex>`; no other name resolves: the round trip check has no symbols); K prints numbers starting with
+ *    a digit or `-`, labels with `L`;
+ *  - where J's hole meets a K hole that prints numbers (or the reverse) nothing is decided (MAYBE);
+ *  - optional text and operand alternatives branch: every way is followed (conditions are ignored on both
+ *    sides, which only adds ways).
+ * Every simplification adds texts that J may match, so NEVER is sound; the walk has a step budget, and a
+ * question over budget is answered MAYBE.
+ *
+ * The questions (each answered on first use and kept for the isa's disassembler context):
+ *  - op B against op A: a whole bundle part (formats, slots, ops tried first); also with one operand of A
+ *    held to the alternative printed (tsr_dis_op_alts);
+ *  - alternatives j and k of an operand in its place in an op's template, each followed by the rest of the
+ *    template (tsr_dis_alt_ctx, tsr_dis_alt_maybe), also with k's largest table hole held to the entry
+ *    printed (tsr_dis_alt_entry: `t1b` is in both write tables, `ra28` in one);
+ *  - a table name against the longer names of its table, followed by the rest (tsr_dis_longer);
+ *  - places with the same rest of template share their answers (canon_init).
+ * The round trip check has no symbols (tsr_asm_new without tsr_asm_use_syms): the facts assume none.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "asm_engine.h"
+#include "dis_exact.h"
+
+#define BUDGET 20000UL    /* lockstep steps per question */
+
+/* A place in a template: pending literal characters str[0..slen), then parts [p, end), then *next. */
+struct cur {
+    const char *str;
+    uint32_t slen;
+    const struct tsr_tc_part *p, *end;
+    const struct cur *next;
+};
+
+enum { A_END, A_CHAR, A_PART };
+
+/* Per table (tsr_dis_static tflags): */
+enum {
+    TF_NUMS = 1,         /* numeric entries: reads numbers */
+    TF_EMPTY = 2,        /* a name "" (matches no text) */
+    TF_NAME_NUM = 4,     /* a name a printed number or label could start (a digit, '-', 'L') */
+    TF_PNUM = 8,         /* prints a number for some code */
+    TF_PEMPTY = 16,      /* prints "" for some code */
+    TF_PNAME_EXPR = 32,  /* prints a name a constant expression could start */
+};
+
+struct q {
+    struct tsr_dis_static *st;
+    bool jopen;   /* J may end anywhere (an operand alternative: what follows is not J's) */
+    bool kopen;   /* K's text goes on after K ends, unknown (an operand alternative) */
+    /* A table hole of K that prints one known entry, kpr (else NULL): the hole kfix reached with continuation
+     * knext, i.e. in K's own alternative, not in a later use of the same operand. */
+    const struct tsr_tc_part *kfix;
+    const struct cur *knext;
+    const struct tsr_tc_print *kpr;
+    /* K's op-level operands that print one known alternative: kalts[i] for part kbase + i (0xff: any) */
+    const struct tsr_tc_part *kbase;
+    uint32_t nk;
+    const uint8_t *kalts;
+};
+
+/* Moves c to its next atom: a non-blank literal character, a part that is not literal, or the end. */
+static int norm(struct cur *c)
+{
+    for (;;) {
+        while (c->slen && tsr_asm_isblank((unsigned char)c->str[0]))
+            c->str++, c->slen--;
+        if (c->slen)
+            return A_CHAR;
+        if (c->p < c->end) {
+            if (c->p->kind == TSR_TC_TEXT) {
+                c->str = c->p->text;
+                c->slen = c->p->len;
+                c->p++;
+                continue;
+            }
+            if (c->p->kind == TSR_TC_SPACE) {
+                c->p++;
+                continue;
+            }
+            return A_PART;
+        }
+        if (!c->next)
+            return A_END;
+        *c = *c->next;
+    }
+}
+
+/* Can a constant expression start with c (the round trip check has no symbols: only `L<hex>` names)? */
+static bool expr_start(unsigned char c)
+{
+    return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '~' || c == '(' || c == '.' || c == 'L';
+}
+
+/* Can a number the printer prints (a `{FIELD}`, a table's integer or float entry) start with c? */
+static bool num_print_start(unsigned char c)
+{
+    return (c >= '0' && c <= '9') || c == '-';
+}
+
+static const struct tsr_tc_name *jnames(const struct tsr_tc_isa *isa, const struct tsr_tc_part *p, uint32_t *n)
+{
+    const struct tsr_tc_table *T = &isa->tables[p->arg];
+    *n = T->nnames;
+    return isa->names + T->name_first;
+}
+
+/* Is K at its hole of one known entry? */
+static bool at_fix(const struct q *Q, const struct cur *K)
+{
+    return Q->kfix && K->p == Q->kfix && K->next == Q->knext;
+}
+
+static const struct tsr_tc_print *kprints(const struct q *Q, const struct cur *K, uint32_t *n)
+{
+    const struct tsr_tc_isa *isa = Q->st->isa;
+    const struct tsr_tc_part *p = K->p;
+    if (at_fix(Q, K)) {
+        *n = 1;
+        return Q->kpr;
+    }
+    const struct tsr_tc_table *T = &isa->tables[p->arg];
+    *n = T->nprint;
+    return isa->prints + T->print_first;
+}
+
+/* The part past a hole (the cursor after its part). */
+static struct cur past(struct cur c)
+{
+    c.p++;
+    return c;
+}
+
+static struct cur with_str(struct cur c, const char *s, uint32_t n)
+{
+    c.p++;
+    c.str = s;
+    c.slen = n;
+    return c;
+}
+
+static bool ov(struct q *Q, struct cur J, struct cur K);
+
+/* J is at an optional part or an operand: any way of it. */
+static bool branch(struct q *Q, struct cur J, struct cur K, bool onj)
+{
+    struct cur *c = onj ? &J : &K;
+    const struct tsr_tc_isa *isa = Q->st->isa;
+    const struct tsr_tc_part *p = c->p;
+    if (p->kind == TSR_TC_OPT) {
+        struct cur with = with_str(*c, p->text, p->len), without = past(*c);
+        struct cur a = onj ? with : J, b = onj ? K : with;
+        if (ov(Q, a, b))
+            return true;
+        a = onj ? without : J, b = onj ? K : without;
+        return ov(Q, a, b);
+    }
+    const struct tsr_tc_opnd *o = &isa->opnds[p->arg];
+    struct cur rest = past(*c);
+    uint32_t first = 0, last = o->nalt;
+    if (!onj && !c->next && Q->kalts && p >= Q->kbase && p < Q->kbase + Q->nk && Q->kalts[p - Q->kbase] < o->nalt)
+        first = Q->kalts[p - Q->kbase], last = first + 1;   /* K's operand at op level: the alternative printed */
+    for (uint32_t i = first; i < last; i++) {
+        const struct tsr_tc_alt *alt = &isa->alts[o->alt + i];
+        struct cur in = {NULL, 0, isa->parts + alt->part, isa->parts + alt->part + alt->npart, &rest};
+        if (onj ? ov(Q, in, K) : ov(Q, J, in))
+            return true;
+    }
+    return false;
+}
+
+/* J at a hole, K at the literal character c. */
+static bool jhole_char(struct q *Q, struct cur J, struct cur K)
+{
+    const struct tsr_tc_isa *isa = Q->st->isa;
+    const struct tsr_tc_part *p = J.p;
+    unsigned char c = (unsigned char)K.str[0];
+    if (p->kind != TSR_TC_TABLE)
+        return expr_start(c);
+    uint32_t n;
+    const struct tsr_tc_name *nm = jnames(isa, p, &n);
+    if (isa->tables[p->arg].nnums && expr_start(c))
+        return true;
+    for (uint32_t i = 0; i < n; i++) {
+        if (nm[i].len == 0) {
+            if (ov(Q, past(J), K))
+                return true;
+        } else if ((unsigned char)nm[i].name[0] == c && ov(Q, with_str(J, nm[i].name, nm[i].len), K)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* K at a hole, J at the literal character c. */
+static bool khole_char(struct q *Q, struct cur J, struct cur K)
+{
+    const struct tsr_tc_part *p = K.p;
+    unsigned char c = (unsigned char)J.str[0];
+    if (p->kind == TSR_TC_INT)
+        return num_print_start(c);
+    if (p->kind == TSR_TC_LABEL)
+        return c == 'L';
+    uint32_t n;
+    const struct tsr_tc_print *pr = kprints(Q, &K, &n);
+    bool empty = false;
+    for (uint32_t i = 0; i < n; i++) {
+        if (pr[i].kind != TSR_TC_PRINT_NAME) {
+            if (num_print_start(c))
+                return true;
+            continue;
+        }
+        if (!pr[i].name[0]) {
+            empty = true;
+            continue;
+        }
+        if ((unsigned char)pr[i].name[0] == c && ov(Q, J, with_str(K, pr[i].name, (uint32_t)strlen(pr[i].name))))
+            return true;
+    }
+    return empty && ov(Q, J, past(K));
+}
+
+/* Table J's names against table K's printed names (dis_exact.h struct tsr_dis_tpair), computed once. */
+static const struct tsr_dis_tpair *tpair(struct tsr_dis_static *st, unsigned jt, unsigned kt)
+{
+    const struct tsr_tc_isa *isa = st->isa;
+    struct tsr_dis_tpair *t = &st->tpair[(size_t)jt * isa->ntables + kt];
+    if (t->done)
+        return t;
+    t->done = true;
+    const struct tsr_tc_table *TJ = &isa->tables[jt], *TK = &isa->tables[kt];
+    const struct tsr_tc_name *nm = isa->names + TJ->name_first;
+    const struct tsr_tc_print *pr = isa->prints + TK->print_first;
+    size_t cap = 0;
+    for (uint32_t i = 0; i < TK->nprint; i++) {
+        if (pr[i].kind != TSR_TC_PRINT_NAME || !pr[i].name[0])
+            continue;
+        const char *kn = pr[i].name;
+        uint32_t kl = (uint32_t)strlen(kn);
+        for (uint32_t j = 0; j < TJ->nnames; j++) {
+            uint32_t jl = nm[j].len;
+            if (!jl || nm[j].name[0] != kn[0])
+                continue;
+            uint32_t l = jl < kl ? jl : kl;
+            if (memcmp(nm[j].name, kn, l) != 0)
+                continue;
+            if (jl == kl) {
+                t->eq = true;
+                continue;
+            }
+            struct tsr_dis_rem r = jl < kl ? (struct tsr_dis_rem){true, kn + jl, kl - jl}
+                                           : (struct tsr_dis_rem){false, nm[j].name + kl, jl - kl};
+            bool seen = false;   /* the same remainder on the same side leads to the same question */
+            for (uint32_t x = 0; x < t->nrem && !seen; x++)
+                seen = t->rem[x].kside == r.kside && t->rem[x].len == r.len && !memcmp(t->rem[x].s, r.s, r.len);
+            if (seen)
+                continue;
+            if (t->nrem == cap) {
+                cap = cap ? cap * 2 : 8;
+                t->rem = realloc(t->rem, cap * sizeof *t->rem);
+                if (!t->rem)
+                    abort();
+            }
+            t->rem[t->nrem++] = r;
+        }
+    }
+    return t;
+}
+
+/* J at a hole, K at its hole of one known entry (Q->kpr). */
+static bool hole_fixed(struct q *Q, struct cur J, struct cur K)
+{
+    const struct tsr_tc_isa *isa = Q->st->isa;
+    const struct tsr_tc_part *jp = J.p;
+    const struct tsr_tc_print *e = Q->kpr;
+    bool jtab = jp->kind == TSR_TC_TABLE;
+    uint8_t jf = jtab ? Q->st->tflags[jp->arg] : 0;
+    bool jnum = !jtab || (jf & TF_NUMS);
+    if ((jf & TF_EMPTY) && ov(Q, past(J), K))
+        return true;
+    if (e->kind != TSR_TC_PRINT_NAME)
+        return jnum || (jf & TF_NAME_NUM);
+    if (!e->name[0])
+        return ov(Q, J, past(K));
+    if (jnum && expr_start((unsigned char)e->name[0]))
+        return true;
+    if (!jtab)
+        return false;
+    const struct tsr_tc_table *T = &isa->tables[jp->arg];
+    uint32_t kl = (uint32_t)strlen(e->name);
+    bool eq = false;
+    for (uint32_t j = 0; j < T->nnames; j++) {
+        const struct tsr_tc_name *m = &isa->names[T->name_first + j];
+        uint32_t jl = m->len, l = jl < kl ? jl : kl;
+        if (!jl || m->name[0] != e->name[0] || memcmp(m->name, e->name, l) != 0)
+            continue;
+        if (jl == kl)
+            eq = true;
+        else if (jl < kl ? ov(Q, past(J), with_str(K, e->name + jl, kl - jl))
+                         : ov(Q, with_str(J, m->name + kl, jl - kl), past(K)))
+            return true;
+    }
+    return eq && ov(Q, past(J), past(K));
+}
+
+/* Both at holes. */
+static bool hole_hole(struct q *Q, struct cur J, struct cur K)
+{
+    struct tsr_dis_static *st = Q->st;
+    if (at_fix(Q, &K))
+        return hole_fixed(Q, J, K);
+    const struct tsr_tc_part *jp = J.p, *kp = K.p;
+    bool jtab = jp->kind == TSR_TC_TABLE, ktab = kp->kind == TSR_TC_TABLE;
+    const uint8_t jf = jtab ? st->tflags[jp->arg] : 0, kf = ktab ? st->tflags[kp->arg] : 0;
+    bool jnum = !jtab || (jf & TF_NUMS);      /* J reads numbers */
+    bool knum = !ktab || (kf & TF_PNUM);      /* K prints numbers */
+    if (knum && (jnum || (jf & TF_NAME_NUM)))
+        return true;
+    if (jnum && (kf & TF_PNAME_EXPR))
+        return true;
+    /* empty names: one side passes its hole without text */
+    if ((jf & TF_EMPTY) && ov(Q, past(J), K))
+        return true;
+    if ((kf & TF_PEMPTY) && ov(Q, J, past(K)))
+        return true;
+    if (!jtab || !ktab)
+        return false;
+    const struct tsr_dis_tpair *t = tpair(st, jp->arg, kp->arg);
+    for (uint32_t i = 0; i < t->nrem; i++) {
+        const struct tsr_dis_rem *r = &t->rem[i];
+        if (r->kside ? ov(Q, past(J), with_str(K, r->s, r->len)) : ov(Q, with_str(J, r->s, r->len), past(K)))
+            return true;
+        if (!st->budget)
+            return true;
+    }
+    return t->eq && ov(Q, past(J), past(K));
+}
+
+static bool ov(struct q *Q, struct cur J, struct cur K)
+{
+    for (;;) {
+        if (!Q->st->budget)
+            return true;
+        Q->st->budget--;
+        int jk = norm(&J), kk = norm(&K);
+        if (jk == A_PART && (J.p->kind == TSR_TC_OPT || J.p->kind == TSR_TC_OPND))
+            return branch(Q, J, K, true);
+        if (kk == A_PART && (K.p->kind == TSR_TC_OPT || K.p->kind == TSR_TC_OPND))
+            return branch(Q, J, K, false);
+        if (jk == A_END) {
+            if (Q->jopen || kk == A_END)
+                return true;
+            if (kk == A_CHAR)
+                return false;
+            /* K's hole must print nothing */
+            if (K.p->kind != TSR_TC_TABLE)
+                return false;
+            uint32_t n;
+            const struct tsr_tc_print *pr = kprints(Q, &K, &n);
+            bool empty = false;
+            for (uint32_t i = 0; i < n && !empty; i++)
+                empty = pr[i].kind == TSR_TC_PRINT_NAME && !pr[i].name[0];
+            if (!empty)
+                return false;
+            K = past(K);
+            continue;
+        }
+        if (kk == A_END) {
+            if (Q->kopen)
+                return true;
+            if (jk == A_CHAR)
+                return false;
+            /* J's hole must match nothing: a table with an empty name */
+            if (J.p->kind != TSR_TC_TABLE)
+                return false;
+            uint32_t n;
+            const struct tsr_tc_name *nm = jnames(Q->st->isa, J.p, &n);
+            bool empty = false;
+            for (uint32_t i = 0; i < n && !empty; i++)
+                empty = nm[i].len == 0;
+            if (!empty)
+                return false;
+            J = past(J);
+            continue;
+        }
+        if (jk == A_CHAR && kk == A_CHAR) {
+            if (J.str[0] != K.str[0])
+                return false;
+            J.str++, J.slen--;
+            K.str++, K.slen--;
+            continue;
+        }
+        if (jk == A_PART && kk == A_CHAR)
+            return jhole_char(Q, J, K);
+        if (jk == A_CHAR)
+            return khole_char(Q, J, K);
+        return hole_hole(Q, J, K);
+    }
+}
+
+/* J = parts jp[0..jn) and K = kp[0..kn), each followed by the parts [rest, rend) (none: NULL), then by the end
+ * of the bundle part (open: by unknown text, and J may end anywhere). */
+static int ask(struct tsr_dis_static *st, const struct tsr_tc_part *jp, uint32_t jn, const struct tsr_tc_part *kp,
+               uint32_t kn, const struct tsr_tc_part *rest, const struct tsr_tc_part *rend, bool open)
+{
+    struct q Q = {.st = st, .jopen = open, .kopen = open};
+    struct cur R = {NULL, 0, rest, rend, NULL};
+    struct cur J = {NULL, 0, jp, jp + jn, rest ? &R : NULL}, K = {NULL, 0, kp, kp + kn, rest ? &R : NULL};
+    st->budget = BUDGET;
+    return ov(&Q, J, K) ? TSR_DIS_MAYBE : TSR_DIS_NEVER;
+}
+
+static void *xcalloc(size_t n)
+{
+    void *p = calloc(n ? n : 1, 1);
+    if (!p)
+        abort();
+    return p;
+}
+
+/* Do two template parts print and match alike (fields and conditions aside)? */
+static bool same_part(const struct tsr_tc_part *a, const struct tsr_tc_part *b)
+{
+    if (a->kind != b->kind || a->bound != b->bound)
+        return false;
+    switch (a->kind) {
+    case TSR_TC_TEXT:
+    case TSR_TC_OPT:
+        return a->len == b->len && memcmp(a->text, b->text, a->len) == 0;
+    case TSR_TC_TABLE:
+    case TSR_TC_OPND:
+        return a->arg == b->arg;
+    default:
+        return true;
+    }
+}
+
+/* canon[i] for every part i of an op's template: the first part (in isa->parts order) whose rest of template,
+ * itself included, is made of the same parts (same_part); questions about a place in a template depend on
+ * nothing else, so ops that share their endings share the answers. */
+static void canon_init(struct tsr_dis_static *st)
+{
+    const struct tsr_tc_isa *isa = st->isa;
+    st->canon = xcalloc((st->nparts + 1) * sizeof *st->canon);
+    st->cend = xcalloc((st->nparts + 1) * sizeof *st->cend);
+    uint64_t *h = xcalloc((st->nparts + 1) * sizeof *h);
+    for (uint32_t i = 0; i < st->nparts; i++)
+        st->canon[i] = UINT32_MAX;
+    for (unsigned o = 0; o < isa->nops; o++) {
+        const struct tsr_tc_op *op = &isa->ops[o];
+        uint64_t x = 1469598103934665603u;
+        for (uint32_t i = op->npart; i-- > 0;) {   /* hash of the rest of the template */
+            const struct tsr_tc_part *p = &isa->parts[op->part + i];
+            x = (x ^ ((uint64_t)p->kind << 32 | (uint64_t)p->arg << 8 | p->len | (uint64_t)p->bound << 40)) * 1099511628211u;
+            for (uint16_t c = 0; (p->kind == TSR_TC_TEXT || p->kind == TSR_TC_OPT) && c < p->len; c++)
+                x = (x ^ (unsigned char)p->text[c]) * 1099511628211u;
+            h[op->part + i] = x;
+            st->cend[op->part + i] = op->part + op->npart;
+        }
+    }
+    for (unsigned o = 0; o < isa->nops; o++) {
+        const struct tsr_tc_op *op = &isa->ops[o];
+        for (uint32_t i = 0; i < op->npart; i++) {
+            uint32_t at = op->part + i, n = op->npart - i;
+            if (st->canon[at] != UINT32_MAX)
+                continue;
+            st->canon[at] = at;
+            for (unsigned o2 = o + 1; o2 < isa->nops; o2++) {   /* the same ending in later ops */
+                const struct tsr_tc_op *op2 = &isa->ops[o2];
+                if (op2->npart < n)
+                    continue;
+                uint32_t at2 = op2->part + op2->npart - n;
+                if (st->canon[at2] != UINT32_MAX || h[at2] != h[at])
+                    continue;
+                bool same = true;
+                for (uint32_t k = 0; k < n && same; k++)
+                    same = same_part(&isa->parts[at + k], &isa->parts[at2 + k]);
+                if (same)
+                    st->canon[at2] = at;
+            }
+        }
+    }
+    free(h);
+}
+
+/* The canonical place of op-template part p (ending at end), in *p and *end; others are left. */
+static void canon(const struct tsr_dis_static *st, const struct tsr_tc_part **p, const struct tsr_tc_part **end)
+{
+    size_t at = (size_t)(*p - st->isa->parts);
+    if (at < st->nparts && st->canon[at] != UINT32_MAX) {
+        *p = st->isa->parts + st->canon[at];
+        *end = st->isa->parts + st->cend[st->canon[at]];
+    }
+}
+
+void tsr_dis_static_init(struct tsr_dis_static *st, const struct tsr_tc_isa *isa)
+{
+    memset(st, 0, sizeof *st);
+    st->isa = isa;
+    for (unsigned o = 0; o < isa->nopnds; o++) {
+        const struct tsr_tc_opnd *O = &isa->opnds[o];
+        if (O->alt + O->nalt > st->nalts)
+            st->nalts = O->alt + O->nalt;
+        if (O->nalt > st->maxalt)
+            st->maxalt = O->nalt;
+        for (uint32_t i = 0; i < O->nalt; i++)
+            if (isa->alts[O->alt + i].part + isa->alts[O->alt + i].npart > st->nparts)
+                st->nparts = isa->alts[O->alt + i].part + isa->alts[O->alt + i].npart;
+    }
+    for (unsigned i = 0; i < isa->nops; i++)
+        if (isa->ops[i].part + isa->ops[i].npart > st->nparts)
+            st->nparts = isa->ops[i].part + isa->ops[i].npart;
+    st->alt_ctx = xcalloc((size_t)st->nparts * st->maxalt * st->maxalt);
+    st->alt_mask = xcalloc((size_t)st->nparts * st->maxalt * sizeof *st->alt_mask);
+    st->amap = xcalloc(TSR_DIS_AMAP * sizeof *st->amap);
+    canon_init(st);
+    st->tpair = xcalloc((size_t)isa->ntables * isa->ntables * sizeof *st->tpair);
+    st->tflags = xcalloc(isa->ntables);
+    st->rowlen = xcalloc((isa->ntables + 1) * sizeof *st->rowlen);
+    for (unsigned t = 0; t < isa->ntables; t++) {
+        const struct tsr_tc_table *T = &isa->tables[t];
+        uint32_t n = T->nprint ? isa->prints[T->print_first + T->nprint - 1].code + 1 : 0;
+        st->rowlen[t] = n <= 4096 ? n : 0;
+    }
+    st->name_rt = xcalloc((size_t)isa->ntables * sizeof *st->name_rt);
+    st->lkey = xcalloc(TSR_DIS_LMAP * sizeof *st->lkey);
+    st->altfix = xcalloc((st->nalts + 1) * sizeof *st->altfix);
+    for (unsigned a = 0; a < st->nalts; a++) {
+        const struct tsr_tc_alt *al = &isa->alts[a];
+        int32_t best = -1;
+        for (uint32_t i = 0; i < al->npart; i++) {
+            const struct tsr_tc_part *h = &isa->parts[al->part + i];
+            if (h->kind == TSR_TC_TABLE &&
+                (best < 0 || isa->tables[h->arg].nprint > isa->tables[isa->parts[best].arg].nprint))
+                best = (int32_t)(al->part + i);
+        }
+        st->altfix[a] = best;
+    }
+    st->lrow = xcalloc(TSR_DIS_LMAP * sizeof *st->lrow);
+    for (unsigned t = 0; t < isa->ntables; t++) {
+        const struct tsr_tc_table *T = &isa->tables[t];
+        uint8_t f = T->nnums ? TF_NUMS : 0;
+        for (uint32_t i = 0; i < T->nnames; i++) {
+            const struct tsr_tc_name *n = &isa->names[T->name_first + i];
+            if (!n->len)
+                f |= TF_EMPTY;
+            else if (num_print_start((unsigned char)n->name[0]) || n->name[0] == 'L')
+                f |= TF_NAME_NUM;
+        }
+        for (uint32_t i = 0; i < T->nprint; i++) {
+            const struct tsr_tc_print *pr = &isa->prints[T->print_first + i];
+            if (pr->kind != TSR_TC_PRINT_NAME)
+                f |= TF_PNUM;
+            else if (!pr->name[0])
+                f |= TF_PEMPTY;
+            else if (expr_start((unsigned char)pr->name[0]))
+                f |= TF_PNAME_EXPR;
+        }
+        st->tflags[t] = f;
+    }
+    st->op_pair = xcalloc((size_t)isa->nops * isa->nops);
+    st->alt_pair = xcalloc((size_t)st->nalts * st->nalts);
+    st->fmt_never = xcalloc((size_t)isa->nops * isa->nformats);
+    st->slot_never = xcalloc((size_t)isa->nops * isa->nslots);
+    st->before_never = xcalloc(isa->nops);
+}
+
+void tsr_dis_static_free(struct tsr_dis_static *st)
+{
+    free(st->op_pair);
+    free(st->alt_pair);
+    free(st->alt_ctx);
+    free(st->alt_mask);
+    free(st->amap);
+    free(st->canon);
+    free(st->cend);
+    if (st->tpair)
+        for (size_t i = 0; i < (size_t)st->isa->ntables * st->isa->ntables; i++)
+            free(st->tpair[i].rem);
+    free(st->tpair);
+    free(st->tflags);
+    free(st->rowlen);
+    for (size_t i = 0; st->name_rt && i < st->isa->ntables; i++)
+        free(st->name_rt[i]);
+    free(st->name_rt);
+    for (size_t i = 0; st->lrow && i < TSR_DIS_LMAP; i++)
+        free(st->lrow[i]);
+    free(st->lrow);
+    free(st->lkey);
+    free(st->altfix);
+    free(st->fmt_never);
+    free(st->slot_never);
+    free(st->before_never);
+    memset(st, 0, sizeof *st);
+}
+
+int tsr_dis_op_pair(struct tsr_dis_static *st, unsigned b, unsigned a)
+{
+    const struct tsr_tc_isa *isa = st->isa;
+    uint8_t *r = &st->op_pair[(size_t)b * isa->nops + a];
+    if (*r == TSR_DIS_UNKNOWN) {
+        const struct tsr_tc_op *B = &isa->ops[b], *A = &isa->ops[a];
+        *r = (uint8_t)ask(st, isa->parts + B->part, B->npart, isa->parts + A->part, A->npart, NULL, NULL, false);
+    }
+    return *r;
+}
+
+int tsr_dis_alt_pair(struct tsr_dis_static *st, unsigned j, unsigned k)
+{
+    const struct tsr_tc_isa *isa = st->isa;
+    uint8_t *r = &st->alt_pair[(size_t)j * st->nalts + k];
+    if (*r == TSR_DIS_UNKNOWN) {
+        const struct tsr_tc_alt *J = &isa->alts[j], *K = &isa->alts[k];
+        *r = (uint8_t)ask(st, isa->parts + J->part, J->npart, isa->parts + K->part, K->npart, NULL, NULL, true);
+    }
+    return *r;
+}
+
+int tsr_dis_alt_ctx(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end, unsigned j,
+                    unsigned k)
+{
+    const struct tsr_tc_isa *isa = st->isa;
+    canon(st, &p, &end);
+    size_t at = (size_t)(p - isa->parts);
+    if (at >= st->nparts || j >= st->maxalt || k >= st->maxalt)
+        return TSR_DIS_MAYBE;
+    uint8_t *r = &st->alt_ctx[(at * st->maxalt + j) * st->maxalt + k];
+    if (*r == TSR_DIS_UNKNOWN) {
+        const struct tsr_tc_opnd *o = &isa->opnds[p->arg];
+        const struct tsr_tc_alt *J = &isa->alts[o->alt + j], *K = &isa->alts[o->alt + k];
+        *r = (uint8_t)ask(st, isa->parts + J->part, J->npart, isa->parts + K->part, K->npart, p + 1, end, false);
+    }
+    return *r;
+}
+
+/* Whether every op of slot s (those declared before op `before` only, when before < nops) is NEVER for a. */
+static bool slot_ops_never(struct tsr_dis_static *st, unsigned a, unsigned s, unsigned before)
+{
+    const struct tsr_tc_isa *isa = st->isa;
+    const struct tsr_tc_slot *S = &isa->slots[s];
+    for (uint32_t i = 0; i < S->nop; i++) {
+        unsigned b = isa->idx[S->op + i];
+        if (b < before && isa->ops[b].slot == s && tsr_dis_op_pair(st, b, a) != TSR_DIS_NEVER)
+            return false;
+    }
+    return true;
+}
+
+bool tsr_dis_slot_never(struct tsr_dis_static *st, unsigned a, unsigned s)
+{
+    uint8_t *r = &st->slot_never[(size_t)a * st->isa->nslots + s];
+    if (*r == TSR_DIS_UNKNOWN)
+        *r = slot_ops_never(st, a, s, st->isa->nops) ? TSR_DIS_NEVER : TSR_DIS_MAYBE;
+    return *r == TSR_DIS_NEVER;
+}
+
+bool tsr_dis_before_never(struct tsr_dis_static *st, unsigned a)
+{
+    uint8_t *r = &st->before_never[a];
+    if (*r == TSR_DIS_UNKNOWN)
+        *r = slot_ops_never(st, a, st->isa->ops[a].slot, a) ? TSR_DIS_NEVER : TSR_DIS_MAYBE;
+    return *r == TSR_DIS_NEVER;
+}
+
+bool tsr_dis_fmt_never(struct tsr_dis_static *st, unsigned a, unsigned g)
+{
+    const struct tsr_tc_isa *isa = st->isa;
+    uint8_t *r = &st->fmt_never[(size_t)a * isa->nformats + g];
+    if (*r == TSR_DIS_UNKNOWN) {
+        const struct tsr_tc_format *G = &isa->formats[g];
+        bool never = true;
+        for (uint32_t t = 0; t < G->nslot && never; t++)
+            never = tsr_dis_slot_never(st, a, isa->idx[G->slot + t]);
+        *r = never ? TSR_DIS_NEVER : TSR_DIS_MAYBE;
+    }
+    return *r == TSR_DIS_NEVER;
+}
+
+const struct tsr_tc_print *tsr_dis_print_of(const struct tsr_tc_isa *isa, unsigned t, uint64_t c)
+{
+    const struct tsr_tc_table *T = &isa->tables[t];
+    const struct tsr_tc_print *pr = isa->prints + T->print_first;
+    if (T->print_dense)
+        return c < T->nprint ? &pr[c] : NULL;
+    uint32_t lo = 0, hi = T->nprint;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (pr[mid].code == c)
+            return &pr[mid];
+        if (pr[mid].code < c)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+/* The cache byte of code c in a per-table or per-part row of maxcode(t) bytes (allocated on first use), or
+ * NULL when c is beyond it. */
+static uint8_t *row_byte(const struct tsr_dis_static *st, uint8_t **rows, size_t i, unsigned t, uint64_t c)
+{
+    uint32_t n = st->rowlen[t];
+    if (c >= n)
+        return NULL;
+    if (!rows[i])
+        rows[i] = xcalloc(n);
+    return &rows[i][c];
+}
+
+bool tsr_dis_name_ok(struct tsr_dis_static *st, unsigned t, uint64_t c)
+{
+    const struct tsr_tc_isa *isa = st->isa;
+    uint8_t *r = row_byte(st, st->name_rt, t, t, c);
+    if (!r)
+        return false;
+    if (*r == TSR_DIS_UNKNOWN) {
+        const struct tsr_tc_print *pr = tsr_dis_print_of(isa, t, c);
+        const struct tsr_tc_table *T = &isa->tables[t];
+        bool ok = pr && pr->kind == TSR_TC_PRINT_NAME && T->nnames;
+        const struct tsr_tc_trie *n = ok ? &isa->tries[T->trie] : NULL;
+        for (const char *q = ok ? pr->name : ""; *q && n; q++) {
+            const struct tsr_tc_trie *k = &isa->tries[n->kid], *next = NULL;
+            for (uint32_t i = 0; i < n->nkid && !next; i++)
+                if (k[i].ch == (uint8_t)*q)
+                    next = &k[i];
+            n = next;
+        }
+        ok = ok && n && n->term && n->code == c;
+        *r = ok ? TSR_DIS_NEVER : TSR_DIS_MAYBE;
+    }
+    return *r == TSR_DIS_NEVER;
+}
+
+/* The row of a question's context in the map of answers by code (tsr_dis_longer: part and continuation;
+ * tsr_dis_alt_entry: part and alternatives), allocated on first use; NULL when the map is full. */
+static uint8_t **map_row(struct tsr_dis_static *st, uint64_t key)
+{
+    size_t cap = TSR_DIS_LMAP, h = (size_t)((key * 0x9e3779b97f4a7c15u) >> 52) % cap;
+    for (size_t n = 0; n < cap; n++, h = (h + 1) % cap) {
+        if (st->lkey[h] == key)
+            return &st->lrow[h];
+        if (!st->lkey[h]) {
+            st->lkey[h] = key;
+            return &st->lrow[h];
+        }
+    }
+    return NULL;
+}
+
+int tsr_dis_longer(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end,
+                   const struct tsr_tc_part *cp, const struct tsr_tc_part *cend, uint64_t c)
+{
+    const struct tsr_tc_isa *isa = st->isa;
+    if (cp)
+        canon(st, &cp, &cend);
+    else
+        canon(st, &p, &end);
+    size_t at = (size_t)(p - isa->parts), ci = cp ? (size_t)(cp - isa->parts) : st->nparts;
+    uint8_t **row = at < st->nparts && ci <= st->nparts ? map_row(st, (uint64_t)at * (st->nparts + 1) + ci + 1) : NULL;
+    uint8_t *r = row ? row_byte(st, row, 0, p->arg, c) : NULL;
+    if (!r)
+        return TSR_DIS_MAYBE;
+    if (*r == TSR_DIS_UNKNOWN) {
+        const struct tsr_tc_print *pr = tsr_dis_print_of(isa, p->arg, c);
+        const struct tsr_tc_table *T = &isa->tables[p->arg];
+        bool maybe = !pr || pr->kind != TSR_TC_PRINT_NAME;
+        size_t nl = maybe ? 0 : strlen(pr->name);
+        struct q Q = {.st = st};
+        struct cur R = {NULL, 0, cp, cend, NULL};
+        for (uint32_t i = 0; i < T->nnames && !maybe; i++) {
+            const struct tsr_tc_name *m = &isa->names[T->name_first + i];
+            if (m->len <= nl || memcmp(m->name, pr->name, nl) != 0)
+                continue;
+            struct cur J = {m->name + nl, (uint32_t)(m->len - nl), p + 1, end, cp ? &R : NULL};
+            struct cur K = {NULL, 0, p + 1, end, cp ? &R : NULL};
+            st->budget = BUDGET;
+            maybe = ov(&Q, J, K);
+        }
+        *r = maybe ? TSR_DIS_MAYBE : TSR_DIS_NEVER;
+    }
+    return *r;
+}
+
+int tsr_dis_alt_entry(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end, unsigned j,
+                      unsigned k, const uint64_t *f)
+{
+    const struct tsr_tc_isa *isa = st->isa;
+    canon(st, &p, &end);
+    const struct tsr_tc_opnd *o = &isa->opnds[p->arg];
+    size_t at = (size_t)(p - isa->parts);
+    if (at >= st->nparts || j >= st->maxalt || k >= st->maxalt)
+        return TSR_DIS_MAYBE;
+    int32_t fx = st->altfix[o->alt + k];
+    if (fx < 0)
+        return TSR_DIS_MAYBE;
+    const struct tsr_tc_part *h = isa->parts + fx;
+    uint64_t c = f[h->field];
+    uint64_t key = ((uint64_t)1 << 62) | (((uint64_t)at * st->maxalt + j) * st->maxalt + k);
+    uint8_t **row = map_row(st, key);
+    uint8_t *r = row ? row_byte(st, row, 0, h->arg, c) : NULL;
+    if (!r)
+        return TSR_DIS_MAYBE;
+    if (*r == TSR_DIS_UNKNOWN) {
+        const struct tsr_tc_print *pr = tsr_dis_print_of(isa, h->arg, c);
+        if (!pr) {
+            *r = TSR_DIS_MAYBE;
+        } else {
+            const struct tsr_tc_alt *J = &isa->alts[o->alt + j], *K = &isa->alts[o->alt + k];
+            struct cur R = {NULL, 0, p + 1, end, NULL};
+            struct q Q = {.st = st, .kfix = h, .knext = &R, .kpr = pr};
+            struct cur Jc = {NULL, 0, isa->parts + J->part, isa->parts + J->part + J->npart, &R};
+            struct cur Kc = {NULL, 0, isa->parts + K->part, isa->parts + K->part + K->npart, &R};
+            st->budget = BUDGET;
+            *r = ov(&Q, Jc, Kc) ? TSR_DIS_MAYBE : TSR_DIS_NEVER;
+        }
+    }
+    return *r;
+}
+
+uint64_t tsr_dis_alt_maybe(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end,
+                           unsigned k)
+{
+    const struct tsr_tc_isa *isa = st->isa;
+    canon(st, &p, &end);
+    size_t at = (size_t)(p - isa->parts);
+    if (at >= st->nparts || k >= st->maxalt || k >= 63)
+        return UINT64_MAX >> 1;
+    uint64_t *m = &st->alt_mask[at * st->maxalt + k];
+    if (!(*m >> 63)) {
+        uint64_t x = (uint64_t)1 << 63;
+        for (unsigned j = 0; j < k; j++)
+            if (tsr_dis_alt_ctx(st, p, end, j, k) != TSR_DIS_NEVER)
+                x |= (uint64_t)1 << j;
+        *m = x;
+    }
+    return *m & (UINT64_MAX >> 1);
+}
+
+/* tsr_dis_op_pair with op a's operand part i printing its alternative alt only. */
+static int op_alt1(struct tsr_dis_static *st, unsigned b, unsigned a, unsigned i, unsigned alt)
+{
+    const struct tsr_tc_isa *isa = st->isa;
+    const struct tsr_tc_op *A = &isa->ops[a], *B = &isa->ops[b];
+    uint64_t k1 = ((uint64_t)3 << 62) | b | (uint64_t)a << 16, k2 = (uint64_t)i << 8 | alt | (uint64_t)1 << 32;
+    size_t cap = TSR_DIS_AMAP, h = (size_t)(((k1 ^ k2 * 0x2545f4914f6cdd1du) * 0x9e3779b97f4a7c15u) >> 40) % cap;
+    for (size_t n = 0; n < cap; n++, h = (h + 1) % cap) {
+        struct tsr_dis_akey *e = &st->amap[h];
+        if (e->k1 == k1 && e->k2 == k2)
+            return e->v;
+        if (!e->k1) {
+            uint8_t alts[TSR_DIS_LALT];
+            memset(alts, 0xff, sizeof alts);
+            alts[i] = (uint8_t)alt;
+            struct q Q = {.st = st, .kbase = isa->parts + A->part, .nk = A->npart, .kalts = alts};
+            struct cur J = {NULL, 0, isa->parts + B->part, isa->parts + B->part + B->npart, NULL};
+            struct cur K = {NULL, 0, isa->parts + A->part, isa->parts + A->part + A->npart, NULL};
+            st->budget = BUDGET;
+            e->k1 = k1, e->k2 = k2;
+            e->v = ov(&Q, J, K) ? TSR_DIS_MAYBE : TSR_DIS_NEVER;
+            return e->v;
+        }
+    }
+    return TSR_DIS_MAYBE;
+}
+
+int tsr_dis_op_alts(struct tsr_dis_static *st, unsigned b, unsigned a, const uint8_t *alts)
+{
+    const struct tsr_tc_op *A = &st->isa->ops[a];
+    if (b >= 65536 || a >= 65536)
+        return TSR_DIS_MAYBE;
+    for (uint32_t i = 0; i < A->npart && i < TSR_DIS_LALT; i++)
+        if (alts[i] != 0xff && op_alt1(st, b, a, i, alts[i]) == TSR_DIS_NEVER)
+            return TSR_DIS_NEVER;
+    return TSR_DIS_MAYBE;
+}
