@@ -70,7 +70,10 @@ static struct uent *slot(const struct tsr_target *t, const uint32_t *w)
     uint64_t h = (uint64_t)(uintptr_t)t * 0x9e3779b97f4a7c15u;
     for (unsigned k = 0; k < t->nwords; k++)
         h = (h ^ w[k]) * 0xff51afd7ed558ccdu;
-    return &umemo[(h ^ h >> 29) % UMEMO];
+    h ^= h >> 33;   /* (the high bits folded down: a product carries a word's bit only upwards) */
+    h *= 0xff51afd7ed558ccdu;
+    h ^= h >> 33;
+    return &umemo[h % UMEMO];
 }
 
 /* (pack_int.h) */
