@@ -363,6 +363,7 @@ int tsr_pack_text_effort(const struct tsr_target *t, const char *path, const cha
          * repeats its operations: GPU_FFT's 1,819-operation shader has 391 distinct ones) */
         size_t *slot = same_words(&seen, t, u, i, n);
         const struct tsr_pack_unit *y = *slot ? &u[*slot - 1] : NULL;
+        bool known = false;
         if (y) {
             tsr_pack_ev_copy(&x->ev, &y->ev);
             if (x->ev.ctl == TSR_PACK_CTL_OPAQUE)   /* (set below from y's own source text) */
@@ -374,7 +375,7 @@ int tsr_pack_text_effort(const struct tsr_target *t, const char *path, const cha
             x->only = y->only;
             memcpy(x->cand, y->cand, sizeof x->cand);
             x->ncand = y->ncand;
-        } else {
+        } else if (!(known = tsr_pack_umemo_get(t, x, &solo[i]))) {   /* (else as in an earlier program) */
             *slot = i + 1;
             tsr_pack_ev_unit(t, x->w, &x->ev);
             x->text = tsr_pack_canon(t, x->w, &x->full);
@@ -388,10 +389,13 @@ int tsr_pack_text_effort(const struct tsr_target *t, const char *path, const cha
         if (x->dslot)
             x->col = ldelay[x->line];   /* diagnostics point at the `.delay` */
         char msg[400];
-        if (!y) {   /* (the validator's verdict on it alone, through its cache: pack_vcache.c) */
+        if (known) {
+            *slot = i + 1;
+        } else if (!y) {   /* (the validator's verdict on it alone, through its cache: pack_vcache.c) */
             const uint32_t *ww = x->w;
             bool filled;
             solo[i] = tsr_pack_hist_check(t, &scratch, NULL, NULL, &ww, 1, false, &filled) != 0;
+            tsr_pack_umemo_put(t, x, solo[i]);
         } else {
             solo[i] = solo[*slot - 1];
         }

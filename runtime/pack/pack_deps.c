@@ -403,7 +403,12 @@ static int dep_units(const struct tsr_vdesc *D, const struct tsr_pack_unit *a, c
                  (((uint64_t)key[2] << 32 | key[3]) * 0xC2B2AE3D27D4EB4Fu) ^
                  (((uint64_t)key[4] << 32 | key[5]) * 0x165667B19E3779F9u) ^
                  (((uint64_t)key[6] << 32 | key[7]) * 0xff51afd7ed558ccdu);
-    struct dmemo *m = &dmemo[(h ^ h >> 31) % DMEMO];
+    /* (a product carries a key bit only upwards: the high bits are folded down, or keys that differ only in
+     * their words' high bits would all share a slot) */
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdu;
+    h ^= h >> 33;
+    struct dmemo *m = &dmemo[h % DMEMO];
     if (m->D == D && !memcmp(m->w, key, sizeof key))
         return m->lat;
     m->D = D;

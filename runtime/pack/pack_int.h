@@ -59,6 +59,14 @@ struct tsr_pack_unit {
     struct tsr_pack_ev ev;
 };
 
+/* pack_umemo.c: what a unit's words decide (x->ev with its masks, text, full, alt, slots, only, cand, ncand and
+ * whether it breaks a rule alone), remembered per thread across programs: all are functions of the target and
+ * the words alone.  get fills x (whose w is set and whose other fields are empty) and *solo and returns true
+ * if x's words are remembered, else returns false and leaves both untouched; put remembers x's (filled, before
+ * any change for its place in the program).  Targets of more than 4 words are not remembered. */
+bool tsr_pack_umemo_get(const struct tsr_target *t, struct tsr_pack_unit *x, bool *solo);
+void tsr_pack_umemo_put(const struct tsr_target *t, const struct tsr_pack_unit *x, bool solo);
+
 /* pack_deps.c */
 /* Fills *e with the events of the instruction at w (t->nwords words) and its control kind.  Returns 0, or
  * -1 if the target has no validator description (t->vdesc == NULL). */

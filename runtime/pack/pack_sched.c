@@ -247,10 +247,12 @@ static int place_ctl(struct sched *S, const struct tsr_pack_unit *u, int ctl, in
     const struct tsr_pack_unit *x = &u[ctl];
     int delay = x->ev.delay, L = S->nb;
     int b0 = L - 1 - delay > 0 ? L - 1 - delay : 0;
-    /* a snapshot to go back to */
-    int snap_n = S->nb;
-    struct obundle *snap = calloc((size_t)snap_n + 1, sizeof *snap);
-    copy_bundles(P, snap, S->bs, snap_n);
+    /* a snapshot to go back to: of bundles b0.. only, since every attempt below changes no bundle before its
+     * position bpos >= b0 (those keep their words, and so their events) */
+    int snap_n = S->nb, nsnap = snap_n - b0 > 0 ? snap_n - b0 : 0;
+    struct obundle *snap = calloc((size_t)nsnap + 1, sizeof *snap);
+    if (nsnap)   /* (S->bs may be NULL, with no bundle yet) */
+        copy_bundles(P, snap, S->bs + b0, nsnap);
     for (int bpos = b0; bpos <= L + P->D->lookback + 2; bpos++) {
         for (int variant = 0; variant < 2; variant++) {
             bool merge = variant == 0;
@@ -298,7 +300,7 @@ static int place_ctl(struct sched *S, const struct tsr_pack_unit *u, int ctl, in
             block_bundle(S, bpos + delay);   /* pad to the end of the delay slots */
             int f = place_delay(S, u, ctl, n, bpos, cyc, pred);
             if (f < 0 && (recheck(S, bpos) || (bpos == L + P->D->lookback + 2 && !merge))) {
-                for (int i = 0; i < snap_n; i++)
+                for (int i = 0; i < nsnap; i++)
                     tsr_pack_ev_free(&snap[i].ev);
                 free(snap);
                 return -1;
@@ -307,10 +309,11 @@ static int place_ctl(struct sched *S, const struct tsr_pack_unit *u, int ctl, in
             for (int i = snap_n; i < S->nb; i++)
                 tsr_pack_ev_free(&S->bs[i].ev);
             S->nb = snap_n;
-            copy_bundles(P, S->bs, snap, snap_n);
+            if (nsnap)
+                copy_bundles(P, S->bs + b0, snap, nsnap);
         }
     }
-    for (int i = 0; i < snap_n; i++)
+    for (int i = 0; i < nsnap; i++)
         tsr_pack_ev_free(&snap[i].ev);
     free(snap);
     /* no position satisfied the dependences within the bound (cannot happen with latencies below it): last */
