@@ -14,55 +14,20 @@
  *  - speed of both directions on whole programs (printed, CPU time; the goal is 2 million lines/s).
  */
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "corpus.h"
 #include "qpu.h"
 #include "tsr.h"
 
-static const char *shared_dir(void)
-{
-    static char buf[4096];
-    const char *s = getenv("TESSERA_SHARED");
-    if (s && *s)
-        return s;
-    const char *root = getenv("TESSERA_ROOT");
-    snprintf(buf, sizeof buf, "%s/../shared", root && *root ? root : ".");
-    return buf;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The corpus programs, one struct tsr_words each; returns the count. */
+/* The corpus programs, one struct tsr_words each (tools/corpus.h); returns the count. */
 static int read_corpus(struct tsr_words *progs, int max)
 {
-    char dir[4200];
-    snprintf(dir, sizeof dir, "%s/corpus/qpu/gpu_fft_r3/hex", shared_dir());
-    DIR *d = opendir(dir);
-    cr_assert(d, "cannot open %s (set TESSERA_SHARED to the shared directory)", dir);
-    char *names[64];
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) && n < 64 && n < max)
-        if (strstr(e->d_name, ".hex"))
-            names[n++] = strdup(e->d_name);
-    closedir(d);
-    qsort(names, (size_t)n, sizeof *names, cmp_str);
-    struct tsr_diag dg;
-    tsr_diag_init(&dg, TSR_DIAG_PRINT, stderr);
-    for (int i = 0; i < n; i++) {
-        char path[8400];
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        tsr_words_init(&progs[i], 64);
-        cr_assert_eq(tsr_words_read(&progs[i], path, TSR_WORDS_HEX, &dg), 0, "cannot read %s", path);
-        free(names[i]);
-    }
-    tsr_diag_fini(&dg);
+    char err[2600];
+    int n = corpus_gpufft_read(progs, max, err, sizeof err);
+    cr_assert(n > 0, "%s", n < 0 ? err : "no GPU_FFT programs");
     return n;
 }
 
