@@ -183,6 +183,18 @@ static const char *const desc =
 
 static struct mdl_model *M;
 
+/* The description `text` loaded as file `name` with diagnostics stored in *d (initialised here; the caller
+ * frees it and the model): every diagnostic is logged, and the test stops unless the model loaded. */
+static struct mdl_model *load_ok(const char *name, const char *text, struct tsr_diag *d)
+{
+	tsr_diag_init(d, TSR_DIAG_STORE, NULL);
+	struct mdl_model *m = mdl_load_buffer(name, text, strlen(text), d);
+	for (size_t i = 0; i < d->count; i++)
+		cr_log_error("%s", d->entries[i].text);
+	cr_assert_not_null(m);
+	return m;
+}
+
 static void load_desc(void)
 {
 	struct tsr_diag d;
@@ -488,11 +500,7 @@ Test(mdl_load, reference_spellings)
 		"op nop : s { syntax \"nop\"; encode op == 0; sem {} }\n"
 		"op mov : s { syntax \"mov {d=dst}, {{{x}}}\"; encode op == 1; sem result = x; result = result + 1; }\n";
 	struct tsr_diag d;
-	tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
-	struct mdl_model *m = mdl_load_buffer("t.mdl", text, strlen(text), &d);
-	for (size_t i = 0; i < d.count; i++)
-		cr_log_error("%s", d.entries[i].text);
-	cr_assert_not_null(m);
+	struct mdl_model *m = load_ok("t.mdl", text, &d);
 	cr_expect_eq(m->ops[1].nsem, 2);
 	cr_assert_eq(m->ops[1].tmpl.nparts, 8);
 	cr_expect_str_eq(m->ops[1].tmpl.parts[3].text, ",");
@@ -568,11 +576,7 @@ Test(mdl_load, rules_model)
 		"forbid w: both conditional -> jump | halt at 0..3 ref \"toy\";\n"
 		"forbid one: start & op mov & use unit ref \"toy\";\n";
 	struct tsr_diag d;
-	tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
-	struct mdl_model *m = mdl_load_buffer("r.mdl", text, strlen(text), &d);
-	for (size_t i = 0; i < d.count; i++)
-		cr_log_error("%s", d.entries[i].text);
-	cr_assert_not_null(m);
+	struct mdl_model *m = load_ok("r.mdl", text, &d);
 	cr_expect_eq(m->nresources, 2);
 	cr_expect(m->resources[0].count == 2 && !strcmp(m->resources[0].ref, "toy"));
 	cr_expect_eq(m->resources[1].count, 1);
@@ -638,11 +642,7 @@ Test(mdl_load, open_window_and_attr_condition)
 		"forbid late: op fmov -> op imov at 2.. ref \"toy\";\n"
 		"forbid mixed: read r if (attr(fl) && x == 0) & read r if (!attr(fl)) ref \"toy\";\n";
 	struct tsr_diag d;
-	tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
-	struct mdl_model *m = mdl_load_buffer("o.mdl", text, strlen(text), &d);
-	for (size_t i = 0; i < d.count; i++)
-		cr_log_error("%s", d.entries[i].text);
-	cr_assert_not_null(m);
+	struct mdl_model *m = load_ok("o.mdl", text, &d);
 	cr_assert_eq(m->nrules, 2);
 	const struct mdl_rule *late = &m->rules[0], *mixed = &m->rules[1];
 	cr_expect(late->kind == MDL_R_WINDOW && late->lo == 2 && late->hi == -1);
