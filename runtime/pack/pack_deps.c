@@ -370,7 +370,7 @@ bool tsr_pack_op_idle(const struct tsr_target *t, unsigned op)
 #define DMEMO 65536
 struct dmemo { const struct tsr_vdesc *D; uint32_t w[8]; int lat; };
 static _Thread_local struct dmemo *dmemo;
-static struct dmemo *dmemo_first;   /* the first thread's, freed at exit */
+static void *dmemo_first;   /* the first thread's (tsr_pack_thread_table), freed at exit */
 
 static void dmemo_free(void)
 {
@@ -386,16 +386,9 @@ static int dep_units(const struct tsr_vdesc *D, const struct tsr_pack_unit *a, c
     unsigned nw = D->nwords;
     if (nw > 4)
         return dep(D, &a->ev, &b->ev);
-    if (!dmemo) {
-        static atomic_flag registered = ATOMIC_FLAG_INIT;
-        dmemo = calloc(DMEMO, sizeof *dmemo);
-        if (!dmemo)
-            abort();
-        if (!atomic_flag_test_and_set(&registered)) {
-            dmemo_first = dmemo;
-            atexit(dmemo_free);
-        }
-    }
+    static atomic_flag registered = ATOMIC_FLAG_INIT;
+    if (!dmemo)
+        dmemo = tsr_pack_thread_table(DMEMO, sizeof *dmemo, &registered, &dmemo_first, dmemo_free);
     uint32_t key[8];
     memcpy(key, a->w, 4 * sizeof *key);
     memcpy(key + 4, b->w, 4 * sizeof *key);

@@ -1,6 +1,7 @@
 /* Internals shared by the files of runtime/pack/ (private to this folder: nothing outside it includes this header). */
 #ifndef TSR_PACK_INT_H
 #define TSR_PACK_INT_H
+#include <stdatomic.h>
 #include "pack/pack.h"
 #include "fileout.h"
 #include "validate/validate.h"
@@ -207,5 +208,11 @@ int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_
                       struct tsr_buf *out, struct tsr_pack_stats *st, const char *path, struct tsr_diag *d);
 /* The slots (the first 64) that have an op named as op: where an op of that name may go (pack.c). */
 uint64_t tsr_pack_name_slots(const struct tsr_target *t, unsigned op);
+
+/* A thread's table of n entries of `size` bytes, zeroed (abort when memory runs out), for a cache kept in a
+ * _Thread_local pointer and allocated on the thread's first use.  The first thread to allocate a table of this
+ * kind (its `registered` flag) also stores it in *first and has `fini` (which frees *first) run at exit;
+ * other threads' tables stay until the process ends. */
+void *tsr_pack_thread_table(size_t n, size_t size, atomic_flag *registered, void **first, void (*fini)(void));
 
 #endif

@@ -23,7 +23,7 @@ struct uent {
     bool solo;
 };
 static _Thread_local struct uent *umemo;
-static struct uent *umemo_first;
+static void *umemo_first;   /* the first thread's (tsr_pack_thread_table), freed at exit */
 
 static void ent_clear(struct uent *e)
 {
@@ -38,8 +38,9 @@ static void umemo_free(void)
 {
     if (!umemo_first)
         return;
+    struct uent *u = umemo_first;
     for (size_t i = 0; i < UMEMO; i++)
-        ent_clear(&umemo_first[i]);
+        ent_clear(&u[i]);
     free(umemo_first);
     umemo_first = NULL;
 }
@@ -57,16 +58,9 @@ static char *dup(const char *s)
 /* The slot of words w (t->nwords <= 4), allocating the table on first use. */
 static struct uent *slot(const struct tsr_target *t, const uint32_t *w)
 {
-    if (!umemo) {
-        static atomic_flag registered = ATOMIC_FLAG_INIT;
-        umemo = calloc(UMEMO, sizeof *umemo);
-        if (!umemo)
-            abort();
-        if (!atomic_flag_test_and_set(&registered)) {
-            umemo_first = umemo;
-            atexit(umemo_free);
-        }
-    }
+    static atomic_flag registered = ATOMIC_FLAG_INIT;
+    if (!umemo)
+        umemo = tsr_pack_thread_table(UMEMO, sizeof *umemo, &registered, &umemo_first, umemo_free);
     uint64_t h = (uint64_t)(uintptr_t)t * 0x9e3779b97f4a7c15u;
     for (unsigned k = 0; k < t->nwords; k++)
         h = (h ^ w[k]) * 0xff51afd7ed558ccdu;

@@ -16,7 +16,7 @@
 #define ACACHE 65536
 struct aent { XXH128_hash_t key; int rc; uint32_t w[4]; };
 static _Thread_local struct aent *acache;
-static struct aent *acache_first;
+static void *acache_first;   /* the first thread's (tsr_pack_thread_table), freed at exit */
 
 static void acache_free(void)
 {
@@ -29,17 +29,9 @@ int tsr_pack_assemble_cached(const struct tsr_target *t, const char *text, size_
 {
     if (t->nwords > 4)
         return t->assemble_one(text, len, 0, w, NULL, 0);
-    if (!acache) {
-        static atomic_flag registered = ATOMIC_FLAG_INIT;   /* (the first thread to get here; others' stay until
-                                                              the process ends) */
-        acache = calloc(ACACHE, sizeof *acache);
-        if (!acache)
-            abort();
-        if (!atomic_flag_test_and_set(&registered)) {
-            acache_first = acache;
-            atexit(acache_free);
-        }
-    }
+    static atomic_flag registered = ATOMIC_FLAG_INIT;
+    if (!acache)
+        acache = tsr_pack_thread_table(ACACHE, sizeof *acache, &registered, &acache_first, acache_free);
     XXH128_hash_t k = XXH3_128bits_withSeed(text, len, (XXH64_hash_t)(uintptr_t)t);
     if (!k.low64 && !k.high64)
         k.low64 = 1;   /* (the empty entry's key) */
