@@ -134,6 +134,15 @@ int tsr_pack_try_merge(const struct tsr_target *t, const char **parts, const uin
 /* The same, trying only the positions pos (0..k) whose bit is set in at. */
 int tsr_pack_try_merge_at(const struct tsr_target *t, const char **parts, const uint32_t **pw, int k, const char *add,
                           const uint32_t *addw, uint32_t *w, uint64_t at);
+/* pack_legal.c: may the bundle of texts parts[0..k) and add assemble at all?  False only when the assembler
+ * would refuse it at every position: no choice of one match per part (runtime/text/asm_paths.h) has one
+ * format, distinct slots and no field bound to two values.  True when that is not known (a part with `;`, an
+ * override group, a directive, too many matches; no text tables).  The matches of each text are listed once
+ * per thread (a table of 4,096 texts). */
+bool tsr_pack_legal_may(const struct tsr_target *t, const char *const *parts, int k, const char *add);
+/* Whether TESSERA_PACK_VERIFY is set (not "0"): then tsr_pack_try_merge_at asks the assembler about every
+ * bundle the pre-test refuses and aborts if it accepts one (a check of the pre-test's soundness). */
+bool tsr_pack_legal_verify(void);
 /* pack_words.c: the positions pos (bit pos, 0..k) at which an op that may go to the slots add (a mask of slot
  * indices, the first 64) can join a bundle text whose k parts, in text order, are ops that may go to the slots
  * cand[0..k): those where some format has slots, in its issue order, one after another for the parts in text

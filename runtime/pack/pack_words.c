@@ -2,6 +2,7 @@
  * answers to bundle texts, cached; and, for the check of the whole output, the words of a bundle printed by
  * its disassembly without assembling the program's text again.  Nothing here knows the target. */
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
@@ -49,33 +50,61 @@ int tsr_pack_assemble_cached(const struct tsr_target *t, const char *text, size_
 
 /* ---- joining a bundle ------------------------------------------------------------------------------ */
 
+/* The text of bundle parts[0..k) with `add` at position pos into b: the parts joined by "; ", their field
+ * overrides (`{ws=1}`, which end a bundle's text) gathered at the end (ov: scratch). */
+static void join_text(struct tsr_buf *b, struct tsr_buf *ov, const char *const *parts, int k, const char *add, int pos)
+{
+    tsr_buf_clear(b);
+    tsr_buf_clear(ov);
+    for (int i = 0, j = 0; i <= k; i++) {
+        const char *s = i == pos ? add : parts[j++];
+        const char *o = strstr(s, " {");
+        if (i)
+            tsr_buf_puts(b, "; ");
+        tsr_buf_append(b, s, o ? (size_t)(o - s) : strlen(s));
+        if (o) {
+            size_t ol = strlen(o + 2);
+            if (ol && o[2 + ol - 1] == '}')
+                ol--;
+            tsr_buf_puts(ov, ov->len ? ", " : "");
+            tsr_buf_append(ov, o + 2, ol);
+        }
+    }
+    if (ov->len)
+        tsr_buf_printf(b, " {%s}", ov->data);
+}
+
+/* TESSERA_PACK_VERIFY: the pre-test refused the bundle; the assembler must refuse it at every position. */
+static void verify_refused(const struct tsr_target *t, const char *const *parts, int k, const char *add)
+{
+    struct tsr_buf b = { 0 }, ov = { 0 };
+    uint32_t w[8];
+    for (int pos = 0; pos <= k; pos++) {
+        join_text(&b, &ov, parts, k, add, pos);
+        if (!t->assemble_one(b.data, b.len, 0, w, NULL, 0)) {
+            fprintf(stderr, "tessera: TESSERA_PACK_VERIFY: the legality pre-test refused '%s', which assembles\n",
+                    b.data);
+            abort();
+        }
+    }
+    tsr_buf_free(&b);
+    tsr_buf_free(&ov);
+}
+
 /* (pack_int.h) */
 int tsr_pack_try_merge_at(const struct tsr_target *t, const char **parts, const uint32_t **pw, int k, const char *add,
                           const uint32_t *addw, uint32_t *w, uint64_t at)
 {
+    if (!tsr_pack_legal_may(t, parts, k, add)) {
+        if (tsr_pack_legal_verify())
+            verify_refused(t, parts, k, add);
+        return 0;
+    }
     struct tsr_buf b = { 0 }, ov = { 0 };
     for (int pos = 0; pos <= k; pos++) {
         if (pos < 64 && !(at >> pos & 1))
             continue;
-        tsr_buf_clear(&b);
-        tsr_buf_clear(&ov);
-        for (int i = 0, j = 0; i <= k; i++) {
-            const char *s = i == pos ? add : parts[j++];
-            /* field overrides (`{ws=1}`) end a bundle's text: the parts' go together at the end */
-            const char *o = strstr(s, " {");
-            if (i)
-                tsr_buf_puts(&b, "; ");
-            tsr_buf_append(&b, s, o ? (size_t)(o - s) : strlen(s));
-            if (o) {
-                size_t ol = strlen(o + 2);
-                if (ol && o[2 + ol - 1] == '}')
-                    ol--;
-                tsr_buf_puts(&ov, ov.len ? ", " : "");
-                tsr_buf_append(&ov, o + 2, ol);
-            }
-        }
-        if (ov.len)
-            tsr_buf_printf(&b, " {%s}", ov.data);
+        join_text(&b, &ov, parts, k, add, pos);
         if (!tsr_pack_assemble_cached(t, b.data, b.len, w)) {
             const uint32_t *all[TSR_PACK_MAXPARTS];
             for (int i = 0, j = 0; i <= k; i++)
@@ -158,6 +187,8 @@ static const struct fmt_tab *fmt_tab(const struct tsr_tc_isa *isa)
     return &fmts;
 }
 
+#define OMEMO 4096
+
 /* (pack_int.h) */
 uint64_t tsr_pack_order_positions(const struct tsr_target *t, const uint64_t *cand, int k, uint64_t add)
 {
@@ -167,6 +198,20 @@ uint64_t tsr_pack_order_positions(const struct tsr_target *t, const uint64_t *ca
         if (!cand[i])
             return ~(uint64_t)0;
     const struct fmt_tab *F = fmt_tab(t->text);
+    /* the answers are kept per thread (the list scheduler asks the same about each ready unit, cycle after
+     * cycle): a direct-mapped table keyed by the isa and the masks */
+    static _Thread_local struct opos { const struct tsr_tc_isa *isa; int k; uint64_t m[TSR_PACK_MAXPARTS + 1], ok; }
+        omemo[OMEMO];
+    struct opos *e = NULL;
+    if (k < TSR_PACK_MAXPARTS) {
+        uint64_t h = (uint64_t)(uintptr_t)t->text ^ (uint64_t)k;
+        for (int i = 0; i < k; i++)
+            h = (h ^ cand[i]) * 0x9e3779b97f4a7c15u;
+        h = (h ^ add) * 0x9e3779b97f4a7c15u;
+        e = &omemo[(h >> 40) % OMEMO];
+        if (e->isa == t->text && e->k == k && e->m[k] == add && !memcmp(e->m, cand, (size_t)k * sizeof *cand))
+            return e->ok;
+    }
     uint64_t ok = 0;
     for (int pos = 0; pos <= k; pos++)
         for (unsigned f = 0; f < F->nf && !(ok >> pos & 1); f++) {
@@ -182,6 +227,13 @@ uint64_t tsr_pack_order_positions(const struct tsr_target *t, const uint64_t *ca
             }
             ok |= (uint64_t)fits << pos;
         }
+    if (e) {
+        e->isa = t->text;
+        e->k = k;
+        memcpy(e->m, cand, (size_t)k * sizeof *cand);
+        e->m[k] = add;
+        e->ok = ok;
+    }
     return ok;
 }
 

@@ -747,7 +747,7 @@ static bool bundle_part(struct tsr_asm *a, int k, int s)
         return false;
     }
     if (k == a->nparts)
-        return finalize(a);
+        return a->collect ? a->collect(a) : finalize(a);   /* collect: asm_paths.c */
     /* the fast search leaves a slot for each remaining part; the diagnosing search does not, so that it
      * reaches the part no slot takes (`ldtmu0; frob`: 'frob', not 'ldtmu0') */
     int left = a->diagnose ? 1 : a->nparts - k;

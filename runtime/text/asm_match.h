@@ -105,6 +105,10 @@ struct tsr_asm {
     uint32_t ncand[MAX_PARTS];
     char msg[512];
     size_t msgpos;
+    /* Called instead of the final defaults and checks when every part is matched (NULL: none): the
+     * enumeration of a part's matches (asm_paths.c), which returns false to go on searching. */
+    bool (*collect)(struct tsr_asm *a);
+    void *collect_ctx;
 };
 
 /* Grows arr (n used, cap allocated) so that one more element fits. */
