@@ -16,9 +16,9 @@
 /* The paths of part s; returns tsr_asm_part_paths's result. */
 static int paths(const char *s, struct tsr_asm_paths *p)
 {
-    struct tsr_asm *a = tsr_asm_new(qpu_target.text);
+    struct tsr_asm *a = tsr_asm_paths_scratch_new(qpu_target.text);
     int rc = tsr_asm_part_paths(a, s, strlen(s), p);
-    tsr_asm_free(a);
+    tsr_asm_paths_scratch_free(a);
     return rc;
 }
 

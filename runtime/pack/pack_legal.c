@@ -50,7 +50,7 @@ static void ls_flush(struct lstate *s)
         memset(&s->e[i], 0, sizeof s->e[i]);
     }
     memset(s->v, 0, sizeof s->v);
-    tsr_asm_free(s->a);
+    tsr_asm_paths_scratch_free(s->a);
     tsr_asm_paths_free(&s->scratch);
     s->a = NULL;
     s->isa = NULL;
@@ -175,7 +175,7 @@ bool tsr_pack_legal_may(const struct tsr_target *t, const char *const *parts, in
     if (ls->isa != t->text) {
         ls_flush(ls);
         ls->isa = t->text;
-        ls->a = tsr_asm_new(t->text);
+        ls->a = tsr_asm_paths_scratch_new(t->text);
     }
     /* the parts' entries; two texts in one slot of the table (the second would replace the first): unknown */
     const struct lent *E[TSR_PACK_MAXPARTS];

@@ -70,6 +70,16 @@ static bool collect(struct tsr_asm *a)
     return false;
 }
 
+struct tsr_asm *tsr_asm_paths_scratch_new(const struct tsr_tc_isa *isa)
+{
+    return tsr_asm_new(isa);
+}
+
+void tsr_asm_paths_scratch_free(struct tsr_asm *a)
+{
+    tsr_asm_free(a);
+}
+
 int tsr_asm_part_paths(struct tsr_asm *a, const char *s, size_t n, struct tsr_asm_paths *out)
 {
     out->n = out->nfix = 0;
