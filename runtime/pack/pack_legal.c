@@ -24,7 +24,8 @@ struct lent {
     uint32_t len, id;           /* its length; a number no other filling of an entry had (0: empty; the
                                    verdicts' key) */
     int np;                     /* paths; -1: not known (the test then assumes nothing) */
-    struct tsr_asm_path *p;     /* np paths, then their values, fields and the text, in one allocation */
+    struct tsr_asm_path *p;     /* np paths, then their values, fields and the text (NUL-terminated), in one
+                                   allocation */
     const uint16_t *field;
     const uint64_t *val;
     const char *text;
@@ -32,9 +33,14 @@ struct lent {
 /* Verdicts on sets of part texts (the ids of their entries, ascending), direct-mapped. */
 #define VMEMO 16384
 struct vent { uint32_t id[TSR_PACK_MAXPARTS]; uint8_t n; bool may; };
+/* A front table by the text's address (the packer asks about the same unit texts over and over): where the
+ * entry of the text last seen there is; a hit is still compared with the text (an address is reused). */
+#define FRONT 1024
+struct front { const char *s; struct lent *e; uint32_t id; };
 struct lstate {
     const struct tsr_tc_isa *isa;   /* whose paths the table holds */
     uint32_t serial;                /* the last id given */
+    struct front f[FRONT];
     struct vent v[VMEMO];
     struct tsr_asm *a;              /* the matcher's scratch for isa */
     struct tsr_asm_paths scratch;
@@ -50,6 +56,7 @@ static void ls_flush(struct lstate *s)
         memset(&s->e[i], 0, sizeof s->e[i]);
     }
     memset(s->v, 0, sizeof s->v);
+    memset(s->f, 0, sizeof s->f);
     tsr_asm_paths_scratch_free(s->a);
     tsr_asm_paths_free(&s->scratch);
     s->a = NULL;
@@ -85,7 +92,7 @@ static uint64_t text_hash(const char *s, size_t n)
 }
 
 /* The entry of text s[0..n): its paths, listed now if they were not. */
-static const struct lent *paths_of(struct lstate *S, const char *s, size_t n)
+static struct lent *paths_of(struct lstate *S, const char *s, size_t n)
 {
     uint64_t h = text_hash(s, n);
     struct lent *e = &S->e[h % (LMEMO / 2) * 2];   /* two ways: e[0] the newer, e[1] the older */
@@ -110,6 +117,7 @@ static const struct lent *paths_of(struct lstate *S, const char *s, size_t n)
     memcpy(val, o->val, o->nfix * sizeof *val);
     memcpy(field, o->field, o->nfix * sizeof *field);
     memcpy(text, s, n);
+    text[n] = 0;
     e->val = val;
     e->field = field;
     e->text = text;
@@ -183,7 +191,13 @@ bool tsr_pack_legal_may(const struct tsr_target *t, const char *const *parts, in
     int m = k + 1;
     for (int i = 0; i < m; i++) {
         const char *s = i < k ? parts[i] : add;
-        E[i] = paths_of(ls, s, strlen(s));
+        struct front *f = &ls->f[(uintptr_t)s / 8 % FRONT];
+        if (f->s == s && f->e->id == f->id && !strcmp(f->e->text, s)) {
+            E[i] = f->e;
+        } else {
+            E[i] = paths_of(ls, s, strlen(s));
+            *f = (struct front){ s, (struct lent *)E[i], E[i]->id };
+        }
         if (E[i]->np < 0)
             return true;
         K[i] = E[i]->id;

@@ -91,6 +91,23 @@ static void verify_refused(const struct tsr_target *t, const char *const *parts,
     tsr_buf_free(&ov);
 }
 
+/* The scratch texts of tsr_pack_try_merge_at, kept per thread (a candidate bundle's text was two allocations
+ * and two frees); the first thread's are freed at exit. */
+struct jbufs { struct tsr_buf b, ov; };
+static _Thread_local struct jbufs *jb;
+static void *jb_first;
+
+static void jb_free(void)
+{
+    struct jbufs *j = jb_first;
+    if (j) {
+        tsr_buf_free(&j->b);
+        tsr_buf_free(&j->ov);
+    }
+    free(jb_first);
+    jb_first = NULL;
+}
+
 /* (pack_int.h) */
 int tsr_pack_try_merge_at(const struct tsr_target *t, const char **parts, const uint32_t **pw, int k, const char *add,
                           const uint32_t *addw, uint32_t *w, uint64_t at)
@@ -100,12 +117,14 @@ int tsr_pack_try_merge_at(const struct tsr_target *t, const char **parts, const 
             verify_refused(t, parts, k, add);
         return 0;
     }
-    struct tsr_buf b = { 0 }, ov = { 0 };
+    static atomic_flag registered = ATOMIC_FLAG_INIT;
+    if (!jb)
+        jb = tsr_pack_thread_table(1, sizeof *jb, &registered, &jb_first, jb_free);
     for (int pos = 0; pos <= k; pos++) {
         if (pos < 64 && !(at >> pos & 1))
             continue;
-        join_text(&b, &ov, parts, k, add, pos);
-        if (!tsr_pack_assemble_cached(t, b.data, b.len, w)) {
+        join_text(&jb->b, &jb->ov, parts, k, add, pos);
+        if (!tsr_pack_assemble_cached(t, jb->b.data, jb->b.len, w)) {
             const uint32_t *all[TSR_PACK_MAXPARTS];
             for (int i = 0, j = 0; i <= k; i++)
                 all[i] = i == pos ? addw : pw[j++];
@@ -115,13 +134,9 @@ int tsr_pack_try_merge_at(const struct tsr_target *t, const char **parts, const 
             memmove(pw + pos + 1, pw + pos, (size_t)(k - pos) * sizeof *pw);
             parts[pos] = add;
             pw[pos] = addw;
-            tsr_buf_free(&b);
-            tsr_buf_free(&ov);
             return 1;
         }
     }
-    tsr_buf_free(&b);
-    tsr_buf_free(&ov);
     return 0;
 }
 
