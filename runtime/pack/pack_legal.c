@@ -39,7 +39,8 @@ struct vent { uint32_t id[TSR_PACK_MAXPARTS]; uint8_t n; bool may; };
 struct front { const char *s; struct lent *e; uint32_t id; };
 struct lstate {
     const struct tsr_tc_isa *isa;   /* whose paths the table holds */
-    uint32_t serial;                /* the last id given */
+    uint32_t serial;                /* the last id given (a verdict names texts by id: 2^32 fillings, each a
+                                       part's whole enumeration, before an id could come again) */
     struct front f[FRONT];
     struct vent v[VMEMO];
     struct tsr_asm *a;              /* the matcher's scratch for isa */
