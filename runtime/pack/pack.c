@@ -450,16 +450,3 @@ int tsr_pack_text_effort(const struct tsr_target *t, const char *path, const cha
     tsr_words_free(&w);
     return rc;
 }
-
-/* (pack_int.h) */
-void *tsr_pack_thread_table(size_t n, size_t size, atomic_flag *registered, void **first, void (*fini)(void))
-{
-    void *tbl = calloc(n, size);
-    if (!tbl)
-        abort();
-    if (!atomic_flag_test_and_set(registered)) {
-        *first = tbl;
-        atexit(fini);
-    }
-    return tbl;
-}

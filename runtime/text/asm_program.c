@@ -16,6 +16,7 @@
 #include "diag.h"
 #include "fileout.h"
 #include "hexio.h"
+#include "tls.h"
 
 struct seg { uint32_t nb, ne, ob; bool sub; };   /* substituted text [nb,ne) came from orig ob.. */
 
@@ -470,6 +471,13 @@ void tsr_tc_asm_line(struct tsr_tc_asm *A, const char *lb, const char *le)
     P->addr += isa->pc_step;
 }
 
+void tsr_tc_asm_skip(struct tsr_tc_asm *A, size_t n)
+{
+    struct prog *P = (struct prog *)A;
+    P->line += (unsigned)n;
+    P->addr += n * P->isa->pc_step;
+}
+
 int tsr_tc_asm_end(struct tsr_tc_asm *A)
 {
     struct prog *P = (struct prog *)A;
@@ -564,15 +572,15 @@ static int word_inst(const struct tsr_tc_isa *isa, const char *text, size_t len,
 }
 
 /* One-bundle calls reuse a per-thread matcher and memo (text -> struct <t>_inst of the bundles whose
- * result depends on the text alone) for the last isa.  The context of the first thread that
- * assembles is freed at exit; those of other threads stay allocated until the process ends. */
+ * result depends on the text alone) for the last isa (tsr_thread_table: the first thread's context is
+ * freed at exit). */
 struct one_ctx {
     const struct tsr_tc_isa *isa;
     struct tsr_asm *a;
     struct tsr_tc_cache cache;
 };
 static _Thread_local struct one_ctx *one;
-static struct one_ctx *first_one;
+static void *first_one;   /* the first thread's */
 
 static void one_fini(struct one_ctx *c)
 {
@@ -597,19 +605,12 @@ static struct one_ctx *one_for(const struct tsr_tc_isa *isa)
         return c;
     if (c) {
         one_fini(c);
+        memset(c, 0, sizeof *c);
     } else {
-        c = malloc(sizeof *c);
-        if (!c)
-            abort();
-        if (!atomic_flag_test_and_set(&registered)) {
-            first_one = c;
-            atexit(free_first_one);
-        }
+        c = one = tsr_thread_table(1, sizeof *c, &registered, &first_one, free_first_one);
     }
-    memset(c, 0, sizeof *c);
     c->isa = isa;
     c->a = tsr_asm_new(isa);
-    one = c;
     return c;
 }
 
