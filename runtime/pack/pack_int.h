@@ -47,6 +47,7 @@ struct tsr_pack_unit {
     char *full;                 /* full disassembly */
     char *src;                  /* source text of the line (branches are printed with it: labels) */
     char *alt;                  /* a commutative op with its sources swapped (same meaning), or NULL */
+    bool shared;                /* text, full and alt are an earlier unit's (same words; pack.c frees them once) */
     uint64_t slots;             /* the slots its ops use alone (bit = slot index, the first 64) */
     uint64_t only;              /* those of them whose op no other slot has (a `mov` either ALU can do: not) */
     uint64_t cand[TSR_PACK_MAXPARTS]; /* per op of the unit alone: the slots that have an op of its name (the

@@ -55,6 +55,7 @@ struct one_ctx {
     struct tsr_asm *a;
     struct tsr_tc_cache cache;
     struct tsr_tc_cache lines;
+    struct tsr_asm *spare;     /* a program-level matcher for the next program (its tables are built once) */
 };
 static struct one_ctx *one_for(const struct tsr_tc_isa *isa);
 
@@ -447,7 +448,9 @@ void tsr_tc_asm_labels(struct tsr_tc_asm *A, const char *lb, const char *le)
 void tsr_tc_asm_pass2(struct tsr_tc_asm *A, tsr_tc_emit emit, void *ctx)
 {
     struct prog *P = (struct prog *)A;
-    P->a = tsr_asm_new(P->isa);
+    struct one_ctx *c = one_for(P->isa);
+    P->a = c->spare ? c->spare : tsr_asm_new(P->isa);   /* (a matcher keeps nothing from bundle to bundle) */
+    c->spare = NULL;
     tsr_asm_use_syms(P->a, &P->syms);
     P->inst = calloc(1, P->isa->inst_size + 16);
     P->w = calloc(P->isa->nwords, sizeof *P->w);
@@ -562,7 +565,13 @@ int tsr_tc_asm_end(struct tsr_tc_asm *A)
     tsr_buf_free(&P->comment);
     free(P->inst);
     free(P->w);
-    tsr_asm_free(P->a);
+    struct one_ctx *c = P->a ? one_for(P->isa) : NULL;
+    if (c && !c->spare) {
+        tsr_asm_use_syms(P->a, NULL);
+        c->spare = P->a;
+    } else {
+        tsr_asm_free(P->a);
+    }
     tsr_asm_syms_free(&P->syms);
     tsr_tc_cache_free(&P->cache);
     tsr_arena_free_all(&P->arena);
@@ -657,6 +666,7 @@ static void one_fini(struct one_ctx *c)
     tsr_asm_free(c->a);
     tsr_tc_cache_free(&c->cache);
     tsr_tc_cache_free(&c->lines);
+    tsr_asm_free(c->spare);
 }
 
 static void free_first_one(void)
