@@ -1,11 +1,13 @@
 /* The hazard validator over a whole program (validate.h tsr_validate): control flow, the paths back from each
  * bundle, open windows by a data flow, in memory bounded by the rule window rather than the program. */
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "diag.h"
+#include "tls.h"
 #include "validate/validate.h"
 #include "validate_int.h"
 
@@ -44,7 +46,8 @@ struct prog {
 #define MEMO 1024                      /* entries, direct-mapped by the words' hash */
 #define MEMO_PAIRS 64
 struct memo {
-    size_t src;                        /* the bundle it was made from (its words are the key); SIZE_MAX: empty */
+    size_t src;                        /* the bundle it was made from; SIZE_MAX: empty */
+    uint32_t *w;                       /* its words (the key) */
     bool clean;
     int nev, format, npair;
     bool overflow;
@@ -52,6 +55,69 @@ struct memo {
     uint64_t *f;
     struct vpair pair[MEMO_PAIRS];
 };
+
+/* The memo stays with the thread from one tsr_validate to the next for the same description (an entry holds
+ * everything its verdict depends on: the packer validates each program it packs, and programs share most of
+ * their bundles), allocated on first use; the first thread's is freed at exit (tls.h).  A tsr_validate called
+ * from a report callback while another runs on the thread uses a memo of its own. */
+struct vmemo {
+    const struct tsr_vdesc *D;
+    struct memo *M;
+    uint64_t *mf, *mused;
+    uint32_t *mw;
+    struct tsr_vbundle *ring;   /* RING + depths bundles, their fields at fields */
+    uint64_t *fields;
+    bool busy;
+};
+static _Thread_local struct vmemo *vmemo;
+static void *vmemo_first;   /* the first thread's */
+
+static void vmemo_fini(struct vmemo *v)
+{
+    free(v->M);
+    free(v->mf);
+    free(v->mused);
+    free(v->mw);
+    free(v->ring);
+    free(v->fields);
+    memset(v, 0, sizeof *v);
+}
+
+static void vmemo_free(void)
+{
+    if (vmemo_first) {
+        vmemo_fini(vmemo_first);
+        free(vmemo_first);
+        vmemo_first = NULL;
+    }
+}
+
+/* The memo and the ring for D (nf fields per bundle, nring bundles in the ring): the thread's (busy while the
+ * caller runs), or v (a private one) when the thread's is busy. */
+static struct vmemo *memo_for(const struct tsr_vdesc *D, unsigned nf, size_t nring, struct vmemo *v)
+{
+    static atomic_flag registered = ATOMIC_FLAG_INIT;
+    if (!vmemo)
+        vmemo = tsr_thread_table(1, sizeof *vmemo, &registered, &vmemo_first, vmemo_free);
+    if (!vmemo->busy) {
+        if (vmemo->D != D)
+            vmemo_fini(vmemo);
+        v = vmemo;
+    }
+    if (!v->D) {
+        v->D = D;
+        v->M = vld_xmalloc(MEMO * sizeof *v->M);
+        v->mf = vld_xmalloc((size_t)MEMO * nf * sizeof *v->mf);
+        v->mw = vld_xmalloc((size_t)MEMO * D->nwords * sizeof *v->mw);
+        v->mused = vld_xcalloc(MEMO / 64 + 1, sizeof *v->mused);
+        v->ring = vld_xcalloc(nring, sizeof *v->ring);
+        v->fields = vld_xcalloc(nring * nf, sizeof *v->fields);
+        for (size_t k = 0; k < nring; k++)
+            v->ring[k].f = v->fields + k * nf;
+    }
+    v->busy = true;
+    return v;
+}
 
 static bool same_ev(const struct tsr_vev *a, const struct tsr_vev *b)
 {
@@ -64,7 +130,7 @@ static bool same_ev(const struct tsr_vev *a, const struct tsr_vev *b)
 static bool memo_serves(const struct prog *P, const struct memo *m, size_t j, const struct tsr_vbundle *b)
 {
     unsigned nw = P->D->nwords;
-    if (m->src == SIZE_MAX || memcmp(P->w + m->src * nw, P->w + j * nw, nw * sizeof *P->w) ||
+    if (m->src == SIZE_MAX || memcmp(m->w, P->w + j * nw, nw * sizeof *P->w) ||
         m->nev != b->nev || m->format != b->format || m->overflow != b->overflow ||
         memcmp(m->f, b->f, P->nf * sizeof *b->f))
         return false;
@@ -277,11 +343,12 @@ size_t tsr_validate(const struct tsr_vdesc *D, const uint32_t *w, size_t n, uint
         return 0;
     struct prog P = { D, w, n, base, D->nfields ? D->nfields : 1, NULL, NULL, NULL, 0, NULL, NULL, NULL };
     int depths = (D->lookback < TSR_V_MAXDIST ? D->lookback : TSR_V_MAXDIST) + 2;
-    P.ring = vld_xcalloc(RING + (size_t)depths, sizeof *P.ring);
+    /* the memo's entries are initialised when first used (mused: their bits); a bundle of the ring is read only
+     * after it is decoded (decode sets what the rules read) */
+    struct vmemo own = { 0 }, *vm = memo_for(D, P.nf, RING + (size_t)depths, &own);
+    P.ring = vm->ring;
     P.scratch = P.ring + RING;
-    P.fields = vld_xcalloc((RING + (size_t)depths) * P.nf, sizeof *P.fields);
-    for (size_t k = 0; k < RING + (size_t)depths; k++)
-        P.ring[k].f = P.fields + k * P.nf;
+    P.fields = vm->fields;
     /* control flow: i -> i + 1 unless an always-taken branch or a halt ends at i (its last delay slot);
      * last delay slot -> target for branches to a constant address inside the program */
     P.ft = vld_xcalloc(n / 8 + 1, 1);
@@ -334,10 +401,8 @@ size_t tsr_validate(const struct tsr_vdesc *D, const uint32_t *w, size_t n, uint
     }
     if (P.nedge)
         qsort(P.E, P.nedge, sizeof *P.E, cmp_tedge);
-    /* the memo's entries are initialised when first used (mused: their bits) */
-    struct memo *M = vld_xmalloc(MEMO * sizeof *M);
-    uint64_t *mf = vld_xmalloc((size_t)MEMO * P.nf * sizeof *mf);
-    uint64_t *mused = vld_xcalloc(MEMO / 64 + 1, sizeof *mused);
+    struct memo *M = vm->M;
+    uint64_t *mf = vm->mf, *mused = vm->mused;
     /* open windows: one data flow per rule, from the A bundles the control-flow pass found */
     for (int k = 0; k < nopen; k++)
         open_flow(&P, openr[k], &F[k]);
@@ -358,6 +423,7 @@ size_t tsr_validate(const struct tsr_vdesc *D, const uint32_t *w, size_t n, uint
             mused[mk / 64] |= (uint64_t)1 << (mk % 64);
             m->src = SIZE_MAX;
             m->f = mf + mk * P.nf;
+            m->w = vm->mw + mk * D->nwords;
         }
         if (memo_serves(&P, m, j, b)) {
             if (!m->clean)
@@ -381,6 +447,7 @@ size_t tsr_validate(const struct tsr_vdesc *D, const uint32_t *w, size_t n, uint
             m->src = SIZE_MAX;
             if (np <= MEMO_PAIRS && D->nrules <= UINT16_MAX) {
                 m->src = j;
+                memcpy(m->w, w + j * D->nwords, D->nwords * sizeof *w);
                 m->clean = c.count == before;
                 m->nev = b->nev;
                 m->format = b->format;
@@ -400,15 +467,15 @@ size_t tsr_validate(const struct tsr_vdesc *D, const uint32_t *w, size_t n, uint
     for (int k = 0; k < nopen; k++)
         open_free(&F[k]);
     free(F);
-    free(mf);
-    free(M);
-    free(mused);
+    if (vm == &own)
+        vmemo_fini(&own);
+    else
+        vm->busy = false;
     free(P.E);
     free(P.ft);
     free(P.tgt);
     free(openr);
-    free(P.fields);
-    free(P.ring);
+
     free(c.seen);
     return c.count;
 }
