@@ -354,7 +354,7 @@ int tsr_pack_text_effort(const struct tsr_target *t, const char *path, const cha
         x->col = x->line && x->line <= nlines ? lcol[x->line] : 0;
         if (!x->col)
             x->col = 1;
-        x->src = x->line && x->line <= nlines && ltext[x->line] ? strdup(ltext[x->line]) : NULL;
+        x->src = x->line && x->line <= nlines ? ltext[x->line] : NULL;   /* (the line's, freed with them) */
         while (li < nlabels && labels[li].line <= x->line) {
             if (x->nlabels < TSR_PACK_MAX_LABELS)
                 x->labels[x->nlabels++] = labels[li].name;
@@ -435,7 +435,6 @@ int tsr_pack_text_effort(const struct tsr_target *t, const char *path, const cha
             free(u[i].full);
             free(u[i].alt);
         }
-        free(u[i].src);
         tsr_pack_ev_free(&u[i].ev);
     }
     free(u);

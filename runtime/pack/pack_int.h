@@ -45,7 +45,7 @@ struct tsr_pack_unit {
     unsigned line, col;         /* source position */
     char *text;                 /* canonical text (parts joined by "; "), NULL: cannot share a bundle */
     char *full;                 /* full disassembly */
-    char *src;                  /* source text of the line (branches are printed with it: labels) */
+    const char *src;            /* source text of the line (branches are printed with it: labels; pack.c's) */
     char *alt;                  /* a commutative op with its sources swapped (same meaning), or NULL */
     bool shared;                /* text, full and alt are an earlier unit's (same words; pack.c frees them once) */
     uint64_t slots;             /* the slots its ops use alone (bit = slot index, the first 64) */
