@@ -12,7 +12,8 @@
 #include "validate_int.h"
 
 /* ---- whole programs ------------------------------------------------------------------------------------ */
-/* The program check keeps no per-bundle events: a first pass lists the control flow (a fall-through bit per
+/* The program check keeps no per-bundle events (unless it has at most ALL bundles: then the first pass's are kept
+ * and none is decoded twice): a first pass lists the control flow (a fall-through bit per
  * bundle and the taken edges, a few per branch), then each bundle is checked against the paths back from it
  * with the bundles decoded again on demand: those of the last RING instructions from a ring, the others (the
  * sources of taken edges and what precedes them) into one scratch bundle per path depth, with a memo of
@@ -22,6 +23,7 @@
  * instruction for each open window's data flow (4 more while it runs). */
 #define MAX_PATHS 4096                 /* paths checked back from one bundle */
 #define RING 128                       /* decoded bundles kept behind the one checked (> TSR_V_MAXDIST + 1) */
+#define ALL 2048                       /* a program of at most ALL bundles keeps them all, decoded once (5 MB) */
 
 struct tedge { size_t from, to, seq; };
 struct prog {
@@ -34,9 +36,11 @@ struct prog {
     unsigned char *tgt;                /* bit i: some taken edge goes to i */
     struct tedge *E;                   /* taken edges by target (then by their order in the program) */
     size_t nedge;
-    struct tsr_vbundle *ring;          /* bundle i at ring[i % RING] while i is among the last RING checked */
+    struct tsr_vbundle *ring;          /* bundle i at ring[i % RING] while i is among the last RING checked; with
+                                          all, every bundle i at ring[i], decoded by the control-flow pass */
     struct tsr_vbundle *scratch;       /* one per path depth, for bundles outside the ring */
     uint64_t *fields;
+    bool all;
 };
 
 /* A memo of what a bundle's content decides, for bundles whose words come back (a program repeats many):
@@ -65,8 +69,9 @@ struct vmemo {
     struct memo *M;
     uint64_t *mf, *mused;
     uint32_t *mw;
-    struct tsr_vbundle *ring;   /* RING + depths bundles, their fields at fields */
+    struct tsr_vbundle *ring;   /* cring bundles (the ring or all, then the scratch ones), their fields at fields */
     uint64_t *fields;
+    size_t cring;
     bool busy;
 };
 static _Thread_local struct vmemo *vmemo;
@@ -110,10 +115,15 @@ static struct vmemo *memo_for(const struct tsr_vdesc *D, unsigned nf, size_t nri
         v->mf = vld_xmalloc((size_t)MEMO * nf * sizeof *v->mf);
         v->mw = vld_xmalloc((size_t)MEMO * D->nwords * sizeof *v->mw);
         v->mused = vld_xcalloc(MEMO / 64 + 1, sizeof *v->mused);
+    }
+    if (v->cring < nring) {
+        free(v->ring);
+        free(v->fields);
         v->ring = vld_xcalloc(nring, sizeof *v->ring);
         v->fields = vld_xcalloc(nring * nf, sizeof *v->fields);
         for (size_t k = 0; k < nring; k++)
             v->ring[k].f = v->fields + k * nf;
+        v->cring = nring;
     }
     v->busy = true;
     return v;
@@ -156,9 +166,11 @@ static bool falls(const struct prog *P, size_t i)
     return P->ft[i / 8] >> (i % 8) & 1;
 }
 
-/* Bundle i for path depth `depth`, while j is the bundle checked (ring[j - RING + 1 .. j] are decoded). */
+/* Bundle i for path depth `depth`, while j is the bundle checked (ring[j - RING + 1 .. j] are decoded, or all). */
 static const struct tsr_vbundle *bundle_at(const struct prog *P, size_t j, size_t i, int depth)
 {
+    if (P->all)
+        return &P->ring[i];
     if (i <= j && j - i < RING)
         return &P->ring[i % RING];
     decode(P, i, &P->scratch[depth]);
@@ -341,13 +353,15 @@ size_t tsr_validate(const struct tsr_vdesc *D, const uint32_t *w, size_t n, uint
     struct ctx c = { D, fn, fctx, 0, NULL, 0, 0, NULL, 0, false };
     if (!n)
         return 0;
-    struct prog P = { D, w, n, base, D->nfields ? D->nfields : 1, NULL, NULL, NULL, 0, NULL, NULL, NULL };
+    struct prog P = { D, w, n, base, D->nfields ? D->nfields : 1, NULL, NULL, NULL, 0, NULL, NULL, NULL, false };
     int depths = (D->lookback < TSR_V_MAXDIST ? D->lookback : TSR_V_MAXDIST) + 2;
     /* the memo's entries are initialised when first used (mused: their bits); a bundle of the ring is read only
      * after it is decoded (decode sets what the rules read) */
-    struct vmemo own = { 0 }, *vm = memo_for(D, P.nf, RING + (size_t)depths, &own);
+    P.all = n <= ALL;
+    size_t nring = P.all ? n : RING;
+    struct vmemo own = { 0 }, *vm = memo_for(D, P.nf, nring + (size_t)depths, &own);
     P.ring = vm->ring;
-    P.scratch = P.ring + RING;
+    P.scratch = P.ring + nring;
     P.fields = vm->fields;
     /* control flow: i -> i + 1 unless an always-taken branch or a halt ends at i (its last delay slot);
      * last delay slot -> target for branches to a constant address inside the program */
@@ -356,7 +370,7 @@ size_t tsr_validate(const struct tsr_vdesc *D, const uint32_t *w, size_t n, uint
         P.ft[i / 8] |= (unsigned char)(1u << (i % 8));
     P.tgt = vld_xcalloc(n / 8 + 1, 1);
     size_t capedge = 0;
-    struct tsr_vbundle *b = &P.scratch[0];
+    struct tsr_vbundle *b = &P.scratch[0];   /* (with all: ring[i]) */
     int nopen = 0;   /* open windows (openr: their rules): which bundles hold an A of each (its flow's start) */
     int *openr = vld_xcalloc((size_t)D->nrules + 1, sizeof *openr);
     for (int r = 0; r < D->nrules; r++)
@@ -369,6 +383,8 @@ size_t tsr_validate(const struct tsr_vdesc *D, const uint32_t *w, size_t n, uint
         F[k].len = vld_xcalloc(n, sizeof *F[k].len);
     }
     for (size_t i = 0; i < n; i++) {
+        if (P.all)
+            b = &P.ring[i];
         decode(&P, i, b);
         for (int k = 0; k < nopen; k++)
             F[k].dist[i] = vld_first_match(b, D->rules[openr[k]].pat[0], -1) >= 0 ? 0 : -1;
@@ -408,8 +424,9 @@ size_t tsr_validate(const struct tsr_vdesc *D, const uint32_t *w, size_t n, uint
         open_flow(&P, openr[k], &F[k]);
     for (size_t j = 0; j < n; j++) {
         struct hist h;
-        const struct tsr_vbundle *b = &P.ring[j % RING];
-        decode(&P, j, &P.ring[j % RING]);
+        const struct tsr_vbundle *b = &P.ring[P.all ? j : j % RING];
+        if (!P.all)
+            decode(&P, j, &P.ring[j % RING]);
         h.b[0] = b;
         h.idx[0] = j;
         h.len = 1;
