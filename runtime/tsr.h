@@ -12,6 +12,7 @@
 #include "hexio.h"
 #include "intern.h"
 #include "target.h"
+#include "tls.h"
 #include "pack/pack.h"
 #include "sim/sim.h"
 #include "text/dis_print.h"

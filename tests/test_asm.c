@@ -7,6 +7,7 @@
  *  - source features (labels, `.set` constants and aliases, `.word`, comments, overrides including
  *    `format=` and `ignore[i]=`, constant expressions, optional groups) and the exact diagnostics for
  *    bad input, `file:line:col` (docs/asm.md);
+ *  - a line's words shared across programs (the thread's memo) only where it can name no symbol of its program;
  *  - robustness: 100,000 nested parentheses or unary operators give one diagnostic (no stack overflow),
  *    integers are exact on -2^63 .. 2^64-1 and every overflow, bad shift count or field misfit is an
  *    error quoting the text, `.set` doubling is bounded, and a failing bundle is reported at the real
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <threads.h>
 
 #include "corpus.h"
 #include "qpu.h"
@@ -629,4 +631,62 @@ Test(asm, diagnostics_real_cause)
     char err[256];
     cr_expect_eq(qpu_assemble_one("mov interrupt, 1; nop", 21, 0, w, err, sizeof err), -1);
     cr_expect_str_eq(err, "invalid operand 'interrupt'");
+}
+
+/* The program level shares a line's words across programs (a per-thread memo) only when the line can name
+ * none of its program's symbols: `mov r0, r1` moves the accumulator, but after `.set r1, 7` it loads 7 (the
+ * expression path finds the constant).  Each order of the two programs in one thread gives the words a new
+ * thread (empty memos) gives for the program alone. */
+struct prog_words { const char *src[2]; uint32_t w[2][8]; size_t n[2]; int rc; };
+
+static int assemble_in_order(void *arg)
+{
+    struct prog_words *pw = arg;
+    for (int k = 0; k < 2 && pw->src[k]; k++) {
+        struct tsr_diag d;
+        tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
+        struct tsr_words out;
+        tsr_words_init(&out, 64);
+        pw->rc |= qpu_assemble("t.s", pw->src[k], strlen(pw->src[k]), &out, &d);
+        pw->n[k] = out.count;
+        for (size_t i = 0; i < out.count && i < 4; i++)
+            memcpy(pw->w[k] + 2 * i, tsr_words_at(&out, i), 8);
+        tsr_words_free(&out);
+        tsr_diag_fini(&d);
+    }
+    return 0;
+}
+
+/* Runs assemble_in_order on a new thread. */
+static void in_new_thread(struct prog_words *pw)
+{
+    thrd_t th;
+    int res;
+    cr_assert_eq(thrd_create(&th, assemble_in_order, pw), thrd_success);
+    cr_assert_eq(thrd_join(th, &res), thrd_success);
+    cr_assert_eq(pw->rc, 0);
+}
+
+Test(asm, lines_shared_only_without_symbols)
+{
+    const char *plain = "    mov r0, r1\n    mov r0, ra1\n    nop\n    fadd r0, r1, 2.0\n";
+    const char *named = ".set r1, 7\n    mov r0, r1\n    mov r0, ra1\nra1: nop\n    fadd r0, r1, 2.0\n";
+    struct prog_words alone[2] = { { { plain, NULL }, { { 0 } }, { 0 }, 0 }, { { named, NULL }, { { 0 } }, { 0 }, 0 } };
+    in_new_thread(&alone[0]);
+    in_new_thread(&alone[1]);
+    cr_assert_eq(alone[0].n[0], 4);
+    cr_assert_eq(alone[1].n[0], 4);
+    cr_expect_neq(alone[0].w[0][0], alone[1].w[0][0], "the constant changes what `mov r0, r1` means");
+    cr_expect_eq(alone[1].w[0][0], 7);
+    cr_expect_neq(alone[0].w[0][2], alone[1].w[0][2], "the label changes what `mov r0, ra1` means");
+    struct prog_words both[2] = { { { plain, named }, { { 0 } }, { 0 }, 0 }, { { named, plain }, { { 0 } }, { 0 }, 0 } };
+    for (int o = 0; o < 2; o++) {
+        in_new_thread(&both[o]);
+        for (int k = 0; k < 2; k++) {
+            const struct prog_words *ref = &alone[(o + k) % 2];
+            cr_expect_eq(both[o].n[k], 4);
+            cr_expect(!memcmp(both[o].w[k], ref->w[0], sizeof ref->w[0]), "order %d, program %d: words differ from a new "
+                      "thread's", o, k);
+        }
+    }
 }

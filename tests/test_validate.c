@@ -7,6 +7,8 @@
  *  - the same mutations against the independent hand-written audit of tools/gpufft.c (gpufft_audit_bundle,
  *    8 rules on the raw bits);
  *  - the resources the packer relies on (read ports, pack, unpack, write swap) appear with their values;
+ *  - the whole-program check's memo, kept by the thread, changes no verdict (programs in turn, a call from a
+ *    report callback);
  *  - the engine's latency `max`, windows at distance 0 and the stream check (bundles in issue order, here fed
  *    by the simulator's ready hook) behave as runtime/validate/validate.h says.
  * Run from the repository root (or with TESSERA_ROOT set); ../shared or $TESSERA_SHARED holds the corpus.
@@ -675,6 +677,48 @@ Test(validate, repeated_bundles)
     dump(&p, &f);
     cr_expect_eq(n, 1u);
     cr_expect_eq(f.v[0].pc, 8u * 260);
+}
+
+/* The whole-program check's memo stays with the thread from one tsr_validate to the next (an entry keeps the
+ * words it was made from): the verdicts of a program do not depend on what the thread validated before, nor
+ * on a tsr_validate called from a report callback (it gets a memo of its own).  The same program is validated
+ * after others whose bundles it shares (the first 600 of repeated_bundles' pattern, then with the regfile-A
+ * write moved away), and from inside the callback of another. */
+struct nested { const struct prog *inner; struct found inner_f; size_t inner_n; int calls; };
+
+static void collect_nested(void *ctx, const struct tsr_vviol *v)
+{
+    struct nested *x = ctx;
+    if (x->calls++ == 0) {
+        memset(&x->inner_f, 0, sizeof x->inner_f);
+        x->inner_n = tsr_validate(&qpu_vdesc, x->inner->w, x->inner->n, 0, collect, &x->inner_f);
+    }
+    (void)v;
+}
+
+Test(validate, memo_kept_across_calls)
+{
+    enum { N = 300 };
+    static uint32_t wa[2 * N], wb[2 * N];
+    struct prog a = {wa, N, "a"}, b = {wb, N, "b"};
+    for (size_t i = 0; i < N; i++) {
+        put(&a, i, i % 3 == 0 ? "mov ra1, r0" : i % 3 == 1 ? "mov r0, ra1" : "nop");
+        put(&b, i, i % 3 == 0 ? "mov ra1, r0" : i % 3 == 1 ? "nop" : "mov r0, ra1");
+    }
+    struct found fa, fb, fb2;
+    size_t na = run(&a, &fa), nb = run(&b, &fb);
+    cr_expect_eq(na, (size_t)N / 3, "a: one regfile_raw per 3 instructions");
+    cr_expect_eq(nb, 0u, "b: the read a bundle later");
+    size_t na2 = run(&a, &fa);
+    cr_expect_eq(na2, na);
+    size_t nb2 = run(&b, &fb2);
+    cr_expect_eq(nb2, nb);
+    struct nested x = { &b, { 0 }, 0, 0 };
+    size_t outer = tsr_validate(&qpu_vdesc, a.w, a.n, 0, collect_nested, &x);
+    cr_expect_eq(outer, na, "a again, with b validated from its first report");
+    cr_expect_eq(x.inner_n, nb, "b from inside a's callback");
+    memset(&fb, 0, sizeof fb);
+    cr_expect_eq(tsr_validate(&qpu_vdesc, a.w, a.n, 0, collect, &fb), na, "a after the nested call");
 }
 
 /* ---- the engine alone: latency max, windows at distance 0, streams ------------------------------------------ */

@@ -337,6 +337,7 @@ int tsr_pack_text_effort(const struct tsr_target *t, const char *path, const cha
     int rc = scan_lines(text, len, asmtext, path, d, &labels, &nlabels, &dirs, &ltext, &lcol, &ldelay, &nlines);
     struct tsr_words w;
     tsr_words_init(&w, t->word_bits);
+    w.lean = true;   /* (no comments: the units keep their source text, ltext) */
     if (t->assemble(path, asmtext, len, &w, d))
         rc = -1;
     free(asmtext);
@@ -353,7 +354,7 @@ int tsr_pack_text_effort(const struct tsr_target *t, const char *path, const cha
         x->col = x->line && x->line <= nlines ? lcol[x->line] : 0;
         if (!x->col)
             x->col = 1;
-        x->src = x->line && x->line <= nlines && ltext[x->line] ? strdup(ltext[x->line]) : NULL;
+        x->src = x->line && x->line <= nlines ? ltext[x->line] : NULL;   /* (the line's, freed with them) */
         while (li < nlabels && labels[li].line <= x->line) {
             if (x->nlabels < TSR_PACK_MAX_LABELS)
                 x->labels[x->nlabels++] = labels[li].name;
@@ -368,9 +369,10 @@ int tsr_pack_text_effort(const struct tsr_target *t, const char *path, const cha
             tsr_pack_ev_copy(&x->ev, &y->ev);
             if (x->ev.ctl == TSR_PACK_CTL_OPAQUE)   /* (set below from y's own source text) */
                 x->ev.ctl = TSR_PACK_CTL_JUMP;
-            x->text = y->text ? strdup(y->text) : NULL;
-            x->full = y->full ? strdup(y->full) : NULL;
-            x->alt = y->alt ? strdup(y->alt) : NULL;
+            x->text = y->text;   /* (y's, which outlive x's use: freed with the units, x's not) */
+            x->full = y->full;
+            x->alt = y->alt;
+            x->shared = true;
             x->slots = y->slots;
             x->only = y->only;
             memcpy(x->cand, y->cand, sizeof x->cand);
@@ -428,10 +430,11 @@ int tsr_pack_text_effort(const struct tsr_target *t, const char *path, const cha
         tsr_buf_free(&body);
     }
     for (size_t i = 0; i < n; i++) {
-        free(u[i].text);
-        free(u[i].full);
-        free(u[i].src);
-        free(u[i].alt);
+        if (!u[i].shared) {
+            free(u[i].text);
+            free(u[i].full);
+            free(u[i].alt);
+        }
         tsr_pack_ev_free(&u[i].ev);
     }
     free(u);
@@ -449,17 +452,4 @@ int tsr_pack_text_effort(const struct tsr_target *t, const char *path, const cha
     tsr_buf_free(&dirs);
     tsr_words_free(&w);
     return rc;
-}
-
-/* (pack_int.h) */
-void *tsr_pack_thread_table(size_t n, size_t size, atomic_flag *registered, void **first, void (*fini)(void))
-{
-    void *tbl = calloc(n, size);
-    if (!tbl)
-        abort();
-    if (!atomic_flag_test_and_set(registered)) {
-        *first = tbl;
-        atexit(fini);
-    }
-    return tbl;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pack_int.h"
+#include "tls.h"
 #include "target.h"
 
 static bool is_state(const struct tsr_vev *e)
@@ -370,7 +371,7 @@ bool tsr_pack_op_idle(const struct tsr_target *t, unsigned op)
 #define DMEMO 65536
 struct dmemo { const struct tsr_vdesc *D; uint32_t w[8]; int lat; };
 static _Thread_local struct dmemo *dmemo;
-static void *dmemo_first;   /* the first thread's (tsr_pack_thread_table), freed at exit */
+static void *dmemo_first;   /* the first thread's (tsr_thread_table), freed at exit */
 
 static void dmemo_free(void)
 {
@@ -388,7 +389,7 @@ static int dep_units(const struct tsr_vdesc *D, const struct tsr_pack_unit *a, c
         return dep(D, &a->ev, &b->ev);
     static atomic_flag registered = ATOMIC_FLAG_INIT;
     if (!dmemo)
-        dmemo = tsr_pack_thread_table(DMEMO, sizeof *dmemo, &registered, &dmemo_first, dmemo_free);
+        dmemo = tsr_thread_table(DMEMO, sizeof *dmemo, &registered, &dmemo_first, dmemo_free);
     uint32_t key[8];
     memcpy(key, a->w, 4 * sizeof *key);
     memcpy(key + 4, b->w, 4 * sizeof *key);

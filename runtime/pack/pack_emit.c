@@ -8,30 +8,114 @@
 #include "fileout.h"
 #include "hexio.h"
 #include "target.h"
+#include "text/textcodec.h"
+
+/* The line of bundle b without its labels and indentation. */
+static void bundle_text(const struct prog *P, const struct obundle *b, struct tsr_buf *out)
+{
+    if (b->ctl == TSR_PACK_CTL_NONE) {
+        /* the words are the truth (the parts were checked to mean the same joined): print them */
+        P->t->disasm(b->w, 0, out);
+    } else {   /* a branch keeps its label */
+        if (!b->k)
+            tsr_buf_puts(out, "nop");
+        for (int k = 0; k < b->k; k++)
+            tsr_buf_printf(out, "%s%s", k ? "; " : "", b->parts[k]);
+    }
+}
 
 /* (pack_sched.h) */
-bool tsr_pack_emit(const struct prog *P, struct tsr_buf *out, struct tsr_pack_rt *rt)
+void tsr_pack_emit(const struct prog *P, struct tsr_buf *out)
 {
     for (size_t i = 0; i < P->n; i++) {
         const struct obundle *b = &P->b[i];
         for (int l = 0; l < b->nlabels; l++)
             tsr_buf_printf(out, "%s:\n", b->labels[l]);
         tsr_buf_puts(out, "    ");
-        if (b->ctl == TSR_PACK_CTL_NONE && rt) {
-            if (!tsr_pack_rt_words(rt, b->w, out))
-                return false;
-        } else if (b->ctl == TSR_PACK_CTL_NONE) {
-            /* the words are the truth (the parts were checked to mean the same joined): print them */
-            P->t->disasm(b->w, 0, out);
-        } else {   /* a branch keeps its label */
-            if (!b->k)
-                tsr_buf_puts(out, "nop");
-            for (int k = 0; k < b->k; k++)
-                tsr_buf_printf(out, "%s%s", k ? "; " : "", b->parts[k]);
-        }
+        bundle_text(P, b, out);
         tsr_buf_puts(out, "\n");
     }
-    return true;
+}
+
+/* ---- the words of the output --------------------------------------------------------------------- */
+
+/* The assembler's instructions, in order, into w (room for cap of nwords each); n counts them all. */
+struct collect { uint32_t *w; size_t n, cap; unsigned nwords; };
+static void collect(void *ctx, const uint32_t *w, const char *comment, unsigned line)
+{
+    (void)comment;
+    (void)line;
+    struct collect *c = ctx;
+    if (c->n < c->cap)
+        memcpy(c->w + c->n * c->nwords, w, c->nwords * sizeof *w);
+    c->n++;
+}
+
+/* The line [lb, le) to the program's assembler in pass 1 or 2. */
+static void feed(struct tsr_tc_asm *A, int pass, const char *lb, const char *le)
+{
+    if (pass == 1)
+        tsr_tc_asm_labels(A, lb, le);
+    else
+        tsr_tc_asm_line(A, lb, le);
+}
+
+/* The words the target's assembler makes of the output's text (prefix, plen bytes, then tsr_pack_emit's lines:
+ * t->assemble is tsr_tc_assemble over t->text, gen/emit_asm.c), P->n instructions into w; false if the text
+ * does not assemble to P->n instructions.  The text is not printed: its lines go to the line interface of the
+ * assembler (runtime/text/textcodec.h) one by one, in both passes, as tsr_tc_assemble would give them, except
+ * that a bundle whose line rt knows to mean its words (tsr_pack_rt_known; rt is NULL when there are
+ * directives) is skipped in both passes and its words are taken as they are.  The others (branches, which name
+ * labels; a bundle whose disassembly does not assemble alone back to its words) are assembled in their place:
+ * at their address, after the same labels and directives.  What is checked is so the text that is output. */
+static bool output_words(const struct prog *P, const char *prefix, size_t plen, struct tsr_pack_rt *rt,
+                         const char *path, uint32_t *w)
+{
+    const struct tsr_target *t = P->t;
+    struct tsr_diag q;
+    tsr_diag_init(&q, TSR_DIAG_STORE, NULL);
+    struct tsr_tc_asm *A = tsr_tc_asm_begin(t->text, path, 0, &q);
+    struct collect c = { w, 0, P->n, t->nwords };
+    bool *known = calloc(P->n + 1, sizeof *known);
+    if (!known)
+        abort();
+    struct tsr_buf line = { 0 };
+    for (int pass = 1; pass <= 2; pass++) {
+        if (pass == 2)
+            tsr_tc_asm_pass2(A, collect, &c);
+        for (const char *lb = prefix, *end = prefix + plen; lb < end;) {
+            const char *le = memchr(lb, '\n', (size_t)(end - lb));
+            if (!le)
+                le = end;
+            feed(A, pass, lb, le);
+            lb = le < end ? le + 1 : end;
+        }
+        for (size_t i = 0; i < P->n; i++) {
+            const struct obundle *b = &P->b[i];
+            for (int l = 0; l < b->nlabels; l++) {
+                tsr_buf_clear(&line);
+                tsr_buf_printf(&line, "%s:", b->labels[l]);
+                feed(A, pass, line.data, line.data + line.len);
+            }
+            if (pass == 1)
+                known[i] = rt && b->ctl == TSR_PACK_CTL_NONE && tsr_pack_rt_known(rt, b->w);
+            if (known[i]) {
+                if (pass == 2)
+                    collect(&c, b->w, NULL, 0);
+                tsr_tc_asm_skip(A, 1);
+                continue;
+            }
+            tsr_buf_clear(&line);
+            tsr_buf_puts(&line, "    ");
+            bundle_text(P, b, &line);
+            feed(A, pass, line.data, line.data + line.len);
+        }
+    }
+    int rc = tsr_tc_asm_end(A);
+    tsr_buf_free(&line);
+    free(known);
+    tsr_diag_fini(&q);
+    return !rc && c.n == P->n;
 }
 
 struct firstv { bool any; struct tsr_vviol v; };
@@ -50,7 +134,7 @@ int tsr_pack_mend(struct prog *P, const char *prefix, size_t plen, const char *p
 {
     const struct tsr_target *t = P->t;
     /* without directives before the program (`.set` aliases would change its text's meaning), the bundles
-     * whose disassembly round-trips are given to the assembler as their words */
+     * whose disassembly round-trips are taken as their words (output_words) */
     struct tsr_pack_rt rt, *rtp = NULL;
     const char **names = NULL;
     if (!plen) {
@@ -68,32 +152,18 @@ int tsr_pack_mend(struct prog *P, const char *prefix, size_t plen, const char *p
         rtp = &rt;
     }
     int rc = 0;
+    uint32_t *ws = NULL;
     for (int iter = 0; iter < 100000; iter++) {
-        struct tsr_buf txt = { 0 };
-        tsr_buf_append(&txt, prefix, plen);
-        if (!tsr_pack_emit(P, &txt, rtp)) {   /* a bundle that does not round-trip: the text itself */
-            tsr_pack_rt_fini(&rt);
-            rtp = NULL;
-            tsr_buf_clear(&txt);
-            tsr_buf_append(&txt, prefix, plen);
-            tsr_pack_emit(P, &txt, NULL);
-        }
-        struct tsr_words w;
-        tsr_words_init(&w, t->word_bits);
-        struct tsr_diag q;
-        tsr_diag_init(&q, TSR_DIAG_STORE, NULL);
-        int arc = t->assemble(path, txt.data ? txt.data : "", txt.len, &w, &q);
-        tsr_diag_fini(&q);
-        tsr_buf_free(&txt);
-        if (arc || w.count != P->n) {
-            tsr_words_free(&w);
+        ws = realloc(ws, (P->n + 1) * t->nwords * sizeof *ws);
+        if (!ws)
+            abort();
+        if (!output_words(P, prefix, plen, rtp, path, ws)) {
             rc = tsr_diag_error(d, path, 0, 0, "internal error: the packed program does not assemble");
             break;
         }
         struct firstv f = { false, { 0 } };
-        if (w.count)   /* (an empty program has no word array: no pointer into it) */
-            tsr_validate(P->D, tsr_words_at(&w, 0), w.count, 0, keep_first, &f);
-        tsr_words_free(&w);
+        if (P->n)
+            tsr_validate(P->D, ws, P->n, 0, keep_first, &f);
         if (!f.any)
             break;
         size_t at = f.v.at, pos = at;
@@ -125,5 +195,6 @@ int tsr_pack_mend(struct prog *P, const char *prefix, size_t plen, const char *p
     if (rtp)
         tsr_pack_rt_fini(rtp);
     free(names);
+    free(ws);
     return rc;
 }

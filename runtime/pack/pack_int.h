@@ -1,7 +1,6 @@
 /* Internals shared by the files of runtime/pack/ (private to this folder: nothing outside it includes this header). */
 #ifndef TSR_PACK_INT_H
 #define TSR_PACK_INT_H
-#include <stdatomic.h>
 #include "pack/pack.h"
 #include "fileout.h"
 #include "validate/validate.h"
@@ -46,8 +45,9 @@ struct tsr_pack_unit {
     unsigned line, col;         /* source position */
     char *text;                 /* canonical text (parts joined by "; "), NULL: cannot share a bundle */
     char *full;                 /* full disassembly */
-    char *src;                  /* source text of the line (branches are printed with it: labels) */
+    const char *src;            /* source text of the line (branches are printed with it: labels; pack.c's) */
     char *alt;                  /* a commutative op with its sources swapped (same meaning), or NULL */
+    bool shared;                /* text, full and alt are an earlier unit's (same words; pack.c frees them once) */
     uint64_t slots;             /* the slots its ops use alone (bit = slot index, the first 64) */
     uint64_t only;              /* those of them whose op no other slot has (a `mov` either ALU can do: not) */
     uint64_t cand[TSR_PACK_MAXPARTS]; /* per op of the unit alone: the slots that have an op of its name (the
@@ -186,10 +186,11 @@ size_t tsr_pack_hist_check(const struct tsr_target *t, struct tsr_pack_ev *cand,
  * answers (keyed by a 128-bit hash of the target and the text). */
 int tsr_pack_assemble_cached(const struct tsr_target *t, const char *text, size_t len, uint32_t *w);
 
-/* pack_words.c: the check of the whole output without assembling its text again.  A bundle that is not a
- * branch or thread end is printed as its disassembly at address 0 (pack_sched.c, emit); when that text
- * assembles alone back to its words and names none of the program's labels, the program's assembler makes
- * those words of it too, and the bundle may be given to it as `.word` values instead. */
+/* pack_rt.c: bundles whose printed text is known to mean their words, for the check of the whole output
+ * (pack_emit.c), which then needs no assembly of their text.  A bundle that is not a branch or thread end is
+ * printed as its disassembly at address 0 (tsr_pack_emit); when that text assembles alone back to its words
+ * and names none of the program's labels, the program's assembler makes those words of it too (a line that
+ * uses no symbol reads the same wherever it stands; the output has no directives then: the caller's check). */
 struct tsr_pack_rtw { bool used; uint32_t w[4]; };
 struct tsr_pack_rt {
     const struct tsr_target *t;
@@ -204,9 +205,9 @@ struct tsr_pack_rt {
 /* r for target t and the program's labels (nlabels names, kept by the caller while r is used). */
 void tsr_pack_rt_init(struct tsr_pack_rt *r, const struct tsr_target *t, const char *const *labels, size_t nlabels);
 void tsr_pack_rt_fini(struct tsr_pack_rt *r);
-/* Appends `.word` with the t->nwords words at w to out and returns true if the bundle's disassembly round-trips
- * as above; else false, out unchanged. */
-bool tsr_pack_rt_words(struct tsr_pack_rt *r, const uint32_t *w, struct tsr_buf *out);
+/* Does the disassembly of the t->nwords words at w round-trip as above?  (Remembered in r; false for targets
+ * of more than 4 words.) */
+bool tsr_pack_rt_known(struct tsr_pack_rt *r, const uint32_t *w);
 
 /* pack.c */
 char *tsr_pack_canon(const struct tsr_target *t, const uint32_t *w, char **full);
@@ -217,11 +218,5 @@ int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_
                       struct tsr_buf *out, struct tsr_pack_stats *st, const char *path, struct tsr_diag *d);
 /* The slots (the first 64) that have an op named as op: where an op of that name may go (pack.c). */
 uint64_t tsr_pack_name_slots(const struct tsr_target *t, unsigned op);
-
-/* A thread's table of n entries of `size` bytes, zeroed (abort when memory runs out), for a cache kept in a
- * _Thread_local pointer and allocated on the thread's first use.  The first thread to allocate a table of this
- * kind (its `registered` flag) also stores it in *first and has `fini` (which frees *first) run at exit;
- * other threads' tables stay until the process ends. */
-void *tsr_pack_thread_table(size_t n, size_t size, atomic_flag *registered, void **first, void (*fini)(void));
 
 #endif

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "tls.h"
 #include "pack_int.h"
 #include "target.h"
 #include "text/asm_paths.h"
@@ -48,7 +49,7 @@ struct lstate {
     struct lent e[LMEMO];
 };
 static _Thread_local struct lstate *ls;
-static void *ls_first;   /* the first thread's (tsr_pack_thread_table), freed at exit */
+static void *ls_first;   /* the first thread's (tsr_thread_table), freed at exit */
 
 static void ls_flush(struct lstate *s)
 {
@@ -180,7 +181,7 @@ bool tsr_pack_legal_may(const struct tsr_target *t, const char *const *parts, in
         return true;
     static atomic_flag registered = ATOMIC_FLAG_INIT;
     if (!ls)
-        ls = tsr_pack_thread_table(1, sizeof *ls, &registered, &ls_first, ls_free);
+        ls = tsr_thread_table(1, sizeof *ls, &registered, &ls_first, ls_free);
     if (ls->isa != t->text) {
         ls_flush(ls);
         ls->isa = t->text;

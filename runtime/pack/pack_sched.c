@@ -765,7 +765,7 @@ int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_
     if (!rc)
         rc = tsr_pack_mend(&P, out->data ? out->data : "", out->len, path, st, d);
     if (!rc)
-        tsr_pack_emit(&P, out, NULL);
+        tsr_pack_emit(&P, out);
     for (size_t i = 0; i < P.n; i++)
         tsr_pack_ev_free(&P.b[i].ev);
     free(P.b);

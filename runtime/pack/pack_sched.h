@@ -62,10 +62,9 @@ static inline void tsr_pack_set_words(struct prog *P, struct obundle *b, const u
     b->evok = false;
 }
 
-/* pack_emit.c: the program's text into out, each bundle after its labels; with rt, the bundles that are not
- * branches as `.word` values (tsr_pack_rt_words): false if one of them does not round-trip (out then holds part
- * of the text). */
-bool tsr_pack_emit(const struct prog *P, struct tsr_buf *out, struct tsr_pack_rt *rt);
+/* pack_emit.c: the program's text into out, each bundle after its labels: a branch or thread end as its parts'
+ * text (which names its label), every other bundle as its disassembly at address 0. */
+void tsr_pack_emit(const struct prog *P, struct tsr_buf *out);
 /* pack_emit.c: validates the whole program (prefix: the directives before it, plen bytes) and puts a nop before
  * each instruction that still breaks a rule on some path (in practice: at a branch target, reached from the end
  * of another block), counting it in st's block.  Returns 0, or -1 with a diagnostic if a violation cannot be

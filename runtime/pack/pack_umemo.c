@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pack_int.h"
+#include "tls.h"
 #include "target.h"
 
 /* A direct-mapped table per thread, allocated on first use (the first thread's freed at exit, as the other
@@ -23,7 +24,7 @@ struct uent {
     bool solo;
 };
 static _Thread_local struct uent *umemo;
-static void *umemo_first;   /* the first thread's (tsr_pack_thread_table), freed at exit */
+static void *umemo_first;   /* the first thread's (tsr_thread_table), freed at exit */
 
 static void ent_clear(struct uent *e)
 {
@@ -60,7 +61,7 @@ static struct uent *slot(const struct tsr_target *t, const uint32_t *w)
 {
     static atomic_flag registered = ATOMIC_FLAG_INIT;
     if (!umemo)
-        umemo = tsr_pack_thread_table(UMEMO, sizeof *umemo, &registered, &umemo_first, umemo_free);
+        umemo = tsr_thread_table(UMEMO, sizeof *umemo, &registered, &umemo_first, umemo_free);
     uint64_t h = (uint64_t)(uintptr_t)t * 0x9e3779b97f4a7c15u;
     for (unsigned k = 0; k < t->nwords; k++)
         h = (h ^ w[k]) * 0xff51afd7ed558ccdu;

@@ -1,12 +1,12 @@
 /* The packer's questions to the target's assembler about single bundles (docs/pack.md "Algorithm"): the
- * answers to bundle texts, cached; and, for the check of the whole output, the words of a bundle printed by
- * its disassembly without assembling the program's text again.  Nothing here knows the target. */
+ * answers to bundle texts, cached.  Nothing here knows the target. */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
 #include "pack_int.h"
+#include "tls.h"
 #include "target.h"
 #include "text/textcodec.h"
 
@@ -17,7 +17,7 @@
 #define ACACHE 65536
 struct aent { XXH128_hash_t key; int rc; uint32_t w[4]; };
 static _Thread_local struct aent *acache;
-static void *acache_first;   /* the first thread's (tsr_pack_thread_table), freed at exit */
+static void *acache_first;   /* the first thread's (tsr_thread_table), freed at exit */
 
 static void acache_free(void)
 {
@@ -32,7 +32,7 @@ int tsr_pack_assemble_cached(const struct tsr_target *t, const char *text, size_
         return t->assemble_one(text, len, 0, w, NULL, 0);
     static atomic_flag registered = ATOMIC_FLAG_INIT;
     if (!acache)
-        acache = tsr_pack_thread_table(ACACHE, sizeof *acache, &registered, &acache_first, acache_free);
+        acache = tsr_thread_table(ACACHE, sizeof *acache, &registered, &acache_first, acache_free);
     XXH128_hash_t k = XXH3_128bits_withSeed(text, len, (XXH64_hash_t)(uintptr_t)t);
     if (!k.low64 && !k.high64)
         k.low64 = 1;   /* (the empty entry's key) */
@@ -119,7 +119,7 @@ int tsr_pack_try_merge_at(const struct tsr_target *t, const char **parts, const 
     }
     static atomic_flag registered = ATOMIC_FLAG_INIT;
     if (!jb)
-        jb = tsr_pack_thread_table(1, sizeof *jb, &registered, &jb_first, jb_free);
+        jb = tsr_thread_table(1, sizeof *jb, &registered, &jb_first, jb_free);
     for (int pos = 0; pos <= k; pos++) {
         if (pos < 64 && !(at >> pos & 1))
             continue;
@@ -250,136 +250,4 @@ uint64_t tsr_pack_order_positions(const struct tsr_target *t, const uint64_t *ca
         e->ok = ok;
     }
     return ok;
-}
-
-/* ---- printing a bundle as its words ------------------------------------------------------------ */
-
-static bool id_start(int c) { return c == '_' || c == '.' || c == '$' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-static bool id_char(int c) { return id_start(c) || (c >= '0' && c <= '9'); }
-
-static uint64_t hash_str(const char *s, size_t n)
-{
-    return XXH3_64bits(s, n) | 1;   /* (0: an empty slot) */
-}
-
-/* (pack_int.h) */
-void tsr_pack_rt_init(struct tsr_pack_rt *r, const struct tsr_target *t, const char *const *labels, size_t nlabels)
-{
-    memset(r, 0, sizeof *r);
-    r->t = t;
-    for (r->ncap = 16; r->ncap < 2 * nlabels + 2; r->ncap *= 2)
-        ;
-    r->names = calloc(r->ncap, sizeof *r->names);
-    r->nlen = calloc(r->ncap, sizeof *r->nlen);
-    r->nstr = calloc(r->ncap, sizeof *r->nstr);
-    if (!r->names || !r->nlen || !r->nstr)
-        abort();
-    for (size_t i = 0; i < nlabels; i++) {
-        size_t n = strlen(labels[i]);
-        uint64_t h = hash_str(labels[i], n);
-        size_t at = (size_t)(h >> 7) & (r->ncap - 1);
-        while (r->names[at] && !(r->names[at] == h && r->nlen[at] == n && !memcmp(r->nstr[at], labels[i], n)))
-            at = (at + 1) & (r->ncap - 1);
-        r->names[at] = h;
-        r->nlen[at] = n;
-        r->nstr[at] = labels[i];
-    }
-}
-
-void tsr_pack_rt_fini(struct tsr_pack_rt *r)
-{
-    free(r->names);
-    free(r->nlen);
-    free(r->nstr);
-    free(r->seen);
-    tsr_buf_free(&r->text);
-}
-
-/* Is the identifier s[0..n) one of the labels? */
-static bool is_label(const struct tsr_pack_rt *r, const char *s, size_t n)
-{
-    uint64_t h = hash_str(s, n);
-    for (size_t at = (size_t)(h >> 7) & (r->ncap - 1); r->names[at]; at = (at + 1) & (r->ncap - 1))
-        if (r->names[at] == h && r->nlen[at] == n && !memcmp(r->nstr[at], s, n))
-            return true;
-    return false;
-}
-
-/* Does the disassembly of w assemble, alone, back to w, and name no label (an identifier the program's
- * assembler could take for one)?  Then the program's assembler makes w of it too: it reads a line that uses
- * no symbol the same way wherever the line stands. */
-static bool round_trips(struct tsr_pack_rt *r, const uint32_t *w)
-{
-    const struct tsr_target *t = r->t;
-    tsr_buf_clear(&r->text);
-    t->disasm(w, 0, &r->text);
-    const char *s = r->text.data ? r->text.data : "";
-    size_t n = r->text.len;
-    uint32_t back[8] = { 0 };
-    if (tsr_pack_assemble_cached(t, s, n, back) || memcmp(back, w, t->nwords * sizeof *w))
-        return false;
-    for (size_t i = 0; i < n;) {
-        if (!id_start((unsigned char)s[i]) || (i && id_char((unsigned char)s[i - 1]))) {
-            i++;
-            continue;
-        }
-        size_t j = i;
-        while (j < n && id_char((unsigned char)s[j]))
-            j++;
-        if (is_label(r, s + i, j - i))
-            return false;
-        i = j;
-    }
-    return true;
-}
-
-bool tsr_pack_rt_words(struct tsr_pack_rt *r, const uint32_t *w, struct tsr_buf *out)
-{
-    const struct tsr_target *t = r->t;
-    if (t->nwords > 4)
-        return false;
-    /* the words already found to round-trip (an open-addressing set, grown at half full) */
-    uint32_t key[4] = { 0 };
-    memcpy(key, w, t->nwords * sizeof *w);
-    if (2 * (r->nseen + 1) > r->cseen) {
-        size_t cap = r->cseen ? 2 * r->cseen : 256;
-        struct tsr_pack_rtw *s = calloc(cap, sizeof *s);
-        if (!s)
-            abort();
-        for (size_t i = 0; i < r->cseen; i++)
-            if (r->seen[i].used) {
-                size_t at = (size_t)XXH3_64bits(r->seen[i].w, sizeof r->seen[i].w) & (cap - 1);
-                while (s[at].used)
-                    at = (at + 1) & (cap - 1);
-                s[at] = r->seen[i];
-            }
-        free(r->seen);
-        r->seen = s;
-        r->cseen = cap;
-    }
-    size_t at = (size_t)XXH3_64bits(key, sizeof key) & (r->cseen - 1);
-    while (r->seen[at].used && memcmp(r->seen[at].w, key, sizeof key))
-        at = (at + 1) & (r->cseen - 1);
-    if (!r->seen[at].used) {
-        if (!round_trips(r, w))
-            return false;
-        r->seen[at].used = true;
-        memcpy(r->seen[at].w, key, sizeof key);
-        r->nseen++;
-    }
-    char line[8 + 4 * 12], *p = line;
-    memcpy(p, ".word ", 6);
-    p += 6;
-    for (unsigned k = 0; k < t->nwords; k++) {
-        if (k) {
-            *p++ = ',';
-            *p++ = ' ';
-        }
-        *p++ = '0';
-        *p++ = 'x';
-        for (int d = 28; d >= 0; d -= 4)
-            *p++ = "0123456789abcdef"[w[k] >> d & 15];
-    }
-    tsr_buf_append(out, line, (size_t)(p - line));
-    return true;
 }

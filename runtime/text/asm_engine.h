@@ -134,7 +134,8 @@ const char *tsr_asm_message(struct tsr_asm *a, size_t *offset);
 /* ---- text <-> bits memo (tc_cache.c) ------------------------------------------------------------
  * Real programs repeat bundles (nops, moves): the program-level assembler and disassembler remember
  * the result for a bundle text / word whose result depends on nothing else (tsr_asm_env_used; no
- * label printed), so each distinct one is matched once per program.  At most TSR_TC_CACHE_MAX
+ * label printed), so each distinct one is matched once per program (a line that can name none of its program's
+ * symbols once per thread: asm_program.c lines_may_name).  At most TSR_TC_CACHE_MAX
  * entries; later ones are simply not remembered. */
 #define TSR_TC_CACHE_MAX 65536
 struct tsr_tc_cache_ent { uint64_t h; uint32_t koff, klen, voff, vlen; };

@@ -16,6 +16,7 @@
 #include "diag.h"
 #include "fileout.h"
 #include "hexio.h"
+#include "tls.h"
 
 struct seg { uint32_t nb, ne, ob; bool sub; };   /* substituted text [nb,ne) came from orig ob.. */
 
@@ -39,7 +40,24 @@ struct prog {
     struct tsr_buf comment;
     tsr_tc_emit emit;
     void *ectx;
+    /* the symbols' names as far as lines_may_name needs them: bit l of lens for each length l < 64 (long: one of
+     * 64 or more), bit c of last for each last character c */
+    uint64_t lens, last[4];
+    bool long_name;
 };
+
+/* One-bundle calls reuse a per-thread matcher and memo (text -> struct <t>_inst of the bundles whose
+ * result depends on the text alone) for the last isa (tsr_thread_table: the first thread's context is
+ * freed at exit).  The program level shares lines (text -> words) across programs: those that name no symbol
+ * of their program (lines_may_name) and whose result used no address. */
+struct one_ctx {
+    const struct tsr_tc_isa *isa;
+    struct tsr_asm *a;
+    struct tsr_tc_cache cache;
+    struct tsr_tc_cache lines;
+    struct tsr_asm *spare;     /* a program-level matcher for the next program (its tables are built once) */
+};
+static struct one_ctx *one_for(const struct tsr_tc_isa *isa);
 
 static void err(struct prog *P, unsigned line, size_t col0, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -214,6 +232,54 @@ static bool is_aliasing(const struct prog *P, const char *b, const char *e)
     return false;
 }
 
+/* Records a new symbol's name for lines_may_name. */
+static void note_name(struct prog *P, const char *name, size_t n)
+{
+    if (n >= 64)
+        P->long_name = true;
+    else
+        P->lens |= (uint64_t)1 << n;
+    if (n) {
+        unsigned char c = (unsigned char)name[n - 1];
+        P->last[c / 64] |= (uint64_t)1 << (c % 64);
+    }
+}
+
+/* Could the assembler find one of the program's symbols in the bundle text [b, b + n)?  An expression looks a
+ * name up from where it starts to the end of the identifier characters there (asm_expr.c), and it starts at
+ * a character that is not a digit, at the start of an identifier or, after a template's literal text, inside
+ * one: every name it can ask for is a suffix, not starting with a digit, of a run of identifier characters.
+ * When no such suffix is a symbol, every lookup misses as it would with no symbols at all, so the bundle
+ * assembles as it does alone (tsr_tc_assemble_inst, whose memo of results that used no address the program's
+ * lines may then share).  Only suffixes of the symbols' lengths ending in a last character of theirs are
+ * looked up. */
+static bool lines_may_name(const struct prog *P, const char *b, size_t n)
+{
+    if (!P->syms.count)
+        return false;
+    for (size_t i = 0; i < n;) {
+        if (!tsr_asm_isident(b[i])) {
+            i++;
+            continue;
+        }
+        size_t j = i;
+        while (j < n && tsr_asm_isident(b[j]))
+            j++;
+        unsigned char c = (unsigned char)b[j - 1];
+        if (P->last[c / 64] >> (c % 64) & 1) {
+            for (size_t l = 1; l <= j - i; l++) {
+                if (l < 64 ? !(P->lens >> l & 1) : !P->long_name)
+                    continue;
+                const char *s = b + j - l;
+                if (!(*s >= '0' && *s <= '9') && tsr_asm_sym_find(&P->syms, s, l))
+                    return true;
+            }
+        }
+        i = j;
+    }
+    return false;
+}
+
 static void do_set(struct prog *P, const char *lb, const char *p, const char *e, unsigned line)
 {
     p = skip_blank(p, e);
@@ -266,8 +332,10 @@ static void do_set(struct prog *P, const char *lb, const char *p, const char *e,
         return;
     }
     s = tsr_asm_sym_add(&P->syms, name, nlen, &created);
-    if (created)   /* names and texts are kept: the source is read a line at a time (tsr_tc_asm_line) */
+    if (created) {   /* names and texts are kept: the source is read a line at a time (tsr_tc_asm_line) */
         s->name = tsr_arena_strndup(&P->arena, name, nlen);
+        note_name(P, name, nlen);
+    }
     if (!konst && tb == vb)
         tb = tsr_arena_strndup(&P->arena, vb, tl);
     if (s->kind == TSR_SYM_ALIAS)
@@ -361,6 +429,7 @@ void tsr_tc_asm_labels(struct tsr_tc_asm *A, const char *lb, const char *le)
         struct tsr_asm_sym *s = tsr_asm_sym_add(&P->syms, p, (size_t)(q - p), &created);
         if (created) {   /* a second definition is reported in pass 2, in line order */
             s->name = tsr_arena_strndup(&P->arena, p, (size_t)(q - p));   /* the line does not stay */
+            note_name(P, p, (size_t)(q - p));
             s->kind = TSR_SYM_LABEL;
             s->v.i = (int64_t)P->addr;
             s->line = P->line;
@@ -379,7 +448,9 @@ void tsr_tc_asm_labels(struct tsr_tc_asm *A, const char *lb, const char *le)
 void tsr_tc_asm_pass2(struct tsr_tc_asm *A, tsr_tc_emit emit, void *ctx)
 {
     struct prog *P = (struct prog *)A;
-    P->a = tsr_asm_new(P->isa);
+    struct one_ctx *c = one_for(P->isa);
+    P->a = c->spare ? c->spare : tsr_asm_new(P->isa);   /* (a matcher keeps nothing from bundle to bundle) */
+    c->spare = NULL;
     tsr_asm_use_syms(P->a, &P->syms);
     P->inst = calloc(1, P->isa->inst_size + 16);
     P->w = calloc(P->isa->nwords, sizeof *P->w);
@@ -450,9 +521,16 @@ void tsr_tc_asm_line(struct tsr_tc_asm *A, const char *lb, const char *le)
         bb = P->sub.data;
         bn = P->sub.len;
     }
-    size_t vlen;
+    size_t vlen, wlen = isa->nwords * sizeof *w;
     const char *hit = tsr_tc_cache_get(&P->cache, bb, bn, &vlen);
-    if (hit && vlen == isa->nwords * sizeof *w) {
+    bool shared = false;   /* (the thread's memo of lines that name no symbol, across programs) */
+    if (!(hit && vlen == wlen) && !lines_may_name(P, bb, bn)) {
+        shared = true;
+        hit = tsr_tc_cache_get(&one_for(isa)->lines, bb, bn, &vlen);
+        if (hit && vlen == wlen)
+            tsr_tc_cache_put(&P->cache, bb, bn, hit, wlen);
+    }
+    if (hit && vlen == wlen) {
         memcpy(w, hit, vlen);
     } else if (tsr_asm_bundle(P->a, bb, bn, P->addr, -1, P->inst) < 0) {
         size_t off;
@@ -463,11 +541,21 @@ void tsr_tc_asm_line(struct tsr_tc_asm *A, const char *lb, const char *le)
         memset(w, 0, isa->nwords * sizeof *w);
     } else {
         isa->encode(P->inst, w);
-        if (!tsr_asm_env_used(P->a))
-            tsr_tc_cache_put(&P->cache, bb, bn, w, isa->nwords * sizeof *w);
+        if (!tsr_asm_env_used(P->a)) {
+            tsr_tc_cache_put(&P->cache, bb, bn, w, wlen);
+            if (shared)
+                tsr_tc_cache_put(&one_for(isa)->lines, bb, bn, w, wlen);
+        }
     }
     P->emit(P->ectx, w, comment->data, line);
     P->addr += isa->pc_step;
+}
+
+void tsr_tc_asm_skip(struct tsr_tc_asm *A, size_t n)
+{
+    struct prog *P = (struct prog *)A;
+    P->line += (unsigned)n;
+    P->addr += n * P->isa->pc_step;
 }
 
 int tsr_tc_asm_end(struct tsr_tc_asm *A)
@@ -477,7 +565,13 @@ int tsr_tc_asm_end(struct tsr_tc_asm *A)
     tsr_buf_free(&P->comment);
     free(P->inst);
     free(P->w);
-    tsr_asm_free(P->a);
+    struct one_ctx *c = P->a ? one_for(P->isa) : NULL;
+    if (c && !c->spare) {
+        tsr_asm_use_syms(P->a, NULL);
+        c->spare = P->a;
+    } else {
+        tsr_asm_free(P->a);
+    }
     tsr_asm_syms_free(&P->syms);
     tsr_tc_cache_free(&P->cache);
     tsr_arena_free_all(&P->arena);
@@ -563,21 +657,16 @@ static int word_inst(const struct tsr_tc_isa *isa, const char *text, size_t len,
     return 0;
 }
 
-/* One-bundle calls reuse a per-thread matcher and memo (text -> struct <t>_inst of the bundles whose
- * result depends on the text alone) for the last isa.  The context of the first thread that
- * assembles is freed at exit; those of other threads stay allocated until the process ends. */
-struct one_ctx {
-    const struct tsr_tc_isa *isa;
-    struct tsr_asm *a;
-    struct tsr_tc_cache cache;
-};
+/* (struct one_ctx: above) */
 static _Thread_local struct one_ctx *one;
-static struct one_ctx *first_one;
+static void *first_one;   /* the first thread's */
 
 static void one_fini(struct one_ctx *c)
 {
     tsr_asm_free(c->a);
     tsr_tc_cache_free(&c->cache);
+    tsr_tc_cache_free(&c->lines);
+    tsr_asm_free(c->spare);
 }
 
 static void free_first_one(void)
@@ -597,19 +686,12 @@ static struct one_ctx *one_for(const struct tsr_tc_isa *isa)
         return c;
     if (c) {
         one_fini(c);
+        memset(c, 0, sizeof *c);
     } else {
-        c = malloc(sizeof *c);
-        if (!c)
-            abort();
-        if (!atomic_flag_test_and_set(&registered)) {
-            first_one = c;
-            atexit(free_first_one);
-        }
+        c = one = tsr_thread_table(1, sizeof *c, &registered, &first_one, free_first_one);
     }
-    memset(c, 0, sizeof *c);
     c->isa = isa;
     c->a = tsr_asm_new(isa);
-    one = c;
     return c;
 }
 

@@ -240,6 +240,10 @@ struct tsr_tc_asm *tsr_tc_asm_begin(const struct tsr_tc_isa *isa, const char *pa
 void tsr_tc_asm_labels(struct tsr_tc_asm *A, const char *lb, const char *le);
 void tsr_tc_asm_pass2(struct tsr_tc_asm *A, tsr_tc_emit emit, void *ctx);
 void tsr_tc_asm_line(struct tsr_tc_asm *A, const char *lb, const char *le);
+/* In place of n lines of one instruction each whose words the caller knows (in both passes alike): the address
+ * and the line number advance as those lines would advance them; nothing is emitted.  The packer's check of its
+ * output (runtime/pack/pack_emit.c) gives only the lines whose words it does not know. */
+void tsr_tc_asm_skip(struct tsr_tc_asm *A, size_t n);
 int tsr_tc_asm_end(struct tsr_tc_asm *A);
 
 /* Assembles one bundle into a struct <t>_inst (inst, isa->inst_size bytes).  Returns 0, or -1

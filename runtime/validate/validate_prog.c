@@ -1,16 +1,19 @@
 /* The hazard validator over a whole program (validate.h tsr_validate): control flow, the paths back from each
  * bundle, open windows by a data flow, in memory bounded by the rule window rather than the program. */
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "diag.h"
+#include "tls.h"
 #include "validate/validate.h"
 #include "validate_int.h"
 
 /* ---- whole programs ------------------------------------------------------------------------------------ */
-/* The program check keeps no per-bundle events: a first pass lists the control flow (a fall-through bit per
+/* The program check keeps no per-bundle events (unless it has at most ALL bundles: then the first pass's are kept
+ * and none is decoded twice): a first pass lists the control flow (a fall-through bit per
  * bundle and the taken edges, a few per branch), then each bundle is checked against the paths back from it
  * with the bundles decoded again on demand: those of the last RING instructions from a ring, the others (the
  * sources of taken edges and what precedes them) into one scratch bundle per path depth, with a memo of
@@ -20,6 +23,7 @@
  * instruction for each open window's data flow (4 more while it runs). */
 #define MAX_PATHS 4096                 /* paths checked back from one bundle */
 #define RING 128                       /* decoded bundles kept behind the one checked (> TSR_V_MAXDIST + 1) */
+#define ALL 2048                       /* a program of at most ALL bundles keeps them all, decoded once (5 MB) */
 
 struct tedge { size_t from, to, seq; };
 struct prog {
@@ -32,9 +36,11 @@ struct prog {
     unsigned char *tgt;                /* bit i: some taken edge goes to i */
     struct tedge *E;                   /* taken edges by target (then by their order in the program) */
     size_t nedge;
-    struct tsr_vbundle *ring;          /* bundle i at ring[i % RING] while i is among the last RING checked */
+    struct tsr_vbundle *ring;          /* bundle i at ring[i % RING] while i is among the last RING checked; with
+                                          all, every bundle i at ring[i], decoded by the control-flow pass */
     struct tsr_vbundle *scratch;       /* one per path depth, for bundles outside the ring */
     uint64_t *fields;
+    bool all;
 };
 
 /* A memo of what a bundle's content decides, for bundles whose words come back (a program repeats many):
@@ -44,7 +50,8 @@ struct prog {
 #define MEMO 1024                      /* entries, direct-mapped by the words' hash */
 #define MEMO_PAIRS 64
 struct memo {
-    size_t src;                        /* the bundle it was made from (its words are the key); SIZE_MAX: empty */
+    size_t src;                        /* the bundle it was made from; SIZE_MAX: empty */
+    uint32_t *w;                       /* its words (the key) */
     bool clean;
     int nev, format, npair;
     bool overflow;
@@ -52,6 +59,75 @@ struct memo {
     uint64_t *f;
     struct vpair pair[MEMO_PAIRS];
 };
+
+/* The memo stays with the thread from one tsr_validate to the next for the same description (an entry holds
+ * everything its verdict depends on: the packer validates each program it packs, and programs share most of
+ * their bundles), allocated on first use; the first thread's is freed at exit (tls.h).  A tsr_validate called
+ * from a report callback while another runs on the thread uses a memo of its own. */
+struct vmemo {
+    const struct tsr_vdesc *D;
+    struct memo *M;
+    uint64_t *mf, *mused;
+    uint32_t *mw;
+    struct tsr_vbundle *ring;   /* cring bundles (the ring or all, then the scratch ones), their fields at fields */
+    uint64_t *fields;
+    size_t cring;
+    bool busy;
+};
+static _Thread_local struct vmemo *vmemo;
+static void *vmemo_first;   /* the first thread's */
+
+static void vmemo_fini(struct vmemo *v)
+{
+    free(v->M);
+    free(v->mf);
+    free(v->mused);
+    free(v->mw);
+    free(v->ring);
+    free(v->fields);
+    memset(v, 0, sizeof *v);
+}
+
+static void vmemo_free(void)
+{
+    if (vmemo_first) {
+        vmemo_fini(vmemo_first);
+        free(vmemo_first);
+        vmemo_first = NULL;
+    }
+}
+
+/* The memo and the ring for D (nf fields per bundle, nring bundles in the ring): the thread's (busy while the
+ * caller runs), or v (a private one) when the thread's is busy. */
+static struct vmemo *memo_for(const struct tsr_vdesc *D, unsigned nf, size_t nring, struct vmemo *v)
+{
+    static atomic_flag registered = ATOMIC_FLAG_INIT;
+    if (!vmemo)
+        vmemo = tsr_thread_table(1, sizeof *vmemo, &registered, &vmemo_first, vmemo_free);
+    if (!vmemo->busy) {
+        if (vmemo->D != D)
+            vmemo_fini(vmemo);
+        v = vmemo;
+    }
+    if (!v->D) {
+        v->D = D;
+        v->M = vld_xmalloc(MEMO * sizeof *v->M);
+        v->mf = vld_xmalloc((size_t)MEMO * nf * sizeof *v->mf);
+        v->mw = vld_xmalloc((size_t)MEMO * D->nwords * sizeof *v->mw);
+        v->mused = vld_xcalloc(MEMO / 64 + 1, sizeof *v->mused);
+    }
+    if (v->cring < nring) {
+        free(v->ring);
+        free(v->fields);
+        v->ring = vld_xcalloc(nring, sizeof *v->ring);
+        v->fields = vld_xcalloc(nring * nf, sizeof *v->fields);
+        for (size_t k = 0; k < nring; k++)
+            v->ring[k].f = v->fields + k * nf;
+        v->cring = nring;
+    }
+    v->busy = true;
+    return v;
+}
 
 static bool same_ev(const struct tsr_vev *a, const struct tsr_vev *b)
 {
@@ -64,7 +140,7 @@ static bool same_ev(const struct tsr_vev *a, const struct tsr_vev *b)
 static bool memo_serves(const struct prog *P, const struct memo *m, size_t j, const struct tsr_vbundle *b)
 {
     unsigned nw = P->D->nwords;
-    if (m->src == SIZE_MAX || memcmp(P->w + m->src * nw, P->w + j * nw, nw * sizeof *P->w) ||
+    if (m->src == SIZE_MAX || memcmp(m->w, P->w + j * nw, nw * sizeof *P->w) ||
         m->nev != b->nev || m->format != b->format || m->overflow != b->overflow ||
         memcmp(m->f, b->f, P->nf * sizeof *b->f))
         return false;
@@ -90,9 +166,11 @@ static bool falls(const struct prog *P, size_t i)
     return P->ft[i / 8] >> (i % 8) & 1;
 }
 
-/* Bundle i for path depth `depth`, while j is the bundle checked (ring[j - RING + 1 .. j] are decoded). */
+/* Bundle i for path depth `depth`, while j is the bundle checked (ring[j - RING + 1 .. j] are decoded, or all). */
 static const struct tsr_vbundle *bundle_at(const struct prog *P, size_t j, size_t i, int depth)
 {
+    if (P->all)
+        return &P->ring[i];
     if (i <= j && j - i < RING)
         return &P->ring[i % RING];
     decode(P, i, &P->scratch[depth]);
@@ -275,13 +353,16 @@ size_t tsr_validate(const struct tsr_vdesc *D, const uint32_t *w, size_t n, uint
     struct ctx c = { D, fn, fctx, 0, NULL, 0, 0, NULL, 0, false };
     if (!n)
         return 0;
-    struct prog P = { D, w, n, base, D->nfields ? D->nfields : 1, NULL, NULL, NULL, 0, NULL, NULL, NULL };
+    struct prog P = { D, w, n, base, D->nfields ? D->nfields : 1, NULL, NULL, NULL, 0, NULL, NULL, NULL, false };
     int depths = (D->lookback < TSR_V_MAXDIST ? D->lookback : TSR_V_MAXDIST) + 2;
-    P.ring = vld_xcalloc(RING + (size_t)depths, sizeof *P.ring);
-    P.scratch = P.ring + RING;
-    P.fields = vld_xcalloc((RING + (size_t)depths) * P.nf, sizeof *P.fields);
-    for (size_t k = 0; k < RING + (size_t)depths; k++)
-        P.ring[k].f = P.fields + k * P.nf;
+    /* the memo's entries are initialised when first used (mused: their bits); a bundle of the ring is read only
+     * after it is decoded (decode sets what the rules read) */
+    P.all = n <= ALL;
+    size_t nring = P.all ? n : RING;
+    struct vmemo own = { 0 }, *vm = memo_for(D, P.nf, nring + (size_t)depths, &own);
+    P.ring = vm->ring;
+    P.scratch = P.ring + nring;
+    P.fields = vm->fields;
     /* control flow: i -> i + 1 unless an always-taken branch or a halt ends at i (its last delay slot);
      * last delay slot -> target for branches to a constant address inside the program */
     P.ft = vld_xcalloc(n / 8 + 1, 1);
@@ -289,7 +370,7 @@ size_t tsr_validate(const struct tsr_vdesc *D, const uint32_t *w, size_t n, uint
         P.ft[i / 8] |= (unsigned char)(1u << (i % 8));
     P.tgt = vld_xcalloc(n / 8 + 1, 1);
     size_t capedge = 0;
-    struct tsr_vbundle *b = &P.scratch[0];
+    struct tsr_vbundle *b = &P.scratch[0];   /* (with all: ring[i]) */
     int nopen = 0;   /* open windows (openr: their rules): which bundles hold an A of each (its flow's start) */
     int *openr = vld_xcalloc((size_t)D->nrules + 1, sizeof *openr);
     for (int r = 0; r < D->nrules; r++)
@@ -302,6 +383,8 @@ size_t tsr_validate(const struct tsr_vdesc *D, const uint32_t *w, size_t n, uint
         F[k].len = vld_xcalloc(n, sizeof *F[k].len);
     }
     for (size_t i = 0; i < n; i++) {
+        if (P.all)
+            b = &P.ring[i];
         decode(&P, i, b);
         for (int k = 0; k < nopen; k++)
             F[k].dist[i] = vld_first_match(b, D->rules[openr[k]].pat[0], -1) >= 0 ? 0 : -1;
@@ -334,17 +417,16 @@ size_t tsr_validate(const struct tsr_vdesc *D, const uint32_t *w, size_t n, uint
     }
     if (P.nedge)
         qsort(P.E, P.nedge, sizeof *P.E, cmp_tedge);
-    /* the memo's entries are initialised when first used (mused: their bits) */
-    struct memo *M = vld_xmalloc(MEMO * sizeof *M);
-    uint64_t *mf = vld_xmalloc((size_t)MEMO * P.nf * sizeof *mf);
-    uint64_t *mused = vld_xcalloc(MEMO / 64 + 1, sizeof *mused);
+    struct memo *M = vm->M;
+    uint64_t *mf = vm->mf, *mused = vm->mused;
     /* open windows: one data flow per rule, from the A bundles the control-flow pass found */
     for (int k = 0; k < nopen; k++)
         open_flow(&P, openr[k], &F[k]);
     for (size_t j = 0; j < n; j++) {
         struct hist h;
-        const struct tsr_vbundle *b = &P.ring[j % RING];
-        decode(&P, j, &P.ring[j % RING]);
+        const struct tsr_vbundle *b = &P.ring[P.all ? j : j % RING];
+        if (!P.all)
+            decode(&P, j, &P.ring[j % RING]);
         h.b[0] = b;
         h.idx[0] = j;
         h.len = 1;
@@ -358,6 +440,7 @@ size_t tsr_validate(const struct tsr_vdesc *D, const uint32_t *w, size_t n, uint
             mused[mk / 64] |= (uint64_t)1 << (mk % 64);
             m->src = SIZE_MAX;
             m->f = mf + mk * P.nf;
+            m->w = vm->mw + mk * D->nwords;
         }
         if (memo_serves(&P, m, j, b)) {
             if (!m->clean)
@@ -381,6 +464,7 @@ size_t tsr_validate(const struct tsr_vdesc *D, const uint32_t *w, size_t n, uint
             m->src = SIZE_MAX;
             if (np <= MEMO_PAIRS && D->nrules <= UINT16_MAX) {
                 m->src = j;
+                memcpy(m->w, w + j * D->nwords, D->nwords * sizeof *w);
                 m->clean = c.count == before;
                 m->nev = b->nev;
                 m->format = b->format;
@@ -400,15 +484,15 @@ size_t tsr_validate(const struct tsr_vdesc *D, const uint32_t *w, size_t n, uint
     for (int k = 0; k < nopen; k++)
         open_free(&F[k]);
     free(F);
-    free(mf);
-    free(M);
-    free(mused);
+    if (vm == &own)
+        vmemo_fini(&own);
+    else
+        vm->busy = false;
     free(P.E);
     free(P.ft);
     free(P.tgt);
     free(openr);
-    free(P.fields);
-    free(P.ring);
+
     free(c.seen);
     return c.count;
 }
