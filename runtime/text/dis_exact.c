@@ -33,8 +33,6 @@
 #define BUDGET 20000         /* text-only matcher steps per bundle before the proof gives up */
 #define MAX_NAMES 72         /* names of a table that can end along the text (asm_engine.c table_hole) */
 
-struct kont { const struct tsr_tc_part *p, *end; const struct kont *next; };
-
 struct px {
     const struct tsr_tc_isa *isa;
     struct tsr_dis_exact *x;
@@ -208,7 +206,7 @@ static bool int_value(const struct tsr_tc_field *fd, const struct tsr_asm_val *v
 /* Can parts [p, end) followed by the continuation k match the text from pos to the end of the part, fields
  * aside?  true also when the step budget is spent (then nothing is proven). */
 static bool possible(struct px *P, const struct tsr_tc_part *p, const struct tsr_tc_part *end, uint32_t pos,
-                     const struct kont *k, bool open)
+                     const struct tsr_dis_kont *k, bool open)
 {
     const struct tsr_tc_isa *isa = P->isa;
     if (++P->x->steps > BUDGET)
@@ -265,7 +263,7 @@ static bool possible(struct px *P, const struct tsr_tc_part *p, const struct tsr
             break;   /* absent: pos unchanged, as in the assembler */
         case TSR_TC_OPND: {
             const struct tsr_tc_opnd *o = &isa->opnds[p->arg];
-            struct kont rest = {p + 1, end, k};
+            struct tsr_dis_kont rest = {p + 1, end, k};
             for (uint32_t i = 0; i < o->nalt; i++) {
                 const struct tsr_tc_alt *alt = &isa->alts[o->alt + i];
                 if (possible(P, isa->parts + alt->part, isa->parts + alt->part + alt->npart, q, &rest, open))
@@ -288,6 +286,20 @@ static bool bind_field(struct px *P, unsigned field, uint64_t v)
     return true;
 }
 
+/* Records a FIELD == FIELD pair met on the way (checked at the end of tsr_dis_exact). */
+static bool eq_pair(struct tsr_dis_exact *x, unsigned a, unsigned b)
+{
+    if (x->neq + 2 > x->ceq) {
+        x->ceq = x->ceq ? x->ceq * 2 : 64;
+        x->eq = realloc(x->eq, x->ceq * sizeof *x->eq);
+        if (!x->eq)
+            abort();
+    }
+    x->eq[x->neq++] = (uint16_t)a;
+    x->eq[x->neq++] = (uint16_t)b;
+    return true;
+}
+
 /* The conditions of a chosen path element: each must hold on the instruction (bindings then agree with it,
  * and the checks the assembler tests at the end see the same fields). */
 static bool conds(struct px *P, uint32_t first, uint32_t n)
@@ -302,16 +314,8 @@ static bool conds(struct px *P, uint32_t first, uint32_t n)
             if (!P->isa->check(c->id, P->f))
                 return false;
         } else {
-            if (P->f[c->field] != P->f[c->field2])
+            if (P->f[c->field] != P->f[c->field2] || !eq_pair(x, c->field, c->field2))
                 return false;
-            if (x->neq + 2 > x->ceq) {
-                x->ceq = x->ceq ? x->ceq * 2 : 64;
-                x->eq = realloc(x->eq, x->ceq * sizeof *x->eq);
-                if (!x->eq)
-                    abort();
-            }
-            x->eq[x->neq++] = c->field;
-            x->eq[x->neq++] = c->field2;
         }
     }
     return true;
@@ -329,10 +333,11 @@ static bool forces(struct px *P, size_t k, unsigned field, uint64_t v)
     /* on a path through the alternative being decided, the parts up to the current one are matched as printed
      * (ops and slots); a later part takes a later slot */
     for (uint32_t t = k > P->cur ? P->sp[P->cur].t + 1 : 0; t < F->nslot; t++) {
-        const struct tsr_tc_slot *S = &isa->slots[isa->idx[F->slot + t]];
-        for (uint32_t n = 0; n < S->nop; n++) {
-            unsigned b = isa->idx[S->op + n];
-            if (b != a && (k <= P->cur || tsr_dis_op_pair(&P->x->st, b, a) == TSR_DIS_NEVER))
+        uint32_t nb;
+        const uint32_t *bs = tsr_dis_slot_ops(&P->x->st, a, isa->idx[F->slot + t], &nb);
+        for (uint32_t n = 0; n < nb; n++) {
+            unsigned b = bs[n];
+            if (b != a && k <= P->cur)
                 continue;
             const struct tsr_tc_op *op = &isa->ops[b];
             const struct tsr_tc_part *p = isa->parts + op->part, *end = p + op->npart;
@@ -350,23 +355,24 @@ static bool forces(struct px *P, size_t k, unsigned field, uint64_t v)
             if (p == end || p->kind != TSR_TC_OPND)
                 return false;
             const struct tsr_tc_opnd *o = &isa->opnds[p->arg];
-            struct kont rest = {p + 1, end, NULL};
+            struct tsr_dis_kont rest = {p + 1, end, NULL};
             /* the printed op: its printed alternative, and those the templates cannot rule out (dis_static.c) */
             uint32_t pw = b == a && P->plead[k] != SIZE_MAX ? P->ev[P->plead[k]].what : UINT32_MAX;
             for (uint32_t i = 0; i < o->nalt; i++) {
                 const struct tsr_tc_alt *al = &isa->alts[o->alt + i];
-                if (pw < o->nalt && i != pw && (tsr_dis_alt_ctx(&P->x->st, p, end, i, pw) == TSR_DIS_NEVER ||
-                                                tsr_dis_alt_entry(&P->x->st, p, end, i, pw, P->f) == TSR_DIS_NEVER))
-                    continue;
-                if (i != pw &&
-                    !possible(P, isa->parts + al->part, isa->parts + al->part + al->npart, ws(P, pos), &rest, false))
-                    continue;
+                /* an alternative that binds FIELD to another value passes whether or not it can match: the
+                 * facts and the text are asked only for the others */
                 bool other = false;
                 for (uint32_t d = 0; d < al->ncond && !other; d++) {
                     const struct tsr_tc_cond *c = &isa->conds[al->cond + d];
                     other = c->kind == TSR_TC_BIND && c->field == field && c->val != v;
                 }
-                if (!other)
+                if (other)
+                    continue;
+                if (pw < o->nalt && i != pw && (tsr_dis_alt_ctx(&P->x->st, p, end, i, pw) == TSR_DIS_NEVER ||
+                                                tsr_dis_alt_entry(&P->x->st, p, end, i, pw, P->f) == TSR_DIS_NEVER))
+                    continue;
+                if (i == pw || possible(P, isa->parts + al->part, isa->parts + al->part + al->npart, ws(P, pos), &rest, false))
                     return false;
             }
         }
@@ -400,9 +406,53 @@ static bool refuted(struct px *P, const struct tsr_tc_alt *alt)
     return ok;
 }
 
+/* A table hole the short way does not show (walk): the names the assembler finds at q, longer ones first,
+ * then the numeric entries, must give the printed entry first (ev: its event; q: where the assembler is). */
+static bool table_hole(struct px *P, const struct tsr_tc_part *p, const struct tsr_tc_part *end,
+                       const struct tsr_dis_kont *k, const struct tsr_dis_ev *ev, uint32_t q)
+{
+    const struct tsr_tc_isa *isa = P->isa;
+    const struct tsr_tc_table *T = &isa->tables[p->arg];
+    uint64_t want = P->f[p->field];
+    uint32_t lp = ev->end - ev->pos;
+    const uint32_t *len, *code;
+    int nn = names_memo(P, p, q, &len, &code);
+    /* the printed entry is ev->end - ev->pos characters from q (an empty name may be printed before
+     * blanks that the assembler skips first) */
+    if (nn < 0 || (lp && q != ev->pos))
+        return false;
+    bool found = false;
+    for (int i = 0; i < nn; i++) {
+        if (ev->what == TSR_TC_PRINT_NAME && len[i] == lp) {
+            if (code[i] != want)
+                return false;
+            found = true;
+        } else if (ev->what != TSR_TC_PRINT_NAME || len[i] > lp) {
+            /* tried before the printed entry (longer names first, names before numbers) */
+            if (possible(P, p + 1, end, q + len[i], k, false))
+                return false;
+        }
+    }
+    if (ev->what != TSR_TC_PRINT_NAME) {
+        struct tsr_asm_val v;
+        size_t ee;
+        if (expr_at(P, q, &ee, &v) <= 0 || ee != ev->end)
+            return false;
+        for (uint32_t i = 0; i < T->nnums && !found; i++) {
+            const struct tsr_tc_num *nu = &isa->nums[T->num_first + i];
+            if (!num_ok(nu, &v))
+                continue;
+            if (nu->code != want)
+                return false;   /* another entry of the same value comes first */
+            found = true;
+        }
+    }
+    return found && bind_field(P, p->field, want);
+}
+
 /* Follows the printed path through parts [p, end) along the log, showing (1) and (2) of the top comment
  * for every decision on it; k is what follows in the template (for the text-only matcher). */
-static bool walk(struct px *P, const struct tsr_tc_part *p, const struct tsr_tc_part *end, const struct kont *k)
+static bool walk(struct px *P, const struct tsr_tc_part *p, const struct tsr_tc_part *end, const struct tsr_dis_kont *k)
 {
     const struct tsr_tc_isa *isa = P->isa;
     for (; p < end; p++) {
@@ -413,7 +463,7 @@ static bool walk(struct px *P, const struct tsr_tc_part *p, const struct tsr_tc_
         if (ev->pos > ev->end || ev->end > P->lim || (ev->pos != P->pos && ws(P, ev->pos) != ws(P, P->pos)))
             return false;
         uint32_t q = ws(P, P->pos), e = q;
-        struct kont rest = {p + 1, end, k};
+        struct tsr_dis_kont rest = {p + 1, end, k};
         switch (p->kind) {
         case TSR_TC_TEXT:
             /* the literal matches its own print (a blank in it matches the printed blank): only the bound
@@ -430,7 +480,6 @@ static bool walk(struct px *P, const struct tsr_tc_part *p, const struct tsr_tc_
             e = q;
             break;
         case TSR_TC_TABLE: {
-            const struct tsr_tc_table *T = &isa->tables[p->arg];
             uint64_t want = P->f[p->field];
             uint32_t lp = ev->end - ev->pos;
             /* a printed name that reads back as its code, with no longer name that could match instead
@@ -448,39 +497,7 @@ static bool walk(struct px *P, const struct tsr_tc_part *p, const struct tsr_tc_
                 e = q + lp;
                 break;
             }
-            const uint32_t *len, *code;
-            int nn = names_memo(P, p, q, &len, &code);
-            /* the printed entry is ev->end - ev->pos characters from q (an empty name may be printed before
-             * blanks that the assembler skips first) */
-            if (nn < 0 || (lp && q != ev->pos))
-                return false;
-            bool found = false;
-            for (int i = 0; i < nn; i++) {
-                if (ev->what == TSR_TC_PRINT_NAME && len[i] == lp) {
-                    if (code[i] != want)
-                        return false;
-                    found = true;
-                } else if (ev->what != TSR_TC_PRINT_NAME || len[i] > lp) {
-                    /* tried before the printed entry (longer names first, names before numbers) */
-                    if (possible(P, p + 1, end, q + len[i], k, false))
-                        return false;
-                }
-            }
-            if (ev->what != TSR_TC_PRINT_NAME) {
-                struct tsr_asm_val v;
-                size_t ee;
-                if (expr_at(P, q, &ee, &v) <= 0 || ee != ev->end)
-                    return false;
-                for (uint32_t i = 0; i < T->nnums && !found; i++) {
-                    const struct tsr_tc_num *nu = &isa->nums[T->num_first + i];
-                    if (!num_ok(nu, &v))
-                        continue;
-                    if (nu->code != want)
-                        return false;   /* another entry of the same value comes first */
-                    found = true;
-                }
-            }
-            if (!found || !bind_field(P, p->field, want))
+            if (!table_hole(P, p, end, k, ev, q))
                 return false;
             e = q + lp;
             break;
@@ -548,6 +565,184 @@ static bool walk(struct px *P, const struct tsr_tc_part *p, const struct tsr_tc_
         P->pos = e;
     }
     return true;
+}
+
+/* One step of a plan (dis_exact.h, dis_plan.c; pl: its plan, for S_CONDS and S_OPND) on its event ev: false
+ * when it does not show what the walk shows there. */
+static bool run_step(struct px *P, const struct tsr_dis_plan *pl, const struct tsr_dis_step *st,
+                     const struct tsr_dis_ev *ev)
+{
+    const struct tsr_tc_isa *isa = P->isa;
+    struct tsr_dis_exact *x = P->x;
+    if (ev->pos > ev->end || ev->end > P->lim)   /* the step reads the text there */
+        return false;
+    switch (st->kind) {
+    case TSR_DIS_S_LIT:
+        return !(ev->end < P->lim && tsr_asm_isident(P->s[ev->end]));
+    case TSR_DIS_S_NAME: {
+        uint64_t c = P->f[st->field];
+        int v = c < st->len && st->row ? st->row[c] : TSR_DIS_UNKNOWN;
+        if (v == TSR_DIS_UNKNOWN)
+            v = tsr_dis_name_fast(&x->st, st->p, st->end, st->k ? st->k->p : NULL, st->k ? st->k->end : NULL, c);
+        if (v != TSR_DIS_NEVER)
+            return table_hole(P, st->p, st->end, st->k, ev, ws(P, ev->pos));
+        uint32_t lp = ev->end - ev->pos;
+        if ((lp && ws(P, ev->pos) != ev->pos) || (st->p->bound && lp && tsr_asm_isident(P->s[ev->end - 1]) &&
+                                                  ev->end < P->lim && tsr_asm_isident(P->s[ev->end])))
+            return false;
+        x->bound[st->field] = 1;
+        return true;
+    }
+    case TSR_DIS_S_TAB:
+        return table_hole(P, st->p, st->end, st->k, ev, ws(P, ev->pos));
+    case TSR_DIS_S_INT: {
+        struct tsr_asm_val v;
+        size_t ee;
+        int64_t n;
+        return ws(P, ev->pos) == ev->pos && expr_at(P, ev->pos, &ee, &v) > 0 && ee == ev->end &&
+               int_value(&isa->fields[st->field], &v, &n) && bind_field(P, st->field, (uint64_t)n);
+    }
+    case TSR_DIS_S_OPT0: {
+        uint32_t q = ws(P, ev->pos), e;
+        return ev->end == ev->pos &&
+               !(lit(P, st->p->text, st->p->len, st->p->bound, q, &e) && possible(P, st->p + 1, st->end, e, st->k, false));
+    }
+    case TSR_DIS_S_CONDS:
+        for (uint32_t j = 0; j < st->n; j++) {   /* as conds() */
+            const struct tsr_dis_cc *c = &pl->cc[st->a + j];
+            if (c->kind == TSR_TC_BIND) {
+                if (P->f[c->field] != c->val)
+                    return false;
+                x->bound[c->field] = 1;
+            } else if (c->kind != TSR_TC_BIND2) {
+                if (!isa->check(c->id, P->f))
+                    return false;
+            } else if (P->f[c->field] != P->f[c->field2] || !eq_pair(x, c->field, c->field2)) {
+                return false;
+            }
+        }
+        return true;
+    case TSR_DIS_S_OPND: {
+        const struct tsr_tc_opnd *o = &isa->opnds[st->p->arg];
+        struct tsr_dis_kont rest = {st->p + 1, st->end, st->k};
+        uint32_t q = ws(P, ev->pos);
+        for (uint32_t j = 0; j < st->n; j++) {
+            const struct tsr_dis_early *y = &pl->early[st->a + j];
+            if (y->row) {
+                uint64_t c = P->f[y->field];
+                int v = c < y->len ? y->row[c] : TSR_DIS_MAYBE;
+                if (v == TSR_DIS_UNKNOWN)
+                    v = tsr_dis_alt_entry(&x->st, st->p, st->end, y->alt, ev->what, P->f);
+                if (v == TSR_DIS_NEVER)
+                    continue;
+            }
+            const struct tsr_tc_alt *alt = &isa->alts[o->alt + y->alt];
+            P->top = (size_t)(ev - P->ev);
+            /* through a field first: mostly lookups (forces), where the text-only matcher would find that
+             * the alternative matches (a name of both tables) */
+            bool fails = refuted(P, alt) ||
+                         !possible(P, isa->parts + alt->part, isa->parts + alt->part + alt->npart, q, NULL, true) ||
+                         !possible(P, isa->parts + alt->part, isa->parts + alt->part + alt->npart, q, &rest, false);
+            P->top = SIZE_MAX;
+            if (!fails)
+                return false;
+        }
+        return true;
+    }
+    }
+    return false;
+}
+
+/* The walk of the current part (P->cur, printed by op `a`, its events from P->ie) with the plans of its
+ * operands (dis_plan.c); the op's own parts between them as the walk takes them, the literals matching their
+ * own prints.  True when that shows what the walk would show, with the same effects (fields bound,
+ * FIELD == FIELD pairs, the alternatives recorded, P->pos and P->ie past the part); false when it does not
+ * (the walk then decides). */
+static bool run_plan(struct px *P, unsigned a)
+{
+    const struct tsr_tc_isa *isa = P->isa;
+    const struct tsr_tc_op *op = &isa->ops[a];
+    const struct tsr_tc_part *p0 = isa->parts + op->part, *end = p0 + op->npart;
+    size_t ie = P->ie;
+    const struct tsr_dis_ev *ev = NULL;
+    if (ie < P->iend && P->ev[ie].pos != P->pos &&
+        (P->ev[ie].pos > P->lim || ws(P, P->ev[ie].pos) != ws(P, P->pos)))
+        return false;   /* the first event where the assembler starts */
+    for (const struct tsr_tc_part *p = p0; p < end; p++) {
+        if (ie >= P->iend)
+            return false;
+        ev = &P->ev[ie];
+        struct tsr_dis_step st = {.p = p, .end = end, .field = p->field};
+        switch (p->kind) {
+        case TSR_TC_TEXT:
+            if (p->bound && p->len && tsr_asm_isident(p->text[p->len - 1]) && !run_step(P, NULL, &st, ev))
+                return false;
+            ie++;
+            break;
+        case TSR_TC_SPACE:
+            ie++;
+            break;
+        case TSR_TC_TABLE:
+            st.kind = ev->what == TSR_TC_PRINT_NAME ? TSR_DIS_S_NAME : TSR_DIS_S_TAB;
+            if (!run_step(P, NULL, &st, ev))
+                return false;
+            ie++;
+            break;
+        case TSR_TC_INT:
+            st.kind = TSR_DIS_S_INT;
+            if (!run_step(P, NULL, &st, ev))
+                return false;
+            ie++;
+            break;
+        case TSR_TC_OPT:
+            if (ev->what) {
+                st.kind = TSR_DIS_S_LIT;
+                if ((p->bound && p->len && tsr_asm_isident(p->text[p->len - 1]) && !run_step(P, NULL, &st, ev)) ||
+                    !conds(P, p->cond, p->ncond))
+                    return false;
+            } else {
+                st.kind = TSR_DIS_S_OPT0;
+                if (!run_step(P, NULL, &st, ev))
+                    return false;
+            }
+            ie++;
+            break;
+        case TSR_TC_OPND: {
+            const struct tsr_dis_plan *pl = tsr_dis_plan_get(P->x, isa, p, end, ev, P->iend - ie);
+            if (!pl || pl->walk)
+                return false;
+            for (uint32_t i = 0; i < pl->nstep; i++)
+                if (!run_step(P, pl, &pl->step[i], ev + pl->step[i].ev))
+                    return false;
+            if ((size_t)(p - p0) < TSR_DIS_LALT)
+                P->lalt[P->cur][p - p0] = (uint8_t)ev->what;
+            ie += pl->nev;
+            break;
+        }
+        default:   /* TSR_TC_LABEL: not proven (walk) */
+            return false;
+        }
+    }
+    if (ev) {
+        if (ev->end > P->lim)
+            return false;
+        P->pos = ev->end;
+    }
+    P->ie = ie;
+    return true;
+}
+
+/* The walk of bundle part P->cur, printed by op a: with its operands' plans, else the walk itself. */
+static bool walk_part(struct px *P, unsigned a)
+{
+    const struct tsr_tc_op *op = &P->isa->ops[a];
+    uint32_t pos = P->pos;
+    size_t ie = P->ie;
+    if (run_plan(P, a))
+        return true;
+    P->pos = pos, P->ie = ie, P->top = SIZE_MAX;
+    memset(P->lalt[P->cur], 0xff, TSR_DIS_LALT);
+    return walk(P, P->isa->parts + op->part, P->isa->parts + op->part + op->npart, NULL);
 }
 
 /* asm_engine.c key_ok */
@@ -715,7 +910,7 @@ bool tsr_dis_exact(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const 
         P.iend = k + 1 < np ? sp[k + 1].first : nev;
         memset(P.lalt[k], 0xff, TSR_DIS_LALT);
         P.opbase = isa->parts + op->part;
-        if (P.ie > P.iend || P.iend > nev || !walk(&P, isa->parts + op->part, isa->parts + op->part + op->npart, NULL) ||
+        if (P.ie > P.iend || P.iend > nev || !walk_part(&P, opi) ||
             P.ie != P.iend || ws(&P, P.pos) != P.lim || !conds(&P, op->cond, op->ncond))
             return false;
         for (uint32_t u = s; u < t; u++)
@@ -803,6 +998,7 @@ bool tsr_dis_exact(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const 
 
 void tsr_dis_exact_free(struct tsr_dis_exact *x)
 {
+    tsr_dis_plan_free(x);
     tsr_dis_static_free(&x->st);
     free(x->bound);
     free(x->root);

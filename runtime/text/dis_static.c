@@ -576,6 +576,7 @@ void tsr_dis_static_init(struct tsr_dis_static *st, const struct tsr_tc_isa *isa
     st->fmt_never = xcalloc((size_t)isa->nops * isa->nformats);
     st->slot_never = xcalloc((size_t)isa->nops * isa->nslots);
     st->before_never = xcalloc(isa->nops);
+    st->sops = xcalloc((size_t)isa->nops * isa->nslots * sizeof *st->sops);
 }
 
 void tsr_dis_static_free(struct tsr_dis_static *st)
@@ -604,6 +605,9 @@ void tsr_dis_static_free(struct tsr_dis_static *st)
     free(st->fmt_never);
     free(st->slot_never);
     free(st->before_never);
+    for (size_t i = 0; st->sops && i < (size_t)st->isa->nops * st->isa->nslots; i++)
+        free(st->sops[i]);
+    free(st->sops);
     memset(st, 0, sizeof *st);
 }
 
@@ -673,6 +677,25 @@ bool tsr_dis_before_never(struct tsr_dis_static *st, unsigned a)
     if (*r == TSR_DIS_UNKNOWN)
         *r = slot_ops_never(st, a, st->isa->ops[a].slot, a) ? TSR_DIS_NEVER : TSR_DIS_MAYBE;
     return *r == TSR_DIS_NEVER;
+}
+
+const uint32_t *tsr_dis_slot_ops(struct tsr_dis_static *st, unsigned a, unsigned s, uint32_t *n)
+{
+    const struct tsr_tc_isa *isa = st->isa;
+    uint32_t **r = &st->sops[(size_t)a * isa->nslots + s];
+    if (!*r) {
+        const struct tsr_tc_slot *S = &isa->slots[s];
+        uint32_t *l = xcalloc((S->nop + 1) * sizeof *l), c = 0;
+        for (uint32_t i = 0; i < S->nop; i++) {
+            unsigned b = isa->idx[S->op + i];
+            if (b == a || tsr_dis_op_pair(st, b, a) != TSR_DIS_NEVER)
+                l[1 + c++] = b;
+        }
+        l[0] = c;
+        *r = l;
+    }
+    *n = (*r)[0];
+    return *r + 1;
 }
 
 bool tsr_dis_fmt_never(struct tsr_dis_static *st, unsigned a, unsigned g)
@@ -760,16 +783,24 @@ static uint8_t **map_row(struct tsr_dis_static *st, uint64_t key)
     return NULL;
 }
 
+/* The row of a table hole's place (tsr_dis_longer's arguments, canonical; tag: which question) in the map of
+ * rows, or NULL. */
+static uint8_t **place_row(struct tsr_dis_static *st, const struct tsr_tc_part **p, const struct tsr_tc_part **end,
+                           const struct tsr_tc_part **cp, const struct tsr_tc_part **cend, uint64_t tag)
+{
+    if (*cp)
+        canon(st, cp, cend);
+    else
+        canon(st, p, end);
+    size_t at = (size_t)(*p - st->isa->parts), ci = *cp ? (size_t)(*cp - st->isa->parts) : st->nparts;
+    return at < st->nparts && ci <= st->nparts ? map_row(st, tag | ((uint64_t)at * (st->nparts + 1) + ci + 1)) : NULL;
+}
+
 int tsr_dis_longer(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end,
                    const struct tsr_tc_part *cp, const struct tsr_tc_part *cend, uint64_t c)
 {
     const struct tsr_tc_isa *isa = st->isa;
-    if (cp)
-        canon(st, &cp, &cend);
-    else
-        canon(st, &p, &end);
-    size_t at = (size_t)(p - isa->parts), ci = cp ? (size_t)(cp - isa->parts) : st->nparts;
-    uint8_t **row = at < st->nparts && ci <= st->nparts ? map_row(st, (uint64_t)at * (st->nparts + 1) + ci + 1) : NULL;
+    uint8_t **row = place_row(st, &p, &end, &cp, &cend, 0);
     uint8_t *r = row ? row_byte(st, row, 0, p->arg, c) : NULL;
     if (!r)
         return TSR_DIS_MAYBE;
@@ -828,6 +859,54 @@ int tsr_dis_alt_entry(struct tsr_dis_static *st, const struct tsr_tc_part *p, co
         }
     }
     return *r;
+}
+
+#define NAME_TAG ((uint64_t)1 << 61)   /* place_row tag of tsr_dis_name_fast (tsr_dis_longer: 0) */
+
+int tsr_dis_name_fast(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end,
+                      const struct tsr_tc_part *cp, const struct tsr_tc_part *cend, uint64_t c)
+{
+    const struct tsr_tc_part *p0 = p, *e0 = end, *c0 = cp, *ce0 = cend;
+    uint8_t **row = place_row(st, &p, &end, &cp, &cend, NAME_TAG);
+    uint8_t *r = row ? row_byte(st, row, 0, p->arg, c) : NULL;
+    if (r && *r != TSR_DIS_UNKNOWN)
+        return *r;
+    const struct tsr_tc_print *pr = tsr_dis_print_of(st->isa, p->arg, c);
+    int v = pr && pr->kind == TSR_TC_PRINT_NAME && !tsr_asm_isblank((unsigned char)pr->name[0]) &&
+                    tsr_dis_name_ok(st, p->arg, c) && tsr_dis_longer(st, p0, e0, c0, ce0, c) == TSR_DIS_NEVER
+                ? TSR_DIS_NEVER
+                : TSR_DIS_MAYBE;
+    if (r)
+        *r = (uint8_t)v;
+    return v;
+}
+
+uint8_t *tsr_dis_name_row(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end,
+                          const struct tsr_tc_part *cp, const struct tsr_tc_part *cend, uint32_t *len)
+{
+    uint8_t **row = place_row(st, &p, &end, &cp, &cend, NAME_TAG);
+    *len = st->rowlen[p->arg];
+    if (!row || !*len)
+        return NULL;
+    return row_byte(st, row, 0, p->arg, 0);
+}
+
+uint8_t *tsr_dis_alt_entry_row(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end,
+                               unsigned j, unsigned k, uint32_t *len, uint32_t *field)
+{
+    const struct tsr_tc_isa *isa = st->isa;
+    canon(st, &p, &end);
+    const struct tsr_tc_opnd *o = &isa->opnds[p->arg];
+    size_t at = (size_t)(p - isa->parts);
+    if (at >= st->nparts || j >= st->maxalt || k >= st->maxalt || st->altfix[o->alt + k] < 0)
+        return NULL;
+    const struct tsr_tc_part *h = isa->parts + st->altfix[o->alt + k];
+    uint8_t **row = map_row(st, ((uint64_t)1 << 62) | (((uint64_t)at * st->maxalt + j) * st->maxalt + k));
+    *len = st->rowlen[h->arg];
+    *field = h->field;
+    if (!row || !*len)
+        return NULL;
+    return row_byte(st, row, 0, h->arg, 0);
 }
 
 uint64_t tsr_dis_alt_maybe(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end,
