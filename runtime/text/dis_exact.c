@@ -28,255 +28,7 @@
 
 #include "asm_match.h"
 #include "bits.h"
-#include "dis_exact.h"
-
-#define BUDGET 20000         /* text-only matcher steps per bundle before the proof gives up */
-#define MAX_NAMES 72         /* names of a table that can end along the text (asm_engine.c table_hole) */
-
-struct px {
-    const struct tsr_tc_isa *isa;
-    struct tsr_dis_exact *x;
-    const char *s;
-    uint32_t lim;                  /* end of the current part */
-    uint32_t pos;                  /* walk: where the assembler is */
-    const uint64_t *f;             /* the instruction's fields */
-    const struct tsr_dis_ev *ev;
-    struct tsr_dis_partinfo *pi;
-    size_t ie, iend;               /* walk: next event, end of the part's events */
-    size_t top;                    /* walk: the event of the op-level operand being walked (SIZE_MAX: none) */
-    size_t cur;                    /* walk: the bundle part being walked */
-    const struct tsr_tc_part *opbase;   /* walk: the first part of its op's template */
-    unsigned fmt;                  /* the printed format, its parts, their ops and their first events */
-    size_t np;
-    const unsigned *pop;
-    const struct tsr_dis_slotp *sp;
-    uint8_t (*lalt)[TSR_DIS_LALT];   /* x->lalt */
-    const size_t *plead;           /* the event of the part's leading operand (SIZE_MAX: none) */
-};
-
-static inline uint32_t ws(const struct px *P, uint32_t pos)
-{
-    while (pos < P->lim && tsr_asm_isblank(P->s[pos]))
-        pos++;
-    return pos;
-}
-
-/* Are the n bytes at a those at b (short runs: a loop, no call)? */
-static inline bool same(const char *a, const char *b, uint32_t n)
-{
-    for (uint32_t i = 0; i < n; i++)
-        if (a[i] != b[i])
-            return false;
-    return true;
-}
-
-/* Are the n bytes at t exactly the NUL-terminated name nm? */
-static inline bool is_name(const char *t, const char *nm, uint32_t n)
-{
-    uint32_t i = 0;
-    while (i < n && nm[i] && nm[i] == t[i])
-        i++;
-    return i == n && !nm[n];
-}
-
-/* asm_engine.c lit_match */
-static bool lit(const struct px *P, const char *text, unsigned len, bool bound, uint32_t pos, uint32_t *end)
-{
-    return tsr_asm_lit(P->s, P->lim, text, len, bound, pos, end);
-}
-
-/* asm_engine.c match, TSR_TC_SPACE: the blanks from pos to q are acceptable */
-static bool space_ok(const struct px *P, uint32_t pos, uint32_t q)
-{
-    return !(q == pos && pos > 0 && pos < P->lim && tsr_asm_isident(P->s[pos - 1]) && tsr_asm_isident(P->s[pos]));
-}
-
-/* The names of table T that the assembler accepts at pos (asm_engine.c table_hole): their lengths and codes.
- * Returns the count, or -1 when there are more than MAX_NAMES (the assembler then drops some). */
-static int names_at(const struct px *P, const struct tsr_tc_part *p, uint32_t pos, uint32_t *len, uint32_t *code)
-{
-    const struct tsr_tc_isa *isa = P->isa;
-    const struct tsr_tc_table *T = &isa->tables[p->arg];
-    if (!T->nnames)
-        return 0;
-    uint32_t avail = P->lim - pos;
-    unsigned maxl = T->maxlen < avail ? T->maxlen : avail, nc = 0;
-    const struct tsr_tc_trie *n = &isa->tries[T->trie];
-    for (unsigned L = 0;; L++) {
-        if (n->term) {
-            bool cut = p->bound && L && tsr_asm_isident(P->s[pos + L - 1]) && pos + L < P->lim &&
-                       tsr_asm_isident(P->s[pos + L]);
-            if (!cut) {
-                if (nc == MAX_NAMES)
-                    return -1;
-                len[nc] = L, code[nc++] = n->code;
-            }
-        }
-        if (L >= maxl || !n->nkid)
-            break;
-        unsigned char ch = (unsigned char)P->s[pos + L];
-        if (L == 0 && ch < 128) {   /* the root's children by first character */
-            uint32_t r = P->x->root[p->arg * 128u + ch];
-            if (!r)
-                break;
-            n = &isa->tries[r];
-            continue;
-        }
-        const struct tsr_tc_trie *k = &isa->tries[n->kid];
-        unsigned lo = 0, hi = n->nkid;
-        while (lo < hi) {
-            unsigned mid = (lo + hi) / 2;
-            if (k[mid].ch < ch)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (lo == n->nkid || k[lo].ch != ch)
-            break;
-        n = &k[lo];
-    }
-    return (int)nc;
-}
-
-/* names_at through the bundle's memo (the same table is looked up at the same place by several operand
- * alternatives): *len and *code point at the answer. */
-static int names_memo(struct px *P, const struct tsr_tc_part *p, uint32_t pos, const uint32_t **len,
-                      const uint32_t **code)
-{
-    struct tsr_dis_exact *x = P->x;
-    uint32_t key = (uint32_t)p->arg << 1 | p->bound;
-    for (unsigned i = 0; i < x->nmemo; i++) {
-        struct tsr_dis_names *m = &x->memo[i];
-        if (m->key == key && m->pos == pos) {
-            *len = m->len, *code = m->code;
-            return m->n;
-        }
-    }
-    struct tsr_dis_names *m = &x->memo[x->nmemo < TSR_DIS_NMEMO ? x->nmemo++ : (x->nmemo_next++ % TSR_DIS_NMEMO)];
-    uint32_t l[MAX_NAMES], c[MAX_NAMES];
-    int n = names_at(P, p, pos, l, c);
-    m->key = key, m->pos = pos, m->n = n;
-    if (n > TSR_DIS_NNAMES)
-        m->n = n = -1;   /* not kept: taken as unknown (the callers then prove nothing) */
-    if (n > 0) {
-        memcpy(m->len, l, (size_t)n * sizeof *l);
-        memcpy(m->code, c, (size_t)n * sizeof *c);
-    }
-    *len = m->len, *code = m->code;
-    return n;
-}
-
-/* asm_engine.c table_hole: does numeric entry nu accept the value v? */
-static bool num_ok(const struct tsr_tc_num *nu, const struct tsr_asm_val *v)
-{
-    if (nu->is_float) {
-        float fv = (float)(v->fl ? v->d : 0.0);
-        uint32_t bits;
-        memcpy(&bits, &fv, 4);
-        return v->fl && bits == nu->val;
-    }
-    return tsr_asm_int_in(v, INT32_MIN, (int64_t)UINT32_MAX) && (uint32_t)v->i == nu->val;
-}
-
-static int expr_at(const struct px *P, uint32_t pos, size_t *e, struct tsr_asm_val *v)
-{
-    size_t ep, el;
-    const char *err;
-    return tsr_asm_expr(P->s, pos, P->lim, NULL, e, v, &err, &ep, &el);
-}
-
-/* asm_engine.c number_hole for a `{FIELD}` hole: the value stored, or false when the hole fails. */
-static bool int_value(const struct tsr_tc_field *fd, const struct tsr_asm_val *v, int64_t *x)
-{
-    bool u = false;
-    if (v->fl) {
-        if (fd->width < 32)
-            return false;
-        float fv = (float)v->d;
-        uint32_t bits;
-        memcpy(&bits, &fv, 4);
-        *x = bits;
-    } else {
-        *x = v->i;
-        u = v->u;
-    }
-    return am_fits(fd, *x, u);
-}
-
-/* Can parts [p, end) followed by the continuation k match the text from pos to the end of the part, fields
- * aside?  true also when the step budget is spent (then nothing is proven). */
-static bool possible(struct px *P, const struct tsr_tc_part *p, const struct tsr_tc_part *end, uint32_t pos,
-                     const struct tsr_dis_kont *k, bool open)
-{
-    const struct tsr_tc_isa *isa = P->isa;
-    if (++P->x->steps > BUDGET)
-        return true;
-    for (; p < end; p++) {
-        uint32_t q = ws(P, pos), e;
-        switch (p->kind) {
-        case TSR_TC_TEXT:
-            if (!lit(P, p->text, p->len, p->bound, q, &e))
-                return false;
-            pos = e;
-            break;
-        case TSR_TC_SPACE:
-            if (!space_ok(P, pos, q))
-                return false;
-            pos = q;
-            break;
-        case TSR_TC_TABLE: {
-            const struct tsr_tc_table *T = &isa->tables[p->arg];
-            const uint32_t *len, *code;
-            int nn = names_memo(P, p, q, &len, &code);
-            if (nn < 0)
-                return true;
-            for (int i = 0; i < nn; i++)
-                if (possible(P, p + 1, end, q + len[i], k, open))
-                    return true;
-            if (T->nnums) {
-                struct tsr_asm_val v;
-                size_t ee;
-                if (expr_at(P, q, &ee, &v) > 0)
-                    for (uint32_t i = 0; i < T->nnums; i++)
-                        if (num_ok(&isa->nums[T->num_first + i], &v))
-                            return possible(P, p + 1, end, (uint32_t)ee, k, open);
-            }
-            return false;
-        }
-        case TSR_TC_INT:
-        case TSR_TC_LABEL: {
-            struct tsr_asm_val v;
-            size_t ee;
-            int64_t x;
-            if (expr_at(P, q, &ee, &v) <= 0)
-                return false;
-            if (p->kind == TSR_TC_INT && !int_value(&isa->fields[p->field], &v, &x))
-                return false;
-            if (p->kind == TSR_TC_LABEL && v.fl)
-                return false;
-            pos = (uint32_t)ee;   /* a label's range depends on the address: taken as possible */
-            break;
-        }
-        case TSR_TC_OPT:
-            if (lit(P, p->text, p->len, p->bound, q, &e) && possible(P, p + 1, end, e, k, open))
-                return true;
-            break;   /* absent: pos unchanged, as in the assembler */
-        case TSR_TC_OPND: {
-            const struct tsr_tc_opnd *o = &isa->opnds[p->arg];
-            struct tsr_dis_kont rest = {p + 1, end, k};
-            for (uint32_t i = 0; i < o->nalt; i++) {
-                const struct tsr_tc_alt *alt = &isa->alts[o->alt + i];
-                if (possible(P, isa->parts + alt->part, isa->parts + alt->part + alt->npart, q, &rest, open))
-                    return true;
-            }
-            return false;
-        }
-        }
-    }
-    if (k)
-        return possible(P, k->p, k->end, pos, k->next, open);
-    return open || ws(P, pos) == P->lim;
-}
+#include "dis_px.h"
 
 static bool bind_field(struct px *P, unsigned field, uint64_t v)
 {
@@ -372,7 +124,8 @@ static bool forces(struct px *P, size_t k, unsigned field, uint64_t v)
                 if (pw < o->nalt && i != pw && (tsr_dis_alt_ctx(&P->x->st, p, end, i, pw) == TSR_DIS_NEVER ||
                                                 tsr_dis_alt_entry(&P->x->st, p, end, i, pw, P->f) == TSR_DIS_NEVER))
                     continue;
-                if (i == pw || possible(P, isa->parts + al->part, isa->parts + al->part + al->npart, ws(P, pos), &rest, false))
+                const struct tsr_tc_part *ap = isa->parts + al->part;
+                if (i == pw || tsr_dis_possible(P, ap, ap + al->npart, ws(P, pos), &rest, false))
                     return false;
             }
         }
@@ -416,7 +169,7 @@ static bool table_hole(struct px *P, const struct tsr_tc_part *p, const struct t
     uint64_t want = P->f[p->field];
     uint32_t lp = ev->end - ev->pos;
     const uint32_t *len, *code;
-    int nn = names_memo(P, p, q, &len, &code);
+    int nn = tsr_dis_names_memo(P, p, q, &len, &code);
     /* the printed entry is ev->end - ev->pos characters from q (an empty name may be printed before
      * blanks that the assembler skips first) */
     if (nn < 0 || (lp && q != ev->pos))
@@ -429,18 +182,18 @@ static bool table_hole(struct px *P, const struct tsr_tc_part *p, const struct t
             found = true;
         } else if (ev->what != TSR_TC_PRINT_NAME || len[i] > lp) {
             /* tried before the printed entry (longer names first, names before numbers) */
-            if (possible(P, p + 1, end, q + len[i], k, false))
+            if (tsr_dis_possible(P, p + 1, end, q + len[i], k, false))
                 return false;
         }
     }
     if (ev->what != TSR_TC_PRINT_NAME) {
         struct tsr_asm_val v;
         size_t ee;
-        if (expr_at(P, q, &ee, &v) <= 0 || ee != ev->end)
+        if (tsr_dis_expr_at(P, q, &ee, &v) <= 0 || ee != ev->end)
             return false;
         for (uint32_t i = 0; i < T->nnums && !found; i++) {
             const struct tsr_tc_num *nu = &isa->nums[T->num_first + i];
-            if (!num_ok(nu, &v))
+            if (!tsr_dis_num_ok(nu, &v))
                 continue;
             if (nu->code != want)
                 return false;   /* another entry of the same value comes first */
@@ -506,8 +259,8 @@ static bool walk(struct px *P, const struct tsr_tc_part *p, const struct tsr_tc_
             struct tsr_asm_val v;
             size_t ee;
             int64_t x;
-            if (q != ev->pos || expr_at(P, q, &ee, &v) <= 0 || ee != ev->end ||
-                !int_value(&isa->fields[p->field], &v, &x) || !bind_field(P, p->field, (uint64_t)x))
+            if (q != ev->pos || tsr_dis_expr_at(P, q, &ee, &v) <= 0 || ee != ev->end ||
+                !tsr_dis_int_value(&isa->fields[p->field], &v, &x) || !bind_field(P, p->field, (uint64_t)x))
                 return false;
             e = ev->end;
             break;
@@ -518,7 +271,7 @@ static bool walk(struct px *P, const struct tsr_tc_part *p, const struct tsr_tc_
                 if (!m || ws(P, e) != ws(P, ev->end) || !conds(P, p->cond, p->ncond))
                     return false;
             } else {
-                if (ev->end != ev->pos || (m && possible(P, p + 1, end, e, k, false)))
+                if (ev->end != ev->pos || (m && tsr_dis_possible(P, p + 1, end, e, k, false)))
                     return false;
                 e = P->pos;
             }
@@ -540,8 +293,8 @@ static bool walk(struct px *P, const struct tsr_tc_part *p, const struct tsr_tc_
                 if (!k)
                     P->top = (size_t)(ev - P->ev);
                 /* fails on the text (alone, then with what follows it in the template), or through a field */
-                if (possible(P, isa->parts + alt->part, isa->parts + alt->part + alt->npart, q, NULL, true) &&
-                    possible(P, isa->parts + alt->part, isa->parts + alt->part + alt->npart, q, &rest, false) &&
+                if (tsr_dis_possible(P, isa->parts + alt->part, isa->parts + alt->part + alt->npart, q, NULL, true) &&
+                    tsr_dis_possible(P, isa->parts + alt->part, isa->parts + alt->part + alt->npart, q, &rest, false) &&
                     !refuted(P, alt))
                     return false;
             }
@@ -599,13 +352,14 @@ static bool run_step(struct px *P, const struct tsr_dis_plan *pl, const struct t
         struct tsr_asm_val v;
         size_t ee;
         int64_t n;
-        return ws(P, ev->pos) == ev->pos && expr_at(P, ev->pos, &ee, &v) > 0 && ee == ev->end &&
-               int_value(&isa->fields[st->field], &v, &n) && bind_field(P, st->field, (uint64_t)n);
+        return ws(P, ev->pos) == ev->pos && tsr_dis_expr_at(P, ev->pos, &ee, &v) > 0 && ee == ev->end &&
+               tsr_dis_int_value(&isa->fields[st->field], &v, &n) && bind_field(P, st->field, (uint64_t)n);
     }
     case TSR_DIS_S_OPT0: {
         uint32_t q = ws(P, ev->pos), e;
         return ev->end == ev->pos &&
-               !(lit(P, st->p->text, st->p->len, st->p->bound, q, &e) && possible(P, st->p + 1, st->end, e, st->k, false));
+               !(lit(P, st->p->text, st->p->len, st->p->bound, q, &e) &&
+                 tsr_dis_possible(P, st->p + 1, st->end, e, st->k, false));
     }
     case TSR_DIS_S_CONDS:
         for (uint32_t j = 0; j < st->n; j++) {   /* as conds() */
@@ -640,9 +394,9 @@ static bool run_step(struct px *P, const struct tsr_dis_plan *pl, const struct t
             P->top = (size_t)(ev - P->ev);
             /* through a field first: mostly lookups (forces), where the text-only matcher would find that
              * the alternative matches (a name of both tables) */
-            bool fails = refuted(P, alt) ||
-                         !possible(P, isa->parts + alt->part, isa->parts + alt->part + alt->npart, q, NULL, true) ||
-                         !possible(P, isa->parts + alt->part, isa->parts + alt->part + alt->npart, q, &rest, false);
+            const struct tsr_tc_part *ap = isa->parts + alt->part;
+            bool fails = refuted(P, alt) || !tsr_dis_possible(P, ap, ap + alt->npart, q, NULL, true) ||
+                         !tsr_dis_possible(P, ap, ap + alt->npart, q, &rest, false);
             P->top = SIZE_MAX;
             if (!fails)
                 return false;
@@ -760,7 +514,7 @@ static bool op_possible(struct px *P, const struct tsr_tc_op *op, uint32_t q, ui
 {
     if (!key_ok(op, P->s + q, run) || (op->req[0] & ~have[0]) || (op->req[1] & ~have[1]))
         return false;
-    return possible(P, P->isa->parts + op->part, P->isa->parts + op->part + op->npart, q, NULL, false);
+    return tsr_dis_possible(P, P->isa->parts + op->part, P->isa->parts + op->part + op->npart, q, NULL, false);
 }
 
 /* Can part pi, printed by op `printed`, be an op of slot `slot`, among the ops the assembler tries before
@@ -991,7 +745,7 @@ bool tsr_dis_exact(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const 
     for (unsigned fd = 0; fd < isa->nfields; fd++)
         if (!x->bound[fd] && P.f[fd])
             return false;
-    if (x->steps > BUDGET)
+    if (x->steps > TSR_DIS_BUDGET)
         return false;
     return true;
 }
