@@ -73,6 +73,17 @@ static bool conds(struct px *P, uint32_t first, uint32_t n)
     return true;
 }
 
+/* Does alternative al bind FIELD to a value other than v? */
+static bool binds_other(const struct tsr_tc_isa *isa, const struct tsr_tc_alt *al, unsigned field, uint64_t v)
+{
+    for (uint32_t d = 0; d < al->ncond; d++) {
+        const struct tsr_tc_cond *c = &isa->conds[al->cond + d];
+        if (c->kind == TSR_TC_BIND && c->field == field && c->val != v)
+            return true;
+    }
+    return false;
+}
+
 /* Does bundle part k pin FIELD to a value other than v on the text alone?  Every op of the format that can
  * match the part (its printed op, and those dis_static.c cannot rule out) must begin with literal text and an
  * operand, and every alternative of that operand that can match the text there, followed by the rest of the
@@ -110,16 +121,15 @@ static bool forces(struct px *P, size_t k, unsigned field, uint64_t v)
             struct tsr_dis_kont rest = {p + 1, end, NULL};
             /* the printed op: its printed alternative, and those the templates cannot rule out (dis_static.c) */
             uint32_t pw = b == a && P->plead[k] != SIZE_MAX ? P->ev[P->plead[k]].what : UINT32_MAX;
+            /* the printed alternative matches: unless it binds FIELD to another value, the loop below ends
+             * with false when it reaches it (or before) */
+            if (pw < o->nalt && !binds_other(isa, &isa->alts[o->alt + pw], field, v))
+                return false;
             for (uint32_t i = 0; i < o->nalt; i++) {
                 const struct tsr_tc_alt *al = &isa->alts[o->alt + i];
                 /* an alternative that binds FIELD to another value passes whether or not it can match: the
                  * facts and the text are asked only for the others */
-                bool other = false;
-                for (uint32_t d = 0; d < al->ncond && !other; d++) {
-                    const struct tsr_tc_cond *c = &isa->conds[al->cond + d];
-                    other = c->kind == TSR_TC_BIND && c->field == field && c->val != v;
-                }
-                if (other)
+                if (binds_other(isa, al, field, v))
                     continue;
                 if (pw < o->nalt && i != pw && (tsr_dis_alt_ctx(&P->x->st, p, end, i, pw) == TSR_DIS_NEVER ||
                                                 tsr_dis_alt_entry(&P->x->st, p, end, i, pw, P->f) == TSR_DIS_NEVER))
@@ -322,8 +332,8 @@ static bool walk(struct px *P, const struct tsr_tc_part *p, const struct tsr_tc_
 
 /* One step of a plan (dis_exact.h, dis_plan.c; pl: its plan, for S_CONDS and S_OPND) on its event ev: false
  * when it does not show what the walk shows there. */
-static bool run_step(struct px *P, const struct tsr_dis_plan *pl, const struct tsr_dis_step *st,
-                     const struct tsr_dis_ev *ev)
+static inline bool run_step(struct px *P, const struct tsr_dis_plan *pl, const struct tsr_dis_step *st,
+                            const struct tsr_dis_ev *ev)
 {
     const struct tsr_tc_isa *isa = P->isa;
     struct tsr_dis_exact *x = P->x;
@@ -407,6 +417,35 @@ static bool run_step(struct px *P, const struct tsr_dis_plan *pl, const struct t
     return false;
 }
 
+/* The steps of plan pl on the events from ev (the operand's). */
+static bool run_steps(struct px *P, const struct tsr_dis_plan *pl, const struct tsr_dis_ev *ev)
+{
+    for (uint32_t i = 0; i < pl->nstep; i++)
+        if (!run_step(P, pl, &pl->step[i], ev + pl->step[i].ev))
+            return false;
+    return true;
+}
+
+/* tsr_dis_plan_get, the plans already made found here (most lookups). */
+static inline const struct tsr_dis_plan *plan_of(struct px *P, const struct tsr_tc_part *p,
+                                                 const struct tsr_tc_part *end, const struct tsr_dis_ev *ev,
+                                                 size_t avail)
+{
+    struct tsr_dis_exact *x = P->x;
+    size_t part = (size_t)(p - P->isa->parts);
+    if (x->plans && part < x->st.nparts && ev->what < x->st.maxalt)
+        for (const struct tsr_dis_plan *pl = x->plans[part * x->st.maxalt + ev->what]; pl; pl = pl->next) {
+            if (pl->nev > avail)
+                break;   /* the same for every plan of the place and alternative */
+            uint32_t i = 1;
+            while (i < pl->nev && pl->what[i] == ev[i].what)
+                i++;
+            if (i == pl->nev)
+                return pl;
+        }
+    return tsr_dis_plan_get(x, P->isa, p, end, ev, avail);
+}
+
 /* The walk of the current part (P->cur, printed by op `a`, its events from P->ie) with the plans of its
  * operands (dis_plan.c); the op's own parts between them as the walk takes them, the literals matching their
  * own prints.  True when that shows what the walk would show, with the same effects (fields bound,
@@ -462,12 +501,9 @@ static bool run_plan(struct px *P, unsigned a)
             ie++;
             break;
         case TSR_TC_OPND: {
-            const struct tsr_dis_plan *pl = tsr_dis_plan_get(P->x, isa, p, end, ev, P->iend - ie);
-            if (!pl || pl->walk)
+            const struct tsr_dis_plan *pl = plan_of(P, p, end, ev, P->iend - ie);
+            if (!pl || pl->walk || !run_steps(P, pl, ev))
                 return false;
-            for (uint32_t i = 0; i < pl->nstep; i++)
-                if (!run_step(P, pl, &pl->step[i], ev + pl->step[i].ev))
-                    return false;
             if ((size_t)(p - p0) < TSR_DIS_LALT)
                 P->lalt[P->cur][p - p0] = (uint8_t)ev->what;
             ie += pl->nev;
