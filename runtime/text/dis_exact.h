@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dis_cand.h"
 #include "dis_path.h"
 #include "text/textcodec.h"
 
@@ -135,10 +136,12 @@ struct tsr_dis_exact {
     unsigned steps;       /* budget of the text-only matcher for one bundle */
     unsigned long nslow;  /* ops matched on the text against a part (dis_exact.c slot_possible) */
     unsigned long nprinted;   /* bundles printed by the thread, up to TSR_DIS_WARMUP (dis_engine.c attempt) */
+    struct tsr_dis_cands cands;   /* the ops slot_possible tries on the text (dis_cand.h) */
 };
 
 /* Whether the assembler, given text[0..len) (the bundle printed from inst, a decoded struct <t>_inst, along
- * the path recorded in path), returns inst's format and exactly its fields and ignored bits; false when
+ * the path recorded in path), returns inst's format and ignored bits and exactly the format's fields (those
+ * the round-trip check compares); false when
  * that is not certain.  Never reads outside text[0..len). */
 bool tsr_dis_exact(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const void *inst, const char *text,
                    size_t len, const struct tsr_dis_path *path);
