@@ -565,6 +565,10 @@ static bool slot_possible(struct px *P, unsigned slot, unsigned before, unsigned
     /* the facts per printed alternative cost more to decide than a few thousand text-only matches: asked
      * once that many have been made */
     bool alts = ++P->x->nslow > TSR_DIS_SLOW && P->isa->ops[printed].npart <= TSR_DIS_LALT;
+    /* the ops the facts do not rule out (dis_cand.c: decided once per slot, op and printed alternatives) */
+    uint64_t m = S->nop <= 64 ? tsr_dis_cands(&P->x->cands, &P->x->st, slot, before, printed, alts, P->lalt[k]) : 0;
+    if (S->nop <= 64 && !m)
+        return false;
     if (!pi->have_set) {
         pi->have[0] = pi->have[1] = 0;
         for (uint32_t j = pi->start; j < pi->end; j++) {
@@ -576,10 +580,10 @@ static bool slot_possible(struct px *P, unsigned slot, unsigned before, unsigned
     }
     for (uint32_t i = 0; i < S->nop; i++) {
         unsigned opi = P->isa->idx[S->op + i];
-        if (opi < before && P->isa->ops[opi].slot == slot &&
-            (!alts || tsr_dis_op_alts(&P->x->st, opi, printed, P->lalt[k]) != TSR_DIS_NEVER) &&
-            op_possible(P, &P->isa->ops[opi], pi->q, pi->run, pi->have))
-            return true;
+        if (S->nop <= 64 ? (m >> i & 1) : (opi < before && P->isa->ops[opi].slot == slot &&
+                                            (!alts || tsr_dis_op_alts(&P->x->st, opi, printed, P->lalt[k]) != TSR_DIS_NEVER)))
+            if (op_possible(P, &P->isa->ops[opi], pi->q, pi->run, pi->have))
+                return true;
     }
     return false;
 }
@@ -778,9 +782,13 @@ bool tsr_dis_exact(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const 
             x->bound[fd] = 2;
         }
     }
-    for (unsigned fd = 0; fd < isa->nfields; fd++)
+    /* the format's fields: the round-trip check compares those and no other (dis_engine.c attempt: the
+     * overrides name only the format's fields), so that is what "no override" claims */
+    for (uint32_t i = 0; i < F->nfield; i++) {
+        unsigned fd = isa->idx[F->field + i];
         if (!x->bound[fd] && P.f[fd])
             return false;
+    }
     if (x->steps > TSR_DIS_BUDGET)
         return false;
     return true;
@@ -790,6 +798,7 @@ void tsr_dis_exact_free(struct tsr_dis_exact *x)
 {
     tsr_dis_plan_free(x);
     tsr_dis_static_free(&x->st);
+    tsr_dis_cands_free(&x->cands);
     free(x->bound);
     free(x->root);
     free(x->eq);

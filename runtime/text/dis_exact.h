@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dis_cand.h"
 #include "dis_path.h"
 #include "text/textcodec.h"
 
@@ -222,10 +223,12 @@ struct tsr_dis_exact {
     unsigned nplans;
     void *pbuf;                    /* dis_plan.c: a plan being compiled, pcap bytes */
     size_t pcap;
+    struct tsr_dis_cands cands;   /* the ops slot_possible tries on the text (dis_cand.h) */
 };
 
 /* Whether the assembler, given text[0..len) (the bundle printed from inst, a decoded struct <t>_inst, along
- * the path recorded in path), returns inst's format and exactly its fields and ignored bits; false when
+ * the path recorded in path), returns inst's format and ignored bits and exactly the format's fields (those
+ * the round-trip check compares); false when
  * that is not certain.  Never reads outside text[0..len). */
 bool tsr_dis_exact(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const void *inst, const char *text,
                    size_t len, const struct tsr_dis_path *path);
