@@ -134,7 +134,11 @@ struct tsr_dis_names {
 
 #define TSR_DIS_LALT 16    /* template parts of an op whose printed alternatives are recorded */
 #define TSR_DIS_SLOW 4096  /* text-only op matches before tsr_dis_op_alts is asked */
-#define TSR_DIS_WARMUP 8192   /* bundles a thread prints, with the full check, before it proves (dis_engine.c) */
+/* Bundles a thread prints, with the full check, before it proves (dis_engine.c attempt).  The rule of renting
+ * before buying: the thread proves once its checks have cost about what deciding the facts costs.  Measured
+ * (callgrind, `tessera dis` on the first N of bench_dis's words, with the proof's plans): the facts a thread
+ * decides cost about 25 M instructions, a check about 25,000, so about 1,000 checks. */
+#define TSR_DIS_WARMUP 1024
 #define TSR_DIS_MAXPARTS 64   /* bundle parts (asm_match.h MAX_PARTS) */
 
 /* ---- plans of the walk (dis_plan.c) ------------------------------------------------------------------- */
