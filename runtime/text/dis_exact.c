@@ -576,6 +576,9 @@ static bool slot_possible(struct px *P, unsigned slot, unsigned before, unsigned
             if (c < 128)
                 pi->have[c >> 6] |= (uint64_t)1 << (c & 63);
         }
+        for (pi->run = pi->q; pi->run < pi->end && tsr_asm_isident(P->s[pi->run]);)
+            pi->run++;
+        pi->run -= pi->q;
         pi->have_set = true;
     }
     for (uint32_t i = 0; i < S->nop; i++) {
@@ -586,6 +589,31 @@ static bool slot_possible(struct px *P, unsigned slot, unsigned before, unsigned
                 return true;
     }
     return false;
+}
+
+/* The prover's per-isa arrays, on its first bundle: bound, the tries' roots by first character, and per op
+ * the template index of its leading operand (after literal text and blanks only; -1: none). */
+static void prover_alloc(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x)
+{
+    x->bound = calloc(isa->nfields + 1, 1);
+    x->root = calloc((size_t)isa->ntables * 128 + 1, sizeof *x->root);
+    x->oplead = calloc(isa->nops + 1, sizeof *x->oplead);
+    if (!x->bound || !x->root || !x->oplead)
+        abort();
+    for (unsigned t = 0; t < isa->ntables; t++) {
+        const struct tsr_tc_trie *r = &isa->tries[isa->tables[t].trie];
+        if (isa->tables[t].nnames)
+            for (unsigned i = 0; i < r->nkid; i++)
+                if (isa->tries[r->kid + i].ch < 128)
+                    x->root[t * 128 + isa->tries[r->kid + i].ch] = r->kid + i;
+    }
+    for (unsigned a = 0; a < isa->nops; a++) {
+        const struct tsr_tc_op *op = &isa->ops[a];
+        uint32_t i = 0;
+        while (i < op->npart && (isa->parts[op->part + i].kind == TSR_TC_TEXT || isa->parts[op->part + i].kind == TSR_TC_SPACE))
+            i++;
+        x->oplead[a] = i < op->npart && isa->parts[op->part + i].kind == TSR_TC_OPND ? (int32_t)i : -1;
+    }
 }
 
 bool tsr_dis_exact(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const void *inst, const char *text,
@@ -631,10 +659,7 @@ bool tsr_dis_exact(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const 
             p->q++;
         if (p->q == i)
             return false;   /* an empty part: an error */
-        for (p->run = p->q; p->run < i && tsr_asm_isident(text[p->run]);)
-            p->run++;
-        p->run -= p->q;
-        p->have_set = false;   /* the characters present: when an op is tried on the text (slot_possible) */
+        p->have_set = false;   /* its characters and leading identifier: when an op is tried on it (slot_possible) */
         if (i == n)
             break;
         st = i + 1;
@@ -644,18 +669,14 @@ bool tsr_dis_exact(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const 
     /* for refuted: each part's op and the event of its leading operand */
     unsigned pop[MAX_PARTS];
     size_t plead[MAX_PARTS];
+    if (!x->bound)
+        prover_alloc(isa, x);
     for (size_t k = 0; k < np; k++) {
         unsigned a = ops[isa->idx[F->slot + (sp[k].t < F->nslot ? sp[k].t : 0)]];
         pop[k] = a;
-        plead[k] = SIZE_MAX;
         if (a >= isa->nops)
             return false;
-        const struct tsr_tc_op *op = &isa->ops[a];
-        uint32_t i = 0;
-        while (i < op->npart && (isa->parts[op->part + i].kind == TSR_TC_TEXT || isa->parts[op->part + i].kind == TSR_TC_SPACE))
-            i++;
-        if (i < op->npart && isa->parts[op->part + i].kind == TSR_TC_OPND)
-            plead[k] = sp[k].first + i;
+        plead[k] = x->oplead[a] < 0 ? SIZE_MAX : sp[k].first + (size_t)x->oplead[a];
     }
     P.top = SIZE_MAX;
     P.fmt = fmt;
@@ -664,19 +685,6 @@ bool tsr_dis_exact(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const 
     P.pop = pop;
     P.sp = sp;
     P.plead = plead;
-    if (!x->bound) {
-        x->bound = calloc(isa->nfields + 1, 1);
-        x->root = calloc((size_t)isa->ntables * 128 + 1, sizeof *x->root);
-        if (!x->bound || !x->root)
-            abort();
-        for (unsigned t = 0; t < isa->ntables; t++) {
-            const struct tsr_tc_trie *r = &isa->tries[isa->tables[t].trie];
-            if (isa->tables[t].nnames)
-                for (unsigned i = 0; i < r->nkid; i++)
-                    if (isa->tries[r->kid + i].ch < 128)
-                        x->root[t * 128 + isa->tries[r->kid + i].ch] = r->kid + i;
-        }
-    }
     memset(x->bound, 0, isa->nfields);
     x->neq = 0;
     x->steps = 0;
@@ -801,6 +809,7 @@ void tsr_dis_exact_free(struct tsr_dis_exact *x)
     tsr_dis_cands_free(&x->cands);
     free(x->bound);
     free(x->root);
+    free(x->oplead);
     free(x->eq);
     memset(x, 0, sizeof *x);
 }

@@ -205,7 +205,9 @@ const struct tsr_dis_plan *tsr_dis_plan_get(struct tsr_dis_exact *x, const struc
                                             const struct tsr_dis_ev *ev, size_t avail);
 void tsr_dis_plan_free(struct tsr_dis_exact *x);
 
-/* A bundle part of the text being proven (dis_exact.c). */
+/* A bundle part of the text being proven (dis_exact.c): bytes [start, end), the first non-blank at q; once
+ * have_set (when an op is first tried on its text), run is the length of the identifier at q and have the
+ * ASCII characters present (bit c of have[c >> 6]). */
 struct tsr_dis_partinfo { uint32_t start, end, q, run; bool have_set; uint64_t have[2]; };
 
 /* State of the prover (zeroed, then reused; tsr_dis_exact_free releases it). */
@@ -218,6 +220,7 @@ struct tsr_dis_exact {
     unsigned nmemo, nmemo_next;
     uint8_t *bound;       /* per field: set by the text or a binding condition */
     uint32_t *root;       /* per table and ASCII character: the trie node of the root's child, or 0 */
+    int32_t *oplead;      /* per op: the template index of its leading operand part, or -1 (dis_exact.c) */
     uint16_t *eq;         /* FIELD == FIELD pairs met on the way (2 entries each) */
     size_t neq, ceq;
     unsigned steps;       /* budget of the text-only matcher for one bundle */
