@@ -14,14 +14,19 @@
  *      - by a fact of the description decided once per isa (dis_static.c): the earlier choice cannot match
  *        any text the printed one prints in that place (formats, slots and ops; operand alternatives, for the
  *        printed table entry too; longer table names);
- *      - else on this text: a text-only matcher (`possible`, the assembler's matcher without fields) finds
- *        no way for it to consume the rest of the part (fields only ever remove matches);
  *      - else through a field (`refuted`): the earlier alternative binds FIELD = v, and another bundle part
- *        can only be read through alternatives that bind FIELD to another value.
+ *        can only be read through alternatives that bind FIELD to another value;
+ *      - else on this text: a text-only matcher (dis_match.c `tsr_dis_possible`, the assembler's matcher
+ *        without fields) finds no way for it to consume the rest of the part (fields only ever remove
+ *        matches).
+ * Each bundle part is walked first with the plans of its operands (dis_plan.c, `run_plan`: the walk's steps
+ * that the template leaves open, the facts looked up once), and by `walk` itself when a plan does not show
+ * it, so the plans prove nothing the walk would not.
  * Whatever cannot be shown this way (a label, a FIELD == FIELD pair with no bound side, an earlier choice that
  * survives all three, the text-only matcher over its step budget) answers false, and the caller runs the full
  * round-trip check.  Every test here mirrors one of asm_engine.c's; a change to the matcher's order or rules
- * must be made here and in dis_static.c too (the TESSERA_DIS_VERIFY mode of dis_engine.c cross-checks).
+ * must be made here, in dis_plan.c, dis_match.c and dis_static.c too (the TESSERA_DIS_VERIFY mode of
+ * dis_engine.c cross-checks).
  */
 #include <stdlib.h>
 #include <string.h>
