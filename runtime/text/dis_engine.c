@@ -386,8 +386,8 @@ static int attempt(struct dis *d, unsigned fmt, uint64_t pc, bool all, bool *par
     if (!print_bundle(d, d->inst, pc, all, partial, out))
         return -1;
     /* most bundles: shown exact from the printed path, without assembling the text (dis_exact.c); the facts
-     * it rests on cost about as much to decide as a few thousand checks, so the proof starts once the thread
-     * has printed that many bundles (at once with TESSERA_DIS_VERIFY) */
+     * it rests on cost about as much to decide as a thousand checks, so the proof starts once the thread has
+     * printed TSR_DIS_WARMUP bundles (at once with TESSERA_DIS_VERIFY) */
     bool proven = (d->verify || d->exact->nprinted >= TSR_DIS_WARMUP) &&
                   tsr_dis_exact(isa, d->exact, d->inst, out->data + start, out->len - start, &d->path);
     if (d->exact->nprinted < TSR_DIS_WARMUP)

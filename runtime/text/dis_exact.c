@@ -14,277 +14,46 @@
  *      - by a fact of the description decided once per isa (dis_static.c): the earlier choice cannot match
  *        any text the printed one prints in that place (formats, slots and ops; operand alternatives, for the
  *        printed table entry too; longer table names);
- *      - else on this text: a text-only matcher (`possible`, the assembler's matcher without fields) finds
- *        no way for it to consume the rest of the part (fields only ever remove matches);
  *      - else through a field (`refuted`): the earlier alternative binds FIELD = v, and another bundle part
- *        can only be read through alternatives that bind FIELD to another value.
+ *        can only be read through alternatives that bind FIELD to another value;
+ *      - else on this text: a text-only matcher (dis_match.c `tsr_dis_possible`, the assembler's matcher
+ *        without fields) finds no way for it to consume the rest of the part (fields only ever remove
+ *        matches).
+ * Each bundle part is walked first with the plans of its operands (dis_plan.c, `run_plan`: the walk's steps
+ * that the template leaves open, the facts looked up once), and by `walk` itself when a plan does not show
+ * it, so the plans prove nothing the walk would not.
  * Whatever cannot be shown this way (a label, a FIELD == FIELD pair with no bound side, an earlier choice that
  * survives all three, the text-only matcher over its step budget) answers false, and the caller runs the full
  * round-trip check.  Every test here mirrors one of asm_engine.c's; a change to the matcher's order or rules
- * must be made here and in dis_static.c too (the TESSERA_DIS_VERIFY mode of dis_engine.c cross-checks).
+ * must be made here, in dis_plan.c, dis_match.c and dis_static.c too (the TESSERA_DIS_VERIFY mode of
+ * dis_engine.c cross-checks).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "asm_match.h"
 #include "bits.h"
-#include "dis_exact.h"
-
-#define BUDGET 20000         /* text-only matcher steps per bundle before the proof gives up */
-#define MAX_NAMES 72         /* names of a table that can end along the text (asm_engine.c table_hole) */
-
-struct kont { const struct tsr_tc_part *p, *end; const struct kont *next; };
-
-struct px {
-    const struct tsr_tc_isa *isa;
-    struct tsr_dis_exact *x;
-    const char *s;
-    uint32_t lim;                  /* end of the current part */
-    uint32_t pos;                  /* walk: where the assembler is */
-    const uint64_t *f;             /* the instruction's fields */
-    const struct tsr_dis_ev *ev;
-    struct tsr_dis_partinfo *pi;
-    size_t ie, iend;               /* walk: next event, end of the part's events */
-    size_t top;                    /* walk: the event of the op-level operand being walked (SIZE_MAX: none) */
-    size_t cur;                    /* walk: the bundle part being walked */
-    const struct tsr_tc_part *opbase;   /* walk: the first part of its op's template */
-    unsigned fmt;                  /* the printed format, its parts, their ops and their first events */
-    size_t np;
-    const unsigned *pop;
-    const struct tsr_dis_slotp *sp;
-    uint8_t (*lalt)[TSR_DIS_LALT];   /* x->lalt */
-    const size_t *plead;           /* the event of the part's leading operand (SIZE_MAX: none) */
-};
-
-static inline uint32_t ws(const struct px *P, uint32_t pos)
-{
-    while (pos < P->lim && tsr_asm_isblank(P->s[pos]))
-        pos++;
-    return pos;
-}
-
-/* Are the n bytes at a those at b (short runs: a loop, no call)? */
-static inline bool same(const char *a, const char *b, uint32_t n)
-{
-    for (uint32_t i = 0; i < n; i++)
-        if (a[i] != b[i])
-            return false;
-    return true;
-}
-
-/* Are the n bytes at t exactly the NUL-terminated name nm? */
-static inline bool is_name(const char *t, const char *nm, uint32_t n)
-{
-    uint32_t i = 0;
-    while (i < n && nm[i] && nm[i] == t[i])
-        i++;
-    return i == n && !nm[n];
-}
-
-/* asm_engine.c lit_match */
-static bool lit(const struct px *P, const char *text, unsigned len, bool bound, uint32_t pos, uint32_t *end)
-{
-    return tsr_asm_lit(P->s, P->lim, text, len, bound, pos, end);
-}
-
-/* asm_engine.c match, TSR_TC_SPACE: the blanks from pos to q are acceptable */
-static bool space_ok(const struct px *P, uint32_t pos, uint32_t q)
-{
-    return !(q == pos && pos > 0 && pos < P->lim && tsr_asm_isident(P->s[pos - 1]) && tsr_asm_isident(P->s[pos]));
-}
-
-/* The names of table T that the assembler accepts at pos (asm_engine.c table_hole): their lengths and codes.
- * Returns the count, or -1 when there are more than MAX_NAMES (the assembler then drops some). */
-static int names_at(const struct px *P, const struct tsr_tc_part *p, uint32_t pos, uint32_t *len, uint32_t *code)
-{
-    const struct tsr_tc_isa *isa = P->isa;
-    const struct tsr_tc_table *T = &isa->tables[p->arg];
-    if (!T->nnames)
-        return 0;
-    uint32_t avail = P->lim - pos;
-    unsigned maxl = T->maxlen < avail ? T->maxlen : avail, nc = 0;
-    const struct tsr_tc_trie *n = &isa->tries[T->trie];
-    for (unsigned L = 0;; L++) {
-        if (n->term) {
-            bool cut = p->bound && L && tsr_asm_isident(P->s[pos + L - 1]) && pos + L < P->lim &&
-                       tsr_asm_isident(P->s[pos + L]);
-            if (!cut) {
-                if (nc == MAX_NAMES)
-                    return -1;
-                len[nc] = L, code[nc++] = n->code;
-            }
-        }
-        if (L >= maxl || !n->nkid)
-            break;
-        unsigned char ch = (unsigned char)P->s[pos + L];
-        if (L == 0 && ch < 128) {   /* the root's children by first character */
-            uint32_t r = P->x->root[p->arg * 128u + ch];
-            if (!r)
-                break;
-            n = &isa->tries[r];
-            continue;
-        }
-        const struct tsr_tc_trie *k = &isa->tries[n->kid];
-        unsigned lo = 0, hi = n->nkid;
-        while (lo < hi) {
-            unsigned mid = (lo + hi) / 2;
-            if (k[mid].ch < ch)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (lo == n->nkid || k[lo].ch != ch)
-            break;
-        n = &k[lo];
-    }
-    return (int)nc;
-}
-
-/* names_at through the bundle's memo (the same table is looked up at the same place by several operand
- * alternatives): *len and *code point at the answer. */
-static int names_memo(struct px *P, const struct tsr_tc_part *p, uint32_t pos, const uint32_t **len,
-                      const uint32_t **code)
-{
-    struct tsr_dis_exact *x = P->x;
-    uint32_t key = (uint32_t)p->arg << 1 | p->bound;
-    for (unsigned i = 0; i < x->nmemo; i++) {
-        struct tsr_dis_names *m = &x->memo[i];
-        if (m->key == key && m->pos == pos) {
-            *len = m->len, *code = m->code;
-            return m->n;
-        }
-    }
-    struct tsr_dis_names *m = &x->memo[x->nmemo < TSR_DIS_NMEMO ? x->nmemo++ : (x->nmemo_next++ % TSR_DIS_NMEMO)];
-    uint32_t l[MAX_NAMES], c[MAX_NAMES];
-    int n = names_at(P, p, pos, l, c);
-    m->key = key, m->pos = pos, m->n = n;
-    if (n > TSR_DIS_NNAMES)
-        m->n = n = -1;   /* not kept: taken as unknown (the callers then prove nothing) */
-    if (n > 0) {
-        memcpy(m->len, l, (size_t)n * sizeof *l);
-        memcpy(m->code, c, (size_t)n * sizeof *c);
-    }
-    *len = m->len, *code = m->code;
-    return n;
-}
-
-/* asm_engine.c table_hole: does numeric entry nu accept the value v? */
-static bool num_ok(const struct tsr_tc_num *nu, const struct tsr_asm_val *v)
-{
-    if (nu->is_float) {
-        float fv = (float)(v->fl ? v->d : 0.0);
-        uint32_t bits;
-        memcpy(&bits, &fv, 4);
-        return v->fl && bits == nu->val;
-    }
-    return tsr_asm_int_in(v, INT32_MIN, (int64_t)UINT32_MAX) && (uint32_t)v->i == nu->val;
-}
-
-static int expr_at(const struct px *P, uint32_t pos, size_t *e, struct tsr_asm_val *v)
-{
-    size_t ep, el;
-    const char *err;
-    return tsr_asm_expr(P->s, pos, P->lim, NULL, e, v, &err, &ep, &el);
-}
-
-/* asm_engine.c number_hole for a `{FIELD}` hole: the value stored, or false when the hole fails. */
-static bool int_value(const struct tsr_tc_field *fd, const struct tsr_asm_val *v, int64_t *x)
-{
-    bool u = false;
-    if (v->fl) {
-        if (fd->width < 32)
-            return false;
-        float fv = (float)v->d;
-        uint32_t bits;
-        memcpy(&bits, &fv, 4);
-        *x = bits;
-    } else {
-        *x = v->i;
-        u = v->u;
-    }
-    return am_fits(fd, *x, u);
-}
-
-/* Can parts [p, end) followed by the continuation k match the text from pos to the end of the part, fields
- * aside?  true also when the step budget is spent (then nothing is proven). */
-static bool possible(struct px *P, const struct tsr_tc_part *p, const struct tsr_tc_part *end, uint32_t pos,
-                     const struct kont *k, bool open)
-{
-    const struct tsr_tc_isa *isa = P->isa;
-    if (++P->x->steps > BUDGET)
-        return true;
-    for (; p < end; p++) {
-        uint32_t q = ws(P, pos), e;
-        switch (p->kind) {
-        case TSR_TC_TEXT:
-            if (!lit(P, p->text, p->len, p->bound, q, &e))
-                return false;
-            pos = e;
-            break;
-        case TSR_TC_SPACE:
-            if (!space_ok(P, pos, q))
-                return false;
-            pos = q;
-            break;
-        case TSR_TC_TABLE: {
-            const struct tsr_tc_table *T = &isa->tables[p->arg];
-            const uint32_t *len, *code;
-            int nn = names_memo(P, p, q, &len, &code);
-            if (nn < 0)
-                return true;
-            for (int i = 0; i < nn; i++)
-                if (possible(P, p + 1, end, q + len[i], k, open))
-                    return true;
-            if (T->nnums) {
-                struct tsr_asm_val v;
-                size_t ee;
-                if (expr_at(P, q, &ee, &v) > 0)
-                    for (uint32_t i = 0; i < T->nnums; i++)
-                        if (num_ok(&isa->nums[T->num_first + i], &v))
-                            return possible(P, p + 1, end, (uint32_t)ee, k, open);
-            }
-            return false;
-        }
-        case TSR_TC_INT:
-        case TSR_TC_LABEL: {
-            struct tsr_asm_val v;
-            size_t ee;
-            int64_t x;
-            if (expr_at(P, q, &ee, &v) <= 0)
-                return false;
-            if (p->kind == TSR_TC_INT && !int_value(&isa->fields[p->field], &v, &x))
-                return false;
-            if (p->kind == TSR_TC_LABEL && v.fl)
-                return false;
-            pos = (uint32_t)ee;   /* a label's range depends on the address: taken as possible */
-            break;
-        }
-        case TSR_TC_OPT:
-            if (lit(P, p->text, p->len, p->bound, q, &e) && possible(P, p + 1, end, e, k, open))
-                return true;
-            break;   /* absent: pos unchanged, as in the assembler */
-        case TSR_TC_OPND: {
-            const struct tsr_tc_opnd *o = &isa->opnds[p->arg];
-            struct kont rest = {p + 1, end, k};
-            for (uint32_t i = 0; i < o->nalt; i++) {
-                const struct tsr_tc_alt *alt = &isa->alts[o->alt + i];
-                if (possible(P, isa->parts + alt->part, isa->parts + alt->part + alt->npart, q, &rest, open))
-                    return true;
-            }
-            return false;
-        }
-        }
-    }
-    if (k)
-        return possible(P, k->p, k->end, pos, k->next, open);
-    return open || ws(P, pos) == P->lim;
-}
+#include "dis_px.h"
 
 static bool bind_field(struct px *P, unsigned field, uint64_t v)
 {
     if ((v & tsr_bits_mask(P->isa->fields[field].width)) != P->f[field])
         return false;
     P->x->bound[field] = 1;
+    return true;
+}
+
+/* Records a FIELD == FIELD pair met on the way (checked at the end of tsr_dis_exact). */
+static bool eq_pair(struct tsr_dis_exact *x, unsigned a, unsigned b)
+{
+    if (x->neq + 2 > x->ceq) {
+        x->ceq = x->ceq ? x->ceq * 2 : 64;
+        x->eq = realloc(x->eq, x->ceq * sizeof *x->eq);
+        if (!x->eq)
+            abort();
+    }
+    x->eq[x->neq++] = (uint16_t)a;
+    x->eq[x->neq++] = (uint16_t)b;
     return true;
 }
 
@@ -302,19 +71,22 @@ static bool conds(struct px *P, uint32_t first, uint32_t n)
             if (!P->isa->check(c->id, P->f))
                 return false;
         } else {
-            if (P->f[c->field] != P->f[c->field2])
+            if (P->f[c->field] != P->f[c->field2] || !eq_pair(x, c->field, c->field2))
                 return false;
-            if (x->neq + 2 > x->ceq) {
-                x->ceq = x->ceq ? x->ceq * 2 : 64;
-                x->eq = realloc(x->eq, x->ceq * sizeof *x->eq);
-                if (!x->eq)
-                    abort();
-            }
-            x->eq[x->neq++] = c->field;
-            x->eq[x->neq++] = c->field2;
         }
     }
     return true;
+}
+
+/* Does alternative al bind FIELD to a value other than v? */
+static bool binds_other(const struct tsr_tc_isa *isa, const struct tsr_tc_alt *al, unsigned field, uint64_t v)
+{
+    for (uint32_t d = 0; d < al->ncond; d++) {
+        const struct tsr_tc_cond *c = &isa->conds[al->cond + d];
+        if (c->kind == TSR_TC_BIND && c->field == field && c->val != v)
+            return true;
+    }
+    return false;
 }
 
 /* Does bundle part k pin FIELD to a value other than v on the text alone?  Every op of the format that can
@@ -329,10 +101,11 @@ static bool forces(struct px *P, size_t k, unsigned field, uint64_t v)
     /* on a path through the alternative being decided, the parts up to the current one are matched as printed
      * (ops and slots); a later part takes a later slot */
     for (uint32_t t = k > P->cur ? P->sp[P->cur].t + 1 : 0; t < F->nslot; t++) {
-        const struct tsr_tc_slot *S = &isa->slots[isa->idx[F->slot + t]];
-        for (uint32_t n = 0; n < S->nop; n++) {
-            unsigned b = isa->idx[S->op + n];
-            if (b != a && (k <= P->cur || tsr_dis_op_pair(&P->x->st, b, a) == TSR_DIS_NEVER))
+        uint32_t nb;
+        const uint32_t *bs = tsr_dis_slot_ops(&P->x->st, a, isa->idx[F->slot + t], &nb);
+        for (uint32_t n = 0; n < nb; n++) {
+            unsigned b = bs[n];
+            if (b != a && k <= P->cur)
                 continue;
             const struct tsr_tc_op *op = &isa->ops[b];
             const struct tsr_tc_part *p = isa->parts + op->part, *end = p + op->npart;
@@ -350,23 +123,24 @@ static bool forces(struct px *P, size_t k, unsigned field, uint64_t v)
             if (p == end || p->kind != TSR_TC_OPND)
                 return false;
             const struct tsr_tc_opnd *o = &isa->opnds[p->arg];
-            struct kont rest = {p + 1, end, NULL};
+            struct tsr_dis_kont rest = {p + 1, end, NULL};
             /* the printed op: its printed alternative, and those the templates cannot rule out (dis_static.c) */
             uint32_t pw = b == a && P->plead[k] != SIZE_MAX ? P->ev[P->plead[k]].what : UINT32_MAX;
+            /* the printed alternative matches: unless it binds FIELD to another value, the loop below ends
+             * with false when it reaches it (or before) */
+            if (pw < o->nalt && !binds_other(isa, &isa->alts[o->alt + pw], field, v))
+                return false;
             for (uint32_t i = 0; i < o->nalt; i++) {
                 const struct tsr_tc_alt *al = &isa->alts[o->alt + i];
+                /* an alternative that binds FIELD to another value passes whether or not it can match: the
+                 * facts and the text are asked only for the others */
+                if (binds_other(isa, al, field, v))
+                    continue;
                 if (pw < o->nalt && i != pw && (tsr_dis_alt_ctx(&P->x->st, p, end, i, pw) == TSR_DIS_NEVER ||
                                                 tsr_dis_alt_entry(&P->x->st, p, end, i, pw, P->f) == TSR_DIS_NEVER))
                     continue;
-                if (i != pw &&
-                    !possible(P, isa->parts + al->part, isa->parts + al->part + al->npart, ws(P, pos), &rest, false))
-                    continue;
-                bool other = false;
-                for (uint32_t d = 0; d < al->ncond && !other; d++) {
-                    const struct tsr_tc_cond *c = &isa->conds[al->cond + d];
-                    other = c->kind == TSR_TC_BIND && c->field == field && c->val != v;
-                }
-                if (!other)
+                const struct tsr_tc_part *ap = isa->parts + al->part;
+                if (i == pw || tsr_dis_possible(P, ap, ap + al->npart, ws(P, pos), &rest, false))
                     return false;
             }
         }
@@ -400,9 +174,53 @@ static bool refuted(struct px *P, const struct tsr_tc_alt *alt)
     return ok;
 }
 
+/* A table hole the short way does not show (walk): the names the assembler finds at q, longer ones first,
+ * then the numeric entries, must give the printed entry first (ev: its event; q: where the assembler is). */
+static bool table_hole(struct px *P, const struct tsr_tc_part *p, const struct tsr_tc_part *end,
+                       const struct tsr_dis_kont *k, const struct tsr_dis_ev *ev, uint32_t q)
+{
+    const struct tsr_tc_isa *isa = P->isa;
+    const struct tsr_tc_table *T = &isa->tables[p->arg];
+    uint64_t want = P->f[p->field];
+    uint32_t lp = ev->end - ev->pos;
+    const uint32_t *len, *code;
+    int nn = tsr_dis_names_memo(P, p, q, &len, &code);
+    /* the printed entry is ev->end - ev->pos characters from q (an empty name may be printed before
+     * blanks that the assembler skips first) */
+    if (nn < 0 || (lp && q != ev->pos))
+        return false;
+    bool found = false;
+    for (int i = 0; i < nn; i++) {
+        if (ev->what == TSR_TC_PRINT_NAME && len[i] == lp) {
+            if (code[i] != want)
+                return false;
+            found = true;
+        } else if (ev->what != TSR_TC_PRINT_NAME || len[i] > lp) {
+            /* tried before the printed entry (longer names first, names before numbers) */
+            if (tsr_dis_possible(P, p + 1, end, q + len[i], k, false))
+                return false;
+        }
+    }
+    if (ev->what != TSR_TC_PRINT_NAME) {
+        struct tsr_asm_val v;
+        size_t ee;
+        if (tsr_dis_expr_at(P, q, &ee, &v) <= 0 || ee != ev->end)
+            return false;
+        for (uint32_t i = 0; i < T->nnums && !found; i++) {
+            const struct tsr_tc_num *nu = &isa->nums[T->num_first + i];
+            if (!tsr_dis_num_ok(nu, &v))
+                continue;
+            if (nu->code != want)
+                return false;   /* another entry of the same value comes first */
+            found = true;
+        }
+    }
+    return found && bind_field(P, p->field, want);
+}
+
 /* Follows the printed path through parts [p, end) along the log, showing (1) and (2) of the top comment
  * for every decision on it; k is what follows in the template (for the text-only matcher). */
-static bool walk(struct px *P, const struct tsr_tc_part *p, const struct tsr_tc_part *end, const struct kont *k)
+static bool walk(struct px *P, const struct tsr_tc_part *p, const struct tsr_tc_part *end, const struct tsr_dis_kont *k)
 {
     const struct tsr_tc_isa *isa = P->isa;
     for (; p < end; p++) {
@@ -413,7 +231,7 @@ static bool walk(struct px *P, const struct tsr_tc_part *p, const struct tsr_tc_
         if (ev->pos > ev->end || ev->end > P->lim || (ev->pos != P->pos && ws(P, ev->pos) != ws(P, P->pos)))
             return false;
         uint32_t q = ws(P, P->pos), e = q;
-        struct kont rest = {p + 1, end, k};
+        struct tsr_dis_kont rest = {p + 1, end, k};
         switch (p->kind) {
         case TSR_TC_TEXT:
             /* the literal matches its own print (a blank in it matches the printed blank): only the bound
@@ -430,7 +248,6 @@ static bool walk(struct px *P, const struct tsr_tc_part *p, const struct tsr_tc_
             e = q;
             break;
         case TSR_TC_TABLE: {
-            const struct tsr_tc_table *T = &isa->tables[p->arg];
             uint64_t want = P->f[p->field];
             uint32_t lp = ev->end - ev->pos;
             /* a printed name that reads back as its code, with no longer name that could match instead
@@ -448,39 +265,7 @@ static bool walk(struct px *P, const struct tsr_tc_part *p, const struct tsr_tc_
                 e = q + lp;
                 break;
             }
-            const uint32_t *len, *code;
-            int nn = names_memo(P, p, q, &len, &code);
-            /* the printed entry is ev->end - ev->pos characters from q (an empty name may be printed before
-             * blanks that the assembler skips first) */
-            if (nn < 0 || (lp && q != ev->pos))
-                return false;
-            bool found = false;
-            for (int i = 0; i < nn; i++) {
-                if (ev->what == TSR_TC_PRINT_NAME && len[i] == lp) {
-                    if (code[i] != want)
-                        return false;
-                    found = true;
-                } else if (ev->what != TSR_TC_PRINT_NAME || len[i] > lp) {
-                    /* tried before the printed entry (longer names first, names before numbers) */
-                    if (possible(P, p + 1, end, q + len[i], k, false))
-                        return false;
-                }
-            }
-            if (ev->what != TSR_TC_PRINT_NAME) {
-                struct tsr_asm_val v;
-                size_t ee;
-                if (expr_at(P, q, &ee, &v) <= 0 || ee != ev->end)
-                    return false;
-                for (uint32_t i = 0; i < T->nnums && !found; i++) {
-                    const struct tsr_tc_num *nu = &isa->nums[T->num_first + i];
-                    if (!num_ok(nu, &v))
-                        continue;
-                    if (nu->code != want)
-                        return false;   /* another entry of the same value comes first */
-                    found = true;
-                }
-            }
-            if (!found || !bind_field(P, p->field, want))
+            if (!table_hole(P, p, end, k, ev, q))
                 return false;
             e = q + lp;
             break;
@@ -489,8 +274,8 @@ static bool walk(struct px *P, const struct tsr_tc_part *p, const struct tsr_tc_
             struct tsr_asm_val v;
             size_t ee;
             int64_t x;
-            if (q != ev->pos || expr_at(P, q, &ee, &v) <= 0 || ee != ev->end ||
-                !int_value(&isa->fields[p->field], &v, &x) || !bind_field(P, p->field, (uint64_t)x))
+            if (q != ev->pos || tsr_dis_expr_at(P, q, &ee, &v) <= 0 || ee != ev->end ||
+                !tsr_dis_int_value(&isa->fields[p->field], &v, &x) || !bind_field(P, p->field, (uint64_t)x))
                 return false;
             e = ev->end;
             break;
@@ -501,7 +286,7 @@ static bool walk(struct px *P, const struct tsr_tc_part *p, const struct tsr_tc_
                 if (!m || ws(P, e) != ws(P, ev->end) || !conds(P, p->cond, p->ncond))
                     return false;
             } else {
-                if (ev->end != ev->pos || (m && possible(P, p + 1, end, e, k, false)))
+                if (ev->end != ev->pos || (m && tsr_dis_possible(P, p + 1, end, e, k, false)))
                     return false;
                 e = P->pos;
             }
@@ -523,8 +308,8 @@ static bool walk(struct px *P, const struct tsr_tc_part *p, const struct tsr_tc_
                 if (!k)
                     P->top = (size_t)(ev - P->ev);
                 /* fails on the text (alone, then with what follows it in the template), or through a field */
-                if (possible(P, isa->parts + alt->part, isa->parts + alt->part + alt->npart, q, NULL, true) &&
-                    possible(P, isa->parts + alt->part, isa->parts + alt->part + alt->npart, q, &rest, false) &&
+                if (tsr_dis_possible(P, isa->parts + alt->part, isa->parts + alt->part + alt->npart, q, NULL, true) &&
+                    tsr_dis_possible(P, isa->parts + alt->part, isa->parts + alt->part + alt->npart, q, &rest, false) &&
                     !refuted(P, alt))
                     return false;
             }
@@ -550,6 +335,211 @@ static bool walk(struct px *P, const struct tsr_tc_part *p, const struct tsr_tc_
     return true;
 }
 
+/* One step of a plan (dis_exact.h, dis_plan.c; pl: its plan, for S_CONDS and S_OPND) on its event ev: false
+ * when it does not show what the walk shows there. */
+static inline bool run_step(struct px *P, const struct tsr_dis_plan *pl, const struct tsr_dis_step *st,
+                            const struct tsr_dis_ev *ev)
+{
+    const struct tsr_tc_isa *isa = P->isa;
+    struct tsr_dis_exact *x = P->x;
+    if (ev->pos > ev->end || ev->end > P->lim)   /* the step reads the text there */
+        return false;
+    switch (st->kind) {
+    case TSR_DIS_S_LIT:
+        return !(ev->end < P->lim && tsr_asm_isident(P->s[ev->end]));
+    case TSR_DIS_S_NAME: {
+        uint64_t c = P->f[st->field];
+        int v = c < st->len && st->row ? st->row[c] : TSR_DIS_UNKNOWN;
+        if (v == TSR_DIS_UNKNOWN)
+            v = tsr_dis_name_fast(&x->st, st->p, st->end, st->k ? st->k->p : NULL, st->k ? st->k->end : NULL, c);
+        if (v != TSR_DIS_NEVER)
+            return table_hole(P, st->p, st->end, st->k, ev, ws(P, ev->pos));
+        uint32_t lp = ev->end - ev->pos;
+        if ((lp && ws(P, ev->pos) != ev->pos) || (st->p->bound && lp && tsr_asm_isident(P->s[ev->end - 1]) &&
+                                                  ev->end < P->lim && tsr_asm_isident(P->s[ev->end])))
+            return false;
+        x->bound[st->field] = 1;
+        return true;
+    }
+    case TSR_DIS_S_TAB:
+        return table_hole(P, st->p, st->end, st->k, ev, ws(P, ev->pos));
+    case TSR_DIS_S_INT: {
+        struct tsr_asm_val v;
+        size_t ee;
+        int64_t n;
+        return ws(P, ev->pos) == ev->pos && tsr_dis_expr_at(P, ev->pos, &ee, &v) > 0 && ee == ev->end &&
+               tsr_dis_int_value(&isa->fields[st->field], &v, &n) && bind_field(P, st->field, (uint64_t)n);
+    }
+    case TSR_DIS_S_OPT0: {
+        uint32_t q = ws(P, ev->pos), e;
+        return ev->end == ev->pos &&
+               !(lit(P, st->p->text, st->p->len, st->p->bound, q, &e) &&
+                 tsr_dis_possible(P, st->p + 1, st->end, e, st->k, false));
+    }
+    case TSR_DIS_S_CONDS:
+        for (uint32_t j = 0; j < st->n; j++) {   /* as conds() */
+            const struct tsr_dis_cc *c = &pl->cc[st->a + j];
+            if (c->kind == TSR_TC_BIND) {
+                if (P->f[c->field] != c->val)
+                    return false;
+                x->bound[c->field] = 1;
+            } else if (c->kind != TSR_TC_BIND2) {
+                if (!isa->check(c->id, P->f))
+                    return false;
+            } else if (P->f[c->field] != P->f[c->field2] || !eq_pair(x, c->field, c->field2)) {
+                return false;
+            }
+        }
+        return true;
+    case TSR_DIS_S_OPND: {
+        const struct tsr_tc_opnd *o = &isa->opnds[st->p->arg];
+        struct tsr_dis_kont rest = {st->p + 1, st->end, st->k};
+        uint32_t q = ws(P, ev->pos);
+        for (uint32_t j = 0; j < st->n; j++) {
+            const struct tsr_dis_early *y = &pl->early[st->a + j];
+            if (y->row) {
+                uint64_t c = P->f[y->field];
+                int v = c < y->len ? y->row[c] : TSR_DIS_MAYBE;
+                if (v == TSR_DIS_UNKNOWN)
+                    v = tsr_dis_alt_entry(&x->st, st->p, st->end, y->alt, ev->what, P->f);
+                if (v == TSR_DIS_NEVER)
+                    continue;
+            }
+            const struct tsr_tc_alt *alt = &isa->alts[o->alt + y->alt];
+            P->top = (size_t)(ev - P->ev);
+            /* through a field first: mostly lookups (forces), where the text-only matcher would find that
+             * the alternative matches (a name of both tables) */
+            const struct tsr_tc_part *ap = isa->parts + alt->part;
+            bool fails = refuted(P, alt) || !tsr_dis_possible(P, ap, ap + alt->npart, q, NULL, true) ||
+                         !tsr_dis_possible(P, ap, ap + alt->npart, q, &rest, false);
+            P->top = SIZE_MAX;
+            if (!fails)
+                return false;
+        }
+        return true;
+    }
+    }
+    return false;
+}
+
+/* The steps of plan pl on the events from ev (the operand's). */
+static bool run_steps(struct px *P, const struct tsr_dis_plan *pl, const struct tsr_dis_ev *ev)
+{
+    for (uint32_t i = 0; i < pl->nstep; i++)
+        if (!run_step(P, pl, &pl->step[i], ev + pl->step[i].ev))
+            return false;
+    return true;
+}
+
+/* tsr_dis_plan_get, the plans already made found here (most lookups). */
+static inline const struct tsr_dis_plan *plan_of(struct px *P, const struct tsr_tc_part *p,
+                                                 const struct tsr_tc_part *end, const struct tsr_dis_ev *ev,
+                                                 size_t avail)
+{
+    struct tsr_dis_exact *x = P->x;
+    size_t part = (size_t)(p - P->isa->parts);
+    if (x->plans && part < x->st.nparts && ev->what < x->st.maxalt)
+        for (const struct tsr_dis_plan *pl = x->plans[part * x->st.maxalt + ev->what]; pl; pl = pl->next) {
+            if (pl->nev > avail)
+                break;   /* the same for every plan of the place and alternative */
+            uint32_t i = 1;
+            while (i < pl->nev && pl->what[i] == ev[i].what)
+                i++;
+            if (i == pl->nev)
+                return pl;
+        }
+    return tsr_dis_plan_get(x, P->isa, p, end, ev, avail);
+}
+
+/* The walk of the current part (P->cur, printed by op `a`, its events from P->ie) with the plans of its
+ * operands (dis_plan.c); the op's own parts between them as the walk takes them, the literals matching their
+ * own prints.  True when that shows what the walk would show, with the same effects (fields bound,
+ * FIELD == FIELD pairs, the alternatives recorded, P->pos and P->ie past the part); false when it does not
+ * (the walk then decides). */
+static bool run_plan(struct px *P, unsigned a)
+{
+    const struct tsr_tc_isa *isa = P->isa;
+    const struct tsr_tc_op *op = &isa->ops[a];
+    const struct tsr_tc_part *p0 = isa->parts + op->part, *end = p0 + op->npart;
+    size_t ie = P->ie;
+    const struct tsr_dis_ev *ev = NULL;
+    if (ie < P->iend && P->ev[ie].pos != P->pos &&
+        (P->ev[ie].pos > P->lim || ws(P, P->ev[ie].pos) != ws(P, P->pos)))
+        return false;   /* the first event where the assembler starts */
+    for (const struct tsr_tc_part *p = p0; p < end; p++) {
+        if (ie >= P->iend)
+            return false;
+        ev = &P->ev[ie];
+        struct tsr_dis_step st = {.p = p, .end = end, .field = p->field};
+        switch (p->kind) {
+        case TSR_TC_TEXT:
+            if (p->bound && p->len && tsr_asm_isident(p->text[p->len - 1]) && !run_step(P, NULL, &st, ev))
+                return false;
+            ie++;
+            break;
+        case TSR_TC_SPACE:
+            ie++;
+            break;
+        case TSR_TC_TABLE:
+            st.kind = ev->what == TSR_TC_PRINT_NAME ? TSR_DIS_S_NAME : TSR_DIS_S_TAB;
+            if (!run_step(P, NULL, &st, ev))
+                return false;
+            ie++;
+            break;
+        case TSR_TC_INT:
+            st.kind = TSR_DIS_S_INT;
+            if (!run_step(P, NULL, &st, ev))
+                return false;
+            ie++;
+            break;
+        case TSR_TC_OPT:
+            if (ev->what) {
+                st.kind = TSR_DIS_S_LIT;
+                if ((p->bound && p->len && tsr_asm_isident(p->text[p->len - 1]) && !run_step(P, NULL, &st, ev)) ||
+                    !conds(P, p->cond, p->ncond))
+                    return false;
+            } else {
+                st.kind = TSR_DIS_S_OPT0;
+                if (!run_step(P, NULL, &st, ev))
+                    return false;
+            }
+            ie++;
+            break;
+        case TSR_TC_OPND: {
+            const struct tsr_dis_plan *pl = plan_of(P, p, end, ev, P->iend - ie);
+            if (!pl || pl->walk || !run_steps(P, pl, ev))
+                return false;
+            if ((size_t)(p - p0) < TSR_DIS_LALT)
+                P->lalt[P->cur][p - p0] = (uint8_t)ev->what;
+            ie += pl->nev;
+            break;
+        }
+        default:   /* TSR_TC_LABEL: not proven (walk) */
+            return false;
+        }
+    }
+    if (ev) {
+        if (ev->end > P->lim)
+            return false;
+        P->pos = ev->end;
+    }
+    P->ie = ie;
+    return true;
+}
+
+/* The walk of bundle part P->cur, printed by op a: with its operands' plans, else the walk itself. */
+static bool walk_part(struct px *P, unsigned a)
+{
+    const struct tsr_tc_op *op = &P->isa->ops[a];
+    uint32_t pos = P->pos;
+    size_t ie = P->ie;
+    if (run_plan(P, a))
+        return true;
+    P->pos = pos, P->ie = ie, P->top = SIZE_MAX;
+    memset(P->lalt[P->cur], 0xff, TSR_DIS_LALT);
+    return walk(P, P->isa->parts + op->part, P->isa->parts + op->part + op->npart, NULL);
+}
+
 /* asm_engine.c key_ok */
 static bool key_ok(const struct tsr_tc_op *op, const char *s, uint32_t run)
 {
@@ -565,7 +555,7 @@ static bool op_possible(struct px *P, const struct tsr_tc_op *op, uint32_t q, ui
 {
     if (!key_ok(op, P->s + q, run) || (op->req[0] & ~have[0]) || (op->req[1] & ~have[1]))
         return false;
-    return possible(P, P->isa->parts + op->part, P->isa->parts + op->part + op->npart, q, NULL, false);
+    return tsr_dis_possible(P, P->isa->parts + op->part, P->isa->parts + op->part + op->npart, q, NULL, false);
 }
 
 /* Can part pi, printed by op `printed`, be an op of slot `slot`, among the ops the assembler tries before
@@ -580,6 +570,10 @@ static bool slot_possible(struct px *P, unsigned slot, unsigned before, unsigned
     /* the facts per printed alternative cost more to decide than a few thousand text-only matches: asked
      * once that many have been made */
     bool alts = ++P->x->nslow > TSR_DIS_SLOW && P->isa->ops[printed].npart <= TSR_DIS_LALT;
+    /* the ops the facts do not rule out (dis_cand.c: decided once per slot, op and printed alternatives) */
+    uint64_t m = S->nop <= 64 ? tsr_dis_cands(&P->x->cands, &P->x->st, slot, before, printed, alts, P->lalt[k]) : 0;
+    if (S->nop <= 64 && !m)
+        return false;
     if (!pi->have_set) {
         pi->have[0] = pi->have[1] = 0;
         for (uint32_t j = pi->start; j < pi->end; j++) {
@@ -587,16 +581,44 @@ static bool slot_possible(struct px *P, unsigned slot, unsigned before, unsigned
             if (c < 128)
                 pi->have[c >> 6] |= (uint64_t)1 << (c & 63);
         }
+        for (pi->run = pi->q; pi->run < pi->end && tsr_asm_isident(P->s[pi->run]);)
+            pi->run++;
+        pi->run -= pi->q;
         pi->have_set = true;
     }
     for (uint32_t i = 0; i < S->nop; i++) {
         unsigned opi = P->isa->idx[S->op + i];
-        if (opi < before && P->isa->ops[opi].slot == slot &&
-            (!alts || tsr_dis_op_alts(&P->x->st, opi, printed, P->lalt[k]) != TSR_DIS_NEVER) &&
-            op_possible(P, &P->isa->ops[opi], pi->q, pi->run, pi->have))
-            return true;
+        if (S->nop <= 64 ? (m >> i & 1) : (opi < before && P->isa->ops[opi].slot == slot &&
+                                            (!alts || tsr_dis_op_alts(&P->x->st, opi, printed, P->lalt[k]) != TSR_DIS_NEVER)))
+            if (op_possible(P, &P->isa->ops[opi], pi->q, pi->run, pi->have))
+                return true;
     }
     return false;
+}
+
+/* The prover's per-isa arrays, on its first bundle: bound, the tries' roots by first character, and per op
+ * the template index of its leading operand (after literal text and blanks only; -1: none). */
+static void prover_alloc(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x)
+{
+    x->bound = calloc(isa->nfields + 1, 1);
+    x->root = calloc((size_t)isa->ntables * 128 + 1, sizeof *x->root);
+    x->oplead = calloc(isa->nops + 1, sizeof *x->oplead);
+    if (!x->bound || !x->root || !x->oplead)
+        abort();
+    for (unsigned t = 0; t < isa->ntables; t++) {
+        const struct tsr_tc_trie *r = &isa->tries[isa->tables[t].trie];
+        if (isa->tables[t].nnames)
+            for (unsigned i = 0; i < r->nkid; i++)
+                if (isa->tries[r->kid + i].ch < 128)
+                    x->root[t * 128 + isa->tries[r->kid + i].ch] = r->kid + i;
+    }
+    for (unsigned a = 0; a < isa->nops; a++) {
+        const struct tsr_tc_op *op = &isa->ops[a];
+        uint32_t i = 0;
+        while (i < op->npart && (isa->parts[op->part + i].kind == TSR_TC_TEXT || isa->parts[op->part + i].kind == TSR_TC_SPACE))
+            i++;
+        x->oplead[a] = i < op->npart && isa->parts[op->part + i].kind == TSR_TC_OPND ? (int32_t)i : -1;
+    }
 }
 
 bool tsr_dis_exact(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const void *inst, const char *text,
@@ -642,10 +664,7 @@ bool tsr_dis_exact(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const 
             p->q++;
         if (p->q == i)
             return false;   /* an empty part: an error */
-        for (p->run = p->q; p->run < i && tsr_asm_isident(text[p->run]);)
-            p->run++;
-        p->run -= p->q;
-        p->have_set = false;   /* the characters present: when an op is tried on the text (slot_possible) */
+        p->have_set = false;   /* its characters and leading identifier: when an op is tried on it (slot_possible) */
         if (i == n)
             break;
         st = i + 1;
@@ -655,18 +674,14 @@ bool tsr_dis_exact(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const 
     /* for refuted: each part's op and the event of its leading operand */
     unsigned pop[MAX_PARTS];
     size_t plead[MAX_PARTS];
+    if (!x->bound)
+        prover_alloc(isa, x);
     for (size_t k = 0; k < np; k++) {
         unsigned a = ops[isa->idx[F->slot + (sp[k].t < F->nslot ? sp[k].t : 0)]];
         pop[k] = a;
-        plead[k] = SIZE_MAX;
         if (a >= isa->nops)
             return false;
-        const struct tsr_tc_op *op = &isa->ops[a];
-        uint32_t i = 0;
-        while (i < op->npart && (isa->parts[op->part + i].kind == TSR_TC_TEXT || isa->parts[op->part + i].kind == TSR_TC_SPACE))
-            i++;
-        if (i < op->npart && isa->parts[op->part + i].kind == TSR_TC_OPND)
-            plead[k] = sp[k].first + i;
+        plead[k] = x->oplead[a] < 0 ? SIZE_MAX : sp[k].first + (size_t)x->oplead[a];
     }
     P.top = SIZE_MAX;
     P.fmt = fmt;
@@ -675,19 +690,6 @@ bool tsr_dis_exact(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const 
     P.pop = pop;
     P.sp = sp;
     P.plead = plead;
-    if (!x->bound) {
-        x->bound = calloc(isa->nfields + 1, 1);
-        x->root = calloc((size_t)isa->ntables * 128 + 1, sizeof *x->root);
-        if (!x->bound || !x->root)
-            abort();
-        for (unsigned t = 0; t < isa->ntables; t++) {
-            const struct tsr_tc_trie *r = &isa->tries[isa->tables[t].trie];
-            if (isa->tables[t].nnames)
-                for (unsigned i = 0; i < r->nkid; i++)
-                    if (isa->tries[r->kid + i].ch < 128)
-                        x->root[t * 128 + isa->tries[r->kid + i].ch] = r->kid + i;
-        }
-    }
     memset(x->bound, 0, isa->nfields);
     x->neq = 0;
     x->steps = 0;
@@ -715,7 +717,7 @@ bool tsr_dis_exact(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const 
         P.iend = k + 1 < np ? sp[k + 1].first : nev;
         memset(P.lalt[k], 0xff, TSR_DIS_LALT);
         P.opbase = isa->parts + op->part;
-        if (P.ie > P.iend || P.iend > nev || !walk(&P, isa->parts + op->part, isa->parts + op->part + op->npart, NULL) ||
+        if (P.ie > P.iend || P.iend > nev || !walk_part(&P, opi) ||
             P.ie != P.iend || ws(&P, P.pos) != P.lim || !conds(&P, op->cond, op->ncond))
             return false;
         for (uint32_t u = s; u < t; u++)
@@ -793,19 +795,26 @@ bool tsr_dis_exact(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const 
             x->bound[fd] = 2;
         }
     }
-    for (unsigned fd = 0; fd < isa->nfields; fd++)
+    /* the format's fields: the round-trip check compares those and no other (dis_engine.c attempt: the
+     * overrides name only the format's fields), so that is what "no override" claims */
+    for (uint32_t i = 0; i < F->nfield; i++) {
+        unsigned fd = isa->idx[F->field + i];
         if (!x->bound[fd] && P.f[fd])
             return false;
-    if (x->steps > BUDGET)
+    }
+    if (x->steps > TSR_DIS_BUDGET)
         return false;
     return true;
 }
 
 void tsr_dis_exact_free(struct tsr_dis_exact *x)
 {
+    tsr_dis_plan_free(x);
     tsr_dis_static_free(&x->st);
+    tsr_dis_cands_free(&x->cands);
     free(x->bound);
     free(x->root);
+    free(x->oplead);
     free(x->eq);
     memset(x, 0, sizeof *x);
 }

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dis_cand.h"
 #include "dis_path.h"
 #include "text/textcodec.h"
 
@@ -31,9 +32,10 @@ struct tsr_dis_rem { bool kside; const char *s; uint32_t len; };
 /* Table J's names (the matcher's) against table K's printed names: eq when some name is in both. */
 struct tsr_dis_tpair { bool done, eq; uint32_t nrem; struct tsr_dis_rem *rem; };
 
-#define TSR_DIS_LMAP 4096   /* contexts of tsr_dis_longer */
+#define TSR_DIS_LMAP 8192   /* contexts of tsr_dis_longer, tsr_dis_alt_entry and tsr_dis_name_fast */
 #define TSR_DIS_AMAP 8192   /* answers of tsr_dis_op_alts */
 struct tsr_dis_akey { uint64_t k1, k2; uint8_t v; };
+
 
 struct tsr_dis_static {
     const struct tsr_tc_isa *isa;
@@ -58,6 +60,7 @@ struct tsr_dis_static {
     uint8_t **name_rt;        /* [table][code]: tsr_dis_name_ok, computed on first use */
     uint64_t *lkey;           /* tsr_dis_longer's answers: a map (part, continuation) -> row [code] */
     uint8_t **lrow;
+    uint32_t **sops;          /* [a * nslots + s]: tsr_dis_slot_ops, its count first (NULL: not yet) */
     int32_t *altfix;          /* per alternative: its top-level table hole with the most entries (part index), or -1 */
     unsigned long budget;     /* steps left for the current question (exceeded: MAYBE) */
 };
@@ -84,6 +87,9 @@ uint64_t tsr_dis_alt_maybe(struct tsr_dis_static *st, const struct tsr_tc_part *
  * elsewhere; a->npart entries, at most TSR_DIS_LALT): NEVER when it is NEVER with one of them fixed (the others
  * free), each computed on first use. */
 int tsr_dis_op_alts(struct tsr_dis_static *st, unsigned b, unsigned a, const uint8_t *alts);
+/* The ops of slot s in its list's order that can match a part op a prints: a itself and those tsr_dis_op_pair
+ * does not answer NEVER for; *n of them (computed on first use). */
+const uint32_t *tsr_dis_slot_ops(struct tsr_dis_static *st, unsigned a, unsigned s, uint32_t *n);
 /* Whether no op of format g / slot s / of A's slot before A can match a part op a prints (computed on first use). */
 bool tsr_dis_fmt_never(struct tsr_dis_static *st, unsigned a, unsigned g);
 bool tsr_dis_slot_never(struct tsr_dis_static *st, unsigned a, unsigned s);
@@ -100,6 +106,20 @@ bool tsr_dis_name_ok(struct tsr_dis_static *st, unsigned t, uint64_t c);
  * template. */
 int tsr_dis_longer(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end,
                    const struct tsr_tc_part *cp, const struct tsr_tc_part *cend, uint64_t c);
+/* NEVER when the walk's short way holds for code c at that table hole (same arguments as tsr_dis_longer):
+ * code c prints a name (not starting with a blank) that reads back as c (tsr_dis_name_ok) and no longer
+ * name can match instead (tsr_dis_longer NEVER); MAYBE otherwise.  Computed on first use per code. */
+int tsr_dis_name_fast(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end,
+                      const struct tsr_tc_part *cp, const struct tsr_tc_part *cend, uint64_t c);
+/* The rows behind tsr_dis_name_fast and tsr_dis_alt_entry for one place (indexed by the code; 0: not yet
+ * computed, else the answer), allocated here so that a plan (dis_plan.c) reads them without a search; NULL
+ * when there is none (the table prints no code below 4096, the map of rows is full, alternative k has no
+ * table hole).  *len: the row's length (codes at or past it: ask the function); *field: the field whose
+ * code indexes the row (tsr_dis_alt_entry's largest table hole of k). */
+uint8_t *tsr_dis_name_row(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end,
+                          const struct tsr_tc_part *cp, const struct tsr_tc_part *cend, uint32_t *len);
+uint8_t *tsr_dis_alt_entry_row(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end,
+                               unsigned j, unsigned k, uint32_t *len, uint32_t *field);
 
 /* ---- the per-word proof (dis_exact.c) ---------------------------------------------------------------- */
 
@@ -114,10 +134,80 @@ struct tsr_dis_names {
 
 #define TSR_DIS_LALT 16    /* template parts of an op whose printed alternatives are recorded */
 #define TSR_DIS_SLOW 4096  /* text-only op matches before tsr_dis_op_alts is asked */
-#define TSR_DIS_WARMUP 8192   /* bundles a thread prints, with the full check, before it proves (dis_engine.c) */
+/* Bundles a thread prints, with the full check, before it proves (dis_engine.c attempt).  The rule of renting
+ * before buying: the thread proves once its checks have cost about what deciding the facts costs.  Measured
+ * (callgrind, `tessera dis` on the first N of bench_dis's words, with the proof's plans): the facts a thread
+ * decides cost about 25 M instructions, a check about 25,000, so about 1,000 checks. */
+#define TSR_DIS_WARMUP 1024
 #define TSR_DIS_MAXPARTS 64   /* bundle parts (asm_match.h MAX_PARTS) */
 
-/* A bundle part of the text being proven (dis_exact.c). */
+/* ---- plans of the walk (dis_plan.c) ------------------------------------------------------------------- */
+
+/* What follows a place in a template: parts [p, end), then *next (NULL: the end of the bundle part). */
+struct tsr_dis_kont { const struct tsr_tc_part *p, *end; const struct tsr_dis_kont *next; };
+
+/* A plan is what dis_exact.c's walk does along one operand of an op's template printed with one alternative
+ * (and, within it, one choice of optional texts and table entry kinds: the events' `what` in dis_path.h),
+ * compiled on first sight of that (template place, choices) into the steps whose outcome the template alone
+ * does not settle (dis_plan.c).  The steps, in the walk's order (each `ev` an event offset from the
+ * operand's event): */
+enum {
+    TSR_DIS_S_LIT,     /* a literal ending in an identifier character: the bound rule (the next character) */
+    TSR_DIS_S_NAME,    /* a table hole printed as a name: the code's row (tsr_dis_name_fast), the bound rule;
+                          a code without the short way: as S_TAB */
+    TSR_DIS_S_TAB,     /* a table hole otherwise: the names and numbers the assembler finds there, on the text */
+    TSR_DIS_S_INT,     /* a `{FIELD}` hole: the number read back into the field */
+    TSR_DIS_S_OPT0,    /* optional text not printed: it must not match there */
+    TSR_DIS_S_CONDS,   /* the conditions cc[a, a + n) of an alternative or printed optional text */
+    TSR_DIS_S_OPND,    /* the operand: its alternatives tried first, early[a, a + n), must fail */
+};
+
+struct tsr_dis_step {
+    const struct tsr_tc_part *p, *end;   /* the template part and the end of its sequence */
+    const struct tsr_dis_kont *k;        /* what follows the sequence */
+    uint8_t *row;                        /* S_NAME: tsr_dis_name_row (NULL: ask tsr_dis_name_fast) */
+    uint32_t len, field;                 /* its length; the field holding the code */
+    uint32_t a;                          /* S_CONDS, S_OPND: see above (with n) */
+    uint16_t ev, n;
+    uint8_t kind;
+};
+
+/* An alternative tried before the printed one (index alt within the operand) that the templates do not rule
+ * out; row: tsr_dis_alt_entry_row for it (NULL: none), len, field as there. */
+struct tsr_dis_early { uint32_t alt; uint8_t *row; uint32_t len, field; };
+
+/* A condition of the path compiled (S_CONDS): TSR_TC_BIND: f[field] must be val (masked to the field), which
+ * binds it; TSR_TC_BIND2: f[field] == f[field2], a pair; otherwise isa->check(id, f). */
+struct tsr_dis_cc { uint64_t val; uint32_t id; uint16_t field, field2; uint8_t kind; };
+
+struct tsr_dis_plan {
+    struct tsr_dis_plan *next;    /* the next plan of the same place and alternative */
+    uint32_t part;                /* the operand's part in isa->parts (an op's template) */
+    uint32_t nev;                 /* its events: the operand's and one per part of the alternative */
+    bool walk;                    /* no plan: the walk decides (a path it rejects, or a case plans leave out) */
+    struct tsr_dis_kont rest;     /* what follows the operand in the op's template */
+    uint32_t nstep;
+    struct tsr_dis_step *step;
+    struct tsr_dis_early *early;
+    struct tsr_dis_cc *cc;
+    uint8_t *what;                /* the key with part: what[0..nev) */
+};
+
+struct tsr_dis_exact;
+
+#define TSR_DIS_PLANS 8192   /* plans a thread keeps at most (then no new ones) */
+
+/* The plan for the operand at part p of an op's template ending at end, printed with the events ev[0..avail)
+ * (its own first; created on first use, kept in x), or NULL (the events cannot key a plan, or the table is
+ * full). */
+const struct tsr_dis_plan *tsr_dis_plan_get(struct tsr_dis_exact *x, const struct tsr_tc_isa *isa,
+                                            const struct tsr_tc_part *p, const struct tsr_tc_part *end,
+                                            const struct tsr_dis_ev *ev, size_t avail);
+void tsr_dis_plan_free(struct tsr_dis_exact *x);
+
+/* A bundle part of the text being proven (dis_exact.c): bytes [start, end), the first non-blank at q; once
+ * have_set (when an op is first tried on its text), run is the length of the identifier at q and have the
+ * ASCII characters present (bit c of have[c >> 6]). */
 struct tsr_dis_partinfo { uint32_t start, end, q, run; bool have_set; uint64_t have[2]; };
 
 /* State of the prover (zeroed, then reused; tsr_dis_exact_free releases it). */
@@ -130,15 +220,22 @@ struct tsr_dis_exact {
     unsigned nmemo, nmemo_next;
     uint8_t *bound;       /* per field: set by the text or a binding condition */
     uint32_t *root;       /* per table and ASCII character: the trie node of the root's child, or 0 */
+    int32_t *oplead;      /* per op: the template index of its leading operand part, or -1 (dis_exact.c) */
     uint16_t *eq;         /* FIELD == FIELD pairs met on the way (2 entries each) */
     size_t neq, ceq;
     unsigned steps;       /* budget of the text-only matcher for one bundle */
     unsigned long nslow;  /* ops matched on the text against a part (dis_exact.c slot_possible) */
     unsigned long nprinted;   /* bundles printed by the thread, up to TSR_DIS_WARMUP (dis_engine.c attempt) */
+    struct tsr_dis_plan **plans;   /* [part * maxalt + alternative]: the plans of that place (dis_plan.c) */
+    unsigned nplans;
+    void *pbuf;                    /* dis_plan.c: a plan being compiled, pcap bytes */
+    size_t pcap;
+    struct tsr_dis_cands cands;   /* the ops slot_possible tries on the text (dis_cand.h) */
 };
 
 /* Whether the assembler, given text[0..len) (the bundle printed from inst, a decoded struct <t>_inst, along
- * the path recorded in path), returns inst's format and exactly its fields and ignored bits; false when
+ * the path recorded in path), returns inst's format and ignored bits and exactly the format's fields (those
+ * the round-trip check compares); false when
  * that is not certain.  Never reads outside text[0..len). */
 bool tsr_dis_exact(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const void *inst, const char *text,
                    size_t len, const struct tsr_dis_path *path);

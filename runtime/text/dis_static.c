@@ -33,395 +33,7 @@
 #include <string.h>
 
 #include "asm_engine.h"
-#include "dis_exact.h"
-
-#define BUDGET 20000UL    /* lockstep steps per question */
-
-/* A place in a template: pending literal characters str[0..slen), then parts [p, end), then *next. */
-struct cur {
-    const char *str;
-    uint32_t slen;
-    const struct tsr_tc_part *p, *end;
-    const struct cur *next;
-};
-
-enum { A_END, A_CHAR, A_PART };
-
-/* Per table (tsr_dis_static tflags): */
-enum {
-    TF_NUMS = 1,         /* numeric entries: reads numbers */
-    TF_EMPTY = 2,        /* a name "" (matches no text) */
-    TF_NAME_NUM = 4,     /* a name a printed number or label could start (a digit, '-', 'L') */
-    TF_PNUM = 8,         /* prints a number for some code */
-    TF_PEMPTY = 16,      /* prints "" for some code */
-    TF_PNAME_EXPR = 32,  /* prints a name a constant expression could start */
-};
-
-struct q {
-    struct tsr_dis_static *st;
-    bool jopen;   /* J may end anywhere (an operand alternative: what follows is not J's) */
-    bool kopen;   /* K's text goes on after K ends, unknown (an operand alternative) */
-    /* A table hole of K that prints one known entry, kpr (else NULL): the hole kfix reached with continuation
-     * knext, i.e. in K's own alternative, not in a later use of the same operand. */
-    const struct tsr_tc_part *kfix;
-    const struct cur *knext;
-    const struct tsr_tc_print *kpr;
-    /* K's op-level operands that print one known alternative: kalts[i] for part kbase + i (0xff: any) */
-    const struct tsr_tc_part *kbase;
-    uint32_t nk;
-    const uint8_t *kalts;
-};
-
-/* Moves c to its next atom: a non-blank literal character, a part that is not literal, or the end. */
-static int norm(struct cur *c)
-{
-    for (;;) {
-        while (c->slen && tsr_asm_isblank((unsigned char)c->str[0]))
-            c->str++, c->slen--;
-        if (c->slen)
-            return A_CHAR;
-        if (c->p < c->end) {
-            if (c->p->kind == TSR_TC_TEXT) {
-                c->str = c->p->text;
-                c->slen = c->p->len;
-                c->p++;
-                continue;
-            }
-            if (c->p->kind == TSR_TC_SPACE) {
-                c->p++;
-                continue;
-            }
-            return A_PART;
-        }
-        if (!c->next)
-            return A_END;
-        *c = *c->next;
-    }
-}
-
-/* Can a constant expression start with c (the round trip check has no symbols: only `L<hex>` names)? */
-static bool expr_start(unsigned char c)
-{
-    return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '~' || c == '(' || c == '.' || c == 'L';
-}
-
-/* Can a number the printer prints (a `{FIELD}`, a table's integer or float entry) start with c? */
-static bool num_print_start(unsigned char c)
-{
-    return (c >= '0' && c <= '9') || c == '-';
-}
-
-static const struct tsr_tc_name *jnames(const struct tsr_tc_isa *isa, const struct tsr_tc_part *p, uint32_t *n)
-{
-    const struct tsr_tc_table *T = &isa->tables[p->arg];
-    *n = T->nnames;
-    return isa->names + T->name_first;
-}
-
-/* Is K at its hole of one known entry? */
-static bool at_fix(const struct q *Q, const struct cur *K)
-{
-    return Q->kfix && K->p == Q->kfix && K->next == Q->knext;
-}
-
-static const struct tsr_tc_print *kprints(const struct q *Q, const struct cur *K, uint32_t *n)
-{
-    const struct tsr_tc_isa *isa = Q->st->isa;
-    const struct tsr_tc_part *p = K->p;
-    if (at_fix(Q, K)) {
-        *n = 1;
-        return Q->kpr;
-    }
-    const struct tsr_tc_table *T = &isa->tables[p->arg];
-    *n = T->nprint;
-    return isa->prints + T->print_first;
-}
-
-/* The part past a hole (the cursor after its part). */
-static struct cur past(struct cur c)
-{
-    c.p++;
-    return c;
-}
-
-static struct cur with_str(struct cur c, const char *s, uint32_t n)
-{
-    c.p++;
-    c.str = s;
-    c.slen = n;
-    return c;
-}
-
-static bool ov(struct q *Q, struct cur J, struct cur K);
-
-/* J is at an optional part or an operand: any way of it. */
-static bool branch(struct q *Q, struct cur J, struct cur K, bool onj)
-{
-    struct cur *c = onj ? &J : &K;
-    const struct tsr_tc_isa *isa = Q->st->isa;
-    const struct tsr_tc_part *p = c->p;
-    if (p->kind == TSR_TC_OPT) {
-        struct cur with = with_str(*c, p->text, p->len), without = past(*c);
-        struct cur a = onj ? with : J, b = onj ? K : with;
-        if (ov(Q, a, b))
-            return true;
-        a = onj ? without : J, b = onj ? K : without;
-        return ov(Q, a, b);
-    }
-    const struct tsr_tc_opnd *o = &isa->opnds[p->arg];
-    struct cur rest = past(*c);
-    uint32_t first = 0, last = o->nalt;
-    if (!onj && !c->next && Q->kalts && p >= Q->kbase && p < Q->kbase + Q->nk && Q->kalts[p - Q->kbase] < o->nalt)
-        first = Q->kalts[p - Q->kbase], last = first + 1;   /* K's operand at op level: the alternative printed */
-    for (uint32_t i = first; i < last; i++) {
-        const struct tsr_tc_alt *alt = &isa->alts[o->alt + i];
-        struct cur in = {NULL, 0, isa->parts + alt->part, isa->parts + alt->part + alt->npart, &rest};
-        if (onj ? ov(Q, in, K) : ov(Q, J, in))
-            return true;
-    }
-    return false;
-}
-
-/* J at a hole, K at the literal character c. */
-static bool jhole_char(struct q *Q, struct cur J, struct cur K)
-{
-    const struct tsr_tc_isa *isa = Q->st->isa;
-    const struct tsr_tc_part *p = J.p;
-    unsigned char c = (unsigned char)K.str[0];
-    if (p->kind != TSR_TC_TABLE)
-        return expr_start(c);
-    uint32_t n;
-    const struct tsr_tc_name *nm = jnames(isa, p, &n);
-    if (isa->tables[p->arg].nnums && expr_start(c))
-        return true;
-    for (uint32_t i = 0; i < n; i++) {
-        if (nm[i].len == 0) {
-            if (ov(Q, past(J), K))
-                return true;
-        } else if ((unsigned char)nm[i].name[0] == c && ov(Q, with_str(J, nm[i].name, nm[i].len), K)) {
-            return true;
-        }
-    }
-    return false;
-}
-
-/* K at a hole, J at the literal character c. */
-static bool khole_char(struct q *Q, struct cur J, struct cur K)
-{
-    const struct tsr_tc_part *p = K.p;
-    unsigned char c = (unsigned char)J.str[0];
-    if (p->kind == TSR_TC_INT)
-        return num_print_start(c);
-    if (p->kind == TSR_TC_LABEL)
-        return c == 'L';
-    uint32_t n;
-    const struct tsr_tc_print *pr = kprints(Q, &K, &n);
-    bool empty = false;
-    for (uint32_t i = 0; i < n; i++) {
-        if (pr[i].kind != TSR_TC_PRINT_NAME) {
-            if (num_print_start(c))
-                return true;
-            continue;
-        }
-        if (!pr[i].name[0]) {
-            empty = true;
-            continue;
-        }
-        if ((unsigned char)pr[i].name[0] == c && ov(Q, J, with_str(K, pr[i].name, (uint32_t)strlen(pr[i].name))))
-            return true;
-    }
-    return empty && ov(Q, J, past(K));
-}
-
-/* Table J's names against table K's printed names (dis_exact.h struct tsr_dis_tpair), computed once. */
-static const struct tsr_dis_tpair *tpair(struct tsr_dis_static *st, unsigned jt, unsigned kt)
-{
-    const struct tsr_tc_isa *isa = st->isa;
-    struct tsr_dis_tpair *t = &st->tpair[(size_t)jt * isa->ntables + kt];
-    if (t->done)
-        return t;
-    t->done = true;
-    const struct tsr_tc_table *TJ = &isa->tables[jt], *TK = &isa->tables[kt];
-    const struct tsr_tc_name *nm = isa->names + TJ->name_first;
-    const struct tsr_tc_print *pr = isa->prints + TK->print_first;
-    size_t cap = 0;
-    for (uint32_t i = 0; i < TK->nprint; i++) {
-        if (pr[i].kind != TSR_TC_PRINT_NAME || !pr[i].name[0])
-            continue;
-        const char *kn = pr[i].name;
-        uint32_t kl = (uint32_t)strlen(kn);
-        for (uint32_t j = 0; j < TJ->nnames; j++) {
-            uint32_t jl = nm[j].len;
-            if (!jl || nm[j].name[0] != kn[0])
-                continue;
-            uint32_t l = jl < kl ? jl : kl;
-            if (memcmp(nm[j].name, kn, l) != 0)
-                continue;
-            if (jl == kl) {
-                t->eq = true;
-                continue;
-            }
-            struct tsr_dis_rem r = jl < kl ? (struct tsr_dis_rem){true, kn + jl, kl - jl}
-                                           : (struct tsr_dis_rem){false, nm[j].name + kl, jl - kl};
-            bool seen = false;   /* the same remainder on the same side leads to the same question */
-            for (uint32_t x = 0; x < t->nrem && !seen; x++)
-                seen = t->rem[x].kside == r.kside && t->rem[x].len == r.len && !memcmp(t->rem[x].s, r.s, r.len);
-            if (seen)
-                continue;
-            if (t->nrem == cap) {
-                cap = cap ? cap * 2 : 8;
-                t->rem = realloc(t->rem, cap * sizeof *t->rem);
-                if (!t->rem)
-                    abort();
-            }
-            t->rem[t->nrem++] = r;
-        }
-    }
-    return t;
-}
-
-/* J at a hole, K at its hole of one known entry (Q->kpr). */
-static bool hole_fixed(struct q *Q, struct cur J, struct cur K)
-{
-    const struct tsr_tc_isa *isa = Q->st->isa;
-    const struct tsr_tc_part *jp = J.p;
-    const struct tsr_tc_print *e = Q->kpr;
-    bool jtab = jp->kind == TSR_TC_TABLE;
-    uint8_t jf = jtab ? Q->st->tflags[jp->arg] : 0;
-    bool jnum = !jtab || (jf & TF_NUMS);
-    if ((jf & TF_EMPTY) && ov(Q, past(J), K))
-        return true;
-    if (e->kind != TSR_TC_PRINT_NAME)
-        return jnum || (jf & TF_NAME_NUM);
-    if (!e->name[0])
-        return ov(Q, J, past(K));
-    if (jnum && expr_start((unsigned char)e->name[0]))
-        return true;
-    if (!jtab)
-        return false;
-    const struct tsr_tc_table *T = &isa->tables[jp->arg];
-    uint32_t kl = (uint32_t)strlen(e->name);
-    bool eq = false;
-    for (uint32_t j = 0; j < T->nnames; j++) {
-        const struct tsr_tc_name *m = &isa->names[T->name_first + j];
-        uint32_t jl = m->len, l = jl < kl ? jl : kl;
-        if (!jl || m->name[0] != e->name[0] || memcmp(m->name, e->name, l) != 0)
-            continue;
-        if (jl == kl)
-            eq = true;
-        else if (jl < kl ? ov(Q, past(J), with_str(K, e->name + jl, kl - jl))
-                         : ov(Q, with_str(J, m->name + kl, jl - kl), past(K)))
-            return true;
-    }
-    return eq && ov(Q, past(J), past(K));
-}
-
-/* Both at holes. */
-static bool hole_hole(struct q *Q, struct cur J, struct cur K)
-{
-    struct tsr_dis_static *st = Q->st;
-    if (at_fix(Q, &K))
-        return hole_fixed(Q, J, K);
-    const struct tsr_tc_part *jp = J.p, *kp = K.p;
-    bool jtab = jp->kind == TSR_TC_TABLE, ktab = kp->kind == TSR_TC_TABLE;
-    const uint8_t jf = jtab ? st->tflags[jp->arg] : 0, kf = ktab ? st->tflags[kp->arg] : 0;
-    bool jnum = !jtab || (jf & TF_NUMS);      /* J reads numbers */
-    bool knum = !ktab || (kf & TF_PNUM);      /* K prints numbers */
-    if (knum && (jnum || (jf & TF_NAME_NUM)))
-        return true;
-    if (jnum && (kf & TF_PNAME_EXPR))
-        return true;
-    /* empty names: one side passes its hole without text */
-    if ((jf & TF_EMPTY) && ov(Q, past(J), K))
-        return true;
-    if ((kf & TF_PEMPTY) && ov(Q, J, past(K)))
-        return true;
-    if (!jtab || !ktab)
-        return false;
-    const struct tsr_dis_tpair *t = tpair(st, jp->arg, kp->arg);
-    for (uint32_t i = 0; i < t->nrem; i++) {
-        const struct tsr_dis_rem *r = &t->rem[i];
-        if (r->kside ? ov(Q, past(J), with_str(K, r->s, r->len)) : ov(Q, with_str(J, r->s, r->len), past(K)))
-            return true;
-        if (!st->budget)
-            return true;
-    }
-    return t->eq && ov(Q, past(J), past(K));
-}
-
-static bool ov(struct q *Q, struct cur J, struct cur K)
-{
-    for (;;) {
-        if (!Q->st->budget)
-            return true;
-        Q->st->budget--;
-        int jk = norm(&J), kk = norm(&K);
-        if (jk == A_PART && (J.p->kind == TSR_TC_OPT || J.p->kind == TSR_TC_OPND))
-            return branch(Q, J, K, true);
-        if (kk == A_PART && (K.p->kind == TSR_TC_OPT || K.p->kind == TSR_TC_OPND))
-            return branch(Q, J, K, false);
-        if (jk == A_END) {
-            if (Q->jopen || kk == A_END)
-                return true;
-            if (kk == A_CHAR)
-                return false;
-            /* K's hole must print nothing */
-            if (K.p->kind != TSR_TC_TABLE)
-                return false;
-            uint32_t n;
-            const struct tsr_tc_print *pr = kprints(Q, &K, &n);
-            bool empty = false;
-            for (uint32_t i = 0; i < n && !empty; i++)
-                empty = pr[i].kind == TSR_TC_PRINT_NAME && !pr[i].name[0];
-            if (!empty)
-                return false;
-            K = past(K);
-            continue;
-        }
-        if (kk == A_END) {
-            if (Q->kopen)
-                return true;
-            if (jk == A_CHAR)
-                return false;
-            /* J's hole must match nothing: a table with an empty name */
-            if (J.p->kind != TSR_TC_TABLE)
-                return false;
-            uint32_t n;
-            const struct tsr_tc_name *nm = jnames(Q->st->isa, J.p, &n);
-            bool empty = false;
-            for (uint32_t i = 0; i < n && !empty; i++)
-                empty = nm[i].len == 0;
-            if (!empty)
-                return false;
-            J = past(J);
-            continue;
-        }
-        if (jk == A_CHAR && kk == A_CHAR) {
-            if (J.str[0] != K.str[0])
-                return false;
-            J.str++, J.slen--;
-            K.str++, K.slen--;
-            continue;
-        }
-        if (jk == A_PART && kk == A_CHAR)
-            return jhole_char(Q, J, K);
-        if (jk == A_CHAR)
-            return khole_char(Q, J, K);
-        return hole_hole(Q, J, K);
-    }
-}
-
-/* J = parts jp[0..jn) and K = kp[0..kn), each followed by the parts [rest, rend) (none: NULL), then by the end
- * of the bundle part (open: by unknown text, and J may end anywhere). */
-static int ask(struct tsr_dis_static *st, const struct tsr_tc_part *jp, uint32_t jn, const struct tsr_tc_part *kp,
-               uint32_t kn, const struct tsr_tc_part *rest, const struct tsr_tc_part *rend, bool open)
-{
-    struct q Q = {.st = st, .jopen = open, .kopen = open};
-    struct cur R = {NULL, 0, rest, rend, NULL};
-    struct cur J = {NULL, 0, jp, jp + jn, rest ? &R : NULL}, K = {NULL, 0, kp, kp + kn, rest ? &R : NULL};
-    st->budget = BUDGET;
-    return ov(&Q, J, K) ? TSR_DIS_MAYBE : TSR_DIS_NEVER;
-}
+#include "dis_lockstep.h"
 
 static void *xcalloc(size_t n)
 {
@@ -557,7 +169,7 @@ void tsr_dis_static_init(struct tsr_dis_static *st, const struct tsr_tc_isa *isa
             const struct tsr_tc_name *n = &isa->names[T->name_first + i];
             if (!n->len)
                 f |= TF_EMPTY;
-            else if (num_print_start((unsigned char)n->name[0]) || n->name[0] == 'L')
+            else if (tsr_dis_num_print_start((unsigned char)n->name[0]) || n->name[0] == 'L')
                 f |= TF_NAME_NUM;
         }
         for (uint32_t i = 0; i < T->nprint; i++) {
@@ -566,7 +178,7 @@ void tsr_dis_static_init(struct tsr_dis_static *st, const struct tsr_tc_isa *isa
                 f |= TF_PNUM;
             else if (!pr->name[0])
                 f |= TF_PEMPTY;
-            else if (expr_start((unsigned char)pr->name[0]))
+            else if (tsr_dis_expr_start((unsigned char)pr->name[0]))
                 f |= TF_PNAME_EXPR;
         }
         st->tflags[t] = f;
@@ -576,6 +188,7 @@ void tsr_dis_static_init(struct tsr_dis_static *st, const struct tsr_tc_isa *isa
     st->fmt_never = xcalloc((size_t)isa->nops * isa->nformats);
     st->slot_never = xcalloc((size_t)isa->nops * isa->nslots);
     st->before_never = xcalloc(isa->nops);
+    st->sops = xcalloc((size_t)isa->nops * isa->nslots * sizeof *st->sops);
 }
 
 void tsr_dis_static_free(struct tsr_dis_static *st)
@@ -604,6 +217,9 @@ void tsr_dis_static_free(struct tsr_dis_static *st)
     free(st->fmt_never);
     free(st->slot_never);
     free(st->before_never);
+    for (size_t i = 0; st->sops && i < (size_t)st->isa->nops * st->isa->nslots; i++)
+        free(st->sops[i]);
+    free(st->sops);
     memset(st, 0, sizeof *st);
 }
 
@@ -613,7 +229,7 @@ int tsr_dis_op_pair(struct tsr_dis_static *st, unsigned b, unsigned a)
     uint8_t *r = &st->op_pair[(size_t)b * isa->nops + a];
     if (*r == TSR_DIS_UNKNOWN) {
         const struct tsr_tc_op *B = &isa->ops[b], *A = &isa->ops[a];
-        *r = (uint8_t)ask(st, isa->parts + B->part, B->npart, isa->parts + A->part, A->npart, NULL, NULL, false);
+        *r = (uint8_t)tsr_dis_ask(st, isa->parts + B->part, B->npart, isa->parts + A->part, A->npart, NULL, NULL, false);
     }
     return *r;
 }
@@ -624,7 +240,7 @@ int tsr_dis_alt_pair(struct tsr_dis_static *st, unsigned j, unsigned k)
     uint8_t *r = &st->alt_pair[(size_t)j * st->nalts + k];
     if (*r == TSR_DIS_UNKNOWN) {
         const struct tsr_tc_alt *J = &isa->alts[j], *K = &isa->alts[k];
-        *r = (uint8_t)ask(st, isa->parts + J->part, J->npart, isa->parts + K->part, K->npart, NULL, NULL, true);
+        *r = (uint8_t)tsr_dis_ask(st, isa->parts + J->part, J->npart, isa->parts + K->part, K->npart, NULL, NULL, true);
     }
     return *r;
 }
@@ -641,7 +257,7 @@ int tsr_dis_alt_ctx(struct tsr_dis_static *st, const struct tsr_tc_part *p, cons
     if (*r == TSR_DIS_UNKNOWN) {
         const struct tsr_tc_opnd *o = &isa->opnds[p->arg];
         const struct tsr_tc_alt *J = &isa->alts[o->alt + j], *K = &isa->alts[o->alt + k];
-        *r = (uint8_t)ask(st, isa->parts + J->part, J->npart, isa->parts + K->part, K->npart, p + 1, end, false);
+        *r = (uint8_t)tsr_dis_ask(st, isa->parts + J->part, J->npart, isa->parts + K->part, K->npart, p + 1, end, false);
     }
     return *r;
 }
@@ -673,6 +289,25 @@ bool tsr_dis_before_never(struct tsr_dis_static *st, unsigned a)
     if (*r == TSR_DIS_UNKNOWN)
         *r = slot_ops_never(st, a, st->isa->ops[a].slot, a) ? TSR_DIS_NEVER : TSR_DIS_MAYBE;
     return *r == TSR_DIS_NEVER;
+}
+
+const uint32_t *tsr_dis_slot_ops(struct tsr_dis_static *st, unsigned a, unsigned s, uint32_t *n)
+{
+    const struct tsr_tc_isa *isa = st->isa;
+    uint32_t **r = &st->sops[(size_t)a * isa->nslots + s];
+    if (!*r) {
+        const struct tsr_tc_slot *S = &isa->slots[s];
+        uint32_t *l = xcalloc((S->nop + 1) * sizeof *l), c = 0;
+        for (uint32_t i = 0; i < S->nop; i++) {
+            unsigned b = isa->idx[S->op + i];
+            if (b == a || tsr_dis_op_pair(st, b, a) != TSR_DIS_NEVER)
+                l[1 + c++] = b;
+        }
+        l[0] = c;
+        *r = l;
+    }
+    *n = (*r)[0];
+    return *r + 1;
 }
 
 bool tsr_dis_fmt_never(struct tsr_dis_static *st, unsigned a, unsigned g)
@@ -760,16 +395,24 @@ static uint8_t **map_row(struct tsr_dis_static *st, uint64_t key)
     return NULL;
 }
 
+/* The row of a table hole's place (tsr_dis_longer's arguments, canonical; tag: which question) in the map of
+ * rows, or NULL. */
+static uint8_t **place_row(struct tsr_dis_static *st, const struct tsr_tc_part **p, const struct tsr_tc_part **end,
+                           const struct tsr_tc_part **cp, const struct tsr_tc_part **cend, uint64_t tag)
+{
+    if (*cp)
+        canon(st, cp, cend);
+    else
+        canon(st, p, end);
+    size_t at = (size_t)(*p - st->isa->parts), ci = *cp ? (size_t)(*cp - st->isa->parts) : st->nparts;
+    return at < st->nparts && ci <= st->nparts ? map_row(st, tag | ((uint64_t)at * (st->nparts + 1) + ci + 1)) : NULL;
+}
+
 int tsr_dis_longer(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end,
                    const struct tsr_tc_part *cp, const struct tsr_tc_part *cend, uint64_t c)
 {
     const struct tsr_tc_isa *isa = st->isa;
-    if (cp)
-        canon(st, &cp, &cend);
-    else
-        canon(st, &p, &end);
-    size_t at = (size_t)(p - isa->parts), ci = cp ? (size_t)(cp - isa->parts) : st->nparts;
-    uint8_t **row = at < st->nparts && ci <= st->nparts ? map_row(st, (uint64_t)at * (st->nparts + 1) + ci + 1) : NULL;
+    uint8_t **row = place_row(st, &p, &end, &cp, &cend, 0);
     uint8_t *r = row ? row_byte(st, row, 0, p->arg, c) : NULL;
     if (!r)
         return TSR_DIS_MAYBE;
@@ -786,8 +429,8 @@ int tsr_dis_longer(struct tsr_dis_static *st, const struct tsr_tc_part *p, const
                 continue;
             struct cur J = {m->name + nl, (uint32_t)(m->len - nl), p + 1, end, cp ? &R : NULL};
             struct cur K = {NULL, 0, p + 1, end, cp ? &R : NULL};
-            st->budget = BUDGET;
-            maybe = ov(&Q, J, K);
+            st->budget = TSR_DIS_QBUDGET;
+            maybe = tsr_dis_ov(&Q, J, K);
         }
         *r = maybe ? TSR_DIS_MAYBE : TSR_DIS_NEVER;
     }
@@ -823,11 +466,59 @@ int tsr_dis_alt_entry(struct tsr_dis_static *st, const struct tsr_tc_part *p, co
             struct q Q = {.st = st, .kfix = h, .knext = &R, .kpr = pr};
             struct cur Jc = {NULL, 0, isa->parts + J->part, isa->parts + J->part + J->npart, &R};
             struct cur Kc = {NULL, 0, isa->parts + K->part, isa->parts + K->part + K->npart, &R};
-            st->budget = BUDGET;
-            *r = ov(&Q, Jc, Kc) ? TSR_DIS_MAYBE : TSR_DIS_NEVER;
+            st->budget = TSR_DIS_QBUDGET;
+            *r = tsr_dis_ov(&Q, Jc, Kc) ? TSR_DIS_MAYBE : TSR_DIS_NEVER;
         }
     }
     return *r;
+}
+
+#define NAME_TAG ((uint64_t)1 << 61)   /* place_row tag of tsr_dis_name_fast (tsr_dis_longer: 0) */
+
+int tsr_dis_name_fast(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end,
+                      const struct tsr_tc_part *cp, const struct tsr_tc_part *cend, uint64_t c)
+{
+    const struct tsr_tc_part *p0 = p, *e0 = end, *c0 = cp, *ce0 = cend;
+    uint8_t **row = place_row(st, &p, &end, &cp, &cend, NAME_TAG);
+    uint8_t *r = row ? row_byte(st, row, 0, p->arg, c) : NULL;
+    if (r && *r != TSR_DIS_UNKNOWN)
+        return *r;
+    const struct tsr_tc_print *pr = tsr_dis_print_of(st->isa, p->arg, c);
+    int v = pr && pr->kind == TSR_TC_PRINT_NAME && !tsr_asm_isblank((unsigned char)pr->name[0]) &&
+                    tsr_dis_name_ok(st, p->arg, c) && tsr_dis_longer(st, p0, e0, c0, ce0, c) == TSR_DIS_NEVER
+                ? TSR_DIS_NEVER
+                : TSR_DIS_MAYBE;
+    if (r)
+        *r = (uint8_t)v;
+    return v;
+}
+
+uint8_t *tsr_dis_name_row(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end,
+                          const struct tsr_tc_part *cp, const struct tsr_tc_part *cend, uint32_t *len)
+{
+    uint8_t **row = place_row(st, &p, &end, &cp, &cend, NAME_TAG);
+    *len = st->rowlen[p->arg];
+    if (!row || !*len)
+        return NULL;
+    return row_byte(st, row, 0, p->arg, 0);
+}
+
+uint8_t *tsr_dis_alt_entry_row(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end,
+                               unsigned j, unsigned k, uint32_t *len, uint32_t *field)
+{
+    const struct tsr_tc_isa *isa = st->isa;
+    canon(st, &p, &end);
+    const struct tsr_tc_opnd *o = &isa->opnds[p->arg];
+    size_t at = (size_t)(p - isa->parts);
+    if (at >= st->nparts || j >= st->maxalt || k >= st->maxalt || st->altfix[o->alt + k] < 0)
+        return NULL;
+    const struct tsr_tc_part *h = isa->parts + st->altfix[o->alt + k];
+    uint8_t **row = map_row(st, ((uint64_t)1 << 62) | (((uint64_t)at * st->maxalt + j) * st->maxalt + k));
+    *len = st->rowlen[h->arg];
+    *field = h->field;
+    if (!row || !*len)
+        return NULL;
+    return row_byte(st, row, 0, h->arg, 0);
 }
 
 uint64_t tsr_dis_alt_maybe(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end,
@@ -867,9 +558,9 @@ static int op_alt1(struct tsr_dis_static *st, unsigned b, unsigned a, unsigned i
             struct q Q = {.st = st, .kbase = isa->parts + A->part, .nk = A->npart, .kalts = alts};
             struct cur J = {NULL, 0, isa->parts + B->part, isa->parts + B->part + B->npart, NULL};
             struct cur K = {NULL, 0, isa->parts + A->part, isa->parts + A->part + A->npart, NULL};
-            st->budget = BUDGET;
+            st->budget = TSR_DIS_QBUDGET;
             e->k1 = k1, e->k2 = k2;
-            e->v = ov(&Q, J, K) ? TSR_DIS_MAYBE : TSR_DIS_NEVER;
+            e->v = tsr_dis_ov(&Q, J, K) ? TSR_DIS_MAYBE : TSR_DIS_NEVER;
             return e->v;
         }
     }

@@ -1,0 +1,353 @@
+/* The lockstep walk of two template sequences (dis_lockstep.h) that decides the facts of dis_static.c: J, read
+ * by the matcher, against K, printed by the printer, over their non-blank characters; the rules and why a
+ * NEVER is sound are at the top of dis_static.c. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "asm_engine.h"
+#include "dis_lockstep.h"
+
+/* Moves c to its next atom: a non-blank literal character, a part that is not literal, or the end. */
+static int norm(struct cur *c)
+{
+    for (;;) {
+        while (c->slen && tsr_asm_isblank((unsigned char)c->str[0]))
+            c->str++, c->slen--;
+        if (c->slen)
+            return A_CHAR;
+        if (c->p < c->end) {
+            if (c->p->kind == TSR_TC_TEXT) {
+                c->str = c->p->text;
+                c->slen = c->p->len;
+                c->p++;
+                continue;
+            }
+            if (c->p->kind == TSR_TC_SPACE) {
+                c->p++;
+                continue;
+            }
+            return A_PART;
+        }
+        if (!c->next)
+            return A_END;
+        *c = *c->next;
+    }
+}
+
+bool tsr_dis_expr_start(unsigned char c)
+{
+    return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '~' || c == '(' || c == '.' || c == 'L';
+}
+
+bool tsr_dis_num_print_start(unsigned char c)
+{
+    return (c >= '0' && c <= '9') || c == '-';
+}
+
+static const struct tsr_tc_name *jnames(const struct tsr_tc_isa *isa, const struct tsr_tc_part *p, uint32_t *n)
+{
+    const struct tsr_tc_table *T = &isa->tables[p->arg];
+    *n = T->nnames;
+    return isa->names + T->name_first;
+}
+
+/* Is K at its hole of one known entry? */
+static bool at_fix(const struct q *Q, const struct cur *K)
+{
+    return Q->kfix && K->p == Q->kfix && K->next == Q->knext;
+}
+
+static const struct tsr_tc_print *kprints(const struct q *Q, const struct cur *K, uint32_t *n)
+{
+    const struct tsr_tc_isa *isa = Q->st->isa;
+    const struct tsr_tc_part *p = K->p;
+    if (at_fix(Q, K)) {
+        *n = 1;
+        return Q->kpr;
+    }
+    const struct tsr_tc_table *T = &isa->tables[p->arg];
+    *n = T->nprint;
+    return isa->prints + T->print_first;
+}
+
+/* The part past a hole (the cursor after its part). */
+static struct cur past(struct cur c)
+{
+    c.p++;
+    return c;
+}
+
+static struct cur with_str(struct cur c, const char *s, uint32_t n)
+{
+    c.p++;
+    c.str = s;
+    c.slen = n;
+    return c;
+}
+
+/* J is at an optional part or an operand: any way of it. */
+static bool branch(struct q *Q, struct cur J, struct cur K, bool onj)
+{
+    struct cur *c = onj ? &J : &K;
+    const struct tsr_tc_isa *isa = Q->st->isa;
+    const struct tsr_tc_part *p = c->p;
+    if (p->kind == TSR_TC_OPT) {
+        struct cur with = with_str(*c, p->text, p->len), without = past(*c);
+        struct cur a = onj ? with : J, b = onj ? K : with;
+        if (tsr_dis_ov(Q, a, b))
+            return true;
+        a = onj ? without : J, b = onj ? K : without;
+        return tsr_dis_ov(Q, a, b);
+    }
+    const struct tsr_tc_opnd *o = &isa->opnds[p->arg];
+    struct cur rest = past(*c);
+    uint32_t first = 0, last = o->nalt;
+    if (!onj && !c->next && Q->kalts && p >= Q->kbase && p < Q->kbase + Q->nk && Q->kalts[p - Q->kbase] < o->nalt)
+        first = Q->kalts[p - Q->kbase], last = first + 1;   /* K's operand at op level: the alternative printed */
+    for (uint32_t i = first; i < last; i++) {
+        const struct tsr_tc_alt *alt = &isa->alts[o->alt + i];
+        struct cur in = {NULL, 0, isa->parts + alt->part, isa->parts + alt->part + alt->npart, &rest};
+        if (onj ? tsr_dis_ov(Q, in, K) : tsr_dis_ov(Q, J, in))
+            return true;
+    }
+    return false;
+}
+
+/* J at a hole, K at the literal character c. */
+static bool jhole_char(struct q *Q, struct cur J, struct cur K)
+{
+    const struct tsr_tc_isa *isa = Q->st->isa;
+    const struct tsr_tc_part *p = J.p;
+    unsigned char c = (unsigned char)K.str[0];
+    if (p->kind != TSR_TC_TABLE)
+        return tsr_dis_expr_start(c);
+    uint32_t n;
+    const struct tsr_tc_name *nm = jnames(isa, p, &n);
+    if (isa->tables[p->arg].nnums && tsr_dis_expr_start(c))
+        return true;
+    for (uint32_t i = 0; i < n; i++) {
+        if (nm[i].len == 0) {
+            if (tsr_dis_ov(Q, past(J), K))
+                return true;
+        } else if ((unsigned char)nm[i].name[0] == c && tsr_dis_ov(Q, with_str(J, nm[i].name, nm[i].len), K)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* K at a hole, J at the literal character c. */
+static bool khole_char(struct q *Q, struct cur J, struct cur K)
+{
+    const struct tsr_tc_part *p = K.p;
+    unsigned char c = (unsigned char)J.str[0];
+    if (p->kind == TSR_TC_INT)
+        return tsr_dis_num_print_start(c);
+    if (p->kind == TSR_TC_LABEL)
+        return c == 'L';
+    uint32_t n;
+    const struct tsr_tc_print *pr = kprints(Q, &K, &n);
+    bool empty = false;
+    for (uint32_t i = 0; i < n; i++) {
+        if (pr[i].kind != TSR_TC_PRINT_NAME) {
+            if (tsr_dis_num_print_start(c))
+                return true;
+            continue;
+        }
+        if (!pr[i].name[0]) {
+            empty = true;
+            continue;
+        }
+        if ((unsigned char)pr[i].name[0] == c && tsr_dis_ov(Q, J, with_str(K, pr[i].name, (uint32_t)strlen(pr[i].name))))
+            return true;
+    }
+    return empty && tsr_dis_ov(Q, J, past(K));
+}
+
+/* Table J's names against table K's printed names (dis_exact.h struct tsr_dis_tpair), computed once. */
+static const struct tsr_dis_tpair *tpair(struct tsr_dis_static *st, unsigned jt, unsigned kt)
+{
+    const struct tsr_tc_isa *isa = st->isa;
+    struct tsr_dis_tpair *t = &st->tpair[(size_t)jt * isa->ntables + kt];
+    if (t->done)
+        return t;
+    t->done = true;
+    const struct tsr_tc_table *TJ = &isa->tables[jt], *TK = &isa->tables[kt];
+    const struct tsr_tc_name *nm = isa->names + TJ->name_first;
+    const struct tsr_tc_print *pr = isa->prints + TK->print_first;
+    size_t cap = 0;
+    for (uint32_t i = 0; i < TK->nprint; i++) {
+        if (pr[i].kind != TSR_TC_PRINT_NAME || !pr[i].name[0])
+            continue;
+        const char *kn = pr[i].name;
+        uint32_t kl = (uint32_t)strlen(kn);
+        for (uint32_t j = 0; j < TJ->nnames; j++) {
+            uint32_t jl = nm[j].len;
+            if (!jl || nm[j].name[0] != kn[0])
+                continue;
+            uint32_t l = jl < kl ? jl : kl;
+            if (memcmp(nm[j].name, kn, l) != 0)
+                continue;
+            if (jl == kl) {
+                t->eq = true;
+                continue;
+            }
+            struct tsr_dis_rem r = jl < kl ? (struct tsr_dis_rem){true, kn + jl, kl - jl}
+                                           : (struct tsr_dis_rem){false, nm[j].name + kl, jl - kl};
+            bool seen = false;   /* the same remainder on the same side leads to the same question */
+            for (uint32_t x = 0; x < t->nrem && !seen; x++)
+                seen = t->rem[x].kside == r.kside && t->rem[x].len == r.len && !memcmp(t->rem[x].s, r.s, r.len);
+            if (seen)
+                continue;
+            if (t->nrem == cap) {
+                cap = cap ? cap * 2 : 8;
+                t->rem = realloc(t->rem, cap * sizeof *t->rem);
+                if (!t->rem)
+                    abort();
+            }
+            t->rem[t->nrem++] = r;
+        }
+    }
+    return t;
+}
+
+/* J at a hole, K at its hole of one known entry (Q->kpr). */
+static bool hole_fixed(struct q *Q, struct cur J, struct cur K)
+{
+    const struct tsr_tc_isa *isa = Q->st->isa;
+    const struct tsr_tc_part *jp = J.p;
+    const struct tsr_tc_print *e = Q->kpr;
+    bool jtab = jp->kind == TSR_TC_TABLE;
+    uint8_t jf = jtab ? Q->st->tflags[jp->arg] : 0;
+    bool jnum = !jtab || (jf & TF_NUMS);
+    if ((jf & TF_EMPTY) && tsr_dis_ov(Q, past(J), K))
+        return true;
+    if (e->kind != TSR_TC_PRINT_NAME)
+        return jnum || (jf & TF_NAME_NUM);
+    if (!e->name[0])
+        return tsr_dis_ov(Q, J, past(K));
+    if (jnum && tsr_dis_expr_start((unsigned char)e->name[0]))
+        return true;
+    if (!jtab)
+        return false;
+    const struct tsr_tc_table *T = &isa->tables[jp->arg];
+    uint32_t kl = (uint32_t)strlen(e->name);
+    bool eq = false;
+    for (uint32_t j = 0; j < T->nnames; j++) {
+        const struct tsr_tc_name *m = &isa->names[T->name_first + j];
+        uint32_t jl = m->len, l = jl < kl ? jl : kl;
+        if (!jl || m->name[0] != e->name[0] || memcmp(m->name, e->name, l) != 0)
+            continue;
+        if (jl == kl)
+            eq = true;
+        else if (jl < kl ? tsr_dis_ov(Q, past(J), with_str(K, e->name + jl, kl - jl))
+                         : tsr_dis_ov(Q, with_str(J, m->name + kl, jl - kl), past(K)))
+            return true;
+    }
+    return eq && tsr_dis_ov(Q, past(J), past(K));
+}
+
+/* Both at holes. */
+static bool hole_hole(struct q *Q, struct cur J, struct cur K)
+{
+    struct tsr_dis_static *st = Q->st;
+    if (at_fix(Q, &K))
+        return hole_fixed(Q, J, K);
+    const struct tsr_tc_part *jp = J.p, *kp = K.p;
+    bool jtab = jp->kind == TSR_TC_TABLE, ktab = kp->kind == TSR_TC_TABLE;
+    const uint8_t jf = jtab ? st->tflags[jp->arg] : 0, kf = ktab ? st->tflags[kp->arg] : 0;
+    bool jnum = !jtab || (jf & TF_NUMS);      /* J reads numbers */
+    bool knum = !ktab || (kf & TF_PNUM);      /* K prints numbers */
+    if (knum && (jnum || (jf & TF_NAME_NUM)))
+        return true;
+    if (jnum && (kf & TF_PNAME_EXPR))
+        return true;
+    /* empty names: one side passes its hole without text */
+    if ((jf & TF_EMPTY) && tsr_dis_ov(Q, past(J), K))
+        return true;
+    if ((kf & TF_PEMPTY) && tsr_dis_ov(Q, J, past(K)))
+        return true;
+    if (!jtab || !ktab)
+        return false;
+    const struct tsr_dis_tpair *t = tpair(st, jp->arg, kp->arg);
+    for (uint32_t i = 0; i < t->nrem; i++) {
+        const struct tsr_dis_rem *r = &t->rem[i];
+        if (r->kside ? tsr_dis_ov(Q, past(J), with_str(K, r->s, r->len)) : tsr_dis_ov(Q, with_str(J, r->s, r->len), past(K)))
+            return true;
+        if (!st->budget)
+            return true;
+    }
+    return t->eq && tsr_dis_ov(Q, past(J), past(K));
+}
+
+bool tsr_dis_ov(struct q *Q, struct cur J, struct cur K)
+{
+    for (;;) {
+        if (!Q->st->budget)
+            return true;
+        Q->st->budget--;
+        int jk = norm(&J), kk = norm(&K);
+        if (jk == A_PART && (J.p->kind == TSR_TC_OPT || J.p->kind == TSR_TC_OPND))
+            return branch(Q, J, K, true);
+        if (kk == A_PART && (K.p->kind == TSR_TC_OPT || K.p->kind == TSR_TC_OPND))
+            return branch(Q, J, K, false);
+        if (jk == A_END) {
+            if (Q->jopen || kk == A_END)
+                return true;
+            if (kk == A_CHAR)
+                return false;
+            /* K's hole must print nothing */
+            if (K.p->kind != TSR_TC_TABLE)
+                return false;
+            uint32_t n;
+            const struct tsr_tc_print *pr = kprints(Q, &K, &n);
+            bool empty = false;
+            for (uint32_t i = 0; i < n && !empty; i++)
+                empty = pr[i].kind == TSR_TC_PRINT_NAME && !pr[i].name[0];
+            if (!empty)
+                return false;
+            K = past(K);
+            continue;
+        }
+        if (kk == A_END) {
+            if (Q->kopen)
+                return true;
+            if (jk == A_CHAR)
+                return false;
+            /* J's hole must match nothing: a table with an empty name */
+            if (J.p->kind != TSR_TC_TABLE)
+                return false;
+            uint32_t n;
+            const struct tsr_tc_name *nm = jnames(Q->st->isa, J.p, &n);
+            bool empty = false;
+            for (uint32_t i = 0; i < n && !empty; i++)
+                empty = nm[i].len == 0;
+            if (!empty)
+                return false;
+            J = past(J);
+            continue;
+        }
+        if (jk == A_CHAR && kk == A_CHAR) {
+            if (J.str[0] != K.str[0])
+                return false;
+            J.str++, J.slen--;
+            K.str++, K.slen--;
+            continue;
+        }
+        if (jk == A_PART && kk == A_CHAR)
+            return jhole_char(Q, J, K);
+        if (jk == A_CHAR)
+            return khole_char(Q, J, K);
+        return hole_hole(Q, J, K);
+    }
+}
+
+int tsr_dis_ask(struct tsr_dis_static *st, const struct tsr_tc_part *jp, uint32_t jn, const struct tsr_tc_part *kp,
+                uint32_t kn, const struct tsr_tc_part *rest, const struct tsr_tc_part *rend, bool open)
+{
+    struct q Q = {.st = st, .jopen = open, .kopen = open};
+    struct cur R = {NULL, 0, rest, rend, NULL};
+    struct cur J = {NULL, 0, jp, jp + jn, rest ? &R : NULL}, K = {NULL, 0, kp, kp + kn, rest ? &R : NULL};
+    st->budget = TSR_DIS_QBUDGET;
+    return tsr_dis_ov(&Q, J, K) ? TSR_DIS_MAYBE : TSR_DIS_NEVER;
+}

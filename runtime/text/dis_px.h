@@ -1,0 +1,92 @@
+/* The exactness proof's state on one bundle and the text-only matcher it asks (dis_match.c): private to
+ * dis_exact.c and dis_match.c (runtime/text/). */
+#ifndef TSR_DIS_PX_H
+#define TSR_DIS_PX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "asm_engine.h"
+#include "dis_exact.h"
+
+#define TSR_DIS_BUDGET 20000   /* text-only matcher steps per bundle before the proof gives up */
+
+/* The proof of one bundle (dis_exact.c tsr_dis_exact): the text, the printed record and where the walk is. */
+struct px {
+    const struct tsr_tc_isa *isa;
+    struct tsr_dis_exact *x;
+    const char *s;
+    uint32_t lim;                  /* end of the current part */
+    uint32_t pos;                  /* walk: where the assembler is */
+    const uint64_t *f;             /* the instruction's fields */
+    const struct tsr_dis_ev *ev;
+    struct tsr_dis_partinfo *pi;
+    size_t ie, iend;               /* walk: next event, end of the part's events */
+    size_t top;                    /* walk: the event of the op-level operand being walked (SIZE_MAX: none) */
+    size_t cur;                    /* walk: the bundle part being walked */
+    const struct tsr_tc_part *opbase;   /* walk: the first part of its op's template */
+    unsigned fmt;                  /* the printed format, its parts, their ops and their first events */
+    size_t np;
+    const unsigned *pop;
+    const struct tsr_dis_slotp *sp;
+    uint8_t (*lalt)[TSR_DIS_LALT];   /* x->lalt */
+    const size_t *plead;           /* the event of the part's leading operand (SIZE_MAX: none) */
+};
+
+static inline uint32_t ws(const struct px *P, uint32_t pos)
+{
+    while (pos < P->lim && tsr_asm_isblank(P->s[pos]))
+        pos++;
+    return pos;
+}
+
+/* Are the n bytes at a those at b (short runs: a loop, no call)? */
+static inline bool same(const char *a, const char *b, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (a[i] != b[i])
+            return false;
+    return true;
+}
+
+/* Are the n bytes at t exactly the NUL-terminated name nm? */
+static inline bool is_name(const char *t, const char *nm, uint32_t n)
+{
+    uint32_t i = 0;
+    while (i < n && nm[i] && nm[i] == t[i])
+        i++;
+    return i == n && !nm[n];
+}
+
+/* asm_engine.c lit_match */
+static inline bool lit(const struct px *P, const char *text, unsigned len, bool bound, uint32_t pos, uint32_t *end)
+{
+    return tsr_asm_lit(P->s, P->lim, text, len, bound, pos, end);
+}
+
+/* asm_engine.c match, TSR_TC_SPACE: the blanks from pos to q are acceptable */
+static inline bool space_ok(const struct px *P, uint32_t pos, uint32_t q)
+{
+    return !(q == pos && pos > 0 && pos < P->lim && tsr_asm_isident(P->s[pos - 1]) && tsr_asm_isident(P->s[pos]));
+}
+
+/* ---- the text-only matcher (dis_match.c) -------------------------------------------------------------- */
+
+/* names_at through the bundle's memo: the names of table p->arg (bound rule p->bound) that the assembler
+ * accepts at pos (asm_engine.c table_hole); *len and *code point at their lengths and codes.  Returns the
+ * count, or -1 when there are too many (then nothing is proven). */
+int tsr_dis_names_memo(struct px *P, const struct tsr_tc_part *p, uint32_t pos, const uint32_t **len,
+                       const uint32_t **code);
+/* asm_engine.c table_hole: does numeric entry nu accept the value v? */
+bool tsr_dis_num_ok(const struct tsr_tc_num *nu, const struct tsr_asm_val *v);
+/* The constant expression at pos (no symbols), as tsr_asm_expr: > 0 when one was read, ending at *e. */
+int tsr_dis_expr_at(const struct px *P, uint32_t pos, size_t *e, struct tsr_asm_val *v);
+/* asm_engine.c number_hole for a `{FIELD}` hole of field fd: the value stored (*x), or false when it fails. */
+bool tsr_dis_int_value(const struct tsr_tc_field *fd, const struct tsr_asm_val *v, int64_t *x);
+/* Can parts [p, end) followed by the continuation k match the text from pos to the end of the part, fields
+ * aside (open: and stop anywhere)?  true also when the step budget is spent (then nothing is proven). */
+bool tsr_dis_possible(struct px *P, const struct tsr_tc_part *p, const struct tsr_tc_part *end, uint32_t pos,
+                      const struct tsr_dis_kont *k, bool open);
+
+#endif
