@@ -16,11 +16,14 @@ static void bundle_text(const struct prog *P, const struct obundle *b, struct ts
     if (b->ctl == TSR_PACK_CTL_NONE) {
         /* the words are the truth (the parts were checked to mean the same joined): print them */
         P->t->disasm(b->w, 0, out);
-    } else {   /* a branch keeps its label */
-        if (!b->k)
-            tsr_buf_puts(out, "nop");
-        for (int k = 0; k < b->k; k++)
-            tsr_buf_printf(out, "%s%s", k ? "; " : "", b->parts[k]);
+    } else if (!b->k) {
+        tsr_buf_puts(out, "nop");
+    } else {   /* a branch keeps its label; the parts' overrides end the text, as when the scheduler joined them */
+        struct tsr_buf j = { 0 }, ov = { 0 };
+        tsr_pack_join_text(&j, &ov, (const char *const *)b->parts, b->k - 1, b->parts[b->k - 1], b->k - 1);
+        tsr_buf_append(out, j.data, j.len);
+        tsr_buf_free(&j);
+        tsr_buf_free(&ov);
     }
 }
 

@@ -60,6 +60,12 @@ struct tsr_pack_unit {
     struct tsr_pack_ev ev;
 };
 
+/* pack_words.c: the text of a bundle of the k + 1 parts parts[0..k) with `add` inserted at position pos (0..k)
+ * into b (cleared first): the parts joined by "; ", their field overrides (`{ws=1}`, which may only end a
+ * bundle's text) gathered into one group at the end; ov is scratch. */
+void tsr_pack_join_text(struct tsr_buf *b, struct tsr_buf *ov, const char *const *parts, int k, const char *add,
+                        int pos);
+
 /* pack_umemo.c: what a unit's words decide (x->ev with its masks, text, full, alt, slots, only, cand, ncand and
  * whether it breaks a rule alone), remembered per thread across programs: all are functions of the target and
  * the words alone.  get fills x (whose w is set and whose other fields are empty) and *solo and returns true

@@ -50,9 +50,9 @@ int tsr_pack_assemble_cached(const struct tsr_target *t, const char *text, size_
 
 /* ---- joining a bundle ------------------------------------------------------------------------------ */
 
-/* The text of bundle parts[0..k) with `add` at position pos into b: the parts joined by "; ", their field
- * overrides (`{ws=1}`, which end a bundle's text) gathered at the end (ov: scratch). */
-static void join_text(struct tsr_buf *b, struct tsr_buf *ov, const char *const *parts, int k, const char *add, int pos)
+/* (pack_int.h) */
+void tsr_pack_join_text(struct tsr_buf *b, struct tsr_buf *ov, const char *const *parts, int k, const char *add,
+                        int pos)
 {
     tsr_buf_clear(b);
     tsr_buf_clear(ov);
@@ -80,7 +80,7 @@ static void verify_refused(const struct tsr_target *t, const char *const *parts,
     struct tsr_buf b = { 0 }, ov = { 0 };
     uint32_t w[8];
     for (int pos = 0; pos <= k; pos++) {
-        join_text(&b, &ov, parts, k, add, pos);
+        tsr_pack_join_text(&b, &ov, parts, k, add, pos);
         if (!t->assemble_one(b.data, b.len, 0, w, NULL, 0)) {
             fprintf(stderr, "tessera: TESSERA_PACK_VERIFY: the legality pre-test refused '%s', which assembles\n",
                     b.data);
@@ -123,7 +123,7 @@ int tsr_pack_try_merge_at(const struct tsr_target *t, const char **parts, const 
     for (int pos = 0; pos <= k; pos++) {
         if (pos < 64 && !(at >> pos & 1))
             continue;
-        join_text(&jb->b, &jb->ov, parts, k, add, pos);
+        tsr_pack_join_text(&jb->b, &jb->ov, parts, k, add, pos);
         if (!tsr_pack_assemble_cached(t, jb->b.data, jb->b.len, w)) {
             const uint32_t *all[TSR_PACK_MAXPARTS];
             for (int i = 0, j = 0; i <= k; i++)
