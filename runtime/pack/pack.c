@@ -347,6 +347,7 @@ int tsr_pack_text_effort(const struct tsr_target *t, const char *path, const cha
     struct tsr_pack_ev scratch = { 0 };
     struct words_set seen = { NULL, 0 };
     int li = 0;
+    uint32_t nwid = 0;   /* distinct words so far (x->wid) */
     for (size_t i = 0; i < n; i++) {
         struct tsr_pack_unit *x = &u[i];
         memcpy(x->w, tsr_words_at(&w, i), t->nwords * 4);
@@ -364,6 +365,7 @@ int tsr_pack_text_effort(const struct tsr_target *t, const char *path, const cha
          * repeats its operations: GPU_FFT's 1,819-operation shader has 391 distinct ones) */
         size_t *slot = same_words(&seen, t, u, i, n);
         const struct tsr_pack_unit *y = *slot ? &u[*slot - 1] : NULL;
+        x->wid = y ? y->wid : ++nwid;
         bool known = false;
         if (y) {
             tsr_pack_ev_copy(&x->ev, &y->ev);

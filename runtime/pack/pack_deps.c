@@ -379,18 +379,59 @@ static void dmemo_free(void)
     dmemo_first = NULL;
 }
 
-/* tsr_pack_dep(D, a's events, b's events) through the memo (units of at most 4 words: struct tsr_pack_unit.w,
- * whose words past the target's are 0). */
-static int dep_units(const struct tsr_vdesc *D, const struct tsr_pack_unit *a, const struct tsr_pack_unit *b,
+/* (pack_int.h) */
+void tsr_pack_pairs_init(struct tsr_pack_pairs *M, const struct tsr_pack_unit *u, size_t n)
+{
+    M->lat = NULL;
+    M->nw = 0;
+    uint32_t maxw = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!u[i].wid)
+            return;
+        if (u[i].wid > maxw)
+            maxw = u[i].wid;
+    }
+    if (maxw > TSR_PACK_PAIRS_MAX || maxw < 2)
+        return;
+    if (!(M->lat = calloc((size_t)maxw * maxw, sizeof *M->lat)))
+        abort();
+    M->nw = maxw;
+}
+
+void tsr_pack_pairs_fini(struct tsr_pack_pairs *M)
+{
+    free(M->lat);
+    M->lat = NULL;
+}
+
+static int dep_memo(const struct tsr_vdesc *D, const struct tsr_pack_unit *a, const struct tsr_pack_unit *b,
+                    int (*dep)(const struct tsr_vdesc *, const struct tsr_pack_ev *, const struct tsr_pack_ev *));
+
+/* tsr_pack_dep(D, a's events, b's events) through the program's matrix M (if it has one), then the memo. */
+static int dep_units(const struct tsr_vdesc *D, const struct tsr_pack_pairs *M, const struct tsr_pack_unit *a,
+                     const struct tsr_pack_unit *b,
                      int (*dep)(const struct tsr_vdesc *, const struct tsr_pack_ev *, const struct tsr_pack_ev *))
 {
-    unsigned nw = D->nwords;
-    if (nw > 4)
-        return dep(D, &a->ev, &b->ev);
+    if (!M || !M->lat || a->wid > M->nw || b->wid > M->nw || !a->wid || !b->wid)
+        return dep_memo(D, a, b, dep);
+    uint16_t *m = &M->lat[(size_t)(a->wid - 1) * M->nw + (b->wid - 1)];
+    if (!*m) {
+        int l = dep_memo(D, a, b, dep);
+        if (l < -1 || l > UINT16_MAX - 2)
+            return l;
+        *m = (uint16_t)(l + 2);
+    }
+    return (int)*m - 2;
+}
+
+/* tsr_pack_dep(D, a's events, b's events) through the memo (units of at most 4 words: struct tsr_pack_unit.w,
+ * whose words past the target's are 0). */
+/* The memo's slot for the pair (a, b), its key (the two units' words) into key. */
+static struct dmemo *memo_slot(const struct tsr_pack_unit *a, const struct tsr_pack_unit *b, uint32_t key[8])
+{
     static atomic_flag registered = ATOMIC_FLAG_INIT;
     if (!dmemo)
         dmemo = tsr_thread_table(DMEMO, sizeof *dmemo, &registered, &dmemo_first, dmemo_free);
-    uint32_t key[8];
     memcpy(key, a->w, 4 * sizeof *key);
     memcpy(key + 4, b->w, 4 * sizeof *key);
     uint64_t h = (((uint64_t)key[0] << 32 | key[1]) * 0x9E3779B97F4A7C15u) ^
@@ -402,7 +443,32 @@ static int dep_units(const struct tsr_vdesc *D, const struct tsr_pack_unit *a, c
     h ^= h >> 33;
     h *= 0xff51afd7ed558ccdu;
     h ^= h >> 33;
-    struct dmemo *m = &dmemo[h % DMEMO];
+    return &dmemo[h % DMEMO];
+}
+
+/* Starts loading what dep_units(D, M, a, b, ...) will read: the memo's slot, unless the program's matrix has
+ * the answer (the memo is larger than the core's caches; a unit's candidates are prefetched together, so their
+ * loads overlap). */
+static void dep_prefetch(const struct tsr_vdesc *D, const struct tsr_pack_pairs *M, const struct tsr_pack_unit *a,
+                         const struct tsr_pack_unit *b)
+{
+    if (D->nwords > 4)
+        return;
+    if (M && M->lat && a->wid && b->wid && a->wid <= M->nw && b->wid <= M->nw &&
+        M->lat[(size_t)(a->wid - 1) * M->nw + (b->wid - 1)])
+        return;
+    uint32_t key[8];
+    __builtin_prefetch(memo_slot(a, b, key));
+}
+
+static int dep_memo(const struct tsr_vdesc *D, const struct tsr_pack_unit *a, const struct tsr_pack_unit *b,
+                    int (*dep)(const struct tsr_vdesc *, const struct tsr_pack_ev *, const struct tsr_pack_ev *))
+{
+    unsigned nw = D->nwords;
+    if (nw > 4)
+        return dep(D, &a->ev, &b->ev);
+    uint32_t key[8];
+    struct dmemo *m = memo_slot(a, b, key);
     if (m->D == D && !memcmp(m->w, key, sizeof key))
         return m->lat;
     m->D = D;
@@ -455,8 +521,8 @@ static struct elem *elem_get(struct elem *tab, size_t mask, uint64_t key)
 
 /* The graph of a large block from the accesses that can matter (see tsr_pack_graph); false if the block has
  * an access of unknown element or the description more than 64 rules (then every pair is derived). */
-static bool graph_near(const struct tsr_vdesc *D, const struct tsr_pack_unit *u, int n, struct tsr_pack_elist *pred,
-                       struct tsr_pack_elist *succ)
+static bool graph_near(const struct tsr_vdesc *D, const struct tsr_pack_pairs *M, const struct tsr_pack_unit *u, int n,
+                       struct tsr_pack_elist *pred, struct tsr_pack_elist *succ)
 {
     if (D->nrules > 64)
         return false;
@@ -519,7 +585,7 @@ static bool graph_near(const struct tsr_vdesc *D, const struct tsr_pack_unit *u,
                 cand[b - 1] = tmp;
             }
         for (int c = 0; c < nc; c++) {
-            int l = dep_units(D, &u[cand[c]], &u[j], tsr_pack_dep);
+            int l = dep_units(D, M, &u[cand[c]], &u[j], tsr_pack_dep);
             if (l >= 0) {
                 push_edge(&pred[j], cand[c], l);
                 push_edge(&succ[cand[c]], j, l);
@@ -586,8 +652,8 @@ static bool graph_near(const struct tsr_vdesc *D, const struct tsr_pack_unit *u,
  * other pattern j matches (tsr_pack_dep is -1 for every other pair: it compares elements only when the bits
  * meet, and rules only in that case) are asked, in program order, from bitsets over the units.  False if a
  * unit has no masks. */
-static bool graph_bits(const struct tsr_vdesc *D, const struct tsr_pack_unit *u, int n, struct tsr_pack_elist *pred,
-                       struct tsr_pack_elist *succ)
+static bool graph_bits(const struct tsr_vdesc *D, const struct tsr_pack_pairs *M, const struct tsr_pack_unit *u, int n,
+                       struct tsr_pack_elist *pred, struct tsr_pack_elist *succ)
 {
     for (int j = 0; j < n; j++)
         if (!u[j].ev.evm)
@@ -626,7 +692,13 @@ static bool graph_bits(const struct tsr_vdesc *D, const struct tsr_pack_unit *u,
         for (size_t k = 0; k < top; k++)
             for (uint64_t m = c[k]; m; m &= m - 1) {
                 int i = (int)(k * 64) + __builtin_ctzll(m);
-                int l = i < j ? dep_units(D, &u[i], &u[j], tsr_pack_dep) : -1;
+                if (i < j)
+                    dep_prefetch(D, M, &u[i], &u[j]);
+            }
+        for (size_t k = 0; k < top; k++)
+            for (uint64_t m = c[k]; m; m &= m - 1) {
+                int i = (int)(k * 64) + __builtin_ctzll(m);
+                int l = i < j ? dep_units(D, M, &u[i], &u[j], tsr_pack_dep) : -1;
                 if (l >= 0) {
                     pred[j].e[pred[j].n++] = (struct tsr_pack_edge){ i, l };
                     succ[i].cap++;   /* (counted here, filled below) */
@@ -655,16 +727,16 @@ static bool graph_bits(const struct tsr_vdesc *D, const struct tsr_pack_unit *u,
     return true;
 }
 
-void tsr_pack_graph(const struct tsr_vdesc *D, const struct tsr_pack_unit *u, int n, struct tsr_pack_elist *pred,
-                    struct tsr_pack_elist *succ)
+void tsr_pack_graph(const struct tsr_vdesc *D, const struct tsr_pack_pairs *M, const struct tsr_pack_unit *u, int n,
+                    struct tsr_pack_elist *pred, struct tsr_pack_elist *succ)
 {
-    if (n > TSR_PACK_LARGE && graph_near(D, u, n, pred, succ))
+    if (n > TSR_PACK_LARGE && graph_near(D, M, u, n, pred, succ))
         return;
-    if (n <= TSR_PACK_LARGE && D->nrules <= 64 && graph_bits(D, u, n, pred, succ))
+    if (n <= TSR_PACK_LARGE && D->nrules <= 64 && graph_bits(D, M, u, n, pred, succ))
         return;
     for (int j = 0; j < n; j++)
         for (int i = 0; i < j; i++) {
-            int l = dep_units(D, &u[i], &u[j], tsr_pack_dep);
+            int l = dep_units(D, M, &u[i], &u[j], tsr_pack_dep);
             if (l >= 0) {
                 push_edge(&pred[j], i, l);
                 push_edge(&succ[i], j, l);

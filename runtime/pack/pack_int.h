@@ -57,6 +57,8 @@ struct tsr_pack_unit {
     const char *labels[TSR_PACK_MAX_LABELS];
     int nlabels;
     bool dslot;                 /* written `.delay`: runs in the delay slots of the control unit before it */
+    uint32_t wid;               /* 1 + the index of its words among the program's distinct words (units of the
+                                   same words share it); 0: not known */
     struct tsr_pack_ev ev;
 };
 
@@ -116,6 +118,16 @@ bool tsr_pack_op_idle(const struct tsr_target *t, unsigned op);
 struct tsr_pack_edge { int to, lat; };
 struct tsr_pack_elist { struct tsr_pack_edge *e; int n, cap; };
 
+/* pack_deps.c: the answers of tsr_pack_dep for one program's pairs of units, by their distinct words (struct
+ * tsr_pack_unit.wid): lat[(a->wid - 1) * nw + b->wid - 1] is 0 (not asked yet) or the latency + 2.  In front of
+ * the thread's memo of pairs (3 MB, answered from outside the core's caches): GPU_FFT's shaders ask each pair of
+ * distinct words about 14 times; a program's matrix (at most TSR_PACK_PAIRS_MAX distinct words, 2 bytes an
+ * entry) stays in the cache.  lat NULL: no matrix (units of unknown wid, or too many distinct words). */
+#define TSR_PACK_PAIRS_MAX 724
+struct tsr_pack_pairs { uint16_t *lat; uint32_t nw; };
+void tsr_pack_pairs_init(struct tsr_pack_pairs *M, const struct tsr_pack_unit *u, size_t n);
+void tsr_pack_pairs_fini(struct tsr_pack_pairs *M);
+
 /* pack_deps.c: the dependence graph of the block u[0..n) into pred and succ (n empty lists each; succ[i]
  * lists (j, lat), j > i).  Blocks of up to TSR_PACK_LARGE units: every pair i < j with tsr_pack_dep(i, j)
  * >= 0, in program order.  Larger blocks (docs/pack.md "Dependences"): the pairs that can matter, each with
@@ -128,8 +140,8 @@ struct tsr_pack_elist { struct tsr_pack_edge *e; int n, cap; };
 /* Blocks of more units are large: the graph from the accesses that can matter (above), one list-scheduling
  * priority instead of three, no search (pack_bound.c; docs/pack.md "Limits"). */
 #define TSR_PACK_LARGE 512
-void tsr_pack_graph(const struct tsr_vdesc *D, const struct tsr_pack_unit *u, int n, struct tsr_pack_elist *pred,
-                    struct tsr_pack_elist *succ);
+void tsr_pack_graph(const struct tsr_vdesc *D, const struct tsr_pack_pairs *M, const struct tsr_pack_unit *u, int n,
+                    struct tsr_pack_elist *pred, struct tsr_pack_elist *succ);
 
 /* pack_words.c: tries to add text `add` (its words alone: addw) to the bundle parts (k of them, their words
  * alone in pw), at any position; the joined bundle must assemble (t->assemble_one) and do what its parts do

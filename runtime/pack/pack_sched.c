@@ -466,7 +466,7 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, struc
         S->pred = calloc((size_t)n + 1, sizeof *S->pred);
         S->succ = calloc((size_t)n + 1, sizeof *S->succ);
         S->ngraph = n;
-        tsr_pack_graph(P->D, u, n, S->pred, S->succ);
+        tsr_pack_graph(P->D, &P->pairs, u, n, S->pred, S->succ);
     }
     const struct tsr_pack_elist *pred = S->pred, *succ = S->succ;
     int *h = calloc((size_t)n + 1, sizeof *h);
@@ -632,10 +632,11 @@ static void drop(struct sched *S)
 int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_t n, enum tsr_pack_effort effort,
                       struct tsr_buf *out, struct tsr_pack_stats *st, const char *path, struct tsr_diag *d)
 {
-    struct prog P = { t, t->vdesc, NULL, 0, 0, { 0 }, false, false, NULL, 0 };
+    struct prog P = { t, t->vdesc, NULL, 0, 0, { 0 }, false, false, NULL, 0, { NULL, 0 } };
     uint32_t nw[8] = { 0 };
     if (t->assemble_one("nop", 3, 0, nw, NULL, 0))
         return tsr_diag_error(d, path, 0, 0, "target '%s' cannot assemble 'nop'", t->name);
+    tsr_pack_pairs_init(&P.pairs, u, n);
     memcpy(P.nopw, nw, sizeof P.nopw);
     P.nf = t->text->nformats;
     P.fmask = calloc(P.nf + 1, sizeof *P.fmask);
@@ -770,6 +771,7 @@ int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_
         tsr_pack_ev_free(&P.b[i].ev);
     free(P.b);
     free(P.fmask);
+    tsr_pack_pairs_fini(&P.pairs);
     if (rc || st == &local)
         tsr_pack_stats_free(st);
     return rc;

@@ -38,6 +38,7 @@ struct prog {
     bool search;                  /* search the relaxation for schedules shorter than the list scheduler's */
     uint64_t *fmask;              /* per format of the target's text tables: its slots (the first 64) */
     unsigned nf;
+    struct tsr_pack_pairs pairs;  /* the dependences of its units' pairs, by their words (pack_int.h) */
 };
 
 /* A new empty bundle at index at of the program (those from at on move up one). */
