@@ -27,6 +27,7 @@
 #include "fileout.h"
 #include "text/dis_print.h"
 #include "text/textcodec.h"
+#include "tls.h"
 
 struct dis {
     const struct tsr_tc_isa *isa;
@@ -521,7 +522,7 @@ static bool may_label(const struct dis *d)
  * inside one another).  The first thread's is freed at exit, those of other threads stay allocated until the
  * process ends (like their one-instruction contexts). */
 static _Thread_local struct tsr_dis_exact *thread_prover;
-static struct tsr_dis_exact *main_prover;
+static void *main_prover;   /* the first thread's (tls.h) */
 
 static void free_main_prover(void)
 {
@@ -536,18 +537,10 @@ static struct tsr_dis_exact *prover_for(const struct tsr_tc_isa *isa)
 {
     static atomic_flag registered = ATOMIC_FLAG_INIT;
     struct tsr_dis_exact *x = thread_prover;
-    if (!x) {
-        x = calloc(1, sizeof *x);
-        if (!x)
-            abort();
-        if (!atomic_flag_test_and_set(&registered)) {
-            main_prover = x;
-            atexit(free_main_prover);
-        }
-        thread_prover = x;
-    } else if (x->st.isa && x->st.isa != isa) {
+    if (!x)
+        x = thread_prover = tsr_thread_table(1, sizeof *x, &registered, &main_prover, free_main_prover);
+    else if (x->st.isa && x->st.isa != isa)
         tsr_dis_exact_free(x);   /* another isa: start again */
-    }
     return x;
 }
 
@@ -610,7 +603,7 @@ static void dis_fini(struct dis *d)
  * last isa, with its memo of the words already printed (those whose text has no label).  The context of the first thread that disassembles is freed at exit; those of other
  * threads stay allocated (about 10 KB each) until the process ends. */
 static _Thread_local struct dis *one_ctx;
-static struct dis *main_ctx;
+static void *main_ctx;   /* the first thread's (tls.h) */
 
 static void free_main_ctx(void)
 {
@@ -626,17 +619,10 @@ int tsr_tc_disasm(const struct tsr_tc_isa *isa, const uint32_t *w, uint64_t pc, 
     static atomic_flag registered = ATOMIC_FLAG_INIT;
     struct dis *d = one_ctx;
     if (!d || d->isa != isa) {
-        if (d) {
+        if (d)
             dis_fini(d);
-        } else {
-            d = malloc(sizeof *d);
-            if (!d)
-                abort();
-            if (!atomic_flag_test_and_set(&registered)) {   /* the first thread here: its context is freed */
-                main_ctx = d;
-                atexit(free_main_ctx);
-            }
-        }
+        else
+            d = tsr_thread_table(1, sizeof *d, &registered, &main_ctx, free_main_ctx);
         dis_init(d, isa);
         one_ctx = d;
     }
