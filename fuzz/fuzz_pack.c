@@ -191,6 +191,29 @@ static bool same_dst(const char *a, const char *b)
     return na == nb && strncmp(da, db, na) == 0 && strncmp(da, "-", na) != 0;
 }
 
+/* Whether ALU operation a (as gen_alu writes it) reads a regfile-A unpack (`ra6.8d` after its destination). */
+static bool reads_ra_unpack(const char *a)
+{
+    const char *s = strchr(a, ',');
+    for (; s && (s = strstr(s, "ra")); s += 2) {
+        const char *d = s + 2;
+        if (*d < '0' || *d > '9' || (s[-1] != ' ' && s[-1] != ','))
+            continue;
+        while (*d >= '0' && *d <= '9')
+            d++;
+        if (*d == '.')
+            return true;
+    }
+    return false;
+}
+
+/* Whether ALU operation a (as gen_alu writes it) packs its destination or unpacks a source (`r2.8a`, `r4.8dr`). */
+static bool packs_or_unpacks(const char *a)
+{
+    const char *d = strchr(a, ' ');
+    return d && strchr(d, '.');
+}
+
 /* One ALU operation (mul: 0 add ALU, 1 mul ALU) into out. */
 static void gen_alu(struct gen *g, char *out, size_t n, int mul)
 {
@@ -290,7 +313,12 @@ static int gen_program(struct gen *g, struct item *it)
                 gen_alu(g, a, sizeof a, 0);
                 gen_alu(g, b, sizeof b, 1);
                 g->no_periph = 0;
-                if (same_dst(a, b))   /* both ALUs writing one register: rule dual_write */
+                /* both ALUs writing one register: rule dual_write; both reading a regfile-A unpack, which may
+                 * be of different kinds (a float and an integer reading): rule unpack_mixed; a regfile-A unpack
+                 * in one and a pack in the other (one pm bit: the MUL pack becomes a regfile-A pack, on an
+                 * accumulator: rule apack_acc) */
+                if (same_dst(a, b) || (reads_ra_unpack(a) && reads_ra_unpack(b)) ||
+                    ((reads_ra_unpack(a) || reads_ra_unpack(b)) && packs_or_unpacks(a) && packs_or_unpacks(b)))
                     snprintf(x->text, sizeof x->text, "%s", a);
                 else
                     snprintf(x->text, sizeof x->text, "%s; %s", a, b);
