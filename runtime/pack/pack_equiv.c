@@ -56,13 +56,41 @@ static int hook_call(void *ctx, int hook, enum tsr_hook_kind kind, const uint32_
     return 0;
 }
 
+/* The mixed seeds: per element, a pseudo-random half of its lanes hold 0/1 and the others full values.  With
+ * only full values a flag is never 1 (a write under a condition on it never happens); with only 0/1 a data
+ * value looks the same through most unpacks: a merge that lost a regfile-A unpack under `.ifn` (the other
+ * part's override set pm) passed both kinds (fuzz_pack).  Mixed, some lane has a flag at 1 beside a full
+ * value. */
+#define SEED_MIXED_A 0x4d49584544000000ull
+#define SEED_MIXED_B 0x4d49584544000002ull
+
 /* The value of lane l of element e of state s in the pseudo-random state `seed`.  Seeds alternate between
  * full 32-bit values and 0/1 (flags are 0 or 1 in a description, and a write under a condition on them
- * must be seen to happen). */
+ * must be seen to happen); the mixed seeds have both (above). */
 static uint32_t fill(uint64_t seed, int s, int e, int l)
 {
     uint32_t v = (uint32_t)mix(seed ^ (uint64_t)s << 40 ^ (uint64_t)e << 20 ^ (uint64_t)l);
+    if (seed == SEED_MIXED_A || seed == SEED_MIXED_B) {
+        uint64_t bits = mix(seed ^ 0x6c616e6573ull ^ (uint64_t)s << 40 ^ (uint64_t)e << 20);
+        return bits >> (l & 63) & 1 ? v & 1 : v;
+    }
     return seed & 1 ? v & 1 : v;
+}
+
+/* The i-th seed (1-based) of the merge checks: 0/1, full, 0/1, then the two mixed seeds. */
+static uint64_t merge_seed(uint64_t i)
+{
+    if (i > 3)
+        return i == 4 ? SEED_MIXED_A : SEED_MIXED_B;
+    return (i * 0x9e3779b97f4a7c15ull & ~(uint64_t)1) | (i & 1);
+}
+
+/* The i-th seed (1-based) of the single-instruction checks: 0/1 and full alternately, then the mixed ones. */
+static uint64_t same_seed(uint64_t i)
+{
+    if (i > 4)
+        return i == 5 ? SEED_MIXED_A : SEED_MIXED_B;
+    return i * 0x1234566ull + i;
 }
 
 /* A flat copy of the machine state (every element's lanes) and the hook log, in call order, of one run. */
@@ -90,7 +118,7 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* The state of `seed` (fill; the pc 0) as a flat array in snapshot order (state_size values).  Computed once
- * per simulator and seed (the checks use seven seeds; the hashes were most of a run's time) and kept for the
+ * per simulator and seed (the checks use nine seeds; the hashes were most of a run's time) and kept for the
  * life of the thread. */
 static const uint32_t *initial(const struct tsr_sim_desc *S, uint64_t seed)
 {
@@ -198,8 +226,8 @@ static bool merge_same_runs(const struct tsr_target *t, const uint32_t *m, const
     for (int p = 0; p < k; p++)
         ps[p].v = calloc(n, sizeof *ps[p].v);
     bool same = true;
-    for (uint64_t seed = 1; seed <= 3 && same; seed++) {
-        uint64_t sd = (seed * 0x9e3779b97f4a7c15ull & ~(uint64_t)1) | (seed & 1);   /* 0/1, full, 0/1 */
+    for (uint64_t seed = 1; seed <= 5 && same; seed++) {
+        uint64_t sd = merge_seed(seed);   /* 0/1, full, 0/1, mixed, mixed */
         run_snap(t, NULL, sd, &base);
         run_snap(t, m, sd, &mm);
         for (int p = 0; p < k; p++)
@@ -273,7 +301,7 @@ static void rcache_free(void)
 static _Thread_local struct { const struct tsr_sim_desc *S; uint64_t seed; uint32_t *v; } rbase[16];
 static _Thread_local int rbase_next;
 
-/* The state seed sd leaves unchanged, as run_snap of nothing gives it (n values; the checks use seven seeds;
+/* The state seed sd leaves unchanged, as run_snap of nothing gives it (n values; the checks use nine seeds;
  * kept for the thread's life). */
 static const uint32_t *base_state(const struct tsr_target *t, uint64_t sd, size_t n)
 {
@@ -380,8 +408,8 @@ bool tsr_pack_merge_same(const struct tsr_target *t, const uint32_t *m, const ui
     if (!mm.v || !want || !scratch || !by)
         abort();
     bool same = true;
-    for (uint64_t seed = 1; seed <= 3 && same; seed++) {
-        uint64_t sd = (seed * 0x9e3779b97f4a7c15ull & ~(uint64_t)1) | (seed & 1);   /* 0/1, full, 0/1 */
+    for (uint64_t seed = 1; seed <= 5 && same; seed++) {
+        uint64_t sd = merge_seed(seed);   /* 0/1, full, 0/1, mixed, mixed */
         const uint32_t *base = base_state(t, sd, n);
         run_snap(t, m, sd, &mm);
         /* every element: the value the one part that changed it gave (parts that change one element all
@@ -429,8 +457,8 @@ static bool same_meaning_runs(const struct tsr_target *t, const uint32_t *a, con
     sa.v = calloc(n + 1, sizeof *sa.v);
     sb.v = calloc(n + 1, sizeof *sb.v);
     bool same = true;
-    for (uint64_t seed = 1; seed <= 4 && same; seed++) {
-        uint64_t sd = seed * 0x1234566ull + seed;   /* odd and even: 0/1 and full values */
+    for (uint64_t seed = 1; seed <= 6 && same; seed++) {
+        uint64_t sd = same_seed(seed);   /* odd and even: 0/1 and full values, then mixed */
         run_snap(t, a, sd, &sa);
         run_snap(t, b, sd, &sb);
         same = sa.rc == sb.rc && !memcmp(sa.v, sb.v, n * sizeof *sa.v) && sa.nlog == sb.nlog &&
@@ -454,8 +482,8 @@ bool tsr_pack_same_meaning(const struct tsr_target *t, const uint32_t *a, const 
     if (!scratch)
         abort();
     bool same = true;
-    for (uint64_t seed = 1; seed <= 4 && same; seed++) {
-        uint64_t sd = seed * 0x1234566ull + seed;   /* odd and even: 0/1 and full values */
+    for (uint64_t seed = 1; seed <= 6 && same; seed++) {
+        uint64_t sd = same_seed(seed);   /* odd and even: 0/1 and full values, then mixed */
         /* the same final state from the same start: the same changed elements */
         const uint32_t *base = base_state(t, sd, n);
         const struct run *ra = part_run(t, a, sd, base, n, scratch);
