@@ -121,7 +121,8 @@ static bool can_pair(const struct bound *B, const struct tsr_pack_unit *a, const
     if (w < PWAYS && set[w])
         return set[w] & 1;
     bool ok = pair_assembles(t, a, b);
-    set[w < PWAYS ? w : (int)(tag >> 1) % PWAYS] = tag | ok;
+    set[w < PWAYS ? w : (int)((tag >> 1) % PWAYS)] = tag | ok;   /* (the way from the unsigned tag: a negative
+                                                                  * index wrote before the set, at set 0 past pcache) */
     return ok;
 }
 
