@@ -407,14 +407,22 @@ void tsr_pack_pairs_fini(struct tsr_pack_pairs *M)
 static int dep_memo(const struct tsr_vdesc *D, const struct tsr_pack_unit *a, const struct tsr_pack_unit *b,
                     int (*dep)(const struct tsr_vdesc *, const struct tsr_pack_ev *, const struct tsr_pack_ev *));
 
+/* The entry of the pair (a, b) in the program's matrix M, or NULL when M has none for them. */
+static uint16_t *pair_slot(const struct tsr_pack_pairs *M, const struct tsr_pack_unit *a, const struct tsr_pack_unit *b)
+{
+    if (!M || !M->lat || !a->wid || !b->wid || a->wid > M->nw || b->wid > M->nw)
+        return NULL;
+    return &M->lat[(size_t)(a->wid - 1) * M->nw + (b->wid - 1)];
+}
+
 /* tsr_pack_dep(D, a's events, b's events) through the program's matrix M (if it has one), then the memo. */
 static int dep_units(const struct tsr_vdesc *D, const struct tsr_pack_pairs *M, const struct tsr_pack_unit *a,
                      const struct tsr_pack_unit *b,
                      int (*dep)(const struct tsr_vdesc *, const struct tsr_pack_ev *, const struct tsr_pack_ev *))
 {
-    if (!M || !M->lat || a->wid > M->nw || b->wid > M->nw || !a->wid || !b->wid)
+    uint16_t *m = pair_slot(M, a, b);
+    if (!m)
         return dep_memo(D, a, b, dep);
-    uint16_t *m = &M->lat[(size_t)(a->wid - 1) * M->nw + (b->wid - 1)];
     if (!*m) {
         int l = dep_memo(D, a, b, dep);
         if (l < -1 || l > UINT16_MAX - 2)
@@ -454,8 +462,8 @@ static void dep_prefetch(const struct tsr_vdesc *D, const struct tsr_pack_pairs 
 {
     if (D->nwords > 4)
         return;
-    if (M && M->lat && a->wid && b->wid && a->wid <= M->nw && b->wid <= M->nw &&
-        M->lat[(size_t)(a->wid - 1) * M->nw + (b->wid - 1)])
+    const uint16_t *m = pair_slot(M, a, b);
+    if (m && *m)
         return;
     uint32_t key[8];
     __builtin_prefetch(memo_slot(a, b, key));

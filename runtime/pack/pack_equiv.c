@@ -215,6 +215,14 @@ static struct mverdict *mverdict_at(uint64_t key)
     return &mcache[key % MCACHE];
 }
 
+/* Remembers the verdict same for key. */
+static void mverdict_put(uint64_t key, bool same)
+{
+    struct mverdict *mv = mverdict_at(key);
+    mv->key = key;
+    mv->verdict = same ? 1 : -1;
+}
+
 /* tsr_pack_merge_same without the run cache (instructions of more than 8 words); key: its verdict's. */
 static bool merge_same_runs(const struct tsr_target *t, const uint32_t *m, const uint32_t *const *parts, int k,
                             uint64_t key)
@@ -263,8 +271,7 @@ static bool merge_same_runs(const struct tsr_target *t, const uint32_t *m, const
     for (int p = 0; p < k; p++)
         free(ps[p].v);
     free(ps);
-    mverdict_at(key)->key = key;
-    mverdict_at(key)->verdict = same ? 1 : -1;
+    mverdict_put(key, same);
     return same;
 }
 
@@ -396,8 +403,9 @@ bool tsr_pack_merge_same(const struct tsr_target *t, const uint32_t *m, const ui
             key = mix(key ^ parts[p][i] ^ (uint64_t)(p + 1) << 40);
     if (!key)
         key = 1;
-    if (mverdict_at(key)->key == key)
-        return mverdict_at(key)->verdict > 0;
+    const struct mverdict *mv = mverdict_at(key);
+    if (mv->key == key)
+        return mv->verdict > 0;
     if (t->nwords > 8)
         return merge_same_runs(t, m, parts, k, key);
     size_t n = state_size(t->sim);
@@ -445,8 +453,7 @@ bool tsr_pack_merge_same(const struct tsr_target *t, const uint32_t *m, const ui
     free(want);
     free(scratch);
     free(by);
-    mverdict_at(key)->key = key;
-    mverdict_at(key)->verdict = same ? 1 : -1;
+    mverdict_put(key, same);
     return same;
 }
 
