@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "registry.h"
 #include "support_run.h"
@@ -42,6 +43,23 @@ Test(cli, max_steps_cuts_the_run_short_with_status_3)
 	const char *demo_cut[] = { "demo", "--max-steps", "2", NULL };
 	run_ok(demo_cut, 3, &r);
 	run_result_free(&r);
+}
+
+/* `-o -` is standard output (as an input `-` is standard input): the same text as no -o, and no file named `-`. */
+Test(cli, dash_o_is_standard_output)
+{
+	char demo[4200];
+	demo_path(demo, sizeof demo);
+	cr_assert_neq(access("-", F_OK), 0, "a file named '-' exists in the working directory already");
+	struct run_result plain, dash;
+	const char *a0[] = { "asm", demo, NULL }, *a1[] = { "asm", demo, "-o", "-", NULL };
+	run_ok(a0, 0, &plain);
+	run_ok(a1, 0, &dash);
+	cr_expect(plain.out[0] != 0 && strcmp(plain.out, dash.out) == 0, "asm -o -:\n%.500s\nwithout -o:\n%.500s",
+		  dash.out, plain.out);
+	cr_expect_neq(access("-", F_OK), 0, "asm -o - wrote a file named '-'");
+	run_result_free(&plain);
+	run_result_free(&dash);
 }
 
 /* gpu-fft --max-rounds: a launch stopped by the limit is status 3 too (GPU_FFT's shaders from the shared

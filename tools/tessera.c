@@ -118,7 +118,7 @@ static int set_option(struct tool_opts *o, const char *a, const char *val)
 		if (!(o->target = tsr_find_target(val)))
 			return usage_error("unknown target '%s' (try 'tessera targets')", val);
 	} else if (!strcmp(a, "-o")) {
-		o->output = val;
+		o->output = strcmp(val, "-") ? val : NULL;   /* `-o -`: standard output, as `-` is standard input */
 	} else if (!strcmp(a, "--input-format") || !strcmp(a, "--output-format")) {
 		bool in = a[2] == 'i';
 		enum tsr_wordfmt f = !strcmp(val, "hex") ? TSR_WORDS_HEX
