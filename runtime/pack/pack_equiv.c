@@ -193,11 +193,12 @@ static void run_snap(const struct tsr_target *t, const uint32_t *w, uint64_t see
 
 /* ---- merged bundles ------------------------------------------------------------------------------------ */
 
-/* Verdicts already reached: a direct-mapped cache per thread (tls.h, 1 MB, allocated on first use) keyed by a
- * hash of the words (merged and parts).  GPU_FFT's shaders ask about some 20,000 distinct merges a pass: at
+/* Verdicts already reached: a direct-mapped cache per thread (tls.h, 1.5 MB, allocated on first use) keyed by two
+ * independent 64-bit hashes of the words (merged and parts): 128 bits, so that two merges never share a verdict
+ * in practice (one 64-bit hash, 16 bits of it the index, left 2^-48 per lookup).  GPU_FFT's shaders ask about some 20,000 distinct merges a pass: at
  * 4,096 entries they evicted each other and a warm pass ran the simulator again for a fifth of its time. */
 #define MCACHE 65536
-struct mverdict { uint64_t key; int8_t verdict; };
+struct mverdict { uint64_t key, key2; int8_t verdict; };
 static _Thread_local struct mverdict *mcache;
 static void *mcache_first;   /* the first thread's, freed at exit */
 
@@ -215,17 +216,18 @@ static struct mverdict *mverdict_at(uint64_t key)
     return &mcache[key % MCACHE];
 }
 
-/* Remembers the verdict same for key. */
-static void mverdict_put(uint64_t key, bool same)
+/* Remembers the verdict same for (key, key2). */
+static void mverdict_put(uint64_t key, uint64_t key2, bool same)
 {
     struct mverdict *mv = mverdict_at(key);
     mv->key = key;
+    mv->key2 = key2;
     mv->verdict = same ? 1 : -1;
 }
 
 /* tsr_pack_merge_same without the run cache (instructions of more than 8 words); key: its verdict's. */
 static bool merge_same_runs(const struct tsr_target *t, const uint32_t *m, const uint32_t *const *parts, int k,
-                            uint64_t key)
+                            uint64_t key, uint64_t key2)
 {
     size_t n = state_size(t->sim);
     struct snap base, mm, *ps = calloc((size_t)k, sizeof *ps);
@@ -271,7 +273,7 @@ static bool merge_same_runs(const struct tsr_target *t, const uint32_t *m, const
     for (int p = 0; p < k; p++)
         free(ps[p].v);
     free(ps);
-    mverdict_put(key, same);
+    mverdict_put(key, key2, same);
     return same;
 }
 
@@ -395,19 +397,23 @@ bool tsr_pack_merge_same(const struct tsr_target *t, const uint32_t *m, const ui
         return k == 0 || tsr_pack_same_meaning(t, m, parts[0]);
     if (!t->sim)
         return true;   /* nothing to check with: the assembler's word stands */
-    uint64_t key = mix(0x51ed27 ^ (uint64_t)(uintptr_t)t);
-    for (unsigned i = 0; i < t->nwords; i++)
+    uint64_t key = mix(0x51ed27 ^ (uint64_t)(uintptr_t)t), key2 = mix(0x6a09e667f3bcc909u ^ (uint64_t)k);
+    for (unsigned i = 0; i < t->nwords; i++) {
         key = mix(key ^ m[i]);
+        key2 = mix(key2 + m[i] * 0x9e3779b97f4a7c15u);
+    }
     for (int p = 0; p < k; p++)
-        for (unsigned i = 0; i < t->nwords; i++)
+        for (unsigned i = 0; i < t->nwords; i++) {
             key = mix(key ^ parts[p][i] ^ (uint64_t)(p + 1) << 40);
+            key2 = mix(key2 + (parts[p][i] ^ (uint64_t)(p + 1) << 36) * 0xbf58476d1ce4e5b9u);
+        }
     if (!key)
         key = 1;
     const struct mverdict *mv = mverdict_at(key);
-    if (mv->key == key)
+    if (mv->key == key && mv->key2 == key2)
         return mv->verdict > 0;
     if (t->nwords > 8)
-        return merge_same_runs(t, m, parts, k, key);
+        return merge_same_runs(t, m, parts, k, key, key2);
     size_t n = state_size(t->sim);
     struct snap mm;
     mm.v = calloc(n + 1, sizeof *mm.v);
@@ -453,7 +459,7 @@ bool tsr_pack_merge_same(const struct tsr_target *t, const uint32_t *m, const ui
     free(want);
     free(scratch);
     free(by);
-    mverdict_put(key, same);
+    mverdict_put(key, key2, same);
     return same;
 }
 
