@@ -158,6 +158,9 @@ uint64_t tsr_tc_cache_prefetch(const struct tsr_tc_cache *c, const void *key, si
 const char *tsr_tc_cache_get_hashed(const struct tsr_tc_cache *c, const void *key, size_t klen, uint64_t h,
                                     size_t *vlen);
 void tsr_tc_cache_put(struct tsr_tc_cache *c, const void *key, size_t klen, const void *val, size_t vlen);
+/* tsr_tc_cache_put with h, the hash tsr_tc_cache_prefetch returned for the same key (not computed again). */
+void tsr_tc_cache_put_hashed(struct tsr_tc_cache *c, const void *key, size_t klen, uint64_t h, const void *val,
+                             size_t vlen);
 void tsr_tc_cache_free(struct tsr_tc_cache *c);
 
 #endif

@@ -673,7 +673,7 @@ int tsr_tc_disasm_program(const struct tsr_tc_isa *isa, const uint32_t *w, size_
         }
         dis_one(&d, wi, base + i * isa->pc_step, &text);
         if (d.nlabels == l0)   /* the text does not depend on the address */
-            tsr_tc_cache_put(&d.cache, wi, klen, text.data + off[i], text.len - off[i]);
+            tsr_tc_cache_put_hashed(&d.cache, wi, klen, h, text.data + off[i], text.len - off[i]);
     }
     off[n] = text.len;
     if (d.nlabels)
@@ -711,13 +711,14 @@ int tsr_tc_disasm_program_stream(const struct tsr_tc_isa *isa, const uint32_t *w
         const uint32_t *wi = w + i * isa->nwords;
         if (isa->decode(wi, d.inst) < 0 || !may_label(&d))
             continue;
-        if (tsr_tc_cache_get(&d.cache, wi, klen, &vlen))
+        uint64_t h = tsr_tc_cache_prefetch(&d.cache, wi, klen);   /* the hash */
+        if (tsr_tc_cache_get_hashed(&d.cache, wi, klen, h, &vlen))
             continue;
         size_t l0 = d.nlabels;
         tsr_buf_clear(&text);
         dis_one(&d, wi, base + i * isa->pc_step, &text);
         if (d.nlabels == l0)
-            tsr_tc_cache_put(&d.cache, wi, klen, text.data, text.len);
+            tsr_tc_cache_put_hashed(&d.cache, wi, klen, h, text.data, text.len);
     }
     size_t nl = 0;   /* sorted, without repeats */
     if (d.nlabels)
@@ -740,21 +741,30 @@ int tsr_tc_disasm_program_stream(const struct tsr_tc_isa *isa, const uint32_t *w
             li++;
         if (li < nl && labels[li] == pc)
             tsr_buf_printf(&text, "L%" PRIx64 ":\n", pc);
-        tsr_buf_puts(&text, "    ");
         uint64_t h = hnext;
         if (i + 1 < n)   /* the next word's memo entry loads while this one is printed */
             hnext = tsr_tc_cache_prefetch(&d.cache, wi + isa->nwords, klen);
         const char *hit = tsr_tc_cache_get_hashed(&d.cache, wi, klen, h, &vlen);
-        if (hit) {
-            tsr_buf_append(&text, hit, vlen);
+        if (hit) {   /* the line written straight into the buffer: "    " text "\n" */
+            tsr_buf_room(&text, vlen + 5);
+            char *p = text.data + text.len;
+            memcpy(p, "    ", 4);
+            memcpy(p + 4, hit, vlen);
+            p[4 + vlen] = '\n';
+            text.len += vlen + 5;
         } else {
-            size_t t0 = text.len;
+            tsr_buf_room(&text, 4);
+            memcpy(text.data + text.len, "    ", 4);
+            size_t t0 = text.len += 4;
+            text.data[t0] = 0;
             d.nlabels = 0;
             dis_one(&d, wi, pc, &text);
             if (d.nlabels == 0)   /* the text does not depend on the address */
-                tsr_tc_cache_put(&d.cache, wi, klen, text.data + t0, text.len - t0);
+                tsr_tc_cache_put_hashed(&d.cache, wi, klen, h, text.data + t0, text.len - t0);
+            tsr_buf_room(&text, 1);
+            text.data[text.len++] = '\n';
         }
-        tsr_buf_puts(&text, "\n");
+        text.data[text.len] = 0;
         if (text.len >= 65536 || i + 1 == n) {
             rc = sink(ctx, text.data, text.len) ? -1 : 0;
             tsr_buf_clear(&text);
