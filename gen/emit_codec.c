@@ -526,12 +526,55 @@ static int decode_slot(const struct mdl_model *m, int fi, int s, const bool *ava
 
 static int decode_body(const struct mdl_model *m, struct tsr_buf *pre, struct tsr_buf *out, struct tsr_diag *d);
 
+/* <t>_decode_format: the format decode would pick (the same selector tests in the same order), nothing else
+ * decoded: a pass that needs only the format (the disassembler's label pass) pays a few instructions. */
+static int format_body(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d)
+{
+    const char *lo = gen_lower(m);
+    bool *sel = calloc((size_t)m->nfields + 1, 1);
+    if (!sel)
+        abort();
+    tsr_buf_printf(out, "\nint %s_decode_format(const uint32_t *w)\n{\n", lo);
+    load_chunks(m, out, true);
+    for (int fi = 0; fi < m->nformats; fi++)
+        field_uses(m->formats[fi].selector, sel);
+    for (int i = 0; i < m->nfields; i++) {
+        if (!sel[i])
+            continue;
+        tsr_buf_printf(out, "    const uint64_t v_%s = ", m->fields[i].name);
+        gen_extract(m, i, out);
+        tsr_buf_puts(out, ";\n");
+    }
+    int rc = 0;
+    for (int fi = 0; fi < m->nformats && rc == 0; fi++) {
+        const struct mdl_format *F = &m->formats[fi];
+        struct gen_cx cx = {"v_%s", false, sel};
+        tsr_buf_puts(out, "    if (");
+        if (!F->selector) {
+            tsr_buf_puts(out, "1");
+        } else {
+            tsr_buf_puts(out, "0 != ");
+            rc = gen_cexpr(m, F->selector, &cx, out, d) < 0 ? -1 : 0;
+        }
+        tsr_buf_puts(out, ")\n        return ");
+        gen_format_enum(m, fi, out);
+        tsr_buf_puts(out, ";\n");
+    }
+    for (int k = 0; k < nchunks(m); k++)
+        tsr_buf_printf(out, "    (void)d%d;\n", k);
+    tsr_buf_printf(out, "    return %s_NO_FORMAT;\n}\n", gen_upper(m));
+    free(sel);
+    return rc;
+}
+
 int gen_decode(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d)
 {
     struct tsr_buf pre = {0}, body = {0};
     gen_banner(m, out);
     tsr_buf_printf(out, "#include \"%s.h\"\n\n", m->name);
     int rc = decode_body(m, &pre, &body, d);
+    if (rc == 0)
+        rc = format_body(m, &body, d);
     if (pre.len)
         tsr_buf_append(out, pre.data, pre.len);
     if (body.len)

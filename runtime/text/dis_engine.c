@@ -38,6 +38,7 @@ struct dis {
     struct tsr_tc_cache cache; /* disasm_program: word -> text of the words that print no label */
     uint8_t *op_label;         /* per op: its template can print a label (LBL_YES), computed by dis_init */
     uint8_t *opnd_label;       /* per operand: the same (LBL_*), scratch of dis_init */
+    bool *fmt_label;           /* per format: one of its slots has an op that can print a label */
     struct tsr_dis_path path;  /* what print_bundle printed (dis_path.h) */
     bool gen;                  /* print with the generated printer (isa->pops), else interpret the templates */
     struct fmax { size_t len, ev, lab; } *fmax;   /* gen: per format, the bounds of a bundle (sum over its slots) */
@@ -584,6 +585,17 @@ static void dis_init(struct dis *d, const struct tsr_tc_isa *isa)
     }
     for (unsigned i = 0; i < isa->nops; i++)
         d->op_label[i] = seq_label(d, isa->ops[i].part, isa->ops[i].npart) ? LBL_YES : LBL_NO;
+    d->fmt_label = calloc(isa->nformats + 1, sizeof *d->fmt_label);
+    if (!d->fmt_label)
+        abort();
+    for (unsigned fm = 0; fm < isa->nformats; fm++) {
+        const struct tsr_tc_format *F = &isa->formats[fm];
+        for (uint32_t t = 0; t < F->nslot; t++) {
+            const struct tsr_tc_slot *S = &isa->slots[isa->idx[F->slot + t]];
+            for (uint32_t k = 0; k < S->nop; k++)
+                d->fmt_label[fm] |= d->op_label[isa->idx[S->op + k]] == LBL_YES;
+        }
+    }
 }
 
 static void dis_fini(struct dis *d)
@@ -595,6 +607,7 @@ static void dis_fini(struct dis *d)
     free(d->labels);
     free(d->op_label);
     free(d->opnd_label);
+    free(d->fmt_label);
     free(d->fmax);
     tsr_dis_path_free(&d->path);
 }
@@ -706,10 +719,12 @@ int tsr_tc_disasm_program_stream(const struct tsr_tc_isa *isa, const uint32_t *w
     size_t klen = isa->nwords * sizeof *w, vlen;
     tsr_buf_puts(&text, "");
     /* pass 1: the labels every instruction's text prints (only an instruction with an op that can print
-     * one is disassembled here; the others are printed, and remembered, in pass 2) */
+     * one is disassembled here; the others are printed, and remembered, in pass 2).  Most words are told
+     * apart by their format alone (decode_format: a few instructions), the others by their ops. */
     for (size_t i = 0; i < n; i++) {
         const uint32_t *wi = w + i * isa->nwords;
-        if (isa->decode(wi, d.inst) < 0 || !may_label(&d))
+        unsigned fm = (unsigned)isa->decode_format(wi);
+        if (fm >= isa->nformats || !d.fmt_label[fm] || isa->decode(wi, d.inst) < 0 || !may_label(&d))
             continue;
         uint64_t h = tsr_tc_cache_prefetch(&d.cache, wi, klen);   /* the hash */
         if (tsr_tc_cache_get_hashed(&d.cache, wi, klen, h, &vlen))

@@ -195,6 +195,8 @@ struct tsr_tc_isa {
     bool (*check)(unsigned id, const uint64_t *f);     /* TSR_TC_CHECK conditions */
     int (*decode)(const uint32_t *w, void *inst);
     int (*encode)(const void *inst, uint32_t *w);
+    /* The format decode would pick for the words (its index), or TSR_TC_NO_FORMAT; nothing else is decoded. */
+    int (*decode_format)(const uint32_t *w);
 };
 
 /* ---- engines --------------------------------------------------------------------------------- */
