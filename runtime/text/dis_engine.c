@@ -266,34 +266,18 @@ static bool print_seq(struct dis *d, uint32_t first, uint32_t n, const uint64_t 
     return true;
 }
 
-/* Prints op number opi (its template) at the end of out: the generated printer when the isa has one (and
- * TESSERA_DIS_PRINTER is not `interp`), else print_seq.  Both add the same text, labels and path events; on
- * failure the caller gives the whole bundle up. */
+/* Prints op number opi (its template) at the end of out with the interpreted printer (print_seq); on failure
+ * the caller gives the whole bundle up. */
 static bool print_op(struct dis *d, unsigned opi, const uint64_t *f, uint64_t pc, struct tsr_buf *out)
 {
-    const struct tsr_tc_isa *isa = d->isa;
-    if (!d->gen)
-        return print_seq(d, isa->ops[opi].part, isa->ops[opi].npart, f, pc, out);
-    const struct tsr_tc_pop *pp = &isa->pops[opi];
-    struct tsr_dis_path *P = &d->path;
-    struct tsr_tc_pctx x = {out->data + P->base, P->ev, P->nev, d->labels, d->nlabels};   /* room: reserve_bundle */
-    char *e = pp->fn(f, pc, out->data + out->len, &x);
-    if (!e) {
-        out->data[out->len] = 0;   /* the printer may have written past it */
-        return false;
-    }
-    out->len = (size_t)(e - out->data);
-    out->data[out->len] = 0;
-    P->nev = x.nev;
-    d->nlabels = x.nlab;
-    return true;
+    return print_seq(d, d->isa->ops[opi].part, d->isa->ops[opi].npart, f, pc, out);
 }
 
 /* Makes room for what the generated printer may write for a bundle of format fmt (struct fmax). */
 static void reserve_bundle(struct dis *d, unsigned fmt, struct tsr_buf *out)
 {
     const struct fmax *m = &d->fmax[fmt];
-    tsr_buf_reserve(out, m->len);
+    tsr_buf_room(out, m->len);
     if (d->nlabels + m->lab > d->clabels) {
         while (d->nlabels + m->lab > d->clabels)
             d->clabels = d->clabels ? d->clabels * 2 : 64;
@@ -311,17 +295,57 @@ static void reserve_bundle(struct dis *d, unsigned fmt, struct tsr_buf *out)
     }
 }
 
+/* print_bundle's slots 0..last (positions in the format's list sl) through the generated printers (isa->pops),
+ * written straight into out's room (reserve_bundle) with the text, events and labels kept in locals until
+ * the end.  The same text, path and labels as the interpreted loop. */
+static bool print_slots_gen(struct dis *d, const uint16_t *sl, int last, const uint16_t *ops, const uint64_t *f,
+                            uint64_t pc, struct tsr_buf *out)
+{
+    const struct tsr_tc_pop *pops = d->isa->pops;
+    struct tsr_dis_path *P = &d->path;
+    char *const start = out->data + out->len;
+    char *p = start;
+    struct tsr_tc_pctx x = {start, P->ev, 0, d->labels, d->nlabels};
+    bool ok = true;
+    for (int t = 0; t <= last; t++) {
+        char *mark = p;
+        size_t emark = x.nev;
+        if (p > start) {
+            memcpy(p, "; ", 2);
+            p += 2;
+        }
+        char *e = pops[ops[sl[t]]].fn(f, pc, p, &x);
+        if (!e) {
+            ok = false;
+            break;
+        }
+        if (e == p) {   /* the op prints no text: left out, with its separator and events */
+            p = mark;
+            x.nev = emark;
+        } else {
+            p = e;
+            tsr_dis_path_slot(P, (uint32_t)t, emark);
+        }
+    }
+    out->len = (size_t)(p - out->data);
+    out->data[out->len] = 0;   /* also when a printer wrote past it */
+    P->nev = x.nev;
+    d->nlabels = x.nlab;
+    return ok && p > start;
+}
+
 /* Prints the slots of the format up to the last non-default one (all: every slot).  *partial is set
  * when slots were left out that way. */
 static bool print_bundle(struct dis *d, const void *inst, uint64_t pc, bool all, bool *partial, struct tsr_buf *out)
 {
     const struct tsr_tc_isa *isa = d->isa;
-    const struct tsr_tc_format *F = &isa->formats[((const unsigned char *)inst)[0]];
-    const uint16_t *ops = ops_of(isa, inst);
+    unsigned fmt = ((const unsigned char *)inst)[0];
+    const struct tsr_tc_format *F = &isa->formats[fmt];
+    const uint16_t *ops = ops_of(isa, inst), *sl = &isa->idx[F->slot];
     const uint64_t *f = fields_of(isa, inst);
     int last = 0;
     for (uint32_t t = 0; t < F->nslot; t++) {
-        unsigned slot = isa->idx[F->slot + t];
+        unsigned slot = sl[t];
         if (ops[slot] >= isa->nops)
             return false;
         if (all || ops[slot] != isa->slots[slot].default_op)
@@ -330,19 +354,15 @@ static bool print_bundle(struct dis *d, const void *inst, uint64_t pc, bool all,
     *partial = last + 1 < (int)F->nslot;
     size_t start = out->len;
     tsr_dis_path_start(&d->path, start);
-    if (d->gen)
-        reserve_bundle(d, ((const unsigned char *)inst)[0], out);
+    if (d->gen) {
+        reserve_bundle(d, fmt, out);
+        return print_slots_gen(d, sl, last, ops, f, pc, out);
+    }
     for (int t = 0; t <= last; t++) {
-        unsigned opi = ops[isa->idx[F->slot + (uint32_t)t]];
+        unsigned opi = ops[sl[t]];
         size_t mark = out->len, emark = d->path.nev;
-        if (out->len > start) {
-            if (out->cap - out->len > 2) {   /* room (always so after reserve_bundle) */
-                memcpy(out->data + out->len, "; ", 3);
-                out->len += 2;
-            } else {
-                put(out, "; ", 2);
-            }
-        }
+        if (out->len > start)
+            put(out, "; ", 2);
         size_t body = out->len;
         if (!print_op(d, opi, f, pc, out))
             return false;
@@ -443,7 +463,7 @@ static void dis_one(struct dis *d, const uint32_t *w, uint64_t pc, struct tsr_bu
     unsigned fmt;
     bool partial;
     int n;
-    if (isa->decode(w, d->inst) < 0 || (fmt = ((unsigned char *)d->inst)[0]) >= isa->nformats)
+    if (isa->decode_next(w, d->inst) < 0 || (fmt = ((unsigned char *)d->inst)[0]) >= isa->nformats)
         goto raw;
     n = attempt(d, fmt, pc, false, &partial, out);
     if (n > 0 && partial) {
@@ -552,6 +572,8 @@ static void dis_init(struct dis *d, const struct tsr_tc_isa *isa)
     d->a = tsr_asm_new(isa);
     d->inst = calloc(1, isa->inst_size + 16);
     d->inst2 = calloc(1, isa->inst_size + 16);
+    if (d->inst)   /* no decode yet: decode_next writes every byte the first time */
+        *(unsigned char *)d->inst = TSR_TC_NO_FORMAT;
     d->exact = prover_for(isa);
     const char *v = getenv("TESSERA_DIS_VERIFY");
     d->verify = v && *v && strcmp(v, "0") != 0;
@@ -724,7 +746,7 @@ int tsr_tc_disasm_program_stream(const struct tsr_tc_isa *isa, const uint32_t *w
     for (size_t i = 0; i < n; i++) {
         const uint32_t *wi = w + i * isa->nwords;
         unsigned fm = (unsigned)isa->decode_format(wi);
-        if (fm >= isa->nformats || !d.fmt_label[fm] || isa->decode(wi, d.inst) < 0 || !may_label(&d))
+        if (fm >= isa->nformats || !d.fmt_label[fm] || isa->decode_next(wi, d.inst) < 0 || !may_label(&d))
             continue;
         uint64_t h = tsr_tc_cache_prefetch(&d.cache, wi, klen);   /* the hash */
         if (tsr_tc_cache_get_hashed(&d.cache, wi, klen, h, &vlen))
@@ -816,7 +838,7 @@ int tsr_tc_printer_print(struct tsr_tc_printer *P, const uint32_t *w, uint64_t p
     tsr_dis_path_start(&d->path, out->len);
     if (!out->data)
         tsr_buf_puts(out, "");
-    if (isa->decode(w, d->inst) < 0 || ((unsigned char *)d->inst)[0] >= isa->nformats)
+    if (isa->decode_next(w, d->inst) < 0 || ((unsigned char *)d->inst)[0] >= isa->nformats)
         return -1;
     size_t start = out->len;
     if (!print_bundle(d, d->inst, pc, all, &partial, out)) {
