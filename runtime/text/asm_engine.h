@@ -144,6 +144,8 @@ struct tsr_tc_cache {
     size_t cap, count;
     char *data;
     size_t len, dcap;
+    uint32_t asked, found;   /* the gate (tsr_tc_cache_ask): lookups and hits of the window, once full */
+    uint32_t stride;         /* the gate: ask for every stride-th key (0: every key) */
 };
 /* The value stored for the klen bytes at key (vlen set), or NULL. */
 const char *tsr_tc_cache_get(const struct tsr_tc_cache *c, const void *key, size_t klen, size_t *vlen);
@@ -162,5 +164,19 @@ void tsr_tc_cache_put(struct tsr_tc_cache *c, const void *key, size_t klen, cons
 void tsr_tc_cache_put_hashed(struct tsr_tc_cache *c, const void *key, size_t klen, uint64_t h, const void *val,
                              size_t vlen);
 void tsr_tc_cache_free(struct tsr_tc_cache *c);
+
+/* The gate, for a caller going through many keys in order (the disassembler's words): a memo that is full
+ * (TSR_TC_CACHE_MAX entries) and has not found a single key in the last TSR_TC_GATE_WINDOW lookups is only
+ * asked for every TSR_TC_GATE_STRIDE-th key, a sample, until a sample is found again; a lookup skipped this way
+ * costs nothing but the work the memo could have saved (words no memo has seen: ≈ 90 instructions each).
+ * Results never depend on it.  tsr_tc_cache_ask: whether to ask for key number i; tsr_tc_cache_count: the
+ * result of a lookup made (hit or not). */
+#define TSR_TC_GATE_WINDOW 1024
+#define TSR_TC_GATE_STRIDE 16
+static inline bool tsr_tc_cache_ask(const struct tsr_tc_cache *c, size_t i)
+{
+    return c->stride == 0 || (i & (c->stride - 1)) == 0;
+}
+void tsr_tc_cache_count(struct tsr_tc_cache *c, bool hit);
 
 #endif

@@ -343,15 +343,19 @@ static bool print_bundle(struct dis *d, const void *inst, uint64_t pc, bool all,
     const struct tsr_tc_format *F = &isa->formats[fmt];
     const uint16_t *ops = ops_of(isa, inst), *sl = &isa->idx[F->slot];
     const uint64_t *f = fields_of(isa, inst);
+    const struct tsr_tc_slot *slots = isa->slots;
+    unsigned nops = isa->nops, nslot = F->nslot;
     int last = 0;
-    for (uint32_t t = 0; t < F->nslot; t++) {
-        unsigned slot = sl[t];
-        if (ops[slot] >= isa->nops)
+    for (unsigned t = 0; t < nslot; t++) {
+        unsigned op = ops[sl[t]];
+        if (op >= nops)
             return false;
-        if (all || ops[slot] != isa->slots[slot].default_op)
+        if (op != slots[sl[t]].default_op)
             last = (int)t;
     }
-    *partial = last + 1 < (int)F->nslot;
+    if (all && nslot)
+        last = (int)nslot - 1;
+    *partial = last + 1 < (int)nslot;
     size_t start = out->len;
     tsr_dis_path_start(&d->path, start);
     if (d->gen) {
@@ -682,6 +686,39 @@ static int cmp_u64(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
+/* The memo lookups of a program loop, word by word: the next word's entry is prefetched while this one is
+ * printed (its hash kept), and the memo's gate is applied (tsr_tc_cache_ask).  After memo_next for word i, h
+ * and ask are word i's: its insert needs ask (else the memo is full anyway) and takes h. */
+struct memo_walk {
+    uint64_t h, hnext;
+    bool ask, asknext;
+};
+
+static void memo_start(struct dis *d, struct memo_walk *m, const uint32_t *w, size_t n)
+{
+    memset(m, 0, sizeof *m);
+    m->asknext = n && tsr_tc_cache_ask(&d->cache, 0);
+    if (m->asknext)
+        m->hnext = tsr_tc_cache_prefetch(&d->cache, w, d->isa->nwords * sizeof *w);
+}
+
+/* Word i (at wi) of n: its text from the memo (*vlen bytes), or NULL. */
+static inline const char *memo_next(struct dis *d, struct memo_walk *m, const uint32_t *wi, size_t i, size_t n,
+                                    size_t *vlen)
+{
+    size_t klen = d->isa->nwords * sizeof *wi;
+    m->h = m->hnext;
+    m->ask = m->asknext;
+    m->asknext = i + 1 < n && tsr_tc_cache_ask(&d->cache, i + 1);
+    if (m->asknext)
+        m->hnext = tsr_tc_cache_prefetch(&d->cache, wi + d->isa->nwords, klen);
+    if (!m->ask)
+        return NULL;
+    const char *hit = tsr_tc_cache_get_hashed(&d->cache, wi, klen, m->h, vlen);
+    tsr_tc_cache_count(&d->cache, hit != NULL);
+    return hit;
+}
+
 int tsr_tc_disasm_program(const struct tsr_tc_isa *isa, const uint32_t *w, size_t n, uint64_t base,
                           struct tsr_buf *out)
 {
@@ -693,22 +730,20 @@ int tsr_tc_disasm_program(const struct tsr_tc_isa *isa, const uint32_t *w, size_
         abort();
     tsr_buf_puts(&text, "");
     size_t klen = isa->nwords * sizeof *w;
-    uint64_t hnext = n ? tsr_tc_cache_prefetch(&d.cache, w, klen) : 0;   /* the memo hash of word i */
+    struct memo_walk m;
+    memo_start(&d, &m, w, n);
     for (size_t i = 0; i < n; i++) {
         const uint32_t *wi = w + i * isa->nwords;
         size_t vlen, l0 = d.nlabels;
-        uint64_t h = hnext;
         off[i] = text.len;
-        if (i + 1 < n)   /* the next word's memo entry loads while this one is printed */
-            hnext = tsr_tc_cache_prefetch(&d.cache, wi + isa->nwords, klen);
-        const char *hit = tsr_tc_cache_get_hashed(&d.cache, wi, klen, h, &vlen);
+        const char *hit = memo_next(&d, &m, wi, i, n, &vlen);
         if (hit) {
             tsr_buf_append(&text, hit, vlen);
             continue;
         }
         dis_one(&d, wi, base + i * isa->pc_step, &text);
-        if (d.nlabels == l0)   /* the text does not depend on the address */
-            tsr_tc_cache_put_hashed(&d.cache, wi, klen, h, text.data + off[i], text.len - off[i]);
+        if (m.ask && d.nlabels == l0)   /* the text does not depend on the address */
+            tsr_tc_cache_put_hashed(&d.cache, wi, klen, m.h, text.data + off[i], text.len - off[i]);
     }
     off[n] = text.len;
     if (d.nlabels)
@@ -770,7 +805,8 @@ int tsr_tc_disasm_program_stream(const struct tsr_tc_isa *isa, const uint32_t *w
     tsr_buf_clear(&text);
     size_t li = 0;
     int rc = 0;
-    uint64_t hnext = n ? tsr_tc_cache_prefetch(&d.cache, w, klen) : 0;   /* the memo hash of word i */
+    struct memo_walk m;
+    memo_start(&d, &m, w, n);
     for (size_t i = 0; i < n && !rc; i++) {
         const uint32_t *wi = w + i * isa->nwords;
         uint64_t pc = base + i * isa->pc_step;
@@ -778,10 +814,7 @@ int tsr_tc_disasm_program_stream(const struct tsr_tc_isa *isa, const uint32_t *w
             li++;
         if (li < nl && labels[li] == pc)
             tsr_buf_printf(&text, "L%" PRIx64 ":\n", pc);
-        uint64_t h = hnext;
-        if (i + 1 < n)   /* the next word's memo entry loads while this one is printed */
-            hnext = tsr_tc_cache_prefetch(&d.cache, wi + isa->nwords, klen);
-        const char *hit = tsr_tc_cache_get_hashed(&d.cache, wi, klen, h, &vlen);
+        const char *hit = memo_next(&d, &m, wi, i, n, &vlen);
         if (hit) {   /* the line written straight into the buffer: "    " text "\n" */
             tsr_buf_room(&text, vlen + 5);
             char *p = text.data + text.len;
@@ -796,8 +829,8 @@ int tsr_tc_disasm_program_stream(const struct tsr_tc_isa *isa, const uint32_t *w
             text.data[t0] = 0;
             d.nlabels = 0;
             dis_one(&d, wi, pc, &text);
-            if (d.nlabels == 0)   /* the text does not depend on the address */
-                tsr_tc_cache_put_hashed(&d.cache, wi, klen, h, text.data + t0, text.len - t0);
+            if (m.ask && d.nlabels == 0)   /* the text does not depend on the address */
+                tsr_tc_cache_put_hashed(&d.cache, wi, klen, m.h, text.data + t0, text.len - t0);
             tsr_buf_room(&text, 1);
             text.data[text.len++] = '\n';
         }

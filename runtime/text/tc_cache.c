@@ -12,6 +12,14 @@ static uint64_t hash(const void *p, size_t n)
 {
     const unsigned char *s = p;
     uint64_t h = 0x9e3779b97f4a7c15u ^ n;
+    if (n == 8) {   /* one 64-bit word (the disassembler's key): the loop's result, without the loop */
+        uint64_t x;
+        memcpy(&x, s, 8);
+        h = (h ^ x) * 0xff51afd7ed558ccdu;
+        h ^= h >> 32;
+        h *= 0xc4ceb9fe1a85ec53u;
+        return (h ^ h >> 29) | 1;
+    }
     for (; n >= 8; s += 8, n -= 8) {
         uint64_t x;
         memcpy(&x, s, 8);
@@ -142,6 +150,17 @@ void tsr_tc_cache_put_hashed(struct tsr_tc_cache *c, const void *key, size_t kle
     memcpy(c->data + c->len, val, vlen);
     c->len += vlen;
     c->count++;
+}
+
+void tsr_tc_cache_count(struct tsr_tc_cache *c, bool hit)
+{
+    if (c->count < TSR_TC_CACHE_MAX)   /* still taking entries: every key is asked */
+        return;
+    c->found += hit;
+    if (++c->asked < TSR_TC_GATE_WINDOW)
+        return;
+    c->stride = c->found ? 0 : TSR_TC_GATE_STRIDE;
+    c->asked = c->found = 0;
 }
 
 void tsr_tc_cache_free(struct tsr_tc_cache *c)
