@@ -144,7 +144,7 @@ struct tsr_tc_cache {
     size_t cap, count;
     char *data;
     size_t len, dcap;
-    uint32_t asked, found;   /* the gate (tsr_tc_cache_ask): lookups and hits of the window, once full */
+    uint32_t misses;         /* the gate (tsr_tc_cache_ask): lookups in a row that found nothing */
     uint32_t stride;         /* the gate: ask for every stride-th key (0: every key) */
 };
 /* The value stored for the klen bytes at key (vlen set), or NULL. */
@@ -165,12 +165,13 @@ void tsr_tc_cache_put_hashed(struct tsr_tc_cache *c, const void *key, size_t kle
                              size_t vlen);
 void tsr_tc_cache_free(struct tsr_tc_cache *c);
 
-/* The gate, for a caller going through many keys in order (the disassembler's words): a memo that is full
- * (TSR_TC_CACHE_MAX entries) and has not found a single key in the last TSR_TC_GATE_WINDOW lookups is only
- * asked for every TSR_TC_GATE_STRIDE-th key, a sample, until a sample is found again; a lookup skipped this way
- * costs nothing but the work the memo could have saved (words no memo has seen: ≈ 90 instructions each).
- * Results never depend on it.  tsr_tc_cache_ask: whether to ask for key number i; tsr_tc_cache_count: the
- * result of a lookup made (hit or not). */
+/* The gate, for a caller going through many keys in order (the disassembler's words): a memo that has not
+ * found a single key in its last TSR_TC_GATE_WINDOW lookups is asked, and filled, for every
+ * TSR_TC_GATE_STRIDE-th key only (a sample; a power of two), until a sample is found again.  Words no memo has
+ * seen then skip the lookup, its prefetch and the insert (≈ 150 instructions a word while the memo fills);
+ * input whose words repeat keeps the memo open (GPU_FFT: most lookups hit).  Results never depend on it.
+ * tsr_tc_cache_ask: whether to ask for (and insert) key number i; tsr_tc_cache_count: the result of a lookup
+ * made (hit or not). */
 #define TSR_TC_GATE_WINDOW 1024
 #define TSR_TC_GATE_STRIDE 16
 static inline bool tsr_tc_cache_ask(const struct tsr_tc_cache *c, size_t i)

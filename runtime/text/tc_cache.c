@@ -154,13 +154,12 @@ void tsr_tc_cache_put_hashed(struct tsr_tc_cache *c, const void *key, size_t kle
 
 void tsr_tc_cache_count(struct tsr_tc_cache *c, bool hit)
 {
-    if (c->count < TSR_TC_CACHE_MAX)   /* still taking entries: every key is asked */
-        return;
-    c->found += hit;
-    if (++c->asked < TSR_TC_GATE_WINDOW)
-        return;
-    c->stride = c->found ? 0 : TSR_TC_GATE_STRIDE;
-    c->asked = c->found = 0;
+    if (hit) {   /* open (again) */
+        c->misses = 0;
+        c->stride = 0;
+    } else if (++c->misses >= TSR_TC_GATE_WINDOW) {
+        c->stride = TSR_TC_GATE_STRIDE;
+    }
 }
 
 void tsr_tc_cache_free(struct tsr_tc_cache *c)
