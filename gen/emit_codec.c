@@ -527,15 +527,10 @@ static int decode_slot(const struct mdl_model *m, int fi, int s, const bool *ava
 static int decode_body(const struct mdl_model *m, bool next, struct tsr_buf *pre, struct tsr_buf *out,
                        struct tsr_diag *d);
 
-/* <t>_decode_format: the format decode would pick (the same selector tests in the same order), nothing else
- * decoded: a pass that needs only the format (the disassembler's label pass) pays a few instructions. */
-static int format_body(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d)
+/* The start of a decoding function: the chunks, and v_<field> of every field a format selector reads (marked
+ * in sel). */
+static void selector_fields(const struct mdl_model *m, bool *sel, struct tsr_buf *out)
 {
-    const char *lo = gen_lower(m);
-    bool *sel = calloc((size_t)m->nfields + 1, 1);
-    if (!sel)
-        abort();
-    tsr_buf_printf(out, "\nint %s_decode_format(const uint32_t *w)\n{\n", lo);
     load_chunks(m, out, true);
     for (int fi = 0; fi < m->nformats; fi++)
         field_uses(m->formats[fi].selector, sel);
@@ -546,6 +541,18 @@ static int format_body(const struct mdl_model *m, struct tsr_buf *out, struct ts
         gen_extract(m, i, out);
         tsr_buf_puts(out, ";\n");
     }
+}
+
+/* <t>_decode_format: the format decode would pick (the same selector tests in the same order), nothing else
+ * decoded: a pass that needs only the format (the disassembler's label pass) pays a few instructions. */
+static int format_body(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d)
+{
+    const char *lo = gen_lower(m);
+    bool *sel = calloc((size_t)m->nfields + 1, 1);
+    if (!sel)
+        abort();
+    tsr_buf_printf(out, "\nint %s_decode_format(const uint32_t *w)\n{\n", lo);
+    selector_fields(m, sel, out);
     int rc = 0;
     for (int fi = 0; fi < m->nformats && rc == 0; fi++) {
         const struct mdl_format *F = &m->formats[fi];
@@ -605,16 +612,7 @@ static int decode_body(const struct mdl_model *m, bool next, struct tsr_buf *pre
     if (next)
         tsr_buf_puts(out, "\n");
     tsr_buf_printf(out, "int %s_decode%s(const uint32_t *w, struct %s_inst *inst)\n{\n", lo, next ? "_next" : "", lo);
-    load_chunks(m, out, true);
-    for (int fi = 0; fi < m->nformats; fi++)
-        field_uses(m->formats[fi].selector, sel);
-    for (int i = 0; i < m->nfields; i++) {
-        if (!sel[i])
-            continue;
-        tsr_buf_printf(out, "    const uint64_t v_%s = ", m->fields[i].name);
-        gen_extract(m, i, out);
-        tsr_buf_puts(out, ";\n");
-    }
+    selector_fields(m, sel, out);
     for (int fi = 0; fi < m->nformats && rc == 0; fi++) {
         const struct mdl_format *F = &m->formats[fi];
         struct gen_cx cx = {"v_%s", false, sel};
