@@ -524,32 +524,13 @@ static int decode_slot(const struct mdl_model *m, int fi, int s, const bool *ava
     return 0;
 }
 
-static int decode_body(const struct mdl_model *m, struct tsr_buf *pre, struct tsr_buf *out, struct tsr_diag *d);
+static int decode_body(const struct mdl_model *m, bool next, struct tsr_buf *pre, struct tsr_buf *out,
+                       struct tsr_diag *d);
 
-int gen_decode(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d)
+/* The start of a decoding function: the chunks, and v_<field> of every field a format selector reads (marked
+ * in sel). */
+static void selector_fields(const struct mdl_model *m, bool *sel, struct tsr_buf *out)
 {
-    struct tsr_buf pre = {0}, body = {0};
-    gen_banner(m, out);
-    tsr_buf_printf(out, "#include \"%s.h\"\n\n", m->name);
-    int rc = decode_body(m, &pre, &body, d);
-    if (pre.len)
-        tsr_buf_append(out, pre.data, pre.len);
-    if (body.len)
-        tsr_buf_append(out, body.data, body.len);
-    tsr_buf_free(&pre);
-    tsr_buf_free(&body);
-    return rc;
-}
-
-static int decode_body(const struct mdl_model *m, struct tsr_buf *pre, struct tsr_buf *out, struct tsr_diag *d)
-{
-    const char *lo = gen_lower(m);
-    int nw = m->word_bits / 32, rc = 0;
-
-    bool *sel = calloc((size_t)m->nfields + 1, 1), *avail = calloc((size_t)m->nfields + 1, 1);
-    if (!sel || !avail)
-        abort();
-    tsr_buf_printf(out, "int %s_decode(const uint32_t *w, struct %s_inst *inst)\n{\n", lo, lo);
     load_chunks(m, out, true);
     for (int fi = 0; fi < m->nformats; fi++)
         field_uses(m->formats[fi].selector, sel);
@@ -560,6 +541,78 @@ static int decode_body(const struct mdl_model *m, struct tsr_buf *pre, struct ts
         gen_extract(m, i, out);
         tsr_buf_puts(out, ";\n");
     }
+}
+
+/* <t>_decode_format: the format decode would pick (the same selector tests in the same order), nothing else
+ * decoded: a pass that needs only the format (the disassembler's label pass) pays a few instructions. */
+static int format_body(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d)
+{
+    const char *lo = gen_lower(m);
+    bool *sel = calloc((size_t)m->nfields + 1, 1);
+    if (!sel)
+        abort();
+    tsr_buf_printf(out, "\nint %s_decode_format(const uint32_t *w)\n{\n", lo);
+    selector_fields(m, sel, out);
+    int rc = 0;
+    for (int fi = 0; fi < m->nformats && rc == 0; fi++) {
+        const struct mdl_format *F = &m->formats[fi];
+        struct gen_cx cx = {"v_%s", false, sel};
+        tsr_buf_puts(out, "    if (");
+        if (!F->selector) {
+            tsr_buf_puts(out, "1");
+        } else {
+            tsr_buf_puts(out, "0 != ");
+            rc = gen_cexpr(m, F->selector, &cx, out, d) < 0 ? -1 : 0;
+        }
+        tsr_buf_puts(out, ")\n        return ");
+        gen_format_enum(m, fi, out);
+        tsr_buf_puts(out, ";\n");
+    }
+    for (int k = 0; k < nchunks(m); k++)
+        tsr_buf_printf(out, "    (void)d%d;\n", k);
+    tsr_buf_printf(out, "    return %s_NO_FORMAT;\n}\n", gen_upper(m));
+    free(sel);
+    return rc;
+}
+
+int gen_decode(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d)
+{
+    struct tsr_buf pre = {0}, body = {0};
+    gen_banner(m, out);
+    tsr_buf_printf(out, "#include \"%s.h\"\n\n", m->name);
+    int rc = decode_body(m, false, &pre, &body, d);
+    if (rc == 0) {   /* the same again as <t>_decode_next (its op tables are decode's: pre2 is dropped) */
+        struct tsr_buf pre2 = {0};
+        rc = decode_body(m, true, &pre2, &body, d);
+        tsr_buf_free(&pre2);
+    }
+    if (rc == 0)
+        rc = format_body(m, &body, d);
+    if (pre.len)
+        tsr_buf_append(out, pre.data, pre.len);
+    if (body.len)
+        tsr_buf_append(out, body.data, body.len);
+    tsr_buf_free(&pre);
+    tsr_buf_free(&body);
+    return rc;
+}
+
+/* <t>_decode, or with next <t>_decode_next: the same result, but the stores that only clear what is not in the
+ * format (fields, ignore words, ops of other slots) are skipped when *inst already holds a decode of the same
+ * format (they hold 0 and NO_OP then).  A disassembler going through words, most of one format, saves them. */
+static int decode_body(const struct mdl_model *m, bool next, struct tsr_buf *pre, struct tsr_buf *out,
+                       struct tsr_diag *d)
+{
+    const char *lo = gen_lower(m);
+    int nw = m->word_bits / 32, rc = 0;
+
+    bool *sel = calloc((size_t)m->nfields + 1, 1), *avail = calloc((size_t)m->nfields + 1, 1);
+    if (!sel || !avail)
+        abort();
+    if (next)
+        tsr_buf_puts(out, "\n");
+    tsr_buf_printf(out, "int %s_decode%s(const uint32_t *w, struct %s_inst *inst)\n{\n", lo, next ? "_next" : "", lo);
+    selector_fields(m, sel, out);
     for (int fi = 0; fi < m->nformats && rc == 0; fi++) {
         const struct mdl_format *F = &m->formats[fi];
         struct gen_cx cx = {"v_%s", false, sel};
@@ -584,25 +637,38 @@ static int decode_body(const struct mdl_model *m, struct tsr_buf *pre, struct ts
             gen_extract(m, fd, out);
             tsr_buf_puts(out, ";\n");
         }
-        tsr_buf_puts(out, "        inst->format = ");
-        gen_format_enum(m, fi, out);
-        tsr_buf_puts(out, ";\n");
-        /* every field: the format's, and 0 for the others (explicit stores measured faster than a memset) */
+        /* every field: the format's, and 0 for the others (explicit stores measured faster than a memset);
+         * decode_next clears the others only when the struct held another format */
         for (int i = 0; i < m->nfields; i++) {
+            if (!avail[i])
+                continue;
             tsr_buf_puts(out, "        inst->f[");
             gen_field_enum(m, i, out);
-            if (avail[i])
-                tsr_buf_printf(out, "] = v_%s;\n", m->fields[i].name);
-            else
-                tsr_buf_puts(out, "] = 0;\n");
+            tsr_buf_printf(out, "] = v_%s;\n", m->fields[i].name);
         }
         for (int i = 0; i < nw; i++) {
             uint64_t mk = ignore_mask(F, i / 2);
             uint32_t m32 = (uint32_t)(i % 2 ? mk >> 32 : mk);
             if (m32)
                 tsr_buf_printf(out, "        inst->ignored[%d] = w[%d] & 0x%08xu;\n", i, i, m32);
-            else
-                tsr_buf_printf(out, "        inst->ignored[%d] = 0;\n", i);
+        }
+        if (next) {
+            tsr_buf_puts(out, "        if (inst->format != ");
+            gen_format_enum(m, fi, out);
+            tsr_buf_puts(out, ") {\n");
+        }
+        const char *ind = next ? "            " : "        ";
+        for (int i = 0; i < m->nfields; i++) {
+            if (avail[i])
+                continue;
+            tsr_buf_printf(out, "%sinst->f[", ind);
+            gen_field_enum(m, i, out);
+            tsr_buf_puts(out, "] = 0;\n");
+        }
+        for (int i = 0; i < nw; i++) {
+            uint64_t mk = ignore_mask(F, i / 2);
+            if (!(uint32_t)(i % 2 ? mk >> 32 : mk))
+                tsr_buf_printf(out, "%sinst->ignored[%d] = 0;\n", ind, i);
         }
         bool *inf = calloc((size_t)m->nslots + 1, 1);
         if (!inf)
@@ -611,10 +677,15 @@ static int decode_body(const struct mdl_model *m, struct tsr_buf *pre, struct ts
             inf[F->slots[i]] = true;
         for (int s = 0; s < m->nslots; s++)
             if (!inf[s]) {
-                set_op(m, s, -1, "        ", out);
+                set_op(m, s, -1, ind, out);
                 tsr_buf_puts(out, "\n");
             }
         free(inf);
+        if (next)
+            tsr_buf_puts(out, "        }\n");
+        tsr_buf_puts(out, "        inst->format = ");
+        gen_format_enum(m, fi, out);
+        tsr_buf_puts(out, ";\n");
         for (int i = 0; i < F->nslots && rc == 0; i++)
             rc = decode_slot(m, fi, F->slots[i], avail, pre, out, d);
         tsr_buf_puts(out, "        return 0;\n    }\n");

@@ -111,9 +111,15 @@ int gen_header(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
         "/* Decodes %s_NWORDS words (low first) into *inst.  Returns 0, or -1 when no format's selector\n"
         " * holds (format = %s_NO_FORMAT, the word kept in ignored[]). */\n"
         "int %s_decode(const uint32_t *w, struct %s_inst *inst);\n"
+        "/* %s_decode's result, into *inst that holds the result of an earlier %s_decode or %s_decode_next (of\n"
+        " * any words) or whose format is %s_NO_FORMAT: what is already right for the words' format is not\n"
+        " * written again (fields and slots outside it).  Returns as %s_decode. */\n"
+        "int %s_decode_next(const uint32_t *w, struct %s_inst *inst);\n"
+        "/* The format %s_decode would pick for the words, or %s_NO_FORMAT; nothing else is decoded. */\n"
+        "int %s_decode_format(const uint32_t *w);\n"
         "/* Encodes *inst (format, f, ignored) into %s_NWORDS words.  Returns 0. */\n"
         "int %s_encode(const struct %s_inst *inst, uint32_t *w);\n\n",
-        up, up, lo, lo, up, lo, lo);
+        up, up, lo, lo, lo, lo, lo, up, lo, lo, lo, lo, up, lo, up, lo, lo);
     tsr_buf_printf(out,
         "/* Text (runtime/target.h describes each): one instruction, a program, and the assembler. */\n"
         "int %s_disasm(const uint32_t *w, uint64_t pc, struct tsr_buf *out);\n"

@@ -33,6 +33,14 @@ void tsr_buf_append(struct tsr_buf *b, const void *p, size_t n);
  * written, then len moved forward (and data[len] set to NUL) by the caller. */
 void tsr_buf_reserve(struct tsr_buf *b, size_t n);
 
+/* tsr_buf_reserve's check inline: the call only when the room is not there yet (hot loops that write
+ * straight into data). */
+static inline void tsr_buf_room(struct tsr_buf *b, size_t n)
+{
+    if (n >= b->cap - b->len)   /* also when cap is 0 (data NULL) */
+        tsr_buf_reserve(b, n);
+}
+
 /* Appends a NUL-terminated string. */
 void tsr_buf_puts(struct tsr_buf *b, const char *s);
 

@@ -36,6 +36,32 @@ static void *xrealloc(void *q, size_t n)
     return r;
 }
 
+/* Appends the n instructions of raw little-endian binary at b (n * width/8 bytes) at once: one capacity
+ * check, no comments, line 0 (what n tsr_words_push calls would give). */
+static void push_bin(struct tsr_words *p, const unsigned char *b, size_t n)
+{
+    unsigned per = tsr_words_per(p);
+    if (!n)
+        return;
+    if (p->count + n > p->cap) {
+        size_t cap = p->cap ? p->cap : 256;
+        while (cap < p->count + n)
+            cap *= 2;
+        p->w = xrealloc(p->w, cap * per * sizeof *p->w);
+        if (!p->lean)
+            p->comment = xrealloc(p->comment, cap * sizeof *p->comment);
+        p->line = xrealloc(p->line, cap * sizeof *p->line);
+        p->cap = cap;
+    }
+    uint32_t *w = p->w + p->count * per;
+    for (size_t i = 0; i < n * per; i++, b += 4)
+        w[i] = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+    if (!p->lean)
+        memset(p->comment + p->count, 0, n * sizeof *p->comment);
+    memset(p->line + p->count, 0, n * sizeof *p->line);
+    p->count += n;
+}
+
 void tsr_words_push(struct tsr_words *p, const uint32_t *word, const char *comment, unsigned line)
 {
     unsigned per = tsr_words_per(p);
@@ -187,19 +213,11 @@ int tsr_bin_parse(struct tsr_words *p, const void *data, size_t len, const char 
 {
     if (check_width(p, file, d))
         return -1;
-    unsigned per = tsr_words_per(p), bytes = p->width / 8;
+    unsigned bytes = p->width / 8;
     if (len % bytes)
         return tsr_diag_error(d, file, 0, 0, "binary size %zu is not a multiple of %u bytes (%u-bit words)",
                               len, bytes, p->width);
-    const unsigned char *b = data;
-    for (size_t i = 0; i < len; i += bytes) {
-        uint32_t word[MAX_PER];
-        for (unsigned k = 0; k < per; k++) {
-            const unsigned char *q = b + i + 4 * k;
-            word[k] = (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24;
-        }
-        tsr_words_push(p, word, NULL, 0);
-    }
+    push_bin(p, data, len / bytes);   /* data may be NULL when len is 0 */
     return 0;
 }
 
@@ -345,7 +363,7 @@ int tsr_words_stream(struct tsr_words *p, const char *path, enum tsr_wordfmt fmt
     if (!f)
         return cannot_read(path, errno, d);
     /* buf holds the unfinished line (hex) or word (binary) before the chunk read after it */
-    unsigned per = tsr_words_per(p), bytes = p->width / 8, lineno = 0;
+    unsigned bytes = p->width / 8, lineno = 0;
     char *buf = malloc(2 * CHUNK);
     size_t cap = 2 * CHUNK, have = 0, total = 0, n;
     int rc = 0;
@@ -364,14 +382,8 @@ int tsr_words_stream(struct tsr_words *p, const char *path, enum tsr_wordfmt fmt
         total += n;
         size_t used = 0;
         if (fmt == TSR_WORDS_BIN) {
-            for (; have - used >= bytes; used += bytes) {
-                uint32_t word[MAX_PER];
-                for (unsigned k = 0; k < per; k++) {
-                    const unsigned char *q = (const unsigned char *)buf + used + 4 * k;
-                    word[k] = (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24;
-                }
-                tsr_words_push(p, word, NULL, 0);
-            }
+            used = have - have % bytes;
+            push_bin(p, (const unsigned char *)buf, used / bytes);
         } else {
             const char *nl;
             while (!tsr_diag_stop(d) && (nl = memchr(buf + used, '\n', have - used)) != NULL) {

@@ -112,29 +112,37 @@ static void out_open(const struct tool_opts *o, struct tool_out *x, bool hold)
 		x->held = tmpfile();
 }
 
-static void out_flush(struct tool_out *x)
+/* Writes [data, data+len) where the output goes. */
+static void out_write(struct tool_out *x, const char *data, size_t len)
 {
 	if (x->file && !x->opened && !x->failed) {   /* the file is created with the first piece (or at the end) */
 		x->opened = true;
 		x->failed = tsr_fileout_open(&x->fo, x->path, NULL) < 0;
 	}
-	if (!x->buf.len || x->failed) {
-		tsr_buf_clear(&x->buf);
+	if (!len || x->failed)
 		return;
-	}
 	if (x->file)
-		x->failed = tsr_fileout_write(&x->fo, x->buf.data, x->buf.len) < 0;
+		x->failed = tsr_fileout_write(&x->fo, data, len) < 0;
 	else if (x->hold && x->held)
-		x->failed = fwrite(x->buf.data, 1, x->buf.len, x->held) != x->buf.len;
+		x->failed = fwrite(data, 1, len, x->held) != len;
 	else if (x->hold)
-		tsr_buf_append(&x->mem, x->buf.data, x->buf.len);
+		tsr_buf_append(&x->mem, data, len);
 	else
-		x->failed = fwrite(x->buf.data, 1, x->buf.len, stdout) != x->buf.len;
+		x->failed = fwrite(data, 1, len, stdout) != len;
+}
+
+static void out_flush(struct tool_out *x)
+{
+	out_write(x, x->buf.data, x->buf.len);
 	tsr_buf_clear(&x->buf);
 }
 
 static void out_put(struct tool_out *x, const char *data, size_t len)
 {
+	if (!x->buf.len && len >= 65536) {   /* a whole piece (the disassembler's): written as it is, not copied */
+		out_write(x, data, len);
+		return;
+	}
 	tsr_buf_append(&x->buf, data, len);
 	if (x->buf.len >= 65536)
 		out_flush(x);

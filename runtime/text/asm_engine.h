@@ -144,6 +144,8 @@ struct tsr_tc_cache {
     size_t cap, count;
     char *data;
     size_t len, dcap;
+    uint32_t misses;         /* the gate (tsr_tc_cache_ask): lookups in a row that found nothing */
+    uint32_t stride;         /* the gate: ask for every stride-th key (0: every key) */
 };
 /* The value stored for the klen bytes at key (vlen set), or NULL. */
 const char *tsr_tc_cache_get(const struct tsr_tc_cache *c, const void *key, size_t klen, size_t *vlen);
@@ -158,6 +160,24 @@ uint64_t tsr_tc_cache_prefetch(const struct tsr_tc_cache *c, const void *key, si
 const char *tsr_tc_cache_get_hashed(const struct tsr_tc_cache *c, const void *key, size_t klen, uint64_t h,
                                     size_t *vlen);
 void tsr_tc_cache_put(struct tsr_tc_cache *c, const void *key, size_t klen, const void *val, size_t vlen);
+/* tsr_tc_cache_put with h, the hash tsr_tc_cache_prefetch returned for the same key (not computed again). */
+void tsr_tc_cache_put_hashed(struct tsr_tc_cache *c, const void *key, size_t klen, uint64_t h, const void *val,
+                             size_t vlen);
 void tsr_tc_cache_free(struct tsr_tc_cache *c);
+
+/* The gate, for a caller going through many keys in order (the disassembler's words): a memo that has not
+ * found a single key in its last TSR_TC_GATE_WINDOW lookups is asked, and filled, for every
+ * TSR_TC_GATE_STRIDE-th key only (a sample; a power of two), until a sample is found again.  Words no memo has
+ * seen then skip the lookup, its prefetch and the insert (≈ 150 instructions a word while the memo fills);
+ * input whose words repeat keeps the memo open (GPU_FFT: most lookups hit).  Results never depend on it.
+ * tsr_tc_cache_ask: whether to ask for (and insert) key number i; tsr_tc_cache_count: the result of a lookup
+ * made (hit or not). */
+#define TSR_TC_GATE_WINDOW 1024
+#define TSR_TC_GATE_STRIDE 16
+static inline bool tsr_tc_cache_ask(const struct tsr_tc_cache *c, size_t i)
+{
+    return c->stride == 0 || (i & (c->stride - 1)) == 0;
+}
+void tsr_tc_cache_count(struct tsr_tc_cache *c, bool hit);
 
 #endif

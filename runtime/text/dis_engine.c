@@ -38,6 +38,7 @@ struct dis {
     struct tsr_tc_cache cache; /* disasm_program: word -> text of the words that print no label */
     uint8_t *op_label;         /* per op: its template can print a label (LBL_YES), computed by dis_init */
     uint8_t *opnd_label;       /* per operand: the same (LBL_*), scratch of dis_init */
+    bool *fmt_label;           /* per format: one of its slots has an op that can print a label */
     struct tsr_dis_path path;  /* what print_bundle printed (dis_path.h) */
     bool gen;                  /* print with the generated printer (isa->pops), else interpret the templates */
     struct fmax { size_t len, ev, lab; } *fmax;   /* gen: per format, the bounds of a bundle (sum over its slots) */
@@ -265,34 +266,18 @@ static bool print_seq(struct dis *d, uint32_t first, uint32_t n, const uint64_t 
     return true;
 }
 
-/* Prints op number opi (its template) at the end of out: the generated printer when the isa has one (and
- * TESSERA_DIS_PRINTER is not `interp`), else print_seq.  Both add the same text, labels and path events; on
- * failure the caller gives the whole bundle up. */
+/* Prints op number opi (its template) at the end of out with the interpreted printer (print_seq); on failure
+ * the caller gives the whole bundle up. */
 static bool print_op(struct dis *d, unsigned opi, const uint64_t *f, uint64_t pc, struct tsr_buf *out)
 {
-    const struct tsr_tc_isa *isa = d->isa;
-    if (!d->gen)
-        return print_seq(d, isa->ops[opi].part, isa->ops[opi].npart, f, pc, out);
-    const struct tsr_tc_pop *pp = &isa->pops[opi];
-    struct tsr_dis_path *P = &d->path;
-    struct tsr_tc_pctx x = {out->data + P->base, P->ev, P->nev, d->labels, d->nlabels};   /* room: reserve_bundle */
-    char *e = pp->fn(f, pc, out->data + out->len, &x);
-    if (!e) {
-        out->data[out->len] = 0;   /* the printer may have written past it */
-        return false;
-    }
-    out->len = (size_t)(e - out->data);
-    out->data[out->len] = 0;
-    P->nev = x.nev;
-    d->nlabels = x.nlab;
-    return true;
+    return print_seq(d, d->isa->ops[opi].part, d->isa->ops[opi].npart, f, pc, out);
 }
 
 /* Makes room for what the generated printer may write for a bundle of format fmt (struct fmax). */
 static void reserve_bundle(struct dis *d, unsigned fmt, struct tsr_buf *out)
 {
     const struct fmax *m = &d->fmax[fmt];
-    tsr_buf_reserve(out, m->len);
+    tsr_buf_room(out, m->len);
     if (d->nlabels + m->lab > d->clabels) {
         while (d->nlabels + m->lab > d->clabels)
             d->clabels = d->clabels ? d->clabels * 2 : 64;
@@ -310,38 +295,78 @@ static void reserve_bundle(struct dis *d, unsigned fmt, struct tsr_buf *out)
     }
 }
 
+/* print_bundle's slots 0..last (positions in the format's list sl) through the generated printers (isa->pops),
+ * written straight into out's room (reserve_bundle) with the text, events and labels kept in locals until
+ * the end.  The same text, path and labels as the interpreted loop. */
+static bool print_slots_gen(struct dis *d, const uint16_t *sl, int last, const uint16_t *ops, const uint64_t *f,
+                            uint64_t pc, struct tsr_buf *out)
+{
+    const struct tsr_tc_pop *pops = d->isa->pops;
+    struct tsr_dis_path *P = &d->path;
+    char *const start = out->data + out->len;
+    char *p = start;
+    struct tsr_tc_pctx x = {start, P->ev, 0, d->labels, d->nlabels};
+    bool ok = true;
+    for (int t = 0; t <= last; t++) {
+        char *mark = p;
+        size_t emark = x.nev;
+        if (p > start) {
+            memcpy(p, "; ", 2);
+            p += 2;
+        }
+        char *e = pops[ops[sl[t]]].fn(f, pc, p, &x);
+        if (!e) {
+            ok = false;
+            break;
+        }
+        if (e == p) {   /* the op prints no text: left out, with its separator and events */
+            p = mark;
+            x.nev = emark;
+        } else {
+            p = e;
+            tsr_dis_path_slot(P, (uint32_t)t, emark);
+        }
+    }
+    out->len = (size_t)(p - out->data);
+    out->data[out->len] = 0;   /* also when a printer wrote past it */
+    P->nev = x.nev;
+    d->nlabels = x.nlab;
+    return ok && p > start;
+}
+
 /* Prints the slots of the format up to the last non-default one (all: every slot).  *partial is set
  * when slots were left out that way. */
 static bool print_bundle(struct dis *d, const void *inst, uint64_t pc, bool all, bool *partial, struct tsr_buf *out)
 {
     const struct tsr_tc_isa *isa = d->isa;
-    const struct tsr_tc_format *F = &isa->formats[((const unsigned char *)inst)[0]];
-    const uint16_t *ops = ops_of(isa, inst);
+    unsigned fmt = ((const unsigned char *)inst)[0];
+    const struct tsr_tc_format *F = &isa->formats[fmt];
+    const uint16_t *ops = ops_of(isa, inst), *sl = &isa->idx[F->slot];
     const uint64_t *f = fields_of(isa, inst);
+    const struct tsr_tc_slot *slots = isa->slots;
+    unsigned nops = isa->nops, nslot = F->nslot;
     int last = 0;
-    for (uint32_t t = 0; t < F->nslot; t++) {
-        unsigned slot = isa->idx[F->slot + t];
-        if (ops[slot] >= isa->nops)
+    for (unsigned t = 0; t < nslot; t++) {
+        unsigned op = ops[sl[t]];
+        if (op >= nops)
             return false;
-        if (all || ops[slot] != isa->slots[slot].default_op)
+        if (op != slots[sl[t]].default_op)
             last = (int)t;
     }
-    *partial = last + 1 < (int)F->nslot;
+    if (all && nslot)
+        last = (int)nslot - 1;
+    *partial = last + 1 < (int)nslot;
     size_t start = out->len;
     tsr_dis_path_start(&d->path, start);
-    if (d->gen)
-        reserve_bundle(d, ((const unsigned char *)inst)[0], out);
+    if (d->gen) {
+        reserve_bundle(d, fmt, out);
+        return print_slots_gen(d, sl, last, ops, f, pc, out);
+    }
     for (int t = 0; t <= last; t++) {
-        unsigned opi = ops[isa->idx[F->slot + (uint32_t)t]];
+        unsigned opi = ops[sl[t]];
         size_t mark = out->len, emark = d->path.nev;
-        if (out->len > start) {
-            if (out->cap - out->len > 2) {   /* room (always so after reserve_bundle) */
-                memcpy(out->data + out->len, "; ", 3);
-                out->len += 2;
-            } else {
-                put(out, "; ", 2);
-            }
-        }
+        if (out->len > start)
+            put(out, "; ", 2);
         size_t body = out->len;
         if (!print_op(d, opi, f, pc, out))
             return false;
@@ -442,7 +467,7 @@ static void dis_one(struct dis *d, const uint32_t *w, uint64_t pc, struct tsr_bu
     unsigned fmt;
     bool partial;
     int n;
-    if (isa->decode(w, d->inst) < 0 || (fmt = ((unsigned char *)d->inst)[0]) >= isa->nformats)
+    if (isa->decode_next(w, d->inst) < 0 || (fmt = ((unsigned char *)d->inst)[0]) >= isa->nformats)
         goto raw;
     n = attempt(d, fmt, pc, false, &partial, out);
     if (n > 0 && partial) {
@@ -551,6 +576,8 @@ static void dis_init(struct dis *d, const struct tsr_tc_isa *isa)
     d->a = tsr_asm_new(isa);
     d->inst = calloc(1, isa->inst_size + 16);
     d->inst2 = calloc(1, isa->inst_size + 16);
+    if (d->inst)   /* no decode yet: decode_next writes every byte the first time */
+        *(unsigned char *)d->inst = TSR_TC_NO_FORMAT;
     d->exact = prover_for(isa);
     const char *v = getenv("TESSERA_DIS_VERIFY");
     d->verify = v && *v && strcmp(v, "0") != 0;
@@ -584,6 +611,17 @@ static void dis_init(struct dis *d, const struct tsr_tc_isa *isa)
     }
     for (unsigned i = 0; i < isa->nops; i++)
         d->op_label[i] = seq_label(d, isa->ops[i].part, isa->ops[i].npart) ? LBL_YES : LBL_NO;
+    d->fmt_label = calloc(isa->nformats + 1, sizeof *d->fmt_label);
+    if (!d->fmt_label)
+        abort();
+    for (unsigned fm = 0; fm < isa->nformats; fm++) {
+        const struct tsr_tc_format *F = &isa->formats[fm];
+        for (uint32_t t = 0; t < F->nslot; t++) {
+            const struct tsr_tc_slot *S = &isa->slots[isa->idx[F->slot + t]];
+            for (uint32_t k = 0; k < S->nop; k++)
+                d->fmt_label[fm] |= d->op_label[isa->idx[S->op + k]] == LBL_YES;
+        }
+    }
 }
 
 static void dis_fini(struct dis *d)
@@ -595,6 +633,7 @@ static void dis_fini(struct dis *d)
     free(d->labels);
     free(d->op_label);
     free(d->opnd_label);
+    free(d->fmt_label);
     free(d->fmax);
     tsr_dis_path_free(&d->path);
 }
@@ -647,6 +686,39 @@ static int cmp_u64(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
+/* The memo lookups of a program loop, word by word: the next word's entry is prefetched while this one is
+ * printed (its hash kept), and the memo's gate is applied (tsr_tc_cache_ask).  After memo_next for word i, h
+ * and ask are word i's: its insert needs ask (else the memo is full anyway) and takes h. */
+struct memo_walk {
+    uint64_t h, hnext;
+    bool ask, asknext;
+};
+
+static void memo_start(struct dis *d, struct memo_walk *m, const uint32_t *w, size_t n)
+{
+    memset(m, 0, sizeof *m);
+    m->asknext = n && tsr_tc_cache_ask(&d->cache, 0);
+    if (m->asknext)
+        m->hnext = tsr_tc_cache_prefetch(&d->cache, w, d->isa->nwords * sizeof *w);
+}
+
+/* Word i (at wi) of n: its text from the memo (*vlen bytes), or NULL. */
+static inline const char *memo_next(struct dis *d, struct memo_walk *m, const uint32_t *wi, size_t i, size_t n,
+                                    size_t *vlen)
+{
+    size_t klen = d->isa->nwords * sizeof *wi;
+    m->h = m->hnext;
+    m->ask = m->asknext;
+    m->asknext = i + 1 < n && tsr_tc_cache_ask(&d->cache, i + 1);
+    if (m->asknext)
+        m->hnext = tsr_tc_cache_prefetch(&d->cache, wi + d->isa->nwords, klen);
+    if (!m->ask)
+        return NULL;
+    const char *hit = tsr_tc_cache_get_hashed(&d->cache, wi, klen, m->h, vlen);
+    tsr_tc_cache_count(&d->cache, hit != NULL);
+    return hit;
+}
+
 int tsr_tc_disasm_program(const struct tsr_tc_isa *isa, const uint32_t *w, size_t n, uint64_t base,
                           struct tsr_buf *out)
 {
@@ -658,22 +730,20 @@ int tsr_tc_disasm_program(const struct tsr_tc_isa *isa, const uint32_t *w, size_
         abort();
     tsr_buf_puts(&text, "");
     size_t klen = isa->nwords * sizeof *w;
-    uint64_t hnext = n ? tsr_tc_cache_prefetch(&d.cache, w, klen) : 0;   /* the memo hash of word i */
+    struct memo_walk m;
+    memo_start(&d, &m, w, n);
     for (size_t i = 0; i < n; i++) {
         const uint32_t *wi = w + i * isa->nwords;
         size_t vlen, l0 = d.nlabels;
-        uint64_t h = hnext;
         off[i] = text.len;
-        if (i + 1 < n)   /* the next word's memo entry loads while this one is printed */
-            hnext = tsr_tc_cache_prefetch(&d.cache, wi + isa->nwords, klen);
-        const char *hit = tsr_tc_cache_get_hashed(&d.cache, wi, klen, h, &vlen);
+        const char *hit = memo_next(&d, &m, wi, i, n, &vlen);
         if (hit) {
             tsr_buf_append(&text, hit, vlen);
             continue;
         }
         dis_one(&d, wi, base + i * isa->pc_step, &text);
-        if (d.nlabels == l0)   /* the text does not depend on the address */
-            tsr_tc_cache_put(&d.cache, wi, klen, text.data + off[i], text.len - off[i]);
+        if (m.ask && d.nlabels == l0)   /* the text does not depend on the address */
+            tsr_tc_cache_put_hashed(&d.cache, wi, klen, m.h, text.data + off[i], text.len - off[i]);
     }
     off[n] = text.len;
     if (d.nlabels)
@@ -706,18 +776,21 @@ int tsr_tc_disasm_program_stream(const struct tsr_tc_isa *isa, const uint32_t *w
     size_t klen = isa->nwords * sizeof *w, vlen;
     tsr_buf_puts(&text, "");
     /* pass 1: the labels every instruction's text prints (only an instruction with an op that can print
-     * one is disassembled here; the others are printed, and remembered, in pass 2) */
+     * one is disassembled here; the others are printed, and remembered, in pass 2).  Most words are told
+     * apart by their format alone (decode_format: a few instructions), the others by their ops. */
     for (size_t i = 0; i < n; i++) {
         const uint32_t *wi = w + i * isa->nwords;
-        if (isa->decode(wi, d.inst) < 0 || !may_label(&d))
+        unsigned fm = (unsigned)isa->decode_format(wi);
+        if (fm >= isa->nformats || !d.fmt_label[fm] || isa->decode_next(wi, d.inst) < 0 || !may_label(&d))
             continue;
-        if (tsr_tc_cache_get(&d.cache, wi, klen, &vlen))
+        uint64_t h = tsr_tc_cache_prefetch(&d.cache, wi, klen);   /* the hash */
+        if (tsr_tc_cache_get_hashed(&d.cache, wi, klen, h, &vlen))
             continue;
         size_t l0 = d.nlabels;
         tsr_buf_clear(&text);
         dis_one(&d, wi, base + i * isa->pc_step, &text);
         if (d.nlabels == l0)
-            tsr_tc_cache_put(&d.cache, wi, klen, text.data, text.len);
+            tsr_tc_cache_put_hashed(&d.cache, wi, klen, h, text.data, text.len);
     }
     size_t nl = 0;   /* sorted, without repeats */
     if (d.nlabels)
@@ -732,7 +805,8 @@ int tsr_tc_disasm_program_stream(const struct tsr_tc_isa *isa, const uint32_t *w
     tsr_buf_clear(&text);
     size_t li = 0;
     int rc = 0;
-    uint64_t hnext = n ? tsr_tc_cache_prefetch(&d.cache, w, klen) : 0;   /* the memo hash of word i */
+    struct memo_walk m;
+    memo_start(&d, &m, w, n);
     for (size_t i = 0; i < n && !rc; i++) {
         const uint32_t *wi = w + i * isa->nwords;
         uint64_t pc = base + i * isa->pc_step;
@@ -740,21 +814,27 @@ int tsr_tc_disasm_program_stream(const struct tsr_tc_isa *isa, const uint32_t *w
             li++;
         if (li < nl && labels[li] == pc)
             tsr_buf_printf(&text, "L%" PRIx64 ":\n", pc);
-        tsr_buf_puts(&text, "    ");
-        uint64_t h = hnext;
-        if (i + 1 < n)   /* the next word's memo entry loads while this one is printed */
-            hnext = tsr_tc_cache_prefetch(&d.cache, wi + isa->nwords, klen);
-        const char *hit = tsr_tc_cache_get_hashed(&d.cache, wi, klen, h, &vlen);
-        if (hit) {
-            tsr_buf_append(&text, hit, vlen);
+        const char *hit = memo_next(&d, &m, wi, i, n, &vlen);
+        if (hit) {   /* the line written straight into the buffer: "    " text "\n" */
+            tsr_buf_room(&text, vlen + 5);
+            char *p = text.data + text.len;
+            memcpy(p, "    ", 4);
+            memcpy(p + 4, hit, vlen);
+            p[4 + vlen] = '\n';
+            text.len += vlen + 5;
         } else {
-            size_t t0 = text.len;
+            tsr_buf_room(&text, 4);
+            memcpy(text.data + text.len, "    ", 4);
+            size_t t0 = text.len += 4;
+            text.data[t0] = 0;
             d.nlabels = 0;
             dis_one(&d, wi, pc, &text);
-            if (d.nlabels == 0)   /* the text does not depend on the address */
-                tsr_tc_cache_put(&d.cache, wi, klen, text.data + t0, text.len - t0);
+            if (m.ask && d.nlabels == 0)   /* the text does not depend on the address */
+                tsr_tc_cache_put_hashed(&d.cache, wi, klen, m.h, text.data + t0, text.len - t0);
+            tsr_buf_room(&text, 1);
+            text.data[text.len++] = '\n';
         }
-        tsr_buf_puts(&text, "\n");
+        text.data[text.len] = 0;
         if (text.len >= 65536 || i + 1 == n) {
             rc = sink(ctx, text.data, text.len) ? -1 : 0;
             tsr_buf_clear(&text);
@@ -791,7 +871,7 @@ int tsr_tc_printer_print(struct tsr_tc_printer *P, const uint32_t *w, uint64_t p
     tsr_dis_path_start(&d->path, out->len);
     if (!out->data)
         tsr_buf_puts(out, "");
-    if (isa->decode(w, d->inst) < 0 || ((unsigned char *)d->inst)[0] >= isa->nformats)
+    if (isa->decode_next(w, d->inst) < 0 || ((unsigned char *)d->inst)[0] >= isa->nformats)
         return -1;
     size_t start = out->len;
     if (!print_bundle(d, d->inst, pc, all, &partial, out)) {

@@ -1,17 +1,51 @@
 /* The assembler's and disassembler's text <-> bits memo (asm_engine.h). */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "asm_engine.h"
 
+/* The key's hash: 8 bytes at a time (a multiply and a shift per 8 bytes; the last, short piece zero-padded,
+ * the length mixed in), so a one-word key costs a few instructions.  Never 0: 0 marks an empty entry. */
 static uint64_t hash(const void *p, size_t n)
 {
     const unsigned char *s = p;
-    uint64_t h = 1469598103934665603u;   /* FNV-1a */
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ s[i]) * 1099511628211u;
-    return h | 1;                        /* 0 marks an empty entry */
+    uint64_t h = 0x9e3779b97f4a7c15u ^ n;
+    if (n == 8) {   /* one 64-bit word (the disassembler's key): the loop's result, without the loop */
+        uint64_t x;
+        memcpy(&x, s, 8);
+        h = (h ^ x) * 0xff51afd7ed558ccdu;
+        h ^= h >> 32;
+        h *= 0xc4ceb9fe1a85ec53u;
+        return (h ^ h >> 29) | 1;
+    }
+    for (; n >= 8; s += 8, n -= 8) {
+        uint64_t x;
+        memcpy(&x, s, 8);
+        h = (h ^ x) * 0xff51afd7ed558ccdu;
+        h ^= h >> 32;
+    }
+    if (n) {
+        uint64_t x = 0;
+        memcpy(&x, s, n);
+        h = (h ^ x) * 0xff51afd7ed558ccdu;
+        h ^= h >> 32;
+    }
+    h *= 0xc4ceb9fe1a85ec53u;
+    return (h ^ h >> 29) | 1;
+}
+
+/* Whether the klen bytes at a and b are the same (a one-word key without a call). */
+static bool same_key(const void *a, const void *b, size_t klen)
+{
+    if (klen == 8) {
+        uint64_t x, y;
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        return x == y;
+    }
+    return memcmp(a, b, klen) == 0;
 }
 
 /* The home slot of hash h in a table of cap (a power of two) entries.  Not h's low bits: `| 1` above makes
@@ -35,7 +69,7 @@ const char *tsr_tc_cache_get_hashed(const struct tsr_tc_cache *c, const void *ke
         const struct tsr_tc_cache_ent *e = &c->e[i];
         if (!e->h)
             return NULL;
-        if (e->h == h && e->klen == klen && memcmp(c->data + e->koff, key, klen) == 0) {
+        if (e->h == h && e->klen == klen && same_key(c->data + e->koff, key, klen)) {
             *vlen = e->vlen;
             return c->data + e->voff;
         }
@@ -72,6 +106,12 @@ static void grow_data(struct tsr_tc_cache *c, size_t n)
 
 void tsr_tc_cache_put(struct tsr_tc_cache *c, const void *key, size_t klen, const void *val, size_t vlen)
 {
+    tsr_tc_cache_put_hashed(c, key, klen, hash(key, klen), val, vlen);
+}
+
+void tsr_tc_cache_put_hashed(struct tsr_tc_cache *c, const void *key, size_t klen, uint64_t h, const void *val,
+                             size_t vlen)
+{
     if (c->count >= TSR_TC_CACHE_MAX || klen > UINT32_MAX / 4 || vlen > UINT32_MAX / 4)
         return;
     if ((c->count + 1) * 2 > c->cap) {
@@ -92,7 +132,6 @@ void tsr_tc_cache_put(struct tsr_tc_cache *c, const void *key, size_t klen, cons
         c->e = e;
         c->cap = cap;
     }
-    uint64_t h = hash(key, klen);
     size_t i = home(h, c->cap);
     while (c->e[i].h)
         i = (i + 1) & (c->cap - 1);
@@ -101,13 +140,26 @@ void tsr_tc_cache_put(struct tsr_tc_cache *c, const void *key, size_t klen, cons
     e->h = h;
     e->koff = (uint32_t)c->len;
     e->klen = (uint32_t)klen;
-    memcpy(c->data + c->len, key, klen);
+    if (klen == 8)   /* one word: without a call */
+        memcpy(c->data + c->len, key, 8);
+    else
+        memcpy(c->data + c->len, key, klen);
     c->len += klen;
     e->voff = (uint32_t)c->len;
     e->vlen = (uint32_t)vlen;
     memcpy(c->data + c->len, val, vlen);
     c->len += vlen;
     c->count++;
+}
+
+void tsr_tc_cache_count(struct tsr_tc_cache *c, bool hit)
+{
+    if (hit) {   /* open (again) */
+        c->misses = 0;
+        c->stride = 0;
+    } else if (++c->misses >= TSR_TC_GATE_WINDOW) {
+        c->stride = TSR_TC_GATE_STRIDE;
+    }
 }
 
 void tsr_tc_cache_free(struct tsr_tc_cache *c)

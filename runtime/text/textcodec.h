@@ -195,6 +195,12 @@ struct tsr_tc_isa {
     bool (*check)(unsigned id, const uint64_t *f);     /* TSR_TC_CHECK conditions */
     int (*decode)(const uint32_t *w, void *inst);
     int (*encode)(const void *inst, uint32_t *w);
+    /* The format decode would pick for the words (its index), or TSR_TC_NO_FORMAT; nothing else is decoded. */
+    int (*decode_format)(const uint32_t *w);
+    /* decode's result, into an inst that holds an earlier decode or decode_next result (of any words) or whose
+     * format byte is TSR_TC_NO_FORMAT; only what differs from it for the words' format is written (the
+     * fields and slots outside a format are 0 and TSR_TC_NO_OP in both). */
+    int (*decode_next)(const uint32_t *w, void *inst);
 };
 
 /* ---- engines --------------------------------------------------------------------------------- */
