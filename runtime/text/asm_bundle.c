@@ -240,12 +240,12 @@ int tsr_asm_bundle(struct tsr_asm *a, const char *s, size_t n, uint64_t pc, int 
     a->nparts = 0;
     for (uint32_t st = 0;;) {
         uint64_t lo = 0, hi = 0;   /* characters 0..63 and 64..127 of the part */
-        const char *semi = memchr(s + st, ';', a->n - st);
-        uint32_t i = semi ? (uint32_t)(semi - s) : a->n;
-        for (uint32_t j = st; j < i; j++) {
-            unsigned c = (unsigned char)s[j];
-            lo |= a->chbit[c][0];
-            hi |= a->chbit[c][1];
+        uint32_t i = st;
+        for (; i < a->n && s[i] != ';'; i++) {
+            unsigned c = (unsigned char)s[i];
+            uint64_t bit = (uint64_t)1 << (c & 63);
+            lo |= c < 64 ? bit : 0;
+            hi |= c - 64 < 64 ? bit : 0;
         }
         if (a->nparts == MAX_PARTS)
             return ovr_fail(a, "too many bundle parts (more than 64) at '%.*s'", i, 1);

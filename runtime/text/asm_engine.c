@@ -136,7 +136,7 @@ static bool bind(struct tsr_asm *a, unsigned field, uint64_t v, struct span by, 
 {
     v &= fmask(a, field);
     if (a->rec) {   /* enumerating an operand's matches: only recorded (operand_hole) */
-        am_om_act(a, (struct omact){.val = v, .field = (uint16_t)field, .kind = ACT_BIND});
+        am_om_act(a, (struct omact){ACT_BIND, (uint16_t)field, 0, 0, v});
         return true;
     }
     if (a->set[field].st != ST_UNSET) {
@@ -153,7 +153,7 @@ static bool bind(struct tsr_asm *a, unsigned field, uint64_t v, struct span by, 
 static bool bind_conds(struct tsr_asm *a, uint32_t first, uint32_t n, struct span by, uint32_t pos)
 {
     if (a->rec) {
-        am_om_act(a, (struct omact){.val = n, .first = first, .kind = ACT_CONDS});
+        am_om_act(a, (struct omact){ACT_CONDS, 0, first, n, 0});
         return true;
     }
     const struct tsr_tc_cond *c = a->isa->conds + first;
@@ -270,7 +270,7 @@ static bool cont(struct tsr_asm *a, uint32_t pos, const struct frame *k)
         a->naltdone++;
         uint8_t inner = a->verb;
         if (a->rec) {   /* the alternative's conditions: recorded as its end */
-            am_om_act(a, (struct omact){.val = k->alt->ncond, .first = k->alt->cond, .kind = ACT_ALT});
+            am_om_act(a, (struct omact){ACT_ALT, 0, k->alt->cond, k->alt->ncond, 0});
             bool r = cont(a, pos, k->next);
             am_restore(a, m);
             return r;
@@ -446,10 +446,10 @@ static bool number_hole(struct tsr_asm *a, const struct tsr_tc_part *p, const st
     return false;
 }
 
-/* Enumerates the matches of operand o's alternatives at q into memo entry e (a->omlist[e], struct oment, asm_match.h): each
+/* Enumerates the matches of operand o's alternatives at q into memo entry e (struct oment, asm_match.h): each
  * alternative's template with its conditions, every binding only recorded (a->rec), each complete match kept
  * with its actions (K_REC).  The fields are not touched. */
-static void om_enumerate(struct tsr_asm *a, const struct tsr_tc_opnd *o, uint32_t q, int32_t e)
+static void om_enumerate(struct tsr_asm *a, const struct tsr_tc_opnd *o, uint32_t q, struct oment *e)
 {
     const struct tsr_tc_isa *isa = a->isa;
     size_t first_out = a->nomouts, first_act = a->nomacts, nract = a->nract;
@@ -471,14 +471,13 @@ static void om_enumerate(struct tsr_asm *a, const struct tsr_tc_opnd *o, uint32_
 
 /* The kept matches of memo entry e, in order: each one's actions replayed (binding for real, as the
  * alternative would have bound them), then the rest of the template from where it ended. */
-static bool om_replay(struct tsr_asm *a, int32_t e, const struct tsr_tc_part *p, const struct tsr_tc_part *end,
-                      uint32_t q, const struct frame *k)
+static bool om_replay(struct tsr_asm *a, const struct oment *e, const struct tsr_tc_part *p,
+                      const struct tsr_tc_part *end, uint32_t q, const struct frame *k)
 {
     uint8_t sv = a->verb;
     struct span by = {a->s + q, 0};   /* (messages only: the fast search records none) */
-    uint32_t out = a->omlist[e].out, nout = a->omlist[e].nout;   /* (the memo may grow while replaying) */
-    for (uint32_t j = 0; j < nout; j++) {
-        const struct omout m = a->omouts[out + j];
+    for (uint32_t j = 0; j < e->nout; j++) {
+        const struct omout m = a->omouts[e->out + j];   /* (copied: a replay may grow the pool) */
         uint32_t at = q + m.end;
         struct mark mk = mark(a);
         bool ok = true;
@@ -490,7 +489,7 @@ static bool om_replay(struct tsr_asm *a, int32_t e, const struct tsr_tc_part *p,
             } else {
                 if (x.kind == ACT_ALT)
                     a->naltdone++;
-                ok = bind_conds(a, x.first, (uint32_t)x.val, by, at);
+                ok = bind_conds(a, x.first, x.n, by, at);
             }
         }
         a->verb = sv;
@@ -511,12 +510,12 @@ static bool operand_hole(struct tsr_asm *a, const struct tsr_tc_part *p, const s
     const struct tsr_tc_isa *isa = a->isa;
     const struct tsr_tc_opnd *o = &isa->opnds[p->arg];
     bool fresh;
-    int32_t e = am_om_find(a, p->arg, q, &fresh);
-    if (e >= 0 && fresh)
+    struct oment *e = am_om_find(a, p->arg, q, &fresh);
+    if (e && fresh)
         om_enumerate(a, o, q, e);
     if (a->aborted)
         return false;
-    if (e >= 0 && !a->omlist[e].live)
+    if (e && !e->live)
         return om_replay(a, e, p, end, q, k);
     struct frame rest = {.kind = K_SEQ, .p = p + 1, .end = end, .next = k};
     for (uint32_t i = 0; i < o->nalt; i++) {
@@ -758,23 +757,17 @@ void am_candidates(struct tsr_asm *a, int k)
     uint32_t nkey;
     const uint16_t *key = am_key_ops_memo(a, a->s + q, run, c, &nkey);
     uint32_t n = 0;
-    uint64_t fm = 0;
     for (uint32_t i = 0; i < nkey; i++) {
         const struct tsr_tc_op *op = &isa->ops[key[i]];
-        if (!(op->req[0] & ~a->have[k][0]) && !(op->req[1] & ~a->have[k][1])) {
+        if (!(op->req[0] & ~a->have[k][0]) && !(op->req[1] & ~a->have[k][1]))
             out[n++] = key[i];
-            fm |= a->slotfmt[op->slot];
-        }
     }
     a->ncand[k] = n;
-    a->candfmt[k] = fm;
 }
 
 /* Can part k be an op of some slot of F at all? */
 static bool part_possible(const struct tsr_asm *a, unsigned fi, int k)
 {
-    if (fi < 64)   /* the formats of the candidates' slots, gathered by am_candidates */
-        return a->candfmt[k] >> fi & 1;
     const struct tsr_tc_isa *isa = a->isa;
     const uint16_t *cand = a->cand + (size_t)k * isa->nops;
     for (uint32_t i = 0; i < a->ncand[k]; i++)

@@ -99,22 +99,12 @@ void am_fast_init(struct tsr_asm *a)
     }
     a->kbuf = am_xrealloc(NULL, (isa->nops + 1) * sizeof *a->kbuf);
     om_init(a);
-    for (unsigned c = 0; c < 128; c++)
-        a->chbit[c][c / 64] = (uint64_t)1 << (c % 64);
-    a->slotfmt = am_xrealloc(NULL, (isa->nslots + 1) * sizeof *a->slotfmt);
-    memset(a->slotfmt, 0, (isa->nslots + 1) * sizeof *a->slotfmt);
-    for (unsigned f = 0; f < isa->nformats && f < 64; f++)
-        for (uint32_t t = 0; t < isa->formats[f].nslot; t++)
-            a->slotfmt[isa->idx[isa->formats[f].slot + t]] |= (uint64_t)1 << f;
-
 }
 
 void am_fast_free(struct tsr_asm *a)
 {
     free(a->alt_pure);
     free(a->kbuf);
-    free(a->slotfmt);
-    a->slotfmt = NULL;
     a->alt_pure = NULL;
     a->kbuf = NULL;
     free(a->opnd_ok);
@@ -217,46 +207,21 @@ static bool om_same(const struct tsr_asm *a, const struct oment *e, unsigned opn
     const char *k = a->omkeys + e->key;
     if (k[0] != prev || k[n + 1] != more || k[n + 2] != la)
         return false;
-    uint32_t i = 0;
-    for (; i + 8 <= n; i += 8) {   /* 8 bytes at a time (within the window and the key) */
-        uint64_t x, y;
-        memcpy(&x, k + 1 + i, 8);
-        memcpy(&y, w + i, 8);
-        if (x != y)
-            return false;
-    }
-    for (; i < n; i++)
+    for (uint32_t i = 0; i < n; i++)
         if (k[i + 1] != w[i])
             return false;
     return true;
 }
 
-/* Doubles the memo's hash table (rehashing by the entries' hashes). */
-static void om_grow(struct tsr_asm *a)
-{
-    uint32_t cap = a->comtab ? 2 * a->comtab : 256;
-    uint32_t *t = am_xrealloc(NULL, cap * sizeof *t);
-    memset(t, 0, cap * sizeof *t);
-    for (uint32_t i = 0; i < a->nom; i++) {
-        uint32_t slot = (uint32_t)a->omlist[i].h & (cap - 1);
-        while (t[slot])
-            slot = (slot + 1) & (cap - 1);
-        t[slot] = i + 1;
-    }
-    free(a->omtab);
-    a->omtab = t;
-    a->comtab = cap;
-}
-
-int32_t am_om_find(struct tsr_asm *a, unsigned opnd, uint32_t q, bool *fresh)
+struct oment *am_om_find(struct tsr_asm *a, unsigned opnd, uint32_t q, bool *fresh)
 {
     if (a->exact || !a->opnd_ok[opnd] || (a->syms && a->syms->count))
-        return -1;
+        return NULL;
     /* the same operand at the same place in this search: the same entry */
     struct omrecent *r = &a->omrecent[(q * 31u + opnd) & (OM_RECENT - 1)];
     if (r->gen == a->gen && r->q == q && r->opnd == opnd && r->lim == a->lim) {
         *fresh = false;
-        return (int32_t)r->idx;
+        return &a->omlist[r->idx];
     }
     /* the window: q up to the first character not of the operand's, then that character (or the end); the
      * character before q matters only as an identifier character or none (the blank rule) */
@@ -264,34 +229,33 @@ int32_t am_om_find(struct tsr_asm *a, unsigned opnd, uint32_t q, bool *fresh)
     const char *s = a->s;
     char prev = (char)(q == 0 ? 0 : tsr_asm_isident(s[q - 1]) ? 1 : 2);
     uint64_t h = (1469598103934665603u ^ opnd ^ (uint64_t)(unsigned char)prev << 32) * 1099511628211u;
-    const unsigned char *u = (const unsigned char *)s + q, *ue = (const unsigned char *)s + a->lim, *x = u;
-    while (x < ue && cs[*x])
-        h = (h ^ *x++) * 1099511628211u;   /* FNV-1a */
-    uint32_t n = (uint32_t)(x - u);
-    char more = (char)(x < ue), la = x < ue ? (char)*x : 0;
+    uint32_t x = q;
+    for (; x < a->lim && cs[(unsigned char)s[x]]; x++)
+        h = (h ^ (unsigned char)s[x]) * 1099511628211u;   /* FNV-1a */
+    uint32_t n = x - q;
+    char more = (char)(x < a->lim), la = x < a->lim ? s[x] : 0;
     h = ((h ^ (unsigned char)more) * 1099511628211u ^ (unsigned char)la) * 1099511628211u;
     h ^= h >> 29;
     if (n > 4096)
-        return -1;
-    if (2 * (a->nom + 1) > a->comtab)   /* at most half full */
-        om_grow(a);
-    uint32_t slot = (uint32_t)h & (a->comtab - 1);
-    for (; a->omtab[slot]; slot = (slot + 1) & (a->comtab - 1)) {
-        const struct oment *e = &a->omlist[a->omtab[slot] - 1];
+        return NULL;
+    if (!a->omtab) {
+        a->omtab = am_xrealloc(NULL, 2 * OM_ENTRIES * sizeof *a->omtab);
+        memset(a->omtab, 0, 2 * OM_ENTRIES * sizeof *a->omtab);
+        a->omlist = am_xrealloc(NULL, OM_ENTRIES * sizeof *a->omlist);
+    }
+    uint32_t slot = (uint32_t)h & (2 * OM_ENTRIES - 1);
+    for (; a->omtab[slot]; slot = (slot + 1) & (2 * OM_ENTRIES - 1)) {
+        struct oment *e = &a->omlist[a->omtab[slot] - 1];
         if (e->h == h && om_same(a, e, opnd, prev, s + q, n, more, la)) {
             *fresh = false;
             *r = (struct omrecent){a->gen, q, opnd, a->lim, a->omtab[slot] - 1};
-            return (int32_t)(a->omtab[slot] - 1);
+            return e;
         }
     }
     size_t klen = (size_t)n + 3;
     if (a->nom >= OM_ENTRIES || a->nomkeys + klen > OM_POOL || a->nomouts * sizeof *a->omouts > OM_POOL ||
-        a->nomacts * sizeof *a->omacts > 4 * (size_t)OM_POOL)
-        return -1;
-    if (a->nom == a->comlist) {
-        a->comlist = a->comlist ? 2 * a->comlist : 256;
-        a->omlist = am_xrealloc(a->omlist, a->comlist * sizeof *a->omlist);
-    }
+        a->nomacts * sizeof *a->omacts > OM_POOL)
+        return NULL;
     while (a->nomkeys + klen > a->comkeys) {
         a->comkeys = a->comkeys ? 2 * a->comkeys : 65536;
         a->omkeys = am_xrealloc(a->omkeys, a->comkeys);
@@ -301,13 +265,14 @@ int32_t am_om_find(struct tsr_asm *a, unsigned opnd, uint32_t q, bool *fresh)
     memcpy(k + 1, s + q, n);
     k[n + 1] = more;
     k[n + 2] = la;
-    a->omlist[a->nom++] = (struct oment){.h = h, .opnd = opnd, .klen = (uint32_t)klen, .key = (uint32_t)a->nomkeys,
+    struct oment *e = &a->omlist[a->nom++];
+    *e = (struct oment){.h = h, .opnd = opnd, .klen = (uint32_t)klen, .key = (uint32_t)a->nomkeys,
                         .out = (uint32_t)a->nomouts};
     a->nomkeys += klen;
     a->omtab[slot] = a->nom;
     *r = (struct omrecent){a->gen, q, opnd, a->lim, a->nom - 1};
     *fresh = true;
-    return (int32_t)(a->nom - 1);
+    return e;
 }
 
 void am_om_act(struct tsr_asm *a, struct omact x)
@@ -329,9 +294,8 @@ void am_om_out(struct tsr_asm *a, uint32_t end, uint32_t alt, size_t from)
     a->nomacts += n;
 }
 
-void am_om_done(struct tsr_asm *a, int32_t idx, size_t first_out, size_t first_act, bool live)
+void am_om_done(struct tsr_asm *a, struct oment *e, size_t first_out, size_t first_act, bool live)
 {
-    struct oment *e = &a->omlist[idx];
     e->out = (uint32_t)first_out;
     e->nout = (uint32_t)(a->nomouts - first_out);
     if (live || e->nout > OM_OUTS) {   /* not kept: matched as before from now on */

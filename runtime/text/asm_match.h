@@ -67,8 +67,8 @@ struct frame {
  * on from where it ended: the search takes the same choices in the same order.  Only without symbols and
  * outside the exact searches; an operand whose match would set env (a name in an expression, a
  * pc-relative label) or that holds an operand is matched as before. */
-enum { ACT_BIND, ACT_CONDS, ACT_ALT };   /* bind(field, val); bind_conds(first, val); the same at the alternative's end */
-struct omact { uint64_t val; uint32_t first; uint16_t field; uint8_t kind; };
+enum { ACT_BIND, ACT_CONDS, ACT_ALT };   /* bind(field, val); bind_conds(first, n); the same at the alternative's end */
+struct omact { uint8_t kind; uint16_t field; uint32_t first, n; uint64_t val; };
 struct omout { uint32_t end, alt, act, nact; };   /* end: offset from q; act: index into omacts */
 struct oment {
     uint64_t h;
@@ -76,8 +76,8 @@ struct oment {
     uint32_t out, nout;              /* its matches: omouts[out .. out + nout) */
     bool live;                       /* not kept (env, too many matches): match as before */
 };
-#define OM_ENTRIES 65536             /* windows kept per struct tsr_asm (then no more are added) ... */
-#define OM_POOL (1u << 21)           /* ... and bytes of their keys, of their matches, and 4 x of actions */
+#define OM_ENTRIES 32768             /* windows kept per struct tsr_asm (then no more are added) */
+#define OM_POOL (1u << 21)           /* bytes of keys, and matches and actions, kept at most */
 #define OM_OUTS 64                   /* matches of one window kept at most */
 #define OM_RECENT 64                 /* the lookups of one search remembered (am_om_find) */
 
@@ -141,10 +141,9 @@ struct tsr_asm {
     uint8_t *opnd_ok;
     uint8_t *ocls;
     struct omrecent { uint32_t gen, q, opnd, lim, idx; } omrecent[OM_RECENT];   /* this search's lookups */
-    uint32_t *omtab;                 /* open addressing over omlist + 1 (0: empty), comtab slots (a power of 2) */
-    uint32_t comtab;
-    struct oment *omlist;            /* (grows: kept by index) */
-    uint32_t nom, comlist;
+    uint32_t *omtab;                 /* open addressing over omlist + 1 (0: empty), 2 * OM_ENTRIES slots */
+    struct oment *omlist;
+    uint32_t nom;
     char *omkeys;
     size_t nomkeys, comkeys;
     struct omout *omouts;
@@ -162,9 +161,6 @@ struct tsr_asm {
     /* Candidate ops of each bundle part (mnemonic and required characters pass), declaration order. */
     uint16_t *cand;                  /* MAX_PARTS rows of nops entries */
     uint32_t ncand[MAX_PARTS];
-    uint64_t chbit[256][2];          /* character c as a bit of `have` (none from 128 up) */
-    uint64_t candfmt[MAX_PARTS];     /* per part, the formats (bit f, f < 64) with a slot of a candidate */
-    uint64_t *slotfmt;               /* per slot, the formats (bit f, f < 64) it is a slot of */
     char msg[512];
     size_t msgpos;
     /* Called instead of the final defaults and checks when every part is matched (NULL: none): the
@@ -214,13 +210,13 @@ uint32_t am_key_ops(const struct tsr_asm *a, const char *id, uint32_t run, unsig
 /* am_key_ops through a memo (asm_fast.c): *n ops at the pointer returned (valid until the next call). */
 const uint16_t *am_key_ops_memo(struct tsr_asm *a, const char *id, uint32_t run, unsigned c, uint32_t *n);
 
-/* The index in a->omlist of the memo entry of operand opnd at q (its window's matches), or -1 when the
- * operand is not kept here (exact search, symbols, an operand that may not be kept, the memo full).  *fresh:
- * the entry is new, its matches still to be enumerated (am_om_done). */
-int32_t am_om_find(struct tsr_asm *a, unsigned opnd, uint32_t q, bool *fresh);
-/* Ends the enumeration of entry idx (new): its matches are a->omouts[first_out ..] with their actions from
+/* The memo entry of operand opnd at q (its window's matches), or NULL when the operand is not kept here
+ * (exact search, symbols, an operand that may not be kept).  *fresh: the entry is new, its matches still to
+ * be enumerated (am_om_done). */
+struct oment *am_om_find(struct tsr_asm *a, unsigned opnd, uint32_t q, bool *fresh);
+/* Ends the enumeration of entry e (new): its matches are a->omouts[first_out ..] with their actions from
  * a->omacts[first_act], kept unless live (then dropped, and the entry says to match as before). */
-void am_om_done(struct tsr_asm *a, int32_t idx, size_t first_out, size_t first_act, bool live);
+void am_om_done(struct tsr_asm *a, struct oment *e, size_t first_out, size_t first_act, bool live);
 /* Records action x of the match being enumerated (a->rec). */
 void am_om_act(struct tsr_asm *a, struct omact x);
 /* Keeps the match being enumerated: it ends at offset end from q, alternative alt, its actions the stack's
