@@ -196,7 +196,7 @@ const char *tsr_asm_message(struct tsr_asm *a, size_t *offset)
             /* step limit: the fast search's furthest failure is the message.  That search did not record its
              * failures (nothing else reads them): run it again as it would record them (a->exact). */
             if (am_search(a, false))
-                am_restore(a, (struct mark){0, 0, 0, 0});
+                am_restore(a, (struct mark){0, 0, 0});
         }
         a->exact = false;
         am_format_fail(a);
@@ -238,14 +238,14 @@ int tsr_asm_bundle(struct tsr_asm *a, const char *s, size_t n, uint64_t pc, int 
     }
     /* parts */
     a->nparts = 0;
-    for (uint32_t st = 0;;) {
-        uint64_t lo = 0, hi = 0;   /* characters 0..63 and 64..127 of the part */
-        uint32_t i = st;
-        for (; i < a->n && s[i] != ';'; i++) {
-            unsigned c = (unsigned char)s[i];
-            uint64_t bit = (uint64_t)1 << (c & 63);
-            lo |= c < 64 ? bit : 0;
-            hi |= c - 64 < 64 ? bit : 0;
+    uint32_t st = 0;
+    uint64_t have[2] = {0, 0};   /* characters (0..127) of the part so far */
+    for (uint32_t i = 0;; i++) {
+        unsigned char c = i < a->n ? (unsigned char)s[i] : 0;
+        if (i < a->n && c != ';') {
+            if (c < 128)
+                have[c >> 6] |= (uint64_t)1 << (c & 63);
+            continue;
         }
         if (a->nparts == MAX_PARTS)
             return ovr_fail(a, "too many bundle parts (more than 64) at '%.*s'", i, 1);
@@ -257,12 +257,13 @@ int tsr_asm_bundle(struct tsr_asm *a, const char *s, size_t n, uint64_t pc, int 
                             i, 0);
         a->pstart[a->nparts] = st;
         a->pend[a->nparts] = i;
-        a->have[a->nparts][0] = lo;
-        a->have[a->nparts][1] = hi;
+        a->have[a->nparts][0] = have[0];
+        a->have[a->nparts][1] = have[1];
+        have[0] = have[1] = 0;
         a->nparts++;
+        st = i + 1;
         if (i == a->n)
             break;
-        st = i + 1;
     }
     for (int k = 0; k < a->nparts; k++)
         am_candidates(a, k);
@@ -291,7 +292,7 @@ int tsr_asm_bundle(struct tsr_asm *a, const char *s, size_t n, uint64_t pc, int 
         unsigned fd = isa->idx[F->field + i];
         f[fd] = a->f[fd];
     }
-    am_restore(a, (struct mark){0, 0, 0, 0});
+    am_restore(a, (struct mark){0, 0, 0});
     for (size_t i = 0; i < a->novr; i++) {
         const struct ovr *o = &a->ovr[i];
         if (o->kind == 0) {

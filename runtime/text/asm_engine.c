@@ -61,7 +61,7 @@ static struct span cspan(const char *s)
 
 static struct mark mark(const struct tsr_asm *a)
 {
-    return (struct mark){a->ntrail, a->nchk, a->neq, a->nract};
+    return (struct mark){a->ntrail, a->nchk, a->neq};
 }
 
 void am_restore(struct tsr_asm *a, struct mark m)
@@ -73,7 +73,6 @@ void am_restore(struct tsr_asm *a, struct mark m)
     }
     a->nchk = m.nchk;
     a->neq = m.neq;
-    a->nract = m.nact;
 }
 
 /* ---- failures ---------------------------------------------------------------------------------- */
@@ -122,23 +121,9 @@ static void set_field(struct tsr_asm *a, unsigned field, uint64_t v, int st, str
     a->set[field] = (struct setrec){by.p, by.n, (uint8_t)st, a->verb};
 }
 
-/* The result depends on the address or on symbols; while an operand's matches are enumerated, which of them
- * the search will reach is not known yet: the operand is then matched as before (operand_hole). */
-static void set_env(struct tsr_asm *a)
-{
-    if (a->rec)
-        a->rec_bad = true;
-    else
-        a->env = true;
-}
-
 static bool bind(struct tsr_asm *a, unsigned field, uint64_t v, struct span by, uint32_t pos)
 {
     v &= fmask(a, field);
-    if (a->rec) {   /* enumerating an operand's matches: only recorded (operand_hole) */
-        am_om_act(a, (struct omact){ACT_BIND, (uint16_t)field, 0, 0, v});
-        return true;
-    }
     if (a->set[field].st != ST_UNSET) {
         if (a->f[field] == v)
             return true;
@@ -152,10 +137,6 @@ static bool bind(struct tsr_asm *a, unsigned field, uint64_t v, struct span by, 
 
 static bool bind_conds(struct tsr_asm *a, uint32_t first, uint32_t n, struct span by, uint32_t pos)
 {
-    if (a->rec) {
-        am_om_act(a, (struct omact){ACT_CONDS, 0, first, n, 0});
-        return true;
-    }
     const struct tsr_tc_cond *c = a->isa->conds + first;
     for (uint32_t i = 0; i < n; i++, c++) {
         switch (c->kind) {
@@ -262,19 +243,10 @@ static bool cont(struct tsr_asm *a, uint32_t pos, const struct frame *k)
     switch (k->kind) {
     case K_SEQ:
         return match(a, k->p, k->end, pos, k->next);
-    case K_REC:   /* an operand's match, enumerated (operand_hole): keep it, and on to the next */
-        am_om_out(a, pos - (uint32_t)k->t, (uint32_t)k->k, 0);
-        return false;
     case K_ALT: {
         struct mark m = mark(a);
         a->naltdone++;
         uint8_t inner = a->verb;
-        if (a->rec) {   /* the alternative's conditions: recorded as its end */
-            am_om_act(a, (struct omact){ACT_ALT, 0, k->alt->cond, k->alt->ncond, 0});
-            bool r = cont(a, pos, k->next);
-            am_restore(a, m);
-            return r;
-        }
         if (bind_conds(a, k->alt->cond, k->alt->ncond, trimmed(a, k->start, pos), pos)) {
             a->verb = k->verb;
             if (cont(a, pos, k->next))
@@ -334,7 +306,7 @@ static bool table_hole(struct tsr_asm *a, const struct tsr_tc_part *p, const str
         const char *err;
         int r = tsr_asm_expr(s, pos, a->lim, a->syms, &e, &v, &err, &ep, &el);
         if (r > 0 && am_has_name(s, pos, e))
-            set_env(a);
+            a->env = true;
         if (r > 0) {
             const struct tsr_tc_num *nu = isa->nums + T->num_first;
             bool any = false;
@@ -392,7 +364,7 @@ static bool number_hole(struct tsr_asm *a, const struct tsr_tc_part *p, const st
         return false;
     }
     if (am_has_name(a->s, pos, e) || (p->kind == TSR_TC_LABEL && p->pcrel))
-        set_env(a);
+        a->env = true;
     int64_t x;
     bool u = false;
     if (v.fl) {
@@ -446,77 +418,12 @@ static bool number_hole(struct tsr_asm *a, const struct tsr_tc_part *p, const st
     return false;
 }
 
-/* Enumerates the matches of operand o's alternatives at q into memo entry e (struct oment, asm_match.h): each
- * alternative's template with its conditions, every binding only recorded (a->rec), each complete match kept
- * with its actions (K_REC).  The fields are not touched. */
-static void om_enumerate(struct tsr_asm *a, const struct tsr_tc_opnd *o, uint32_t q, struct oment *e)
-{
-    const struct tsr_tc_isa *isa = a->isa;
-    size_t first_out = a->nomouts, first_act = a->nomacts, nract = a->nract;
-    uint8_t sv = a->verb;
-    a->rec = true;
-    a->rec_bad = false;
-    for (uint32_t i = 0; i < o->nalt && !a->rec_bad && !a->aborted; i++) {
-        const struct tsr_tc_alt *alt = &isa->alts[o->alt + i];
-        struct frame kr = {.kind = K_REC, .k = (int)(o->alt + i), .t = (int)q};
-        struct frame fa = {.kind = K_ALT, .verb = sv, .start = q, .alt = alt, .next = &kr};
-        a->verb = alt->verb;
-        match(a, isa->parts + alt->part, isa->parts + alt->part + alt->npart, q, &fa);   /* K_REC: false */
-    }
-    a->verb = sv;
-    a->rec = false;
-    a->nract = nract;
-    am_om_done(a, e, first_out, first_act, a->rec_bad || a->aborted);
-}
-
-/* The kept matches of memo entry e, in order: each one's actions replayed (binding for real, as the
- * alternative would have bound them), then the rest of the template from where it ended. */
-static bool om_replay(struct tsr_asm *a, const struct oment *e, const struct tsr_tc_part *p,
-                      const struct tsr_tc_part *end, uint32_t q, const struct frame *k)
-{
-    uint8_t sv = a->verb;
-    struct span by = {a->s + q, 0};   /* (messages only: the fast search records none) */
-    for (uint32_t j = 0; j < e->nout; j++) {
-        const struct omout m = a->omouts[e->out + j];   /* (copied: a replay may grow the pool) */
-        uint32_t at = q + m.end;
-        struct mark mk = mark(a);
-        bool ok = true;
-        a->verb = a->isa->alts[m.alt].verb;
-        for (uint32_t i = 0; i < m.nact && ok; i++) {
-            const struct omact x = a->omacts[m.act + i];
-            if (x.kind == ACT_BIND) {
-                ok = bind(a, x.field, x.val, by, at);
-            } else {
-                if (x.kind == ACT_ALT)
-                    a->naltdone++;
-                ok = bind_conds(a, x.first, x.n, by, at);
-            }
-        }
-        a->verb = sv;
-        if (ok && match(a, p + 1, end, at, k))
-            return true;
-        am_restore(a, mk);
-        if (a->aborted)
-            return false;
-    }
-    return false;
-}
-
-/* {NAME=OPERAND} at q: its alternatives in order; through the operand memo when it keeps this window (the kept
- * matches replayed in the order the alternatives would find them), else each alternative matched. */
+/* {NAME=OPERAND} at q: its alternatives in order. */
 static bool operand_hole(struct tsr_asm *a, const struct tsr_tc_part *p, const struct tsr_tc_part *end, uint32_t q,
                          const struct frame *k)
 {
     const struct tsr_tc_isa *isa = a->isa;
     const struct tsr_tc_opnd *o = &isa->opnds[p->arg];
-    bool fresh;
-    struct oment *e = am_om_find(a, p->arg, q, &fresh);
-    if (e && fresh)
-        om_enumerate(a, o, q, e);
-    if (a->aborted)
-        return false;
-    if (e && !e->live)
-        return om_replay(a, e, p, end, q, k);
     struct frame rest = {.kind = K_SEQ, .p = p + 1, .end = end, .next = k};
     for (uint32_t i = 0; i < o->nalt; i++) {
         const struct tsr_tc_alt *alt = &isa->alts[o->alt + i];
@@ -798,7 +705,7 @@ static bool try_format(struct tsr_asm *a, unsigned fi, bool filter)
         if (!part_possible(a, fi, k))
             return false;
     /* every field change is on the trail: undoing all of it gives the all-unset state back */
-    am_restore(a, (struct mark){0, 0, 0, 0});
+    am_restore(a, (struct mark){0, 0, 0});
     for (unsigned i = 0; i < isa->nslots; i++)
         a->op[i] = TSR_TC_NO_OP;
     a->fmt = fi;
@@ -842,7 +749,6 @@ bool am_search(struct tsr_asm *a, bool diagnose)
     memset(&a->fail, 0, sizeof a->fail);
     if (++a->gen == 0) {   /* wrapped: forget every entry */
         memset(a->memo, 0, sizeof a->memo);
-        memset(a->omrecent, 0, sizeof a->omrecent);
         a->gen = 1;
     }
     a->steps = 0;
@@ -852,6 +758,6 @@ bool am_search(struct tsr_asm *a, bool diagnose)
         if (a->pin < 0 || (unsigned)a->pin == fi)
             ok = try_format(a, fi, !diagnose);
     if (!ok)
-        am_restore(a, (struct mark){0, 0, 0, 0});
+        am_restore(a, (struct mark){0, 0, 0});
     return ok;
 }

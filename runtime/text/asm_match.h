@@ -9,13 +9,13 @@
 #include "asm_engine.h"
 
 #define MAX_PARTS 64
-#define KM_SLOTS 256                 /* the memo of am_key_ops_memo: leading identifiers ... */
+#define KM_SLOTS 64                  /* the memo of am_key_ops_memo: leading identifiers ... */
 #define KM_LEN 24                    /* ... of at most KM_LEN bytes ... */
 #define KM_OPS 32                    /* ... that at most KM_OPS ops fit */
 #define STEP_LIMIT 1000000   /* matcher steps per bundle before giving up (pathological templates) */
 
 enum { ST_UNSET, ST_BOUND, ST_DEFAULT };
-enum { K_SEQ, K_ALT, K_OP, K_REC };
+enum { K_SEQ, K_ALT, K_OP };
 
 /* Failure kinds in increasing priority (for failures at the same position). */
 enum { F_NONE, F_UNKNOWN, F_SLOT, F_EXPECTED, F_UNEXPECTED, F_OPERAND, F_EXPR, F_UNDEF, F_FIT, F_PARTS, F_CHECK,
@@ -32,7 +32,7 @@ struct setrec {        /* 16 bytes */
 struct trail { uint64_t old; struct setrec rec; uint32_t field; };
 struct chk { uint32_t cond; struct span by; };
 struct eqc { uint16_t a, b; uint8_t verb; struct span by; };
-struct mark { size_t ntrail, nchk, neq, nact; };
+struct mark { size_t ntrail, nchk, neq; };
 
 struct failrec {
     int kind;
@@ -54,32 +54,9 @@ struct frame {
     const struct tsr_tc_part *p, *end;   /* K_SEQ */
     const struct tsr_tc_alt *alt;    /* K_ALT */
     unsigned op;                     /* K_OP */
-    int k, t;                        /* K_OP: bundle part, slot position; K_REC: alternative, start */
+    int k, t;                        /* K_OP: bundle part, slot position */
     const struct frame *next;
 };
-
-/* The operand memo (asm_fast.c, asm_engine.c operand_hole).  An operand's alternatives read the text from
- * their start q up to the first character that no literal, name or number of theirs holds (or the part's
- * end), and the character before q for the blank rule: within that window their matches (where each ends,
- * what it binds in which order) are the same in every bundle, whatever the bindings before.  So they are
- * enumerated once per window without touching the fields (a->rec: bindings are only recorded, as actions)
- * and kept; each later occurrence replays the actions of each match in order, binding for real, and goes
- * on from where it ended: the search takes the same choices in the same order.  Only without symbols and
- * outside the exact searches; an operand whose match would set env (a name in an expression, a
- * pc-relative label) or that holds an operand is matched as before. */
-enum { ACT_BIND, ACT_CONDS, ACT_ALT };   /* bind(field, val); bind_conds(first, n); the same at the alternative's end */
-struct omact { uint8_t kind; uint16_t field; uint32_t first, n; uint64_t val; };
-struct omout { uint32_t end, alt, act, nact; };   /* end: offset from q; act: index into omacts */
-struct oment {
-    uint64_t h;
-    uint32_t opnd, klen, key;        /* key: klen bytes at omkeys + key */
-    uint32_t out, nout;              /* its matches: omouts[out .. out + nout) */
-    bool live;                       /* not kept (env, too many matches): match as before */
-};
-#define OM_ENTRIES 32768             /* windows kept per struct tsr_asm (then no more are added) */
-#define OM_POOL (1u << 21)           /* bytes of keys, and matches and actions, kept at most */
-#define OM_OUTS 64                   /* matches of one window kept at most */
-#define OM_RECENT 64                 /* the lookups of one search remembered (am_om_find) */
 
 struct ovr { int kind; unsigned idx; uint64_t val; };   /* kind 0 field, 1 ignore range */
 struct keymemo { uint8_t used, len, n; char id[KM_LEN]; uint16_t ops[KM_OPS]; };
@@ -136,23 +113,6 @@ struct tsr_asm {
      * expression hole, so it cannot set env; no operand inside) and one of its conditions binds a field
      * to a constant: then that binding can be tested before its text is matched (am_alt_refuted). */
     uint8_t *alt_pure;
-    /* The operand memo (above): per operand whether it may be kept and the characters of its window
-     * (ocls[256 * opnd + c] = 1; blanks always). */
-    uint8_t *opnd_ok;
-    uint8_t *ocls;
-    struct omrecent { uint32_t gen, q, opnd, lim, idx; } omrecent[OM_RECENT];   /* this search's lookups */
-    uint32_t *omtab;                 /* open addressing over omlist + 1 (0: empty), 2 * OM_ENTRIES slots */
-    struct oment *omlist;
-    uint32_t nom;
-    char *omkeys;
-    size_t nomkeys, comkeys;
-    struct omout *omouts;
-    size_t nomouts, comouts;
-    struct omact *omacts;
-    size_t nomacts, comacts;
-    bool rec, rec_bad;               /* enumerating an operand's matches; one of them would set env */
-    struct omact *ract;              /* the actions of the match being enumerated (a stack: mark.nact) */
-    size_t nract, cract;
     /* Per leading identifier of a bundle part, the ops whose mnemonic key fits it (am_key_ops), kept for the
      * next bundles (the key ops depend on the identifier alone). */
     struct keymemo kmemo[KM_SLOTS];
@@ -209,19 +169,6 @@ static inline bool am_alt_refuted(const struct tsr_asm *a, uint32_t alt)
 uint32_t am_key_ops(const struct tsr_asm *a, const char *id, uint32_t run, unsigned c, uint16_t *out);
 /* am_key_ops through a memo (asm_fast.c): *n ops at the pointer returned (valid until the next call). */
 const uint16_t *am_key_ops_memo(struct tsr_asm *a, const char *id, uint32_t run, unsigned c, uint32_t *n);
-
-/* The memo entry of operand opnd at q (its window's matches), or NULL when the operand is not kept here
- * (exact search, symbols, an operand that may not be kept).  *fresh: the entry is new, its matches still to
- * be enumerated (am_om_done). */
-struct oment *am_om_find(struct tsr_asm *a, unsigned opnd, uint32_t q, bool *fresh);
-/* Ends the enumeration of entry e (new): its matches are a->omouts[first_out ..] with their actions from
- * a->omacts[first_act], kept unless live (then dropped, and the entry says to match as before). */
-void am_om_done(struct tsr_asm *a, struct oment *e, size_t first_out, size_t first_act, bool live);
-/* Records action x of the match being enumerated (a->rec). */
-void am_om_act(struct tsr_asm *a, struct omact x);
-/* Keeps the match being enumerated: it ends at offset end from q, alternative alt, its actions the stack's
- * a->ract[from .. nract). */
-void am_om_out(struct tsr_asm *a, uint32_t end, uint32_t alt, size_t from);
 
 /* The per-isa tables of asm_fast.c (alt_pure), built once by tsr_asm_new; freed by am_fast_free. */
 void am_fast_init(struct tsr_asm *a);
