@@ -238,14 +238,13 @@ int tsr_asm_bundle(struct tsr_asm *a, const char *s, size_t n, uint64_t pc, int 
     }
     /* parts */
     a->nparts = 0;
-    uint32_t st = 0;
-    uint64_t have[2] = {0, 0};   /* characters (0..127) of the part so far */
-    for (uint32_t i = 0;; i++) {
-        unsigned char c = i < a->n ? (unsigned char)s[i] : 0;
-        if (i < a->n && c != ';') {
-            if (c < 128)
-                have[c >> 6] |= (uint64_t)1 << (c & 63);
-            continue;
+    for (uint32_t st = 0;;) {
+        uint64_t lo = 0, hi = 0;   /* characters 0..63 and 64..127 of the part */
+        const char *semi = memchr(s + st, ';', a->n - st);
+        uint32_t i = semi ? (uint32_t)(semi - s) : a->n;
+        for (uint32_t j = st; j < i; j++) {
+            lo |= a->chbit[(unsigned char)s[j]][0];
+            hi |= a->chbit[(unsigned char)s[j]][1];
         }
         if (a->nparts == MAX_PARTS)
             return ovr_fail(a, "too many bundle parts (more than 64) at '%.*s'", i, 1);
@@ -257,13 +256,12 @@ int tsr_asm_bundle(struct tsr_asm *a, const char *s, size_t n, uint64_t pc, int 
                             i, 0);
         a->pstart[a->nparts] = st;
         a->pend[a->nparts] = i;
-        a->have[a->nparts][0] = have[0];
-        a->have[a->nparts][1] = have[1];
-        have[0] = have[1] = 0;
+        a->have[a->nparts][0] = lo;
+        a->have[a->nparts][1] = hi;
         a->nparts++;
-        st = i + 1;
         if (i == a->n)
             break;
+        st = i + 1;
     }
     for (int k = 0; k < a->nparts; k++)
         am_candidates(a, k);

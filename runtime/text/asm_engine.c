@@ -664,17 +664,23 @@ void am_candidates(struct tsr_asm *a, int k)
     uint32_t nkey;
     const uint16_t *key = am_key_ops_memo(a, a->s + q, run, c, &nkey);
     uint32_t n = 0;
+    uint64_t fm = 0;
     for (uint32_t i = 0; i < nkey; i++) {
         const struct tsr_tc_op *op = &isa->ops[key[i]];
-        if (!(op->req[0] & ~a->have[k][0]) && !(op->req[1] & ~a->have[k][1]))
+        if (!(op->req[0] & ~a->have[k][0]) && !(op->req[1] & ~a->have[k][1])) {
             out[n++] = key[i];
+            fm |= a->slotfmt[op->slot];
+        }
     }
     a->ncand[k] = n;
+    a->candfmt[k] = fm;
 }
 
 /* Can part k be an op of some slot of F at all? */
 static bool part_possible(const struct tsr_asm *a, unsigned fi, int k)
 {
+    if (fi < 64)   /* the formats of the candidates' slots, gathered by am_candidates */
+        return a->candfmt[k] >> fi & 1;
     const struct tsr_tc_isa *isa = a->isa;
     const uint16_t *cand = a->cand + (size_t)k * isa->nops;
     for (uint32_t i = 0; i < a->ncand[k]; i++)

@@ -37,12 +37,21 @@ void am_fast_init(struct tsr_asm *a)
         a->alt_pure[i] = binds && !has_expr_or_opnd(isa, al->part, al->npart);
     }
     a->kbuf = am_xrealloc(NULL, (isa->nops + 1) * sizeof *a->kbuf);
+    for (unsigned c = 0; c < 128; c++)
+        a->chbit[c][c / 64] = (uint64_t)1 << (c % 64);
+    a->slotfmt = am_xrealloc(NULL, (isa->nslots + 1) * sizeof *a->slotfmt);
+    memset(a->slotfmt, 0, (isa->nslots + 1) * sizeof *a->slotfmt);
+    for (unsigned f = 0; f < isa->nformats && f < 64; f++)
+        for (uint32_t t = 0; t < isa->formats[f].nslot; t++)
+            a->slotfmt[isa->idx[isa->formats[f].slot + t]] |= (uint64_t)1 << f;
 }
 
 void am_fast_free(struct tsr_asm *a)
 {
     free(a->alt_pure);
     free(a->kbuf);
+    free(a->slotfmt);
+    a->slotfmt = NULL;
     a->alt_pure = NULL;
     a->kbuf = NULL;
 }

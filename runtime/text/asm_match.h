@@ -9,7 +9,7 @@
 #include "asm_engine.h"
 
 #define MAX_PARTS 64
-#define KM_SLOTS 64                  /* the memo of am_key_ops_memo: leading identifiers ... */
+#define KM_SLOTS 256                 /* the memo of am_key_ops_memo: leading identifiers ... */
 #define KM_LEN 24                    /* ... of at most KM_LEN bytes ... */
 #define KM_OPS 32                    /* ... that at most KM_OPS ops fit */
 #define STEP_LIMIT 1000000   /* matcher steps per bundle before giving up (pathological templates) */
@@ -121,6 +121,9 @@ struct tsr_asm {
     /* Candidate ops of each bundle part (mnemonic and required characters pass), declaration order. */
     uint16_t *cand;                  /* MAX_PARTS rows of nops entries */
     uint32_t ncand[MAX_PARTS];
+    uint64_t candfmt[MAX_PARTS];     /* per part, the formats (bit f, f < 64) with a slot of a candidate */
+    uint64_t *slotfmt;               /* per slot, the formats (bit f, f < 64) it is a slot of */
+    uint64_t chbit[256][2];          /* character c as a bit of `have` (none from 128 up) */
     char msg[512];
     size_t msgpos;
     /* Called instead of the final defaults and checks when every part is matched (NULL: none): the
