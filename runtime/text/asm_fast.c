@@ -56,9 +56,8 @@ void am_fast_free(struct tsr_asm *a)
     a->kbuf = NULL;
 }
 
-/* The trie walk: the names of table t at pos, shortest first. */
-static unsigned walk(const struct tsr_asm *a, unsigned t, uint32_t pos, unsigned maxl, uint32_t cl[72],
-                     uint32_t cc[72])
+unsigned am_table_names(const struct tsr_asm *a, unsigned t, uint32_t pos, unsigned maxl, uint32_t cl[72],
+                        uint32_t cc[72])
 {
     const struct tsr_tc_isa *isa = a->isa;
     const char *s = a->s;
@@ -103,11 +102,6 @@ static unsigned walk(const struct tsr_asm *a, unsigned t, uint32_t pos, unsigned
     return nc;
 }
 
-unsigned am_table_names(const struct tsr_asm *a, unsigned t, uint32_t pos, unsigned maxl, uint32_t cl[72],
-                        uint32_t cc[72])
-{
-    return walk(a, t, pos, maxl, cl, cc);
-}
 
 const uint16_t *am_key_ops_memo(struct tsr_asm *a, const char *id, uint32_t run, unsigned c, uint32_t *n)
 {

@@ -61,7 +61,6 @@ struct frame {
 struct ovr { int kind; unsigned idx; uint64_t val; };   /* kind 0 field, 1 ignore range */
 struct keymemo { uint8_t used, len, n; char id[KM_LEN]; uint16_t ops[KM_OPS]; };
 
-
 struct tsr_asm {
     const struct tsr_tc_isa *isa;
     uint64_t *f;
@@ -173,13 +172,16 @@ uint32_t am_key_ops(const struct tsr_asm *a, const char *id, uint32_t run, unsig
 /* am_key_ops through a memo (asm_fast.c): *n ops at the pointer returned (valid until the next call). */
 const uint16_t *am_key_ops_memo(struct tsr_asm *a, const char *id, uint32_t run, unsigned c, uint32_t *n);
 
-/* The per-isa tables of asm_fast.c (alt_pure), built once by tsr_asm_new; freed by am_fast_free. */
+/* The per-isa tables of asm_fast.c (alt_pure, slotfmt, chbit, and kbuf), made by tsr_asm_new; freed by
+ * am_fast_free. */
 void am_fast_init(struct tsr_asm *a);
 void am_fast_free(struct tsr_asm *a);
 /* The names of table t that the text at pos starts with, reading at most maxl bytes (the trie walk of the
  * table's names, docs/asm.md "Speed"): their lengths in cl[] and codes in cc[], shortest first (at most
  * 72: for names over 70 characters the longest is kept); returns how many. */
-unsigned am_table_names(const struct tsr_asm *a, unsigned t, uint32_t pos, unsigned maxl, uint32_t cl[72], uint32_t cc[72]);
+unsigned am_table_names(const struct tsr_asm *a, unsigned t, uint32_t pos, unsigned maxl, uint32_t cl[72],
+                        uint32_t cc[72]);
+
 /* realloc that aborts when memory runs out. */
 void *am_xrealloc(void *p, size_t n);
 /* The candidate ops of bundle part k (mnemonic and required characters pass), into a->cand / a->ncand. */
