@@ -145,6 +145,7 @@ struct tsr_asm *tsr_asm_new(const struct tsr_tc_isa *isa)
     for (unsigned f = 0; f < isa->nformats; f++)
         for (uint32_t t = 0; t < isa->formats[f].nslot; t++)
             a->fmt_slot[f * isa->nslots + isa->idx[isa->formats[f].slot + t]] = 1;
+    am_fast_init(a);
     return a;
 }
 
@@ -164,6 +165,7 @@ void tsr_asm_free(struct tsr_asm *a)
     free(a->byfirst);
     free(a->fmt_slot);
     free(a->root);
+    am_fast_free(a);
     free(a);
 }
 
@@ -185,14 +187,18 @@ const char *tsr_asm_message(struct tsr_asm *a, size_t *offset)
          * really stops matching (`mov interrupt, 1; nop`: at `nop`, which the load-immediate format has
          * no slot for).  A second search without pruning finds the real one; it is done only for a
          * message (the packer and the disassembler's round trip try many bundles that fail). */
-        struct failrec before = a->fail;
         a->pending = false;
         a->diagnose = true;
-        if (am_search(a, true))   /* cannot happen: pruning only drops what cannot match */
-            a->fail = before;
-        if (a->aborted)   /* step limit: keep what the fast search found */
-            a->fail = before;
+        a->exact = true;
+        bool ok = am_search(a, true);   /* cannot succeed: pruning only drops what cannot match */
         a->diagnose = false;
+        if (ok || a->aborted) {
+            /* step limit: the fast search's furthest failure is the message.  That search did not record its
+             * failures (nothing else reads them): run it again as it would record them (a->exact). */
+            if (am_search(a, false))
+                am_restore(a, (struct mark){0, 0, 0});
+        }
+        a->exact = false;
         am_format_fail(a);
     }
     if (offset)
@@ -232,30 +238,30 @@ int tsr_asm_bundle(struct tsr_asm *a, const char *s, size_t n, uint64_t pc, int 
     }
     /* parts */
     a->nparts = 0;
-    uint32_t st = 0;
-    for (uint32_t i = 0;; i++) {
-        if (i == a->n || s[i] == ';') {
-            if (a->nparts == MAX_PARTS)
-                return ovr_fail(a, "too many bundle parts (more than 64) at '%.*s'", i, 1);
-            uint32_t q = st;
-            while (q < i && tsr_asm_isblank(s[q]))
-                q++;
-            if (q == i)
-                return ovr_fail(a, i == a->n && a->nparts == 0 ? "empty bundle%.*s" : "empty bundle part%.*s",
-                                i, 0);
-            a->pstart[a->nparts] = st;
-            a->pend[a->nparts] = i;
-            a->have[a->nparts][0] = a->have[a->nparts][1] = 0;
-            for (uint32_t j = st; j < i; j++) {
-                unsigned char c = (unsigned char)s[j];
-                if (c < 128)
-                    a->have[a->nparts][c >> 6] |= (uint64_t)1 << (c & 63);
-            }
-            a->nparts++;
-            st = i + 1;
-            if (i == a->n)
-                break;
+    for (uint32_t st = 0;;) {
+        uint64_t lo = 0, hi = 0;   /* characters 0..63 and 64..127 of the part */
+        const char *semi = memchr(s + st, ';', a->n - st);
+        uint32_t i = semi ? (uint32_t)(semi - s) : a->n;
+        for (uint32_t j = st; j < i; j++) {
+            lo |= a->chbit[(unsigned char)s[j]][0];
+            hi |= a->chbit[(unsigned char)s[j]][1];
         }
+        if (a->nparts == MAX_PARTS)
+            return ovr_fail(a, "too many bundle parts (more than 64) at '%.*s'", i, 1);
+        uint32_t q = st;
+        while (q < i && tsr_asm_isblank(s[q]))
+            q++;
+        if (q == i)
+            return ovr_fail(a, i == a->n && a->nparts == 0 ? "empty bundle%.*s" : "empty bundle part%.*s",
+                            i, 0);
+        a->pstart[a->nparts] = st;
+        a->pend[a->nparts] = i;
+        a->have[a->nparts][0] = lo;
+        a->have[a->nparts][1] = hi;
+        a->nparts++;
+        if (i == a->n)
+            break;
+        st = i + 1;
     }
     for (int k = 0; k < a->nparts; k++)
         am_candidates(a, k);

@@ -16,7 +16,6 @@
  * unpruned search finds the furthest failure the text really reaches (tsr_asm_message).  The entry points
  * and field overrides are in asm_bundle.c; the shared state (struct tsr_asm) in asm_match.h.
  */
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,8 +40,12 @@ static struct span by_of(const struct setrec *r)
     return (struct span){r->byp, r->byn};
 }
 
+/* The text from .. to without its blanks at either end: what bound a field, for messages only (so the fast
+ * search, which records no failure, does not work it out). */
 static struct span trimmed(const struct tsr_asm *a, uint32_t from, uint32_t to)
 {
+    if (!a->exact)
+        return (struct span){a->s + from, 0};
     while (from < to && tsr_asm_isblank(a->s[from]))
         from++;
     while (to > from && tsr_asm_isblank(a->s[to - 1]))
@@ -54,13 +57,6 @@ static struct span trimmed(const struct tsr_asm *a, uint32_t from, uint32_t to)
 static struct span cspan(const char *s)
 {
     return (struct span){s, UINT32_MAX};
-}
-
-static struct span resolved(struct span x)
-{
-    if (x.n == UINT32_MAX)
-        x.n = (uint32_t)strlen(x.p);
-    return x;
 }
 
 static struct mark mark(const struct tsr_asm *a)
@@ -81,8 +77,12 @@ void am_restore(struct tsr_asm *a, struct mark m)
 
 /* ---- failures ---------------------------------------------------------------------------------- */
 
+/* Is the failure (kind at rank) the furthest so far?  Then a->fail is cleared for it.  Only the exact
+ * searches record (asm_match.h: nothing reads the fast search's failures). */
 static bool record(struct tsr_asm *a, int kind, uint32_t rank)
 {
+    if (!a->exact)
+        return false;
     if (rank < a->fail.rank || (rank == a->fail.rank && kind <= a->fail.kind))
         return false;
     memset(&a->fail, 0, sizeof a->fail);
@@ -106,121 +106,6 @@ static void fail_conflict(struct tsr_asm *a, unsigned field, struct span old, st
     a->fail.a = old;
     a->fail.b = by;
     a->fail.verb = a->verb;
-}
-
-/* Length of the token at pos for messages: up to a blank, ',' or ';' (at least one byte). */
-static uint32_t toklen(const struct tsr_asm *a, uint32_t pos)
-{
-    uint32_t q = pos;
-    if (q >= a->n)
-        return 0;
-    if (tsr_asm_isident(a->s[q])) {
-        while (q < a->n && tsr_asm_isident(a->s[q]))
-            q++;
-        return q - pos;
-    }
-    while (q < a->n && !tsr_asm_isblank(a->s[q]) && a->s[q] != ',' && a->s[q] != ';' && q - pos < 40)
-        q++;
-    return q > pos ? q - pos : 1;
-}
-
-static const char *verb_text(int verb)
-{
-    return verb == TSR_TC_READ ? "read" : verb == TSR_TC_WRITE ? "write" : "use it for";
-}
-
-/* Does p point into the bundle text (rather than at a name in the tables)? */
-static bool within(const struct tsr_asm *a, const char *p)
-{
-    uintptr_t x = (uintptr_t)p, b = (uintptr_t)a->s;
-    return x >= b && x <= b + a->n;
-}
-
-void am_format_fail(struct tsr_asm *a)
-{
-    a->fail.a = resolved(a->fail.a);
-    a->fail.b = resolved(a->fail.b);
-    const struct failrec *fr = &a->fail;
-    const struct tsr_tc_isa *isa = a->isa;
-    char *m = a->msg;
-    size_t cap = sizeof a->msg;
-    uint32_t tl = toklen(a, fr->pos);
-    const char *tok = a->s + fr->pos;
-    a->msgpos = fr->pos;
-    switch (fr->kind) {
-    case F_UNKNOWN:
-        if (tl)
-            snprintf(m, cap, "unknown instruction '%.*s'", (int)tl, tok);
-        else
-            snprintf(m, cap, "empty bundle part");
-        break;
-    case F_SLOT:
-        snprintf(m, cap, "no slot of format '%s' left for '%.*s'", fr->text, (int)tl, tok);
-        break;
-    case F_EXPECTED:
-        if (tl)
-            snprintf(m, cap, "expected '%s' before '%.*s'", fr->text, (int)tl, tok);
-        else
-            snprintf(m, cap, "expected '%s' at the end of '%.*s'", fr->text, (int)(a->lim - a->pstart[0]), a->s);
-        break;
-    case F_UNEXPECTED:
-        snprintf(m, cap, "unexpected '%.*s'", (int)tl, tok);
-        break;
-    case F_OPERAND:
-        if (tl)
-            snprintf(m, cap, "invalid operand '%.*s'", (int)tl, tok);
-        else
-            snprintf(m, cap, "missing operand");
-        break;
-    case F_EXPR:
-    case F_UNDEF:
-        a->msgpos = fr->tpos;
-        snprintf(m, cap, fr->text, (int)fr->tlen, a->s + fr->tpos);
-        break;
-    case F_FIT: {
-        const struct tsr_tc_field *fd = &isa->fields[fr->field];
-        char num[24], what[160];
-        if (fr->valu)
-            snprintf(num, sizeof num, "%" PRIu64, (uint64_t)fr->val);
-        else
-            snprintf(num, sizeof num, "%" PRId64, fr->val);
-        int n = (int)(fr->tlen < 100 ? fr->tlen : 100);
-        const char *t = a->s + fr->tpos;
-        if (fr->rel)
-            snprintf(what, sizeof what, "offset %s to '%.*s%s'", fr->huge ? "below -2^63" : num, n, t,
-                     fr->tlen > 100 ? "..." : "");
-        else if (fr->tlen == strlen(num) && memcmp(t, num, fr->tlen) == 0)
-            snprintf(what, sizeof what, "value %s", num);   /* a decimal literal: the value as written */
-        else
-            snprintf(what, sizeof what, "value '%.*s%s' = %s", n, t, fr->tlen > 100 ? "..." : "", num);
-        snprintf(m, cap, "%s does not fit field %s (%u bits%s)", what, fd->name, (unsigned)fd->width,
-                 fd->is_signed ? ", signed" : "");
-        break;
-    }
-    case F_PARTS:
-        snprintf(m, cap, "too many parts: format '%s' has only %" PRId64 " slot%s", fr->text, fr->val,
-                 fr->val == 1 ? "" : "s");
-        break;
-    case F_CHECK:
-        a->msgpos = within(a, fr->a.p) ? (size_t)(fr->a.p - a->s) : 0;
-        snprintf(m, cap, "'%.*s' cannot be encoded here: condition '%s' does not hold", (int)fr->a.n, fr->a.p,
-                 isa->conds[fr->cond].text);
-        break;
-    case F_CONFLICT:
-        a->msgpos = within(a, fr->b.p) ? (size_t)(fr->b.p - a->s) : fr->pos;
-        snprintf(m, cap, "%s is already used by '%.*s'; cannot also %s '%.*s'", isa->fields[fr->field].name,
-                 (int)fr->a.n, fr->a.p, verb_text(fr->verb), (int)fr->b.n, fr->b.p);
-        break;
-    case F_OVERRIDE:
-        snprintf(m, cap, "%s", fr->text);
-        break;
-    case F_AMBIG:
-        snprintf(m, cap, "bundle too ambiguous: gave up after %d matching steps", STEP_LIMIT);
-        break;
-    default:
-        snprintf(m, cap, "cannot assemble '%.*s'", (int)a->n, a->s);
-        break;
-    }
 }
 
 /* ---- bindings ----------------------------------------------------------------------------------- */
@@ -321,7 +206,6 @@ static bool eval_cond(const struct tsr_tc_isa *isa, const struct tsr_tc_cond *c,
 static bool match(struct tsr_asm *a, const struct tsr_tc_part *p, const struct tsr_tc_part *end, uint32_t pos,
                   const struct frame *k);
 static bool bundle_part(struct tsr_asm *a, int k, int t);
-static bool key_ok(const struct tsr_tc_op *op, const char *s, uint32_t run);
 
 /* Literal text at pos; a blank in the literal matches any white space (none only where it does not
  * separate two identifier characters). */
@@ -401,46 +285,9 @@ static bool table_hole(struct tsr_asm *a, const struct tsr_tc_part *p, const str
     uint32_t avail = a->lim - pos;
     unsigned maxl = T->maxlen < avail ? T->maxlen : avail;
     if (T->nnames) {
-        /* walk the trie along the text, collecting the names that end on the way */
+        /* the names that end on the trie's walk along the text */
         uint32_t cl[72], cc[72];
-        unsigned nc = 0;
-        const struct tsr_tc_trie *n = &isa->tries[T->trie];
-        if (n->term)
-            cl[nc] = 0, cc[nc++] = n->code;
-        unsigned L = 0;
-        if (maxl && n->nkid && (unsigned char)s[pos] < 128) {   /* the first character: the root's index */
-            uint32_t r = a->root[p->arg * 128u + (unsigned char)s[pos]];
-            if (!r) {
-                n = NULL;
-            } else {
-                n = &isa->tries[r];
-                L = 1;
-                if (n->term)
-                    cl[nc] = 1, cc[nc++] = n->code;
-            }
-        }
-        for (; n && L < maxl && n->nkid; L++) {
-            unsigned char ch = (unsigned char)s[pos + L];
-            const struct tsr_tc_trie *k = &isa->tries[n->kid];
-            unsigned lo = 0, hi = n->nkid;
-            while (hi - lo > 4) {   /* binary search, then a short scan */
-                unsigned mid = (lo + hi) / 2;
-                if (k[mid].ch <= ch)
-                    lo = mid;
-                else
-                    hi = mid;
-            }
-            while (lo < hi && k[lo].ch < ch)
-                lo++;
-            if (lo == hi || k[lo].ch != ch)
-                break;
-            n = &k[lo];
-            if (n->term) {
-                if (nc == sizeof cl / sizeof *cl)
-                    nc--;   /* names over 70 characters: keep the longest */
-                cl[nc] = L + 1, cc[nc++] = n->code;
-            }
-        }
+        unsigned nc = am_table_names(a, p->arg, pos, maxl, cl, cc);
         while (nc--) {   /* longest first */
             unsigned L = cl[nc];
             if (p->bound && L && tsr_asm_isident(s[pos + L - 1]) && pos + L < a->lim && tsr_asm_isident(s[pos + L]))
@@ -571,16 +418,49 @@ static bool number_hole(struct tsr_asm *a, const struct tsr_tc_part *p, const st
     return false;
 }
 
+/* {NAME=OPERAND} at q: its alternatives in order. */
+static bool operand_hole(struct tsr_asm *a, const struct tsr_tc_part *p, const struct tsr_tc_part *end, uint32_t q,
+                         const struct frame *k)
+{
+    const struct tsr_tc_isa *isa = a->isa;
+    const struct tsr_tc_opnd *o = &isa->opnds[p->arg];
+    struct frame rest = {.kind = K_SEQ, .p = p + 1, .end = end, .next = k};
+    for (uint32_t i = 0; i < o->nalt; i++) {
+        const struct tsr_tc_alt *alt = &isa->alts[o->alt + i];
+        uint32_t key = (o->alt + i) << 12 | q, slot = (key * 2654435761u) >> 22;
+        if (q < 4096 && a->memo[slot].gen == a->gen && a->memo[slot].key == key)
+            continue;   /* its text does not match here */
+        if (am_alt_refuted(a, o->alt + i))
+            continue;   /* its conditions cannot bind */
+        struct frame fa = {.kind = K_ALT, .verb = a->verb, .start = q, .alt = alt, .next = &rest};
+        uint8_t sv = a->verb;
+        unsigned long c0 = a->nconflict, d0 = a->naltdone;
+        a->verb = alt->verb;
+        bool ok = match(a, isa->parts + alt->part, isa->parts + alt->part + alt->npart, q, &fa);
+        a->verb = sv;
+        if (ok)
+            return true;
+        if (a->aborted)
+            return false;
+        if (q < 4096 && a->nconflict == c0 && a->naltdone == d0) {
+            a->memo[slot].key = key;
+            a->memo[slot].gen = a->gen;
+        }
+    }
+    fail_at(a, F_OPERAND, q, NULL);
+    return false;
+}
+
 static bool match(struct tsr_asm *a, const struct tsr_tc_part *p, const struct tsr_tc_part *end, uint32_t pos,
                   const struct frame *k)
 {
-    const struct tsr_tc_isa *isa = a->isa;
     if (++a->steps > STEP_LIMIT) {
         if (!a->aborted) {
             a->aborted = true;
-            a->fail.rank = 0;
-            a->fail.kind = F_NONE;
-            record(a, F_AMBIG, a->n + 2);
+            memset(&a->fail, 0, sizeof a->fail);
+            a->fail.kind = F_AMBIG;
+            a->fail.rank = a->n + 2;
+            a->fail.pos = a->n;
         }
         return false;
     }
@@ -622,33 +502,8 @@ static bool match(struct tsr_asm *a, const struct tsr_tc_part *p, const struct t
             }
             break;   /* absent */
         }
-        case TSR_TC_OPND: {
-            const struct tsr_tc_opnd *o = &isa->opnds[p->arg];
-            struct frame rest = {.kind = K_SEQ, .p = p + 1, .end = end, .next = k};
-            uint32_t q = skip_ws(a, pos);
-            for (uint32_t i = 0; i < o->nalt; i++) {
-                const struct tsr_tc_alt *alt = &isa->alts[o->alt + i];
-                uint32_t key = (o->alt + i) << 12 | q, slot = (key * 2654435761u) >> 22;
-                if (q < 4096 && a->memo[slot].gen == a->gen && a->memo[slot].key == key)
-                    continue;   /* its text does not match here */
-                struct frame fa = {.kind = K_ALT, .verb = a->verb, .start = q, .alt = alt, .next = &rest};
-                uint8_t sv = a->verb;
-                unsigned long c0 = a->nconflict, d0 = a->naltdone;
-                a->verb = alt->verb;
-                bool ok = match(a, isa->parts + alt->part, isa->parts + alt->part + alt->npart, q, &fa);
-                a->verb = sv;
-                if (ok)
-                    return true;
-                if (a->aborted)
-                    return false;
-                if (q < 4096 && a->nconflict == c0 && a->naltdone == d0) {
-                    a->memo[slot].key = key;
-                    a->memo[slot].gen = a->gen;
-                }
-            }
-            fail_at(a, F_OPERAND, q, NULL);
-            return false;
-        }
+        case TSR_TC_OPND:
+            return operand_hole(a, p, end, skip_ws(a, pos), k);
         }
     }
     return cont(a, pos, k);
@@ -778,6 +633,22 @@ static bool bundle_part(struct tsr_asm *a, int k, int s)
     return false;
 }
 
+/* The ops whose mnemonic key fits the leading identifier id[0 .. run) of a part (keyless ones too), merged
+ * in declaration order: the ops keyed by id[0] (c, < 128) with the keyless ones.  Into out; returns how many. */
+uint32_t am_key_ops(const struct tsr_asm *a, const char *id, uint32_t run, unsigned c, uint16_t *out)
+{
+    const struct tsr_tc_isa *isa = a->isa;
+    uint32_t n = 0;
+    uint32_t i = c < 128 ? a->byoff[c] : a->byoff[128], ie = c < 128 ? a->byoff[c + 1] : a->byoff[128];
+    uint32_t j = a->byoff[128], je = a->byoff[129];
+    while (i < ie || j < je) {
+        unsigned opi = (j >= je || (i < ie && a->byfirst[i] < a->byfirst[j])) ? a->byfirst[i++] : a->byfirst[j++];
+        if (key_ok(&isa->ops[opi], id, run))
+            out[n++] = (uint16_t)opi;
+    }
+    return n;
+}
+
 /* The candidate ops of part k: those whose mnemonic key and required characters fit its text. */
 void am_candidates(struct tsr_asm *a, int k)
 {
@@ -790,22 +661,26 @@ void am_candidates(struct tsr_asm *a, int k)
     run -= q;
     unsigned c = q < a->pend[k] ? (unsigned char)a->s[q] : 0;
     uint16_t *out = a->cand + (size_t)k * isa->nops;
+    uint32_t nkey;
+    const uint16_t *key = am_key_ops_memo(a, a->s + q, run, c, &nkey);
     uint32_t n = 0;
-    /* merge the ops keyed by c with the keyless ones, in declaration order */
-    uint32_t i = c < 128 ? a->byoff[c] : a->byoff[128], ie = c < 128 ? a->byoff[c + 1] : a->byoff[128];
-    uint32_t j = a->byoff[128], je = a->byoff[129];
-    while (i < ie || j < je) {
-        unsigned opi = (j >= je || (i < ie && a->byfirst[i] < a->byfirst[j])) ? a->byfirst[i++] : a->byfirst[j++];
-        const struct tsr_tc_op *op = &isa->ops[opi];
-        if (key_ok(op, a->s + q, run) && !(op->req[0] & ~a->have[k][0]) && !(op->req[1] & ~a->have[k][1]))
-            out[n++] = (uint16_t)opi;
+    uint64_t fm = 0;
+    for (uint32_t i = 0; i < nkey; i++) {
+        const struct tsr_tc_op *op = &isa->ops[key[i]];
+        if (!(op->req[0] & ~a->have[k][0]) && !(op->req[1] & ~a->have[k][1])) {
+            out[n++] = key[i];
+            fm |= a->slotfmt[op->slot];
+        }
     }
     a->ncand[k] = n;
+    a->candfmt[k] = fm;
 }
 
 /* Can part k be an op of some slot of F at all? */
 static bool part_possible(const struct tsr_asm *a, unsigned fi, int k)
 {
+    if (fi < 64)   /* the formats of the candidates' slots, gathered by am_candidates */
+        return a->candfmt[k] >> fi & 1;
     const struct tsr_tc_isa *isa = a->isa;
     const uint16_t *cand = a->cand + (size_t)k * isa->nops;
     for (uint32_t i = 0; i < a->ncand[k]; i++)

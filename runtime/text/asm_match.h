@@ -9,6 +9,9 @@
 #include "asm_engine.h"
 
 #define MAX_PARTS 64
+#define KM_SLOTS 256                 /* the memo of am_key_ops_memo: leading identifiers ... */
+#define KM_LEN 24                    /* ... of at most KM_LEN bytes ... */
+#define KM_OPS 32                    /* ... that at most KM_OPS ops fit */
 #define STEP_LIMIT 1000000   /* matcher steps per bundle before giving up (pathological templates) */
 
 enum { ST_UNSET, ST_BOUND, ST_DEFAULT };
@@ -56,6 +59,7 @@ struct frame {
 };
 
 struct ovr { int kind; unsigned idx; uint64_t val; };   /* kind 0 field, 1 ignore range */
+struct keymemo { uint8_t used, len, n; char id[KM_LEN]; uint16_t ops[KM_OPS]; };
 
 struct tsr_asm {
     const struct tsr_tc_isa *isa;
@@ -99,10 +103,26 @@ struct tsr_asm {
     bool pending;                    /* the last bundle failed; its message is not worked out yet */
     bool too_many;                   /* matching only the first nparts parts of a longer bundle */
     bool diagnose;                   /* the diagnosing search: no pruning (tsr_asm_message) */
+    /* Record the furthest failure and try every operand alternative: the diagnosing search, and the fast
+     * search run again when the diagnosing one gives up (its failure is then the message).  Otherwise
+     * failures are not recorded (nothing reads them) and an alternative whose own conditions bind a field
+     * already set to another value is not tried (am_alt_refuted). */
+    bool exact;
+    /* Per operand alternative: 1 when matching its text cannot change anything but the fields (no
+     * expression hole, so it cannot set env; no operand inside) and one of its conditions binds a field
+     * to a constant: then that binding can be tested before its text is matched (am_alt_refuted). */
+    uint8_t *alt_pure;
+    /* Per leading identifier of a bundle part, the ops whose mnemonic key fits it (am_key_ops), kept for the
+     * next bundles (the key ops depend on the identifier alone). */
+    struct keymemo kmemo[KM_SLOTS];
+    uint16_t *kbuf;                  /* nops entries: am_key_ops_memo's answer when it is not kept */
     uint32_t *root;                  /* root[t * 128 + c]: trie node of table t's names starting with c, or 0 */
     /* Candidate ops of each bundle part (mnemonic and required characters pass), declaration order. */
     uint16_t *cand;                  /* MAX_PARTS rows of nops entries */
     uint32_t ncand[MAX_PARTS];
+    uint64_t candfmt[MAX_PARTS];     /* per part, the formats (bit f, f < 64) with a slot of a candidate */
+    uint64_t *slotfmt;               /* per slot, the formats (bit f, f < 64) it is a slot of */
+    uint64_t chbit[256][2];          /* character c as a bit of `have` (none from 128 up) */
     char msg[512];
     size_t msgpos;
     /* Called instead of the final defaults and checks when every part is matched (NULL: none): the
@@ -128,6 +148,39 @@ static inline uint64_t fmask(const struct tsr_asm *a, unsigned field)
 {
     return a->mask[field];
 }
+
+/* Would operand alternative `alt` fail at its conditions whatever its text binds?  (A field it binds to a
+ * constant already holds another value: binding never changes a set field.)  Only when !a->exact and the
+ * alternative is pure (alt_pure): then skipping it changes nothing but the recorded failure and the step
+ * count. */
+static inline bool am_alt_refuted(const struct tsr_asm *a, uint32_t alt)
+{
+    if (a->exact || !a->alt_pure[alt])
+        return false;
+    const struct tsr_tc_alt *al = &a->isa->alts[alt];
+    const struct tsr_tc_cond *c = a->isa->conds + al->cond;
+    for (uint32_t i = 0; i < al->ncond; i++, c++)
+        if (c->kind == TSR_TC_BIND && a->set[c->field].st != ST_UNSET &&
+            a->f[c->field] != (c->val & a->mask[c->field]))
+            return true;
+    return false;
+}
+
+/* The ops whose mnemonic key fits the part's leading identifier id[0 .. run) (c: its first character, or the
+ * part's first character when run is 0), in declaration order, with the keyless ones (asm_engine.c). */
+uint32_t am_key_ops(const struct tsr_asm *a, const char *id, uint32_t run, unsigned c, uint16_t *out);
+/* am_key_ops through a memo (asm_fast.c): *n ops at the pointer returned (valid until the next call). */
+const uint16_t *am_key_ops_memo(struct tsr_asm *a, const char *id, uint32_t run, unsigned c, uint32_t *n);
+
+/* The per-isa tables of asm_fast.c (alt_pure, slotfmt, chbit, and kbuf), made by tsr_asm_new; freed by
+ * am_fast_free. */
+void am_fast_init(struct tsr_asm *a);
+void am_fast_free(struct tsr_asm *a);
+/* The names of table t that the text at pos starts with, reading at most maxl bytes (the trie walk of the
+ * table's names, docs/asm.md "Speed"): their lengths in cl[] and codes in cc[], shortest first (at most
+ * 72: for names over 70 characters the longest is kept); returns how many. */
+unsigned am_table_names(const struct tsr_asm *a, unsigned t, uint32_t pos, unsigned maxl, uint32_t cl[72],
+                        uint32_t cc[72]);
 
 /* realloc that aborts when memory runs out. */
 void *am_xrealloc(void *p, size_t n);
