@@ -602,7 +602,8 @@ static void prover_alloc(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x)
     x->bound = calloc(isa->nfields + 1, 1);
     x->root = calloc((size_t)isa->ntables * 128 + 1, sizeof *x->root);
     x->oplead = calloc(isa->nops + 1, sizeof *x->oplead);
-    if (!x->bound || !x->root || !x->oplead)
+    x->memo = calloc(TSR_DIS_NMEMO, sizeof *x->memo);
+    if (!x->bound || !x->root || !x->oplead || !x->memo)
         abort();
     for (unsigned t = 0; t < isa->ntables; t++) {
         const struct tsr_tc_trie *r = &isa->tries[isa->tables[t].trie];
@@ -821,6 +822,7 @@ void tsr_dis_exact_free(struct tsr_dis_exact *x)
     free(x->bound);
     free(x->root);
     free(x->oplead);
+    free(x->memo);
     free(x->opbinds);
     free(x->eq);
     memset(x, 0, sizeof *x);

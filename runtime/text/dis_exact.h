@@ -230,7 +230,7 @@ struct tsr_dis_exact {
     uint8_t lalt[TSR_DIS_MAXPARTS][TSR_DIS_LALT];   /* per part: the alternative printed at each operand part of
                                                        its op's template (0xff: not an operand) */
     struct tsr_dis_static st;
-    struct tsr_dis_names memo[TSR_DIS_NMEMO];
+    struct tsr_dis_names *memo;   /* TSR_DIS_NMEMO entries (allocated with the prover's arrays: dis_exact.c) */
     uint32_t mgen;        /* the current bundle's generation of memo entries (0: none yet) */
     struct tsr_dis_pinm pin[TSR_DIS_NPIN];   /* tsr_dis_pinned's answers (entries of generation mgen) */
     unsigned npin;        /* the next entry to replace */

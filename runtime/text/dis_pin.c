@@ -98,6 +98,8 @@ bool tsr_dis_pinned(struct px *P, unsigned field, uint64_t v)
         return false;   /* not nested */
     struct tsr_dis_exact *x = P->x;
     v &= tsr_bits_mask(P->isa->fields[field].width);
+    if (v == P->f[field])
+        return false;   /* the printed path reads every part, binding FIELD to the instruction's value only */
     /* the same question comes back for several alternatives, and from the walk after a plan */
     for (unsigned i = 0; i < TSR_DIS_NPIN; i++) {
         const struct tsr_dis_pinm *m = &x->pin[i];
