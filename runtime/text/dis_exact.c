@@ -18,7 +18,10 @@
  *        can only be read through alternatives that bind FIELD to another value;
  *      - else on this text: a text-only matcher (dis_match.c `tsr_dis_possible`, the assembler's matcher
  *        without fields) finds no way for it to consume the rest of the part (fields only ever remove
- *        matches).
+ *        matches);
+ *      - else through a field in general form (dis_pin.c): the earlier alternative, longer table name or
+ *        numeric entry of the same value binds FIELD = v, and some bundle part has no way through that does
+ *        not bind FIELD to another value.
  * Each bundle part is walked first with the plans of its operands (dis_plan.c, `run_plan`: the walk's steps
  * that the template leaves open, the facts looked up once), and by `walk` itself when a plan does not show
  * it, so the plans prove nothing the walk would not.
