@@ -18,7 +18,10 @@
  *        can only be read through alternatives that bind FIELD to another value;
  *      - else on this text: a text-only matcher (dis_match.c `tsr_dis_possible`, the assembler's matcher
  *        without fields) finds no way for it to consume the rest of the part (fields only ever remove
- *        matches).
+ *        matches);
+ *      - else through a field in general form (dis_pin.c): the earlier alternative, longer table name or
+ *        numeric entry of the same value binds FIELD = v, and some bundle part has no way through that does
+ *        not bind FIELD to another value.
  * Each bundle part is walked first with the plans of its operands (dis_plan.c, `run_plan`: the walk's steps
  * that the template leaves open, the facts looked up once), and by `walk` itself when a plan does not show
  * it, so the plans prove nothing the walk would not.
@@ -96,53 +99,46 @@ static bool binds_other(const struct tsr_tc_isa *isa, const struct tsr_tc_alt *a
 static bool forces(struct px *P, size_t k, unsigned field, uint64_t v)
 {
     const struct tsr_tc_isa *isa = P->isa;
-    const struct tsr_tc_format *F = &isa->formats[P->fmt];
-    unsigned a = P->pop[k];
+    unsigned a = P->pop[k], b;
     /* on a path through the alternative being decided, the parts up to the current one are matched as printed
      * (ops and slots); a later part takes a later slot */
-    for (uint32_t t = k > P->cur ? P->sp[P->cur].t + 1 : 0; t < F->nslot; t++) {
-        uint32_t nb;
-        const uint32_t *bs = tsr_dis_slot_ops(&P->x->st, a, isa->idx[F->slot + t], &nb);
-        for (uint32_t n = 0; n < nb; n++) {
-            unsigned b = bs[n];
-            if (b != a && k <= P->cur)
+    struct tsr_dis_opit it = {.t = k > P->cur ? P->sp[P->cur].t + 1 : 0};
+    while (tsr_dis_part_op_next(P, k, &it, &b)) {
+        const struct tsr_tc_op *op = &isa->ops[b];
+        const struct tsr_tc_part *p = isa->parts + op->part, *end = p + op->npart;
+        uint32_t pos = P->pi[k].q, e;
+        bool lits = true;
+        for (; p < end && lits && (p->kind == TSR_TC_TEXT || p->kind == TSR_TC_SPACE); p++) {
+            uint32_t q = ws(P, pos);
+            if (p->kind == TSR_TC_TEXT)
+                lits = lit(P, p->text, p->len, p->bound, q, &e), pos = e;
+            else
+                lits = space_ok(P, pos, q), pos = q;
+        }
+        if (!lits)
+            continue;   /* this op does not match the part */
+        if (p == end || p->kind != TSR_TC_OPND)
+            return false;
+        const struct tsr_tc_opnd *o = &isa->opnds[p->arg];
+        struct tsr_dis_kont rest = {p + 1, end, NULL};
+        /* the printed op: its printed alternative, and those the templates cannot rule out (dis_static.c) */
+        uint32_t pw = b == a && P->plead[k] != SIZE_MAX ? P->ev[P->plead[k]].what : UINT32_MAX;
+        /* the printed alternative matches: unless it binds FIELD to another value, the loop below ends
+         * with false when it reaches it (or before) */
+        if (pw < o->nalt && !binds_other(isa, &isa->alts[o->alt + pw], field, v))
+            return false;
+        for (uint32_t i = 0; i < o->nalt; i++) {
+            const struct tsr_tc_alt *al = &isa->alts[o->alt + i];
+            /* an alternative that binds FIELD to another value passes whether or not it can match: the
+             * facts and the text are asked only for the others */
+            if (binds_other(isa, al, field, v))
                 continue;
-            const struct tsr_tc_op *op = &isa->ops[b];
-            const struct tsr_tc_part *p = isa->parts + op->part, *end = p + op->npart;
-            uint32_t pos = P->pi[k].q, e;
-            bool lits = true;
-            for (; p < end && lits && (p->kind == TSR_TC_TEXT || p->kind == TSR_TC_SPACE); p++) {
-                uint32_t q = ws(P, pos);
-                if (p->kind == TSR_TC_TEXT)
-                    lits = lit(P, p->text, p->len, p->bound, q, &e), pos = e;
-                else
-                    lits = space_ok(P, pos, q), pos = q;
-            }
-            if (!lits)
-                continue;   /* this op does not match the part */
-            if (p == end || p->kind != TSR_TC_OPND)
+            if (pw < o->nalt && i != pw && (tsr_dis_alt_ctx(&P->x->st, p, end, i, pw) == TSR_DIS_NEVER ||
+                                            tsr_dis_alt_entry(&P->x->st, p, end, i, pw, P->f) == TSR_DIS_NEVER))
+                continue;
+            const struct tsr_tc_part *ap = isa->parts + al->part;
+            if (i == pw || tsr_dis_possible(P, ap, ap + al->npart, ws(P, pos), &rest, false))
                 return false;
-            const struct tsr_tc_opnd *o = &isa->opnds[p->arg];
-            struct tsr_dis_kont rest = {p + 1, end, NULL};
-            /* the printed op: its printed alternative, and those the templates cannot rule out (dis_static.c) */
-            uint32_t pw = b == a && P->plead[k] != SIZE_MAX ? P->ev[P->plead[k]].what : UINT32_MAX;
-            /* the printed alternative matches: unless it binds FIELD to another value, the loop below ends
-             * with false when it reaches it (or before) */
-            if (pw < o->nalt && !binds_other(isa, &isa->alts[o->alt + pw], field, v))
-                return false;
-            for (uint32_t i = 0; i < o->nalt; i++) {
-                const struct tsr_tc_alt *al = &isa->alts[o->alt + i];
-                /* an alternative that binds FIELD to another value passes whether or not it can match: the
-                 * facts and the text are asked only for the others */
-                if (binds_other(isa, al, field, v))
-                    continue;
-                if (pw < o->nalt && i != pw && (tsr_dis_alt_ctx(&P->x->st, p, end, i, pw) == TSR_DIS_NEVER ||
-                                                tsr_dis_alt_entry(&P->x->st, p, end, i, pw, P->f) == TSR_DIS_NEVER))
-                    continue;
-                const struct tsr_tc_part *ap = isa->parts + al->part;
-                if (i == pw || tsr_dis_possible(P, ap, ap + al->npart, ws(P, pos), &rest, false))
-                    return false;
-            }
         }
     }
     return true;
@@ -196,8 +192,9 @@ static bool table_hole(struct px *P, const struct tsr_tc_part *p, const struct t
                 return false;
             found = true;
         } else if (ev->what != TSR_TC_PRINT_NAME || len[i] > lp) {
-            /* tried before the printed entry (longer names first, names before numbers) */
-            if (tsr_dis_possible(P, p + 1, end, q + len[i], k, false))
+            /* tried before the printed entry (longer names first, names before numbers): fails on the text,
+             * or through its code (dis_pin.c) */
+            if (tsr_dis_possible(P, p + 1, end, q + len[i], k, false) && !tsr_dis_pinned(P, p->field, code[i]))
                 return false;
         }
     }
@@ -210,8 +207,13 @@ static bool table_hole(struct px *P, const struct tsr_tc_part *p, const struct t
             const struct tsr_tc_num *nu = &isa->nums[T->num_first + i];
             if (!tsr_dis_num_ok(nu, &v))
                 continue;
-            if (nu->code != want)
-                return false;   /* another entry of the same value comes first */
+            if (nu->code != want) {
+                /* another entry of the same value comes first: the assembler binds its code and reads on
+                 * (asm_engine.c table_hole), and backtracks to the next entry when that path fails */
+                if (!tsr_dis_pinned(P, p->field, nu->code))
+                    return false;
+                continue;
+            }
             found = true;
         }
     }
@@ -310,7 +312,7 @@ static bool walk(struct px *P, const struct tsr_tc_part *p, const struct tsr_tc_
                 /* fails on the text (alone, then with what follows it in the template), or through a field */
                 if (tsr_dis_possible(P, isa->parts + alt->part, isa->parts + alt->part + alt->npart, q, NULL, true) &&
                     tsr_dis_possible(P, isa->parts + alt->part, isa->parts + alt->part + alt->npart, q, &rest, false) &&
-                    !refuted(P, alt))
+                    !refuted(P, alt) && !tsr_dis_alt_pinned(P, alt, q))
                     return false;
             }
             const struct tsr_tc_alt *alt = &isa->alts[o->alt + ev->what];
@@ -411,7 +413,7 @@ static inline bool run_step(struct px *P, const struct tsr_dis_plan *pl, const s
              * the alternative matches (a name of both tables) */
             const struct tsr_tc_part *ap = isa->parts + alt->part;
             bool fails = refuted(P, alt) || !tsr_dis_possible(P, ap, ap + alt->npart, q, NULL, true) ||
-                         !tsr_dis_possible(P, ap, ap + alt->npart, q, &rest, false);
+                         !tsr_dis_possible(P, ap, ap + alt->npart, q, &rest, false) || tsr_dis_alt_pinned(P, alt, q);
             P->top = SIZE_MAX;
             if (!fails)
                 return false;
@@ -603,7 +605,8 @@ static void prover_alloc(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x)
     x->bound = calloc(isa->nfields + 1, 1);
     x->root = calloc((size_t)isa->ntables * 128 + 1, sizeof *x->root);
     x->oplead = calloc(isa->nops + 1, sizeof *x->oplead);
-    if (!x->bound || !x->root || !x->oplead)
+    x->memo = calloc(TSR_DIS_NMEMO, sizeof *x->memo);
+    if (!x->bound || !x->root || !x->oplead || !x->memo)
         abort();
     for (unsigned t = 0; t < isa->ntables; t++) {
         const struct tsr_tc_trie *r = &isa->tries[isa->tables[t].trie];
@@ -638,7 +641,8 @@ bool tsr_dis_exact(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const 
     const struct tsr_tc_format *F = &isa->formats[fmt];
     const uint16_t *ops = (const uint16_t *)(const void *)(ib + isa->off_op);
     const uint32_t *ign = (const uint32_t *)(const void *)(ib + isa->off_ignored);
-    struct px P = {.isa = isa, .x = x, .s = text, .f = (const uint64_t *)(const void *)(ib + isa->off_f), .ev = ev};
+    struct px P = {.isa = isa, .x = x, .s = text, .f = (const uint64_t *)(const void *)(ib + isa->off_f), .ev = ev,
+                   .ban_field = TSR_DIS_NOBAN};
     /* the assembler leaves ignored bits 0 */
     for (uint32_t i = 0; i < F->nign; i++)
         if (tsr_wide_extract(ign, isa->ranges[F->ign + i].hi, isa->ranges[F->ign + i].lo))
@@ -693,7 +697,13 @@ bool tsr_dis_exact(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const 
     memset(x->bound, 0, isa->nfields);
     x->neq = 0;
     x->steps = 0;
-    x->nmemo = x->nmemo_next = 0;
+    if (++x->mgen == 0) {   /* the generations wrapped: forget every entry */
+        for (unsigned i = 0; i < TSR_DIS_NMEMO; i++)
+            x->memo[i].gen = 0;
+        for (unsigned i = 0; i < TSR_DIS_NPIN; i++)
+            x->pin[i].gen = 0;
+        x->mgen = 1;
+    }
 
     /* the format: each part at its slot, after the slots and ops the assembler tries first */
     if (!conds(&P, F->cond, F->ncond))
@@ -815,6 +825,8 @@ void tsr_dis_exact_free(struct tsr_dis_exact *x)
     free(x->bound);
     free(x->root);
     free(x->oplead);
+    free(x->memo);
+    free(x->opbinds);
     free(x->eq);
     memset(x, 0, sizeof *x);
 }

@@ -123,14 +123,28 @@ uint8_t *tsr_dis_alt_entry_row(struct tsr_dis_static *st, const struct tsr_tc_pa
 
 /* ---- the per-word proof (dis_exact.c) ---------------------------------------------------------------- */
 
-/* A table's names found at a place of the current bundle (dis_exact.c names_memo). */
-#define TSR_DIS_NMEMO 16
+/* A table's names found at a place of the current bundle (dis_match.c tsr_dis_names_memo).  The memo is
+ * open-addressed by (table, place), an entry is never replaced within a bundle (callers hold its arrays while
+ * the matcher looks up more), and a bundle that would need more entries than it finds free on the way proves
+ * nothing. */
+#define TSR_DIS_NMEMO 256    /* a power of two */
+#define TSR_DIS_NPROBE 16    /* slots tried for a place */
 #define TSR_DIS_NNAMES 8
 struct tsr_dis_names {
     uint32_t key, pos;    /* table index << 1 | bound; byte offset */
+    uint32_t gen;         /* the bundle it belongs to (tsr_dis_exact.mgen) */
     int n;                /* names found (len, code), or -1: more than TSR_DIS_NNAMES */
     uint32_t len[TSR_DIS_NNAMES], code[TSR_DIS_NNAMES];
 };
+
+/* An answer of tsr_dis_pinned (dis_pin.c) for the current bundle: the field, the value, the part being walked. */
+#define TSR_DIS_NPIN 8
+struct tsr_dis_pinm { uint32_t gen, field, cur; bool ok; uint64_t v; };
+
+/* A place of an op's template where the text-only matcher, under a ban (dis_pin.c), found no way on to the end
+ * of the bundle part: parts [p, end) of isa->parts at byte pos, in the question of generation gen. */
+#define TSR_DIS_NFAIL 64     /* a power of two */
+struct tsr_dis_failm { uint32_t gen, p, end, pos; };
 
 #define TSR_DIS_LALT 16    /* template parts of an op whose printed alternatives are recorded */
 #define TSR_DIS_SLOW 4096  /* text-only op matches before tsr_dis_op_alts is asked */
@@ -216,8 +230,14 @@ struct tsr_dis_exact {
     uint8_t lalt[TSR_DIS_MAXPARTS][TSR_DIS_LALT];   /* per part: the alternative printed at each operand part of
                                                        its op's template (0xff: not an operand) */
     struct tsr_dis_static st;
-    struct tsr_dis_names memo[TSR_DIS_NMEMO];
-    unsigned nmemo, nmemo_next;
+    struct tsr_dis_names *memo;   /* TSR_DIS_NMEMO entries (allocated with the prover's arrays: dis_exact.c) */
+    uint32_t mgen;        /* the current bundle's generation of memo entries (0: none yet) */
+    struct tsr_dis_pinm pin[TSR_DIS_NPIN];   /* tsr_dis_pinned's answers (entries of generation mgen) */
+    unsigned npin;        /* the next entry to replace */
+    struct tsr_dis_failm fail[TSR_DIS_NFAIL];   /* places that fail under the current ban (generation fgen) */
+    uint32_t fgen;
+    uint8_t *opbinds;     /* [op * nfields + field]: 1 when the op's template can bind the field, 2 when not
+                             (dis_pin.c; 0: not yet known) */
     uint8_t *bound;       /* per field: set by the text or a binding condition */
     uint32_t *root;       /* per table and ASCII character: the trie node of the root's child, or 0 */
     int32_t *oplead;      /* per op: the template index of its leading operand part, or -1 (dis_exact.c) */

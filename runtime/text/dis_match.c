@@ -6,6 +6,8 @@
 #include "asm_match.h"
 #include "dis_px.h"
 
+_Static_assert(TSR_DIS_NMEMO == 256 && TSR_DIS_NFAIL == 64, "tsr_dis_names_memo hashes to 8 bits, op_rest to 6");
+
 #define MAX_NAMES 72         /* names of a table that can end along the text (asm_engine.c table_hole) */
 
 /* The names of table T that the assembler accepts at pos (asm_engine.c table_hole): their lengths and codes.
@@ -56,23 +58,30 @@ static int names_at(const struct px *P, const struct tsr_tc_part *p, uint32_t po
 }
 
 /* names_at through the bundle's memo (the same table is looked up at the same place by several operand
- * alternatives): *len and *code point at the answer. */
+ * alternatives): *len and *code point at the answer, which stays there for the rest of the bundle. */
 int tsr_dis_names_memo(struct px *P, const struct tsr_tc_part *p, uint32_t pos, const uint32_t **len,
                        const uint32_t **code)
 {
     struct tsr_dis_exact *x = P->x;
     uint32_t key = (uint32_t)p->arg << 1 | p->bound;
-    for (unsigned i = 0; i < x->nmemo; i++) {
-        struct tsr_dis_names *m = &x->memo[i];
-        if (m->key == key && m->pos == pos) {
-            *len = m->len, *code = m->code;
-            return m->n;
+    uint32_t h = (key * 0x9e3779b1u ^ pos * 0x85ebca6bu) >> 24;   /* 8 bits: TSR_DIS_NMEMO */
+    struct tsr_dis_names *m = NULL;
+    for (unsigned i = 0; i < TSR_DIS_NPROBE; i++) {
+        struct tsr_dis_names *e = &x->memo[(h + i) & (TSR_DIS_NMEMO - 1)];
+        if (e->gen != x->mgen) {
+            m = e;   /* free: the place is not in the memo */
+            break;
+        }
+        if (e->key == key && e->pos == pos) {
+            *len = e->len, *code = e->code;
+            return e->n;
         }
     }
-    struct tsr_dis_names *m = &x->memo[x->nmemo < TSR_DIS_NMEMO ? x->nmemo++ : (x->nmemo_next++ % TSR_DIS_NMEMO)];
+    if (!m)
+        return -1;   /* no free entry near: unknown (the callers then prove nothing) */
     uint32_t l[MAX_NAMES], c[MAX_NAMES];
     int n = names_at(P, p, pos, l, c);
-    m->key = key, m->pos = pos, m->n = n;
+    m->key = key, m->pos = pos, m->gen = x->mgen, m->n = n;
     if (n > TSR_DIS_NNAMES)
         m->n = n = -1;   /* not kept: taken as unknown (the callers then prove nothing) */
     if (n > 0) {
@@ -120,6 +129,23 @@ bool tsr_dis_int_value(const struct tsr_tc_field *fd, const struct tsr_asm_val *
     return am_fits(fd, *x, u);
 }
 
+/* Under a ban (dis_pin.c), the rest [p, end) of an op's template from pos, after one of its operands: the
+ * places that fail are remembered for the question (x->fgen), so the rest of the template is matched once per
+ * place, not once per way of reading the operands before it.  (Without a ban the matcher stops at the first way
+ * through; with one it must try them all.) */
+static bool op_rest(struct px *P, const struct tsr_tc_part *p, const struct tsr_tc_part *end, uint32_t pos)
+{
+    struct tsr_dis_exact *x = P->x;
+    uint32_t pi = (uint32_t)(p - P->isa->parts), ei = (uint32_t)(end - P->isa->parts);
+    struct tsr_dis_failm *m = &x->fail[((pi * 0x9e3779b1u) ^ (pos * 0x85ebca6bu)) >> 26];   /* 6 bits: TSR_DIS_NFAIL */
+    if (m->gen == x->fgen && m->p == pi && m->end == ei && m->pos == pos)
+        return false;
+    if (tsr_dis_possible(P, p, end, pos, NULL, false))
+        return true;
+    *m = (struct tsr_dis_failm){x->fgen, pi, ei, pos};
+    return false;
+}
+
 /* Can parts [p, end) followed by the continuation k match the text from pos to the end of the part, fields
  * aside?  true also when the step budget is spent (then nothing is proven). */
 bool tsr_dis_possible(struct px *P, const struct tsr_tc_part *p, const struct tsr_tc_part *end, uint32_t pos,
@@ -147,16 +173,20 @@ bool tsr_dis_possible(struct px *P, const struct tsr_tc_part *p, const struct ts
             int nn = tsr_dis_names_memo(P, p, q, &len, &code);
             if (nn < 0)
                 return true;
+            bool ban = p->field == P->ban_field;
+            uint64_t bm = ban ? tsr_bits_mask(isa->fields[p->field].width) : 0;   /* asm_engine.c bind masks */
             for (int i = 0; i < nn; i++)
-                if (tsr_dis_possible(P, p + 1, end, q + len[i], k, open))
+                if ((!ban || (code[i] & bm) == P->ban_val) && tsr_dis_possible(P, p + 1, end, q + len[i], k, open))
                     return true;
             if (T->nnums) {
                 struct tsr_asm_val v;
                 size_t ee;
                 if (tsr_dis_expr_at(P, q, &ee, &v) > 0)
-                    for (uint32_t i = 0; i < T->nnums; i++)
-                        if (tsr_dis_num_ok(&isa->nums[T->num_first + i], &v))
+                    for (uint32_t i = 0; i < T->nnums; i++) {
+                        const struct tsr_tc_num *nu = &isa->nums[T->num_first + i];
+                        if ((!ban || (nu->code & bm) == P->ban_val) && tsr_dis_num_ok(nu, &v))
                             return tsr_dis_possible(P, p + 1, end, (uint32_t)ee, k, open);
+                    }
             }
             return false;
         }
@@ -167,7 +197,9 @@ bool tsr_dis_possible(struct px *P, const struct tsr_tc_part *p, const struct ts
             int64_t x;
             if (tsr_dis_expr_at(P, q, &ee, &v) <= 0)
                 return false;
-            if (p->kind == TSR_TC_INT && !tsr_dis_int_value(&isa->fields[p->field], &v, &x))
+            if (p->kind == TSR_TC_INT && (!tsr_dis_int_value(&isa->fields[p->field], &v, &x) ||
+                                          (p->field == P->ban_field &&
+                                           ((uint64_t)x & tsr_bits_mask(isa->fields[p->field].width)) != P->ban_val)))
                 return false;
             if (p->kind == TSR_TC_LABEL && v.fl)
                 return false;
@@ -175,7 +207,9 @@ bool tsr_dis_possible(struct px *P, const struct tsr_tc_part *p, const struct ts
             break;
         }
         case TSR_TC_OPT:
-            if (lit(P, p->text, p->len, p->bound, q, &e) && tsr_dis_possible(P, p + 1, end, e, k, open))
+            if (lit(P, p->text, p->len, p->bound, q, &e) &&
+                !(P->ban_field != TSR_DIS_NOBAN && tsr_dis_binds_other(isa, p->cond, p->ncond, P->ban_field, P->ban_val)) &&
+                tsr_dis_possible(P, p + 1, end, e, k, open))
                 return true;
             break;   /* absent: pos unchanged, as in the assembler */
         case TSR_TC_OPND: {
@@ -183,6 +217,9 @@ bool tsr_dis_possible(struct px *P, const struct tsr_tc_part *p, const struct ts
             struct tsr_dis_kont rest = {p + 1, end, k};
             for (uint32_t i = 0; i < o->nalt; i++) {
                 const struct tsr_tc_alt *alt = &isa->alts[o->alt + i];
+                if (P->ban_field != TSR_DIS_NOBAN &&
+                    tsr_dis_binds_other(isa, alt->cond, alt->ncond, P->ban_field, P->ban_val))
+                    continue;
                 if (tsr_dis_possible(P, isa->parts + alt->part, isa->parts + alt->part + alt->npart, q, &rest, open))
                     return true;
             }
@@ -190,7 +227,10 @@ bool tsr_dis_possible(struct px *P, const struct tsr_tc_part *p, const struct ts
         }
         }
     }
-    if (k)
+    if (k) {
+        if (P->ban_field != TSR_DIS_NOBAN && !k->next && !open)
+            return op_rest(P, k->p, k->end, pos);
         return tsr_dis_possible(P, k->p, k->end, pos, k->next, open);
+    }
     return open || ws(P, pos) == P->lim;
 }

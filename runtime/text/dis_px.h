@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "asm_engine.h"
+#include "bits.h"
 #include "dis_exact.h"
 
 #define TSR_DIS_BUDGET 20000   /* text-only matcher steps per bundle before the proof gives up */
@@ -32,7 +33,12 @@ struct px {
     const struct tsr_dis_slotp *sp;
     uint8_t (*lalt)[TSR_DIS_LALT];   /* x->lalt */
     const size_t *plead;           /* the event of the part's leading operand (SIZE_MAX: none) */
+    uint32_t ban_field;            /* the text-only matcher drops every way that binds this field to a value
+                                      other than ban_val (TSR_DIS_NOBAN: none; dis_pin.c) */
+    uint64_t ban_val;              /* masked to the field's width */
 };
+
+#define TSR_DIS_NOBAN UINT32_MAX
 
 static inline uint32_t ws(const struct px *P, uint32_t pos)
 {
@@ -71,6 +77,44 @@ static inline bool space_ok(const struct px *P, uint32_t pos, uint32_t q)
     return !(q == pos && pos > 0 && pos < P->lim && tsr_asm_isident(P->s[pos - 1]) && tsr_asm_isident(P->s[pos]));
 }
 
+/* Do the conditions [first, first + n) bind field to a value other than v (v masked to the field)? */
+static inline bool tsr_dis_binds_other(const struct tsr_tc_isa *isa, uint32_t first, uint32_t n, uint32_t field,
+                                       uint64_t v)
+{
+    for (uint32_t d = 0; d < n; d++) {
+        const struct tsr_tc_cond *c = &isa->conds[first + d];
+        if (c->kind == TSR_TC_BIND && c->field == field && (c->val & tsr_bits_mask(isa->fields[field].width)) != v)
+            return true;
+    }
+    return false;
+}
+
+/* The ops the assembler can read bundle part k with, on a path through the choice being decided at the current
+ * part (P->cur): up to the current part its printed op (the parts before it are read by their printed ops and
+ * slots), after it the ops of the later slots that dis_static.c does not rule out for the printed one.  Start
+ * with it zeroed and it->t = k > P->cur ? P->sp[P->cur].t + 1 : 0; each call gives the next op in *b (false:
+ * no more). */
+struct tsr_dis_opit { uint32_t t, n, nb; const uint32_t *bs; };
+
+static inline bool tsr_dis_part_op_next(struct px *P, size_t k, struct tsr_dis_opit *it, unsigned *b)
+{
+    const struct tsr_tc_format *F = &P->isa->formats[P->fmt];
+    unsigned a = P->pop[k];
+    for (;;) {
+        while (it->n < it->nb) {
+            unsigned o = it->bs[it->n++];
+            if (o == a || k > P->cur) {
+                *b = o;
+                return true;
+            }
+        }
+        if (it->t >= F->nslot)
+            return false;
+        it->bs = tsr_dis_slot_ops(&P->x->st, a, P->isa->idx[F->slot + it->t++], &it->nb);
+        it->n = 0;
+    }
+}
+
 /* ---- the text-only matcher (dis_match.c) -------------------------------------------------------------- */
 
 /* names_at through the bundle's memo: the names of table p->arg (bound rule p->bound) that the assembler
@@ -85,8 +129,19 @@ int tsr_dis_expr_at(const struct px *P, uint32_t pos, size_t *e, struct tsr_asm_
 /* asm_engine.c number_hole for a `{FIELD}` hole of field fd: the value stored (*x), or false when it fails. */
 bool tsr_dis_int_value(const struct tsr_tc_field *fd, const struct tsr_asm_val *v, int64_t *x);
 /* Can parts [p, end) followed by the continuation k match the text from pos to the end of the part, fields
- * aside (open: and stop anywhere)?  true also when the step budget is spent (then nothing is proven). */
+ * aside (open: and stop anywhere)?  true also when the step budget is spent (then nothing is proven).  With
+ * P->ban_field set, the ways that bind that field to another value than P->ban_val (an alternative's or
+ * optional text's FIELD = value, a table entry's code, a `{FIELD}` hole's number) are dropped. */
 bool tsr_dis_possible(struct px *P, const struct tsr_tc_part *p, const struct tsr_tc_part *end, uint32_t pos,
                       const struct tsr_dis_kont *k, bool open);
+
+/* ---- a field pinned by the text (dis_pin.c) ------------------------------------------------------------ */
+
+/* Does every way the assembler can read some bundle part bind FIELD to a value other than v (masked to the
+ * field)?  Then no path that binds FIELD = v completes.  false proves nothing. */
+bool tsr_dis_pinned(struct px *P, unsigned field, uint64_t v);
+/* Does every path through alternative alt, read at q of the current part, fail through a field: for one of
+ * its FIELD = value conditions, or for every code its leading table hole can read at q, tsr_dis_pinned? */
+bool tsr_dis_alt_pinned(struct px *P, const struct tsr_tc_alt *alt, uint32_t q);
 
 #endif
