@@ -6,34 +6,14 @@
 
 #include "asm_engine.h"
 
-/* The key's hash: 8 bytes at a time (a multiply and a shift per 8 bytes; the last, short piece zero-padded,
- * the length mixed in), so a one-word key costs a few instructions.  Never 0: 0 marks an empty entry. */
+#define XXH_INLINE_ALL   /* the hash of a short key without a call into the library */
+#include <xxhash.h>
+
+/* The key's hash: XXH3 (the project's hash, as in intern.c), inlined so that a one-word key (the
+ * disassembler's) costs a few instructions and no call.  Never 0: 0 marks an empty entry. */
 static uint64_t hash(const void *p, size_t n)
 {
-    const unsigned char *s = p;
-    uint64_t h = 0x9e3779b97f4a7c15u ^ n;
-    if (n == 8) {   /* one 64-bit word (the disassembler's key): the loop's result, without the loop */
-        uint64_t x;
-        memcpy(&x, s, 8);
-        h = (h ^ x) * 0xff51afd7ed558ccdu;
-        h ^= h >> 32;
-        h *= 0xc4ceb9fe1a85ec53u;
-        return (h ^ h >> 29) | 1;
-    }
-    for (; n >= 8; s += 8, n -= 8) {
-        uint64_t x;
-        memcpy(&x, s, 8);
-        h = (h ^ x) * 0xff51afd7ed558ccdu;
-        h ^= h >> 32;
-    }
-    if (n) {
-        uint64_t x = 0;
-        memcpy(&x, s, n);
-        h = (h ^ x) * 0xff51afd7ed558ccdu;
-        h ^= h >> 32;
-    }
-    h *= 0xc4ceb9fe1a85ec53u;
-    return (h ^ h >> 29) | 1;
+    return XXH3_64bits(p, n) | 1;
 }
 
 /* Whether the klen bytes at a and b are the same (a one-word key without a call). */
