@@ -6,6 +6,7 @@
  * states are tried; the answer is "no" when there is no simulator. */
 #include <stdlib.h>
 #include <string.h>
+#include <xxhash.h>
 #include "pack_int.h"
 #include "tls.h"
 #include "sim/sim.h"
@@ -193,9 +194,9 @@ static void run_snap(const struct tsr_target *t, const uint32_t *w, uint64_t see
 
 /* ---- merged bundles ------------------------------------------------------------------------------------ */
 
-/* Verdicts already reached: a direct-mapped cache per thread (tls.h, 1.5 MB, allocated on first use) keyed by two
- * independent 64-bit hashes of the words (merged and parts): 128 bits, so that two merges never share a verdict
- * in practice (one 64-bit hash, 16 bits of it the index, left 2^-48 per lookup).  GPU_FFT's shaders ask about some 20,000 distinct merges a pass: at
+/* Verdicts already reached: a direct-mapped cache per thread (tls.h, 1.5 MB, allocated on first use) keyed by a
+ * 128-bit XXH3 hash of the words (merged and parts; merge_key), as pack_bound.c keys its pair cache, so that two
+ * merges never share a verdict in practice (one 64-bit hash, 16 bits of it the index, left 2^-48 per lookup).  GPU_FFT's shaders ask about some 20,000 distinct merges a pass: at
  * 4,096 entries they evicted each other and a warm pass ran the simulator again for a fifth of its time. */
 #define MCACHE 65536
 struct mverdict { uint64_t key, key2; int8_t verdict; };
@@ -214,6 +215,26 @@ static struct mverdict *mverdict_at(uint64_t key)
     if (!mcache)
         mcache = tsr_thread_table(MCACHE, sizeof *mcache, &registered, &mcache_first, mcache_free);
     return &mcache[key % MCACHE];
+}
+
+/* The key of the merge of parts[0..k) into m: XXH3-128, seeded with the target, of k, m's words and the parts'
+ * words; its low half never 0 (an empty entry). */
+static XXH128_hash_t merge_key(const struct tsr_target *t, const uint32_t *m, const uint32_t *const *parts, int k)
+{
+    uint32_t small[64], *buf = small;
+    size_t nw = (size_t)(k + 1) * t->nwords + 1;
+    if (nw > sizeof small / sizeof *small && !(buf = malloc(nw * sizeof *buf)))
+        abort();
+    buf[0] = (uint32_t)k;
+    memcpy(buf + 1, m, t->nwords * sizeof *buf);
+    for (int p = 0; p < k; p++)
+        memcpy(buf + 1 + (size_t)(p + 1) * t->nwords, parts[p], t->nwords * sizeof *buf);
+    XXH128_hash_t h = XXH3_128bits_withSeed(buf, nw * sizeof *buf, (XXH64_hash_t)(uintptr_t)t);
+    if (buf != small)
+        free(buf);
+    if (!h.low64)
+        h.low64 = 1;
+    return h;
 }
 
 /* Remembers the verdict same for (key, key2). */
@@ -397,18 +418,8 @@ bool tsr_pack_merge_same(const struct tsr_target *t, const uint32_t *m, const ui
         return k == 0 || tsr_pack_same_meaning(t, m, parts[0]);
     if (!t->sim)
         return true;   /* nothing to check with: the assembler's word stands */
-    uint64_t key = mix(0x51ed27 ^ (uint64_t)(uintptr_t)t), key2 = mix(0x6a09e667f3bcc909u ^ (uint64_t)k);
-    for (unsigned i = 0; i < t->nwords; i++) {
-        key = mix(key ^ m[i]);
-        key2 = mix(key2 + m[i] * 0x9e3779b97f4a7c15u);
-    }
-    for (int p = 0; p < k; p++)
-        for (unsigned i = 0; i < t->nwords; i++) {
-            key = mix(key ^ parts[p][i] ^ (uint64_t)(p + 1) << 40);
-            key2 = mix(key2 + (parts[p][i] ^ (uint64_t)(p + 1) << 36) * 0xbf58476d1ce4e5b9u);
-        }
-    if (!key)
-        key = 1;
+    XXH128_hash_t mk = merge_key(t, m, parts, k);
+    uint64_t key = mk.low64, key2 = mk.high64;
     const struct mverdict *mv = mverdict_at(key);
     if (mv->key == key && mv->key2 == key2)
         return mv->verdict > 0;
