@@ -399,14 +399,8 @@ static inline bool run_step(struct px *P, const struct tsr_dis_plan *pl, const s
         uint32_t q = ws(P, ev->pos);
         for (uint32_t j = 0; j < st->n; j++) {
             const struct tsr_dis_early *y = &pl->early[st->a + j];
-            if (y->row) {
-                uint64_t c = P->f[y->field];
-                int v = c < y->len ? y->row[c] : TSR_DIS_MAYBE;
-                if (v == TSR_DIS_UNKNOWN)
-                    v = tsr_dis_alt_entry(&x->st, st->p, st->end, y->alt, ev->what, P->f);
-                if (v == TSR_DIS_NEVER)
-                    continue;
-            }
+            if (tsr_dis_early_never(&x->st, st, y, ev->what, P->f))
+                continue;
             const struct tsr_tc_alt *alt = &isa->alts[o->alt + y->alt];
             P->top = (size_t)(ev - P->ev);
             /* through a field first: mostly lookups (forces), where the text-only matcher would find that

@@ -190,6 +190,22 @@ struct tsr_dis_step {
  * out; row: tsr_dis_alt_entry_row for it (NULL: none), len, field as there. */
 struct tsr_dis_early { uint32_t alt; uint8_t *row; uint32_t len, field; };
 
+/* Whether the facts alone show that early alternative y of the operand at step s (an S_OPND step; printed
+ * alternative k, the instruction's fields f) cannot match what the printed one prints there: its row of
+ * tsr_dis_alt_entry answers by the printed entry's code, computed on first use per code.  false: not shown
+ * (the text, or a field pinned elsewhere, decides). */
+static inline bool tsr_dis_early_never(struct tsr_dis_static *st, const struct tsr_dis_step *s,
+                                       const struct tsr_dis_early *y, unsigned k, const uint64_t *f)
+{
+    if (!y->row)
+        return false;
+    uint64_t c = f[y->field];
+    int v = c < y->len ? y->row[c] : TSR_DIS_MAYBE;
+    if (v == TSR_DIS_UNKNOWN)
+        v = tsr_dis_alt_entry(st, s->p, s->end, y->alt, k, f);
+    return v == TSR_DIS_NEVER;
+}
+
 /* A condition of the path compiled (S_CONDS): TSR_TC_BIND: f[field] must be val (masked to the field), which
  * binds it; TSR_TC_BIND2: f[field] == f[field2], a pair; otherwise isa->check(id, f). */
 struct tsr_dis_cc { uint64_t val; uint32_t id; uint16_t field, field2; uint8_t kind; };
