@@ -121,6 +121,45 @@ uint8_t *tsr_dis_name_row(struct tsr_dis_static *st, const struct tsr_tc_part *p
 uint8_t *tsr_dis_alt_entry_row(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end,
                                unsigned j, unsigned k, uint32_t *len, uint32_t *field);
 
+/* ---- a field pinned by a bundle part, from the facts (dis_spin.c) -------------------------------------- */
+
+/* "Does bundle part k pin FIELD to a value other than v?" (dis_exact.c forces, the text-reading form) asked of
+ * the facts alone: every op the assembler can read part k with is its printed op a, or an op that
+ * tsr_dis_op_alts shows cannot match what a prints; a begins with literal text and an operand (the leading
+ * operand); the alternative pw printed there binds FIELD to another value; and every other alternative of it
+ * either binds FIELD to another value or cannot match what pw prints there (tsr_dis_alt_ctx, else the row of
+ * tsr_dis_alt_entry by the printed entry's code).  The part of the answer that depends only on
+ * (format, slot set, a, pw, FIELD, v) is kept in a direct-mapped table of TSR_DIS_SPIN entries: the
+ * alternatives still open and their rows; a question is then a hash, a compare and a row byte per open
+ * alternative. */
+#define TSR_DIS_SPIN 2048        /* entries, a power of two */
+#define TSR_DIS_SPIN_REQ 6       /* open alternatives an entry keeps (more: not shown) */
+#define TSR_DIS_SPIN_SELF UINT32_MAX   /* t0 of a part read by its printed op only */
+struct tsr_dis_spinreq { uint8_t *row; uint32_t len, field, alt; };
+struct tsr_dis_spine {
+    uint64_t v;
+    uint32_t field, t0;
+    uint16_t fmt, a;
+    uint8_t pw, state, nreq;      /* state: 0 empty, else 1 + the answer (PINS: when every req's row says NEVER) */
+    const struct tsr_tc_part *p, *end;   /* a's leading operand and the end of a's template */
+    struct tsr_dis_spinreq req[TSR_DIS_SPIN_REQ];
+};
+
+struct tsr_dis_exact;
+/* tsr_dis_spin's answers.  FREE: the part's printed op has no leading operand, or the alternative printed there
+ * does not bind FIELD to another value than v, so the part is not pinned this way (forces() answers false
+ * too: the printed op reads the part so); PINS: every way the assembler can read the part binds FIELD to a
+ * value other than v; OPEN: not shown (the text may show it). */
+enum { TSR_DIS_SPIN_OPEN, TSR_DIS_SPIN_PINS, TSR_DIS_SPIN_FREE };
+/* The answer for a bundle part whose fields are f (struct <t>_inst f[]), printed in format fmt, asked for field
+ * `field` and value v (masked to the field).  The part: printed by op a with alternative pw (0xff: none known)
+ * at a's leading operand.  t0: the slot position (within the format) after that of the part being decided when
+ * this part comes later in the bundle (the assembler may read it with any op of the slots from t0 on), or
+ * TSR_DIS_SPIN_SELF when it comes at or before that part (read by its printed op).  Aborts when memory runs
+ * out. */
+int tsr_dis_spin(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsigned fmt, unsigned a, uint32_t t0,
+                 unsigned pw, unsigned field, uint64_t v, const uint64_t *f);
+
 /* ---- the per-word proof (dis_exact.c) ---------------------------------------------------------------- */
 
 /* A table's names found at a place of the current bundle (dis_match.c tsr_dis_names_memo).  The memo is
@@ -267,6 +306,7 @@ struct tsr_dis_exact {
     void *pbuf;                    /* dis_plan.c: a plan being compiled, pcap bytes */
     size_t pcap;
     struct tsr_dis_cands cands;   /* the ops slot_possible tries on the text (dis_cand.h) */
+    struct tsr_dis_spine *spin;   /* tsr_dis_spin's table (TSR_DIS_SPIN entries; NULL: not yet) */
 };
 
 /* Whether the assembler, given text[0..len) (the bundle printed from inst, a decoded struct <t>_inst, along

@@ -1,0 +1,157 @@
+/* The exactness proof's rule "a field pinned by a bundle part" (dis_exact.h tsr_dis_spin) decided from the
+ * facts, without the text.
+ *
+ * The assembler tries an operand alternative j that binds FIELD = v before the printed one; j matches the text
+ * (an I/O register is a name of both write tables: `t1b` read by dst_add's regfile-A alternative binds
+ * ws = 0).  The path through j still fails when another bundle part can only be read binding FIELD to another
+ * value (asm_engine.c bind fails at the first disagreeing binding, whatever made it): `fmul ra28, r0, r1`
+ * prints dst_mul's regfile-A alternative (ws = 1), and ra28 is a name of the A table only, so no
+ * alternative that binds ws = 0 (regfile B, `-`) can read it.  dis_exact.c forces() shows that on the text
+ * (the ops' literals, then the text-only matcher per alternative); here it is shown from what the printer
+ * chose and the facts of dis_static.c, which the text printed by that choice satisfies:
+ *  - the ops the assembler can read the part with (dis_px.h tsr_dis_part_op_next): its printed op a, and, for
+ *    a part after the one being decided, the ops of the later slots that tsr_dis_slot_ops keeps; each other
+ *    than a must be shown by tsr_dis_op_alts (a printed with pw at its leading operand) not to match the part
+ *    at all, or begin with an operand of which every alternative binds FIELD to another value;
+ *  - a begins with literal text and an operand, so that operand's text starts where the printed one does;
+ *    the printed alternative pw binds FIELD to another value, and every other alternative i does too, or
+ *    cannot match what pw prints there followed by the rest of a's template: tsr_dis_alt_ctx (whatever the
+ *    entries), else tsr_dis_alt_entry for the entry printed (its row by the code of pw's largest table hole).
+ * Everything but the last row look-ups depends on (format, slot set, a, pw, FIELD, v) only, and is kept per
+ * thread in a direct-mapped table (x->spin): the alternatives left open (at most TSR_DIS_SPIN_REQ) with their
+ * rows.  An answer false proves nothing (forces, then dis_pin.c, ask the text).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dis_px.h"
+
+/* The template index of op b's leading operand (after literal text and blanks only), or -1. */
+static int lead_of(const struct tsr_tc_isa *isa, unsigned b)
+{
+    const struct tsr_tc_op *op = &isa->ops[b];
+    uint32_t i = 0;
+    while (i < op->npart && (isa->parts[op->part + i].kind == TSR_TC_TEXT || isa->parts[op->part + i].kind == TSR_TC_SPACE))
+        i++;
+    return i < op->npart && isa->parts[op->part + i].kind == TSR_TC_OPND ? (int)i : -1;
+}
+
+/* Is op b, up to the end of its leading operand's template, op a's twin: the same literal text before it, and
+ * the same rest of template from it on (dis_static.c canon)?  Then its leading operand starts where a's does
+ * and every question about its alternatives is the one asked for a's (ops of one slot that differ only in
+ * their conditions, as an idle op and the op it stands for). */
+static bool twin(const struct tsr_dis_static *st, unsigned b, unsigned a, int la)
+{
+    const struct tsr_tc_isa *isa = st->isa;
+    const struct tsr_tc_part *pa = isa->parts + isa->ops[a].part, *pb = isa->parts + isa->ops[b].part;
+    if (lead_of(isa, b) != la)
+        return false;
+    for (int i = 0; i < la; i++)
+        if (pa[i].kind != pb[i].kind || (pa[i].kind == TSR_TC_TEXT &&
+                                          (pa[i].len != pb[i].len || pa[i].bound != pb[i].bound ||
+                                           memcmp(pa[i].text, pb[i].text, pa[i].len) != 0)))
+            return false;
+    size_t ia = (size_t)(pa + la - isa->parts), ib = (size_t)(pb + la - isa->parts);
+    return ia < st->nparts && ib < st->nparts && st->canon[ia] != UINT32_MAX && st->canon[ia] == st->canon[ib];
+}
+
+/* Does every alternative of op b's leading operand bind FIELD to another value than v (then whatever b reads
+ * there binds it so)? */
+static bool all_bind_other(const struct tsr_tc_isa *isa, unsigned b, unsigned field, uint64_t v)
+{
+    int li = lead_of(isa, b);
+    if (li < 0)
+        return false;
+    const struct tsr_tc_opnd *o = &isa->opnds[isa->parts[isa->ops[b].part + (uint32_t)li].arg];
+    for (uint32_t i = 0; i < o->nalt; i++) {
+        const struct tsr_tc_alt *al = &isa->alts[o->alt + i];
+        if (!tsr_dis_binds_other(isa, al->cond, al->ncond, field, v))
+            return false;
+    }
+    return o->nalt > 0;
+}
+
+/* The entry's verdict from the facts (e's key set): FREE, OPEN, or PINS when every req's row says NEVER (the
+ * open alternatives in e->req). */
+static uint8_t compute(struct tsr_dis_static *st, struct tsr_dis_spine *e)
+{
+    const struct tsr_tc_isa *isa = st->isa;
+    const struct tsr_tc_format *F = &isa->formats[e->fmt];
+    unsigned a = e->a, field = e->field;
+    uint64_t v = e->v;
+    int li = lead_of(isa, a);
+    if (li < 0)
+        return TSR_DIS_SPIN_FREE;
+    const struct tsr_tc_op *A = &isa->ops[a];
+    const struct tsr_tc_part *p = isa->parts + A->part + li, *end = isa->parts + A->part + A->npart;
+    const struct tsr_tc_opnd *o = &isa->opnds[p->arg];
+    if (e->pw >= o->nalt || (uint32_t)li >= TSR_DIS_LALT)
+        return TSR_DIS_SPIN_OPEN;
+    /* the printed op reads the part through the printed alternative */
+    const struct tsr_tc_alt *pa = &isa->alts[o->alt + e->pw];
+    if (!tsr_dis_binds_other(isa, pa->cond, pa->ncond, field, v))
+        return TSR_DIS_SPIN_FREE;
+    /* the other ops of the later slots */
+    if (e->t0 != TSR_DIS_SPIN_SELF) {
+        uint8_t lalt[TSR_DIS_LALT];
+        for (unsigned i = 0; i < TSR_DIS_LALT; i++)
+            lalt[i] = 0xff;
+        lalt[li] = e->pw;
+        for (uint32_t t = e->t0; t < F->nslot; t++) {
+            uint32_t n;
+            const uint32_t *bs = tsr_dis_slot_ops(st, a, isa->idx[F->slot + t], &n);
+            for (uint32_t i = 0; i < n; i++)
+                if (bs[i] != a && !twin(st, bs[i], a, li) && tsr_dis_op_alts(st, bs[i], a, lalt) != TSR_DIS_NEVER &&
+                    !all_bind_other(isa, bs[i], field, v))
+                    return TSR_DIS_SPIN_OPEN;
+        }
+    }
+    /* the printed op's other alternatives there */
+    e->p = p, e->end = end, e->nreq = 0;
+    for (uint32_t i = 0; i < o->nalt; i++) {
+        const struct tsr_tc_alt *al = &isa->alts[o->alt + i];
+        if (tsr_dis_binds_other(isa, al->cond, al->ncond, field, v) || tsr_dis_alt_ctx(st, p, end, i, e->pw) == TSR_DIS_NEVER)
+            continue;
+        if (e->nreq == TSR_DIS_SPIN_REQ)
+            return TSR_DIS_SPIN_OPEN;
+        struct tsr_dis_spinreq *r = &e->req[e->nreq++];
+        r->alt = i;
+        r->row = tsr_dis_alt_entry_row(st, p, end, i, e->pw, &r->len, &r->field);
+        if (!r->row)
+            r->len = 0, r->field = UINT32_MAX;   /* no row: tsr_dis_alt_entry decides */
+    }
+    return TSR_DIS_SPIN_PINS;
+}
+
+int tsr_dis_spin(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsigned fmt, unsigned a, uint32_t t0,
+                 unsigned pw, unsigned field, uint64_t v, const uint64_t *f)
+{
+    if (fmt >= isa->nformats || a >= isa->nops || field >= isa->nfields || fmt > UINT16_MAX || a > UINT16_MAX)
+        return TSR_DIS_SPIN_OPEN;
+    if (pw > 0xff)
+        pw = 0xff;
+    if (!x->st.isa)
+        tsr_dis_static_init(&x->st, isa);
+    if (!x->spin && !(x->spin = calloc(TSR_DIS_SPIN, sizeof *x->spin)))
+        abort();
+    v &= tsr_bits_mask(isa->fields[field].width);
+    uint64_t h = ((uint64_t)fmt << 48 | (uint64_t)a << 32 | (uint64_t)pw << 24 | field) * 0x9e3779b97f4a7c15u;
+    h = (h ^ v ^ (uint64_t)t0 << 40) * 0xff51afd7ed558ccdu;
+    struct tsr_dis_spine *e = &x->spin[(h >> 40) & (TSR_DIS_SPIN - 1)];
+    if (!e->state || e->v != v || e->field != field || e->t0 != t0 || e->fmt != fmt || e->a != a || e->pw != pw) {
+        *e = (struct tsr_dis_spine){.v = v, .field = field, .t0 = t0, .fmt = (uint16_t)fmt, .a = (uint16_t)a,
+                                    .pw = (uint8_t)pw};
+        e->state = (uint8_t)(compute(&x->st, e) + 1);
+    }
+    int r = e->state - 1;
+    /* the open alternatives: none can match the entry printed */
+    for (unsigned i = 0; r == TSR_DIS_SPIN_PINS && i < e->nreq; i++) {
+        const struct tsr_dis_spinreq *q = &e->req[i];
+        int ans = q->row && f[q->field] < q->len ? q->row[f[q->field]] : TSR_DIS_UNKNOWN;
+        if (ans == TSR_DIS_UNKNOWN)
+            ans = tsr_dis_alt_entry(&x->st, e->p, e->end, q->alt, e->pw, f);
+        if (ans != TSR_DIS_NEVER)
+            r = TSR_DIS_SPIN_OPEN;
+    }
+    return r;
+}
