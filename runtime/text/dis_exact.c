@@ -836,7 +836,8 @@ void tsr_dis_exact_free(struct tsr_dis_exact *x)
     tsr_dis_plan_free(x);
     tsr_dis_static_free(&x->st);
     tsr_dis_cands_free(&x->cands);
-    free(x->spin);
+    free(x->spin.e);
+    free(x->spin.req);
     free(x->bound);
     free(x->root);
     free(x->oplead);

@@ -129,20 +129,27 @@ uint8_t *tsr_dis_alt_entry_row(struct tsr_dis_static *st, const struct tsr_tc_pa
  * operand); the alternative pw printed there binds FIELD to another value; and every other alternative of it
  * either binds FIELD to another value or cannot match what pw prints there (tsr_dis_alt_ctx, else the row of
  * tsr_dis_alt_entry by the printed entry's code).  The part of the answer that depends only on
- * (format, slot set, a, pw, FIELD, v) is kept in a direct-mapped table of TSR_DIS_SPIN entries: the
- * alternatives still open and their rows; a question is then a hash, a compare and a row byte per open
- * alternative. */
-#define TSR_DIS_SPIN 2048        /* entries, a power of two */
-#define TSR_DIS_SPIN_REQ 6       /* open alternatives an entry keeps (more: not shown) */
+ * (format, slot set, a, pw, FIELD, v) is kept in a table of TSR_DIS_SPIN entries: the alternatives still open
+ * and their rows; a question is then a hash, a compare and a row byte per open alternative. */
+#define TSR_DIS_SPIN 4096        /* entries, a power of two (open addressing: keys are never replaced) */
+#define TSR_DIS_SPIN_PROBE 8     /* entries tried for a key (all taken: the answer is computed, not kept) */
+#define TSR_DIS_SPIN_REQ 6       /* open alternatives an answer keeps (more: not shown) */
 #define TSR_DIS_SPIN_SELF UINT32_MAX   /* t0 of a part read by its printed op only */
-struct tsr_dis_spinreq { uint8_t *row; uint32_t len, field, alt; };
+/* An open alternative: alternative alt of the operand at template part p (ending at end) does not match what the
+ * printed alternative prints there when row[f[field]] (len entries) is TSR_DIS_NEVER (row NULL, or a code
+ * past len: ask tsr_dis_alt_entry). */
+struct tsr_dis_spinreq { const struct tsr_tc_part *p, *end; uint8_t *row; uint32_t len, field, alt; };
 struct tsr_dis_spine {
     uint64_t v;
     uint32_t field, t0;
     uint16_t fmt, a;
-    uint8_t pw, state, nreq;      /* state: 0 empty, else 1 + the answer (PINS: when every req's row says NEVER) */
-    const struct tsr_tc_part *p, *end;   /* a's leading operand and the end of a's template */
-    struct tsr_dis_spinreq req[TSR_DIS_SPIN_REQ];
+    uint8_t pw, state, nreq;      /* state: 0 empty, else 1 + the answer (PINS: when every open one's row says NEVER) */
+    uint32_t req;                 /* its open alternatives: req[req, req + nreq) of struct tsr_dis_spins */
+};
+struct tsr_dis_spins {
+    struct tsr_dis_spine *e;      /* TSR_DIS_SPIN entries (NULL: not yet) */
+    struct tsr_dis_spinreq *req;  /* the open alternatives of the entries, nreq of creq */
+    size_t nreq, creq;
 };
 
 struct tsr_dis_exact;
@@ -306,7 +313,7 @@ struct tsr_dis_exact {
     void *pbuf;                    /* dis_plan.c: a plan being compiled, pcap bytes */
     size_t pcap;
     struct tsr_dis_cands cands;   /* the ops slot_possible tries on the text (dis_cand.h) */
-    struct tsr_dis_spine *spin;   /* tsr_dis_spin's table (TSR_DIS_SPIN entries; NULL: not yet) */
+    struct tsr_dis_spins spin;    /* tsr_dis_spin's answers (dis_spin.c) */
 };
 
 /* Whether the assembler, given text[0..len) (the bundle printed from inst, a decoded struct <t>_inst, along

@@ -18,8 +18,8 @@
  *    cannot match what pw prints there followed by the rest of a's template: tsr_dis_alt_ctx (whatever the
  *    entries), else tsr_dis_alt_entry for the entry printed (its row by the code of pw's largest table hole).
  * Everything but the last row look-ups depends on (format, slot set, a, pw, FIELD, v) only, and is kept per
- * thread in a direct-mapped table (x->spin): the alternatives left open (at most TSR_DIS_SPIN_REQ) with their
- * rows.  An answer false proves nothing (forces, then dis_pin.c, ask the text).
+ * thread in an open-addressed table (x->spin): the alternatives left open (at most TSR_DIS_SPIN_REQ) with their
+ * rows.  Keys are few (about 1,200 on 400,000 random QPU words) and never replaced.  An answer false proves nothing (forces, then dis_pin.c, ask the text).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -71,14 +71,16 @@ static bool all_bind_other(const struct tsr_tc_isa *isa, unsigned b, unsigned fi
     return o->nalt > 0;
 }
 
-/* The entry's verdict from the facts (e's key set): FREE, OPEN, or PINS when every req's row says NEVER (the
- * open alternatives in e->req). */
-static uint8_t compute(struct tsr_dis_static *st, struct tsr_dis_spine *e)
+/* The answer from the facts for e's key: FREE, OPEN, or PINS when none of the open alternatives, req[0, *nreq),
+ * matches the entry printed (their rows by its code). */
+static int compute(struct tsr_dis_static *st, const struct tsr_dis_spine *e, struct tsr_dis_spinreq *req,
+                   unsigned *nreq)
 {
     const struct tsr_tc_isa *isa = st->isa;
     const struct tsr_tc_format *F = &isa->formats[e->fmt];
     unsigned a = e->a, field = e->field;
     uint64_t v = e->v;
+    *nreq = 0;
     int li = lead_of(isa, a);
     if (li < 0)
         return TSR_DIS_SPIN_FREE;
@@ -107,18 +109,32 @@ static uint8_t compute(struct tsr_dis_static *st, struct tsr_dis_spine *e)
         }
     }
     /* the printed op's other alternatives there */
-    e->p = p, e->end = end, e->nreq = 0;
     for (uint32_t i = 0; i < o->nalt; i++) {
         const struct tsr_tc_alt *al = &isa->alts[o->alt + i];
         if (tsr_dis_binds_other(isa, al->cond, al->ncond, field, v) || tsr_dis_alt_ctx(st, p, end, i, e->pw) == TSR_DIS_NEVER)
             continue;
-        if (e->nreq == TSR_DIS_SPIN_REQ)
+        if (*nreq == TSR_DIS_SPIN_REQ)
             return TSR_DIS_SPIN_OPEN;
-        struct tsr_dis_spinreq *r = &e->req[e->nreq++];
-        r->alt = i;
+        struct tsr_dis_spinreq *r = &req[(*nreq)++];
+        r->p = p, r->end = end, r->alt = i;
         r->row = tsr_dis_alt_entry_row(st, p, end, i, e->pw, &r->len, &r->field);
         if (!r->row)
             r->len = 0, r->field = UINT32_MAX;   /* no row: tsr_dis_alt_entry decides */
+    }
+    return TSR_DIS_SPIN_PINS;
+}
+
+/* PINS when none of the open alternatives req[0, n) matches the entry printed (fields f; pw printed), else OPEN. */
+static int open_ones(struct tsr_dis_static *st, const struct tsr_dis_spinreq *req, unsigned n, unsigned pw,
+                     const uint64_t *f)
+{
+    for (unsigned i = 0; i < n; i++) {
+        const struct tsr_dis_spinreq *q = &req[i];
+        int ans = q->row && f[q->field] < q->len ? q->row[f[q->field]] : TSR_DIS_UNKNOWN;
+        if (ans == TSR_DIS_UNKNOWN)
+            ans = tsr_dis_alt_entry(st, q->p, q->end, q->alt, pw, f);
+        if (ans != TSR_DIS_NEVER)
+            return TSR_DIS_SPIN_OPEN;
     }
     return TSR_DIS_SPIN_PINS;
 }
@@ -132,26 +148,42 @@ int tsr_dis_spin(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsigned
         pw = 0xff;
     if (!x->st.isa)
         tsr_dis_static_init(&x->st, isa);
-    if (!x->spin && !(x->spin = calloc(TSR_DIS_SPIN, sizeof *x->spin)))
+    struct tsr_dis_spins *S = &x->spin;
+    if (!S->e && !(S->e = calloc(TSR_DIS_SPIN, sizeof *S->e)))
         abort();
     v &= tsr_bits_mask(isa->fields[field].width);
     uint64_t h = ((uint64_t)fmt << 48 | (uint64_t)a << 32 | (uint64_t)pw << 24 | field) * 0x9e3779b97f4a7c15u;
     h = (h ^ v ^ (uint64_t)t0 << 40) * 0xff51afd7ed558ccdu;
-    struct tsr_dis_spine *e = &x->spin[(h >> 40) & (TSR_DIS_SPIN - 1)];
-    if (!e->state || e->v != v || e->field != field || e->t0 != t0 || e->fmt != fmt || e->a != a || e->pw != pw) {
-        *e = (struct tsr_dis_spine){.v = v, .field = field, .t0 = t0, .fmt = (uint16_t)fmt, .a = (uint16_t)a,
+    for (unsigned j = 0; j < TSR_DIS_SPIN_PROBE; j++) {
+        struct tsr_dis_spine *e = &S->e[((h >> 40) + j) & (TSR_DIS_SPIN - 1)];
+        if (e->state && e->v == v && e->field == field && e->t0 == t0 && e->fmt == fmt && e->a == a && e->pw == pw) {
+            int r = e->state - 1;
+            return r == TSR_DIS_SPIN_PINS ? open_ones(&x->st, S->req + e->req, e->nreq, pw, f) : r;
+        }
+        if (!e->state) {   /* a new key: its answer is kept here */
+            struct tsr_dis_spinreq req[TSR_DIS_SPIN_REQ];
+            unsigned n;
+            *e = (struct tsr_dis_spine){.v = v, .field = field, .t0 = t0, .fmt = (uint16_t)fmt, .a = (uint16_t)a,
+                                        .pw = (uint8_t)pw};
+            int r = compute(&x->st, e, req, &n);
+            if (S->nreq + n > S->creq) {
+                S->creq = S->creq ? S->creq * 2 : 256;
+                if (!(S->req = realloc(S->req, S->creq * sizeof *S->req)))
+                    abort();
+            }
+            for (unsigned i = 0; i < n; i++)
+                S->req[S->nreq + i] = req[i];
+            e->req = (uint32_t)S->nreq, e->nreq = (uint8_t)n;
+            S->nreq += n;
+            e->state = (uint8_t)(r + 1);
+            return r == TSR_DIS_SPIN_PINS ? open_ones(&x->st, req, n, pw, f) : r;
+        }
+    }
+    /* the entries for this hash are taken: the answer, not kept */
+    struct tsr_dis_spinreq req[TSR_DIS_SPIN_REQ];
+    unsigned n;
+    const struct tsr_dis_spine k = {.v = v, .field = field, .t0 = t0, .fmt = (uint16_t)fmt, .a = (uint16_t)a,
                                     .pw = (uint8_t)pw};
-        e->state = (uint8_t)(compute(&x->st, e) + 1);
-    }
-    int r = e->state - 1;
-    /* the open alternatives: none can match the entry printed */
-    for (unsigned i = 0; r == TSR_DIS_SPIN_PINS && i < e->nreq; i++) {
-        const struct tsr_dis_spinreq *q = &e->req[i];
-        int ans = q->row && f[q->field] < q->len ? q->row[f[q->field]] : TSR_DIS_UNKNOWN;
-        if (ans == TSR_DIS_UNKNOWN)
-            ans = tsr_dis_alt_entry(&x->st, e->p, e->end, q->alt, e->pw, f);
-        if (ans != TSR_DIS_NEVER)
-            r = TSR_DIS_SPIN_OPEN;
-    }
-    return r;
+    int r = compute(&x->st, &k, req, &n);
+    return r == TSR_DIS_SPIN_PINS ? open_ones(&x->st, req, n, pw, f) : r;
 }
