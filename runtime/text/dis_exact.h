@@ -32,7 +32,7 @@ struct tsr_dis_rem { bool kside; const char *s; uint32_t len; };
 /* Table J's names (the matcher's) against table K's printed names: eq when some name is in both. */
 struct tsr_dis_tpair { bool done, eq; uint32_t nrem; struct tsr_dis_rem *rem; };
 
-#define TSR_DIS_LMAP 8192   /* contexts of tsr_dis_longer, tsr_dis_alt_entry and tsr_dis_name_fast */
+#define TSR_DIS_LMAP 8192   /* contexts of tsr_dis_longer, tsr_dis_alt_hole and tsr_dis_name_fast */
 #define TSR_DIS_AMAP 8192   /* answers of tsr_dis_op_alts */
 struct tsr_dis_akey { uint64_t k1, k2; uint8_t v; };
 
@@ -61,7 +61,8 @@ struct tsr_dis_static {
     uint64_t *lkey;           /* tsr_dis_longer's answers: a map (part, continuation) -> row [code] */
     uint8_t **lrow;
     uint32_t **sops;          /* [a * nslots + s]: tsr_dis_slot_ops, its count first (NULL: not yet) */
-    int32_t *altfix;          /* per alternative: its top-level table hole with the most entries (part index), or -1 */
+    uint32_t *hfirst, *holes; /* alternative a's top-level table holes whose table prints codes below 4096 (part
+                                 indices): holes[hfirst[a], hfirst[a + 1]), the one with the most entries first */
     unsigned long budget;     /* steps left for the current question (exceeded: MAYBE) */
 };
 
@@ -75,8 +76,15 @@ int tsr_dis_alt_pair(struct tsr_dis_static *st, unsigned j, unsigned k);
  * whose parts end at end: each followed by parts [p + 1, end), then by the end of the bundle part. */
 int tsr_dis_alt_ctx(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end, unsigned j,
                     unsigned k);
-/* tsr_dis_alt_ctx for the printed instruction (fields f): alternative k's largest table hole (altfix) printing
- * the entry it prints for f.  Computed on first use per code. */
+/* tsr_dis_alt_ctx with table hole h of alternative k (h: an index into its holes, st->holes[st->hfirst[alt] + h])
+ * printing the entry of code c, k's other holes free: NEVER when j cannot match what k prints so (`16a` is a
+ * name of the regfile-A pack table only; ` -` is not what `{cond:cond_add} ...` prints for a condition code
+ * other than 0).  MAYBE also when the table has no entry c, h is past k's holes, or the map of rows is full.
+ * Computed on first use per code, kept in a row (tsr_dis_alt_entry_rows). */
+int tsr_dis_alt_hole(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end, unsigned j,
+                     unsigned k, unsigned h, uint64_t c);
+/* For the printed instruction (fields f): NEVER when tsr_dis_alt_hole is NEVER for some hole of k printing the
+ * code it prints for f (each hole's field holds its code). */
 int tsr_dis_alt_entry(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end, unsigned j,
                       unsigned k, const uint64_t *f);
 /* The alternatives j < k of the operand part p of an op's template (ending at end) that tsr_dis_alt_ctx does not
@@ -111,15 +119,20 @@ int tsr_dis_longer(struct tsr_dis_static *st, const struct tsr_tc_part *p, const
  * name can match instead (tsr_dis_longer NEVER); MAYBE otherwise.  Computed on first use per code. */
 int tsr_dis_name_fast(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end,
                       const struct tsr_tc_part *cp, const struct tsr_tc_part *cend, uint64_t c);
-/* The rows behind tsr_dis_name_fast and tsr_dis_alt_entry for one place (indexed by the code; 0: not yet
- * computed, else the answer), allocated here so that a plan (dis_plan.c) reads them without a search; NULL
- * when there is none (the table prints no code below 4096, the map of rows is full, alternative k has no
- * table hole).  *len: the row's length (codes at or past it: ask the function); *field: the field whose
- * code indexes the row (tsr_dis_alt_entry's largest table hole of k). */
+/* The row behind tsr_dis_name_fast for one place (indexed by the code; 0: not yet computed, else the answer),
+ * allocated here so that a plan (dis_plan.c) reads it without a search; NULL when there is none (the table
+ * prints no code below 4096, the map of rows is full).  *len: the row's length (codes at or past it: ask the
+ * function). */
 uint8_t *tsr_dis_name_row(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end,
                           const struct tsr_tc_part *cp, const struct tsr_tc_part *cend, uint32_t *len);
-uint8_t *tsr_dis_alt_entry_row(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end,
-                               unsigned j, unsigned k, uint32_t *len, uint32_t *field);
+/* A row of tsr_dis_alt_hole answers (j against hole `hole` of k) by code: row[c] for c < len (0: not yet
+ * computed), the code being f[field]. */
+struct tsr_dis_erow { uint8_t *row; uint32_t len, field, hole; };
+/* The rows behind tsr_dis_alt_entry for early alternative j against printed alternative k at operand part p
+ * (of an op's template ending at end): one per hole of k, in the order of st->holes, at most max of them, in
+ * rows[0..n); returns n (0: k has no such hole; fewer: the map of rows is full). */
+unsigned tsr_dis_alt_entry_rows(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end,
+                                unsigned j, unsigned k, struct tsr_dis_erow *rows, unsigned max);
 
 /* ---- the per-word proof (dis_exact.c) ---------------------------------------------------------------- */
 
@@ -187,23 +200,30 @@ struct tsr_dis_step {
 };
 
 /* An alternative tried before the printed one (index alt within the operand) that the templates do not rule
- * out; row: tsr_dis_alt_entry_row for it (NULL: none), len, field as there. */
-struct tsr_dis_early { uint32_t alt; uint8_t *row; uint32_t len, field; };
+ * out; r[0..nrow): tsr_dis_alt_entry_rows for it (the printed alternative's first TSR_DIS_EHOLES holes, the
+ * largest first; later holes are asked by the walk's tsr_dis_alt_entry only). */
+#define TSR_DIS_EHOLES 4
+struct tsr_dis_early { uint32_t alt, nrow; struct tsr_dis_erow r[TSR_DIS_EHOLES]; };
 
 /* Whether the facts alone show that early alternative y of the operand at step s (an S_OPND step; printed
- * alternative k, the instruction's fields f) cannot match what the printed one prints there: its row of
- * tsr_dis_alt_entry answers by the printed entry's code, computed on first use per code.  false: not shown
- * (the text, or a field pinned elsewhere, decides). */
+ * alternative k, the instruction's fields f) cannot match what the printed one prints there: some hole's row
+ * of tsr_dis_alt_hole answers NEVER for the code it prints, each computed on first use per code (the holes
+ * in order, up to the first NEVER).  false: not shown (the text, or a field pinned elsewhere, decides). */
 static inline bool tsr_dis_early_never(struct tsr_dis_static *st, const struct tsr_dis_step *s,
                                        const struct tsr_dis_early *y, unsigned k, const uint64_t *f)
 {
-    if (!y->row)
-        return false;
-    uint64_t c = f[y->field];
-    int v = c < y->len ? y->row[c] : TSR_DIS_MAYBE;
-    if (v == TSR_DIS_UNKNOWN)
-        v = tsr_dis_alt_entry(st, s->p, s->end, y->alt, k, f);
-    return v == TSR_DIS_NEVER;
+    for (uint32_t i = 0; i < y->nrow; i++) {
+        const struct tsr_dis_erow *r = &y->r[i];
+        uint64_t c = f[r->field];
+        if (c >= r->len)
+            continue;
+        int v = r->row[c];
+        if (v == TSR_DIS_UNKNOWN)
+            v = tsr_dis_alt_hole(st, s->p, s->end, y->alt, k, r->hole, c);
+        if (v == TSR_DIS_NEVER)
+            return true;
+    }
+    return false;
 }
 
 /* A condition of the path compiled (S_CONDS): TSR_TC_BIND: f[field] must be val (masked to the field), which

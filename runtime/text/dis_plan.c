@@ -20,8 +20,9 @@
  *  - optional text not printed: the matcher tries it first, so it must fail there, on the text (S_OPT0);
  *  - the conditions of the alternative and of printed optional text, as the walk's conds() (S_CONDS);
  *  - the operand: the alternatives tried before the printed one that the templates do not rule out
- *    (tsr_dis_alt_maybe, tsr_dis_alt_ctx), each with its row of tsr_dis_alt_entry answers by the printed
- *    entry; the survivors are tried on the text and through a field, as the walk (S_OPND).
+ *    (tsr_dis_alt_maybe, tsr_dis_alt_ctx), each with its rows of tsr_dis_alt_hole answers by the code each
+ *    table hole of the printed alternative prints; the survivors are tried on the text and through a field,
+ *    as the walk (S_OPND).
  * A plan is a shortcut only: when a step fails, or the path is one the walk rejects or that plans leave out
  * (labels, an operand within an operand's alternative), dis_exact.c runs the walk itself, so what is proven
  * is what the walk proves (TESSERA_DIS_VERIFY cross-checks both with the assembler).
@@ -144,7 +145,7 @@ static void plan_seq(struct pc *C, const struct tsr_tc_part *p, const struct tsr
                 }
                 struct tsr_dis_early *y = &C->pl->early[C->nearly++];
                 *y = (struct tsr_dis_early){.alt = i};
-                y->row = tsr_dis_alt_entry_row(C->st, p, end, i, what, &y->len, &y->field);
+                y->nrow = tsr_dis_alt_entry_rows(C->st, p, end, i, what, y->r, TSR_DIS_EHOLES);
             }
             s->n = (uint16_t)(C->nearly - s->a);
             C->pl->rest = (struct tsr_dis_kont){p + 1, end, NULL};
