@@ -372,6 +372,10 @@ static inline bool run_step(struct px *P, const struct tsr_dis_plan *pl, const s
         return ws(P, ev->pos) == ev->pos && tsr_dis_expr_at(P, ev->pos, &ee, &v) > 0 && ee == ev->end &&
                tsr_dis_int_value(&isa->fields[st->field], &v, &n) && bind_field(P, st->field, (uint64_t)n);
     }
+    case TSR_DIS_S_FIXINT:
+        return tsr_dis_num_run(x, st, ev, P->f);
+    case TSR_DIS_S_NUMROW:
+        return tsr_dis_num_run(x, st, ev, P->f) || table_hole(P, st->p, st->end, st->k, ev, ws(P, ev->pos));
     case TSR_DIS_S_OPT0: {
         uint32_t q = ws(P, ev->pos), e;
         return ev->end == ev->pos &&
@@ -477,13 +481,15 @@ static bool run_plan(struct px *P, unsigned a)
             ie++;
             break;
         case TSR_TC_TABLE:
-            st.kind = ev->what == TSR_TC_PRINT_NAME ? TSR_DIS_S_NAME : TSR_DIS_S_TAB;
+            st.kind = ev->what == TSR_TC_PRINT_NAME ? TSR_DIS_S_NAME : tsr_dis_num_opkind(&P->x->st, p, end);
+            if (st.kind == TSR_DIS_S_NUMROW)
+                st.row = tsr_dis_num_row(&P->x->st, p->arg, &st.len);
             if (!run_step(P, NULL, &st, ev))
                 return false;
             ie++;
             break;
         case TSR_TC_INT:
-            st.kind = TSR_DIS_S_INT;
+            st.kind = tsr_dis_num_opkind(&P->x->st, p, end);
             if (!run_step(P, NULL, &st, ev))
                 return false;
             ie++;

@@ -98,7 +98,16 @@ static void plan_seq(struct pc *C, const struct tsr_tc_part *p, const struct tsr
         case TSR_TC_SPACE:
             break;
         case TSR_TC_TABLE: {
-            if (what != TSR_TC_PRINT_NAME || (k && k->next)) {
+            if (what != TSR_TC_PRINT_NAME) {   /* a number: decided per code when nothing can extend it */
+                uint8_t kind = tsr_dis_num_kind(C->st, p, end, k);
+                struct tsr_dis_step *s = add(C, kind, e, p, end, k);
+                if (s && kind == TSR_DIS_S_NUMROW) {
+                    s->field = p->field;
+                    s->row = tsr_dis_num_row(C->st, p->arg, &s->len);
+                }
+                break;
+            }
+            if (k && k->next) {
                 add(C, TSR_DIS_S_TAB, e, p, end, k);   /* not the walk's short way */
                 break;
             }
@@ -110,7 +119,7 @@ static void plan_seq(struct pc *C, const struct tsr_tc_part *p, const struct tsr
             break;
         }
         case TSR_TC_INT: {
-            struct tsr_dis_step *s = add(C, TSR_DIS_S_INT, e, p, end, k);
+            struct tsr_dis_step *s = add(C, tsr_dis_num_kind(C->st, p, end, k), e, p, end, k);
             if (s)
                 s->field = p->field;
             break;
