@@ -7,7 +7,8 @@
  * instruction with no override when
  *  (1) P itself matches the text as the assembler matches it (`walk`: a literal matches its own print unless
  *      the bound rule cuts it; a printed name reads back as its code; numbers through the expression parser,
- *      each part ending where the printer's record says) and completes to the same fields: every value P
+ *      each part ending where the printer's record says, except where the template shows that the printed
+ *      number reads back: dis_num.c) and completes to the same fields: every value P
  *      binds is the instruction's, and every field P leaves unset gets from the defaults the instruction's
  *      value; then P's checks see the instruction's fields, on which the decoder and printer tested them; and
  *  (2) every choice the assembler tries before P's, at every decision along P, fails:
