@@ -1,6 +1,9 @@
 /* The disassembler's exactness proof (runtime/text/dis_exact.c) on the QPU bundles it once gave up on: an
  * earlier operand alternative or table entry that matches the text but cannot complete, because its value of a
- * field disagrees with the value that another operand of the bundle pins (runtime/text/dis_pin.c).
+ * field disagrees with the value that another operand of the bundle pins (runtime/text/dis_pin.c).  And the
+ * numbers it decides from the template without reading them back (runtime/text/dis_num.c): the printed
+ * number of every print kind reads back as the code, and the plans of load immediates and per-element lists
+ * take those steps.
  *
  * For each bundle: the text assembles to a word that the disassembler's printer prints back as the same text
  * (so the text reads back exactly), and the proof shows it from the printed path without assembling the text
@@ -14,6 +17,7 @@
 #include "qpu.h"
 #include "text/dis_exact.h"
 #include "text/dis_print.h"
+#include "text/dis_px.h"
 #include "tsr.h"
 
 static const char *const pinned[] = {
@@ -35,29 +39,27 @@ static const char *const pinned[] = {
     "v8adds.ifcc x_coord, r4, r2; v8adds.ifz rb28, r4, r0",
 };
 
-Test(disexact, pinned_fields_proven)
+/* Each text of t[0..n): it assembles to a word that the generated printer prints back as the same text, and
+ * the proof (state x, kept for the caller) shows it from the printed path. */
+static void prove_all(struct tsr_dis_exact *x, const char *const *t, size_t n)
 {
     const struct tsr_tc_isa *isa = &qpu_tc_isa;
     struct tsr_tc_printer *G = tsr_tc_printer_new(isa, true);
-    struct tsr_dis_exact *x = calloc(1, sizeof *x);
     unsigned char *inst = calloc(1, isa->inst_size + 16);
-    cr_assert(G && x && inst);
+    cr_assert(G && inst);
     struct tsr_buf b = {0};
-    for (size_t i = 0; i < sizeof pinned / sizeof *pinned; i++) {
-        const char *t = pinned[i];
+    for (size_t i = 0; i < n; i++) {
         uint32_t w[2];
         char err[256];
-        cr_assert_eq(qpu_assemble_one(t, strlen(t), 0, w, err, sizeof err), 0, "'%s': %s", t, err);
+        cr_assert_eq(qpu_assemble_one(t[i], strlen(t[i]), 0, w, err, sizeof err), 0, "'%s': %s", t[i], err);
         tsr_buf_clear(&b);
-        cr_assert_eq(tsr_tc_printer_print(G, w, 0, false, &b), 0, "'%s' is not printed", t);
-        cr_expect(b.len == strlen(t) && memcmp(b.data, t, b.len) == 0, "'%s' prints as '%.*s'", t, (int)b.len,
-                  b.data);
+        cr_assert_eq(tsr_tc_printer_print(G, w, 0, false, &b), 0, "'%s' is not printed", t[i]);
+        cr_expect(b.len == strlen(t[i]) && memcmp(b.data, t[i], b.len) == 0, "'%s' prints as '%.*s'", t[i],
+                  (int)b.len, b.data);
         cr_assert_geq(isa->decode(w, inst), 0);
-        cr_expect(tsr_dis_exact(isa, x, inst, b.data, b.len, tsr_tc_printer_path(G)), "not proven: '%s'", t);
+        cr_expect(tsr_dis_exact(isa, x, inst, b.data, b.len, tsr_tc_printer_path(G)), "not proven: '%s'", t[i]);
     }
     tsr_buf_free(&b);
-    tsr_dis_exact_free(x);
-    free(x);
     free(inst);
     tsr_tc_printer_free(G);
 }
@@ -194,4 +196,130 @@ Test(disexact, alt_hole_condition)
     cr_expect_eq(tsr_dis_alt_hole(&st, p, end, (unsigned)j, (unsigned)k, (unsigned)h, ifz), TSR_DIS_NEVER);
     cr_expect_eq(tsr_dis_alt_hole(&st, p, end, (unsigned)j, (unsigned)k, (unsigned)h, never), TSR_DIS_MAYBE);
     tsr_dis_static_free(&st);
+}
+
+Test(disexact, pinned_fields_proven)
+{
+    struct tsr_dis_exact *x = calloc(1, sizeof *x);
+    cr_assert(x);
+    prove_all(x, pinned, sizeof pinned / sizeof *pinned);
+    tsr_dis_exact_free(x);
+    free(x);
+}
+
+/* dis_num.c (b): a `{FIELD}` hole of every print kind but float, printed by the generated printer's formatters
+ * for codes of every width at the edges of its range (and a few others), followed by text that stops an
+ * expression, reads back through the assembler's expression reader and number_hole's test (tsr_dis_int_value)
+ * as exactly that code, ending where the number ends. */
+Test(disexact, field_numbers_read_back)
+{
+    static const uint8_t kinds[] = {TSR_TC_FP_DEFAULT, TSR_TC_FP_SIGNED, TSR_TC_FP_UNSIGNED, TSR_TC_FP_HEX};
+    uint64_t rng = 0x9e3779b97f4a7c15u;
+    unsigned checked = 0;
+    for (unsigned w = 1; w <= 64; w++) {
+        uint64_t m = w == 64 ? ~(uint64_t)0 : ((uint64_t)1 << w) - 1, h = (uint64_t)1 << (w - 1);
+        uint64_t vals[16] = {0, 1, 9, 10, h - 1, h, h + 1, m - 1, m, 0x7fffffff, 0x80000000, 0xffffffff};
+        for (unsigned i = 12; i < 16; i++) {
+            rng ^= rng >> 12, rng ^= rng << 25, rng ^= rng >> 27;
+            vals[i] = rng * 0x2545f4914f6cdd1du;
+        }
+        for (unsigned i = 0; i < 16; i++)
+            vals[i] &= m;
+        for (unsigned ki = 0; ki < sizeof kinds; ki++) {
+            for (unsigned signd = 0; signd < 2; signd++) {
+                struct tsr_tc_field fd = {.name = "f", .width = (uint8_t)w, .is_signed = signd, .print = kinds[ki]};
+                for (unsigned i = 0; i < 16; i++) {
+                    char b[64];
+                    char *e = fd.print == TSR_TC_FP_HEX ? tsr_tc_fmt_hex(b, vals[i])
+                              : fd.print == TSR_TC_FP_UNSIGNED || (fd.print == TSR_TC_FP_DEFAULT && !signd)
+                                  ? tsr_tc_fmt_dec(b, vals[i], false)
+                                  : tsr_tc_fmt_sdec(b, vals[i], w);
+                    size_t n = (size_t)(e - b), end, ep, el;
+                    memcpy(e, " ], r0", 7);
+                    struct tsr_asm_val v;
+                    const char *err;
+                    int64_t x;
+                    cr_assert_gt(tsr_asm_expr(b, 0, strlen(b), NULL, &end, &v, &err, &ep, &el), 0, "'%s'", b);
+                    cr_assert_eq(end, n, "'%s' read to %zu, not %zu", b, end, n);
+                    cr_assert(tsr_dis_int_value(&fd, &v, &x), "'%s' does not fit %u bits", b, w);
+                    cr_assert_eq((uint64_t)x & m, vals[i], "'%s' reads back as %#llx, not %#llx", b,
+                                 (unsigned long long)((uint64_t)x & m), (unsigned long long)vals[i]);
+                    checked++;
+                }
+            }
+        }
+    }
+    cr_expect_eq(checked, 64u * 4 * 2 * 16);
+}
+
+/* The proof's steps of kind kind in the thread's plans (dis_plan.c) at holes of table t (any table:
+ * UINT32_MAX). */
+static unsigned plan_steps(const struct tsr_dis_exact *x, uint8_t kind, uint32_t t)
+{
+    unsigned n = 0;
+    for (size_t i = 0; x->plans && i < (size_t)x->st.nparts * x->st.maxalt; i++)
+        for (const struct tsr_dis_plan *pl = x->plans[i]; pl; pl = pl->next)
+            for (uint32_t j = 0; j < pl->nstep; j++)
+                n += pl->step[j].kind == kind && (t == UINT32_MAX || pl->step[j].p->arg == t);
+    return n;
+}
+
+static uint32_t table_named(const struct tsr_tc_isa *isa, const char *name)
+{
+    for (uint32_t t = 0; t < isa->ntables; t++)
+        if (!strcmp(isa->tables[t].name, name))
+            return t;
+    cr_assert_fail("no table %s", name);
+    return 0;
+}
+
+static const char *const numbers[] = {
+    /* load immediates: `{imm32}` (signed, print hex) ends the op's template */
+    "mov ra5, 0", "mov ra5, 9", "mov ra5, 0xa", "mov ra5, 0x7fffffff", "mov ra5, 0x80000000", "mov ra5, 0xffffffff",
+    "mov.ifz -, 3; mov.ifnz rb5, 3",
+    /* per-element lists: table pe_s (numbers only) and `{peN}` holes, each followed by `, ` or `]` */
+    "mov r0, [0, -1, 1, -2, 0, 0, 1, 1, -1, -1, -2, -2, 0, 1, -1, -2]",
+    "mov ra1, u[0, 3, 2, 1, 0, 0, 0, 0, 3, 3, 3, 3, 1, 2, 1, 2]",
+    "mov -, sacq(9)",
+    /* small immediates of the add ALU end the template; the mul ALU's are followed by a rotation (`>> 2`
+     * would extend the number: those keep the text check) */
+    "add r0, r1, 5", "add r0, r1, -14", "fadd r0, r1, 2.0", "fadd r0, r1, 0.00390625",
+    "nop; v8muld.ifz ra14.8c, -14, r4 >> 2", "nop; fmul r0, r1, 1.0",
+};
+
+Test(disexact, numbers_from_template)
+{
+    const struct tsr_tc_isa *isa = &qpu_tc_isa;
+    struct tsr_dis_exact *x = calloc(1, sizeof *x);
+    cr_assert(x);
+    prove_all(x, numbers, sizeof numbers / sizeof *numbers);
+    /* every op-level `{imm32}` (the load immediates) is decided from the template */
+    unsigned nimm = 0;
+    for (uint32_t a = 0; a < isa->nops; a++) {
+        const struct tsr_tc_part *p0 = isa->parts + isa->ops[a].part, *end = p0 + isa->ops[a].npart;
+        for (const struct tsr_tc_part *p = p0; p < end; p++)
+            if (p->kind == TSR_TC_INT && !strcmp(isa->fields[p->field].name, "imm32")) {
+                cr_expect_eq(tsr_dis_num_opkind(&x->st, p, end), TSR_DIS_S_FIXINT, "op %s", isa->ops[a].name);
+                nimm++;
+            }
+    }
+    cr_expect_geq(nimm, 3);
+    /* the per-element lists' entries and holes, the add ALU's small immediates: no text; the mul ALU's small
+     * immediates (a rotation may follow): the text */
+    uint32_t pe = table_named(isa, "pe_s"), si = table_named(isa, "smallimm");
+    cr_expect_geq(plan_steps(x, TSR_DIS_S_NUMROW, pe), 16);
+    cr_expect_eq(plan_steps(x, TSR_DIS_S_TAB, pe), 0);
+    cr_expect_geq(plan_steps(x, TSR_DIS_S_FIXINT, UINT32_MAX), 16);
+    cr_expect_geq(plan_steps(x, TSR_DIS_S_NUMROW, si), 1);
+    cr_expect_geq(plan_steps(x, TSR_DIS_S_TAB, si), 1);
+    /* the rows: -14 is code 18 (read first) and code 50 (an earlier entry of the same value: not decided);
+     * 1.0 is code 32, 2^-8 code 40; every pe_s code prints its own value */
+    cr_expect_eq(tsr_dis_num_entry(&x->st, si, 18), TSR_DIS_NEVER);
+    cr_expect_eq(tsr_dis_num_entry(&x->st, si, 50), TSR_DIS_MAYBE);
+    cr_expect_eq(tsr_dis_num_entry(&x->st, si, 32), TSR_DIS_NEVER);
+    cr_expect_eq(tsr_dis_num_entry(&x->st, si, 40), TSR_DIS_NEVER);
+    for (uint64_t c = 0; c < 4; c++)
+        cr_expect_eq(tsr_dis_num_entry(&x->st, pe, c), TSR_DIS_NEVER, "pe_s code %llu", (unsigned long long)c);
+    tsr_dis_exact_free(x);
+    free(x);
 }

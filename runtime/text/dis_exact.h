@@ -63,6 +63,8 @@ struct tsr_dis_static {
     uint32_t **sops;          /* [a * nslots + s]: tsr_dis_slot_ops, its count first (NULL: not yet) */
     uint32_t *hfirst, *holes; /* alternative a's top-level table holes whose table prints codes below 4096 (part
                                  indices): holes[hfirst[a], hfirst[a + 1]), the one with the most entries first */
+    uint8_t **num_rt;         /* [table][code]: tsr_dis_num_entry, computed on first use (dis_num.c) */
+    uint8_t *numop;           /* per op-level part: tsr_dis_num_opkind + 1 (0: not yet) */
     unsigned long budget;     /* steps left for the current question (exceeded: MAYBE) */
 };
 
@@ -184,6 +186,10 @@ enum {
                           a code without the short way: as S_TAB */
     TSR_DIS_S_TAB,     /* a table hole otherwise: the names and numbers the assembler finds there, on the text */
     TSR_DIS_S_INT,     /* a `{FIELD}` hole: the number read back into the field */
+    TSR_DIS_S_FIXINT,  /* a `{FIELD}` hole whose printed number reads back as the field's code for every code
+                          and whose continuation cannot extend it (dis_num.c): the field is bound, no text */
+    TSR_DIS_S_NUMROW,  /* a table hole printed as a number that the continuation cannot extend: the code's row
+                          (tsr_dis_num_entry) says whether it reads back as that code; a code without: as S_TAB */
     TSR_DIS_S_OPT0,    /* optional text not printed: it must not match there */
     TSR_DIS_S_CONDS,   /* the conditions cc[a, a + n) of an alternative or printed optional text */
     TSR_DIS_S_OPND,    /* the operand: its alternatives tried first, early[a, a + n), must fail */
@@ -192,7 +198,8 @@ enum {
 struct tsr_dis_step {
     const struct tsr_tc_part *p, *end;   /* the template part and the end of its sequence */
     const struct tsr_dis_kont *k;        /* what follows the sequence */
-    uint8_t *row;                        /* S_NAME: tsr_dis_name_row (NULL: ask tsr_dis_name_fast) */
+    uint8_t *row;                        /* S_NAME: tsr_dis_name_row (NULL: ask tsr_dis_name_fast);
+                                            S_NUMROW: tsr_dis_num_row (NULL: ask tsr_dis_num_entry) */
     uint32_t len, field;                 /* its length; the field holding the code */
     uint32_t a;                          /* S_CONDS, S_OPND: see above (with n) */
     uint16_t ev, n;
@@ -288,6 +295,56 @@ struct tsr_dis_exact {
     size_t pcap;
     struct tsr_dis_cands cands;   /* the ops slot_possible tries on the text (dis_cand.h) */
 };
+
+/* ---- numbers decided from the template (dis_num.c) ------------------------------------------------------ */
+
+/* The step a `{FIELD}` hole, or a table hole printed as a number, at part p of a sequence ending at end and
+ * followed by k (NULL: the end of the bundle part) compiles to: TSR_DIS_S_FIXINT / TSR_DIS_S_NUMROW when the
+ * continuation cannot extend the printed number (and, for a `{FIELD}` hole, its print kind reads back as the
+ * code for every code), else TSR_DIS_S_INT / TSR_DIS_S_TAB (the text decides).  Why that is sound: dis_num.c. */
+uint8_t tsr_dis_num_kind(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end,
+                         const struct tsr_dis_kont *k);
+uint8_t tsr_dis_num_opkind_slow(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end);
+/* tsr_dis_num_kind for a part p of an op's template (ending at end; nothing follows but the end of the bundle
+ * part), kept per part. */
+static inline uint8_t tsr_dis_num_opkind(struct tsr_dis_static *st, const struct tsr_tc_part *p,
+                                         const struct tsr_tc_part *end)
+{
+    size_t i = (size_t)(p - st->isa->parts);
+    if (st->numop && i < st->nparts && st->numop[i])
+        return (uint8_t)(st->numop[i] - 1);
+    return tsr_dis_num_opkind_slow(st, p, end);
+}
+/* TSR_DIS_NEVER when code c of table t prints a number that no name of the table can start, that reads back
+ * whole, and whose value no numeric entry before c's own accepts; else TSR_DIS_MAYBE.  Computed on first use
+ * per code. */
+int tsr_dis_num_entry(struct tsr_dis_static *st, unsigned t, uint64_t c);
+/* The row of tsr_dis_num_entry's answers for table t (0: not yet computed), *len long (codes at or past it:
+ * ask the function); NULL when the table prints no code below 4096. */
+uint8_t *tsr_dis_num_row(struct tsr_dis_static *st, unsigned t, uint32_t *len);
+void tsr_dis_num_free(struct tsr_dis_static *st);
+
+/* A step s of kind TSR_DIS_S_FIXINT or TSR_DIS_S_NUMROW on its event ev and the instruction's fields f, from
+ * the facts alone (no text): true when it shows what the walk's reading of the number shows there, and then
+ * binds the field (x->bound); false when the facts do not show it (S_NUMROW: a code whose row says no; the
+ * step then runs as S_TAB, on the text). */
+static inline bool tsr_dis_num_run(struct tsr_dis_exact *x, const struct tsr_dis_step *s, const struct tsr_dis_ev *ev,
+                                   const uint64_t *f)
+{
+    uint64_t c = f[s->field];
+    unsigned w = x->st.isa->fields[s->field].width;
+    if (ev->pos >= ev->end || (w < 64 && c >> w))   /* a number is printed; the decoded code fits the field */
+        return false;
+    if (s->kind == TSR_DIS_S_NUMROW) {
+        int v = s->row && c < s->len ? s->row[c] : TSR_DIS_UNKNOWN;
+        if (v == TSR_DIS_UNKNOWN)
+            v = tsr_dis_num_entry(&x->st, s->p->arg, c);
+        if (v != TSR_DIS_NEVER)
+            return false;
+    }
+    x->bound[s->field] = 1;
+    return true;
+}
 
 /* Whether the assembler, given text[0..len) (the bundle printed from inst, a decoded struct <t>_inst, along
  * the path recorded in path), returns inst's format and ignored bits and exactly the format's fields (those

@@ -14,9 +14,14 @@
  *  - a blank (TSR_TC_SPACE) prints one blank, which the matcher accepts: no step;
  *  - a table hole printed as a name: the walk's short way (the name reads back as its code and no longer
  *    name can match instead) is a fact per (place, code), kept in a row that the step indexes by the
- *    field's value (S_NAME); a code without it, or a table printed as a number: the names and numbers the
- *    assembler finds there, on the text, as the walk (S_TAB);
- *  - a `{FIELD}` hole: read back by the expression parser as the walk does (S_INT);
+ *    field's value (S_NAME); a code without it: the names and numbers the assembler finds there, on the
+ *    text, as the walk (S_TAB);
+ *  - a table hole printed as a number that nothing after it can extend (dis_num.c): a row per code says
+ *    whether no name can start it and no earlier numeric entry accepts its value (S_NUMROW); a code
+ *    without, or a continuation that may extend the number (`-14 >> 2`): on the text (S_TAB);
+ *  - a `{FIELD}` hole: when the field's print kind reads back as the code for every code (not float) and
+ *    nothing after it can extend the number, only the binding (S_FIXINT); else read back by the expression
+ *    parser as the walk does (S_INT);
  *  - optional text not printed: the matcher tries it first, so it must fail there, on the text (S_OPT0);
  *  - the conditions of the alternative and of printed optional text, as the walk's conds() (S_CONDS);
  *  - the operand: the alternatives tried before the printed one that the templates do not rule out
@@ -99,7 +104,16 @@ static void plan_seq(struct pc *C, const struct tsr_tc_part *p, const struct tsr
         case TSR_TC_SPACE:
             break;
         case TSR_TC_TABLE: {
-            if (what != TSR_TC_PRINT_NAME || (k && k->next)) {
+            if (what != TSR_TC_PRINT_NAME) {   /* a number: decided per code when nothing can extend it */
+                uint8_t kind = tsr_dis_num_kind(C->st, p, end, k);
+                struct tsr_dis_step *s = add(C, kind, e, p, end, k);
+                if (s && kind == TSR_DIS_S_NUMROW) {
+                    s->field = p->field;
+                    s->row = tsr_dis_num_row(C->st, p->arg, &s->len);
+                }
+                break;
+            }
+            if (k && k->next) {
                 add(C, TSR_DIS_S_TAB, e, p, end, k);   /* not the walk's short way */
                 break;
             }
@@ -111,7 +125,7 @@ static void plan_seq(struct pc *C, const struct tsr_tc_part *p, const struct tsr
             break;
         }
         case TSR_TC_INT: {
-            struct tsr_dis_step *s = add(C, TSR_DIS_S_INT, e, p, end, k);
+            struct tsr_dis_step *s = add(C, tsr_dis_num_kind(C->st, p, end, k), e, p, end, k);
             if (s)
                 s->field = p->field;
             break;

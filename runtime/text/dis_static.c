@@ -205,6 +205,7 @@ void tsr_dis_static_init(struct tsr_dis_static *st, const struct tsr_tc_isa *isa
 
 void tsr_dis_static_free(struct tsr_dis_static *st)
 {
+    tsr_dis_num_free(st);
     free(st->op_pair);
     free(st->alt_pair);
     free(st->alt_ctx);
