@@ -1,7 +1,10 @@
 /* The disassembler's exactness proof (runtime/text/dis_exact.c) on the QPU bundles it once gave up on: an
  * earlier operand alternative or table entry that matches the text but cannot complete, because its value of a
- * field disagrees with the value that another operand of the bundle pins (runtime/text/dis_pin.c); and that
- * rule for a part's leading operand decided from the facts alone (runtime/text/dis_spin.c).
+ * field disagrees with the value that another operand of the bundle pins (runtime/text/dis_pin.c), that rule
+ * for a part's leading operand decided from the facts alone (runtime/text/dis_spin.c).  And the
+ * numbers it decides from the template without reading them back (runtime/text/dis_num.c): the printed
+ * number of every print kind reads back as the code, and the plans of load immediates and per-element lists
+ * take those steps.
  *
  * For each bundle: the text assembles to a word that the disassembler's printer prints back as the same text
  * (so the text reads back exactly), and the proof shows it from the printed path without assembling the text
@@ -15,6 +18,7 @@
 #include "qpu.h"
 #include "text/dis_exact.h"
 #include "text/dis_print.h"
+#include "text/dis_px.h"
 #include "tsr.h"
 
 static const char *const pinned[] = {
@@ -36,57 +40,298 @@ static const char *const pinned[] = {
     "v8adds.ifcc x_coord, r4, r2; v8adds.ifz rb28, r4, r0",
 };
 
-/* A printer, a prover and a decoded instruction, and the text printed. */
-struct rig {
-    const struct tsr_tc_isa *isa;
-    struct tsr_tc_printer *G;
-    struct tsr_dis_exact *x;
-    unsigned char *inst;
-    struct tsr_buf b;
-};
-
-static void rig_open(struct rig *r)
+/* Assembles t into w, prints it into b (it must print as t) and decodes it into inst. */
+static void print_as(struct tsr_tc_printer *G, const char *t, uint32_t *w, struct tsr_buf *b, unsigned char *inst)
 {
-    *r = (struct rig){.isa = &qpu_tc_isa};
-    r->G = tsr_tc_printer_new(r->isa, true);
-    r->x = calloc(1, sizeof *r->x);
-    r->inst = calloc(1, r->isa->inst_size + 16);
-    cr_assert(r->G && r->x && r->inst);
-}
-
-static void rig_close(struct rig *r)
-{
-    tsr_buf_free(&r->b);
-    tsr_dis_exact_free(r->x);
-    free(r->x);
-    free(r->inst);
-    tsr_tc_printer_free(r->G);
-}
-
-/* Assembles t, prints the word into r->b (it must print as t) and decodes it into r->inst. */
-static void rig_print(struct rig *r, const char *t)
-{
-    uint32_t w[2];
     char err[256];
     cr_assert_eq(qpu_assemble_one(t, strlen(t), 0, w, err, sizeof err), 0, "'%s': %s", t, err);
-    tsr_buf_clear(&r->b);
-    cr_assert_eq(tsr_tc_printer_print(r->G, w, 0, false, &r->b), 0, "'%s' is not printed", t);
-    cr_expect(r->b.len == strlen(t) && memcmp(r->b.data, t, r->b.len) == 0, "'%s' prints as '%.*s'", t,
-              (int)r->b.len, r->b.data);
-    cr_assert_geq(r->isa->decode(w, r->inst), 0);
+    tsr_buf_clear(b);
+    cr_assert_eq(tsr_tc_printer_print(G, w, 0, false, b), 0, "'%s' is not printed", t);
+    cr_expect(b->len == strlen(t) && memcmp(b->data, t, b->len) == 0, "'%s' prints as '%.*s'", t, (int)b->len,
+              b->data);
+    cr_assert_geq(qpu_tc_isa.decode(w, inst), 0);
+}
+
+/* Each text of t[0..n): it assembles to a word that the generated printer prints back as the same text, and
+ * the proof (state x, kept for the caller) shows it from the printed path. */
+static void prove_all(struct tsr_dis_exact *x, const char *const *t, size_t n)
+{
+    const struct tsr_tc_isa *isa = &qpu_tc_isa;
+    struct tsr_tc_printer *G = tsr_tc_printer_new(isa, true);
+    unsigned char *inst = calloc(1, isa->inst_size + 16);
+    cr_assert(G && inst);
+    struct tsr_buf b = {0};
+    for (size_t i = 0; i < n; i++) {
+        uint32_t w[2];
+        print_as(G, t[i], w, &b, inst);
+        cr_expect(tsr_dis_exact(isa, x, inst, b.data, b.len, tsr_tc_printer_path(G)), "not proven: '%s'", t[i]);
+    }
+    tsr_buf_free(&b);
+    free(inst);
+    tsr_tc_printer_free(G);
+}
+
+/* ---- facts per table hole of the printed alternative (dis_static.c tsr_dis_alt_hole) ------------------- */
+
+/* The operand part named opnd in op's template (its end in *end), and the index in isa->tables of table. */
+static const struct tsr_tc_part *opnd_part(const struct tsr_tc_isa *isa, const char *op, const char *opnd,
+                                           const struct tsr_tc_part **end)
+{
+    for (unsigned a = 0; a < isa->nops; a++) {
+        const struct tsr_tc_op *O = &isa->ops[a];
+        if (strcmp(O->name, op) != 0)
+            continue;
+        for (uint32_t i = 0; i < O->npart; i++) {
+            const struct tsr_tc_part *p = &isa->parts[O->part + i];
+            if (p->kind == TSR_TC_OPND && strcmp(isa->opnds[p->arg].name, opnd) == 0) {
+                *end = isa->parts + O->part + O->npart;
+                return p;
+            }
+        }
+    }
+    return NULL;
+}
+
+/* The index within the operand of its first alternative (from `from` on) with a table hole of table `tab`
+ * (or, tab NULL, with no table hole and a literal text t), or -1. */
+static int alt_with(const struct tsr_tc_isa *isa, const struct tsr_tc_opnd *o, unsigned from, const char *tab,
+                    const char *t)
+{
+    for (unsigned k = from; k < o->nalt; k++) {
+        const struct tsr_tc_alt *al = &isa->alts[o->alt + k];
+        for (uint32_t i = 0; i < al->npart; i++) {
+            const struct tsr_tc_part *h = &isa->parts[al->part + i];
+            if (tab ? h->kind == TSR_TC_TABLE && strcmp(isa->tables[h->arg].name, tab) == 0
+                    : h->kind == TSR_TC_TEXT && h->len == strlen(t) && memcmp(h->text, t, h->len) == 0)
+                return (int)k;
+        }
+    }
+    return -1;
+}
+
+/* The hole of alternative k (an index into its holes, dis_exact.h) of table tab, and the code whose entry
+ * prints name in *code; -1 when there is none. */
+static int hole_of(const struct tsr_dis_static *st, const struct tsr_tc_opnd *o, unsigned k, const char *tab,
+                   const char *name, uint64_t *code)
+{
+    const struct tsr_tc_isa *isa = st->isa;
+    unsigned a = o->alt + k;
+    for (uint32_t h = 0; h < st->hfirst[a + 1] - st->hfirst[a]; h++) {
+        const struct tsr_tc_part *hp = isa->parts + st->holes[st->hfirst[a] + h];
+        const struct tsr_tc_table *T = &isa->tables[hp->arg];
+        if (strcmp(T->name, tab) != 0)
+            continue;
+        for (uint32_t i = 0; i < T->nprint; i++) {
+            const struct tsr_tc_print *pr = &isa->prints[T->print_first + i];
+            if (pr->kind == TSR_TC_PRINT_NAME && strcmp(pr->name, name) == 0) {
+                *code = pr->code;
+                return (int)h;
+            }
+        }
+    }
+    return -1;
+}
+
+/* `{cond:cond_mul}... {wa_a:waddr_mul}.{packa:pack}` printing the regfile-A pack `16a`: the alternatives with a MUL
+ * pack (`.{packm:pack}`) tried first cannot read it (`16a` is no MUL pack name), whatever the register; the
+ * register alone (the hole with the most entries) does not rule them out. */
+Test(disexact, alt_hole_rules_out_by_any_hole)
+{
+    const struct tsr_tc_isa *isa = &qpu_tc_isa;
+    struct tsr_dis_static st;
+    tsr_dis_static_init(&st, isa);
+    const struct tsr_tc_part *end, *p = opnd_part(isa, "fmul", "dst_mul", &end);
+    cr_assert(p);
+    const struct tsr_tc_opnd *o = &isa->opnds[p->arg];
+    int k = alt_with(isa, o, 0, "packa", NULL);
+    cr_assert_geq(k, 1);
+    uint64_t pack, reg;
+    int hp = hole_of(&st, o, (unsigned)k, "packa", "16a", &pack), hr = hole_of(&st, o, (unsigned)k, "wa_a", "ra5", &reg);
+    cr_assert(hp >= 0 && hr >= 0);
+    uint64_t *f = calloc(isa->nfields + 1, sizeof *f);
+    cr_assert(f);
+    f[isa->parts[st.holes[st.hfirst[o->alt + k] + hp]].field] = pack;
+    f[isa->parts[st.holes[st.hfirst[o->alt + k] + hr]].field] = reg;
+    int n = 0, nra = 0;
+    for (int j = alt_with(isa, o, 0, "packm", NULL); j >= 0 && j < k; j = alt_with(isa, o, (unsigned)j + 1, "packm", NULL)) {
+        n++;
+        cr_expect_eq(tsr_dis_alt_hole(&st, p, end, (unsigned)j, (unsigned)k, (unsigned)hp, pack), TSR_DIS_NEVER,
+                     "alternative %d can read pack 16a", j);
+        uint64_t dummy;
+        if (hole_of(&st, o, (unsigned)j, "wa_a", "ra5", &dummy) >= 0) {   /* `{wa_a:waddr_mul}.{packm:pack}` */
+            cr_expect_eq(tsr_dis_alt_hole(&st, p, end, (unsigned)j, (unsigned)k, (unsigned)hr, reg), TSR_DIS_MAYBE,
+                         "alternative %d: ra5 alone rules it out", j);
+            nra++;
+        }
+        cr_expect_eq(tsr_dis_alt_entry(&st, p, end, (unsigned)j, (unsigned)k, f), TSR_DIS_NEVER);
+        /* the plan's rows: one per hole, answered the same */
+        struct tsr_dis_erow r[TSR_DIS_EHOLES];
+        unsigned nr = tsr_dis_alt_entry_rows(&st, p, end, (unsigned)j, (unsigned)k, r, TSR_DIS_EHOLES);
+        bool seen = false;
+        for (unsigned i = 0; i < nr; i++)
+            if (r[i].hole == (unsigned)hp) {
+                cr_assert_lt(pack, r[i].len);
+                cr_expect_eq(r[i].row[pack], TSR_DIS_NEVER);
+                seen = true;
+            }
+        cr_expect(seen, "no row for the pack hole");
+    }
+    cr_expect_geq(n, 2);
+    cr_expect_geq(nra, 1);
+    free(f);
+    tsr_dis_static_free(&st);
+}
+
+/* ` -` (cond_add 0, no `.setf`) against `{cond:cond_add}{?'.setf' sf == 1} {wa_a:waddr_add}`: ruled out by the
+ * condition's hole for every code printing a condition, not for code 0 (it prints nothing). */
+Test(disexact, alt_hole_condition)
+{
+    const struct tsr_tc_isa *isa = &qpu_tc_isa;
+    struct tsr_dis_static st;
+    tsr_dis_static_init(&st, isa);
+    const struct tsr_tc_part *end, *p = opnd_part(isa, "fadd", "dst_add", &end);
+    cr_assert(p);
+    const struct tsr_tc_opnd *o = &isa->opnds[p->arg];
+    uint64_t ifz, never, pack;
+    int j = alt_with(isa, o, 0, NULL, "-"), k = alt_with(isa, o, 0, "wa_a", NULL);
+    while (k >= 0 && hole_of(&st, o, (unsigned)k, "packa", "16a", &pack) >= 0)   /* the one without a pack */
+        k = alt_with(isa, o, (unsigned)k + 1, "wa_a", NULL);
+    cr_assert(j >= 0 && k > j);
+    int h = hole_of(&st, o, (unsigned)k, "cond", ".ifz", &ifz);
+    cr_assert_geq(h, 0);
+    cr_assert_geq(hole_of(&st, o, (unsigned)k, "cond", "", &never), 0);
+    cr_expect_eq(tsr_dis_alt_hole(&st, p, end, (unsigned)j, (unsigned)k, (unsigned)h, ifz), TSR_DIS_NEVER);
+    cr_expect_eq(tsr_dis_alt_hole(&st, p, end, (unsigned)j, (unsigned)k, (unsigned)h, never), TSR_DIS_MAYBE);
+    tsr_dis_static_free(&st);
 }
 
 Test(disexact, pinned_fields_proven)
 {
-    struct rig r;
-    rig_open(&r);
-    for (size_t i = 0; i < sizeof pinned / sizeof *pinned; i++) {
-        rig_print(&r, pinned[i]);
-        cr_expect(tsr_dis_exact(r.isa, r.x, r.inst, r.b.data, r.b.len, tsr_tc_printer_path(r.G)), "not proven: '%s'",
-                  pinned[i]);
-    }
-    rig_close(&r);
+    struct tsr_dis_exact *x = calloc(1, sizeof *x);
+    cr_assert(x);
+    prove_all(x, pinned, sizeof pinned / sizeof *pinned);
+    tsr_dis_exact_free(x);
+    free(x);
 }
+
+/* dis_num.c (b): a `{FIELD}` hole of every print kind but float, printed by the generated printer's formatters
+ * for codes of every width at the edges of its range (and a few others), followed by text that stops an
+ * expression, reads back through the assembler's expression reader and number_hole's test (tsr_dis_int_value)
+ * as exactly that code, ending where the number ends. */
+Test(disexact, field_numbers_read_back)
+{
+    static const uint8_t kinds[] = {TSR_TC_FP_DEFAULT, TSR_TC_FP_SIGNED, TSR_TC_FP_UNSIGNED, TSR_TC_FP_HEX};
+    uint64_t rng = 0x9e3779b97f4a7c15u;
+    unsigned checked = 0;
+    for (unsigned w = 1; w <= 64; w++) {
+        uint64_t m = w == 64 ? ~(uint64_t)0 : ((uint64_t)1 << w) - 1, h = (uint64_t)1 << (w - 1);
+        uint64_t vals[16] = {0, 1, 9, 10, h - 1, h, h + 1, m - 1, m, 0x7fffffff, 0x80000000, 0xffffffff};
+        for (unsigned i = 12; i < 16; i++) {
+            rng ^= rng >> 12, rng ^= rng << 25, rng ^= rng >> 27;
+            vals[i] = rng * 0x2545f4914f6cdd1du;
+        }
+        for (unsigned i = 0; i < 16; i++)
+            vals[i] &= m;
+        for (unsigned ki = 0; ki < sizeof kinds; ki++) {
+            for (unsigned signd = 0; signd < 2; signd++) {
+                struct tsr_tc_field fd = {.name = "f", .width = (uint8_t)w, .is_signed = signd, .print = kinds[ki]};
+                for (unsigned i = 0; i < 16; i++) {
+                    char b[64];
+                    char *e = fd.print == TSR_TC_FP_HEX ? tsr_tc_fmt_hex(b, vals[i])
+                              : fd.print == TSR_TC_FP_UNSIGNED || (fd.print == TSR_TC_FP_DEFAULT && !signd)
+                                  ? tsr_tc_fmt_dec(b, vals[i], false)
+                                  : tsr_tc_fmt_sdec(b, vals[i], w);
+                    size_t n = (size_t)(e - b), end, ep, el;
+                    memcpy(e, " ], r0", 7);
+                    struct tsr_asm_val v;
+                    const char *err;
+                    int64_t x;
+                    cr_assert_gt(tsr_asm_expr(b, 0, strlen(b), NULL, &end, &v, &err, &ep, &el), 0, "'%s'", b);
+                    cr_assert_eq(end, n, "'%s' read to %zu, not %zu", b, end, n);
+                    cr_assert(tsr_dis_int_value(&fd, &v, &x), "'%s' does not fit %u bits", b, w);
+                    cr_assert_eq((uint64_t)x & m, vals[i], "'%s' reads back as %#llx, not %#llx", b,
+                                 (unsigned long long)((uint64_t)x & m), (unsigned long long)vals[i]);
+                    checked++;
+                }
+            }
+        }
+    }
+    cr_expect_eq(checked, 64u * 4 * 2 * 16);
+}
+
+/* The proof's steps of kind kind in the thread's plans (dis_plan.c) at holes of table t (any table:
+ * UINT32_MAX). */
+static unsigned plan_steps(const struct tsr_dis_exact *x, uint8_t kind, uint32_t t)
+{
+    unsigned n = 0;
+    for (size_t i = 0; x->plans && i < (size_t)x->st.nparts * x->st.maxalt; i++)
+        for (const struct tsr_dis_plan *pl = x->plans[i]; pl; pl = pl->next)
+            for (uint32_t j = 0; j < pl->nstep; j++)
+                n += pl->step[j].kind == kind && (t == UINT32_MAX || pl->step[j].p->arg == t);
+    return n;
+}
+
+static uint32_t table_named(const struct tsr_tc_isa *isa, const char *name)
+{
+    for (uint32_t t = 0; t < isa->ntables; t++)
+        if (!strcmp(isa->tables[t].name, name))
+            return t;
+    cr_assert_fail("no table %s", name);
+    return 0;
+}
+
+static const char *const numbers[] = {
+    /* load immediates: `{imm32}` (signed, print hex) ends the op's template */
+    "mov ra5, 0", "mov ra5, 9", "mov ra5, 0xa", "mov ra5, 0x7fffffff", "mov ra5, 0x80000000", "mov ra5, 0xffffffff",
+    "mov.ifz -, 3; mov.ifnz rb5, 3",
+    /* per-element lists: table pe_s (numbers only) and `{peN}` holes, each followed by `, ` or `]` */
+    "mov r0, [0, -1, 1, -2, 0, 0, 1, 1, -1, -1, -2, -2, 0, 1, -1, -2]",
+    "mov ra1, u[0, 3, 2, 1, 0, 0, 0, 0, 3, 3, 3, 3, 1, 2, 1, 2]",
+    "mov -, sacq(9)",
+    /* small immediates of the add ALU end the template; the mul ALU's are followed by a rotation (`>> 2`
+     * would extend the number: those keep the text check) */
+    "add r0, r1, 5", "add r0, r1, -14", "fadd r0, r1, 2.0", "fadd r0, r1, 0.00390625",
+    "nop; v8muld.ifz ra14.8c, -14, r4 >> 2", "nop; fmul r0, r1, 1.0",
+};
+
+Test(disexact, numbers_from_template)
+{
+    const struct tsr_tc_isa *isa = &qpu_tc_isa;
+    struct tsr_dis_exact *x = calloc(1, sizeof *x);
+    cr_assert(x);
+    prove_all(x, numbers, sizeof numbers / sizeof *numbers);
+    /* every op-level `{imm32}` (the load immediates) is decided from the template */
+    unsigned nimm = 0;
+    for (uint32_t a = 0; a < isa->nops; a++) {
+        const struct tsr_tc_part *p0 = isa->parts + isa->ops[a].part, *end = p0 + isa->ops[a].npart;
+        for (const struct tsr_tc_part *p = p0; p < end; p++)
+            if (p->kind == TSR_TC_INT && !strcmp(isa->fields[p->field].name, "imm32")) {
+                cr_expect_eq(tsr_dis_num_opkind(&x->st, p, end), TSR_DIS_S_FIXINT, "op %s", isa->ops[a].name);
+                nimm++;
+            }
+    }
+    cr_expect_geq(nimm, 3);
+    /* the per-element lists' entries and holes, the add ALU's small immediates: no text; the mul ALU's small
+     * immediates (a rotation may follow): the text */
+    uint32_t pe = table_named(isa, "pe_s"), si = table_named(isa, "smallimm");
+    cr_expect_geq(plan_steps(x, TSR_DIS_S_NUMROW, pe), 16);
+    cr_expect_eq(plan_steps(x, TSR_DIS_S_TAB, pe), 0);
+    cr_expect_geq(plan_steps(x, TSR_DIS_S_FIXINT, UINT32_MAX), 16);
+    cr_expect_geq(plan_steps(x, TSR_DIS_S_NUMROW, si), 1);
+    cr_expect_geq(plan_steps(x, TSR_DIS_S_TAB, si), 1);
+    /* the rows: -14 is code 18 (read first) and code 50 (an earlier entry of the same value: not decided);
+     * 1.0 is code 32, 2^-8 code 40; every pe_s code prints its own value */
+    cr_expect_eq(tsr_dis_num_entry(&x->st, si, 18), TSR_DIS_NEVER);
+    cr_expect_eq(tsr_dis_num_entry(&x->st, si, 50), TSR_DIS_MAYBE);
+    cr_expect_eq(tsr_dis_num_entry(&x->st, si, 32), TSR_DIS_NEVER);
+    cr_expect_eq(tsr_dis_num_entry(&x->st, si, 40), TSR_DIS_NEVER);
+    for (uint64_t c = 0; c < 4; c++)
+        cr_expect_eq(tsr_dis_num_entry(&x->st, pe, c), TSR_DIS_NEVER, "pe_s code %llu", (unsigned long long)c);
+    tsr_dis_exact_free(x);
+    free(x);
+}
+
+/* ---- a field pinned by a bundle part, from the facts (dis_spin.c tsr_dis_spin) --------------------------- */
 
 /* The field index of `name` in the isa (the test fails when it is missing). */
 static unsigned field_of(const struct tsr_tc_isa *isa, const char *name)
@@ -98,19 +343,23 @@ static unsigned field_of(const struct tsr_tc_isa *isa, const char *name)
     return 0;
 }
 
-/* tsr_dis_spin on bundle part k of text t, printed as t: does it pin field `field` to a value other than v,
- * the part read by its printed op (self) or, after part 0, by any op of the later slots? */
+/* tsr_dis_spin on bundle part k of text t, printed as t, for field `field` and value v: the part read by its
+ * printed op (self) or, as a part after part 0, by any op of the later slots. */
 static int spin_of(const char *t, size_t k, bool self, const char *field, uint64_t v)
 {
-    struct rig r;
-    rig_open(&r);
-    rig_print(&r, t);
-    const struct tsr_tc_isa *isa = r.isa;
-    const struct tsr_dis_path *path = tsr_tc_printer_path(r.G);
+    const struct tsr_tc_isa *isa = &qpu_tc_isa;
+    struct tsr_tc_printer *G = tsr_tc_printer_new(isa, true);
+    struct tsr_dis_exact *x = calloc(1, sizeof *x);
+    unsigned char *inst = calloc(1, isa->inst_size + 16);
+    cr_assert(G && x && inst);
+    struct tsr_buf b = {0};
+    uint32_t w[2];
+    print_as(G, t, w, &b, inst);
+    const struct tsr_dis_path *path = tsr_tc_printer_path(G);
     cr_assert_gt(path->nsp, k);
-    unsigned fmt = r.inst[0];
-    const uint16_t *ops = (const uint16_t *)(const void *)(r.inst + isa->off_op);
-    const uint64_t *f = (const uint64_t *)(const void *)(r.inst + isa->off_f);
+    unsigned fmt = inst[0];
+    const uint16_t *ops = (const uint16_t *)(const void *)(inst + isa->off_op);
+    const uint64_t *f = (const uint64_t *)(const void *)(inst + isa->off_f);
     unsigned a = ops[isa->idx[isa->formats[fmt].slot + path->sp[k].t]];
     /* the leading operand: the first template part after the literal text (none: 0xff) */
     const struct tsr_tc_op *op = &isa->ops[a];
@@ -119,16 +368,21 @@ static int spin_of(const char *t, size_t k, bool self, const char *field, uint64
         li++;
     unsigned pw = li < op->npart ? path->ev[path->sp[k].first + li].what : 0xff;
     uint32_t t0 = self ? TSR_DIS_SPIN_SELF : path->sp[0].t + 1;
-    int ans = tsr_dis_spin(isa, r.x, fmt, a, t0, pw, field_of(isa, field), v, f);
+    int ans = tsr_dis_spin(isa, x, fmt, a, t0, pw, field_of(isa, field), v, f);
     /* asked again: the same answer from the table */
-    cr_assert_eq(tsr_dis_spin(isa, r.x, fmt, a, t0, pw, field_of(isa, field), v, f), ans);
-    rig_close(&r);
+    cr_assert_eq(tsr_dis_spin(isa, x, fmt, a, t0, pw, field_of(isa, field), v, f), ans);
+    tsr_buf_free(&b);
+    tsr_dis_exact_free(x);
+    free(x);
+    free(inst);
+    tsr_tc_printer_free(G);
     return ans;
 }
 
-/* A field pinned by a bundle part, from the facts alone (dis_spin.c): `ra28` is a name of the regfile-A write
- * table only, so every way to read the mul destination binds ws = 1; an I/O register (`recip`, `tmu_noswap`) is
- * a name of both tables, read with ws = 0 by the regfile-B alternative, so nothing is shown. */
+/* `ra28` is a name of the regfile-A write table only, so every way to read the mul destination binds ws = 1;
+ * an I/O register (`recip`, `tmu_noswap`) is a name of both tables, read with the other ws by the other
+ * table's alternative, so nothing is shown; a pack name of the regfile-A pack table only (`.8bs`) rules the
+ * MUL pack alternatives out after an I/O name (a hole other than the largest). */
 Test(disexact, spin_pins_from_facts)
 {
     const int PINS = TSR_DIS_SPIN_PINS, OPEN = TSR_DIS_SPIN_OPEN, FREE = TSR_DIS_SPIN_FREE;

@@ -7,7 +7,8 @@
  * instruction with no override when
  *  (1) P itself matches the text as the assembler matches it (`walk`: a literal matches its own print unless
  *      the bound rule cuts it; a printed name reads back as its code; numbers through the expression parser,
- *      each part ending where the printer's record says) and completes to the same fields: every value P
+ *      each part ending where the printer's record says, except where the template shows that the printed
+ *      number reads back: dis_num.c) and completes to the same fields: every value P
  *      binds is the instruction's, and every field P leaves unset gets from the defaults the instruction's
  *      value; then P's checks see the instruction's fields, on which the decoder and printer tested them; and
  *  (2) every choice the assembler tries before P's, at every decision along P, fails:
@@ -16,8 +17,8 @@
  *        printed table entry too; longer table names);
  *      - else through a field (`refuted`): the earlier alternative binds FIELD = v, and another bundle part
  *        can only be read through alternatives that bind FIELD to another value: shown from the facts first
- *        (dis_spin.c: that part's printed op, the alternative it printed at its leading operand and the code
- *        of the entry printed there, a few look-ups), else on the text (`forces`), asked only for the parts
+ *        (dis_spin.c: that part's printed op, the alternative it printed at its leading operand and the codes
+ *        of the entries printed there, a few look-ups), else on the text (`forces`), asked only for the parts
  *        the facts leave open;
  *      - else on this text: a text-only matcher (dis_match.c `tsr_dis_possible`, the assembler's matcher
  *        without fields) finds no way for it to consume the rest of the part (fields only ever remove
@@ -149,10 +150,11 @@ static bool forces(struct px *P, size_t k, unsigned field, uint64_t v)
 
 /* Whether alternative alt, tried by the assembler before the printed one and matching the text, still fails
  * through a field: it binds FIELD = v, and another bundle part pins FIELD to another value, by the facts
- * (dis_spin.c) or on the text alone (forces).  Every path through alt makes both bindings, so none completes.  (The I/O registers are names of
- * both write tables: `t1b` read by the A alternative binds ws = 0, and the other part's `ra28`, a name of
- * the A table only, binds ws = 1 in every alternative that can read it.)  The part being walked counts too,
- * unless alt is an alternative of its leading operand (then that operand is the one being decided). */
+ * (dis_spin.c) or on the text alone (forces).  Every path through alt makes both bindings, so none completes.
+ * (The I/O registers are names of both write tables: `t1b` read by the A alternative binds ws = 0, and the
+ * other part's `ra28`, a name of the A table only, binds ws = 1 in every alternative that can read it.)  The
+ * part being walked counts too, unless alt is an alternative of its leading operand (then that operand is the
+ * one being decided). */
 static bool refuted(struct px *P, const struct tsr_tc_alt *alt)
 {
     const struct tsr_tc_isa *isa = P->isa;
@@ -392,6 +394,10 @@ static inline bool run_step(struct px *P, const struct tsr_dis_plan *pl, const s
         return ws(P, ev->pos) == ev->pos && tsr_dis_expr_at(P, ev->pos, &ee, &v) > 0 && ee == ev->end &&
                tsr_dis_int_value(&isa->fields[st->field], &v, &n) && bind_field(P, st->field, (uint64_t)n);
     }
+    case TSR_DIS_S_FIXINT:
+        return tsr_dis_num_run(x, st, ev, P->f);
+    case TSR_DIS_S_NUMROW:
+        return tsr_dis_num_run(x, st, ev, P->f) || table_hole(P, st->p, st->end, st->k, ev, ws(P, ev->pos));
     case TSR_DIS_S_OPT0: {
         uint32_t q = ws(P, ev->pos), e;
         return ev->end == ev->pos &&
@@ -497,13 +503,15 @@ static bool run_plan(struct px *P, unsigned a)
             ie++;
             break;
         case TSR_TC_TABLE:
-            st.kind = ev->what == TSR_TC_PRINT_NAME ? TSR_DIS_S_NAME : TSR_DIS_S_TAB;
+            st.kind = ev->what == TSR_TC_PRINT_NAME ? TSR_DIS_S_NAME : tsr_dis_num_opkind(&P->x->st, p, end);
+            if (st.kind == TSR_DIS_S_NUMROW)
+                st.row = tsr_dis_num_row(&P->x->st, p->arg, &st.len);
             if (!run_step(P, NULL, &st, ev))
                 return false;
             ie++;
             break;
         case TSR_TC_INT:
-            st.kind = TSR_DIS_S_INT;
+            st.kind = tsr_dis_num_opkind(&P->x->st, p, end);
             if (!run_step(P, NULL, &st, ev))
                 return false;
             ie++;

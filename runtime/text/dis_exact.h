@@ -32,7 +32,7 @@ struct tsr_dis_rem { bool kside; const char *s; uint32_t len; };
 /* Table J's names (the matcher's) against table K's printed names: eq when some name is in both. */
 struct tsr_dis_tpair { bool done, eq; uint32_t nrem; struct tsr_dis_rem *rem; };
 
-#define TSR_DIS_LMAP 8192   /* contexts of tsr_dis_longer, tsr_dis_alt_entry and tsr_dis_name_fast */
+#define TSR_DIS_LMAP 8192   /* contexts of tsr_dis_longer, tsr_dis_alt_hole and tsr_dis_name_fast */
 #define TSR_DIS_AMAP 8192   /* answers of tsr_dis_op_alts */
 struct tsr_dis_akey { uint64_t k1, k2; uint8_t v; };
 
@@ -61,7 +61,10 @@ struct tsr_dis_static {
     uint64_t *lkey;           /* tsr_dis_longer's answers: a map (part, continuation) -> row [code] */
     uint8_t **lrow;
     uint32_t **sops;          /* [a * nslots + s]: tsr_dis_slot_ops, its count first (NULL: not yet) */
-    int32_t *altfix;          /* per alternative: its top-level table hole with the most entries (part index), or -1 */
+    uint32_t *hfirst, *holes; /* alternative a's top-level table holes whose table prints codes below 4096 (part
+                                 indices): holes[hfirst[a], hfirst[a + 1]), the one with the most entries first */
+    uint8_t **num_rt;         /* [table][code]: tsr_dis_num_entry, computed on first use (dis_num.c) */
+    uint8_t *numop;           /* per op-level part: tsr_dis_num_opkind + 1 (0: not yet) */
     unsigned long budget;     /* steps left for the current question (exceeded: MAYBE) */
 };
 
@@ -75,8 +78,15 @@ int tsr_dis_alt_pair(struct tsr_dis_static *st, unsigned j, unsigned k);
  * whose parts end at end: each followed by parts [p + 1, end), then by the end of the bundle part. */
 int tsr_dis_alt_ctx(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end, unsigned j,
                     unsigned k);
-/* tsr_dis_alt_ctx for the printed instruction (fields f): alternative k's largest table hole (altfix) printing
- * the entry it prints for f.  Computed on first use per code. */
+/* tsr_dis_alt_ctx with table hole h of alternative k (h: an index into its holes, st->holes[st->hfirst[alt] + h])
+ * printing the entry of code c, k's other holes free: NEVER when j cannot match what k prints so (`16a` is a
+ * name of the regfile-A pack table only; ` -` is not what `{cond:cond_add} ...` prints for a condition code
+ * other than 0).  MAYBE also when the table has no entry c, h is past k's holes, or the map of rows is full.
+ * Computed on first use per code, kept in a row (tsr_dis_alt_entry_rows). */
+int tsr_dis_alt_hole(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end, unsigned j,
+                     unsigned k, unsigned h, uint64_t c);
+/* For the printed instruction (fields f): NEVER when tsr_dis_alt_hole is NEVER for some hole of k printing the
+ * code it prints for f (each hole's field holds its code). */
 int tsr_dis_alt_entry(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end, unsigned j,
                       unsigned k, const uint64_t *f);
 /* The alternatives j < k of the operand part p of an op's template (ending at end) that tsr_dis_alt_ctx does not
@@ -111,61 +121,20 @@ int tsr_dis_longer(struct tsr_dis_static *st, const struct tsr_tc_part *p, const
  * name can match instead (tsr_dis_longer NEVER); MAYBE otherwise.  Computed on first use per code. */
 int tsr_dis_name_fast(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end,
                       const struct tsr_tc_part *cp, const struct tsr_tc_part *cend, uint64_t c);
-/* The rows behind tsr_dis_name_fast and tsr_dis_alt_entry for one place (indexed by the code; 0: not yet
- * computed, else the answer), allocated here so that a plan (dis_plan.c) reads them without a search; NULL
- * when there is none (the table prints no code below 4096, the map of rows is full, alternative k has no
- * table hole).  *len: the row's length (codes at or past it: ask the function); *field: the field whose
- * code indexes the row (tsr_dis_alt_entry's largest table hole of k). */
+/* The row behind tsr_dis_name_fast for one place (indexed by the code; 0: not yet computed, else the answer),
+ * allocated here so that a plan (dis_plan.c) reads it without a search; NULL when there is none (the table
+ * prints no code below 4096, the map of rows is full).  *len: the row's length (codes at or past it: ask the
+ * function). */
 uint8_t *tsr_dis_name_row(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end,
                           const struct tsr_tc_part *cp, const struct tsr_tc_part *cend, uint32_t *len);
-uint8_t *tsr_dis_alt_entry_row(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end,
-                               unsigned j, unsigned k, uint32_t *len, uint32_t *field);
-
-/* ---- a field pinned by a bundle part, from the facts (dis_spin.c) -------------------------------------- */
-
-/* "Does bundle part k pin FIELD to a value other than v?" (dis_exact.c forces, the text-reading form) asked of
- * the facts alone: every op the assembler can read part k with is its printed op a, or an op that
- * tsr_dis_op_alts shows cannot match what a prints; a begins with literal text and an operand (the leading
- * operand); the alternative pw printed there binds FIELD to another value; and every other alternative of it
- * either binds FIELD to another value or cannot match what pw prints there (tsr_dis_alt_ctx, else the row of
- * tsr_dis_alt_entry by the printed entry's code).  The part of the answer that depends only on
- * (format, slot set, a, pw, FIELD, v) is kept in a table of TSR_DIS_SPIN entries: the alternatives still open
- * and their rows; a question is then a hash, a compare and a row byte per open alternative. */
-#define TSR_DIS_SPIN 4096        /* entries, a power of two (open addressing: keys are never replaced) */
-#define TSR_DIS_SPIN_PROBE 8     /* entries tried for a key (all taken: the answer is computed, not kept) */
-#define TSR_DIS_SPIN_REQ 6       /* open alternatives an answer keeps (more: not shown) */
-#define TSR_DIS_SPIN_SELF UINT32_MAX   /* t0 of a part read by its printed op only */
-/* An open alternative: alternative alt of the operand at template part p (ending at end) does not match what the
- * printed alternative prints there when row[f[field]] (len entries) is TSR_DIS_NEVER (row NULL, or a code
- * past len: ask tsr_dis_alt_entry). */
-struct tsr_dis_spinreq { const struct tsr_tc_part *p, *end; uint8_t *row; uint32_t len, field, alt; };
-struct tsr_dis_spine {
-    uint64_t v;
-    uint32_t field, t0;
-    uint16_t fmt, a;
-    uint8_t pw, state, nreq;      /* state: 0 empty, else 1 + the answer (PINS: when every open one's row says NEVER) */
-    uint32_t req;                 /* its open alternatives: req[req, req + nreq) of struct tsr_dis_spins */
-};
-struct tsr_dis_spins {
-    struct tsr_dis_spine *e;      /* TSR_DIS_SPIN entries (NULL: not yet) */
-    struct tsr_dis_spinreq *req;  /* the open alternatives of the entries, nreq of creq */
-    size_t nreq, creq;
-};
-
-struct tsr_dis_exact;
-/* tsr_dis_spin's answers.  FREE: the part's printed op has no leading operand, or the alternative printed there
- * does not bind FIELD to another value than v, so the part is not pinned this way (forces() answers false
- * too: the printed op reads the part so); PINS: every way the assembler can read the part binds FIELD to a
- * value other than v; OPEN: not shown (the text may show it). */
-enum { TSR_DIS_SPIN_OPEN, TSR_DIS_SPIN_PINS, TSR_DIS_SPIN_FREE };
-/* The answer for a bundle part whose fields are f (struct <t>_inst f[]), printed in format fmt, asked for field
- * `field` and value v (masked to the field).  The part: printed by op a with alternative pw (0xff: none known)
- * at a's leading operand.  t0: the slot position (within the format) after that of the part being decided when
- * this part comes later in the bundle (the assembler may read it with any op of the slots from t0 on), or
- * TSR_DIS_SPIN_SELF when it comes at or before that part (read by its printed op).  Aborts when memory runs
- * out. */
-int tsr_dis_spin(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsigned fmt, unsigned a, uint32_t t0,
-                 unsigned pw, unsigned field, uint64_t v, const uint64_t *f);
+/* A row of tsr_dis_alt_hole answers (j against hole `hole` of k) by code: row[c] for c < len (0: not yet
+ * computed), the code being f[field]. */
+struct tsr_dis_erow { uint8_t *row; uint32_t len, field, hole; };
+/* The rows behind tsr_dis_alt_entry for early alternative j against printed alternative k at operand part p
+ * (of an op's template ending at end): one per hole of k, in the order of st->holes, at most max of them, in
+ * rows[0..n); returns n (0: k has no such hole; fewer: the map of rows is full). */
+unsigned tsr_dis_alt_entry_rows(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end,
+                                unsigned j, unsigned k, struct tsr_dis_erow *rows, unsigned max);
 
 /* ---- the per-word proof (dis_exact.c) ---------------------------------------------------------------- */
 
@@ -217,6 +186,10 @@ enum {
                           a code without the short way: as S_TAB */
     TSR_DIS_S_TAB,     /* a table hole otherwise: the names and numbers the assembler finds there, on the text */
     TSR_DIS_S_INT,     /* a `{FIELD}` hole: the number read back into the field */
+    TSR_DIS_S_FIXINT,  /* a `{FIELD}` hole whose printed number reads back as the field's code for every code
+                          and whose continuation cannot extend it (dis_num.c): the field is bound, no text */
+    TSR_DIS_S_NUMROW,  /* a table hole printed as a number that the continuation cannot extend: the code's row
+                          (tsr_dis_num_entry) says whether it reads back as that code; a code without: as S_TAB */
     TSR_DIS_S_OPT0,    /* optional text not printed: it must not match there */
     TSR_DIS_S_CONDS,   /* the conditions cc[a, a + n) of an alternative or printed optional text */
     TSR_DIS_S_OPND,    /* the operand: its alternatives tried first, early[a, a + n), must fail */
@@ -225,7 +198,8 @@ enum {
 struct tsr_dis_step {
     const struct tsr_tc_part *p, *end;   /* the template part and the end of its sequence */
     const struct tsr_dis_kont *k;        /* what follows the sequence */
-    uint8_t *row;                        /* S_NAME: tsr_dis_name_row (NULL: ask tsr_dis_name_fast) */
+    uint8_t *row;                        /* S_NAME: tsr_dis_name_row (NULL: ask tsr_dis_name_fast);
+                                            S_NUMROW: tsr_dis_num_row (NULL: ask tsr_dis_num_entry) */
     uint32_t len, field;                 /* its length; the field holding the code */
     uint32_t a;                          /* S_CONDS, S_OPND: see above (with n) */
     uint16_t ev, n;
@@ -233,23 +207,30 @@ struct tsr_dis_step {
 };
 
 /* An alternative tried before the printed one (index alt within the operand) that the templates do not rule
- * out; row: tsr_dis_alt_entry_row for it (NULL: none), len, field as there. */
-struct tsr_dis_early { uint32_t alt; uint8_t *row; uint32_t len, field; };
+ * out; r[0..nrow): tsr_dis_alt_entry_rows for it (the printed alternative's first TSR_DIS_EHOLES holes, the
+ * largest first; later holes are asked by the walk's tsr_dis_alt_entry only). */
+#define TSR_DIS_EHOLES 4
+struct tsr_dis_early { uint32_t alt, nrow; struct tsr_dis_erow r[TSR_DIS_EHOLES]; };
 
 /* Whether the facts alone show that early alternative y of the operand at step s (an S_OPND step; printed
- * alternative k, the instruction's fields f) cannot match what the printed one prints there: its row of
- * tsr_dis_alt_entry answers by the printed entry's code, computed on first use per code.  false: not shown
- * (the text, or a field pinned elsewhere, decides). */
+ * alternative k, the instruction's fields f) cannot match what the printed one prints there: some hole's row
+ * of tsr_dis_alt_hole answers NEVER for the code it prints, each computed on first use per code (the holes
+ * in order, up to the first NEVER).  false: not shown (the text, or a field pinned elsewhere, decides). */
 static inline bool tsr_dis_early_never(struct tsr_dis_static *st, const struct tsr_dis_step *s,
                                        const struct tsr_dis_early *y, unsigned k, const uint64_t *f)
 {
-    if (!y->row)
-        return false;
-    uint64_t c = f[y->field];
-    int v = c < y->len ? y->row[c] : TSR_DIS_MAYBE;
-    if (v == TSR_DIS_UNKNOWN)
-        v = tsr_dis_alt_entry(st, s->p, s->end, y->alt, k, f);
-    return v == TSR_DIS_NEVER;
+    for (uint32_t i = 0; i < y->nrow; i++) {
+        const struct tsr_dis_erow *r = &y->r[i];
+        uint64_t c = f[r->field];
+        if (c >= r->len)
+            continue;
+        int v = r->row[c];
+        if (v == TSR_DIS_UNKNOWN)
+            v = tsr_dis_alt_hole(st, s->p, s->end, y->alt, k, r->hole, c);
+        if (v == TSR_DIS_NEVER)
+            return true;
+    }
+    return false;
 }
 
 /* A condition of the path compiled (S_CONDS): TSR_TC_BIND: f[field] must be val (masked to the field), which
@@ -280,6 +261,50 @@ const struct tsr_dis_plan *tsr_dis_plan_get(struct tsr_dis_exact *x, const struc
                                             const struct tsr_tc_part *p, const struct tsr_tc_part *end,
                                             const struct tsr_dis_ev *ev, size_t avail);
 void tsr_dis_plan_free(struct tsr_dis_exact *x);
+
+/* ---- a field pinned by a bundle part, from the facts (dis_spin.c) -------------------------------------- */
+
+/* "Does bundle part k pin FIELD to a value other than v?" (dis_exact.c forces, the text-reading form) asked of
+ * the facts alone: every op the assembler can read part k with is its printed op a, or an op that
+ * tsr_dis_op_alts shows cannot match what a prints; a begins with literal text and an operand (the leading
+ * operand); the alternative pw printed there binds FIELD to another value; and every other alternative of it
+ * either binds FIELD to another value or cannot match what pw prints there (tsr_dis_alt_ctx, else the rows of
+ * tsr_dis_alt_hole by the codes pw's holes print, as tsr_dis_early_never asks them).  The part of the answer
+ * that depends only on (format, slot set, a, pw, FIELD, v) is kept in a table of TSR_DIS_SPIN entries: the
+ * alternatives still open and their rows; a question is then a hash, a compare and a row byte or two per open
+ * alternative. */
+#define TSR_DIS_SPIN 4096        /* entries, a power of two (open addressing: keys are never replaced) */
+#define TSR_DIS_SPIN_PROBE 8     /* entries tried for a key (all taken: the answer is computed, not kept) */
+#define TSR_DIS_SPIN_REQ 6       /* open alternatives an answer keeps (more: not shown) */
+#define TSR_DIS_SPIN_SELF UINT32_MAX   /* t0 of a part read by its printed op only */
+struct tsr_dis_spine {
+    uint64_t v;
+    uint32_t field, t0;
+    uint16_t fmt, a;
+    uint8_t pw, state, nreq;      /* state: 0 empty, else 1 + the answer (PINS: when every open one's rows say NEVER) */
+    uint32_t req;                 /* its open alternatives: req[req, req + nreq) of struct tsr_dis_spins, each with
+                                     its rows as a plan's early alternative (tsr_dis_early_never) */
+    const struct tsr_tc_part *p, *end;   /* a's leading operand and the end of a's template */
+};
+struct tsr_dis_spins {
+    struct tsr_dis_spine *e;      /* TSR_DIS_SPIN entries (NULL: not yet) */
+    struct tsr_dis_early *req;    /* the open alternatives of the entries, nreq of creq */
+    size_t nreq, creq;
+};
+
+/* tsr_dis_spin's answers.  FREE: the part's printed op has no leading operand, or the alternative printed there
+ * does not bind FIELD to another value than v, so the part is not pinned this way (forces() answers false
+ * too: the printed op reads the part so); PINS: every way the assembler can read the part binds FIELD to a
+ * value other than v; OPEN: not shown (the text may show it). */
+enum { TSR_DIS_SPIN_OPEN, TSR_DIS_SPIN_PINS, TSR_DIS_SPIN_FREE };
+/* The answer for a bundle part whose fields are f (struct <t>_inst f[]), printed in format fmt, asked for field
+ * `field` and value v (masked to the field).  The part: printed by op a with alternative pw (0xff: none known)
+ * at a's leading operand.  t0: the slot position (within the format) after that of the part being decided when
+ * this part comes later in the bundle (the assembler may read it with any op of the slots from t0 on), or
+ * TSR_DIS_SPIN_SELF when it comes at or before that part (read by its printed op).  Aborts when memory runs
+ * out. */
+int tsr_dis_spin(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsigned fmt, unsigned a, uint32_t t0,
+                 unsigned pw, unsigned field, uint64_t v, const uint64_t *f);
 
 /* A bundle part of the text being proven (dis_exact.c): bytes [start, end), the first non-blank at q; once
  * have_set (when an op is first tried on its text), run is the length of the identifier at q and have the
@@ -315,6 +340,56 @@ struct tsr_dis_exact {
     struct tsr_dis_cands cands;   /* the ops slot_possible tries on the text (dis_cand.h) */
     struct tsr_dis_spins spin;    /* tsr_dis_spin's answers (dis_spin.c) */
 };
+
+/* ---- numbers decided from the template (dis_num.c) ------------------------------------------------------ */
+
+/* The step a `{FIELD}` hole, or a table hole printed as a number, at part p of a sequence ending at end and
+ * followed by k (NULL: the end of the bundle part) compiles to: TSR_DIS_S_FIXINT / TSR_DIS_S_NUMROW when the
+ * continuation cannot extend the printed number (and, for a `{FIELD}` hole, its print kind reads back as the
+ * code for every code), else TSR_DIS_S_INT / TSR_DIS_S_TAB (the text decides).  Why that is sound: dis_num.c. */
+uint8_t tsr_dis_num_kind(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end,
+                         const struct tsr_dis_kont *k);
+uint8_t tsr_dis_num_opkind_slow(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end);
+/* tsr_dis_num_kind for a part p of an op's template (ending at end; nothing follows but the end of the bundle
+ * part), kept per part. */
+static inline uint8_t tsr_dis_num_opkind(struct tsr_dis_static *st, const struct tsr_tc_part *p,
+                                         const struct tsr_tc_part *end)
+{
+    size_t i = (size_t)(p - st->isa->parts);
+    if (st->numop && i < st->nparts && st->numop[i])
+        return (uint8_t)(st->numop[i] - 1);
+    return tsr_dis_num_opkind_slow(st, p, end);
+}
+/* TSR_DIS_NEVER when code c of table t prints a number that no name of the table can start, that reads back
+ * whole, and whose value no numeric entry before c's own accepts; else TSR_DIS_MAYBE.  Computed on first use
+ * per code. */
+int tsr_dis_num_entry(struct tsr_dis_static *st, unsigned t, uint64_t c);
+/* The row of tsr_dis_num_entry's answers for table t (0: not yet computed), *len long (codes at or past it:
+ * ask the function); NULL when the table prints no code below 4096. */
+uint8_t *tsr_dis_num_row(struct tsr_dis_static *st, unsigned t, uint32_t *len);
+void tsr_dis_num_free(struct tsr_dis_static *st);
+
+/* A step s of kind TSR_DIS_S_FIXINT or TSR_DIS_S_NUMROW on its event ev and the instruction's fields f, from
+ * the facts alone (no text): true when it shows what the walk's reading of the number shows there, and then
+ * binds the field (x->bound); false when the facts do not show it (S_NUMROW: a code whose row says no; the
+ * step then runs as S_TAB, on the text). */
+static inline bool tsr_dis_num_run(struct tsr_dis_exact *x, const struct tsr_dis_step *s, const struct tsr_dis_ev *ev,
+                                   const uint64_t *f)
+{
+    uint64_t c = f[s->field];
+    unsigned w = x->st.isa->fields[s->field].width;
+    if (ev->pos >= ev->end || (w < 64 && c >> w))   /* a number is printed; the decoded code fits the field */
+        return false;
+    if (s->kind == TSR_DIS_S_NUMROW) {
+        int v = s->row && c < s->len ? s->row[c] : TSR_DIS_UNKNOWN;
+        if (v == TSR_DIS_UNKNOWN)
+            v = tsr_dis_num_entry(&x->st, s->p->arg, c);
+        if (v != TSR_DIS_NEVER)
+            return false;
+    }
+    x->bound[s->field] = 1;
+    return true;
+}
 
 /* Whether the assembler, given text[0..len) (the bundle printed from inst, a decoded struct <t>_inst, along
  * the path recorded in path), returns inst's format and ignored bits and exactly the format's fields (those

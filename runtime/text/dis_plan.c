@@ -14,14 +14,20 @@
  *  - a blank (TSR_TC_SPACE) prints one blank, which the matcher accepts: no step;
  *  - a table hole printed as a name: the walk's short way (the name reads back as its code and no longer
  *    name can match instead) is a fact per (place, code), kept in a row that the step indexes by the
- *    field's value (S_NAME); a code without it, or a table printed as a number: the names and numbers the
- *    assembler finds there, on the text, as the walk (S_TAB);
- *  - a `{FIELD}` hole: read back by the expression parser as the walk does (S_INT);
+ *    field's value (S_NAME); a code without it: the names and numbers the assembler finds there, on the
+ *    text, as the walk (S_TAB);
+ *  - a table hole printed as a number that nothing after it can extend (dis_num.c): a row per code says
+ *    whether no name can start it and no earlier numeric entry accepts its value (S_NUMROW); a code
+ *    without, or a continuation that may extend the number (`-14 >> 2`): on the text (S_TAB);
+ *  - a `{FIELD}` hole: when the field's print kind reads back as the code for every code (not float) and
+ *    nothing after it can extend the number, only the binding (S_FIXINT); else read back by the expression
+ *    parser as the walk does (S_INT);
  *  - optional text not printed: the matcher tries it first, so it must fail there, on the text (S_OPT0);
  *  - the conditions of the alternative and of printed optional text, as the walk's conds() (S_CONDS);
  *  - the operand: the alternatives tried before the printed one that the templates do not rule out
- *    (tsr_dis_alt_maybe, tsr_dis_alt_ctx), each with its row of tsr_dis_alt_entry answers by the printed
- *    entry; the survivors are tried on the text and through a field, as the walk (S_OPND).
+ *    (tsr_dis_alt_maybe, tsr_dis_alt_ctx), each with its rows of tsr_dis_alt_hole answers by the code each
+ *    table hole of the printed alternative prints; the survivors are tried on the text and through a field,
+ *    as the walk (S_OPND).
  * A plan is a shortcut only: when a step fails, or the path is one the walk rejects or that plans leave out
  * (labels, an operand within an operand's alternative), dis_exact.c runs the walk itself, so what is proven
  * is what the walk proves (TESSERA_DIS_VERIFY cross-checks both with the assembler).
@@ -98,7 +104,16 @@ static void plan_seq(struct pc *C, const struct tsr_tc_part *p, const struct tsr
         case TSR_TC_SPACE:
             break;
         case TSR_TC_TABLE: {
-            if (what != TSR_TC_PRINT_NAME || (k && k->next)) {
+            if (what != TSR_TC_PRINT_NAME) {   /* a number: decided per code when nothing can extend it */
+                uint8_t kind = tsr_dis_num_kind(C->st, p, end, k);
+                struct tsr_dis_step *s = add(C, kind, e, p, end, k);
+                if (s && kind == TSR_DIS_S_NUMROW) {
+                    s->field = p->field;
+                    s->row = tsr_dis_num_row(C->st, p->arg, &s->len);
+                }
+                break;
+            }
+            if (k && k->next) {
                 add(C, TSR_DIS_S_TAB, e, p, end, k);   /* not the walk's short way */
                 break;
             }
@@ -110,7 +125,7 @@ static void plan_seq(struct pc *C, const struct tsr_tc_part *p, const struct tsr
             break;
         }
         case TSR_TC_INT: {
-            struct tsr_dis_step *s = add(C, TSR_DIS_S_INT, e, p, end, k);
+            struct tsr_dis_step *s = add(C, tsr_dis_num_kind(C->st, p, end, k), e, p, end, k);
             if (s)
                 s->field = p->field;
             break;
@@ -144,7 +159,7 @@ static void plan_seq(struct pc *C, const struct tsr_tc_part *p, const struct tsr
                 }
                 struct tsr_dis_early *y = &C->pl->early[C->nearly++];
                 *y = (struct tsr_dis_early){.alt = i};
-                y->row = tsr_dis_alt_entry_row(C->st, p, end, i, what, &y->len, &y->field);
+                y->nrow = tsr_dis_alt_entry_rows(C->st, p, end, i, what, y->r, TSR_DIS_EHOLES);
             }
             s->n = (uint16_t)(C->nearly - s->a);
             C->pl->rest = (struct tsr_dis_kont){p + 1, end, NULL};

@@ -16,10 +16,12 @@
  *  - a begins with literal text and an operand, so that operand's text starts where the printed one does;
  *    the printed alternative pw binds FIELD to another value, and every other alternative i does too, or
  *    cannot match what pw prints there followed by the rest of a's template: tsr_dis_alt_ctx (whatever the
- *    entries), else tsr_dis_alt_entry for the entry printed (its row by the code of pw's largest table hole).
+ *    entries), else tsr_dis_alt_hole for the entries printed (the rows of pw's holes by their codes, as a
+ *    plan's early alternative: tsr_dis_early_never).
  * Everything but the last row look-ups depends on (format, slot set, a, pw, FIELD, v) only, and is kept per
  * thread in an open-addressed table (x->spin): the alternatives left open (at most TSR_DIS_SPIN_REQ) with their
- * rows.  Keys are few (about 1,200 on 400,000 random QPU words) and never replaced.  An answer false proves nothing (forces, then dis_pin.c, ask the text).
+ * rows.  Keys are few (about 1,200 on 400,000 random QPU words) and never replaced.  An answer other than PINS
+ * proves nothing (forces, then dis_pin.c, ask the text).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +33,8 @@ static int lead_of(const struct tsr_tc_isa *isa, unsigned b)
 {
     const struct tsr_tc_op *op = &isa->ops[b];
     uint32_t i = 0;
-    while (i < op->npart && (isa->parts[op->part + i].kind == TSR_TC_TEXT || isa->parts[op->part + i].kind == TSR_TC_SPACE))
+    while (i < op->npart &&
+           (isa->parts[op->part + i].kind == TSR_TC_TEXT || isa->parts[op->part + i].kind == TSR_TC_SPACE))
         i++;
     return i < op->npart && isa->parts[op->part + i].kind == TSR_TC_OPND ? (int)i : -1;
 }
@@ -71,10 +74,9 @@ static bool all_bind_other(const struct tsr_tc_isa *isa, unsigned b, unsigned fi
     return o->nalt > 0;
 }
 
-/* The answer from the facts for e's key: FREE, OPEN, or PINS when none of the open alternatives, req[0, *nreq),
- * matches the entry printed (their rows by its code). */
-static int compute(struct tsr_dis_static *st, const struct tsr_dis_spine *e, struct tsr_dis_spinreq *req,
-                   unsigned *nreq)
+/* The answer from the facts for e's key (e->p, e->end set here): FREE, OPEN, or PINS when none of the open
+ * alternatives, req[0, *nreq), matches the entries printed (their rows by the codes). */
+static int compute(struct tsr_dis_static *st, struct tsr_dis_spine *e, struct tsr_dis_early *req, unsigned *nreq)
 {
     const struct tsr_tc_isa *isa = st->isa;
     const struct tsr_tc_format *F = &isa->formats[e->fmt];
@@ -87,6 +89,7 @@ static int compute(struct tsr_dis_static *st, const struct tsr_dis_spine *e, str
     const struct tsr_tc_op *A = &isa->ops[a];
     const struct tsr_tc_part *p = isa->parts + A->part + li, *end = isa->parts + A->part + A->npart;
     const struct tsr_tc_opnd *o = &isa->opnds[p->arg];
+    e->p = p, e->end = end;
     if (e->pw >= o->nalt || (uint32_t)li >= TSR_DIS_LALT)
         return TSR_DIS_SPIN_OPEN;
     /* the printed op reads the part through the printed alternative */
@@ -111,31 +114,30 @@ static int compute(struct tsr_dis_static *st, const struct tsr_dis_spine *e, str
     /* the printed op's other alternatives there */
     for (uint32_t i = 0; i < o->nalt; i++) {
         const struct tsr_tc_alt *al = &isa->alts[o->alt + i];
-        if (tsr_dis_binds_other(isa, al->cond, al->ncond, field, v) || tsr_dis_alt_ctx(st, p, end, i, e->pw) == TSR_DIS_NEVER)
+        if (tsr_dis_binds_other(isa, al->cond, al->ncond, field, v) ||
+            tsr_dis_alt_ctx(st, p, end, i, e->pw) == TSR_DIS_NEVER)
             continue;
         if (*nreq == TSR_DIS_SPIN_REQ)
             return TSR_DIS_SPIN_OPEN;
-        struct tsr_dis_spinreq *r = &req[(*nreq)++];
-        r->p = p, r->end = end, r->alt = i;
-        r->row = tsr_dis_alt_entry_row(st, p, end, i, e->pw, &r->len, &r->field);
-        if (!r->row)
-            r->len = 0, r->field = UINT32_MAX;   /* no row: tsr_dis_alt_entry decides */
+        struct tsr_dis_early *y = &req[*nreq];
+        y->alt = i;
+        y->nrow = tsr_dis_alt_entry_rows(st, p, end, i, e->pw, y->r, TSR_DIS_EHOLES);
+        if (!y->nrow)
+            return TSR_DIS_SPIN_OPEN;   /* no row: nothing shown per code */
+        ++*nreq;
     }
     return TSR_DIS_SPIN_PINS;
 }
 
-/* PINS when none of the open alternatives req[0, n) matches the entry printed (fields f; pw printed), else OPEN. */
-static int open_ones(struct tsr_dis_static *st, const struct tsr_dis_spinreq *req, unsigned n, unsigned pw,
-                     const uint64_t *f)
+/* PINS when none of the open alternatives req[0, n) of the operand at e->p matches the entries printed (fields f)
+ * by their rows, else OPEN. */
+static int open_ones(struct tsr_dis_static *st, const struct tsr_dis_spine *e, const struct tsr_dis_early *req,
+                     unsigned n, const uint64_t *f)
 {
-    for (unsigned i = 0; i < n; i++) {
-        const struct tsr_dis_spinreq *q = &req[i];
-        int ans = q->row && f[q->field] < q->len ? q->row[f[q->field]] : TSR_DIS_UNKNOWN;
-        if (ans == TSR_DIS_UNKNOWN)
-            ans = tsr_dis_alt_entry(st, q->p, q->end, q->alt, pw, f);
-        if (ans != TSR_DIS_NEVER)
+    const struct tsr_dis_step s = {.p = e->p, .end = e->end};
+    for (unsigned i = 0; i < n; i++)
+        if (!tsr_dis_early_never(st, &s, &req[i], e->pw, f))
             return TSR_DIS_SPIN_OPEN;
-    }
     return TSR_DIS_SPIN_PINS;
 }
 
@@ -154,36 +156,33 @@ int tsr_dis_spin(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsigned
     v &= tsr_bits_mask(isa->fields[field].width);
     uint64_t h = ((uint64_t)fmt << 48 | (uint64_t)a << 32 | (uint64_t)pw << 24 | field) * 0x9e3779b97f4a7c15u;
     h = (h ^ v ^ (uint64_t)t0 << 40) * 0xff51afd7ed558ccdu;
-    for (unsigned j = 0; j < TSR_DIS_SPIN_PROBE; j++) {
-        struct tsr_dis_spine *e = &S->e[((h >> 40) + j) & (TSR_DIS_SPIN - 1)];
-        if (e->state && e->v == v && e->field == field && e->t0 == t0 && e->fmt == fmt && e->a == a && e->pw == pw) {
-            int r = e->state - 1;
-            return r == TSR_DIS_SPIN_PINS ? open_ones(&x->st, S->req + e->req, e->nreq, pw, f) : r;
+    struct tsr_dis_spine k = {.v = v, .field = field, .t0 = t0, .fmt = (uint16_t)fmt, .a = (uint16_t)a,
+                              .pw = (uint8_t)pw};
+    struct tsr_dis_spine *e = NULL;
+    for (unsigned j = 0; j < TSR_DIS_SPIN_PROBE && !e; j++) {
+        struct tsr_dis_spine *c = &S->e[((h >> 40) + j) & (TSR_DIS_SPIN - 1)];
+        if (c->state && c->v == v && c->field == field && c->t0 == t0 && c->fmt == fmt && c->a == a && c->pw == pw) {
+            int r = c->state - 1;
+            return r == TSR_DIS_SPIN_PINS ? open_ones(&x->st, c, S->req + c->req, c->nreq, f) : r;
         }
-        if (!e->state) {   /* a new key: its answer is kept here */
-            struct tsr_dis_spinreq req[TSR_DIS_SPIN_REQ];
-            unsigned n;
-            *e = (struct tsr_dis_spine){.v = v, .field = field, .t0 = t0, .fmt = (uint16_t)fmt, .a = (uint16_t)a,
-                                        .pw = (uint8_t)pw};
-            int r = compute(&x->st, e, req, &n);
-            if (S->nreq + n > S->creq) {
-                S->creq = S->creq ? S->creq * 2 : 256;
-                if (!(S->req = realloc(S->req, S->creq * sizeof *S->req)))
-                    abort();
-            }
-            for (unsigned i = 0; i < n; i++)
-                S->req[S->nreq + i] = req[i];
-            e->req = (uint32_t)S->nreq, e->nreq = (uint8_t)n;
-            S->nreq += n;
-            e->state = (uint8_t)(r + 1);
-            return r == TSR_DIS_SPIN_PINS ? open_ones(&x->st, req, n, pw, f) : r;
-        }
+        if (!c->state)
+            e = c;   /* a new key: its answer is kept here */
     }
-    /* the entries for this hash are taken: the answer, not kept */
-    struct tsr_dis_spinreq req[TSR_DIS_SPIN_REQ];
+    struct tsr_dis_early req[TSR_DIS_SPIN_REQ];
     unsigned n;
-    const struct tsr_dis_spine k = {.v = v, .field = field, .t0 = t0, .fmt = (uint16_t)fmt, .a = (uint16_t)a,
-                                    .pw = (uint8_t)pw};
     int r = compute(&x->st, &k, req, &n);
-    return r == TSR_DIS_SPIN_PINS ? open_ones(&x->st, req, n, pw, f) : r;
+    if (e) {   /* else the entries for this hash are taken: the answer is not kept */
+        if (S->nreq + n > S->creq) {
+            S->creq = S->creq ? S->creq * 2 : 256;
+            if (!(S->req = realloc(S->req, S->creq * sizeof *S->req)))
+                abort();
+        }
+        for (unsigned i = 0; i < n; i++)
+            S->req[S->nreq + i] = req[i];
+        k.req = (uint32_t)S->nreq, k.nreq = (uint8_t)n;
+        S->nreq += n;
+        k.state = (uint8_t)(r + 1);
+        *e = k;
+    }
+    return r == TSR_DIS_SPIN_PINS ? open_ones(&x->st, &k, req, n, f) : r;
 }

@@ -23,8 +23,9 @@
  *  - op B against op A: a whole bundle part (formats, slots, ops tried first); also with one operand of A
  *    held to the alternative printed (tsr_dis_op_alts);
  *  - alternatives j and k of an operand in its place in an op's template, each followed by the rest of the
- *    template (tsr_dis_alt_ctx, tsr_dis_alt_maybe), also with k's largest table hole held to the entry
- *    printed (tsr_dis_alt_entry: `t1b` is in both write tables, `ra28` in one);
+ *    template (tsr_dis_alt_ctx, tsr_dis_alt_maybe), also with one table hole of k held to the entry
+ *    printed, the others free, for each of k's holes (tsr_dis_alt_hole, tsr_dis_alt_entry: `t1b` is in both
+ *    write tables, `ra28` in one; the pack `16a` is a name of the regfile-A pack table only);
  *  - a table name against the longer names of its table, followed by the rest (tsr_dis_longer);
  *  - places with the same rest of template share their answers (canon_init).
  * The round trip check has no symbols (tsr_asm_new without tsr_asm_use_syms): the facts assume none.
@@ -149,17 +150,28 @@ void tsr_dis_static_init(struct tsr_dis_static *st, const struct tsr_tc_isa *isa
     }
     st->name_rt = xcalloc((size_t)isa->ntables * sizeof *st->name_rt);
     st->lkey = xcalloc(TSR_DIS_LMAP * sizeof *st->lkey);
-    st->altfix = xcalloc((st->nalts + 1) * sizeof *st->altfix);
-    for (unsigned a = 0; a < st->nalts; a++) {
+    /* per alternative, its top-level table holes that have rows (the table prints codes below 4096): the one
+     * with the most entries first (it rules out the most), then the others in template order */
+    st->hfirst = xcalloc((st->nalts + 2) * sizeof *st->hfirst);
+    size_t nh = 0;
+    for (unsigned a = 0; a < st->nalts; a++)
+        nh += isa->alts[a].npart;
+    st->holes = xcalloc((nh + 1) * sizeof *st->holes);
+    for (uint32_t a = 0, n = 0; a < st->nalts; a++) {
         const struct tsr_tc_alt *al = &isa->alts[a];
-        int32_t best = -1;
+        st->hfirst[a] = n;
         for (uint32_t i = 0; i < al->npart; i++) {
             const struct tsr_tc_part *h = &isa->parts[al->part + i];
-            if (h->kind == TSR_TC_TABLE &&
-                (best < 0 || isa->tables[h->arg].nprint > isa->tables[isa->parts[best].arg].nprint))
-                best = (int32_t)(al->part + i);
+            if (h->kind != TSR_TC_TABLE || !st->rowlen[h->arg])
+                continue;
+            uint32_t at = n++;
+            if (at > st->hfirst[a] && isa->tables[h->arg].nprint > isa->tables[isa->parts[st->holes[st->hfirst[a]]].arg].nprint) {
+                st->holes[at] = st->holes[st->hfirst[a]];   /* the largest so far moves to the front */
+                at = st->hfirst[a];
+            }
+            st->holes[at] = al->part + i;
         }
-        st->altfix[a] = best;
+        st->hfirst[a + 1] = n;
     }
     st->lrow = xcalloc(TSR_DIS_LMAP * sizeof *st->lrow);
     for (unsigned t = 0; t < isa->ntables; t++) {
@@ -193,6 +205,7 @@ void tsr_dis_static_init(struct tsr_dis_static *st, const struct tsr_tc_isa *isa
 
 void tsr_dis_static_free(struct tsr_dis_static *st)
 {
+    tsr_dis_num_free(st);
     free(st->op_pair);
     free(st->alt_pair);
     free(st->alt_ctx);
@@ -213,7 +226,8 @@ void tsr_dis_static_free(struct tsr_dis_static *st)
         free(st->lrow[i]);
     free(st->lrow);
     free(st->lkey);
-    free(st->altfix);
+    free(st->hfirst);
+    free(st->holes);
     free(st->fmt_never);
     free(st->slot_never);
     free(st->before_never);
@@ -437,33 +451,35 @@ int tsr_dis_longer(struct tsr_dis_static *st, const struct tsr_tc_part *p, const
     return *r;
 }
 
-int tsr_dis_alt_entry(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end, unsigned j,
-                      unsigned k, const uint64_t *f)
+/* The map key of the row of alternative j against hole h of alternative k at op-template part `at`. */
+static uint64_t hole_key(const struct tsr_dis_static *st, size_t at, unsigned j, unsigned k, unsigned h)
+{
+    return ((uint64_t)1 << 62) | ((((uint64_t)at * st->maxalt + j) * st->maxalt + k) << 8 | h);
+}
+
+int tsr_dis_alt_hole(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end, unsigned j,
+                     unsigned k, unsigned h, uint64_t c)
 {
     const struct tsr_tc_isa *isa = st->isa;
     canon(st, &p, &end);
     const struct tsr_tc_opnd *o = &isa->opnds[p->arg];
     size_t at = (size_t)(p - isa->parts);
-    if (at >= st->nparts || j >= st->maxalt || k >= st->maxalt)
+    if (at >= st->nparts || j >= st->maxalt || k >= st->maxalt || h >= 256 ||
+        h >= st->hfirst[o->alt + k + 1] - st->hfirst[o->alt + k])
         return TSR_DIS_MAYBE;
-    int32_t fx = st->altfix[o->alt + k];
-    if (fx < 0)
-        return TSR_DIS_MAYBE;
-    const struct tsr_tc_part *h = isa->parts + fx;
-    uint64_t c = f[h->field];
-    uint64_t key = ((uint64_t)1 << 62) | (((uint64_t)at * st->maxalt + j) * st->maxalt + k);
-    uint8_t **row = map_row(st, key);
-    uint8_t *r = row ? row_byte(st, row, 0, h->arg, c) : NULL;
+    const struct tsr_tc_part *hp = isa->parts + st->holes[st->hfirst[o->alt + k] + h];
+    uint8_t **row = map_row(st, hole_key(st, at, j, k, h));
+    uint8_t *r = row ? row_byte(st, row, 0, hp->arg, c) : NULL;
     if (!r)
         return TSR_DIS_MAYBE;
     if (*r == TSR_DIS_UNKNOWN) {
-        const struct tsr_tc_print *pr = tsr_dis_print_of(isa, h->arg, c);
+        const struct tsr_tc_print *pr = tsr_dis_print_of(isa, hp->arg, c);
         if (!pr) {
             *r = TSR_DIS_MAYBE;
         } else {
             const struct tsr_tc_alt *J = &isa->alts[o->alt + j], *K = &isa->alts[o->alt + k];
             struct cur R = {NULL, 0, p + 1, end, NULL};
-            struct q Q = {.st = st, .kfix = h, .knext = &R, .kpr = pr};
+            struct q Q = {.st = st, .kfix = hp, .knext = &R, .kpr = pr};
             struct cur Jc = {NULL, 0, isa->parts + J->part, isa->parts + J->part + J->npart, &R};
             struct cur Kc = {NULL, 0, isa->parts + K->part, isa->parts + K->part + K->npart, &R};
             st->budget = TSR_DIS_QBUDGET;
@@ -471,6 +487,22 @@ int tsr_dis_alt_entry(struct tsr_dis_static *st, const struct tsr_tc_part *p, co
         }
     }
     return *r;
+}
+
+int tsr_dis_alt_entry(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end, unsigned j,
+                      unsigned k, const uint64_t *f)
+{
+    const struct tsr_tc_isa *isa = st->isa;
+    const struct tsr_tc_part *cp = p, *cend = end;
+    canon(st, &cp, &cend);
+    const struct tsr_tc_opnd *o = &isa->opnds[cp->arg];
+    if ((size_t)(cp - isa->parts) >= st->nparts || k >= o->nalt)
+        return TSR_DIS_MAYBE;
+    uint32_t a = o->alt + k;
+    for (uint32_t h = 0; h < st->hfirst[a + 1] - st->hfirst[a]; h++)
+        if (tsr_dis_alt_hole(st, cp, cend, j, k, h, f[isa->parts[st->holes[st->hfirst[a] + h]].field]) == TSR_DIS_NEVER)
+            return TSR_DIS_NEVER;
+    return TSR_DIS_MAYBE;
 }
 
 #define NAME_TAG ((uint64_t)1 << 61)   /* place_row tag of tsr_dis_name_fast (tsr_dis_longer: 0) */
@@ -503,22 +535,25 @@ uint8_t *tsr_dis_name_row(struct tsr_dis_static *st, const struct tsr_tc_part *p
     return row_byte(st, row, 0, p->arg, 0);
 }
 
-uint8_t *tsr_dis_alt_entry_row(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end,
-                               unsigned j, unsigned k, uint32_t *len, uint32_t *field)
+unsigned tsr_dis_alt_entry_rows(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end,
+                                unsigned j, unsigned k, struct tsr_dis_erow *rows, unsigned max)
 {
     const struct tsr_tc_isa *isa = st->isa;
     canon(st, &p, &end);
     const struct tsr_tc_opnd *o = &isa->opnds[p->arg];
     size_t at = (size_t)(p - isa->parts);
-    if (at >= st->nparts || j >= st->maxalt || k >= st->maxalt || st->altfix[o->alt + k] < 0)
-        return NULL;
-    const struct tsr_tc_part *h = isa->parts + st->altfix[o->alt + k];
-    uint8_t **row = map_row(st, ((uint64_t)1 << 62) | (((uint64_t)at * st->maxalt + j) * st->maxalt + k));
-    *len = st->rowlen[h->arg];
-    *field = h->field;
-    if (!row || !*len)
-        return NULL;
-    return row_byte(st, row, 0, h->arg, 0);
+    if (at >= st->nparts || j >= st->maxalt || k >= st->maxalt || k >= o->nalt)
+        return 0;
+    uint32_t a = o->alt + k, n = 0;
+    for (uint32_t h = 0; h < st->hfirst[a + 1] - st->hfirst[a] && h < 256 && n < max; h++) {
+        const struct tsr_tc_part *hp = isa->parts + st->holes[st->hfirst[a] + h];
+        uint8_t **row = map_row(st, hole_key(st, at, j, k, h));
+        if (!row)
+            break;   /* the map is full */
+        rows[n++] = (struct tsr_dis_erow){.row = row_byte(st, row, 0, hp->arg, 0), .len = st->rowlen[hp->arg],
+                                          .field = hp->field, .hole = h};
+    }
+    return n;
 }
 
 uint64_t tsr_dis_alt_maybe(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end,
