@@ -343,39 +343,70 @@ static unsigned field_of(const struct tsr_tc_isa *isa, const char *name)
     return 0;
 }
 
+/* A bundle printed for the questions of tsr_dis_spin: the printer, a prover's state, the decoded instruction
+ * (format, ops of its slots, fields) and the printed path. */
+struct printed {
+    struct tsr_tc_printer *G;
+    struct tsr_dis_exact *x;
+    unsigned char *inst;
+    struct tsr_buf b;
+    const struct tsr_dis_path *path;
+    unsigned fmt;
+    const uint16_t *ops;
+    const uint64_t *f;
+};
+
+/* Prints t (it must print as t) into *q. */
+static void printed_open(struct printed *q, const char *t)
+{
+    const struct tsr_tc_isa *isa = &qpu_tc_isa;
+    uint32_t w[2];
+    *q = (struct printed){.G = tsr_tc_printer_new(isa, true), .x = calloc(1, sizeof *q->x),
+                          .inst = calloc(1, isa->inst_size + 16)};
+    cr_assert(q->G && q->x && q->inst);
+    print_as(q->G, t, w, &q->b, q->inst);
+    q->path = tsr_tc_printer_path(q->G);
+    q->fmt = q->inst[0];
+    q->ops = (const uint16_t *)(const void *)(q->inst + isa->off_op);
+    q->f = (const uint64_t *)(const void *)(q->inst + isa->off_f);
+}
+
+static void printed_close(struct printed *q)
+{
+    tsr_buf_free(&q->b);
+    tsr_dis_exact_free(q->x);
+    free(q->x);
+    free(q->inst);
+    tsr_tc_printer_free(q->G);
+}
+
+/* The op printed at bundle part k of q. */
+static unsigned printed_op(const struct printed *q, size_t k)
+{
+    const struct tsr_tc_isa *isa = &qpu_tc_isa;
+    cr_assert_gt(q->path->nsp, k);
+    return q->ops[isa->idx[isa->formats[q->fmt].slot + q->path->sp[k].t]];
+}
+
 /* tsr_dis_spin on bundle part k of text t, printed as t, for field `field` and value v: the part read by its
  * printed op (self) or, as a part after part 0, by any op of the later slots. */
 static int spin_of(const char *t, size_t k, bool self, const char *field, uint64_t v)
 {
     const struct tsr_tc_isa *isa = &qpu_tc_isa;
-    struct tsr_tc_printer *G = tsr_tc_printer_new(isa, true);
-    struct tsr_dis_exact *x = calloc(1, sizeof *x);
-    unsigned char *inst = calloc(1, isa->inst_size + 16);
-    cr_assert(G && x && inst);
-    struct tsr_buf b = {0};
-    uint32_t w[2];
-    print_as(G, t, w, &b, inst);
-    const struct tsr_dis_path *path = tsr_tc_printer_path(G);
-    cr_assert_gt(path->nsp, k);
-    unsigned fmt = inst[0];
-    const uint16_t *ops = (const uint16_t *)(const void *)(inst + isa->off_op);
-    const uint64_t *f = (const uint64_t *)(const void *)(inst + isa->off_f);
-    unsigned a = ops[isa->idx[isa->formats[fmt].slot + path->sp[k].t]];
+    struct printed q;
+    printed_open(&q, t);
+    unsigned a = printed_op(&q, k);
     /* the leading operand: the first template part after the literal text (none: 0xff) */
     const struct tsr_tc_op *op = &isa->ops[a];
     uint32_t li = 0;
     while (li < op->npart && isa->parts[op->part + li].kind != TSR_TC_OPND)
         li++;
-    unsigned pw = li < op->npart ? path->ev[path->sp[k].first + li].what : 0xff;
-    uint32_t t0 = self ? TSR_DIS_SPIN_SELF : path->sp[0].t + 1;
-    int ans = tsr_dis_spin(isa, x, fmt, a, t0, pw, field_of(isa, field), v, f);
+    unsigned pw = li < op->npart ? q.path->ev[q.path->sp[k].first + li].what : 0xff;
+    uint32_t t0 = self ? TSR_DIS_SPIN_SELF : q.path->sp[0].t + 1;
+    int ans = tsr_dis_spin(isa, q.x, q.fmt, a, t0, pw, field_of(isa, field), v, q.f);
     /* asked again: the same answer from the table */
-    cr_assert_eq(tsr_dis_spin(isa, x, fmt, a, t0, pw, field_of(isa, field), v, f), ans);
-    tsr_buf_free(&b);
-    tsr_dis_exact_free(x);
-    free(x);
-    free(inst);
-    tsr_tc_printer_free(G);
+    cr_assert_eq(tsr_dis_spin(isa, q.x, q.fmt, a, t0, pw, field_of(isa, field), v, q.f), ans);
+    printed_close(&q);
     return ans;
 }
 
@@ -396,4 +427,43 @@ Test(disexact, spin_pins_from_facts)
     /* a load immediate's mul half: the slot's idle op has the same template (dis_spin.c twin) */
     cr_expect_eq(spin_of("mov r0, 0x12345678; mov ra15, 0x12345678", 1, false, "ws", 0), PINS);
     cr_expect_eq(spin_of("mov r0, 0x12345678; mov tmu_noswap, 0x12345678", 1, false, "ws", 1), OPEN);
+}
+
+/* tsr_dis_spin_alt on bundle t for the first alternative of part 0's dst_add with a regfile-A name (it binds
+ * ws = 0), as the assembler would try it before the printed one; *open as it returns it. */
+static bool spin_alt_of(const char *t, uint64_t *open)
+{
+    const struct tsr_tc_isa *isa = &qpu_tc_isa;
+    struct printed q;
+    printed_open(&q, t);
+    unsigned pop[2];
+    uint8_t pw[2];
+    cr_assert_eq(q.path->nsp, 2);
+    for (size_t k = 0; k < 2; k++) {   /* fadd and fmul: the destination right after the mnemonic */
+        pop[k] = printed_op(&q, k);
+        cr_assert_eq(isa->parts[isa->ops[pop[k]].part + 1].kind, TSR_TC_OPND);
+        pw[k] = (uint8_t)q.path->ev[q.path->sp[k].first + 1].what;
+    }
+    const struct tsr_tc_part *end, *p = opnd_part(isa, "fadd", "dst_add", &end);
+    cr_assert(p);
+    const struct tsr_tc_opnd *o = &isa->opnds[p->arg];
+    int j = alt_with(isa, o, 0, "wa_a", NULL);
+    cr_assert(j >= 0 && (unsigned)j < pw[0], "dst_add %d is tried before the printed %u", j, pw[0]);
+    bool r = tsr_dis_spin_alt(isa, q.x, q.fmt, 2, pop, q.path->sp, pw, 0, true, &isa->alts[o->alt + (unsigned)j], q.f,
+                              open);
+    printed_close(&q);
+    return r;
+}
+
+/* The early regfile-A alternative of `t1b` (ws = 0) fails through the mul part's `ra28` (ws = 1) by the facts;
+ * with `tmu_noswap` there (written from regfile A: ws = 1) the facts leave the (ws, mul part) pair to the text;
+ * with ws = 0 printed the mul part does not pin ws = 1 at all. */
+Test(disexact, spin_refutes_early_alternative)
+{
+    uint64_t open = 0;
+    cr_expect(spin_alt_of("fadd t1b, r0, r1; fmul ra28, r0, r1", &open));
+    cr_expect(!spin_alt_of("fadd rb3, r0, r1; fmul tmu_noswap, r0, r1", &open));
+    cr_expect(open >> 1 & 1, "the pair (ws, part 1) is left open: %#llx", (unsigned long long)open);
+    cr_expect(!spin_alt_of("fadd t1b, r0, r1; fmul tmu_noswap, r0, r1", &open));
+    cr_expect(!(open >> 1 & 1), "the pair (ws, part 1) is shown not to pin: %#llx", (unsigned long long)open);
 }

@@ -160,21 +160,13 @@ static bool refuted(struct px *P, const struct tsr_tc_alt *alt)
     const struct tsr_tc_isa *isa = P->isa;
     /* the facts first (dis_spin.c: a few look-ups); the text only for the pairs (binding, part) they leave open
      * (bit i of open for the i-th pair; bit 63 for all from the 63rd on) */
-    uint64_t open = 0;
-    for (uint32_t c = 0, i = 0; c < alt->ncond; c++) {
-        const struct tsr_tc_cond *bc = &isa->conds[alt->cond + c];
-        if (bc->kind != TSR_TC_BIND)
-            continue;
-        for (size_t k = 0; k < P->np; k++, i++) {
-            if (k == P->cur && P->plead[k] == P->top)
-                continue;
-            int r = tsr_dis_spin_part(P, k, bc->field, bc->val);
-            if (r == TSR_DIS_SPIN_PINS)
-                return true;
-            if (r == TSR_DIS_SPIN_OPEN || i >= 64)
-                open |= (uint64_t)1 << (i < 64 ? i : 63);
-        }
-    }
+    uint64_t open;
+    uint8_t pw[MAX_PARTS];   /* the alternatives printed at the parts' leading operands */
+    for (size_t k = 0; k < P->np; k++)
+        pw[k] = P->plead[k] != SIZE_MAX && P->ev[P->plead[k]].what < 0xff ? (uint8_t)P->ev[P->plead[k]].what : 0xff;
+    if (tsr_dis_spin_alt(isa, P->x, P->fmt, P->np, P->pop, P->sp, pw, P->cur, P->plead[P->cur] == P->top, alt, P->f,
+                         &open))
+        return true;
     bool ok = false;
     uint32_t lim = P->lim;
     for (uint32_t c = 0, i = 0; c < alt->ncond && !ok && open; c++) {

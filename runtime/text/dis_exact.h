@@ -305,6 +305,39 @@ enum { TSR_DIS_SPIN_OPEN, TSR_DIS_SPIN_PINS, TSR_DIS_SPIN_FREE };
  * out. */
 int tsr_dis_spin(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsigned fmt, unsigned a, uint32_t t0,
                  unsigned pw, unsigned field, uint64_t v, const uint64_t *f);
+/* Does operand alternative alt, tried by the assembler before the printed one at bundle part cur, fail through a
+ * field by the facts: for one of its FIELD = value conditions, some part k pins FIELD to another value
+ * (tsr_dis_spin; part cur itself is left out when alt is an alternative of its leading operand: lead)?  Every
+ * path through alt makes both bindings, so none completes.  The bundle: np parts printed in format fmt, part k
+ * by op pop[k] at slot position sp[k].t (the printed path's records), with alternative pw[k] at the op's
+ * leading operand (0xff: none).  When false and open is not NULL, *open has bit i set for the i-th (condition,
+ * part) pair asked in that order, k == cur counted, that the facts leave open (bit 63: all from the 63rd on);
+ * for the others the facts show that the part does not pin FIELD through its leading operand. */
+static inline bool tsr_dis_spin_alt(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsigned fmt, size_t np,
+                                    const unsigned *pop, const struct tsr_dis_slotp *sp, const uint8_t *pw, size_t cur,
+                                    bool lead, const struct tsr_tc_alt *alt, const uint64_t *f, uint64_t *open)
+{
+    uint64_t m = 0;
+    for (uint32_t c = 0, i = 0; c < alt->ncond; c++) {
+        const struct tsr_tc_cond *bc = &isa->conds[alt->cond + c];
+        if (bc->kind != TSR_TC_BIND)
+            continue;
+        for (size_t k = 0; k < np; k++, i++) {
+            if (k == cur && lead)
+                continue;   /* the operand being decided */
+            /* a part after the current one takes a later slot; the others are read as printed */
+            uint32_t t0 = k > cur ? sp[cur].t + 1 : TSR_DIS_SPIN_SELF;
+            int r = tsr_dis_spin(isa, x, fmt, pop[k], t0, pw[k], bc->field, bc->val, f);
+            if (r == TSR_DIS_SPIN_PINS)
+                return true;
+            if (r == TSR_DIS_SPIN_OPEN || i >= 64)
+                m |= (uint64_t)1 << (i < 64 ? i : 63);
+        }
+    }
+    if (open)
+        *open = m;
+    return false;
+}
 
 /* A bundle part of the text being proven (dis_exact.c): bytes [start, end), the first non-blank at q; once
  * have_set (when an op is first tried on its text), run is the length of the identifier at q and have the

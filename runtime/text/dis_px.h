@@ -115,15 +115,6 @@ static inline bool tsr_dis_part_op_next(struct px *P, size_t k, struct tsr_dis_o
     }
 }
 
-/* tsr_dis_spin for bundle part k of the bundle being proven, on a path through the choice being decided at the
- * current part (the ops as tsr_dis_part_op_next gives them). */
-static inline int tsr_dis_spin_part(struct px *P, size_t k, unsigned field, uint64_t v)
-{
-    uint32_t t0 = k > P->cur ? P->sp[P->cur].t + 1 : TSR_DIS_SPIN_SELF;
-    unsigned pw = P->plead[k] != SIZE_MAX ? P->ev[P->plead[k]].what : 0xff;
-    return tsr_dis_spin(P->isa, P->x, P->fmt, P->pop[k], t0, pw, field, v, P->f);
-}
-
 /* ---- the text-only matcher (dis_match.c) -------------------------------------------------------------- */
 
 /* names_at through the bundle's memo: the names of table p->arg (bound rule p->bound) that the assembler
