@@ -1,6 +1,7 @@
 /* The disassembler's exactness proof (runtime/text/dis_exact.c) on the QPU bundles it once gave up on: an
  * earlier operand alternative or table entry that matches the text but cannot complete, because its value of a
- * field disagrees with the value that another operand of the bundle pins (runtime/text/dis_pin.c).  And the
+ * field disagrees with the value that another operand of the bundle pins (runtime/text/dis_pin.c), that rule
+ * for a part's leading operand decided from the facts alone (runtime/text/dis_spin.c).  And the
  * numbers it decides from the template without reading them back (runtime/text/dis_num.c): the printed
  * number of every print kind reads back as the code, and the plans of load immediates and per-element lists
  * take those steps.
@@ -39,6 +40,18 @@ static const char *const pinned[] = {
     "v8adds.ifcc x_coord, r4, r2; v8adds.ifz rb28, r4, r0",
 };
 
+/* Assembles t into w, prints it into b (it must print as t) and decodes it into inst. */
+static void print_as(struct tsr_tc_printer *G, const char *t, uint32_t *w, struct tsr_buf *b, unsigned char *inst)
+{
+    char err[256];
+    cr_assert_eq(qpu_assemble_one(t, strlen(t), 0, w, err, sizeof err), 0, "'%s': %s", t, err);
+    tsr_buf_clear(b);
+    cr_assert_eq(tsr_tc_printer_print(G, w, 0, false, b), 0, "'%s' is not printed", t);
+    cr_expect(b->len == strlen(t) && memcmp(b->data, t, b->len) == 0, "'%s' prints as '%.*s'", t, (int)b->len,
+              b->data);
+    cr_assert_geq(qpu_tc_isa.decode(w, inst), 0);
+}
+
 /* Each text of t[0..n): it assembles to a word that the generated printer prints back as the same text, and
  * the proof (state x, kept for the caller) shows it from the printed path. */
 static void prove_all(struct tsr_dis_exact *x, const char *const *t, size_t n)
@@ -50,13 +63,7 @@ static void prove_all(struct tsr_dis_exact *x, const char *const *t, size_t n)
     struct tsr_buf b = {0};
     for (size_t i = 0; i < n; i++) {
         uint32_t w[2];
-        char err[256];
-        cr_assert_eq(qpu_assemble_one(t[i], strlen(t[i]), 0, w, err, sizeof err), 0, "'%s': %s", t[i], err);
-        tsr_buf_clear(&b);
-        cr_assert_eq(tsr_tc_printer_print(G, w, 0, false, &b), 0, "'%s' is not printed", t[i]);
-        cr_expect(b.len == strlen(t[i]) && memcmp(b.data, t[i], b.len) == 0, "'%s' prints as '%.*s'", t[i],
-                  (int)b.len, b.data);
-        cr_assert_geq(isa->decode(w, inst), 0);
+        print_as(G, t[i], w, &b, inst);
         cr_expect(tsr_dis_exact(isa, x, inst, b.data, b.len, tsr_tc_printer_path(G)), "not proven: '%s'", t[i]);
     }
     tsr_buf_free(&b);
@@ -322,4 +329,141 @@ Test(disexact, numbers_from_template)
         cr_expect_eq(tsr_dis_num_entry(&x->st, pe, c), TSR_DIS_NEVER, "pe_s code %llu", (unsigned long long)c);
     tsr_dis_exact_free(x);
     free(x);
+}
+
+/* ---- a field pinned by a bundle part, from the facts (dis_spin.c tsr_dis_spin) --------------------------- */
+
+/* The field index of `name` in the isa (the test fails when it is missing). */
+static unsigned field_of(const struct tsr_tc_isa *isa, const char *name)
+{
+    for (unsigned i = 0; i < isa->nfields; i++)
+        if (strcmp(isa->fields[i].name, name) == 0)
+            return i;
+    cr_assert_fail("no field %s", name);
+    return 0;
+}
+
+/* A bundle printed for the questions of tsr_dis_spin: the printer, a prover's state, the decoded instruction
+ * (format, ops of its slots, fields) and the printed path. */
+struct printed {
+    struct tsr_tc_printer *G;
+    struct tsr_dis_exact *x;
+    unsigned char *inst;
+    struct tsr_buf b;
+    const struct tsr_dis_path *path;
+    unsigned fmt;
+    const uint16_t *ops;
+    const uint64_t *f;
+};
+
+/* Prints t (it must print as t) into *q. */
+static void printed_open(struct printed *q, const char *t)
+{
+    const struct tsr_tc_isa *isa = &qpu_tc_isa;
+    uint32_t w[2];
+    *q = (struct printed){.G = tsr_tc_printer_new(isa, true), .x = calloc(1, sizeof *q->x),
+                          .inst = calloc(1, isa->inst_size + 16)};
+    cr_assert(q->G && q->x && q->inst);
+    print_as(q->G, t, w, &q->b, q->inst);
+    q->path = tsr_tc_printer_path(q->G);
+    q->fmt = q->inst[0];
+    q->ops = (const uint16_t *)(const void *)(q->inst + isa->off_op);
+    q->f = (const uint64_t *)(const void *)(q->inst + isa->off_f);
+}
+
+static void printed_close(struct printed *q)
+{
+    tsr_buf_free(&q->b);
+    tsr_dis_exact_free(q->x);
+    free(q->x);
+    free(q->inst);
+    tsr_tc_printer_free(q->G);
+}
+
+/* The op printed at bundle part k of q. */
+static unsigned printed_op(const struct printed *q, size_t k)
+{
+    const struct tsr_tc_isa *isa = &qpu_tc_isa;
+    cr_assert_gt(q->path->nsp, k);
+    return q->ops[isa->idx[isa->formats[q->fmt].slot + q->path->sp[k].t]];
+}
+
+/* tsr_dis_spin on bundle part k of text t, printed as t, for field `field` and value v: the part read by its
+ * printed op (self) or, as a part after part 0, by any op of the later slots. */
+static int spin_of(const char *t, size_t k, bool self, const char *field, uint64_t v)
+{
+    const struct tsr_tc_isa *isa = &qpu_tc_isa;
+    struct printed q;
+    printed_open(&q, t);
+    unsigned a = printed_op(&q, k);
+    /* the leading operand: the first template part after the literal text (none: 0xff) */
+    const struct tsr_tc_op *op = &isa->ops[a];
+    uint32_t li = 0;
+    while (li < op->npart && isa->parts[op->part + li].kind != TSR_TC_OPND)
+        li++;
+    unsigned pw = li < op->npart ? q.path->ev[q.path->sp[k].first + li].what : 0xff;
+    uint32_t t0 = self ? TSR_DIS_SPIN_SELF : q.path->sp[0].t + 1;
+    int ans = tsr_dis_spin(isa, q.x, q.fmt, a, t0, pw, field_of(isa, field), v, q.f);
+    /* asked again: the same answer from the table */
+    cr_assert_eq(tsr_dis_spin(isa, q.x, q.fmt, a, t0, pw, field_of(isa, field), v, q.f), ans);
+    printed_close(&q);
+    return ans;
+}
+
+/* `ra28` is a name of the regfile-A write table only, so every way to read the mul destination binds ws = 1;
+ * an I/O register (`recip`, `tmu_noswap`) is a name of both tables, read with the other ws by the other
+ * table's alternative, so nothing is shown; a pack name of the regfile-A pack table only (`.8bs`) rules the
+ * MUL pack alternatives out after an I/O name (a hole other than the largest). */
+Test(disexact, spin_pins_from_facts)
+{
+    const int PINS = TSR_DIS_SPIN_PINS, OPEN = TSR_DIS_SPIN_OPEN, FREE = TSR_DIS_SPIN_FREE;
+    cr_expect_eq(spin_of("nop; fmul ra28, r0, r1", 1, true, "ws", 0), PINS);
+    cr_expect_eq(spin_of("nop; fmul ra28, r0, r1", 1, false, "ws", 0), PINS);
+    cr_expect_eq(spin_of("nop; fmul ra28, r0, r1", 1, true, "ws", 1), FREE, "the printed value is not another one");
+    cr_expect_eq(spin_of("nop; fmul recip, r0, r1", 1, true, "ws", 1), OPEN, "an I/O name of both tables");
+    cr_expect_eq(spin_of("nop; fmul ra28, r0, r1", 0, true, "ws", 0), FREE, "nop has no operand");
+    cr_expect_eq(spin_of("fadd rb3, r0, r1; fmul ra28, r0, r1", 0, true, "ws", 0), PINS);
+    cr_expect_eq(spin_of("fadd tmu_noswap, r0, r1; fmul ra28, r0, r1", 0, true, "ws", 0), OPEN);
+    /* a load immediate's mul half: the slot's idle op has the same template (dis_spin.c twin) */
+    cr_expect_eq(spin_of("mov r0, 0x12345678; mov ra15, 0x12345678", 1, false, "ws", 0), PINS);
+    cr_expect_eq(spin_of("mov r0, 0x12345678; mov tmu_noswap, 0x12345678", 1, false, "ws", 1), OPEN);
+}
+
+/* tsr_dis_spin_alt on bundle t for the first alternative of part 0's dst_add with a regfile-A name (it binds
+ * ws = 0), as the assembler would try it before the printed one; *open as it returns it. */
+static bool spin_alt_of(const char *t, uint64_t *open)
+{
+    const struct tsr_tc_isa *isa = &qpu_tc_isa;
+    struct printed q;
+    printed_open(&q, t);
+    unsigned pop[2];
+    uint8_t pw[2];
+    cr_assert_eq(q.path->nsp, 2);
+    for (size_t k = 0; k < 2; k++) {   /* fadd and fmul: the destination right after the mnemonic */
+        pop[k] = printed_op(&q, k);
+        cr_assert_eq(isa->parts[isa->ops[pop[k]].part + 1].kind, TSR_TC_OPND);
+        pw[k] = (uint8_t)q.path->ev[q.path->sp[k].first + 1].what;
+    }
+    const struct tsr_tc_part *end, *p = opnd_part(isa, "fadd", "dst_add", &end);
+    cr_assert(p);
+    const struct tsr_tc_opnd *o = &isa->opnds[p->arg];
+    int j = alt_with(isa, o, 0, "wa_a", NULL);
+    cr_assert(j >= 0 && (unsigned)j < pw[0], "dst_add %d is tried before the printed %u", j, pw[0]);
+    bool r = tsr_dis_spin_alt(isa, q.x, q.fmt, 2, pop, q.path->sp, pw, 0, true, &isa->alts[o->alt + (unsigned)j], q.f,
+                              open);
+    printed_close(&q);
+    return r;
+}
+
+/* The early regfile-A alternative of `t1b` (ws = 0) fails through the mul part's `ra28` (ws = 1) by the facts;
+ * with `tmu_noswap` there (written from regfile A: ws = 1) the facts leave the (ws, mul part) pair to the text;
+ * with ws = 0 printed the mul part does not pin ws = 1 at all. */
+Test(disexact, spin_refutes_early_alternative)
+{
+    uint64_t open = 0;
+    cr_expect(spin_alt_of("fadd t1b, r0, r1; fmul ra28, r0, r1", &open));
+    cr_expect(!spin_alt_of("fadd rb3, r0, r1; fmul tmu_noswap, r0, r1", &open));
+    cr_expect(open >> 1 & 1, "the pair (ws, part 1) is left open: %#llx", (unsigned long long)open);
+    cr_expect(!spin_alt_of("fadd t1b, r0, r1; fmul tmu_noswap, r0, r1", &open));
+    cr_expect(!(open >> 1 & 1), "the pair (ws, part 1) is shown not to pin: %#llx", (unsigned long long)open);
 }

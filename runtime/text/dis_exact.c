@@ -16,7 +16,10 @@
  *        any text the printed one prints in that place (formats, slots and ops; operand alternatives, for the
  *        printed table entry too; longer table names);
  *      - else through a field (`refuted`): the earlier alternative binds FIELD = v, and another bundle part
- *        can only be read through alternatives that bind FIELD to another value;
+ *        can only be read through alternatives that bind FIELD to another value: shown from the facts first
+ *        (dis_spin.c: that part's printed op, the alternative it printed at its leading operand and the codes
+ *        of the entries printed there, a few look-ups), else on the text (`forces`), asked only for the parts
+ *        the facts leave open;
  *      - else on this text: a text-only matcher (dis_match.c `tsr_dis_possible`, the assembler's matcher
  *        without fields) finds no way for it to consume the rest of the part (fields only ever remove
  *        matches);
@@ -146,22 +149,32 @@ static bool forces(struct px *P, size_t k, unsigned field, uint64_t v)
 }
 
 /* Whether alternative alt, tried by the assembler before the printed one and matching the text, still fails
- * through a field: it binds FIELD = v, and another bundle part pins FIELD to another value on the text alone
- * (forces).  Every path through alt makes both bindings, so none completes.  (The I/O registers are names of
- * both write tables: `t1b` read by the A alternative binds ws = 0, and the other part's `ra28`, a name of
- * the A table only, binds ws = 1 in every alternative that can read it.)  The part being walked counts too,
- * unless alt is an alternative of its leading operand (then that operand is the one being decided). */
+ * through a field: it binds FIELD = v, and another bundle part pins FIELD to another value, by the facts
+ * (dis_spin.c) or on the text alone (forces).  Every path through alt makes both bindings, so none completes.
+ * (The I/O registers are names of both write tables: `t1b` read by the A alternative binds ws = 0, and the
+ * other part's `ra28`, a name of the A table only, binds ws = 1 in every alternative that can read it.)  The
+ * part being walked counts too, unless alt is an alternative of its leading operand (then that operand is the
+ * one being decided). */
 static bool refuted(struct px *P, const struct tsr_tc_alt *alt)
 {
     const struct tsr_tc_isa *isa = P->isa;
+    /* the facts first (dis_spin.c: a few look-ups); the text only for the pairs (binding, part) they leave open
+     * (bit i of open for the i-th pair; bit 63 for all from the 63rd on) */
+    uint64_t open;
+    uint8_t pw[MAX_PARTS];   /* the alternatives printed at the parts' leading operands */
+    for (size_t k = 0; k < P->np; k++)
+        pw[k] = P->plead[k] != SIZE_MAX && P->ev[P->plead[k]].what < 0xff ? (uint8_t)P->ev[P->plead[k]].what : 0xff;
+    if (tsr_dis_spin_alt(isa, P->x, P->fmt, P->np, P->pop, P->sp, pw, P->cur, P->plead[P->cur] == P->top, alt, P->f,
+                         &open))
+        return true;
     bool ok = false;
     uint32_t lim = P->lim;
-    for (uint32_t c = 0; c < alt->ncond && !ok; c++) {
+    for (uint32_t c = 0, i = 0; c < alt->ncond && !ok && open; c++) {
         const struct tsr_tc_cond *bc = &isa->conds[alt->cond + c];
         if (bc->kind != TSR_TC_BIND)
             continue;
-        for (size_t k = 0; k < P->np && !ok; k++) {
-            if (k == P->cur && P->plead[k] == P->top)
+        for (size_t k = 0; k < P->np && !ok; k++, i++) {
+            if ((k == P->cur && P->plead[k] == P->top) || !(open >> (i < 64 ? i : 63) & 1))
                 continue;
             P->lim = P->pi[k].end;
             ok = forces(P, k, bc->field, bc->val);
@@ -823,6 +836,8 @@ void tsr_dis_exact_free(struct tsr_dis_exact *x)
     tsr_dis_plan_free(x);
     tsr_dis_static_free(&x->st);
     tsr_dis_cands_free(&x->cands);
+    free(x->spin.e);
+    free(x->spin.req);
     free(x->bound);
     free(x->root);
     free(x->oplead);

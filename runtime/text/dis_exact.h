@@ -262,6 +262,83 @@ const struct tsr_dis_plan *tsr_dis_plan_get(struct tsr_dis_exact *x, const struc
                                             const struct tsr_dis_ev *ev, size_t avail);
 void tsr_dis_plan_free(struct tsr_dis_exact *x);
 
+/* ---- a field pinned by a bundle part, from the facts (dis_spin.c) -------------------------------------- */
+
+/* "Does bundle part k pin FIELD to a value other than v?" (dis_exact.c forces, the text-reading form) asked of
+ * the facts alone: every op the assembler can read part k with is its printed op a, or an op that
+ * tsr_dis_op_alts shows cannot match what a prints; a begins with literal text and an operand (the leading
+ * operand); the alternative pw printed there binds FIELD to another value; and every other alternative of it
+ * either binds FIELD to another value or cannot match what pw prints there (tsr_dis_alt_ctx, else the rows of
+ * tsr_dis_alt_hole by the codes pw's holes print, as tsr_dis_early_never asks them).  The part of the answer
+ * that depends only on (format, slot set, a, pw, FIELD, v) is kept in a table of TSR_DIS_SPIN entries: the
+ * alternatives still open and their rows; a question is then a hash, a compare and a row byte or two per open
+ * alternative. */
+#define TSR_DIS_SPIN 4096        /* entries, a power of two (open addressing: keys are never replaced) */
+#define TSR_DIS_SPIN_PROBE 8     /* entries tried for a key (all taken: the answer is computed, not kept) */
+#define TSR_DIS_SPIN_REQ 6       /* open alternatives an answer keeps (more: not shown) */
+#define TSR_DIS_SPIN_SELF UINT32_MAX   /* t0 of a part read by its printed op only */
+struct tsr_dis_spine {
+    uint64_t v;
+    uint32_t field, t0;
+    uint16_t fmt, a;
+    uint8_t pw, state, nreq;      /* state: 0 empty, else 1 + the answer (PINS: when every open one's rows say NEVER) */
+    uint32_t req;                 /* its open alternatives: req[req, req + nreq) of struct tsr_dis_spins, each with
+                                     its rows as a plan's early alternative (tsr_dis_early_never) */
+    const struct tsr_tc_part *p, *end;   /* a's leading operand and the end of a's template */
+};
+struct tsr_dis_spins {
+    struct tsr_dis_spine *e;      /* TSR_DIS_SPIN entries (NULL: not yet) */
+    struct tsr_dis_early *req;    /* the open alternatives of the entries, nreq of creq */
+    size_t nreq, creq;
+};
+
+/* tsr_dis_spin's answers.  FREE: the part's printed op has no leading operand, or the alternative printed there
+ * does not bind FIELD to another value than v, so the part is not pinned this way (forces() answers false
+ * too: the printed op reads the part so); PINS: every way the assembler can read the part binds FIELD to a
+ * value other than v; OPEN: not shown (the text may show it). */
+enum { TSR_DIS_SPIN_OPEN, TSR_DIS_SPIN_PINS, TSR_DIS_SPIN_FREE };
+/* The answer for a bundle part whose fields are f (struct <t>_inst f[]), printed in format fmt, asked for field
+ * `field` and value v (masked to the field).  The part: printed by op a with alternative pw (0xff: none known)
+ * at a's leading operand.  t0: the slot position (within the format) after that of the part being decided when
+ * this part comes later in the bundle (the assembler may read it with any op of the slots from t0 on), or
+ * TSR_DIS_SPIN_SELF when it comes at or before that part (read by its printed op).  Aborts when memory runs
+ * out. */
+int tsr_dis_spin(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsigned fmt, unsigned a, uint32_t t0,
+                 unsigned pw, unsigned field, uint64_t v, const uint64_t *f);
+/* Does operand alternative alt, tried by the assembler before the printed one at bundle part cur, fail through a
+ * field by the facts: for one of its FIELD = value conditions, some part k pins FIELD to another value
+ * (tsr_dis_spin; part cur itself is left out when alt is an alternative of its leading operand: lead)?  Every
+ * path through alt makes both bindings, so none completes.  The bundle: np parts printed in format fmt, part k
+ * by op pop[k] at slot position sp[k].t (the printed path's records), with alternative pw[k] at the op's
+ * leading operand (0xff: none).  When false and open is not NULL, *open has bit i set for the i-th (condition,
+ * part) pair asked in that order, k == cur counted, that the facts leave open (bit 63: all from the 63rd on);
+ * for the others the facts show that the part does not pin FIELD through its leading operand. */
+static inline bool tsr_dis_spin_alt(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsigned fmt, size_t np,
+                                    const unsigned *pop, const struct tsr_dis_slotp *sp, const uint8_t *pw, size_t cur,
+                                    bool lead, const struct tsr_tc_alt *alt, const uint64_t *f, uint64_t *open)
+{
+    uint64_t m = 0;
+    for (uint32_t c = 0, i = 0; c < alt->ncond; c++) {
+        const struct tsr_tc_cond *bc = &isa->conds[alt->cond + c];
+        if (bc->kind != TSR_TC_BIND)
+            continue;
+        for (size_t k = 0; k < np; k++, i++) {
+            if (k == cur && lead)
+                continue;   /* the operand being decided */
+            /* a part after the current one takes a later slot; the others are read as printed */
+            uint32_t t0 = k > cur ? sp[cur].t + 1 : TSR_DIS_SPIN_SELF;
+            int r = tsr_dis_spin(isa, x, fmt, pop[k], t0, pw[k], bc->field, bc->val, f);
+            if (r == TSR_DIS_SPIN_PINS)
+                return true;
+            if (r == TSR_DIS_SPIN_OPEN || i >= 64)
+                m |= (uint64_t)1 << (i < 64 ? i : 63);
+        }
+    }
+    if (open)
+        *open = m;
+    return false;
+}
+
 /* A bundle part of the text being proven (dis_exact.c): bytes [start, end), the first non-blank at q; once
  * have_set (when an op is first tried on its text), run is the length of the identifier at q and have the
  * ASCII characters present (bit c of have[c >> 6]). */
@@ -294,6 +371,7 @@ struct tsr_dis_exact {
     void *pbuf;                    /* dis_plan.c: a plan being compiled, pcap bytes */
     size_t pcap;
     struct tsr_dis_cands cands;   /* the ops slot_possible tries on the text (dis_cand.h) */
+    struct tsr_dis_spins spin;    /* tsr_dis_spin's answers (dis_spin.c) */
 };
 
 /* ---- numbers decided from the template (dis_num.c) ------------------------------------------------------ */

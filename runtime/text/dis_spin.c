@@ -1,0 +1,188 @@
+/* The exactness proof's rule "a field pinned by a bundle part" (dis_exact.h tsr_dis_spin) decided from the
+ * facts, without the text.
+ *
+ * The assembler tries an operand alternative j that binds FIELD = v before the printed one; j matches the text
+ * (an I/O register is a name of both write tables: `t1b` read by dst_add's regfile-A alternative binds
+ * ws = 0).  The path through j still fails when another bundle part can only be read binding FIELD to another
+ * value (asm_engine.c bind fails at the first disagreeing binding, whatever made it): `fmul ra28, r0, r1`
+ * prints dst_mul's regfile-A alternative (ws = 1), and ra28 is a name of the A table only, so no
+ * alternative that binds ws = 0 (regfile B, `-`) can read it.  dis_exact.c forces() shows that on the text
+ * (the ops' literals, then the text-only matcher per alternative); here it is shown from what the printer
+ * chose and the facts of dis_static.c, which the text printed by that choice satisfies:
+ *  - the ops the assembler can read the part with (dis_px.h tsr_dis_part_op_next): its printed op a, and, for
+ *    a part after the one being decided, the ops of the later slots that tsr_dis_slot_ops keeps; each other
+ *    than a must be shown by tsr_dis_op_alts (a printed with pw at its leading operand) not to match the part
+ *    at all, or begin with an operand of which every alternative binds FIELD to another value;
+ *  - a begins with literal text and an operand, so that operand's text starts where the printed one does;
+ *    the printed alternative pw binds FIELD to another value, and every other alternative i does too, or
+ *    cannot match what pw prints there followed by the rest of a's template: tsr_dis_alt_ctx (whatever the
+ *    entries), else tsr_dis_alt_hole for the entries printed (the rows of pw's holes by their codes, as a
+ *    plan's early alternative: tsr_dis_early_never).
+ * Everything but the last row look-ups depends on (format, slot set, a, pw, FIELD, v) only, and is kept per
+ * thread in an open-addressed table (x->spin): the alternatives left open (at most TSR_DIS_SPIN_REQ) with their
+ * rows.  Keys are few (about 1,200 on 400,000 random QPU words) and never replaced.  An answer other than PINS
+ * proves nothing (forces, then dis_pin.c, ask the text).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dis_px.h"
+
+/* The template index of op b's leading operand (after literal text and blanks only), or -1. */
+static int lead_of(const struct tsr_tc_isa *isa, unsigned b)
+{
+    const struct tsr_tc_op *op = &isa->ops[b];
+    uint32_t i = 0;
+    while (i < op->npart &&
+           (isa->parts[op->part + i].kind == TSR_TC_TEXT || isa->parts[op->part + i].kind == TSR_TC_SPACE))
+        i++;
+    return i < op->npart && isa->parts[op->part + i].kind == TSR_TC_OPND ? (int)i : -1;
+}
+
+/* Is op b, up to the end of its leading operand's template, op a's twin: the same literal text before it, and
+ * the same rest of template from it on (dis_static.c canon)?  Then its leading operand starts where a's does
+ * and every question about its alternatives is the one asked for a's (ops of one slot that differ only in
+ * their conditions, as an idle op and the op it stands for). */
+static bool twin(const struct tsr_dis_static *st, unsigned b, unsigned a, int la)
+{
+    const struct tsr_tc_isa *isa = st->isa;
+    const struct tsr_tc_part *pa = isa->parts + isa->ops[a].part, *pb = isa->parts + isa->ops[b].part;
+    if (lead_of(isa, b) != la)
+        return false;
+    for (int i = 0; i < la; i++)
+        if (pa[i].kind != pb[i].kind || (pa[i].kind == TSR_TC_TEXT &&
+                                          (pa[i].len != pb[i].len || pa[i].bound != pb[i].bound ||
+                                           memcmp(pa[i].text, pb[i].text, pa[i].len) != 0)))
+            return false;
+    size_t ia = (size_t)(pa + la - isa->parts), ib = (size_t)(pb + la - isa->parts);
+    return ia < st->nparts && ib < st->nparts && st->canon[ia] != UINT32_MAX && st->canon[ia] == st->canon[ib];
+}
+
+/* Does every alternative of op b's leading operand bind FIELD to another value than v (then whatever b reads
+ * there binds it so)? */
+static bool all_bind_other(const struct tsr_tc_isa *isa, unsigned b, unsigned field, uint64_t v)
+{
+    int li = lead_of(isa, b);
+    if (li < 0)
+        return false;
+    const struct tsr_tc_opnd *o = &isa->opnds[isa->parts[isa->ops[b].part + (uint32_t)li].arg];
+    for (uint32_t i = 0; i < o->nalt; i++) {
+        const struct tsr_tc_alt *al = &isa->alts[o->alt + i];
+        if (!tsr_dis_binds_other(isa, al->cond, al->ncond, field, v))
+            return false;
+    }
+    return o->nalt > 0;
+}
+
+/* The answer from the facts for e's key (e->p, e->end set here): FREE, OPEN, or PINS when none of the open
+ * alternatives, req[0, *nreq), matches the entries printed (their rows by the codes). */
+static int compute(struct tsr_dis_static *st, struct tsr_dis_spine *e, struct tsr_dis_early *req, unsigned *nreq)
+{
+    const struct tsr_tc_isa *isa = st->isa;
+    const struct tsr_tc_format *F = &isa->formats[e->fmt];
+    unsigned a = e->a, field = e->field;
+    uint64_t v = e->v;
+    *nreq = 0;
+    int li = lead_of(isa, a);
+    if (li < 0)
+        return TSR_DIS_SPIN_FREE;
+    const struct tsr_tc_op *A = &isa->ops[a];
+    const struct tsr_tc_part *p = isa->parts + A->part + li, *end = isa->parts + A->part + A->npart;
+    const struct tsr_tc_opnd *o = &isa->opnds[p->arg];
+    e->p = p, e->end = end;
+    if (e->pw >= o->nalt || (uint32_t)li >= TSR_DIS_LALT)
+        return TSR_DIS_SPIN_OPEN;
+    /* the printed op reads the part through the printed alternative */
+    const struct tsr_tc_alt *pa = &isa->alts[o->alt + e->pw];
+    if (!tsr_dis_binds_other(isa, pa->cond, pa->ncond, field, v))
+        return TSR_DIS_SPIN_FREE;
+    /* the other ops of the later slots */
+    if (e->t0 != TSR_DIS_SPIN_SELF) {
+        uint8_t lalt[TSR_DIS_LALT];
+        for (unsigned i = 0; i < TSR_DIS_LALT; i++)
+            lalt[i] = 0xff;
+        lalt[li] = e->pw;
+        for (uint32_t t = e->t0; t < F->nslot; t++) {
+            uint32_t n;
+            const uint32_t *bs = tsr_dis_slot_ops(st, a, isa->idx[F->slot + t], &n);
+            for (uint32_t i = 0; i < n; i++)
+                if (bs[i] != a && !twin(st, bs[i], a, li) && tsr_dis_op_alts(st, bs[i], a, lalt) != TSR_DIS_NEVER &&
+                    !all_bind_other(isa, bs[i], field, v))
+                    return TSR_DIS_SPIN_OPEN;
+        }
+    }
+    /* the printed op's other alternatives there */
+    for (uint32_t i = 0; i < o->nalt; i++) {
+        const struct tsr_tc_alt *al = &isa->alts[o->alt + i];
+        if (tsr_dis_binds_other(isa, al->cond, al->ncond, field, v) ||
+            tsr_dis_alt_ctx(st, p, end, i, e->pw) == TSR_DIS_NEVER)
+            continue;
+        if (*nreq == TSR_DIS_SPIN_REQ)
+            return TSR_DIS_SPIN_OPEN;
+        struct tsr_dis_early *y = &req[*nreq];
+        y->alt = i;
+        y->nrow = tsr_dis_alt_entry_rows(st, p, end, i, e->pw, y->r, TSR_DIS_EHOLES);
+        if (!y->nrow)
+            return TSR_DIS_SPIN_OPEN;   /* no row: nothing shown per code */
+        ++*nreq;
+    }
+    return TSR_DIS_SPIN_PINS;
+}
+
+/* PINS when none of the open alternatives req[0, n) of the operand at e->p matches the entries printed (fields f)
+ * by their rows, else OPEN. */
+static int open_ones(struct tsr_dis_static *st, const struct tsr_dis_spine *e, const struct tsr_dis_early *req,
+                     unsigned n, const uint64_t *f)
+{
+    const struct tsr_dis_step s = {.p = e->p, .end = e->end};
+    for (unsigned i = 0; i < n; i++)
+        if (!tsr_dis_early_never(st, &s, &req[i], e->pw, f))
+            return TSR_DIS_SPIN_OPEN;
+    return TSR_DIS_SPIN_PINS;
+}
+
+int tsr_dis_spin(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsigned fmt, unsigned a, uint32_t t0,
+                 unsigned pw, unsigned field, uint64_t v, const uint64_t *f)
+{
+    if (fmt >= isa->nformats || a >= isa->nops || field >= isa->nfields || fmt > UINT16_MAX || a > UINT16_MAX)
+        return TSR_DIS_SPIN_OPEN;
+    if (pw > 0xff)
+        pw = 0xff;
+    if (!x->st.isa)
+        tsr_dis_static_init(&x->st, isa);
+    struct tsr_dis_spins *S = &x->spin;
+    if (!S->e && !(S->e = calloc(TSR_DIS_SPIN, sizeof *S->e)))
+        abort();
+    v &= tsr_bits_mask(isa->fields[field].width);
+    uint64_t h = ((uint64_t)fmt << 48 | (uint64_t)a << 32 | (uint64_t)pw << 24 | field) * 0x9e3779b97f4a7c15u;
+    h = (h ^ v ^ (uint64_t)t0 << 40) * 0xff51afd7ed558ccdu;
+    struct tsr_dis_spine k = {.v = v, .field = field, .t0 = t0, .fmt = (uint16_t)fmt, .a = (uint16_t)a,
+                              .pw = (uint8_t)pw};
+    struct tsr_dis_spine *e = NULL;
+    for (unsigned j = 0; j < TSR_DIS_SPIN_PROBE && !e; j++) {
+        struct tsr_dis_spine *c = &S->e[((h >> 40) + j) & (TSR_DIS_SPIN - 1)];
+        if (c->state && c->v == v && c->field == field && c->t0 == t0 && c->fmt == fmt && c->a == a && c->pw == pw) {
+            int r = c->state - 1;
+            return r == TSR_DIS_SPIN_PINS ? open_ones(&x->st, c, S->req + c->req, c->nreq, f) : r;
+        }
+        if (!c->state)
+            e = c;   /* a new key: its answer is kept here */
+    }
+    struct tsr_dis_early req[TSR_DIS_SPIN_REQ];
+    unsigned n;
+    int r = compute(&x->st, &k, req, &n);
+    if (e) {   /* else the entries for this hash are taken: the answer is not kept */
+        if (S->nreq + n > S->creq) {
+            S->creq = S->creq ? S->creq * 2 : 256;
+            if (!(S->req = realloc(S->req, S->creq * sizeof *S->req)))
+                abort();
+        }
+        for (unsigned i = 0; i < n; i++)
+            S->req[S->nreq + i] = req[i];
+        k.req = (uint32_t)S->nreq, k.nreq = (uint8_t)n;
+        S->nreq += n;
+        k.state = (uint8_t)(r + 1);
+        *e = k;
+    }
+    return r == TSR_DIS_SPIN_PINS ? open_ones(&x->st, &k, req, n, f) : r;
+}
