@@ -5,12 +5,12 @@
 #include <string.h>
 #include "ast.h"
 
-/* FNV-1a of the whole diagnostic (position and text). */
-static uint64_t fnv(const char *s)
+#include <xxhash.h>
+
+/* The hash of the whole diagnostic (position and text): XXH3, the project's hash; never 0 (an empty slot). */
+static uint64_t diag_hash(const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325u;
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 0x100000001b3u;
+	uint64_t h = XXH3_64bits(s, strlen(s));
 	return h ? h : 1;
 }
 
@@ -22,7 +22,7 @@ int mdl_error(struct mdl_pctx *c, struct mdl_loc loc, const char *fmt, ...)
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	snprintf(key, sizeof key, "%s:%d:%d:%s", loc.file ? loc.file : "", loc.line, loc.col, msg);
-	uint64_t h = fnv(key);
+	uint64_t h = diag_hash(key);
 	if (2 * (c->nseen + 1) > c->capseen) {       /* open addressing, at most half full */
 		int cap = c->capseen ? 2 * c->capseen : 64;
 		uint64_t *n = calloc((size_t)cap, sizeof *n);

@@ -5,14 +5,15 @@
 
 #include "asm_engine.h"
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 /* ---- symbols ------------------------------------------------------------------------------------ */
 
+/* The symbol table's hash: XXH3, the project's hash (intern.c), inlined for short names. */
 static uint64_t hash_name(const char *s, size_t n)
 {
-    uint64_t h = 1469598103934665603u;   /* FNV-1a */
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211u;
-    return h;
+    return XXH3_64bits(s, n);
 }
 
 struct tsr_asm_sym *tsr_asm_sym_find(const struct tsr_asm_syms *t, const char *name, size_t len)

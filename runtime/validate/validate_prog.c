@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define XXH_INLINE_ALL   /* the memo's hash of a bundle's few words, without a call */
+#include <xxhash.h>
+
 #include "diag.h"
 #include "tls.h"
 #include "validate/validate.h"
@@ -431,10 +434,9 @@ size_t tsr_validate(const struct tsr_vdesc *D, const uint32_t *w, size_t n, uint
         h.idx[0] = j;
         h.len = 1;
         c.nseen = 0;
-        uint64_t hash = 1469598103934665603u;   /* FNV-1a over the words */
-        for (unsigned k = 0; k < D->nwords; k++)
-            hash = (hash ^ w[j * D->nwords + k]) * 1099511628211u;
-        size_t mk = (hash ^ hash >> 29) % MEMO;
+        uint64_t hash = XXH3_64bits(w + j * D->nwords, D->nwords * sizeof *w);   /* the memo's slot (memo_serves
+                                                                                  compares the words) */
+        size_t mk = (size_t)(hash % MEMO);
         struct memo *m = &M[mk];
         if (!(mused[mk / 64] >> (mk % 64) & 1)) {
             mused[mk / 64] |= (uint64_t)1 << (mk % 64);
