@@ -351,6 +351,28 @@ static bool walk(struct px *P, const struct tsr_tc_part *p, const struct tsr_tc_
     return true;
 }
 
+/* A step s of kind TSR_DIS_S_FIXINT or TSR_DIS_S_NUMROW on its event ev and the instruction's fields f, from
+ * the facts alone (no text): true when it shows what the walk's reading of the number shows there, and then
+ * binds the field (x->bound); false when the facts do not show it (S_NUMROW: a code whose row says no; the
+ * step then runs as S_TAB, on the text). */
+static inline bool num_run(struct tsr_dis_exact *x, const struct tsr_dis_step *s, const struct tsr_dis_ev *ev,
+                           const uint64_t *f)
+{
+    uint64_t c = f[s->field];
+    unsigned w = x->st.isa->fields[s->field].width;
+    if (ev->pos >= ev->end || (w < 64 && c >> w))   /* a number is printed; the decoded code fits the field */
+        return false;
+    if (s->kind == TSR_DIS_S_NUMROW) {
+        int v = s->row && c < s->len ? s->row[c] : TSR_DIS_UNKNOWN;
+        if (v == TSR_DIS_UNKNOWN)
+            v = tsr_dis_num_entry(&x->st, s->p->arg, c);
+        if (v != TSR_DIS_NEVER)
+            return false;
+    }
+    x->bound[s->field] = 1;
+    return true;
+}
+
 /* One step of a plan (dis_exact.h, dis_plan.c; pl: its plan, for S_CONDS and S_OPND) on its event ev: false
  * when it does not show what the walk shows there. */
 static inline bool run_step(struct px *P, const struct tsr_dis_plan *pl, const struct tsr_dis_step *st,
@@ -387,9 +409,9 @@ static inline bool run_step(struct px *P, const struct tsr_dis_plan *pl, const s
                tsr_dis_int_value(&isa->fields[st->field], &v, &n) && bind_field(P, st->field, (uint64_t)n);
     }
     case TSR_DIS_S_FIXINT:
-        return tsr_dis_num_run(x, st, ev, P->f);
+        return num_run(x, st, ev, P->f);
     case TSR_DIS_S_NUMROW:
-        return tsr_dis_num_run(x, st, ev, P->f) || table_hole(P, st->p, st->end, st->k, ev, ws(P, ev->pos));
+        return num_run(x, st, ev, P->f) || table_hole(P, st->p, st->end, st->k, ev, ws(P, ev->pos));
     case TSR_DIS_S_OPT0: {
         uint32_t q = ws(P, ev->pos), e;
         return ev->end == ev->pos &&

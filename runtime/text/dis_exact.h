@@ -36,7 +36,6 @@ struct tsr_dis_tpair { bool done, eq; uint32_t nrem; struct tsr_dis_rem *rem; };
 #define TSR_DIS_AMAP 8192   /* answers of tsr_dis_op_alts */
 struct tsr_dis_akey { uint64_t k1, k2; uint8_t v; };
 
-
 struct tsr_dis_static {
     const struct tsr_tc_isa *isa;
     unsigned nalts;           /* operand alternatives in isa->alts */
@@ -401,28 +400,6 @@ int tsr_dis_num_entry(struct tsr_dis_static *st, unsigned t, uint64_t c);
  * ask the function); NULL when the table prints no code below 4096. */
 uint8_t *tsr_dis_num_row(struct tsr_dis_static *st, unsigned t, uint32_t *len);
 void tsr_dis_num_free(struct tsr_dis_static *st);
-
-/* A step s of kind TSR_DIS_S_FIXINT or TSR_DIS_S_NUMROW on its event ev and the instruction's fields f, from
- * the facts alone (no text): true when it shows what the walk's reading of the number shows there, and then
- * binds the field (x->bound); false when the facts do not show it (S_NUMROW: a code whose row says no; the
- * step then runs as S_TAB, on the text). */
-static inline bool tsr_dis_num_run(struct tsr_dis_exact *x, const struct tsr_dis_step *s, const struct tsr_dis_ev *ev,
-                                   const uint64_t *f)
-{
-    uint64_t c = f[s->field];
-    unsigned w = x->st.isa->fields[s->field].width;
-    if (ev->pos >= ev->end || (w < 64 && c >> w))   /* a number is printed; the decoded code fits the field */
-        return false;
-    if (s->kind == TSR_DIS_S_NUMROW) {
-        int v = s->row && c < s->len ? s->row[c] : TSR_DIS_UNKNOWN;
-        if (v == TSR_DIS_UNKNOWN)
-            v = tsr_dis_num_entry(&x->st, s->p->arg, c);
-        if (v != TSR_DIS_NEVER)
-            return false;
-    }
-    x->bound[s->field] = 1;
-    return true;
-}
 
 /* Whether the assembler, given text[0..len) (the bundle printed from inst, a decoded struct <t>_inst, along
  * the path recorded in path), returns inst's format and ignored bits and exactly the format's fields (those
