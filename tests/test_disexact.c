@@ -467,3 +467,62 @@ Test(disexact, spin_refutes_early_alternative)
     cr_expect(!spin_alt_of("fadd t1b, r0, r1; fmul tmu_noswap, r0, r1", &open));
     cr_expect(!(open >> 1 & 1), "the pair (ws, part 1) is shown not to pin: %#llx", (unsigned long long)open);
 }
+
+/* ---- the ops tried on a part's text before the printed one (dis_cand.c) ---------------------------------- */
+
+/* The op named `name` whose template has npart parts (-1 when there is none). */
+static int op_named(const struct tsr_tc_isa *isa, const char *name, uint32_t npart)
+{
+    for (unsigned a = 0; a < isa->nops; a++)
+        if (strcmp(isa->ops[a].name, name) == 0 && isa->ops[a].npart == npart)
+            return (int)a;
+    return -1;
+}
+
+/* The two-operand form of `itof` (add_b != add_a) comes after the one-operand form in the add slot; of the
+ * slot's earlier ops only that twin can match what it prints (tsr_dis_op_pair), and only when the first
+ * source prints a small immediate (a number the pairs' lockstep walk cannot see the end of), so a fresh
+ * prover shows `itof rb2, r5, rb11` without the text-only matcher. */
+Test(disexact, cands_from_op_pairs)
+{
+    const struct tsr_tc_isa *isa = &qpu_tc_isa;
+    int two = op_named(isa, "itof", 8), one = op_named(isa, "itof", 5);
+    cr_assert(two >= 0 && one >= 0 && one < two);
+    unsigned slot = isa->ops[two].slot, i1 = UINT32_MAX;
+    const struct tsr_tc_slot *S = &isa->slots[slot];
+    cr_assert_leq(S->nop, 64);
+    for (uint32_t i = 0; i < S->nop; i++)
+        if (isa->idx[S->op + i] == (unsigned)one)
+            i1 = i;
+    cr_assert_neq(i1, UINT32_MAX);
+    struct tsr_dis_exact *x = calloc(1, sizeof *x);
+    cr_assert(x);
+    tsr_dis_static_init(&x->st, isa);
+    uint8_t lalt[TSR_DIS_LALT];
+    memset(lalt, 0xff, sizeof lalt);
+    /* without the printed alternatives: the twin only (the slot has earlier ops, other mnemonics) */
+    uint64_t m = tsr_dis_cands(&x->cands, &x->st, slot, (unsigned)two, (unsigned)two, false, lalt);
+    cr_expect_eq(m, (uint64_t)1 << i1, "%#llx", (unsigned long long)m);
+    /* with them: none for an accumulator as the first source, the twin for a small immediate */
+    const struct tsr_tc_part *p0 = isa->parts + isa->ops[two].part, *p = p0;
+    while (p < p0 + isa->ops[two].npart && !(p->kind == TSR_TC_OPND && !strcmp(isa->opnds[p->arg].name, "src(add_a)")))
+        p++;
+    cr_assert(p < p0 + isa->ops[two].npart && p - p0 < TSR_DIS_LALT);
+    const struct tsr_tc_opnd *o = &isa->opnds[p->arg];
+    int acc = alt_with(isa, o, 0, "accs", NULL), imm = alt_with(isa, o, 0, "smallimm", NULL);
+    cr_assert(acc >= 0 && imm >= 0);
+    lalt[p - p0] = (uint8_t)acc;
+    cr_expect_eq(tsr_dis_cands(&x->cands, &x->st, slot, (unsigned)two, (unsigned)two, true, lalt), 0);
+    lalt[p - p0] = (uint8_t)imm;
+    cr_expect_eq(tsr_dis_cands(&x->cands, &x->st, slot, (unsigned)two, (unsigned)two, true, lalt), (uint64_t)1 << i1);
+    tsr_dis_exact_free(x);
+    /* the proof, on a fresh prover: no step of the text-only matcher (x->steps counts the bundle's) */
+    static const char *const twins[] = {"itof rb2, r5, rb11", "clz.setf ra24, r4.8a, ra9", "not.ifc r1, r3, r5"};
+    for (size_t i = 0; i < sizeof twins / sizeof *twins; i++) {
+        memset(x, 0, sizeof *x);
+        prove_all(x, &twins[i], 1);
+        cr_expect_eq(x->steps, 0, "'%s': %u text-only steps", twins[i], x->steps);
+        tsr_dis_exact_free(x);
+    }
+    free(x);
+}

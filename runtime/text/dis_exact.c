@@ -605,9 +605,8 @@ static bool slot_possible(struct px *P, unsigned slot, unsigned before, unsigned
     struct tsr_dis_partinfo *pi = &P->pi[k];
     if (before == TSR_TC_NO_OP ? tsr_dis_slot_never(&P->x->st, printed, slot) : tsr_dis_before_never(&P->x->st, before))
         return false;
-    /* the facts per printed alternative cost more to decide than a few thousand text-only matches: asked
-     * once that many have been made */
-    bool alts = ++P->x->nslow > TSR_DIS_SLOW && P->isa->ops[printed].npart <= TSR_DIS_LALT;
+    /* the facts per printed alternative (asked only for the ops tsr_dis_op_pair leaves open) */
+    bool alts = P->isa->ops[printed].npart <= TSR_DIS_LALT;
     /* the ops the facts do not rule out (dis_cand.c: decided once per slot, op and printed alternatives) */
     uint64_t m = S->nop <= 64 ? tsr_dis_cands(&P->x->cands, &P->x->st, slot, before, printed, alts, P->lalt[k]) : 0;
     if (S->nop <= 64 && !m)
@@ -627,6 +626,7 @@ static bool slot_possible(struct px *P, unsigned slot, unsigned before, unsigned
     for (uint32_t i = 0; i < S->nop; i++) {
         unsigned opi = P->isa->idx[S->op + i];
         if (S->nop <= 64 ? (m >> i & 1) : (opi < before && P->isa->ops[opi].slot == slot &&
+                                            tsr_dis_op_pair(&P->x->st, opi, printed) != TSR_DIS_NEVER &&
                                             (!alts || tsr_dis_op_alts(&P->x->st, opi, printed, P->lalt[k]) != TSR_DIS_NEVER)))
             if (op_possible(P, &P->isa->ops[opi], pi->q, pi->run, pi->have))
                 return true;

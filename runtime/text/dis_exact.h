@@ -161,7 +161,6 @@ struct tsr_dis_pinm { uint32_t gen, field, cur; bool ok; uint64_t v; };
 struct tsr_dis_failm { uint32_t gen, p, end, pos; };
 
 #define TSR_DIS_LALT 16    /* template parts of an op whose printed alternatives are recorded */
-#define TSR_DIS_SLOW 4096  /* text-only op matches before tsr_dis_op_alts is asked */
 /* Bundles a thread prints, with the full check, before it proves (dis_engine.c attempt).  The rule of renting
  * before buying: the thread proves once its checks have cost about what deciding the facts costs.  Measured
  * (callgrind, `tessera dis` on the first N of bench_dis's words, with the proof's plans): the facts a thread
@@ -363,7 +362,6 @@ struct tsr_dis_exact {
     uint16_t *eq;         /* FIELD == FIELD pairs met on the way (2 entries each) */
     size_t neq, ceq;
     unsigned steps;       /* budget of the text-only matcher for one bundle */
-    unsigned long nslow;  /* ops matched on the text against a part (dis_exact.c slot_possible) */
     unsigned long nprinted;   /* bundles printed by the thread, up to TSR_DIS_WARMUP (dis_engine.c attempt) */
     struct tsr_dis_plan **plans;   /* [part * maxalt + alternative]: the plans of that place (dis_plan.c) */
     unsigned nplans;
