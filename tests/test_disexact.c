@@ -526,3 +526,69 @@ Test(disexact, cands_from_op_pairs)
     }
     free(x);
 }
+
+/* ---- a field pinned by an operand other than the leading one (dis_spin.c tsr_dis_spin_at, tsr_dis_spin_ops) -- */
+
+/* The index in op a's template of its operand named opnd (-1: none). */
+static int opnd_index(const struct tsr_tc_isa *isa, unsigned a, const char *opnd)
+{
+    const struct tsr_tc_op *op = &isa->ops[a];
+    for (uint32_t i = 0; i < op->npart; i++) {
+        const struct tsr_tc_part *p = &isa->parts[op->part + i];
+        if (p->kind == TSR_TC_OPND && strcmp(isa->opnds[p->arg].name, opnd) == 0)
+            return (int)i;
+    }
+    return -1;
+}
+
+/* tsr_dis_spin_at on part k of t (printed as t, read by its printed op) through its operand opnd. */
+static int spin_at_of(const char *t, size_t k, const char *opnd, const char *field, uint64_t v)
+{
+    const struct tsr_tc_isa *isa = &qpu_tc_isa;
+    struct printed q;
+    printed_open(&q, t);
+    unsigned a = printed_op(&q, k);
+    int li = opnd_index(isa, a, opnd);
+    cr_assert(li >= 0 && li < TSR_DIS_LALT, "%s in %s", opnd, isa->ops[a].name);
+    /* the alternative printed there: the events of the template's parts before it, an operand's with its own */
+    size_t ie = q.path->sp[k].first;
+    for (int i = 0; i < li; i++) {
+        const struct tsr_tc_part *p = isa->parts + isa->ops[a].part + i;
+        size_t n = 1;
+        if (p->kind == TSR_TC_OPND)
+            n += isa->alts[isa->opnds[p->arg].alt + q.path->ev[ie].what].npart;
+        ie += n;
+    }
+    unsigned pw = q.path->ev[ie].what;
+    int ans = tsr_dis_spin_at(isa, q.x, q.fmt, a, (unsigned)li, TSR_DIS_SPIN_SELF, pw, field_of(isa, field), v, q.f);
+    cr_assert_eq(tsr_dis_spin_at(isa, q.x, q.fmt, a, (unsigned)li, TSR_DIS_SPIN_SELF, pw, field_of(isa, field), v, q.f),
+                 ans);
+    printed_close(&q);
+    return ans;
+}
+
+/* `ra12.8d` as a source can only be read by the regfile-A unpack alternative (pm = 0): the source, anchored by
+ * the template's `,` (no destination name or pack holds one), pins pm; `ra12` alone does not (its alternative
+ * leaves pm free), nor does a source of a part read by other ops than its printed one.  The mul destination's MUL
+ * pack `.8a` (pm = 1), tried before the regfile-A pack `.8a`, then fails without the text, whether the unpack is
+ * in an earlier part or after the destination in the same part. */
+Test(disexact, spin_through_other_operands)
+{
+    const int PINS = TSR_DIS_SPIN_PINS, FREE = TSR_DIS_SPIN_FREE;
+    cr_expect_eq(spin_at_of("fmaxabs.setf rb15, ra12.8d, r2; v8min ra16.8a, r0, r3", 0, "src(add_a)", "pm", 1), PINS);
+    cr_expect_eq(spin_at_of("fmaxabs.setf rb15, ra12, r2; v8min ra16.8a, r0, r3", 0, "src(add_a)", "pm", 1), FREE);
+    cr_expect_eq(spin_at_of("nop; fmul.ifz ra17.8888, r4, ra11.16a", 1, "src(mul_b)", "pm", 1), PINS);
+    cr_expect_eq(spin_at_of("nop; fmul.ifz ra17.8888, r4, ra11.16a", 1, "src(mul_b)", "pm", 0), FREE);
+    static const char *const pins[] = {"fmaxabs.setf rb15, ra12.8d, r2; v8min ra16.8a, r0, r3",
+                                       "nop; fmul.ifz ra17.8888, r4, ra11.16a",
+                                       "add.ifnz r1, r4, ra16.8a; v8max.ifn ra4.8b, ra16.8a, rb31"};
+    struct tsr_dis_exact *x = calloc(1, sizeof *x);
+    cr_assert(x);
+    for (size_t i = 0; i < sizeof pins / sizeof *pins; i++) {
+        memset(x, 0, sizeof *x);
+        prove_all(x, &pins[i], 1);
+        cr_expect_eq(x->steps, 0, "'%s': %u text-only steps", pins[i], x->steps);
+        tsr_dis_exact_free(x);
+    }
+    free(x);
+}

@@ -148,6 +148,59 @@ static bool forces(struct px *P, size_t k, unsigned field, uint64_t v)
     return true;
 }
 
+/* The number of events the printed path gives template part p, its event at ie, within [ie, iend) (0: they run
+ * past it, or nest too deep): one, and for an operand those of its printed alternative's parts. */
+static size_t ev_span(const struct px *P, const struct tsr_tc_part *p, size_t ie, size_t iend, unsigned depth)
+{
+    if (ie >= iend)
+        return 0;
+    if (p->kind != TSR_TC_OPND)
+        return 1;
+    const struct tsr_tc_opnd *o = &P->isa->opnds[p->arg];
+    if (depth >= 8 || P->ev[ie].what >= o->nalt)
+        return 0;
+    const struct tsr_tc_alt *al = &P->isa->alts[o->alt + P->ev[ie].what];
+    size_t n = 1;
+    for (uint32_t i = 0; i < al->npart; i++) {
+        size_t m = ev_span(P, P->isa->parts + al->part + i, ie + n, iend, depth + 1);
+        if (!m)
+            return 0;
+        n += m;
+    }
+    return n;
+}
+
+/* tsr_dis_spin_ops for alt, an alternative of the op-level operand of the current part whose event is P->top:
+ * the parts before it as recorded (P->lalt), and the current part with the alternatives its events record at its
+ * other operands (the walk has not reached the later ones yet; a bundle whose events do not fit the template
+ * fails the walk, which proves nothing). */
+static bool spin_ops(struct px *P, const struct tsr_tc_alt *alt)
+{
+    const struct tsr_tc_isa *isa = P->isa;
+    size_t cur = P->cur, np = cur;
+    uint8_t lalt[MAX_PARTS][TSR_DIS_LALT];
+    memcpy(lalt, P->lalt, cur * sizeof *lalt);
+    if (P->top != SIZE_MAX) {
+        const struct tsr_tc_op *op = &isa->ops[P->pop[cur]];
+        size_t ie = P->sp[cur].first;
+        bool ok = true, seen = false;
+        memset(lalt[cur], 0xff, TSR_DIS_LALT);
+        for (uint32_t i = 0; i < op->npart && ok; i++) {
+            const struct tsr_tc_part *p = isa->parts + op->part + i;
+            size_t n = ev_span(P, p, ie, P->iend, 0);
+            if (p->kind == TSR_TC_OPND && ie == P->top)
+                seen = true;   /* the operand being decided: left out */
+            else if (p->kind == TSR_TC_OPND && n && i < TSR_DIS_LALT)
+                lalt[cur][i] = (uint8_t)P->ev[ie].what;
+            ok = n != 0;
+            ie += n;
+        }
+        if (ok && seen)
+            np = cur + 1;
+    }
+    return tsr_dis_spin_ops(isa, P->x, P->fmt, np, P->pop, (const uint8_t (*)[TSR_DIS_LALT])lalt, alt, P->f);
+}
+
 /* Whether alternative alt, tried by the assembler before the printed one and matching the text, still fails
  * through a field: it binds FIELD = v, and another bundle part pins FIELD to another value, by the facts
  * (dis_spin.c) or on the text alone (forces).  Every path through alt makes both bindings, so none completes.
@@ -165,7 +218,8 @@ static bool refuted(struct px *P, const struct tsr_tc_alt *alt)
     for (size_t k = 0; k < P->np; k++)
         pw[k] = P->plead[k] != SIZE_MAX && P->ev[P->plead[k]].what < 0xff ? (uint8_t)P->ev[P->plead[k]].what : 0xff;
     if (tsr_dis_spin_alt(isa, P->x, P->fmt, P->np, P->pop, P->sp, pw, P->cur, P->plead[P->cur] == P->top, alt, P->f,
-                         &open))
+                         &open) ||
+        spin_ops(P, alt))
         return true;
     bool ok = false;
     uint32_t lim = P->lim;
@@ -860,6 +914,7 @@ void tsr_dis_exact_free(struct tsr_dis_exact *x)
     tsr_dis_cands_free(&x->cands);
     free(x->spin.e);
     free(x->spin.req);
+    free(x->spin.anch);
     free(x->bound);
     free(x->root);
     free(x->oplead);

@@ -279,6 +279,7 @@ struct tsr_dis_spine {
     uint64_t v;
     uint32_t field, t0;
     uint16_t fmt, a;
+    uint8_t li;                   /* the operand's index in a's template (tsr_dis_spin_at) */
     uint8_t pw, state, nreq;      /* state: 0 empty, else 1 + the answer (PINS: when every open one's rows say NEVER) */
     uint32_t req;                 /* its open alternatives: req[req, req + nreq) of struct tsr_dis_spins, each with
                                      its rows as a plan's early alternative (tsr_dis_early_never) */
@@ -286,6 +287,8 @@ struct tsr_dis_spine {
 };
 struct tsr_dis_spins {
     struct tsr_dis_spine *e;      /* TSR_DIS_SPIN entries (NULL: not yet) */
+    uint8_t *anch;                /* per op-level template part: 1 + whether an operand there is anchored
+                                     (tsr_dis_spin_at; 0: not yet known) */
     struct tsr_dis_early *req;    /* the open alternatives of the entries, nreq of creq */
     size_t nreq, creq;
 };
@@ -303,6 +306,29 @@ enum { TSR_DIS_SPIN_OPEN, TSR_DIS_SPIN_PINS, TSR_DIS_SPIN_FREE };
  * out. */
 int tsr_dis_spin(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsigned fmt, unsigned a, uint32_t t0,
                  unsigned pw, unsigned field, uint64_t v, const uint64_t *f);
+/* tsr_dis_spin through the operand at index li of op a's template (li < TSR_DIS_LALT) instead of the leading one,
+ * pw the alternative printed there.  An operand other than the leading one counts only when it is anchored: a
+ * separator character c (`,` in `add{d}, {a}, {b}`) occurs in the literal text after the template's last
+ * non-literal part before it, and no hole or operand before it can match a text holding c (table names, numbers:
+ * tsr_dis_expr_char; literals and optional texts of their alternatives).  Every way the assembler reads the
+ * part with op a then matches the template's literal c's at the part's first c's, in order, and the operand's
+ * text starts where the printed one does, so the facts of the leading operand hold there too.  A part read by
+ * other ops than a (t0 other than TSR_DIS_SPIN_SELF) is asked through its leading operand only: OPEN otherwise,
+ * as for an operand that is not anchored. */
+int tsr_dis_spin_at(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsigned fmt, unsigned a, unsigned li,
+                    uint32_t t0, unsigned pw, unsigned field, uint64_t v, const uint64_t *f);
+/* Does operand alternative alt, tried by the assembler before the printed one, fail through a field pinned by an
+ * operand other than the leading one of a bundle part read by its printed op (tsr_dis_spin_at): for one of alt's
+ * FIELD = value conditions, some part k < np printed by op pop[k], with lalt[k][i] the alternative printed at its
+ * template's operand part i (0xff: not asked), has an anchored operand that pins FIELD to another value?  The
+ * caller passes the parts the assembler reads with their printed ops on every path through alt: those before
+ * the part being decided, and that part itself with 0xff at the operand being decided.  (The leading operands
+ * are tsr_dis_spin_alt's.)  `fadd.ifz ra3.16a, ra12.8d, r2; v8min ra16.8a, r0, r3`: `ra12.8d` can only be read
+ * by the regfile-A unpack alternative, which binds pm = 0, so the mul destination's MUL pack `.8a` (pm = 1),
+ * tried before the regfile-A pack `.8a`, fails.  false proves nothing. */
+bool tsr_dis_spin_ops(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsigned fmt, size_t np,
+                      const unsigned *pop, const uint8_t (*lalt)[TSR_DIS_LALT], const struct tsr_tc_alt *alt,
+                      const uint64_t *f);
 /* Does operand alternative alt, tried by the assembler before the printed one at bundle part cur, fail through a
  * field by the facts: for one of its FIELD = value conditions, some part k pins FIELD to another value
  * (tsr_dis_spin; part cur itself is left out when alt is an alternative of its leading operand: lead)?  Every
