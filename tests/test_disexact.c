@@ -592,3 +592,38 @@ Test(disexact, spin_through_other_operands)
     }
     free(x);
 }
+
+/* ---- a number printed last in its bundle part (dis_exact.c run_step, S_TAB) ------------------------------- */
+
+/* Did the proof of the last bundle read no text: no step of the text-only matcher, no table's names looked up
+ * in the bundle's memo? */
+static bool read_no_text(const struct tsr_dis_exact *x)
+{
+    for (unsigned i = 0; x->memo && i < TSR_DIS_NMEMO; i++)
+        if (x->memo[i].gen == x->mgen)
+            return false;
+    return x->steps == 0;
+}
+
+/* The mul ALU's small immediate may be followed by a rotation (`-14 >> 2`: the number would be extended), so its
+ * step is S_TAB; printed last in its part, the reader stops at the part's end and the code's row decides, with
+ * no text read; one followed by the rotation is still read back. */
+Test(disexact, number_last_in_part)
+{
+    static const char *const last[] = {"nop; fmul rb20, ra7.8c, 14", "nop; v8max.setf ra7.16a, 12, 12",
+                                       "nop; v8subs.ifz rb11, r2, -11", "nop; fmul r0, r1, 1.0"};
+    struct tsr_dis_exact *x = calloc(1, sizeof *x);
+    cr_assert(x);
+    for (size_t i = 0; i < sizeof last / sizeof *last; i++) {
+        memset(x, 0, sizeof *x);
+        prove_all(x, &last[i], 1);
+        cr_expect(read_no_text(x), "'%s': the text was read", last[i]);
+        cr_expect_geq(plan_steps(x, TSR_DIS_S_TAB, table_named(&qpu_tc_isa, "smallimm")), 1, "'%s'", last[i]);
+        tsr_dis_exact_free(x);
+    }
+    memset(x, 0, sizeof *x);
+    prove_all(x, (const char *const[]){"nop; v8muld.ifz ra14.8c, -14, r4 >> 2"}, 1);
+    cr_expect(!read_no_text(x), "-14 is codes 18 and 50: the rotation decides, on the text");
+    tsr_dis_exact_free(x);
+    free(x);
+}

@@ -405,10 +405,10 @@ static bool walk(struct px *P, const struct tsr_tc_part *p, const struct tsr_tc_
     return true;
 }
 
-/* A step s of kind TSR_DIS_S_FIXINT or TSR_DIS_S_NUMROW on its event ev and the instruction's fields f, from
- * the facts alone (no text): true when it shows what the walk's reading of the number shows there, and then
- * binds the field (x->bound); false when the facts do not show it (S_NUMROW: a code whose row says no; the
- * step then runs as S_TAB, on the text). */
+/* A step s of kind TSR_DIS_S_FIXINT, TSR_DIS_S_NUMROW, or TSR_DIS_S_TAB at a number printed last in its bundle
+ * part, on its event ev and the instruction's fields f, from the facts alone (no text): true when it shows
+ * what the walk's reading of the number shows there, and then binds the field (x->bound); false when the facts
+ * do not show it (a code whose row says no; the step then runs as S_TAB, on the text). */
 static inline bool num_run(struct tsr_dis_exact *x, const struct tsr_dis_step *s, const struct tsr_dis_ev *ev,
                            const uint64_t *f)
 {
@@ -416,7 +416,7 @@ static inline bool num_run(struct tsr_dis_exact *x, const struct tsr_dis_step *s
     unsigned w = x->st.isa->fields[s->field].width;
     if (ev->pos >= ev->end || (w < 64 && c >> w))   /* a number is printed; the decoded code fits the field */
         return false;
-    if (s->kind == TSR_DIS_S_NUMROW) {
+    if (s->kind != TSR_DIS_S_FIXINT) {
         int v = s->row && c < s->len ? s->row[c] : TSR_DIS_UNKNOWN;
         if (v == TSR_DIS_UNKNOWN)
             v = tsr_dis_num_entry(&x->st, s->p->arg, c);
@@ -454,6 +454,12 @@ static inline bool run_step(struct px *P, const struct tsr_dis_plan *pl, const s
         return true;
     }
     case TSR_DIS_S_TAB:
+        /* a number that what follows in the template may extend (`-14 >> 2`, dis_num.c (a)) but that is printed
+         * last in its part: the reader stops at the part's end, so it reads the number alone, and the code's row
+         * decides as for S_NUMROW (dis_num.c (b)) */
+        if (ev->what != TSR_TC_PRINT_NAME && ev->end == P->lim && isa->tables[st->p->arg].nnums &&
+            num_run(x, st, ev, P->f))
+            return true;
         return table_hole(P, st->p, st->end, st->k, ev, ws(P, ev->pos));
     case TSR_DIS_S_INT: {
         struct tsr_asm_val v;

@@ -182,7 +182,8 @@ enum {
     TSR_DIS_S_LIT,     /* a literal ending in an identifier character: the bound rule (the next character) */
     TSR_DIS_S_NAME,    /* a table hole printed as a name: the code's row (tsr_dis_name_fast), the bound rule;
                           a code without the short way: as S_TAB */
-    TSR_DIS_S_TAB,     /* a table hole otherwise: the names and numbers the assembler finds there, on the text */
+    TSR_DIS_S_TAB,     /* a table hole otherwise: the names and numbers the assembler finds there, on the text;
+                          a number printed last in its bundle part: as S_NUMROW (row and field set) */
     TSR_DIS_S_INT,     /* a `{FIELD}` hole: the number read back into the field */
     TSR_DIS_S_FIXINT,  /* a `{FIELD}` hole whose printed number reads back as the field's code for every code
                           and whose continuation cannot extend it (dis_num.c): the field is bound, no text */
