@@ -627,3 +627,76 @@ Test(disexact, number_last_in_part)
     tsr_dis_exact_free(x);
     free(x);
 }
+
+/* ---- a field pinned through a table hole's entry (dis_spin.c tsr_dis_lead_codes) ---------------------------- */
+
+/* The code of the name `name` of table tab (the test fails when it is missing). */
+static uint64_t name_code(const struct tsr_tc_isa *isa, const char *tab, const char *name)
+{
+    const struct tsr_tc_table *T = &isa->tables[table_named(isa, tab)];
+    for (uint32_t i = 0; i < T->nnames; i++)
+        if (!strcmp(isa->names[T->name_first + i].name, name))
+            return isa->names[T->name_first + i].code;
+    cr_assert_fail("no name %s in %s", name, tab);
+    return 0;
+}
+
+/* The codes the regfile-A source alternative binds where the printed alternative (fields f, printed through
+ * tsr_dis_lead_codes) wrote its first name; n of them. */
+static unsigned lead_codes_of(const char *t, const char *printed_tab, uint64_t *codes)
+{
+    const struct tsr_tc_isa *isa = &qpu_tc_isa;
+    struct printed q;
+    printed_open(&q, t);
+    const struct tsr_tc_part *end, *p = opnd_part(isa, "ror", "src(add_a)", &end);
+    cr_assert(p);
+    const struct tsr_tc_opnd *o = &isa->opnds[p->arg];
+    int ja = alt_with(isa, o, 0, "rd_a", NULL), jp = alt_with(isa, o, 0, printed_tab, NULL);
+    while (ja >= 0 && isa->alts[o->alt + (unsigned)ja].npart != 1)   /* `{rd_a:raddr_a}` alone, no unpack */
+        ja = alt_with(isa, o, (unsigned)ja + 1, "rd_a", NULL);
+    while (jp >= 0 && isa->alts[o->alt + (unsigned)jp].npart != 1)
+        jp = alt_with(isa, o, (unsigned)jp + 1, printed_tab, NULL);
+    cr_assert(ja >= 0 && jp >= 0);
+    unsigned n = tsr_dis_lead_codes(isa, &isa->alts[o->alt + (unsigned)ja], &isa->alts[o->alt + (unsigned)jp], q.f,
+                                    codes, 8);
+    printed_close(&q);
+    return n;
+}
+
+static bool has_code(const uint64_t *codes, unsigned n, uint64_t c)
+{
+    for (unsigned i = 0; i < n; i++)
+        if (codes[i] == c)
+            return true;
+    return false;
+}
+
+/* `vpm` is a name of both regfile read tables: read from regfile A it binds raddr_a to vpm's code there, or to
+ * that of a longer name that `vpm` starts (`vpm_ld_busy`: a superset, as the text after it is not looked at); `ra20` read from regfile A binds 20 or, `ra2` being a prefix of it, 2.
+ * So an earlier regfile-A reading of `vpm` fails when another source can only be read from regfile A with
+ * another address: in the same part after it, or in a later part (read by its printed op only). */
+Test(disexact, spin_through_entries)
+{
+    const struct tsr_tc_isa *isa = &qpu_tc_isa;
+    uint64_t codes[8];
+    unsigned n = lead_codes_of("ror ra16, vpm, ra20", "rd_b", codes);
+    cr_expect(has_code(codes, n, name_code(isa, "rd_a", "vpm")));
+    cr_expect(has_code(codes, n, name_code(isa, "rd_a", "vpm_ld_busy")), "names that `vpm` starts count too");
+    cr_expect(!has_code(codes, n, name_code(isa, "rd_a", "ra20")) && !has_code(codes, n, name_code(isa, "rd_a", "ra2")));
+    n = lead_codes_of("ror ra16, ra20, rb20", "rd_a", codes);
+    cr_expect_eq(n, 2);
+    cr_expect(has_code(codes, n, name_code(isa, "rd_a", "ra20")) && has_code(codes, n, name_code(isa, "rd_a", "ra2")));
+    static const char *const pins[] = {"ror ra16, vpm, ra20",
+                                       "xor.ifnn y_coord, r1, mutex; v8adds.ifnn t0s.16b, vr_wait.8a, r3",
+                                       "fmax t1b, vary, r5; v8muld.ifz r0.8d, r1, ra53",
+                                       "sub.ifz t0s, r3, ra2; v8muld.never ra27.8b, ra2, unif"};
+    struct tsr_dis_exact *x = calloc(1, sizeof *x);
+    cr_assert(x);
+    for (size_t i = 0; i < sizeof pins / sizeof *pins; i++) {
+        memset(x, 0, sizeof *x);
+        prove_all(x, &pins[i], 1);
+        cr_expect(read_no_text(x), "'%s': the text was read", pins[i]);
+        tsr_dis_exact_free(x);
+    }
+    free(x);
+}

@@ -170,35 +170,88 @@ static size_t ev_span(const struct px *P, const struct tsr_tc_part *p, size_t ie
     return n;
 }
 
-/* tsr_dis_spin_ops for alt, an alternative of the op-level operand of the current part whose event is P->top:
- * the parts before it as recorded (P->lalt), and the current part with the alternatives its events record at its
- * other operands (the walk has not reached the later ones yet; a bundle whose events do not fit the template
- * fails the walk, which proves nothing). */
-static bool spin_ops(struct px *P, const struct tsr_tc_alt *alt)
+/* The alternatives printed at the op-level operands of bundle part k (lalt[i] for template part i; 0xff: not an
+ * operand, or the one whose event is skip), from its events (a part whose events do not fit its template: all
+ * 0xff; the walk fails on it, which proves nothing).  Whether an operand's event was skip. */
+static bool part_alts(const struct px *P, size_t k, size_t skip, uint8_t *lalt)
 {
     const struct tsr_tc_isa *isa = P->isa;
-    size_t cur = P->cur, np = cur;
-    uint8_t lalt[MAX_PARTS][TSR_DIS_LALT];
-    memcpy(lalt, P->lalt, cur * sizeof *lalt);
-    if (P->top != SIZE_MAX) {
-        const struct tsr_tc_op *op = &isa->ops[P->pop[cur]];
-        size_t ie = P->sp[cur].first;
-        bool ok = true, seen = false;
-        memset(lalt[cur], 0xff, TSR_DIS_LALT);
-        for (uint32_t i = 0; i < op->npart && ok; i++) {
-            const struct tsr_tc_part *p = isa->parts + op->part + i;
-            size_t n = ev_span(P, p, ie, P->iend, 0);
-            if (p->kind == TSR_TC_OPND && ie == P->top)
-                seen = true;   /* the operand being decided: left out */
-            else if (p->kind == TSR_TC_OPND && n && i < TSR_DIS_LALT)
-                lalt[cur][i] = (uint8_t)P->ev[ie].what;
-            ok = n != 0;
-            ie += n;
+    const struct tsr_tc_op *op = &isa->ops[P->pop[k]];
+    size_t ie = P->sp[k].first, iend = k + 1 < P->np ? P->sp[k + 1].first : P->nev;
+    bool seen = false;
+    memset(lalt, 0xff, TSR_DIS_LALT);
+    for (uint32_t i = 0; i < op->npart; i++) {
+        const struct tsr_tc_part *p = isa->parts + op->part + i;
+        size_t n = ev_span(P, p, ie, iend, 0);
+        if (!n) {
+            memset(lalt, 0xff, TSR_DIS_LALT);
+            return false;
         }
-        if (ok && seen)
-            np = cur + 1;
+        if (p->kind == TSR_TC_OPND && ie == skip)
+            seen = true;   /* the operand being decided: left out */
+        else if (p->kind == TSR_TC_OPND && i < TSR_DIS_LALT)
+            lalt[i] = (uint8_t)P->ev[ie].what;
+        ie += n;
     }
-    return tsr_dis_spin_ops(isa, P->x, P->fmt, np, P->pop, (const uint8_t (*)[TSR_DIS_LALT])lalt, alt, P->f);
+    return seen;
+}
+
+/* The alternatives tsr_dis_spin_ops asks for an alternative of the op-level operand of the current part whose
+ * event is P->top, into lalt (P->np rows): the parts before it as recorded (P->lalt), the current part and the
+ * later ones from their events (the walk has not reached them yet), the operand being decided left out (when its
+ * event is not P->top, the current part is left out entirely). */
+static void ops_lalt(struct px *P, uint8_t (*lalt)[TSR_DIS_LALT])
+{
+    size_t cur = P->cur;
+    memcpy(lalt, P->lalt, cur * sizeof *lalt);
+    if (P->top == SIZE_MAX || !part_alts(P, cur, P->top, lalt[cur]))
+        memset(lalt[cur], 0xff, TSR_DIS_LALT);
+    for (size_t k = cur + 1; k < P->np; k++)
+        part_alts(P, k, SIZE_MAX, lalt[k]);
+}
+
+/* The alternatives printed at the parts' leading operands (0xff: none), for tsr_dis_spin. */
+static void lead_alts(const struct px *P, uint8_t *pw)
+{
+    for (size_t k = 0; k < P->np; k++)
+        pw[k] = P->plead[k] != SIZE_MAX && P->ev[P->plead[k]].what < 0xff ? (uint8_t)P->ev[P->plead[k]].what : 0xff;
+}
+
+/* refuted() through the leading table hole of alt, an alternative of the op-level operand being decided (its
+ * printed alternative pa; NULL: nested, not asked): every reading of alt there binds the hole's field to one of the
+ * codes tsr_dis_lead_codes gives (what pa printed begins with a name), and for each of them some part is read only
+ * with another value, by the facts (the parts' leading operands: tsr_dis_spin, as tsr_dis_spin_alt asks them; their
+ * anchored operands: tsr_dis_spin_ops_field).  `ror ra16, vpm, ra20`: `vpm` is a name of both regfile tables; read
+ * from regfile A it binds raddr_a = 48, but the anchored `ra20` can only be read from regfile A with raddr_a = 20
+ * (or 2, `ra2` being a prefix of it). */
+static bool hole_refuted(struct px *P, const struct tsr_tc_alt *alt, const struct tsr_tc_alt *pa)
+{
+    const struct tsr_tc_isa *isa = P->isa;
+    uint64_t codes[8];
+    unsigned n = pa ? tsr_dis_lead_codes(isa, alt, pa, P->f, codes, 8) : 0;
+    if (!n)
+        return false;
+    unsigned field = isa->parts[alt->part].field;
+    uint64_t own = P->f[field] & tsr_bits_mask(isa->fields[field].width);
+    uint8_t pw[MAX_PARTS], lalt[MAX_PARTS][TSR_DIS_LALT];
+    lead_alts(P, pw);
+    ops_lalt(P, lalt);
+    bool lead = P->plead[P->cur] == P->top;
+    for (unsigned i = 0; i < n; i++) {
+        if (codes[i] == own)
+            return false;   /* the printed parts read the instruction's value */
+        bool pinned = false;
+        for (size_t k = 0; k < P->np && !pinned; k++) {
+            if (k == P->cur && lead)
+                continue;   /* the operand being decided */
+            uint32_t t0 = k > P->cur ? P->sp[P->cur].t + 1 : TSR_DIS_SPIN_SELF;
+            pinned = tsr_dis_spin(isa, P->x, P->fmt, P->pop[k], t0, pw[k], field, codes[i], P->f) == TSR_DIS_SPIN_PINS;
+        }
+        if (!pinned && !tsr_dis_spin_ops_field(isa, P->x, P->fmt, P->np, P->pop, P->sp, P->cur,
+                                               (const uint8_t (*)[TSR_DIS_LALT])lalt, field, codes[i], P->f))
+            return false;
+    }
+    return true;
 }
 
 /* Whether alternative alt, tried by the assembler before the printed one and matching the text, still fails
@@ -208,18 +261,22 @@ static bool spin_ops(struct px *P, const struct tsr_tc_alt *alt)
  * other part's `ra28`, a name of the A table only, binds ws = 1 in every alternative that can read it.)  The
  * part being walked counts too, unless alt is an alternative of its leading operand (then that operand is the
  * one being decided). */
-static bool refuted(struct px *P, const struct tsr_tc_alt *alt)
+static bool refuted(struct px *P, const struct tsr_tc_alt *alt, const struct tsr_tc_alt *pa)
 {
     const struct tsr_tc_isa *isa = P->isa;
     /* the facts first (dis_spin.c: a few look-ups); the text only for the pairs (binding, part) they leave open
      * (bit i of open for the i-th pair; bit 63 for all from the 63rd on) */
     uint64_t open;
     uint8_t pw[MAX_PARTS];   /* the alternatives printed at the parts' leading operands */
-    for (size_t k = 0; k < P->np; k++)
-        pw[k] = P->plead[k] != SIZE_MAX && P->ev[P->plead[k]].what < 0xff ? (uint8_t)P->ev[P->plead[k]].what : 0xff;
+    lead_alts(P, pw);
     if (tsr_dis_spin_alt(isa, P->x, P->fmt, P->np, P->pop, P->sp, pw, P->cur, P->plead[P->cur] == P->top, alt, P->f,
-                         &open) ||
-        spin_ops(P, alt))
+                         &open))
+        return true;
+    uint8_t lalt[MAX_PARTS][TSR_DIS_LALT];
+    ops_lalt(P, lalt);
+    if (tsr_dis_spin_ops(isa, P->x, P->fmt, P->np, P->pop, P->sp, P->cur, (const uint8_t (*)[TSR_DIS_LALT])lalt, alt,
+                         P->f) ||
+        hole_refuted(P, alt, pa))
         return true;
     bool ok = false;
     uint32_t lim = P->lim;
@@ -380,7 +437,7 @@ static bool walk(struct px *P, const struct tsr_tc_part *p, const struct tsr_tc_
                 /* fails on the text (alone, then with what follows it in the template), or through a field */
                 if (tsr_dis_possible(P, isa->parts + alt->part, isa->parts + alt->part + alt->npart, q, NULL, true) &&
                     tsr_dis_possible(P, isa->parts + alt->part, isa->parts + alt->part + alt->npart, q, &rest, false) &&
-                    !refuted(P, alt) && !tsr_dis_alt_pinned(P, alt, q))
+                    !refuted(P, alt, k ? NULL : &isa->alts[o->alt + ev->what]) && !tsr_dis_alt_pinned(P, alt, q))
                     return false;
             }
             const struct tsr_tc_alt *alt = &isa->alts[o->alt + ev->what];
@@ -506,7 +563,8 @@ static inline bool run_step(struct px *P, const struct tsr_dis_plan *pl, const s
             /* through a field first: mostly lookups (forces), where the text-only matcher would find that
              * the alternative matches (a name of both tables) */
             const struct tsr_tc_part *ap = isa->parts + alt->part;
-            bool fails = refuted(P, alt) || !tsr_dis_possible(P, ap, ap + alt->npart, q, NULL, true) ||
+            bool fails = refuted(P, alt, &isa->alts[o->alt + ev->what]) ||
+                         !tsr_dis_possible(P, ap, ap + alt->npart, q, NULL, true) ||
                          !tsr_dis_possible(P, ap, ap + alt->npart, q, &rest, false) || tsr_dis_alt_pinned(P, alt, q);
             P->top = SIZE_MAX;
             if (!fails)
@@ -787,6 +845,7 @@ bool tsr_dis_exact(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const 
     P.fmt = fmt;
     P.pi = pi;
     P.np = np;
+    P.nev = nev;
     P.pop = pop;
     P.sp = sp;
     P.plead = plead;

@@ -165,8 +165,70 @@ static bool anchored(const struct tsr_dis_static *st, struct tsr_dis_spins *S, u
     return S->anch[i] == 2;
 }
 
+/* Does alternative al begin with a table hole of FIELD?  Its table, or -1. */
+static int lead_table(const struct tsr_tc_isa *isa, const struct tsr_tc_alt *al, unsigned field)
+{
+    const struct tsr_tc_part *h = isa->parts + al->part;
+    return al->npart && h->kind == TSR_TC_TABLE && h->field == field ? (int)h->arg : -1;
+}
+
+unsigned tsr_dis_lead_codes(const struct tsr_tc_isa *isa, const struct tsr_tc_alt *al, const struct tsr_tc_alt *pa,
+                            const uint64_t *f, uint64_t *codes, unsigned max)
+{
+    if (!al->npart || !pa->npart || isa->parts[al->part].kind != TSR_TC_TABLE)
+        return 0;
+    const struct tsr_tc_part *h = isa->parts + al->part, *ph = isa->parts + pa->part;
+    if (ph->kind != TSR_TC_TABLE)
+        return 0;
+    /* what pa prints first: the name of its hole's entry for the decoded code */
+    const struct tsr_tc_print *pr = tsr_dis_print_of(isa, ph->arg, f[ph->field]);
+    if (!pr || pr->kind != TSR_TC_PRINT_NAME || !pr->name[0] || tsr_asm_isblank((unsigned char)pr->name[0]))
+        return 0;
+    const char *s = pr->name;
+    const struct tsr_tc_table *T = &isa->tables[h->arg];
+    if (T->nnums && tsr_dis_expr_start((unsigned char)s[0]))
+        return 0;   /* a number may be read there */
+    size_t sl = strlen(s);
+    uint64_t m = tsr_bits_mask(isa->fields[h->field].width);
+    unsigned n = 0;
+    for (uint32_t i = 0; i < T->nnames; i++) {
+        const struct tsr_tc_name *nm = &isa->names[T->name_first + i];
+        if (!nm->len)
+            return 0;   /* the empty name matches anywhere */
+        size_t l = nm->len < sl ? nm->len : sl;
+        if (memcmp(nm->name, s, l) != 0)
+            continue;
+        uint64_t c = nm->code & m;
+        bool seen = false;
+        for (unsigned j = 0; j < n && !seen; j++)
+            seen = codes[j] == c;
+        if (seen)
+            continue;
+        if (n == max)
+            return 0;
+        codes[n++] = c;
+    }
+    return n;
+}
+
+/* Does every reading of alternative al, at the start of what alternative pa prints for the fields f, bind FIELD
+ * to another value than v through al's leading table hole (tsr_dis_lead_codes, none of them v)? */
+static bool hole_other(const struct tsr_tc_isa *isa, const struct tsr_tc_alt *al, const struct tsr_tc_alt *pa,
+                       unsigned field, uint64_t v, const uint64_t *f)
+{
+    uint64_t codes[16];
+    if (lead_table(isa, al, field) < 0)
+        return false;
+    unsigned n = tsr_dis_lead_codes(isa, al, pa, f, codes, 16);
+    for (unsigned i = 0; i < n; i++)
+        if (codes[i] == v)
+            return false;
+    return n > 0;
+}
+
 /* The answer from the facts for e's key (e->p, e->end set here): FREE, OPEN, or PINS when none of the open
- * alternatives, req[0, *nreq), matches the entries printed (their rows by the codes). */
+ * alternatives, req[0, *nreq), matches the entries printed (their rows by the codes); e->hole set when the
+ * printed alternative binds FIELD through its leading table hole only (then the entry printed decides). */
 static int compute(struct tsr_dis_static *st, struct tsr_dis_spine *e, struct tsr_dis_early *req, unsigned *nreq)
 {
     const struct tsr_tc_isa *isa = st->isa;
@@ -185,15 +247,22 @@ static int compute(struct tsr_dis_static *st, struct tsr_dis_spine *e, struct ts
     e->p = p, e->end = end;
     if (e->pw >= o->nalt || (uint32_t)li >= TSR_DIS_LALT)
         return TSR_DIS_SPIN_OPEN;
-    /* the printed op reads the part through the printed alternative */
+    /* the printed op reads the part through the printed alternative: by its conditions, or by its leading table
+     * hole's entry (decided per entry printed: open_ones) */
     const struct tsr_tc_alt *pa = &isa->alts[o->alt + e->pw];
-    if (!tsr_dis_binds_other(isa, pa->cond, pa->ncond, field, v))
-        return TSR_DIS_SPIN_FREE;
-    /* the other ops of the later slots (through the leading operand only: e->li 0xff) */
-    if (e->t0 != TSR_DIS_SPIN_SELF && e->li != 0xff)
-        return TSR_DIS_SPIN_OPEN;
+    e->hole = 0;
+    if (!tsr_dis_binds_other(isa, pa->cond, pa->ncond, field, v)) {
+        if (lead_table(isa, pa, field) < 0)
+            return TSR_DIS_SPIN_FREE;
+        e->hole = 1;
+    }
+    /* the other ops of the later slots: shown not to match the part (pw printed at the operand), or a's twin from
+     * its leading operand on (the same template from there: the operand anchored the same way, with the same
+     * alternatives), or, asked through the leading operand, one whose leading operand binds FIELD to another value
+     * whatever it reads */
     if (e->t0 != TSR_DIS_SPIN_SELF) {
         uint8_t lalt[TSR_DIS_LALT];
+        int la = lead_of(isa, a);
         for (unsigned i = 0; i < TSR_DIS_LALT; i++)
             lalt[i] = 0xff;
         lalt[li] = e->pw;
@@ -201,15 +270,16 @@ static int compute(struct tsr_dis_static *st, struct tsr_dis_spine *e, struct ts
             uint32_t n;
             const uint32_t *bs = tsr_dis_slot_ops(st, a, isa->idx[F->slot + t], &n);
             for (uint32_t i = 0; i < n; i++)
-                if (bs[i] != a && !twin(st, bs[i], a, li) && tsr_dis_op_alts(st, bs[i], a, lalt) != TSR_DIS_NEVER &&
-                    !all_bind_other(isa, bs[i], field, v))
+                if (bs[i] != a && (la < 0 || !twin(st, bs[i], a, la)) &&
+                    tsr_dis_op_alts(st, bs[i], a, lalt) != TSR_DIS_NEVER &&
+                    (e->li != 0xff || !all_bind_other(isa, bs[i], field, v)))
                     return TSR_DIS_SPIN_OPEN;
         }
     }
-    /* the printed op's other alternatives there */
+    /* the printed op's other alternatives there (those binding FIELD through a leading table hole: per entry) */
     for (uint32_t i = 0; i < o->nalt; i++) {
         const struct tsr_tc_alt *al = &isa->alts[o->alt + i];
-        if (tsr_dis_binds_other(isa, al->cond, al->ncond, field, v) ||
+        if (i == e->pw || tsr_dis_binds_other(isa, al->cond, al->ncond, field, v) ||
             tsr_dis_alt_ctx(st, p, end, i, e->pw) == TSR_DIS_NEVER)
             continue;
         if (*nreq == TSR_DIS_SPIN_REQ)
@@ -224,14 +294,22 @@ static int compute(struct tsr_dis_static *st, struct tsr_dis_spine *e, struct ts
     return TSR_DIS_SPIN_PINS;
 }
 
-/* PINS when none of the open alternatives req[0, n) of the operand at e->p matches the entries printed (fields f)
- * by their rows, else OPEN. */
+/* PINS when the printed alternative binds FIELD to another value than e->v for the entries printed (fields f;
+ * e->hole: through its leading table hole) and each of the open alternatives req[0, n) of the operand at e->p
+ * either does not match those entries (its rows) or binds FIELD to another value through its leading table
+ * hole; FREE when the printed one may bind v; else OPEN. */
 static int open_ones(struct tsr_dis_static *st, const struct tsr_dis_spine *e, const struct tsr_dis_early *req,
                      unsigned n, const uint64_t *f)
 {
+    const struct tsr_tc_isa *isa = st->isa;
+    const struct tsr_tc_opnd *o = &isa->opnds[e->p->arg];
+    const struct tsr_tc_alt *pa = &isa->alts[o->alt + e->pw];
+    if (e->hole && !hole_other(isa, pa, pa, e->field, e->v, f))
+        return TSR_DIS_SPIN_FREE;
     const struct tsr_dis_step s = {.p = e->p, .end = e->end};
     for (unsigned i = 0; i < n; i++)
-        if (!tsr_dis_early_never(st, &s, &req[i], e->pw, f))
+        if (!tsr_dis_early_never(st, &s, &req[i], e->pw, f) &&
+            !hole_other(isa, &isa->alts[o->alt + req[i].alt], pa, e->field, e->v, f))
             return TSR_DIS_SPIN_OPEN;
     return TSR_DIS_SPIN_PINS;
 }
@@ -252,7 +330,7 @@ int tsr_dis_spin_at(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsig
         li = 0xff;   /* the leading operand: one key, whichever way it is asked */
     if (!x->st.isa)
         tsr_dis_static_init(&x->st, isa);
-    if (li != 0xff && (li >= TSR_DIS_LALT || li >= isa->ops[a].npart || t0 != TSR_DIS_SPIN_SELF ||
+    if (li != 0xff && (li >= TSR_DIS_LALT || li >= isa->ops[a].npart ||
                        isa->parts[isa->ops[a].part + li].kind != TSR_TC_OPND || !anchored(&x->st, &x->spin, a, li)))
         return TSR_DIS_SPIN_OPEN;
     if (pw > 0xff)
@@ -298,26 +376,35 @@ int tsr_dis_spin_at(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsig
     return r == TSR_DIS_SPIN_PINS ? open_ones(&x->st, &k, req, n, f) : r;
 }
 
+bool tsr_dis_spin_ops_field(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsigned fmt, size_t np,
+                            const unsigned *pop, const struct tsr_dis_slotp *sp, size_t cur,
+                            const uint8_t (*lalt)[TSR_DIS_LALT], unsigned field, uint64_t v, const uint64_t *f)
+{
+    for (size_t k = 0; k < np; k++) {
+        unsigned a = pop[k];
+        if (a >= isa->nops)
+            continue;
+        int lead = lead_of(isa, a);
+        uint32_t n = isa->ops[a].npart < TSR_DIS_LALT ? isa->ops[a].npart : TSR_DIS_LALT;
+        /* a part after the current one takes a later slot; the others are read as printed */
+        uint32_t t0 = k > cur ? sp[cur].t + 1 : TSR_DIS_SPIN_SELF;
+        for (uint32_t i = 0; i < n; i++)
+            if ((int)i != lead && lalt[k][i] != 0xff &&
+                tsr_dis_spin_at(isa, x, fmt, a, i, t0, lalt[k][i], field, v, f) == TSR_DIS_SPIN_PINS)
+                return true;
+    }
+    return false;
+}
+
 bool tsr_dis_spin_ops(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsigned fmt, size_t np,
-                      const unsigned *pop, const uint8_t (*lalt)[TSR_DIS_LALT], const struct tsr_tc_alt *alt,
-                      const uint64_t *f)
+                      const unsigned *pop, const struct tsr_dis_slotp *sp, size_t cur,
+                      const uint8_t (*lalt)[TSR_DIS_LALT], const struct tsr_tc_alt *alt, const uint64_t *f)
 {
     for (uint32_t c = 0; c < alt->ncond; c++) {
         const struct tsr_tc_cond *bc = &isa->conds[alt->cond + c];
-        if (bc->kind != TSR_TC_BIND)
-            continue;
-        for (size_t k = 0; k < np; k++) {
-            unsigned a = pop[k];
-            if (a >= isa->nops)
-                continue;
-            int lead = lead_of(isa, a);
-            uint32_t n = isa->ops[a].npart < TSR_DIS_LALT ? isa->ops[a].npart : TSR_DIS_LALT;
-            for (uint32_t i = 0; i < n; i++)
-                if ((int)i != lead && lalt[k][i] != 0xff &&
-                    tsr_dis_spin_at(isa, x, fmt, a, i, TSR_DIS_SPIN_SELF, lalt[k][i], bc->field, bc->val, f) ==
-                        TSR_DIS_SPIN_PINS)
-                    return true;
-        }
+        if (bc->kind == TSR_TC_BIND &&
+            tsr_dis_spin_ops_field(isa, x, fmt, np, pop, sp, cur, lalt, bc->field, bc->val, f))
+            return true;
     }
     return false;
 }
