@@ -352,7 +352,7 @@ int tsr_dis_spin_at(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsig
         if (c->state && c->v == v && c->field == field && c->t0 == t0 && c->fmt == fmt && c->a == a && c->li == li &&
             c->pw == pw) {
             int r = c->state - 1;
-            return r == TSR_DIS_SPIN_PINS ? open_ones(&x->st, c, S->req + c->req, c->nreq, f) : r;
+            return r == TSR_DIS_SPIN_PINS ? open_ones(&x->st, c, c->nreq ? S->req + c->req : NULL, c->nreq, f) : r;
         }
         if (!c->state)
             e = c;   /* a new key: its answer is kept here */
