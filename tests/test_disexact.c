@@ -700,3 +700,45 @@ Test(disexact, spin_through_entries)
     }
     free(x);
 }
+
+/* ---- optional text printed (dis_static.c tsr_dis_alt_opts) --------------------------------------------- */
+
+/* ` -` (the add destination written nowhere without `.setf`) is tried before `{cond}{?'.setf' sf == 1} {wa_a}`, which
+ * prints ` -` too for waddr 39 without `.setf`: the templates and the rows per entry cannot rule it out, but with
+ * `.setf` printed it cannot match; a plan compiled for that choice drops it, and the bundle reads no text. */
+Test(disexact, alt_opts_printed)
+{
+    const struct tsr_tc_isa *isa = &qpu_tc_isa;
+    struct tsr_dis_exact *x = calloc(1, sizeof *x);
+    cr_assert(x);
+    tsr_dis_static_init(&x->st, isa);
+    const struct tsr_tc_part *end, *p = opnd_part(isa, "xor", "dst_add", &end);
+    cr_assert(p);
+    const struct tsr_tc_opnd *o = &isa->opnds[p->arg];
+    int j = alt_with(isa, o, 0, NULL, " -"), k = alt_with(isa, o, 0, "wa_a", NULL);
+    if (j < 0)
+        j = alt_with(isa, o, 0, NULL, "-");
+    while (k >= 0 && alt_with(isa, o, (unsigned)k, "packa", NULL) == k)   /* the register alone, no pack */
+        k = alt_with(isa, o, (unsigned)k + 1, "wa_a", NULL);
+    cr_assert(j >= 0 && k > j, "%d %d", j, k);
+    const struct tsr_tc_alt *K = &isa->alts[o->alt + (unsigned)k];
+    uint8_t what[TSR_DIS_LALT] = {0};
+    int opt = -1;
+    for (uint32_t i = 0; i < K->npart && i < TSR_DIS_LALT; i++)
+        if (isa->parts[K->part + i].kind == TSR_TC_OPT)
+            opt = (int)i;
+    cr_assert(opt >= 0);
+    cr_expect_eq(tsr_dis_alt_ctx(&x->st, p, end, (unsigned)j, (unsigned)k), TSR_DIS_MAYBE);
+    cr_expect_eq(tsr_dis_alt_opts(&x->st, p, end, (unsigned)j, (unsigned)k, what), TSR_DIS_MAYBE, "`.setf` not printed");
+    what[opt] = 1;
+    cr_expect_eq(tsr_dis_alt_opts(&x->st, p, end, (unsigned)j, (unsigned)k, what), TSR_DIS_NEVER, "`.setf` printed");
+    tsr_dis_exact_free(x);
+    static const char *const setf[] = {"xor.setf -, r2, r3; v8max.ifn rb31, r1, r4.8d", "clz.setf -, r1"};
+    for (size_t i = 0; i < sizeof setf / sizeof *setf; i++) {
+        memset(x, 0, sizeof *x);
+        prove_all(x, &setf[i], 1);
+        cr_expect(read_no_text(x), "'%s': the text was read", setf[i]);
+        tsr_dis_exact_free(x);
+    }
+    free(x);
+}

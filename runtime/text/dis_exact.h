@@ -84,6 +84,12 @@ int tsr_dis_alt_ctx(struct tsr_dis_static *st, const struct tsr_tc_part *p, cons
  * Computed on first use per code, kept in a row (tsr_dis_alt_entry_rows). */
 int tsr_dis_alt_hole(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end, unsigned j,
                      unsigned k, unsigned h, uint64_t c);
+/* tsr_dis_alt_ctx with k's optional texts printed or not as they were: what[i] for k's part i (0: not printed;
+ * the entries of its other parts are ignored), k's npart of them: NEVER when j cannot match what k prints so
+ * (` -` is not what `{cond:cond_add}{?'.setf' sf == 1} {wa_a:waddr_add}` prints with `.setf`).  Not kept: asked
+ * when a plan is compiled (dis_plan.c). */
+int tsr_dis_alt_opts(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end, unsigned j,
+                     unsigned k, const uint8_t *what);
 /* For the printed instruction (fields f): NEVER when tsr_dis_alt_hole is NEVER for some hole of k printing the
  * code it prints for f (each hole's field holds its code). */
 int tsr_dis_alt_entry(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end, unsigned j,

@@ -100,6 +100,8 @@ static bool branch(struct q *Q, struct cur J, struct cur K, bool onj)
     const struct tsr_tc_part *p = c->p;
     if (p->kind == TSR_TC_OPT) {
         struct cur with = with_str(*c, p->text, p->len), without = past(*c);
+        if (!onj && Q->kopt && p >= Q->kobase && p < Q->kobase + Q->nko && c->next == Q->konext)
+            return tsr_dis_ov(Q, J, Q->kopt[p - Q->kobase] ? with : without);   /* printed as known */
         struct cur a = onj ? with : J, b = onj ? K : with;
         if (tsr_dis_ov(Q, a, b))
             return true;
@@ -355,6 +357,16 @@ int tsr_dis_ask(struct tsr_dis_static *st, const struct tsr_tc_part *jp, uint32_
     struct q Q = {.st = st, .jopen = open, .kopen = open};
     struct cur R = {NULL, 0, rest, rend, NULL};
     struct cur J = {NULL, 0, jp, jp + jn, rest ? &R : NULL}, K = {NULL, 0, kp, kp + kn, rest ? &R : NULL};
+    st->budget = TSR_DIS_QBUDGET;
+    return tsr_dis_ov(&Q, J, K) ? TSR_DIS_MAYBE : TSR_DIS_NEVER;
+}
+
+int tsr_dis_ask_opts(struct tsr_dis_static *st, const struct tsr_tc_part *jp, uint32_t jn, const struct tsr_tc_part *kp,
+                     uint32_t kn, const struct tsr_tc_part *rest, const struct tsr_tc_part *rend, const uint8_t *kopt)
+{
+    struct cur R = {NULL, 0, rest, rend, NULL};
+    struct cur J = {NULL, 0, jp, jp + jn, rest ? &R : NULL}, K = {NULL, 0, kp, kp + kn, rest ? &R : NULL};
+    struct q Q = {.st = st, .kobase = kp, .nko = kn, .kopt = kopt, .konext = K.next};
     st->budget = TSR_DIS_QBUDGET;
     return tsr_dis_ov(&Q, J, K) ? TSR_DIS_MAYBE : TSR_DIS_NEVER;
 }

@@ -43,6 +43,12 @@ struct q {
     const struct tsr_tc_part *kbase;
     uint32_t nk;
     const uint8_t *kalts;
+    /* K's own optional texts printed or not as known: kopt[i] (0: not printed) for its part kobase + i, where K
+     * is at it with continuation konext (kopt NULL: every way) */
+    const struct tsr_tc_part *kobase;
+    uint32_t nko;
+    const uint8_t *kopt;
+    const struct cur *konext;
 };
 
 /* Can J (read by the matcher) match a text that K (printed) prints?  false is a proof that it cannot; true
@@ -52,6 +58,10 @@ bool tsr_dis_ov(struct q *Q, struct cur J, struct cur K);
  * of the bundle part (open: by unknown text, and J may end anywhere): TSR_DIS_NEVER or TSR_DIS_MAYBE. */
 int tsr_dis_ask(struct tsr_dis_static *st, const struct tsr_tc_part *jp, uint32_t jn, const struct tsr_tc_part *kp,
                 uint32_t kn, const struct tsr_tc_part *rest, const struct tsr_tc_part *rend, bool open);
+/* tsr_dis_ask without open ends, K's optional texts among kp[0..kn) printed as kopt[i] says for kp[i] (0: not
+ * printed; other parts' entries ignored). */
+int tsr_dis_ask_opts(struct tsr_dis_static *st, const struct tsr_tc_part *jp, uint32_t jn, const struct tsr_tc_part *kp,
+                     uint32_t kn, const struct tsr_tc_part *rest, const struct tsr_tc_part *rend, const uint8_t *kopt);
 /* Can a constant expression start with c (the round trip check has no symbols: only `L<hex>` names)? */
 bool tsr_dis_expr_start(unsigned char c);
 /* Can a constant expression (asm_expr.c: numbers, names, `.` of a float, parentheses, unary and binary

@@ -26,7 +26,8 @@
  *  - optional text not printed: the matcher tries it first, so it must fail there, on the text (S_OPT0);
  *  - the conditions of the alternative and of printed optional text, as the walk's conds() (S_CONDS);
  *  - the operand: the alternatives tried before the printed one that the templates do not rule out
- *    (tsr_dis_alt_maybe, tsr_dis_alt_ctx), each with its rows of tsr_dis_alt_hole answers by the code each
+ *    (tsr_dis_alt_maybe, tsr_dis_alt_ctx; tsr_dis_alt_opts with the printed alternative's optional texts as the
+ *    events record them), each with its rows of tsr_dis_alt_hole answers by the code each
  *    table hole of the printed alternative prints; the survivors are tried on the text and through a field,
  *    as the walk (S_OPND).
  * A plan is a shortcut only: when a step fails, or the path is one the walk rejects or that plans leave out
@@ -151,8 +152,14 @@ static void plan_seq(struct pc *C, const struct tsr_tc_part *p, const struct tsr
                 return;
             s->a = C->nearly;
             uint64_t maybe = tsr_dis_alt_maybe(C->st, p, end, what);
+            /* the printed alternative's events follow the operand's: whether each optional text was printed */
+            const struct tsr_tc_alt *pa = &isa->alts[o->alt + what];
+            bool opts = false;
+            for (uint32_t i = 0; i < pa->npart && C->ie + pa->npart <= C->pl->nev && !opts; i++)
+                opts = isa->parts[pa->part + i].kind == TSR_TC_OPT;
             for (uint32_t i = 0; i < what && C->ok; i++) {
-                if ((i < 63 && !(maybe >> i & 1)) || tsr_dis_alt_ctx(C->st, p, end, i, what) == TSR_DIS_NEVER)
+                if ((i < 63 && !(maybe >> i & 1)) || tsr_dis_alt_ctx(C->st, p, end, i, what) == TSR_DIS_NEVER ||
+                    (opts && tsr_dis_alt_opts(C->st, p, end, i, what, C->pl->what + C->ie) == TSR_DIS_NEVER))
                     continue;
                 if (C->nearly == C->ecap) {
                     C->ok = false, C->full = true;

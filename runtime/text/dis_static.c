@@ -26,6 +26,8 @@
  *    template (tsr_dis_alt_ctx, tsr_dis_alt_maybe), also with one table hole of k held to the entry
  *    printed, the others free, for each of k's holes (tsr_dis_alt_hole, tsr_dis_alt_entry: `t1b` is in both
  *    write tables, `ra28` in one; the pack `16a` is a name of the regfile-A pack table only);
+ *  - the same with the printed alternative's optional texts printed or not as they were (tsr_dis_alt_opts, asked
+ *    when a plan is compiled: ` -` against `.setf -`);
  *  - a table name against the longer names of its table, followed by the rest (tsr_dis_longer);
  *  - places with the same rest of template share their answers (canon_init).
  * The round trip check has no symbols (tsr_asm_new without tsr_asm_use_syms): the facts assume none.
@@ -274,6 +276,17 @@ int tsr_dis_alt_ctx(struct tsr_dis_static *st, const struct tsr_tc_part *p, cons
         *r = (uint8_t)tsr_dis_ask(st, isa->parts + J->part, J->npart, isa->parts + K->part, K->npart, p + 1, end, false);
     }
     return *r;
+}
+
+int tsr_dis_alt_opts(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end, unsigned j,
+                     unsigned k, const uint8_t *what)
+{
+    const struct tsr_tc_isa *isa = st->isa;
+    const struct tsr_tc_opnd *o = &isa->opnds[p->arg];
+    if (j >= o->nalt || k >= o->nalt)
+        return TSR_DIS_MAYBE;
+    const struct tsr_tc_alt *J = &isa->alts[o->alt + j], *K = &isa->alts[o->alt + k];
+    return tsr_dis_ask_opts(st, isa->parts + J->part, J->npart, isa->parts + K->part, K->npart, p + 1, end, what);
 }
 
 /* Whether every op of slot s (those declared before op `before` only, when before < nops) is NEVER for a. */
