@@ -71,6 +71,34 @@ static void prove_all(struct tsr_dis_exact *x, const char *const *t, size_t n)
     tsr_tc_printer_free(G);
 }
 
+/* Did the proof of the last bundle read no text: no step of the text-only matcher, no table's names looked up
+ * in the bundle's memo? */
+static bool read_no_text(const struct tsr_dis_exact *x)
+{
+    for (unsigned i = 0; x->memo && i < TSR_DIS_NMEMO; i++)
+        if (x->memo[i].gen == x->mgen)
+            return false;
+    return x->steps == 0;
+}
+
+static unsigned plan_steps(const struct tsr_dis_exact *x, uint8_t kind, uint32_t t);
+
+/* Each text of t[0..n) is proven (prove_all) by a fresh prover without reading the text; with plan_tab (a table
+ * index, else UINT32_MAX), its plans also hold an S_TAB step of that table. */
+static void proven_without_text(const char *const *t, size_t n, uint32_t plan_tab)
+{
+    struct tsr_dis_exact *x = calloc(1, sizeof *x);
+    cr_assert(x);
+    for (size_t i = 0; i < n; i++) {
+        prove_all(x, &t[i], 1);
+        cr_expect(read_no_text(x), "'%s': the text was read", t[i]);
+        if (plan_tab != UINT32_MAX)
+            cr_expect_geq(plan_steps(x, TSR_DIS_S_TAB, plan_tab), 1, "'%s'", t[i]);
+        tsr_dis_exact_free(x);
+    }
+    free(x);
+}
+
 /* ---- facts per table hole of the printed alternative (dis_static.c tsr_dis_alt_hole) ------------------- */
 
 /* The operand part named opnd in op's template (its end in *end), and the index in isa->tables of table. */
@@ -516,15 +544,9 @@ Test(disexact, cands_from_op_pairs)
     lalt[p - p0] = (uint8_t)imm;
     cr_expect_eq(tsr_dis_cands(&x->cands, &x->st, slot, (unsigned)two, (unsigned)two, true, lalt), (uint64_t)1 << i1);
     tsr_dis_exact_free(x);
-    /* the proof, on a fresh prover: no step of the text-only matcher (x->steps counts the bundle's) */
-    static const char *const twins[] = {"itof rb2, r5, rb11", "clz.setf ra24, r4.8a, ra9", "not.ifc r1, r3, r5"};
-    for (size_t i = 0; i < sizeof twins / sizeof *twins; i++) {
-        memset(x, 0, sizeof *x);
-        prove_all(x, &twins[i], 1);
-        cr_expect_eq(x->steps, 0, "'%s': %u text-only steps", twins[i], x->steps);
-        tsr_dis_exact_free(x);
-    }
     free(x);
+    static const char *const twins[] = {"itof rb2, r5, rb11", "clz.setf ra24, r4.8a, ra9", "not.ifc r1, r3, r5"};
+    proven_without_text(twins, sizeof twins / sizeof *twins, UINT32_MAX);
 }
 
 /* ---- a field pinned by an operand other than the leading one (dis_spin.c tsr_dis_spin_at, tsr_dis_spin_ops) -- */
@@ -582,28 +604,10 @@ Test(disexact, spin_through_other_operands)
     static const char *const pins[] = {"fmaxabs.setf rb15, ra12.8d, r2; v8min ra16.8a, r0, r3",
                                        "nop; fmul.ifz ra17.8888, r4, ra11.16a",
                                        "add.ifnz r1, r4, ra16.8a; v8max.ifn ra4.8b, ra16.8a, rb31"};
-    struct tsr_dis_exact *x = calloc(1, sizeof *x);
-    cr_assert(x);
-    for (size_t i = 0; i < sizeof pins / sizeof *pins; i++) {
-        memset(x, 0, sizeof *x);
-        prove_all(x, &pins[i], 1);
-        cr_expect_eq(x->steps, 0, "'%s': %u text-only steps", pins[i], x->steps);
-        tsr_dis_exact_free(x);
-    }
-    free(x);
+    proven_without_text(pins, sizeof pins / sizeof *pins, UINT32_MAX);
 }
 
 /* ---- a number printed last in its bundle part (dis_exact.c run_step, S_TAB) ------------------------------- */
-
-/* Did the proof of the last bundle read no text: no step of the text-only matcher, no table's names looked up
- * in the bundle's memo? */
-static bool read_no_text(const struct tsr_dis_exact *x)
-{
-    for (unsigned i = 0; x->memo && i < TSR_DIS_NMEMO; i++)
-        if (x->memo[i].gen == x->mgen)
-            return false;
-    return x->steps == 0;
-}
 
 /* The mul ALU's small immediate may be followed by a rotation (`-14 >> 2`: the number would be extended), so its
  * step is S_TAB; printed last in its part, the reader stops at the part's end and the code's row decides, with
@@ -612,16 +616,9 @@ Test(disexact, number_last_in_part)
 {
     static const char *const last[] = {"nop; fmul rb20, ra7.8c, 14", "nop; v8max.setf ra7.16a, 12, 12",
                                        "nop; v8subs.ifz rb11, r2, -11", "nop; fmul r0, r1, 1.0"};
+    proven_without_text(last, sizeof last / sizeof *last, table_named(&qpu_tc_isa, "smallimm"));
     struct tsr_dis_exact *x = calloc(1, sizeof *x);
     cr_assert(x);
-    for (size_t i = 0; i < sizeof last / sizeof *last; i++) {
-        memset(x, 0, sizeof *x);
-        prove_all(x, &last[i], 1);
-        cr_expect(read_no_text(x), "'%s': the text was read", last[i]);
-        cr_expect_geq(plan_steps(x, TSR_DIS_S_TAB, table_named(&qpu_tc_isa, "smallimm")), 1, "'%s'", last[i]);
-        tsr_dis_exact_free(x);
-    }
-    memset(x, 0, sizeof *x);
     prove_all(x, (const char *const[]){"nop; v8muld.ifz ra14.8c, -14, r4 >> 2"}, 1);
     cr_expect(!read_no_text(x), "-14 is codes 18 and 50: the rotation decides, on the text");
     tsr_dis_exact_free(x);
@@ -690,15 +687,7 @@ Test(disexact, spin_through_entries)
                                        "xor.ifnn y_coord, r1, mutex; v8adds.ifnn t0s.16b, vr_wait.8a, r3",
                                        "fmax t1b, vary, r5; v8muld.ifz r0.8d, r1, ra53",
                                        "sub.ifz t0s, r3, ra2; v8muld.never ra27.8b, ra2, unif"};
-    struct tsr_dis_exact *x = calloc(1, sizeof *x);
-    cr_assert(x);
-    for (size_t i = 0; i < sizeof pins / sizeof *pins; i++) {
-        memset(x, 0, sizeof *x);
-        prove_all(x, &pins[i], 1);
-        cr_expect(read_no_text(x), "'%s': the text was read", pins[i]);
-        tsr_dis_exact_free(x);
-    }
-    free(x);
+    proven_without_text(pins, sizeof pins / sizeof *pins, UINT32_MAX);
 }
 
 /* ---- optional text printed (dis_static.c tsr_dis_alt_opts) --------------------------------------------- */
@@ -733,12 +722,7 @@ Test(disexact, alt_opts_printed)
     what[opt] = 1;
     cr_expect_eq(tsr_dis_alt_opts(&x->st, p, end, (unsigned)j, (unsigned)k, what), TSR_DIS_NEVER, "`.setf` printed");
     tsr_dis_exact_free(x);
-    static const char *const setf[] = {"xor.setf -, r2, r3; v8max.ifn rb31, r1, r4.8d", "clz.setf -, r1"};
-    for (size_t i = 0; i < sizeof setf / sizeof *setf; i++) {
-        memset(x, 0, sizeof *x);
-        prove_all(x, &setf[i], 1);
-        cr_expect(read_no_text(x), "'%s': the text was read", setf[i]);
-        tsr_dis_exact_free(x);
-    }
     free(x);
+    static const char *const setf[] = {"xor.setf -, r2, r3; v8max.ifn rb31, r1, r4.8d", "clz.setf -, r1"};
+    proven_without_text(setf, sizeof setf / sizeof *setf, UINT32_MAX);
 }
