@@ -224,14 +224,13 @@ static void lead_alts(const struct px *P, uint8_t *pw)
  * anchored operands: tsr_dis_spin_ops_field).  `ror ra16, vpm, ra20`: `vpm` is a name of both regfile tables; read
  * from regfile A it binds raddr_a = 48, but the anchored `ra20` can only be read from regfile A with raddr_a = 20
  * (or 2, `ra2` being a prefix of it). */
-static bool hole_refuted(struct px *P, const struct tsr_tc_alt *alt, const struct tsr_tc_alt *pa)
+/* Is FIELD pinned to values other than each of codes[0..n) by the facts: for each, some part's leading operand
+ * (tsr_dis_spin, as tsr_dis_spin_alt asks it) or anchored operand (tsr_dis_spin_ops_field) can only be read
+ * binding another value?  The choice being decided lies in the op-level operand of the current part whose event
+ * is P->top (SIZE_MAX: none; then the current part is not asked), which is left out. */
+static bool pinned_by_facts(struct px *P, unsigned field, const uint64_t *codes, unsigned n)
 {
     const struct tsr_tc_isa *isa = P->isa;
-    uint64_t codes[8];
-    unsigned n = pa ? tsr_dis_lead_codes(isa, alt, pa, P->f, codes, 8) : 0;
-    if (!n)
-        return false;
-    unsigned field = isa->parts[alt->part].field;
     uint64_t own = P->f[field] & tsr_bits_mask(isa->fields[field].width);
     uint8_t pw[MAX_PARTS], lalt[MAX_PARTS][TSR_DIS_LALT];
     lead_alts(P, pw);
@@ -242,8 +241,8 @@ static bool hole_refuted(struct px *P, const struct tsr_tc_alt *alt, const struc
             return false;   /* the printed parts read the instruction's value */
         bool pinned = false;
         for (size_t k = 0; k < P->np && !pinned; k++) {
-            if (k == P->cur && lead)
-                continue;   /* the operand being decided */
+            if (k == P->cur && (lead || P->top == SIZE_MAX))
+                continue;   /* the operand being decided (or, not known, the whole part) */
             uint32_t t0 = k > P->cur ? P->sp[P->cur].t + 1 : TSR_DIS_SPIN_SELF;
             pinned = tsr_dis_spin(isa, P->x, P->fmt, P->pop[k], t0, pw[k], field, codes[i], P->f) == TSR_DIS_SPIN_PINS;
         }
@@ -252,6 +251,13 @@ static bool hole_refuted(struct px *P, const struct tsr_tc_alt *alt, const struc
             return false;
     }
     return true;
+}
+
+static bool hole_refuted(struct px *P, const struct tsr_tc_alt *alt, const struct tsr_tc_alt *pa)
+{
+    uint64_t codes[8];
+    unsigned n = pa ? tsr_dis_lead_codes(P->isa, alt, pa, P->f, codes, 8) : 0;
+    return n && pinned_by_facts(P, P->isa->parts[alt->part].field, codes, n);
 }
 
 /* Whether alternative alt, tried by the assembler before the printed one and matching the text, still fails
@@ -334,8 +340,10 @@ static bool table_hole(struct px *P, const struct tsr_tc_part *p, const struct t
                 continue;
             if (nu->code != want) {
                 /* another entry of the same value comes first: the assembler binds its code and reads on
-                 * (asm_engine.c table_hole), and backtracks to the next entry when that path fails */
-                if (!tsr_dis_pinned(P, p->field, nu->code))
+                 * (asm_engine.c table_hole), and backtracks to the next entry when that path fails: by the
+                 * facts (a rotation `>> 2` after the last source pins raddr_b), else on the text */
+                uint64_t c = nu->code;
+                if (!pinned_by_facts(P, p->field, &c, 1) && !tsr_dis_pinned(P, p->field, nu->code))
                     return false;
                 continue;
             }
@@ -484,6 +492,70 @@ static inline bool num_run(struct tsr_dis_exact *x, const struct tsr_dis_step *s
     return true;
 }
 
+/* A table hole printed as a number that the reader reads alone (step st of kind S_NUMROW, or S_TAB printed last in
+ * its part), whose code's row says no only because numeric entries before it accept the same value (-14: small
+ * immediate code 18 before the printed code 50): as num_run (dis_num.c (b): no name can start the number, which
+ * reads back whole), and every entry before the printed one that accepts its value is pinned to another value by
+ * the facts (pinned_by_facts: the rotation `>> 2` binds raddr_b = 50), so the assembler's paths through them fail
+ * and it backtracks to the printed one.  P->top: as for table_hole.  Binds the field when it shows that. */
+static bool num_pinned(struct px *P, const struct tsr_dis_step *st, const struct tsr_dis_ev *ev)
+{
+    const struct tsr_tc_isa *isa = P->isa;
+    const struct tsr_tc_table *T = &isa->tables[st->p->arg];
+    uint64_t c = P->f[st->field];
+    unsigned w = isa->fields[st->field].width;
+    const struct tsr_tc_print *pr = tsr_dis_print_of(isa, st->p->arg, c);
+    char b[48];
+    int n = pr && ev->pos < ev->end && !(w < 64 && c >> w) ? tsr_dis_num_text(pr, b) : -1;
+    if (n <= 0)
+        return false;
+    if (T->nnames) {   /* names_at finds a name only along a child of the root, or the empty name */
+        const struct tsr_tc_trie *r = &isa->tries[T->trie];
+        if (r->term)
+            return false;
+        for (uint32_t i = 0; i < r->nkid; i++)
+            if (isa->tries[r->kid + i].ch == (uint8_t)b[0])
+                return false;
+    }
+    struct tsr_asm_val v;
+    size_t e, ep, el;
+    const char *err;
+    if (tsr_asm_expr(b, 0, (size_t)n, NULL, &e, &v, &err, &ep, &el) <= 0 || e != (size_t)n)
+        return false;
+    uint64_t before[8];
+    unsigned nb = 0;
+    for (uint32_t i = 0; i < T->nnums; i++) {
+        const struct tsr_tc_num *nu = &isa->nums[T->num_first + i];
+        if (!tsr_dis_num_ok(nu, &v))
+            continue;
+        if (nu->code == c) {
+            if (!nb || !pinned_by_facts(P, st->field, before, nb))
+                return false;
+            P->x->bound[st->field] = 1;
+            return true;
+        }
+        if (nb == sizeof before / sizeof *before)
+            return false;
+        before[nb++] = nu->code & tsr_bits_mask(w);
+    }
+    return false;
+}
+
+/* table_hole for the table hole of step st on its event ev, with P->top the event of the op-level operand the
+ * step lies in (pl: an operand's plan, whose events the steps index from the operand's; NULL: the op's own
+ * parts, none), as the walk has it there. */
+static bool step_hole(struct px *P, const struct tsr_dis_plan *pl, const struct tsr_dis_step *st,
+                      const struct tsr_dis_ev *ev)
+{
+    P->top = pl ? (size_t)(ev - st->ev - P->ev) : SIZE_MAX;
+    /* a number the reader reads alone, its code after entries of the same value: first from the facts */
+    bool ok = (ev->what != TSR_TC_PRINT_NAME && (st->kind == TSR_DIS_S_NUMROW || ev->end == P->lim) &&
+               num_pinned(P, st, ev)) ||
+              table_hole(P, st->p, st->end, st->k, ev, ws(P, ev->pos));
+    P->top = SIZE_MAX;
+    return ok;
+}
+
 /* One step of a plan (dis_exact.h, dis_plan.c; pl: its plan, for S_CONDS and S_OPND) on its event ev: false
  * when it does not show what the walk shows there. */
 static inline bool run_step(struct px *P, const struct tsr_dis_plan *pl, const struct tsr_dis_step *st,
@@ -502,7 +574,7 @@ static inline bool run_step(struct px *P, const struct tsr_dis_plan *pl, const s
         if (v == TSR_DIS_UNKNOWN)
             v = tsr_dis_name_fast(&x->st, st->p, st->end, st->k ? st->k->p : NULL, st->k ? st->k->end : NULL, c);
         if (v != TSR_DIS_NEVER)
-            return table_hole(P, st->p, st->end, st->k, ev, ws(P, ev->pos));
+            return step_hole(P, pl, st, ev);
         uint32_t lp = ev->end - ev->pos;
         if ((lp && ws(P, ev->pos) != ev->pos) || (st->p->bound && lp && tsr_asm_isident(P->s[ev->end - 1]) &&
                                                   ev->end < P->lim && tsr_asm_isident(P->s[ev->end])))
@@ -517,7 +589,7 @@ static inline bool run_step(struct px *P, const struct tsr_dis_plan *pl, const s
         if (ev->what != TSR_TC_PRINT_NAME && ev->end == P->lim && isa->tables[st->p->arg].nnums &&
             num_run(x, st, ev, P->f))
             return true;
-        return table_hole(P, st->p, st->end, st->k, ev, ws(P, ev->pos));
+        return step_hole(P, pl, st, ev);
     case TSR_DIS_S_INT: {
         struct tsr_asm_val v;
         size_t ee;
@@ -528,7 +600,7 @@ static inline bool run_step(struct px *P, const struct tsr_dis_plan *pl, const s
     case TSR_DIS_S_FIXINT:
         return num_run(x, st, ev, P->f);
     case TSR_DIS_S_NUMROW:
-        return num_run(x, st, ev, P->f) || table_hole(P, st->p, st->end, st->k, ev, ws(P, ev->pos));
+        return num_run(x, st, ev, P->f) || step_hole(P, pl, st, ev);
     case TSR_DIS_S_OPT0: {
         uint32_t q = ws(P, ev->pos), e;
         return ev->end == ev->pos &&
@@ -980,6 +1052,8 @@ void tsr_dis_exact_free(struct tsr_dis_exact *x)
     free(x->spin.e);
     free(x->spin.req);
     free(x->spin.anch);
+    free(x->spin.achars);
+    free(x->spin.achared);
     free(x->bound);
     free(x->root);
     free(x->oplead);

@@ -297,6 +297,9 @@ struct tsr_dis_spins {
     struct tsr_dis_spine *e;      /* TSR_DIS_SPIN entries (NULL: not yet) */
     uint8_t *anch;                /* per op-level template part: 1 + whether an operand there is anchored
                                      (tsr_dis_spin_at; 0: not yet known) */
+    uint64_t *achars;             /* per operand alternative: the characters a text it matches can hold (2 words,
+                                     bit c of ASCII c; dis_spin.c chars_of), computed when achared[j] is set */
+    uint8_t *achared;
     struct tsr_dis_early *req;    /* the open alternatives of the entries, nreq of creq */
     size_t nreq, creq;
 };
@@ -323,11 +326,15 @@ int tsr_dis_spin(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsigned
  * text starts where the printed one does, so the facts of the leading operand hold there too.  An op of a later
  * slot (t0 other than TSR_DIS_SPIN_SELF) other than a must be shown not to match the part (tsr_dis_op_alts with pw
  * printed there) or be a's twin from the leading operand on (the same template, so the same anchored operand);
- * OPEN otherwise, as for an operand that is not anchored.  The printed alternative binds FIELD by its conditions,
- * or by its leading table hole (the codes tsr_dis_lead_codes gives for the entry printed, none of them v), and so
- * must every other alternative that the facts do not show unable to match there. */
+ * OPEN otherwise, as for an operand that is not anchored.  An operand right after another operand (pwx: the
+ * alternative printed there, 0xff: unknown) is anchored also when its alternatives begin with literal characters
+ * that nothing the operand before it can read there holds (`{b=src(mul_b)}{rot=mrot}`: ` >> 2` after `r2`;
+ * dis_spin.c anchored_after).  The printed alternative binds FIELD by its conditions, or by its first table hole
+ * after literal text (the codes its table can read where the entry was printed, none of them v: names the
+ * printed one starts or that start it; the numeric entries of a number's value when the number ends the part),
+ * and so must every other alternative that the facts do not show unable to match there. */
 int tsr_dis_spin_at(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsigned fmt, unsigned a, unsigned li,
-                    uint32_t t0, unsigned pw, unsigned field, uint64_t v, const uint64_t *f);
+                    uint32_t t0, unsigned pw, unsigned pwx, unsigned field, uint64_t v, const uint64_t *f);
 /* Does operand alternative alt, tried by the assembler before the printed one at bundle part cur, fail through a
  * field pinned by an operand other than the leading one (tsr_dis_spin_at): for one of alt's FIELD = value
  * conditions, some part k < np printed by op pop[k] at slot position sp[k].t, with lalt[k][i] the alternative
@@ -447,6 +454,9 @@ int tsr_dis_num_entry(struct tsr_dis_static *st, unsigned t, uint64_t c);
  * ask the function); NULL when the table prints no code below 4096. */
 uint8_t *tsr_dis_num_row(struct tsr_dis_static *st, unsigned t, uint32_t *len);
 void tsr_dis_num_free(struct tsr_dis_static *st);
+/* The text both printers print for a numeric entry pr (gen/emit_disprint.c entry_text, dis_engine.c print_seq),
+ * NUL-terminated in b; its length, or -1 (a name, or a float with no such text). */
+int tsr_dis_num_text(const struct tsr_tc_print *pr, char b[48]);
 
 /* Whether the assembler, given text[0..len) (the bundle printed from inst, a decoded struct <t>_inst, along
  * the path recorded in path), returns inst's format and ignored bits and exactly the format's fields (those

@@ -154,9 +154,7 @@ uint8_t tsr_dis_num_opkind_slow(struct tsr_dis_static *st, const struct tsr_tc_p
     return kind;
 }
 
-/* The text both printers print for a numeric entry (gen/emit_disprint.c entry_text, dis_engine.c print_seq),
- * NUL-terminated in b; its length, or -1 (a name, or a float with no such text). */
-static int entry_text(const struct tsr_tc_print *pr, char b[48])
+int tsr_dis_num_text(const struct tsr_tc_print *pr, char b[48])
 {
     if (pr->kind == TSR_TC_PRINT_INT) {
         int32_t v = (int32_t)pr->val;
@@ -175,7 +173,7 @@ static int entry_fixed(const struct tsr_tc_isa *isa, unsigned t, uint64_t c)
     const struct tsr_tc_table *T = &isa->tables[t];
     const struct tsr_tc_print *pr = tsr_dis_print_of(isa, t, c);
     char b[48];
-    int n = pr ? entry_text(pr, b) : -1;
+    int n = pr ? tsr_dis_num_text(pr, b) : -1;
     if (n <= 0)
         return TSR_DIS_MAYBE;
     if (T->nnames) {   /* names_at finds a name only along a child of the root, or the empty name */

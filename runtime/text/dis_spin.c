@@ -165,11 +165,232 @@ static bool anchored(const struct tsr_dis_static *st, struct tsr_dis_spins *S, u
     return S->anch[i] == 2;
 }
 
-/* Does alternative al begin with a table hole of FIELD?  Its table, or -1. */
+/* Adds to m (bit c of m[c >> 6], ASCII) every non-blank character a text that parts [p, end) match can hold, as
+ * may_hold answers it for each; anything past ASCII is taken as possible (bit 127). */
+static void chars_of(const struct tsr_tc_isa *isa, const struct tsr_tc_part *p, const struct tsr_tc_part *end,
+                     uint64_t *m, unsigned depth)
+{
+    for (; p < end; p++) {
+        switch (p->kind) {
+        case TSR_TC_SPACE:
+            break;
+        case TSR_TC_TEXT:
+        case TSR_TC_OPT:
+            for (uint32_t i = 0; i < p->len; i++) {
+                unsigned char c = (unsigned char)p->text[i];
+                c = c < 128 ? c : 127;
+                m[c >> 6] |= (uint64_t)1 << (c & 63);
+            }
+            break;
+        case TSR_TC_TABLE: {
+            const struct tsr_tc_table *T = &isa->tables[p->arg];
+            for (unsigned c = 1; T->nnums && c < 128; c++)
+                if (tsr_dis_expr_char((unsigned char)c))
+                    m[c >> 6] |= (uint64_t)1 << (c & 63);
+            for (uint32_t i = 0; i < T->nnames; i++)
+                for (uint32_t j = 0; j < isa->names[T->name_first + i].len; j++) {
+                    unsigned char c = (unsigned char)isa->names[T->name_first + i].name[j];
+                    c = c < 128 ? c : 127;
+                    m[c >> 6] |= (uint64_t)1 << (c & 63);
+                }
+            break;
+        }
+        case TSR_TC_OPND: {
+            const struct tsr_tc_opnd *o = &isa->opnds[p->arg];
+            if (depth >= 8) {
+                m[0] = m[1] = UINT64_MAX;
+                return;
+            }
+            for (uint32_t i = 0; i < o->nalt; i++) {
+                const struct tsr_tc_alt *al = &isa->alts[o->alt + i];
+                chars_of(isa, isa->parts + al->part, isa->parts + al->part + al->npart, m, depth + 1);
+            }
+            break;
+        }
+        default:   /* `{FIELD}`, a label: an expression */
+            for (unsigned c = 1; c < 128; c++)
+                if (tsr_dis_expr_char((unsigned char)c))
+                    m[c >> 6] |= (uint64_t)1 << (c & 63);
+            break;
+        }
+    }
+}
+
+/* chars_of alternative j (an index into isa->alts), kept per thread: S->achars[2 * j], [2 * j + 1]. */
+static const uint64_t *alt_chars(const struct tsr_dis_static *st, struct tsr_dis_spins *S, unsigned j)
+{
+    const struct tsr_tc_isa *isa = st->isa;
+    if (!S->achars && !(S->achars = calloc((size_t)st->nalts * 2 + 2, sizeof *S->achars)))
+        abort();
+    if (!S->achared && !(S->achared = calloc((size_t)st->nalts + 1, 1)))
+        abort();
+    if (!S->achared[j]) {
+        const struct tsr_tc_alt *al = &isa->alts[j];
+        chars_of(isa, isa->parts + al->part, isa->parts + al->part + al->npart, S->achars + 2 * (size_t)j, 0);
+        S->achared[j] = 1;
+    }
+    return S->achars + 2 * (size_t)j;
+}
+
+/* Is the operand Y at index li of op a's template anchored after the operand X right before it (anchored itself),
+ * for the alternatives printed there (pwx at X, pw at Y) and the fields f?  Every alternative of Y is empty (Y
+ * then ends the template) or begins with literal text, its first non-blank character in a set D; pw is not
+ * empty; and no alternative of X that can be read where pwx printed (pwx itself, and those tsr_dis_alt_ctx and
+ * the rows by the codes printed do not rule out) can match a text holding a character of D.  Then every reading
+ * of the part by op a reads X from its anchored start up to before the first D character after it, which is
+ * the first character pw printed (pwx's print holds none): an empty Y would leave it unread, a non-empty one must
+ * start on it.  So Y starts where the printed one does (blanks aside), as the facts of tsr_dis_spin_at need. */
+static bool anchored_after(struct tsr_dis_static *st, struct tsr_dis_spins *S, unsigned a, unsigned li, unsigned pwx,
+                           unsigned pw, const uint64_t *f)
+{
+    const struct tsr_tc_isa *isa = st->isa;
+    const struct tsr_tc_op *A = &isa->ops[a];
+    const struct tsr_tc_part *p0 = isa->parts + A->part, *end = p0 + A->npart;
+    if (li < 1 || li >= A->npart || p0[li - 1].kind != TSR_TC_OPND || !anchored(st, S, a, li - 1))
+        return false;
+    const struct tsr_tc_opnd *ox = &isa->opnds[p0[li - 1].arg], *oy = &isa->opnds[p0[li].arg];
+    if (pwx >= ox->nalt || pw >= oy->nalt || !isa->alts[oy->alt + pw].npart)
+        return false;
+    unsigned char d[16];
+    unsigned nd = 0;
+    for (uint32_t i = 0; i < oy->nalt; i++) {
+        const struct tsr_tc_alt *al = &isa->alts[oy->alt + i];
+        if (!al->npart) {
+            if (li + 1 != A->npart)
+                return false;   /* an empty Y followed by more of the template */
+            continue;
+        }
+        const struct tsr_tc_part *h = isa->parts + al->part;
+        int c = -1;
+        for (; h < isa->parts + al->part + al->npart && c < 0 && (h->kind == TSR_TC_TEXT || h->kind == TSR_TC_SPACE); h++)
+            for (uint32_t j = 0; h->kind == TSR_TC_TEXT && j < h->len && c < 0; j++)
+                if (!tsr_asm_isblank((unsigned char)h->text[j]))
+                    c = (unsigned char)h->text[j];
+        if (c < 0)
+            return false;   /* a hole before any literal character */
+        bool seen = false;
+        for (unsigned j = 0; j < nd && !seen; j++)
+            seen = d[j] == c;
+        if (!seen) {
+            if (nd == sizeof d)
+                return false;
+            d[nd++] = (unsigned char)c;
+        }
+    }
+    for (uint32_t i = 0; i < ox->nalt; i++) {
+        if (i != pwx && (tsr_dis_alt_ctx(st, p0 + li - 1, end, i, pwx) == TSR_DIS_NEVER ||
+                         tsr_dis_alt_entry(st, p0 + li - 1, end, i, pwx, f) == TSR_DIS_NEVER))
+            continue;   /* cannot be read there */
+        const uint64_t *m = alt_chars(st, S, ox->alt + i);
+        for (unsigned j = 0; j < nd; j++)
+            if (m[d[j] >> 6] >> (d[j] & 63) & 1)
+                return false;
+    }
+    return true;
+}
+
+/* The first part of alternative al that is not literal text or blanks (NULL: none). */
+static const struct tsr_tc_part *first_hole(const struct tsr_tc_isa *isa, const struct tsr_tc_alt *al)
+{
+    for (uint32_t i = 0; i < al->npart; i++) {
+        const struct tsr_tc_part *h = isa->parts + al->part + i;
+        if (h->kind != TSR_TC_TEXT && h->kind != TSR_TC_SPACE)
+            return h;
+    }
+    return NULL;
+}
+
+/* Does alternative al begin, after literal text only, with a table hole of FIELD?  Its table, or -1. */
 static int lead_table(const struct tsr_tc_isa *isa, const struct tsr_tc_alt *al, unsigned field)
 {
-    const struct tsr_tc_part *h = isa->parts + al->part;
-    return al->npart && h->kind == TSR_TC_TABLE && h->field == field ? (int)h->arg : -1;
+    const struct tsr_tc_part *h = first_hole(isa, al);
+    return h && h->kind == TSR_TC_TABLE && h->field == field ? (int)h->arg : -1;
+}
+
+/* Do the literal texts before alternatives al's and pa's first holes (ha, hp) hold the same non-blank characters,
+ * in order?  (The matcher skips blanks before every part and a blank in a literal matches any run of them, so
+ * both holes then start at the same place of a text that matches either prefix.) */
+static bool same_prefix(const struct tsr_tc_isa *isa, const struct tsr_tc_alt *al, const struct tsr_tc_part *ha,
+                        const struct tsr_tc_alt *pa, const struct tsr_tc_part *hp)
+{
+    const struct tsr_tc_part *x = isa->parts + al->part, *y = isa->parts + pa->part;
+    uint32_t i = 0, j = 0;
+    for (;;) {
+        while (x < ha && (x->kind == TSR_TC_SPACE || i >= x->len || tsr_asm_isblank((unsigned char)x->text[i]))) {
+            if (x->kind != TSR_TC_SPACE && i < x->len)
+                i++;
+            else
+                x++, i = 0;
+        }
+        while (y < hp && (y->kind == TSR_TC_SPACE || j >= y->len || tsr_asm_isblank((unsigned char)y->text[j]))) {
+            if (y->kind != TSR_TC_SPACE && j < y->len)
+                j++;
+            else
+                y++, j = 0;
+        }
+        if (x == ha || y == hp)
+            return x == ha && y == hp;
+        if (x->text[i] != y->text[j])
+            return false;
+        i++, j++;
+    }
+}
+
+/* The codes hole h of table T (on a field of width w) can bind where the printed entry pr was written and, with
+ * last, nothing follows it in the bundle part: the names of T that are a prefix of the printed name or that it is a
+ * prefix of; for a number printed last, the names it starts with... none may (no empty name, no name starting with
+ * its first character) and the numeric entries of T that accept its value, all of them (the assembler takes the
+ * next on a failure).  Their count in codes[0..max), or -1 when that is not shown. */
+static int entry_codes(const struct tsr_tc_isa *isa, unsigned t, unsigned w, const struct tsr_tc_print *pr, bool last,
+                       uint64_t *codes, int max)
+{
+    const struct tsr_tc_table *T = &isa->tables[t];
+    uint64_t m = tsr_bits_mask(w);
+    int n = 0;
+    char b[48];
+    const char *s = pr->name;
+    if (pr->kind != TSR_TC_PRINT_NAME) {
+        /* a number: read alone (the part ends after it), as dis_num.c reads an entry's text */
+        int len = last ? tsr_dis_num_text(pr, b) : -1;
+        struct tsr_asm_val v;
+        size_t e, ep, el;
+        const char *err;
+        if (len <= 0 || tsr_asm_expr(b, 0, (size_t)len, NULL, &e, &v, &err, &ep, &el) <= 0 || e != (size_t)len)
+            return -1;
+        for (uint32_t i = 0; i < T->nnames; i++)
+            if (!isa->names[T->name_first + i].len || isa->names[T->name_first + i].name[0] == b[0])
+                return -1;   /* a name may be read there */
+        for (uint32_t i = 0; i < T->nnums; i++) {
+            const struct tsr_tc_num *nu = &isa->nums[T->num_first + i];
+            if (!tsr_dis_num_ok(nu, &v))
+                continue;
+            if (n == max)
+                return -1;
+            codes[n++] = nu->code & m;
+        }
+        return n;
+    }
+    if (!s[0] || tsr_asm_isblank((unsigned char)s[0]) || (T->nnums && tsr_dis_expr_start((unsigned char)s[0])))
+        return -1;   /* nothing printed, or a number may be read there */
+    size_t sl = strlen(s);
+    for (uint32_t i = 0; i < T->nnames; i++) {
+        const struct tsr_tc_name *nm = &isa->names[T->name_first + i];
+        if (!nm->len)
+            return -1;   /* the empty name matches anywhere */
+        size_t l = nm->len < sl ? nm->len : sl;
+        if (memcmp(nm->name, s, l) != 0)
+            continue;
+        uint64_t c = nm->code & m;
+        bool seen = false;
+        for (int j = 0; j < n && !seen; j++)
+            seen = codes[j] == c;
+        if (seen)
+            continue;
+        if (n == max)
+            return -1;
+        codes[n++] = c;
+    }
+    return n;
 }
 
 unsigned tsr_dis_lead_codes(const struct tsr_tc_isa *isa, const struct tsr_tc_alt *al, const struct tsr_tc_alt *pa,
@@ -211,19 +432,26 @@ unsigned tsr_dis_lead_codes(const struct tsr_tc_isa *isa, const struct tsr_tc_al
     return n;
 }
 
-/* Does every reading of alternative al, at the start of what alternative pa prints for the fields f, bind FIELD
- * to another value than v through al's leading table hole (tsr_dis_lead_codes, none of them v)? */
+/* Does every reading of alternative al, where alternative pa printed for the fields f (last: and nothing follows
+ * pa's print in the bundle part), bind FIELD to another value than v through al's first table hole?  Both begin
+ * with literal text of the same non-blank characters and a table hole (al's on FIELD), so al's hole starts where
+ * pa's entry was printed; entry_codes gives what it can bind there (none: al cannot be read so). */
 static bool hole_other(const struct tsr_tc_isa *isa, const struct tsr_tc_alt *al, const struct tsr_tc_alt *pa,
-                       unsigned field, uint64_t v, const uint64_t *f)
+                       unsigned field, uint64_t v, const uint64_t *f, bool last)
 {
     uint64_t codes[16];
-    if (lead_table(isa, al, field) < 0)
+    const struct tsr_tc_part *ha = first_hole(isa, al), *hp = first_hole(isa, pa);
+    if (lead_table(isa, al, field) < 0 || !hp || hp->kind != TSR_TC_TABLE || !same_prefix(isa, al, ha, pa, hp))
         return false;
-    unsigned n = tsr_dis_lead_codes(isa, al, pa, f, codes, 16);
-    for (unsigned i = 0; i < n; i++)
+    const struct tsr_tc_print *pr = tsr_dis_print_of(isa, hp->arg, f[hp->field]);
+    /* a number is read alone only when pa's hole ends pa (and the operand ends the part: last) */
+    int n = pr ? entry_codes(isa, ha->arg, isa->fields[field].width, pr,
+                             last && hp == isa->parts + pa->part + pa->npart - 1, codes, 16)
+               : -1;
+    for (int i = 0; i < n; i++)
         if (codes[i] == v)
             return false;
-    return n > 0;
+    return n >= 0;
 }
 
 /* The answer from the facts for e's key (e->p, e->end set here): FREE, OPEN, or PINS when none of the open
@@ -304,12 +532,13 @@ static int open_ones(struct tsr_dis_static *st, const struct tsr_dis_spine *e, c
     const struct tsr_tc_isa *isa = st->isa;
     const struct tsr_tc_opnd *o = &isa->opnds[e->p->arg];
     const struct tsr_tc_alt *pa = &isa->alts[o->alt + e->pw];
-    if (e->hole && !hole_other(isa, pa, pa, e->field, e->v, f))
+    bool last = e->p + 1 == e->end;   /* the operand ends its op's template, so its print ends the part */
+    if (e->hole && !hole_other(isa, pa, pa, e->field, e->v, f, last))
         return TSR_DIS_SPIN_FREE;
     const struct tsr_dis_step s = {.p = e->p, .end = e->end};
     for (unsigned i = 0; i < n; i++)
         if (!tsr_dis_early_never(st, &s, &req[i], e->pw, f) &&
-            !hole_other(isa, &isa->alts[o->alt + req[i].alt], pa, e->field, e->v, f))
+            !hole_other(isa, &isa->alts[o->alt + req[i].alt], pa, e->field, e->v, f, last))
             return TSR_DIS_SPIN_OPEN;
     return TSR_DIS_SPIN_PINS;
 }
@@ -317,12 +546,12 @@ static int open_ones(struct tsr_dis_static *st, const struct tsr_dis_spine *e, c
 int tsr_dis_spin(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsigned fmt, unsigned a, uint32_t t0,
                  unsigned pw, unsigned field, uint64_t v, const uint64_t *f)
 {
-    return tsr_dis_spin_at(isa, x, fmt, a, 0xff, t0, pw, field, v, f);
+    return tsr_dis_spin_at(isa, x, fmt, a, 0xff, t0, pw, 0xff, field, v, f);
 }
 
 /* li 0xff: the leading operand (tsr_dis_spin), else an anchored one, asked for a part read as printed only */
 int tsr_dis_spin_at(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsigned fmt, unsigned a, unsigned li,
-                    uint32_t t0, unsigned pw, unsigned field, uint64_t v, const uint64_t *f)
+                    uint32_t t0, unsigned pw, unsigned pwx, unsigned field, uint64_t v, const uint64_t *f)
 {
     if (fmt >= isa->nformats || a >= isa->nops || field >= isa->nfields || fmt > UINT16_MAX || a > UINT16_MAX)
         return TSR_DIS_SPIN_OPEN;
@@ -331,7 +560,8 @@ int tsr_dis_spin_at(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsig
     if (!x->st.isa)
         tsr_dis_static_init(&x->st, isa);
     if (li != 0xff && (li >= TSR_DIS_LALT || li >= isa->ops[a].npart ||
-                       isa->parts[isa->ops[a].part + li].kind != TSR_TC_OPND || !anchored(&x->st, &x->spin, a, li)))
+                       isa->parts[isa->ops[a].part + li].kind != TSR_TC_OPND ||
+                       (!anchored(&x->st, &x->spin, a, li) && !anchored_after(&x->st, &x->spin, a, li, pwx, pw, f))))
         return TSR_DIS_SPIN_OPEN;
     if (pw > 0xff)
         pw = 0xff;
@@ -390,7 +620,8 @@ bool tsr_dis_spin_ops_field(const struct tsr_tc_isa *isa, struct tsr_dis_exact *
         uint32_t t0 = k > cur ? sp[cur].t + 1 : TSR_DIS_SPIN_SELF;
         for (uint32_t i = 0; i < n; i++)
             if ((int)i != lead && lalt[k][i] != 0xff &&
-                tsr_dis_spin_at(isa, x, fmt, a, i, t0, lalt[k][i], field, v, f) == TSR_DIS_SPIN_PINS)
+                tsr_dis_spin_at(isa, x, fmt, a, i, t0, lalt[k][i], i ? lalt[k][i - 1] : 0xff, field, v, f) ==
+                    TSR_DIS_SPIN_PINS)
                 return true;
     }
     return false;
