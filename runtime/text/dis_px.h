@@ -144,4 +144,27 @@ bool tsr_dis_pinned(struct px *P, unsigned field, uint64_t v);
  * its FIELD = value conditions, or for every code its leading table hole can read at q, tsr_dis_pinned? */
 bool tsr_dis_alt_pinned(struct px *P, const struct tsr_tc_alt *alt, uint32_t q);
 
+/* ---- a field pinned, asked of the facts from the walk (dis_fpin.c) -------------------------------------- */
+
+/* The alternatives printed at the parts' leading operands (pw[k] for part k; 0xff: none), for tsr_dis_spin. */
+void tsr_dis_lead_alts(const struct px *P, uint8_t *pw);
+/* The alternatives tsr_dis_spin_ops asks for an alternative of the op-level operand of the current part whose
+ * event is P->top, into lalt (P->np rows of TSR_DIS_LALT): the parts before it as the walk recorded them (P->lalt),
+ * the current part and the later ones from their events; the operand being decided left out (P->top SIZE_MAX: the
+ * whole current part). */
+void tsr_dis_ops_lalt(struct px *P, uint8_t (*lalt)[TSR_DIS_LALT]);
+/* Is FIELD pinned to values other than each of codes[0..n) by the facts, some part's leading operand (tsr_dis_spin)
+ * or anchored operand (tsr_dis_spin_ops_field) being read only with another value?  The op-level operand at
+ * P->top, in which the choice being decided lies, is left out (SIZE_MAX: the current part). */
+bool tsr_dis_pinned_facts(struct px *P, unsigned field, const uint64_t *codes, unsigned n);
+/* refuted() through the leading table hole of alt, an early alternative of the op-level operand being decided
+ * (P->top; pa: its printed alternative, NULL when alt is nested): every code the hole can read where pa printed a
+ * name (tsr_dis_lead_codes) is pinned to another value (tsr_dis_pinned_facts). */
+bool tsr_dis_hole_refuted(struct px *P, const struct tsr_tc_alt *alt, const struct tsr_tc_alt *pa);
+/* Step st, a table hole printed as a number that the reader reads alone (S_NUMROW, or S_TAB printed last in its
+ * part) at event ev: as dis_num.c's row (no name can start it, it reads back whole), and every numeric entry before
+ * the printed code that accepts its value is pinned to another value by the facts; then binds the field.  P->top:
+ * as for tsr_dis_pinned_facts.  false proves nothing. */
+bool tsr_dis_num_pinned(struct px *P, const struct tsr_dis_step *st, const struct tsr_dis_ev *ev);
+
 #endif
