@@ -36,6 +36,51 @@ static void *xrealloc(void *q, size_t n)
     return r;
 }
 
+/* Makes the arrays hold cap instructions (cap > p->cap).  Invariant: line[i] is 0 for i in [count, cap), so that
+ * binary input (line 0 throughout) never writes its lines: a new array comes from calloc (a large one as
+ * zero pages the kernel maps on first touch, never touched when nothing reads it), a grown one has its new
+ * part zeroed. */
+static void words_grow(struct tsr_words *p, size_t cap)
+{
+    unsigned per = tsr_words_per(p);
+    if (cap > (size_t)-1 / (MAX_PER * sizeof *p->w)) {
+        fputs("tessera: out of memory\n", stderr);
+        abort();
+    }
+    p->w = xrealloc(p->w, cap * per * sizeof *p->w);
+    if (!p->lean)
+        p->comment = xrealloc(p->comment, cap * sizeof *p->comment);
+    if (p->line) {
+        p->line = xrealloc(p->line, cap * sizeof *p->line);
+        memset(p->line + p->cap, 0, (cap - p->cap) * sizeof *p->line);
+    } else if (!(p->line = calloc(cap, sizeof *p->line))) {
+        fputs("tessera: out of memory\n", stderr);
+        abort();
+    }
+    p->cap = cap;
+}
+
+/* The capacity after doubling for at least n instructions in all. */
+static size_t doubled(const struct tsr_words *p, size_t n)
+{
+    size_t cap = p->cap ? p->cap : 256;
+    while (cap < n)
+        cap *= 2;
+    return cap;
+}
+
+/* Makes the k instructions at w, as read from a file (raw little-endian binary), host words in place. */
+static void words_from_le(uint32_t *w, size_t k, unsigned per)
+{
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    (void)w, (void)k, (void)per;   /* the file's byte order is the host's */
+#else
+    const unsigned char *b = (const unsigned char *)w;
+    for (size_t i = 0; i < k * per; i++, b += 4)
+        w[i] = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+#endif
+}
+
 /* Appends the n instructions of raw little-endian binary at b (n * width/8 bytes) at once: one capacity
  * check, no comments, line 0 (what n tsr_words_push calls would give). */
 static void push_bin(struct tsr_words *p, const unsigned char *b, size_t n)
@@ -43,35 +88,20 @@ static void push_bin(struct tsr_words *p, const unsigned char *b, size_t n)
     unsigned per = tsr_words_per(p);
     if (!n)
         return;
-    if (p->count + n > p->cap) {
-        size_t cap = p->cap ? p->cap : 256;
-        while (cap < p->count + n)
-            cap *= 2;
-        p->w = xrealloc(p->w, cap * per * sizeof *p->w);
-        if (!p->lean)
-            p->comment = xrealloc(p->comment, cap * sizeof *p->comment);
-        p->line = xrealloc(p->line, cap * sizeof *p->line);
-        p->cap = cap;
-    }
-    uint32_t *w = p->w + p->count * per;
-    for (size_t i = 0; i < n * per; i++, b += 4)
-        w[i] = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+    if (p->count + n > p->cap)
+        words_grow(p, doubled(p, p->count + n));
+    memcpy(p->w + p->count * per, b, n * per * sizeof *p->w);
+    words_from_le(p->w + p->count * per, n, per);
     if (!p->lean)
         memset(p->comment + p->count, 0, n * sizeof *p->comment);
-    memset(p->line + p->count, 0, n * sizeof *p->line);
     p->count += n;
 }
 
 void tsr_words_push(struct tsr_words *p, const uint32_t *word, const char *comment, unsigned line)
 {
     unsigned per = tsr_words_per(p);
-    if (p->count == p->cap) {
-        p->cap = p->cap ? 2 * p->cap : 256;
-        p->w = xrealloc(p->w, p->cap * per * sizeof *p->w);
-        if (!p->lean)
-            p->comment = xrealloc(p->comment, p->cap * sizeof *p->comment);
-        p->line = xrealloc(p->line, p->cap * sizeof *p->line);
-    }
+    if (p->count == p->cap)
+        words_grow(p, p->cap ? 2 * p->cap : 256);
     memcpy(p->w + p->count * per, word, per * sizeof *word);
     if (!p->lean)
         p->comment[p->count] = comment ? tsr_arena_strdup(&p->arena, comment) : NULL;
@@ -355,6 +385,51 @@ static int cannot_read(const char *path, int err, struct tsr_diag *d)
     return tsr_diag_error(d, path, 0, 0, "cannot read: %s", strerror(err ? err : EIO));
 }
 
+static int bad_size(const struct tsr_words *p, const char *path, size_t size, struct tsr_diag *d)
+{
+    return tsr_diag_error(d, path, 0, 0, "binary size %zu is not a multiple of %u bytes (%u-bit words)", size,
+                          p->width / 8, p->width);
+}
+
+/* Reads the rest of the binary file f into p, straight into the instruction array (no buffer in between, no
+ * copy).  size: the file's size when it is a regular file (the array is then allocated once, of the right
+ * size), else 0 (the array grows by doubling; so it does if the file grows while it is read).  Returns 0, or
+ * -1 reported. */
+static int stream_bin(struct tsr_words *p, FILE *f, size_t size, const char *path, struct tsr_diag *d)
+{
+    unsigned bytes = p->width / 8, per = tsr_words_per(p);
+    size_t pend = 0, total = 0;   /* pend: bytes read past the last whole instruction, kept in place */
+    if (size / bytes > p->cap - p->count)
+        words_grow(p, p->count + size / bytes);
+    for (;;) {
+        size_t room = (p->cap - p->count) * bytes - pend;
+        if (!room) {   /* full (pend is 0): the end of the file (as its size said), or more than the array holds */
+            int c = getc(f);
+            if (c == EOF)
+                break;
+            words_grow(p, doubled(p, p->count + 1));
+            *(unsigned char *)(p->w + p->count * per) = (unsigned char)c;
+            total++;
+            pend = 1;
+            room = (p->cap - p->count) * bytes - pend;
+        }
+        size_t n = fread((unsigned char *)(p->w + p->count * per) + pend, 1, room, f);
+        total += n;
+        pend += n;
+        size_t k = pend / bytes;
+        words_from_le(p->w + p->count * per, k, per);
+        if (!p->lean)
+            memset(p->comment + p->count, 0, k * sizeof *p->comment);
+        p->count += k;
+        pend -= k * bytes;   /* (a read that ends mid-instruction leaves its bytes where they belong) */
+        if (!n)
+            break;
+    }
+    if (ferror(f))
+        return cannot_read(path, errno, d);
+    return pend ? bad_size(p, path, total, d) : 0;
+}
+
 int tsr_words_stream(struct tsr_words *p, const char *path, enum tsr_wordfmt fmt, struct tsr_diag *d)
 {
     if (check_width(p, path, d))
@@ -362,46 +437,40 @@ int tsr_words_stream(struct tsr_words *p, const char *path, enum tsr_wordfmt fmt
     FILE *f = fopen(path, "rb");
     if (!f)
         return cannot_read(path, errno, d);
-    /* buf holds the unfinished line (hex) or word (binary) before the chunk read after it */
     unsigned bytes = p->width / 8, lineno = 0;
-    char *buf = malloc(2 * CHUNK);
-    size_t cap = 2 * CHUNK, have = 0, total = 0, n;
     int rc = 0;
-    if (!buf)
-        abort();
-    struct stat st;   /* a binary file of a wrong size: reported before any word, as tsr_bin_parse does */
-    if (fmt == TSR_WORDS_BIN && fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size % bytes) {
-        rc = tsr_diag_error(d, path, 0, 0, "binary size %zu is not a multiple of %u bytes (%u-bit words)",
-                            (size_t)st.st_size, bytes, p->width);
+    if (fmt == TSR_WORDS_BIN) {
+        struct stat st;   /* a binary file of a wrong size: reported before any word, as tsr_bin_parse does */
+        bool known = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 0;
+        size_t size = known ? (size_t)st.st_size : 0;
+        rc = size % bytes ? bad_size(p, path, size, d) : stream_bin(p, f, size, path, d);
         fclose(f);
-        free(buf);
         return rc;
     }
+    /* buf holds the unfinished line before the chunk read after it */
+    char *buf = malloc(2 * CHUNK);
+    size_t cap = 2 * CHUNK, have = 0, n;
+    if (!buf)
+        abort();
     while (rc >= 0 && (n = fread(buf + have, 1, cap - have, f)) > 0) {
         have += n;
-        total += n;
         size_t used = 0;
-        if (fmt == TSR_WORDS_BIN) {
-            used = have - have % bytes;
-            push_bin(p, (const unsigned char *)buf, used / bytes);
-        } else {
-            const char *nl;
-            while (!tsr_diag_stop(d) && (nl = memchr(buf + used, '\n', have - used)) != NULL) {
-                if (parse_line(p, buf + used, nl, path, ++lineno, d) < 0)
-                    rc = 1;   /* reported; go on with the next line */
-                used = (size_t)(nl + 1 - buf);
-            }
-            if (tsr_diag_stop(d))
-                break;
-            if (used == 0 && have == cap) {   /* a line longer than the buffer: grow it */
-                if (cap > (size_t)-1 / 2)
-                    abort();
-                cap *= 2;
-                char *q = realloc(buf, cap);
-                if (!q)
-                    abort();
-                buf = q;
-            }
+        const char *nl;
+        while (!tsr_diag_stop(d) && (nl = memchr(buf + used, '\n', have - used)) != NULL) {
+            if (parse_line(p, buf + used, nl, path, ++lineno, d) < 0)
+                rc = 1;   /* reported; go on with the next line */
+            used = (size_t)(nl + 1 - buf);
+        }
+        if (tsr_diag_stop(d))
+            break;
+        if (used == 0 && have == cap) {   /* a line longer than the buffer: grow it */
+            if (cap > (size_t)-1 / 2)
+                abort();
+            cap *= 2;
+            char *q = realloc(buf, cap);
+            if (!q)
+                abort();
+            buf = q;
         }
         memmove(buf, buf + used, have - used);
         have -= used;
@@ -409,10 +478,7 @@ int tsr_words_stream(struct tsr_words *p, const char *path, enum tsr_wordfmt fmt
     int err = errno;
     if (ferror(f))
         rc = cannot_read(path, err, d);
-    else if (fmt == TSR_WORDS_BIN && have)
-        rc = tsr_diag_error(d, path, 0, 0, "binary size %zu is not a multiple of %u bytes (%u-bit words)", total,
-                            bytes, p->width);
-    else if (fmt != TSR_WORDS_BIN && have && !tsr_diag_stop(d) && parse_line(p, buf, buf + have, path, ++lineno, d) < 0)
+    else if (have && !tsr_diag_stop(d) && parse_line(p, buf, buf + have, path, ++lineno, d) < 0)
         rc = -1;
     fclose(f);
     free(buf);
@@ -449,17 +515,18 @@ int tsr_words_detect_file(const char *path, enum tsr_wordfmt *fmt, struct tsr_di
     FILE *f = fopen(path, "rb");
     if (!f)
         return cannot_read(path, errno, d);
-    /* read until the answer is settled: usually one chunk; more only for a long run of comments */
+    /* read until the answer is settled: usually one chunk; more only for a long run of comments (a chunk, not
+     * just TSR_DETECT_BYTES: what a FIFO loses to the detection stays as it was) */
     struct tsr_buf b = {0};
-    char *chunk = malloc(CHUNK);
-    if (!chunk)
-        abort();
     size_t n;
-    while (!detect_settled(b.data, b.len) && (n = fread(chunk, 1, CHUNK, f)) > 0)
-        tsr_buf_append(&b, chunk, n);
+    do {
+        tsr_buf_reserve(&b, CHUNK);
+        n = fread(b.data + b.len, 1, CHUNK, f);
+        b.len += n;
+        b.data[b.len] = '\0';
+    } while (n > 0 && !detect_settled(b.data, b.len));
     int err = errno, bad = ferror(f);
     fclose(f);
-    free(chunk);
     if (!bad)
         *fmt = tsr_words_detect(b.data, b.len);
     tsr_buf_free(&b);

@@ -116,8 +116,10 @@ enum tsr_wordfmt tsr_words_detect(const void *data, size_t len);
 int tsr_words_read(struct tsr_words *p, const char *path, enum tsr_wordfmt fmt, struct tsr_diag *d);
 
 /* Like tsr_words_read, reading the file in chunks of 64 KiB instead of whole (with p->lean set, memory
- * is the words and their lines only): the same words, lines, comments and diagnostics.  fmt must be
- * TSR_WORDS_HEX or TSR_WORDS_BIN (tsr_words_detect_file tells them from assembly).  Returns 0 or -1. */
+ * is the words and their lines only): the same words, lines, comments and diagnostics.  Binary input is
+ * read straight into the instruction array, allocated once of the file's size when that is known (a regular
+ * file; else grown by doubling), its lines (all 0) calloc'd and not written.  fmt must be TSR_WORDS_HEX or
+ * TSR_WORDS_BIN (tsr_words_detect_file tells them from assembly).  Returns 0 or -1. */
 int tsr_words_stream(struct tsr_words *p, const char *path, enum tsr_wordfmt fmt, struct tsr_diag *d);
 
 /* What tsr_words_detect() says of the whole file `path` (binary, hex words or assembly), reading only

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "tsr.h"
+#include "text/asm_engine.h"
 
 /* ---- helpers ---------------------------------------------------------------------------- */
 
@@ -658,6 +659,125 @@ Test(hexio, streamed_reads_match_whole_reads)
     fclose(f);
     expect_stream_same(path, TSR_WORDS_BIN);
     rmtree(dir);
+}
+
+/* Writes the n bytes at b into the FIFO `path` from a child process, in pieces of 1 to 4999 bytes (reads that
+ * end within an instruction).  Returns the child's pid. */
+static pid_t feed_fifo(const char *path, const unsigned char *b, size_t n)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        FILE *f = fopen(path, "wb");
+        size_t at = 0, piece = 1;
+        while (f && at < n) {
+            size_t k = piece < n - at ? piece : n - at;
+            if (fwrite(b + at, 1, k, f) != k || fflush(f))
+                _exit(1);
+            at += k;
+            piece = piece * 7 % 4999 + 1;
+        }
+        _exit(f && !fclose(f) ? 0 : 1);
+    }
+    return pid;
+}
+
+/* Binary input whose size is not known before it is read (a FIFO: the instruction array grows as it is read;
+ * a regular file's is allocated once, of its size): the same words, lines (0) and diagnostics as a regular
+ * file of the same bytes. */
+Test(hexio, streamed_binary_of_unknown_size, .timeout = 30)
+{
+    char *dir = make_tmpdir();
+    char fifo[4200], file[4200];
+    snprintf(fifo, sizeof fifo, "%s/pipe", dir);
+    snprintf(file, sizeof file, "%s/p.bin", dir);
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    static unsigned char b[8 * 70001 + 5];
+    for (size_t i = 0; i < sizeof b; i++)
+        b[i] = (unsigned char)(i * 13 % 253);
+    size_t sizes[] = {8 * 70001, 8 * 70001 + 5, 8, 3, 0};
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        FILE *f = fopen(file, "wb");
+        cr_assert_not_null(f);
+        cr_assert_eq(fwrite(b, 1, sizes[k], f), sizes[k]);
+        fclose(f);
+        struct capture c1, c2;
+        capture_start(&c1);
+        capture_start(&c2);
+        struct tsr_words r, s;
+        tsr_words_init(&r, 64);
+        tsr_words_init(&s, 64);
+        s.lean = true;
+        int rr = tsr_words_stream(&r, file, TSR_WORDS_BIN, &c1.d);
+        pid_t pid = feed_fifo(fifo, b, sizes[k]);
+        cr_assert_gt(pid, 0);
+        int rs = tsr_words_stream(&s, fifo, TSR_WORDS_BIN, &c2.d);
+        int st = 0;
+        cr_assert_eq(waitpid(pid, &st, 0), pid);
+        cr_expect_eq(rs, rr, "size %zu", sizes[k]);
+        cr_expect_eq(rr, sizes[k] % 8 ? -1 : 0, "size %zu", sizes[k]);
+        const char *t1 = capture_text(&c1), *t2 = capture_text(&c2);
+        if (rr) {   /* the paths differ */
+            cr_assert(!strncmp(t1, file, strlen(file)) && !strncmp(t2, fifo, strlen(fifo)), "%s%s", t1, t2);
+            cr_expect_str_eq(t2 + strlen(fifo), t1 + strlen(file), "size %zu", sizes[k]);
+        } else {
+            cr_expect_str_eq(t1, "");
+            cr_expect_str_eq(t2, "");
+        }
+        if (!rr) {
+            cr_assert_eq(r.count, sizes[k] / 8);
+            cr_assert_eq(s.count, r.count);
+            for (size_t i = 0; i < r.count; i++) {
+                uint64_t want = 0;
+                for (int j = 7; j >= 0; j--)
+                    want = want << 8 | b[8 * i + (size_t)j];   /* little-endian, low word first */
+                cr_assert_eq(tsr_words_get64(&r, i), want, "instruction %zu", i);
+                cr_assert_eq(tsr_words_get64(&s, i), want, "instruction %zu", i);
+                cr_assert_eq(r.line[i], 0);
+                cr_assert_eq(s.line[i], 0);
+                cr_assert_null(r.comment[i]);
+            }
+        }
+        tsr_words_free(&r);
+        tsr_words_free(&s);
+        capture_end(&c1);
+        capture_end(&c2);
+    }
+    remove(fifo);
+    rmtree(dir);
+}
+
+/* ---- the text <-> bits memo's gate (tc_cache.c) ---------------------------------------------------------- */
+
+/* While the gate is closed a sample keeps its key alone; found again, it opens the gate and then gets its value. */
+Test(memo, closed_gate_keeps_keys_alone)
+{
+    struct tsr_tc_cache c = {0};
+    size_t vlen;
+    for (uint64_t k = 1; k <= TSR_TC_GATE_WINDOW; k++) {   /* lookups that find nothing close the gate */
+        cr_assert(tsr_tc_cache_ask(&c, 1));
+        uint64_t h = tsr_tc_cache_prefetch(&c, &k, 8);
+        cr_assert_null(tsr_tc_cache_get_gated(&c, &k, 8, h, &vlen));
+        tsr_tc_cache_put_hashed(&c, &k, 8, h, "text", 4);
+    }
+    cr_assert(!tsr_tc_cache_ask(&c, 1));
+    cr_assert(tsr_tc_cache_ask(&c, TSR_TC_GATE_STRIDE));
+    uint64_t key = (uint64_t)1 << 40, h = tsr_tc_cache_prefetch(&c, &key, 8);
+    cr_assert_null(tsr_tc_cache_get_gated(&c, &key, 8, h, &vlen));
+    size_t len = c.len, count = c.count;
+    tsr_tc_cache_put_hashed(&c, &key, 8, h, "sample", 6);
+    cr_expect_eq(c.len, len + 8);   /* the key, not its value */
+    cr_expect_eq(c.count, count + 1);
+    cr_expect_null(tsr_tc_cache_get(&c, &key, 8, &vlen));
+    cr_expect_null(tsr_tc_cache_get_gated(&c, &key, 8, h, &vlen));   /* found: the gate opens, no value yet */
+    cr_assert(tsr_tc_cache_ask(&c, 1));
+    tsr_tc_cache_put_hashed(&c, &key, 8, h, "sample", 6);
+    cr_expect_eq(c.count, count + 1);   /* the same entry */
+    const char *v = tsr_tc_cache_get(&c, &key, 8, &vlen);
+    cr_assert(v && vlen == 6 && !memcmp(v, "sample", 6));
+    uint64_t k5 = 5;   /* stored while the gate was open: with its value */
+    v = tsr_tc_cache_get(&c, &k5, 8, &vlen);
+    cr_assert(v && vlen == 4 && !memcmp(v, "text", 4));
+    tsr_tc_cache_free(&c);
 }
 
 /* ---- fileout ---------------------------------------------------------------------------- */

@@ -13,12 +13,14 @@
  *      the schedules it finds are returned: the packer builds real bundles from them (pack_sched.c realize).
  * Part 2 is in pack_search.c; the shared state (struct bound) in pack_bound.h.  Nothing here knows the
  * target: slots, formats and op names come from its descriptor. */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "pack_bound.h"
 #include "pack_int.h"
 #include "fileout.h"
 #include "target.h"
+#include "tls.h"
 #include "text/textcodec.h"
 #include <xxhash.h>
 
@@ -79,7 +81,15 @@ static bool pair_assembles(const struct tsr_target *t, const struct tsr_pack_uni
  * pass when the cache was direct-mapped, 16,384 entries of 32 bytes) fit its 512 KB. */
 #define PSETS 16384
 #define PWAYS 4
-static _Thread_local uint64_t pcache[PSETS][PWAYS];
+static _Thread_local uint64_t (*pcache)[PWAYS];   /* PSETS sets, allocated on first use (tls.h: not in every
+                                                     * thread's static TLS block); the first thread's freed at exit */
+static void *pcache_first;
+
+static void pcache_free(void)
+{
+    free(pcache_first);
+    pcache_first = NULL;
+}
 
 /* A unit as the pair cache knows it: a 128-bit XXH3 hash of its words and its three forms (all a pair's
  * verdict depends on, with the other unit's). */
@@ -114,6 +124,9 @@ static bool can_pair(const struct bound *B, const struct tsr_pack_unit *a, const
     XXH128_hash_t both[2] = { ka, kb };
     XXH128_hash_t k = XXH3_128bits_withSeed(both, sizeof both, (XXH64_hash_t)(uintptr_t)t);
     uint64_t tag = k.high64 & ~(uint64_t)1 ? k.high64 & ~(uint64_t)1 : 2;
+    static atomic_flag registered = ATOMIC_FLAG_INIT;
+    if (!pcache)
+        pcache = tsr_thread_table(PSETS, sizeof *pcache, &registered, &pcache_first, pcache_free);
     uint64_t *set = pcache[k.low64 % PSETS];
     int w = 0;
     while (w < PWAYS && set[w] && (set[w] & ~(uint64_t)1) != tag)

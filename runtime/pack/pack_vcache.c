@@ -2,17 +2,31 @@
  * scheduler asks whether a candidate bundle breaks a rule against the `lookback` bundles before it once per
  * candidate, per priority, per block, and GPU_FFT's blocks repeat the same bundles (the butterflies of every
  * shader), so most questions were asked before.  Nothing here knows the target. */
+#include <stdatomic.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
 #include "pack_int.h"
 #include "target.h"
+#include "tls.h"
 
 /* A direct-mapped cache keyed by a 128-bit XXH3 hash of the description, the history's length, whether it
  * starts the program, and the words of its bundles: all the verdict depends on (the events of a bundle are a
  * function of its words: tsr_pack_ev_*, which list them at address 0). */
 #define VCACHE 16384
-static _Thread_local struct { XXH128_hash_t key; size_t nviol; } vcache[VCACHE];
+struct vent { XXH128_hash_t key; size_t nviol; };
+/* The thread's VCACHE entries (tls.h: allocated on first use, not in every thread's static TLS block, which
+ * every process and thread would zero at its start whether it packs or not); the first thread's is freed at
+ * exit. */
+static _Thread_local struct vent *vcache;
+static void *vcache_first;
+
+static void vcache_free(void)
+{
+    free(vcache_first);
+    vcache_first = NULL;
+}
 
 /* (pack_int.h) */
 size_t tsr_pack_hist_check(const struct tsr_target *t, struct tsr_pack_ev *cand, tsr_pack_hist_fn hist, void *ctx,
@@ -33,6 +47,9 @@ size_t tsr_pack_hist_check(const struct tsr_target *t, struct tsr_pack_ev *cand,
         k = XXH3_128bits_withSeed(buf, (2 + (size_t)len * nwords) * sizeof *buf, (XXH64_hash_t)(uintptr_t)D);
         if (!k.low64 && !k.high64)
             k.low64 = 1;   /* (the empty entry's key) */
+        static atomic_flag registered = ATOMIC_FLAG_INIT;
+        if (!vcache)
+            vcache = tsr_thread_table(VCACHE, sizeof *vcache, &registered, &vcache_first, vcache_free);
         at = (size_t)(k.low64 % VCACHE);
         if (XXH128_isEqual(vcache[at].key, k))
             return vcache[at].nviol;

@@ -203,6 +203,17 @@ static const struct fmt_tab *fmt_tab(const struct tsr_tc_isa *isa)
 }
 
 #define OMEMO 4096
+/* tsr_pack_order_positions's answers, per thread: a direct-mapped table keyed by the isa and the masks (an
+ * empty entry's isa is NULL), allocated on first use (tls.h); the first thread's is freed at exit. */
+struct opos { const struct tsr_tc_isa *isa; int k; uint64_t m[TSR_PACK_MAXPARTS + 1], ok; };
+static _Thread_local struct opos *omemo;
+static void *omemo_first;
+
+static void omemo_free(void)
+{
+    free(omemo_first);
+    omemo_first = NULL;
+}
 
 /* (pack_int.h) */
 uint64_t tsr_pack_order_positions(const struct tsr_target *t, const uint64_t *cand, int k, uint64_t add)
@@ -214,11 +225,12 @@ uint64_t tsr_pack_order_positions(const struct tsr_target *t, const uint64_t *ca
             return ~(uint64_t)0;
     const struct fmt_tab *F = fmt_tab(t->text);
     /* the answers are kept per thread (the list scheduler asks the same about each ready unit, cycle after
-     * cycle): a direct-mapped table keyed by the isa and the masks */
-    static _Thread_local struct opos { const struct tsr_tc_isa *isa; int k; uint64_t m[TSR_PACK_MAXPARTS + 1], ok; }
-        omemo[OMEMO];
+     * cycle): omemo */
     struct opos *e = NULL;
     if (k < TSR_PACK_MAXPARTS) {
+        static atomic_flag registered = ATOMIC_FLAG_INIT;
+        if (!omemo)
+            omemo = tsr_thread_table(OMEMO, sizeof *omemo, &registered, &omemo_first, omemo_free);
         uint64_t h = (uint64_t)(uintptr_t)t->text ^ (uint64_t)k;
         for (int i = 0; i < k; i++)
             h = (h ^ cand[i]) * 0x9e3779b97f4a7c15u;

@@ -138,7 +138,10 @@ const char *tsr_asm_message(struct tsr_asm *a, size_t *offset);
  * symbols once per thread: asm_program.c lines_may_name).  At most TSR_TC_CACHE_MAX
  * entries; later ones are simply not remembered. */
 #define TSR_TC_CACHE_MAX 65536
+/* An entry: the key's hash (0: empty), the key at data + koff (klen bytes), the value at data + voff (vlen bytes,
+ * or vlen TSR_TC_KEY_ONLY: the key was kept without its value while the gate was closed, below). */
 struct tsr_tc_cache_ent { uint64_t h; uint32_t koff, klen, voff, vlen; };
+#define TSR_TC_KEY_ONLY UINT32_MAX
 struct tsr_tc_cache {
     struct tsr_tc_cache_ent *e;
     size_t cap, count;
@@ -147,7 +150,7 @@ struct tsr_tc_cache {
     uint32_t misses;         /* the gate (tsr_tc_cache_ask): lookups in a row that found nothing */
     uint32_t stride;         /* the gate: ask for every stride-th key (0: every key) */
 };
-/* The value stored for the klen bytes at key (vlen set), or NULL. */
+/* The value stored for the klen bytes at key (vlen set), or NULL (none, or only the key kept). */
 const char *tsr_tc_cache_get(const struct tsr_tc_cache *c, const void *key, size_t klen, size_t *vlen);
 /* Asks the processor to load the entry a lookup of the klen bytes at key reads first (a hint, no effect on
  * results), and returns the key's hash for tsr_tc_cache_get_hashed.  The table is megabytes at
@@ -159,6 +162,8 @@ uint64_t tsr_tc_cache_prefetch(const struct tsr_tc_cache *c, const void *key, si
  * grown since). */
 const char *tsr_tc_cache_get_hashed(const struct tsr_tc_cache *c, const void *key, size_t klen, uint64_t h,
                                     size_t *vlen);
+/* Stores val for the key (absent, or kept without its value: it gets val); while the gate is closed, a new key
+ * is kept without its value. */
 void tsr_tc_cache_put(struct tsr_tc_cache *c, const void *key, size_t klen, const void *val, size_t vlen);
 /* tsr_tc_cache_put with h, the hash tsr_tc_cache_prefetch returned for the same key (not computed again). */
 void tsr_tc_cache_put_hashed(struct tsr_tc_cache *c, const void *key, size_t klen, uint64_t h, const void *val,
@@ -170,14 +175,17 @@ void tsr_tc_cache_free(struct tsr_tc_cache *c);
  * TSR_TC_GATE_STRIDE-th key only (a sample; a power of two), until a sample is found again.  Words no memo has
  * seen then skip the lookup, its prefetch and the insert (≈ 150 instructions a word while the memo fills);
  * input whose words repeat keeps the memo open (GPU_FFT: most lookups hit).  Results never depend on it.
- * tsr_tc_cache_ask: whether to ask for (and insert) key number i; tsr_tc_cache_count: the result of a lookup
- * made (hit or not). */
+ * A sample is kept as its key alone (no value: memory, and pages touched, for 8 bytes a word instead of its
+ * text), which suffices to open the gate: the value is stored when the key comes again (tsr_tc_cache_put).
+ * tsr_tc_cache_ask: whether to ask for (and insert) key number i; tsr_tc_cache_get_gated: the lookup of such
+ * a key (hash h from tsr_tc_cache_prefetch), tsr_tc_cache_get_hashed's result, its finding (value or key
+ * alone) counted by the gate. */
 #define TSR_TC_GATE_WINDOW 1024
 #define TSR_TC_GATE_STRIDE 16
 static inline bool tsr_tc_cache_ask(const struct tsr_tc_cache *c, size_t i)
 {
     return c->stride == 0 || (i & (c->stride - 1)) == 0;
 }
-void tsr_tc_cache_count(struct tsr_tc_cache *c, bool hit);
+const char *tsr_tc_cache_get_gated(struct tsr_tc_cache *c, const void *key, size_t klen, uint64_t h, size_t *vlen);
 
 #endif

@@ -714,9 +714,7 @@ static inline const char *memo_next(struct dis *d, struct memo_walk *m, const ui
         m->hnext = tsr_tc_cache_prefetch(&d->cache, wi + d->isa->nwords, klen);
     if (!m->ask)
         return NULL;
-    const char *hit = tsr_tc_cache_get_hashed(&d->cache, wi, klen, m->h, vlen);
-    tsr_tc_cache_count(&d->cache, hit != NULL);
-    return hit;
+    return tsr_tc_cache_get_gated(&d->cache, wi, klen, m->h, vlen);
 }
 
 int tsr_tc_disasm_program(const struct tsr_tc_isa *isa, const uint32_t *w, size_t n, uint64_t base,

@@ -40,8 +40,8 @@ const char *tsr_tc_cache_get(const struct tsr_tc_cache *c, const void *key, size
     return tsr_tc_cache_get_hashed(c, key, klen, hash(key, klen), vlen);
 }
 
-const char *tsr_tc_cache_get_hashed(const struct tsr_tc_cache *c, const void *key, size_t klen, uint64_t h,
-                                    size_t *vlen)
+/* The entry of the klen bytes at key (hash h), or NULL. */
+static const struct tsr_tc_cache_ent *find(const struct tsr_tc_cache *c, const void *key, size_t klen, uint64_t h)
 {
     if (!c->cap)
         return NULL;
@@ -49,11 +49,40 @@ const char *tsr_tc_cache_get_hashed(const struct tsr_tc_cache *c, const void *ke
         const struct tsr_tc_cache_ent *e = &c->e[i];
         if (!e->h)
             return NULL;
-        if (e->h == h && e->klen == klen && same_key(c->data + e->koff, key, klen)) {
-            *vlen = e->vlen;
-            return c->data + e->voff;
-        }
+        if (e->h == h && e->klen == klen && same_key(c->data + e->koff, key, klen))
+            return e;
     }
+}
+
+const char *tsr_tc_cache_get_hashed(const struct tsr_tc_cache *c, const void *key, size_t klen, uint64_t h,
+                                    size_t *vlen)
+{
+    const struct tsr_tc_cache_ent *e = find(c, key, klen, h);
+    if (!e || e->vlen == TSR_TC_KEY_ONLY)
+        return NULL;
+    *vlen = e->vlen;
+    return c->data + e->voff;
+}
+
+/* The gate's count of a lookup made: a key found (with its value or only its key) opens it (again). */
+static void count(struct tsr_tc_cache *c, bool found)
+{
+    if (found) {
+        c->misses = 0;
+        c->stride = 0;
+    } else if (++c->misses >= TSR_TC_GATE_WINDOW) {
+        c->stride = TSR_TC_GATE_STRIDE;
+    }
+}
+
+const char *tsr_tc_cache_get_gated(struct tsr_tc_cache *c, const void *key, size_t klen, uint64_t h, size_t *vlen)
+{
+    const struct tsr_tc_cache_ent *e = find(c, key, klen, h);
+    count(c, e != NULL);
+    if (!e || e->vlen == TSR_TC_KEY_ONLY)
+        return NULL;
+    *vlen = e->vlen;
+    return c->data + e->voff;
 }
 
 uint64_t tsr_tc_cache_prefetch(const struct tsr_tc_cache *c, const void *key, size_t klen)
@@ -92,7 +121,22 @@ void tsr_tc_cache_put(struct tsr_tc_cache *c, const void *key, size_t klen, cons
 void tsr_tc_cache_put_hashed(struct tsr_tc_cache *c, const void *key, size_t klen, uint64_t h, const void *val,
                              size_t vlen)
 {
-    if (c->count >= TSR_TC_CACHE_MAX || klen > UINT32_MAX / 4 || vlen > UINT32_MAX / 4)
+    if (klen > UINT32_MAX / 4 || vlen > UINT32_MAX / 4)
+        return;
+    if (c->cap) {   /* a key kept alone while the gate was closed gets its value */
+        for (size_t i = home(h, c->cap); c->e[i].h; i = (i + 1) & (c->cap - 1)) {
+            struct tsr_tc_cache_ent *e = &c->e[i];
+            if (e->h == h && e->vlen == TSR_TC_KEY_ONLY && e->klen == klen && same_key(c->data + e->koff, key, klen)) {
+                grow_data(c, vlen);
+                e->voff = (uint32_t)c->len;
+                e->vlen = (uint32_t)vlen;
+                memcpy(c->data + c->len, val, vlen);
+                c->len += vlen;
+                return;
+            }
+        }
+    }
+    if (c->count >= TSR_TC_CACHE_MAX)
         return;
     if ((c->count + 1) * 2 > c->cap) {
         size_t cap = c->cap ? c->cap * 2 : 1024;
@@ -115,7 +159,8 @@ void tsr_tc_cache_put_hashed(struct tsr_tc_cache *c, const void *key, size_t kle
     size_t i = home(h, c->cap);
     while (c->e[i].h)
         i = (i + 1) & (c->cap - 1);
-    grow_data(c, klen + vlen);
+    bool key_only = c->stride != 0;   /* the gate is closed: the key alone, a sample to tell whether keys repeat */
+    grow_data(c, klen + (key_only ? 0 : vlen));
     struct tsr_tc_cache_ent *e = &c->e[i];
     e->h = h;
     e->koff = (uint32_t)c->len;
@@ -125,21 +170,16 @@ void tsr_tc_cache_put_hashed(struct tsr_tc_cache *c, const void *key, size_t kle
     else
         memcpy(c->data + c->len, key, klen);
     c->len += klen;
-    e->voff = (uint32_t)c->len;
-    e->vlen = (uint32_t)vlen;
-    memcpy(c->data + c->len, val, vlen);
-    c->len += vlen;
-    c->count++;
-}
-
-void tsr_tc_cache_count(struct tsr_tc_cache *c, bool hit)
-{
-    if (hit) {   /* open (again) */
-        c->misses = 0;
-        c->stride = 0;
-    } else if (++c->misses >= TSR_TC_GATE_WINDOW) {
-        c->stride = TSR_TC_GATE_STRIDE;
+    if (key_only) {
+        e->voff = 0;
+        e->vlen = TSR_TC_KEY_ONLY;
+    } else {
+        e->voff = (uint32_t)c->len;
+        e->vlen = (uint32_t)vlen;
+        memcpy(c->data + c->len, val, vlen);
+        c->len += vlen;
     }
+    c->count++;
 }
 
 void tsr_tc_cache_free(struct tsr_tc_cache *c)
