@@ -31,8 +31,9 @@ struct cgen {
     const struct mdl_model *m;
     const struct tc_layout *L;
     struct tsr_buf *out;
+    struct tsr_diag *d;
     bool *used;          /* per operand: at an op's template part (gets a qo_N) */
-    int *altoff;         /* per operand: the offset of each alternative's places, opnd_alt-indexed */
+    int rc;
 };
 
 static bool bound_ident(const struct tc_part *p)
@@ -61,8 +62,12 @@ static void conds_code(struct cgen *g, int first, int n, const char *ind, const 
             tsr_buf_printf(o, ")\n%s    %s;\n%stsr_fx_bind(X, %d);\n", ind, fail, ind, c->field);
         } else if (c->kind == TSR_TC_BIND2) {
             tsr_buf_printf(o, "%sif (!tsr_fx_pair(X, %d, %d))\n%s    %s;\n", ind, c->field, c->field2, ind, fail);
-        } else {
-            tsr_buf_printf(o, "%sif (!X->isa->check(%d, f))\n%s    %s;\n", ind, c->id, ind, fail);
+        } else if (c->e) {   /* the expression isa->check(id) tests, inline */
+            struct gen_cx cx = {"f[%d]", true, NULL};
+            tsr_buf_printf(o, "%sif (!(0 != (", ind);
+            if (gen_cexpr(g->m, c->e, &cx, o, g->d) < 0)
+                g->rc = -1;
+            tsr_buf_printf(o, ")))\n%s    %s;\n", ind, fail);
         }
     }
 }
@@ -188,7 +193,8 @@ static void op_fn(struct cgen *g, int i, int opbase, int *place, int *pk)
                               "        if (!n)\n            return false;\n",
                            p->arg, *place, *pk, j == lead ? "true" : "false");
             if (j < TSR_FX_LALT)
-                tsr_buf_printf(o, "        X->lalt[%d] = (uint8_t)ev[e].what;\n", j);
+                tsr_buf_printf(o, "        X->lalt[%d] = (uint8_t)ev[e].what;\n        X->lpk[X->nlpk++] = %d + ev[e].what;\n",
+                               j, *pk);
             tsr_buf_puts(o, "        e += n;\n    }\n");
             for (int k = 0; k < od->nalt; k++)
                 *place += g->L->alts[g->L->opnd_alt[p->arg] + k].npart;
@@ -206,8 +212,7 @@ static void op_fn(struct cgen *g, int i, int opbase, int *place, int *pk)
 
 int gen_discheck(const struct mdl_model *m, const struct tc_layout *L, struct tsr_buf *out, struct tsr_diag *d)
 {
-    (void)d;
-    struct cgen g = {m, L, out, calloc((size_t)m->nopnds + 1, sizeof(bool)), NULL};
+    struct cgen g = {m, L, out, d, calloc((size_t)m->nopnds + 1, sizeof(bool)), 0};
     if (!g.used)
         abort();
     const char *lo = gen_lower(m);
@@ -271,5 +276,5 @@ int gen_discheck(const struct mdl_model *m, const struct tc_layout *L, struct ts
                    nplace + nalt_places, npk);
     free(opbase);
     free(g.used);
-    return 0;
+    return g.rc;
 }

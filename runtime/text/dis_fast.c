@@ -39,6 +39,10 @@ _Static_assert(TSR_DIS_LALT == TSR_FX_LALT, "alternatives recorded per part (dis
  * tsr_dis_alt_ctx) with their rows (tsr_dis_alt_entry_rows), as dis_plan.c compiles them for the plan. */
 struct fpk {
     uint32_t nearly, k;         /* nearly first: dis_fx.h tsr_fx_early reads it */
+    bool bknown;
+    uint64_t bnever;            /* bit i: op i of the op's slot (before it) cannot match what the op prints with
+                                   alternative k at this operand part, whatever its others (tsr_dis_op_alts with
+                                   this one fixed), once bknown */
     struct tsr_dis_step step;   /* p, end: the operand's part and its op's template end (for the facts) */
     struct tsr_dis_early early[];
 };
@@ -107,6 +111,23 @@ static void place_init(struct tsr_fx *X, uint32_t pl)
     }
 }
 
+/* dis_fx.h tsr_fx_table, every case: S_NAME (the short way by the code's row, decided here on first use), or a
+ * number (tsr_fx_num_slow). */
+bool tsr_fx_table_slow(struct tsr_fx *X, uint32_t pl, unsigned field, bool bound, const struct tsr_dis_ev *ev)
+{
+    if (!tsr_fx_in(X, ev))
+        return false;
+    if (ev->what != TSR_TC_PRINT_NAME)
+        return tsr_fx_num_slow(X, pl, field, ev);
+    uint64_t c = X->f[field];
+    uint32_t lp = ev->end - ev->pos;
+    if (tsr_fx_name_slow(X, pl, c) != TSR_DIS_NEVER || (lp && tsr_asm_isblank(X->s[ev->pos])) ||
+        (bound && lp && tsr_asm_isident(X->s[ev->end - 1]) && ev->end < X->lim && tsr_asm_isident(X->s[ev->end])))
+        return false;
+    tsr_fx_bind(X, field);
+    return true;
+}
+
 int tsr_fx_name_slow(struct tsr_fx *X, uint32_t pl, uint64_t c)
 {
     struct tsr_fx_pl *d = &X->pl[pl];
@@ -166,11 +187,38 @@ static struct fpk *pk_make(struct tsr_fx *X, uint32_t pk)
     return A;
 }
 
-bool tsr_fx_early_slow(struct tsr_fx *X, uint32_t pk, bool lead)
+static struct fpk *pk_get(struct tsr_fx *X, uint32_t pk)
 {
     struct fpk *A = X->pk[pk];
-    if (!A)
-        A = X->pk[pk] = pk_make(X, pk);
+    return A ? A : (struct fpk *)(X->pk[pk] = pk_make(X, pk));
+}
+
+/* fpk.bnever for pair pk of op a (of slot S). */
+static uint64_t pk_bnever(struct tsr_fx *X, uint32_t pk, unsigned a, const struct tsr_tc_slot *S)
+{
+    struct fpk *A = pk_get(X, pk);
+    if (!A->bknown) {
+        const struct tsr_tc_isa *isa = X->isa;
+        uint8_t alts[TSR_DIS_LALT];
+        memset(alts, 0xff, sizeof alts);
+        size_t j = (size_t)(A->step.p - (isa->parts + isa->ops[a].part));
+        if (j < TSR_DIS_LALT && A->k < 0xff) {
+            alts[j] = (uint8_t)A->k;
+            for (uint32_t i = 0; i < S->nop && i < 64; i++) {
+                unsigned b = isa->idx[S->op + i];
+                if (b < a && isa->ops[b].slot == isa->ops[a].slot &&
+                    tsr_dis_op_alts(&X->x->st, b, a, alts) == TSR_DIS_NEVER)
+                    A->bnever |= (uint64_t)1 << i;
+            }
+        }
+        A->bknown = true;
+    }
+    return A->bnever;
+}
+
+bool tsr_fx_early_slow(struct tsr_fx *X, uint32_t pk, bool lead)
+{
+    struct fpk *A = pk_get(X, pk);
     /* run_step S_OPND: each early alternative ruled out by its rows, else refuted through a field by the facts
      * (refuted(): dis_spin.c first) */
     const struct tsr_tc_opnd *o = &X->isa->opnds[A->step.p->arg];
@@ -276,9 +324,10 @@ static bool fconds(struct tsr_fx *X, uint32_t first, uint32_t n)
 
 /* dis_exact.c slot_possible, from the facts only: 0 when no op of the slot (before `before`) can read part k,
  * 1 when the text would have to decide. */
-static int fslot(struct tsr_dis_exact *x, const struct tsr_tc_isa *isa, unsigned slot, unsigned before,
-                 unsigned printed, size_t k)
+static int fslot(struct tsr_fx *X, unsigned slot, unsigned before, unsigned printed, size_t k)
 {
+    struct tsr_dis_exact *x = X->x;
+    const struct tsr_tc_isa *isa = X->isa;
     const struct tsr_tc_slot *S = &isa->slots[slot];
     struct fop *o = &x->fast->op[printed];
     if (before == printed && !o->bnever)
@@ -287,9 +336,17 @@ static int fslot(struct tsr_dis_exact *x, const struct tsr_tc_isa *isa, unsigned
                                : (before == printed ? o->bnever == 2 : tsr_dis_before_never(&x->st, before)))
         return 0;
     bool alts = ++x->nslow > TSR_DIS_SLOW && isa->ops[printed].npart <= TSR_DIS_LALT;
-    if (S->nop <= 64 && !tsr_dis_cands(&x->cands, &x->st, slot, before, printed, alts, x->lalt[k]))
-        return 0;
-    return 1;
+    if (S->nop > 64)
+        return 1;
+    if (before == printed && alts && k == X->cur) {
+        /* dis_cand.c with alts: the ops tsr_dis_op_alts does not rule out, which is NEVER when it is with one
+         * operand part fixed: the ops before the printed one less those each printed pair rules out */
+        uint64_t m = tsr_dis_cands(&x->cands, &x->st, slot, before, printed, false, x->lalt[k]);
+        for (uint32_t i = 0; i < X->nlpk && m; i++)
+            m &= ~pk_bnever(X, X->lpk[i], printed, S);
+        return m != 0;
+    }
+    return tsr_dis_cands(&x->cands, &x->st, slot, before, printed, alts, x->lalt[k]) != 0;
 }
 
 static inline uint32_t fws(const char *s, uint32_t lim, uint32_t pos)
@@ -354,10 +411,13 @@ bool tsr_dis_fast(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const v
         size_t pl = x->oplead[a] < 0 ? SIZE_MAX : sp[k].first + (size_t)x->oplead[a];
         pw[k] = pl < nev && ev[pl].what < 0xff ? (uint8_t)ev[pl].what : 0xff;
     }
-    uint64_t bound[16] = {0};
+    uint64_t bound[16];
     uint16_t eq[64];
-    struct tsr_fx X = {.isa = isa, .x = x, .s = text, .f = f, .bound = bound, .eq = eq, .ceq = 64, .pl = F0->pl,
-                       .pk = F0->pk, .fmt = fmt, .np = np, .pop = pop, .sp = sp, .pw = pw};
+    memset(bound, 0, nw * sizeof *bound);
+    struct tsr_fx X;   /* set field by field: lpk[] is written before it is read (the op's checker) */
+    X.isa = isa, X.x = x, X.s = text, X.lim = 0, X.f = f, X.bound = bound, X.eq = eq, X.neq = 0, X.ceq = 64;
+    X.pl = F0->pl, X.pk = F0->pk, X.lalt = NULL, X.nlpk = 0, X.end = 0;
+    X.fmt = fmt, X.np = np, X.cur = 0, X.pop = pop, X.sp = sp, X.pw = pw;
     if (!fconds(&X, F->cond, F->ncond))
         return false;
     uint32_t s = 0, start = 0;
@@ -372,7 +432,7 @@ bool tsr_dis_fast(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const v
         if ((k + 1 < np) != (semi != NULL) || q == lim || t < s || t >= 64 || ie > iend || iend > nev)
             return false;
         unsigned slot = isa->idx[F->slot + t], a = pop[k];
-        X.lim = lim, X.cur = k, X.lalt = x->lalt[k];
+        X.lim = lim, X.cur = k, X.lalt = x->lalt[k], X.nlpk = 0;
         memset(x->lalt[k], 0xff, TSR_DIS_LALT);
         /* run_plan: the first event is where the assembler starts; the op's checker; the part's text ends
          * after its last event */
@@ -385,9 +445,9 @@ bool tsr_dis_fast(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const v
             return false;
         /* the slots and ops the assembler tries before this one */
         for (uint32_t u = s; u < t; u++)
-            if (fslot(x, isa, isa->idx[F->slot + u], TSR_TC_NO_OP, a, k))
+            if (fslot(&X, isa->idx[F->slot + u], TSR_TC_NO_OP, a, k))
                 return false;
-        if (fslot(x, isa, slot, a, a, k))
+        if (fslot(&X, slot, a, a, k))
             return false;
         printed |= (uint64_t)1 << t;
         s = t + 1;
@@ -402,7 +462,7 @@ bool tsr_dis_fast(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const v
         for (size_t k = 0; k < np && !fails; k++) {
             bool any = false;
             for (uint32_t t = 0; t < G->nslot && !any; t++)
-                any = fslot(x, isa, isa->idx[G->slot + t], TSR_TC_NO_OP, pop[k], k) != 0;
+                any = fslot(&X, isa->idx[G->slot + t], TSR_TC_NO_OP, pop[k], k) != 0;
             fails = !any;
         }
         if (!fails)

@@ -31,6 +31,14 @@
 
 struct tsr_fx;
 
+/* The checkers' small tests are inlined into every place that makes them (gcc and clang would otherwise keep
+ * one out-of-line copy for hundreds of call sites). */
+#if defined(__GNUC__) || defined(__clang__)
+#define TSR_FX_INLINE static inline __attribute__((always_inline))
+#else
+#define TSR_FX_INLINE static inline
+#endif
+
 /* A row entry: not yet decided, shown (dis_exact.h TSR_DIS_UNKNOWN, TSR_DIS_NEVER). */
 #define TSR_FX_UNKNOWN 0
 #define TSR_FX_NEVER 1
@@ -80,6 +88,8 @@ struct tsr_fx {
     void **pk;                  /* per (operand part, alternative): its early alternatives (dis_fast.c), made on
                                    first use; each begins with their count (uint32_t) */
     uint8_t *lalt;              /* the current part's alternatives per operand part (dis_exact.h lalt) */
+    uint32_t lpk[TSR_FX_LALT];  /* the pairs printed at the op's operand parts recorded in lalt, nlpk of them */
+    uint32_t nlpk;
     uint32_t end;               /* out: the end of the op's last part's event */
     /* for dis_spin.c: the bundle's parts, their ops and the alternatives at their leading operands */
     unsigned fmt;
@@ -97,59 +107,56 @@ bool tsr_fx_early_slow(struct tsr_fx *X, uint32_t pk, bool lead);
 /* The early alternatives of operand part and alternative `pk` (the alternatives the assembler tries before
  * the printed one that the templates do not rule out): each ruled out by the rows of the codes printed, or
  * refuted through a field (false: one is not).  lead: the operand is its op's leading operand. */
-static inline bool tsr_fx_early(struct tsr_fx *X, uint32_t pk, bool lead)
+TSR_FX_INLINE bool tsr_fx_early(struct tsr_fx *X, uint32_t pk, bool lead)
 {
     const uint32_t *n = (const uint32_t *)X->pk[pk];
     return (n && !*n) || tsr_fx_early_slow(X, pk, lead);
 }
 
-static inline void tsr_fx_bind(struct tsr_fx *X, unsigned field)
+TSR_FX_INLINE void tsr_fx_bind(struct tsr_fx *X, unsigned field)
 {
     X->bound[field >> 6] |= (uint64_t)1 << (field & 63);
 }
 
 /* The event lies within the part (every step of run_step first tests it). */
-static inline bool tsr_fx_in(const struct tsr_fx *X, const struct tsr_dis_ev *ev)
+TSR_FX_INLINE bool tsr_fx_in(const struct tsr_fx *X, const struct tsr_dis_ev *ev)
 {
     return ev->pos <= ev->end && ev->end <= X->lim;
 }
 
 /* A literal ending in an identifier character (bound): no identifier character follows (S_LIT). */
-static inline bool tsr_fx_lit(const struct tsr_fx *X, const struct tsr_dis_ev *ev)
+TSR_FX_INLINE bool tsr_fx_lit(const struct tsr_fx *X, const struct tsr_dis_ev *ev)
 {
     return tsr_fx_in(X, ev) && !(ev->end < X->lim && tsr_asm_isident(X->s[ev->end]));
 }
 
+bool tsr_fx_table_slow(struct tsr_fx *X, uint32_t pl, unsigned field, bool bound, const struct tsr_dis_ev *ev);
+
 /* A `{TABLE:FIELD}` hole at place pl (bound: the part's bound rule): a name with the short way (S_NAME), or a
- * number the template shows to read back (S_NUMROW); binds the field. */
-static inline bool tsr_fx_table(struct tsr_fx *X, uint32_t pl, unsigned field, bool bound, const struct tsr_dis_ev *ev)
+ * number the template shows to read back (S_NUMROW); binds the field.  The usual case here (a name whose
+ * code's row is decided, not empty, not cut by the bound rule), the rest in tsr_fx_table_slow. */
+TSR_FX_INLINE bool tsr_fx_table(struct tsr_fx *X, uint32_t pl, unsigned field, bool bound, const struct tsr_dis_ev *ev)
 {
-    if (!tsr_fx_in(X, ev))
-        return false;
-    if (ev->what != TSR_TC_PRINT_NAME)
-        return tsr_fx_num_slow(X, pl, field, ev);
     const struct tsr_fx_pl *d = &X->pl[pl];
     uint64_t c = X->f[field];
-    int v = c < d->nlen ? d->nrow[c] : TSR_FX_UNKNOWN;
-    if (v == TSR_FX_UNKNOWN)
-        v = tsr_fx_name_slow(X, pl, c);
-    uint32_t lp = ev->end - ev->pos;
-    if (v != TSR_FX_NEVER || (lp && tsr_asm_isblank(X->s[ev->pos])) ||
-        (bound && lp && tsr_asm_isident(X->s[ev->end - 1]) && ev->end < X->lim && tsr_asm_isident(X->s[ev->end])))
-        return false;
-    tsr_fx_bind(X, field);
-    return true;
+    if (ev->what == TSR_TC_PRINT_NAME && c < d->nlen && d->nrow[c] == TSR_FX_NEVER && ev->pos < ev->end &&
+        ev->end <= X->lim && !tsr_asm_isblank(X->s[ev->pos]) &&
+        !(bound && ev->end < X->lim && tsr_asm_isident(X->s[ev->end]) && tsr_asm_isident(X->s[ev->end - 1]))) {
+        tsr_fx_bind(X, field);
+        return true;
+    }
+    return tsr_fx_table_slow(X, pl, field, bound, ev);
 }
 
 /* A `{FIELD}` hole at place pl: S_FIXINT (the printed number reads back as the code, nothing extends it). */
-static inline bool tsr_fx_int(struct tsr_fx *X, uint32_t pl, unsigned field, const struct tsr_dis_ev *ev)
+TSR_FX_INLINE bool tsr_fx_int(struct tsr_fx *X, uint32_t pl, unsigned field, const struct tsr_dis_ev *ev)
 {
     return tsr_fx_in(X, ev) && tsr_fx_num_slow(X, pl, field, ev);
 }
 
 /* Optional text (literal t, len bytes, bound rule) not printed at ev: its literal fails where the assembler
  * tries it (S_OPT0; one that matches would need the text-only matcher: not shown). */
-static inline bool tsr_fx_opt0(const struct tsr_fx *X, const struct tsr_dis_ev *ev, const char *t, unsigned len,
+TSR_FX_INLINE bool tsr_fx_opt0(const struct tsr_fx *X, const struct tsr_dis_ev *ev, const char *t, unsigned len,
                                bool bound)
 {
     uint32_t q = ev->pos, e;
@@ -161,7 +168,7 @@ static inline bool tsr_fx_opt0(const struct tsr_fx *X, const struct tsr_dis_ev *
 }
 
 /* A FIELD == FIELD condition (the fields are equal): recorded for the end of the bundle. */
-static inline bool tsr_fx_pair(struct tsr_fx *X, unsigned a, unsigned b)
+TSR_FX_INLINE bool tsr_fx_pair(struct tsr_fx *X, unsigned a, unsigned b)
 {
     if (X->f[a] != X->f[b] || X->neq + 2 > X->ceq)
         return false;
