@@ -39,10 +39,10 @@ _Static_assert(TSR_DIS_LALT == TSR_FX_LALT, "alternatives recorded per part (dis
  * tsr_dis_alt_ctx) with their rows (tsr_dis_alt_entry_rows), as dis_plan.c compiles them for the plan. */
 struct fpk {
     uint32_t nearly, k;         /* nearly first: dis_fx.h tsr_fx_early reads it */
-    bool bknown;
-    uint64_t bnever;            /* bit i: op i of the op's slot (before it) cannot match what the op prints with
+    uint32_t alt;               /* the operand's first alternative (isa->alts) */
+    uint64_t bknown, bnever;    /* bit i: op i of the op's slot (before it) cannot match what the op prints with
                                    alternative k at this operand part, whatever its others (tsr_dis_op_alts with
-                                   this one fixed), once bknown */
+                                   this one fixed); asked once bknown has bit i */
     struct tsr_dis_step step;   /* p, end: the operand's part and its op's template end (for the facts) */
     struct tsr_dis_early early[];
 };
@@ -50,6 +50,7 @@ struct fpk {
 /* What the bundle-level tests ask of an op (or, for defaults, a format), looked up on first use. */
 struct fop {
     bool init;
+    int32_t lead;               /* dis_exact.c oplead: the template index of the leading operand, or -1 */
     uint8_t bnever;             /* tsr_dis_before_never + 1 (0: not asked yet) */
     uint64_t fnever, fknown;    /* bit g: tsr_dis_fmt_never for format g (g < 64), asked (fknown) */
     uint64_t snever, sknown;    /* bit s: tsr_dis_slot_never for slot s (s < 64), asked (sknown) */
@@ -175,7 +176,7 @@ static struct fpk *pk_make(struct tsr_fx *X, uint32_t pk)
     const struct tsr_tc_part *p = isa->parts + pi->part, *end = isa->parts + pi->end;
     unsigned k = pi->k;
     struct fpk *A = xcalloc(1, sizeof *A + k * sizeof A->early[0]);
-    A->step.p = p, A->step.end = end, A->k = k;
+    A->step.p = p, A->step.end = end, A->k = k, A->alt = isa->opnds[p->arg].alt;
     uint64_t maybe = tsr_dis_alt_maybe(st, p, end, k);
     for (uint32_t i = 0; i < k; i++) {
         if ((i < 63 && !(maybe >> i & 1)) || tsr_dis_alt_ctx(st, p, end, i, k) == TSR_DIS_NEVER)
@@ -193,25 +194,27 @@ static struct fpk *pk_get(struct tsr_fx *X, uint32_t pk)
     return A ? A : (struct fpk *)(X->pk[pk] = pk_make(X, pk));
 }
 
-/* fpk.bnever for pair pk of op a (of slot S). */
-static uint64_t pk_bnever(struct tsr_fx *X, uint32_t pk, unsigned a, const struct tsr_tc_slot *S)
+/* fpk.bnever for pair pk of op a (of slot S), decided for the ops of mask m (positions in S) not yet asked. */
+static uint64_t pk_bnever(struct tsr_fx *X, uint32_t pk, unsigned a, const struct tsr_tc_slot *S, uint64_t m)
 {
     struct fpk *A = pk_get(X, pk);
-    if (!A->bknown) {
+    uint64_t ask = m & ~A->bknown;
+    if (ask) {
         const struct tsr_tc_isa *isa = X->isa;
         uint8_t alts[TSR_DIS_LALT];
         memset(alts, 0xff, sizeof alts);
         size_t j = (size_t)(A->step.p - (isa->parts + isa->ops[a].part));
         if (j < TSR_DIS_LALT && A->k < 0xff) {
             alts[j] = (uint8_t)A->k;
-            for (uint32_t i = 0; i < S->nop && i < 64; i++) {
+            for (uint64_t u = ask; u; u &= u - 1) {
+                unsigned i = (unsigned)__builtin_ctzll(u);
                 unsigned b = isa->idx[S->op + i];
-                if (b < a && isa->ops[b].slot == isa->ops[a].slot &&
+                if (i < S->nop && b < a && isa->ops[b].slot == isa->ops[a].slot &&
                     tsr_dis_op_alts(&X->x->st, b, a, alts) == TSR_DIS_NEVER)
                     A->bnever |= (uint64_t)1 << i;
             }
         }
-        A->bknown = true;
+        A->bknown |= ask;
     }
     return A->bnever;
 }
@@ -221,13 +224,12 @@ bool tsr_fx_early_slow(struct tsr_fx *X, uint32_t pk, bool lead)
     struct fpk *A = pk_get(X, pk);
     /* run_step S_OPND: each early alternative ruled out by its rows, else refuted through a field by the facts
      * (refuted(): dis_spin.c first) */
-    const struct tsr_tc_opnd *o = &X->isa->opnds[A->step.p->arg];
     for (uint32_t j = 0; j < A->nearly; j++) {
         const struct tsr_dis_early *y = &A->early[j];
         if (tsr_dis_early_never(&X->x->st, &A->step, y, A->k, X->f))
             continue;
         if (!tsr_dis_spin_alt(X->isa, X->x, X->fmt, X->np, X->pop, X->sp, X->pw, X->cur, lead,
-                              &X->isa->alts[o->alt + y->alt], X->f, NULL))
+                              &X->isa->alts[A->alt + y->alt], X->f, NULL))
             return false;
     }
     return true;
@@ -253,6 +255,7 @@ static inline const struct fop *op_facts(struct tsr_dis_exact *x, const struct t
     struct fop *o = &x->fast->op[a];
     if (!o->init) {
         defaults_of(isa, x->fast->nw, isa->defs + isa->ops[a].def, isa->ops[a].ndef, o);
+        o->lead = x->oplead[a];
         o->init = true;
     }
     return o;
@@ -343,7 +346,7 @@ static int fslot(struct tsr_fx *X, unsigned slot, unsigned before, unsigned prin
          * operand part fixed: the ops before the printed one less those each printed pair rules out */
         uint64_t m = tsr_dis_cands(&x->cands, &x->st, slot, before, printed, false, x->lalt[k]);
         for (uint32_t i = 0; i < X->nlpk && m; i++)
-            m &= ~pk_bnever(X, X->lpk[i], printed, S);
+            m &= ~pk_bnever(X, X->lpk[i], printed, S, m);
         return m != 0;
     }
     return tsr_dis_cands(&x->cands, &x->st, slot, before, printed, alts, x->lalt[k]) != 0;
@@ -408,7 +411,8 @@ bool tsr_dis_fast(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const v
         if (a >= isa->nops)
             return false;
         pop[k] = a;
-        size_t pl = x->oplead[a] < 0 ? SIZE_MAX : sp[k].first + (size_t)x->oplead[a];
+        const struct fop *o = op_facts(x, isa, a);
+        size_t pl = o->lead < 0 ? SIZE_MAX : sp[k].first + (size_t)o->lead;
         pw[k] = pl < nev && ev[pl].what < 0xff ? (uint8_t)ev[pl].what : 0xff;
     }
     uint64_t bound[16];
