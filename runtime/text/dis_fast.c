@@ -38,7 +38,7 @@ _Static_assert(TSR_DIS_LALT == TSR_FX_LALT, "alternatives recorded per part (dis
 /* An (operand part, alternative) pair's early alternatives: those the templates leave (tsr_dis_alt_maybe,
  * tsr_dis_alt_ctx) with their rows (tsr_dis_alt_entry_rows), as dis_plan.c compiles them for the plan. */
 struct fpk {
-    uint32_t nearly, k;         /* nearly first: dis_fx.h tsr_fx_early reads it */
+    uint32_t nearly, k;
     uint32_t alt;               /* the operand's first alternative (isa->alts) */
     uint64_t bknown, bnever;    /* bit i: op i of the op's slot (before it) cannot match what the op prints with
                                    alternative k at this operand part, whatever its others (tsr_dis_op_alts with
@@ -64,6 +64,7 @@ struct tsr_dis_fast {
     struct fop *fd;             /* per format: its defaults only */
     struct tsr_fx_pl *pl;       /* per place (isa->fx->nplaces) */
     void **pk;                  /* per pair (isa->fx->npks): struct fpk, made on first use */
+    uint8_t *pkn;               /* per pair: dis_fx.h tsr_fx.pkn */
     uint64_t *fmask;            /* per format: its fields, nw words each */
     size_t nw;
 };
@@ -191,7 +192,11 @@ static struct fpk *pk_make(struct tsr_fx *X, uint32_t pk)
 static struct fpk *pk_get(struct tsr_fx *X, uint32_t pk)
 {
     struct fpk *A = X->pk[pk];
-    return A ? A : (struct fpk *)(X->pk[pk] = pk_make(X, pk));
+    if (!A) {
+        A = X->pk[pk] = pk_make(X, pk);
+        X->pkn[pk] = A->nearly ? 2 : 1;
+    }
+    return A;
 }
 
 /* fpk.bnever for pair pk of op a (of slot S), decided for the ops of mask m (positions in S) not yet asked. */
@@ -379,6 +384,7 @@ bool tsr_dis_fast(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const v
         F0->fd = xcalloc(isa->nformats, sizeof *F0->fd);
         F0->pl = xcalloc(isa->fx->nplaces, sizeof *F0->pl);
         F0->pk = xcalloc(isa->fx->npks, sizeof *F0->pk);
+        F0->pkn = xcalloc(isa->fx->npks, 1);
         F0->nw = nw;
         F0->fmask = xcalloc((size_t)isa->nformats * nw, sizeof *F0->fmask);
         for (unsigned g = 0; g < isa->nformats; g++)
@@ -420,7 +426,7 @@ bool tsr_dis_fast(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const v
     memset(bound, 0, nw * sizeof *bound);
     struct tsr_fx X;   /* set field by field: lpk[] is written before it is read (the op's checker) */
     X.isa = isa, X.x = x, X.s = text, X.lim = 0, X.f = f, X.bound = bound, X.eq = eq, X.neq = 0, X.ceq = 64;
-    X.pl = F0->pl, X.pk = F0->pk, X.lalt = NULL, X.nlpk = 0, X.end = 0;
+    X.pl = F0->pl, X.pk = F0->pk, X.pkn = F0->pkn, X.lalt = NULL, X.nlpk = 0, X.end = 0;
     X.fmt = fmt, X.np = np, X.cur = 0, X.pop = pop, X.sp = sp, X.pw = pw;
     if (!fconds(&X, F->cond, F->ncond))
         return false;
@@ -527,6 +533,7 @@ void tsr_dis_fast_free(struct tsr_dis_exact *x)
     for (uint32_t i = 0; isa && isa->fx && i < isa->fx->npks; i++)
         free(F0->pk[i]);
     free(F0->pk);
+    free(F0->pkn);
     for (unsigned a = 0; isa && a < isa->nops; a++)
         free(F0->op[a].defmask), free(F0->op[a].defval);
     for (unsigned g = 0; isa && g < isa->nformats; g++)

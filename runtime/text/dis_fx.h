@@ -65,7 +65,7 @@ struct tsr_fx_desc {
     uint32_t npks;
 };
 
-/* The facts kept per place, looked up on first use (dis_fast.c tsr_fx_place_init).  nlen is 0 until then. */
+/* The facts kept per place, looked up on first use (dis_fast.c place_init).  nlen is 0 until then. */
 struct tsr_fx_pl {
     uint8_t init;           /* looked up */
     uint8_t mkind;          /* a number printed here: TSR_DIS_S_FIXINT, _S_NUMROW, or another (not shown) */
@@ -86,7 +86,8 @@ struct tsr_fx {
     uint32_t neq, ceq;
     struct tsr_fx_pl *pl;       /* per place */
     void **pk;                  /* per (operand part, alternative): its early alternatives (dis_fast.c), made on
-                                   first use; each begins with their count (uint32_t) */
+                                   first use */
+    uint8_t *pkn;               /* per pair: 0 not known yet, 1 no early alternative, 2 some */
     uint8_t *lalt;              /* the current part's alternatives per operand part (dis_exact.h lalt) */
     uint32_t lpk[TSR_FX_LALT];  /* the pairs printed at the op's operand parts recorded in lalt, nlpk of them */
     uint32_t nlpk;
@@ -109,8 +110,7 @@ bool tsr_fx_early_slow(struct tsr_fx *X, uint32_t pk, bool lead);
  * refuted through a field (false: one is not).  lead: the operand is its op's leading operand. */
 TSR_FX_INLINE bool tsr_fx_early(struct tsr_fx *X, uint32_t pk, bool lead)
 {
-    const uint32_t *n = (const uint32_t *)X->pk[pk];
-    return (n && !*n) || tsr_fx_early_slow(X, pk, lead);
+    return X->pkn[pk] == 1 || tsr_fx_early_slow(X, pk, lead);
 }
 
 TSR_FX_INLINE void tsr_fx_bind(struct tsr_fx *X, unsigned field)
