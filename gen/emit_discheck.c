@@ -156,7 +156,7 @@ static void opnd_fn(struct cgen *g, int oi)
         }
         tsr_buf_printf(o, "        if (avail < %d)\n            return 0;\n", 1 + a->npart);
         if (k > 0)
-            tsr_buf_printf(o, "        if (!tsr_fx_early(X, kb + %d, lead))\n            return 0;\n", k);
+            tsr_buf_printf(o, "        if (!tsr_fx_early(X, kb + %d, lead, ev))\n            return 0;\n", k);
         for (int j = 0; j < a->npart; j++) {
             char evx[32], plx[32];
             snprintf(evx, sizeof evx, "&ev[%d]", 1 + j);

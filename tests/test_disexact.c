@@ -467,3 +467,236 @@ Test(disexact, spin_refutes_early_alternative)
     cr_expect(!spin_alt_of("fadd t1b, r0, r1; fmul tmu_noswap, r0, r1", &open));
     cr_expect(!(open >> 1 & 1), "the pair (ws, part 1) is shown not to pin: %#llx", (unsigned long long)open);
 }
+
+/* ---- the ops tried on a part's text before the printed one (dis_cand.c) ---------------------------------- */
+
+/* The op named `name` whose template has npart parts (-1 when there is none). */
+static int op_named(const struct tsr_tc_isa *isa, const char *name, uint32_t npart)
+{
+    for (unsigned a = 0; a < isa->nops; a++)
+        if (strcmp(isa->ops[a].name, name) == 0 && isa->ops[a].npart == npart)
+            return (int)a;
+    return -1;
+}
+
+/* The two-operand form of `itof` (add_b != add_a) comes after the one-operand form in the add slot; of the
+ * slot's earlier ops only that twin can match what it prints (tsr_dis_op_pair), and only when the first
+ * source prints a small immediate (a number the pairs' lockstep walk cannot see the end of), so a fresh
+ * prover shows `itof rb2, r5, rb11` without the text-only matcher. */
+Test(disexact, cands_from_op_pairs)
+{
+    const struct tsr_tc_isa *isa = &qpu_tc_isa;
+    int two = op_named(isa, "itof", 8), one = op_named(isa, "itof", 5);
+    cr_assert(two >= 0 && one >= 0 && one < two);
+    unsigned slot = isa->ops[two].slot, i1 = UINT32_MAX;
+    const struct tsr_tc_slot *S = &isa->slots[slot];
+    cr_assert_leq(S->nop, 64);
+    for (uint32_t i = 0; i < S->nop; i++)
+        if (isa->idx[S->op + i] == (unsigned)one)
+            i1 = i;
+    cr_assert_neq(i1, UINT32_MAX);
+    struct tsr_dis_exact *x = calloc(1, sizeof *x);
+    cr_assert(x);
+    tsr_dis_static_init(&x->st, isa);
+    uint8_t lalt[TSR_DIS_LALT];
+    memset(lalt, 0xff, sizeof lalt);
+    /* without the printed alternatives: the twin only (the slot has earlier ops, other mnemonics) */
+    uint64_t m = tsr_dis_cands(&x->cands, &x->st, slot, (unsigned)two, (unsigned)two, false, lalt);
+    cr_expect_eq(m, (uint64_t)1 << i1, "%#llx", (unsigned long long)m);
+    /* with them: none for an accumulator as the first source, the twin for a small immediate */
+    const struct tsr_tc_part *p0 = isa->parts + isa->ops[two].part, *p = p0;
+    while (p < p0 + isa->ops[two].npart && !(p->kind == TSR_TC_OPND && !strcmp(isa->opnds[p->arg].name, "src(add_a)")))
+        p++;
+    cr_assert(p < p0 + isa->ops[two].npart && p - p0 < TSR_DIS_LALT);
+    const struct tsr_tc_opnd *o = &isa->opnds[p->arg];
+    int acc = alt_with(isa, o, 0, "accs", NULL), imm = alt_with(isa, o, 0, "smallimm", NULL);
+    cr_assert(acc >= 0 && imm >= 0);
+    lalt[p - p0] = (uint8_t)acc;
+    cr_expect_eq(tsr_dis_cands(&x->cands, &x->st, slot, (unsigned)two, (unsigned)two, true, lalt), 0);
+    lalt[p - p0] = (uint8_t)imm;
+    cr_expect_eq(tsr_dis_cands(&x->cands, &x->st, slot, (unsigned)two, (unsigned)two, true, lalt), (uint64_t)1 << i1);
+    tsr_dis_exact_free(x);
+    /* the proof, on a fresh prover: no step of the text-only matcher (x->steps counts the bundle's) */
+    static const char *const twins[] = {"itof rb2, r5, rb11", "clz.setf ra24, r4.8a, ra9", "not.ifc r1, r3, r5"};
+    for (size_t i = 0; i < sizeof twins / sizeof *twins; i++) {
+        memset(x, 0, sizeof *x);
+        prove_all(x, &twins[i], 1);
+        cr_expect_eq(x->steps, 0, "'%s': %u text-only steps", twins[i], x->steps);
+        tsr_dis_exact_free(x);
+    }
+    free(x);
+}
+
+/* ---- a field pinned by an operand other than the leading one (dis_spin.c tsr_dis_spin_at, tsr_dis_spin_ops) -- */
+
+/* The index in op a's template of its operand named opnd (-1: none). */
+static int opnd_index(const struct tsr_tc_isa *isa, unsigned a, const char *opnd)
+{
+    const struct tsr_tc_op *op = &isa->ops[a];
+    for (uint32_t i = 0; i < op->npart; i++) {
+        const struct tsr_tc_part *p = &isa->parts[op->part + i];
+        if (p->kind == TSR_TC_OPND && strcmp(isa->opnds[p->arg].name, opnd) == 0)
+            return (int)i;
+    }
+    return -1;
+}
+
+/* tsr_dis_spin_at on part k of t (printed as t, read by its printed op) through its operand opnd. */
+static int spin_at_of(const char *t, size_t k, const char *opnd, const char *field, uint64_t v)
+{
+    const struct tsr_tc_isa *isa = &qpu_tc_isa;
+    struct printed q;
+    printed_open(&q, t);
+    unsigned a = printed_op(&q, k);
+    int li = opnd_index(isa, a, opnd);
+    cr_assert(li >= 0 && li < TSR_DIS_LALT, "%s in %s", opnd, isa->ops[a].name);
+    /* the alternative printed there: the events of the template's parts before it, an operand's with its own */
+    size_t ie = q.path->sp[k].first;
+    for (int i = 0; i < li; i++) {
+        const struct tsr_tc_part *p = isa->parts + isa->ops[a].part + i;
+        size_t n = 1;
+        if (p->kind == TSR_TC_OPND)
+            n += isa->alts[isa->opnds[p->arg].alt + q.path->ev[ie].what].npart;
+        ie += n;
+    }
+    unsigned pw = q.path->ev[ie].what;
+    int ans = tsr_dis_spin_at(isa, q.x, q.fmt, a, (unsigned)li, TSR_DIS_SPIN_SELF, pw, field_of(isa, field), v, q.f);
+    cr_assert_eq(tsr_dis_spin_at(isa, q.x, q.fmt, a, (unsigned)li, TSR_DIS_SPIN_SELF, pw, field_of(isa, field), v, q.f),
+                 ans);
+    printed_close(&q);
+    return ans;
+}
+
+/* `ra12.8d` as a source can only be read by the regfile-A unpack alternative (pm = 0): the source, anchored by
+ * the template's `,` (no destination name or pack holds one), pins pm; `ra12` alone does not (its alternative
+ * leaves pm free), nor does a source of a part read by other ops than its printed one.  The mul destination's MUL
+ * pack `.8a` (pm = 1), tried before the regfile-A pack `.8a`, then fails without the text, whether the unpack is
+ * in an earlier part or after the destination in the same part. */
+Test(disexact, spin_through_other_operands)
+{
+    const int PINS = TSR_DIS_SPIN_PINS, FREE = TSR_DIS_SPIN_FREE;
+    cr_expect_eq(spin_at_of("fmaxabs.setf rb15, ra12.8d, r2; v8min ra16.8a, r0, r3", 0, "src(add_a)", "pm", 1), PINS);
+    cr_expect_eq(spin_at_of("fmaxabs.setf rb15, ra12, r2; v8min ra16.8a, r0, r3", 0, "src(add_a)", "pm", 1), FREE);
+    cr_expect_eq(spin_at_of("nop; fmul.ifz ra17.8888, r4, ra11.16a", 1, "src(mul_b)", "pm", 1), PINS);
+    cr_expect_eq(spin_at_of("nop; fmul.ifz ra17.8888, r4, ra11.16a", 1, "src(mul_b)", "pm", 0), FREE);
+    static const char *const pins[] = {"fmaxabs.setf rb15, ra12.8d, r2; v8min ra16.8a, r0, r3",
+                                       "nop; fmul.ifz ra17.8888, r4, ra11.16a",
+                                       "add.ifnz r1, r4, ra16.8a; v8max.ifn ra4.8b, ra16.8a, rb31"};
+    struct tsr_dis_exact *x = calloc(1, sizeof *x);
+    cr_assert(x);
+    for (size_t i = 0; i < sizeof pins / sizeof *pins; i++) {
+        memset(x, 0, sizeof *x);
+        prove_all(x, &pins[i], 1);
+        cr_expect_eq(x->steps, 0, "'%s': %u text-only steps", pins[i], x->steps);
+        tsr_dis_exact_free(x);
+    }
+    free(x);
+}
+
+/* ---- a number printed last in its bundle part (dis_exact.c run_step, S_TAB) ------------------------------- */
+
+/* Did the proof of the last bundle read no text: no step of the text-only matcher, no table's names looked up
+ * in the bundle's memo? */
+static bool read_no_text(const struct tsr_dis_exact *x)
+{
+    for (unsigned i = 0; x->memo && i < TSR_DIS_NMEMO; i++)
+        if (x->memo[i].gen == x->mgen)
+            return false;
+    return x->steps == 0;
+}
+
+/* The mul ALU's small immediate may be followed by a rotation (`-14 >> 2`: the number would be extended), so its
+ * step is S_TAB; printed last in its part, the reader stops at the part's end and the code's row decides, with
+ * no text read; one followed by the rotation is still read back. */
+Test(disexact, number_last_in_part)
+{
+    static const char *const last[] = {"nop; fmul rb20, ra7.8c, 14", "nop; v8max.setf ra7.16a, 12, 12",
+                                       "nop; v8subs.ifz rb11, r2, -11", "nop; fmul r0, r1, 1.0"};
+    struct tsr_dis_exact *x = calloc(1, sizeof *x);
+    cr_assert(x);
+    for (size_t i = 0; i < sizeof last / sizeof *last; i++) {
+        memset(x, 0, sizeof *x);
+        prove_all(x, &last[i], 1);
+        cr_expect(read_no_text(x), "'%s': the text was read", last[i]);
+        cr_expect_geq(plan_steps(x, TSR_DIS_S_TAB, table_named(&qpu_tc_isa, "smallimm")), 1, "'%s'", last[i]);
+        tsr_dis_exact_free(x);
+    }
+    memset(x, 0, sizeof *x);
+    prove_all(x, (const char *const[]){"nop; v8muld.ifz ra14.8c, -14, r4 >> 2"}, 1);
+    cr_expect(!read_no_text(x), "-14 is codes 18 and 50: the rotation decides, on the text");
+    tsr_dis_exact_free(x);
+    free(x);
+}
+
+/* ---- a field pinned through a table hole's entry (dis_spin.c tsr_dis_lead_codes) ---------------------------- */
+
+/* The code of the name `name` of table tab (the test fails when it is missing). */
+static uint64_t name_code(const struct tsr_tc_isa *isa, const char *tab, const char *name)
+{
+    const struct tsr_tc_table *T = &isa->tables[table_named(isa, tab)];
+    for (uint32_t i = 0; i < T->nnames; i++)
+        if (!strcmp(isa->names[T->name_first + i].name, name))
+            return isa->names[T->name_first + i].code;
+    cr_assert_fail("no name %s in %s", name, tab);
+    return 0;
+}
+
+/* The codes the regfile-A source alternative binds where the printed alternative (fields f, printed through
+ * tsr_dis_lead_codes) wrote its first name; n of them. */
+static unsigned lead_codes_of(const char *t, const char *printed_tab, uint64_t *codes)
+{
+    const struct tsr_tc_isa *isa = &qpu_tc_isa;
+    struct printed q;
+    printed_open(&q, t);
+    const struct tsr_tc_part *end, *p = opnd_part(isa, "ror", "src(add_a)", &end);
+    cr_assert(p);
+    const struct tsr_tc_opnd *o = &isa->opnds[p->arg];
+    int ja = alt_with(isa, o, 0, "rd_a", NULL), jp = alt_with(isa, o, 0, printed_tab, NULL);
+    while (ja >= 0 && isa->alts[o->alt + (unsigned)ja].npart != 1)   /* `{rd_a:raddr_a}` alone, no unpack */
+        ja = alt_with(isa, o, (unsigned)ja + 1, "rd_a", NULL);
+    while (jp >= 0 && isa->alts[o->alt + (unsigned)jp].npart != 1)
+        jp = alt_with(isa, o, (unsigned)jp + 1, printed_tab, NULL);
+    cr_assert(ja >= 0 && jp >= 0);
+    unsigned n = tsr_dis_lead_codes(isa, &isa->alts[o->alt + (unsigned)ja], &isa->alts[o->alt + (unsigned)jp], q.f,
+                                    codes, 8);
+    printed_close(&q);
+    return n;
+}
+
+static bool has_code(const uint64_t *codes, unsigned n, uint64_t c)
+{
+    for (unsigned i = 0; i < n; i++)
+        if (codes[i] == c)
+            return true;
+    return false;
+}
+
+/* `vpm` is a name of both regfile read tables: read from regfile A it binds raddr_a to vpm's code there, or to
+ * that of a longer name that `vpm` starts (`vpm_ld_busy`: a superset, as the text after it is not looked at); `ra20` read from regfile A binds 20 or, `ra2` being a prefix of it, 2.
+ * So an earlier regfile-A reading of `vpm` fails when another source can only be read from regfile A with
+ * another address: in the same part after it, or in a later part (read by its printed op only). */
+Test(disexact, spin_through_entries)
+{
+    const struct tsr_tc_isa *isa = &qpu_tc_isa;
+    uint64_t codes[8];
+    unsigned n = lead_codes_of("ror ra16, vpm, ra20", "rd_b", codes);
+    cr_expect(has_code(codes, n, name_code(isa, "rd_a", "vpm")));
+    cr_expect(has_code(codes, n, name_code(isa, "rd_a", "vpm_ld_busy")), "names that `vpm` starts count too");
+    cr_expect(!has_code(codes, n, name_code(isa, "rd_a", "ra20")) && !has_code(codes, n, name_code(isa, "rd_a", "ra2")));
+    n = lead_codes_of("ror ra16, ra20, rb20", "rd_a", codes);
+    cr_expect_eq(n, 2);
+    cr_expect(has_code(codes, n, name_code(isa, "rd_a", "ra20")) && has_code(codes, n, name_code(isa, "rd_a", "ra2")));
+    static const char *const pins[] = {"ror ra16, vpm, ra20",
+                                       "xor.ifnn y_coord, r1, mutex; v8adds.ifnn t0s.16b, vr_wait.8a, r3",
+                                       "fmax t1b, vary, r5; v8muld.ifz r0.8d, r1, ra53",
+                                       "sub.ifz t0s, r3, ra2; v8muld.never ra27.8b, ra2, unif"};
+    struct tsr_dis_exact *x = calloc(1, sizeof *x);
+    cr_assert(x);
+    for (size_t i = 0; i < sizeof pins / sizeof *pins; i++) {
+        memset(x, 0, sizeof *x);
+        prove_all(x, &pins[i], 1);
+        cr_expect(read_no_text(x), "'%s': the text was read", pins[i]);
+        tsr_dis_exact_free(x);
+    }
+    free(x);
+}

@@ -80,8 +80,8 @@ static uint64_t next(void)   /* xorshift64* */
     return rng * 0x2545f4914f6cdd1du;
 }
 
-/* On random words: every bundle the fast form shows, the full proof shows too; and it shows most of them (the
- * share the facts settle: about 94 % of printable first-sight bundles in bench_dis). */
+/* On random words: every bundle the fast form shows, the full proof shows too; and it shows nearly all of them
+ * (those the facts settle: 99.4 % here when this test was written). */
 Test(disfast, fast_implies_full)
 {
     struct rig r;
@@ -110,12 +110,15 @@ Test(disfast, fast_implies_full)
                 fast);
     cr_expect_gt(printed, 50000);
     cr_expect_gt(full, printed / 2);
-    cr_expect_geq(fast * 10, full * 8, "the fast form shows %lu of the full proof's %lu", fast, full);
+    cr_expect_geq(fast * 100, full * 97, "the fast form shows %lu of the full proof's %lu", fast, full);
     rig_close(&r);
 }
 
 /* Bundles the facts settle: plain ALU ops, an I/O name of both write tables whose early regfile-A reading is
- * refuted through ws (pinned by the other part's `ra28`), a load immediate, packs and unpacks. */
+ * refuted through ws (pinned by the other part's `ra28`), a load immediate, packs and unpacks; an early
+ * alternative refuted through an anchored operand (`ra12.8d` can only be read with pm = 0, so the MUL pack `.8a`
+ * fails) and through a leading table hole (`mutex` read from regfile A binds raddr_a = 51; the other part's
+ * operands pin raddr_a otherwise). */
 Test(disfast, fast_shows_settled_bundles)
 {
     static const char *const t[] = {
@@ -124,6 +127,8 @@ Test(disfast, fast_shows_settled_bundles)
         "mov.ifn rb27, 0x90829d82; mov.ifn x_coord.8888s, 0x90829d82",
         "shr.ifnz rb23, nop.8a, nop.8a",
         "xor.ifcc.setf ra31, r5, ra1; v8min rb20.8c, r2, r0; ldtmu1",
+        "fmaxabs.setf rb15, ra12.8d, r2; v8min ra16.8a, r0, r3",
+        "xor.ifnn y_coord, r1, mutex; v8adds.ifnn t0s.16b, vr_wait.8a, r3",
     };
     struct rig r;
     rig_open(&r);
@@ -137,15 +142,16 @@ Test(disfast, fast_shows_settled_bundles)
     rig_close(&r);
 }
 
-/* Bundles whose proof reads the text today: the full proof shows them, the fast form declines.  `itof` has a
- * one- and a two-operand form (which one reads the part is asked on the text); a small immediate before a
- * rotation (-11 is codes 21 and 53); `-.8a`, a MUL pack name of a destination written by no register. */
+/* Bundles whose proof reads the text today: the full proof shows them, the fast form declines.  A small
+ * immediate that a rotation follows in the other half (-11 is codes 21 and 53: which one the assembler binds
+ * depends on the text after it); a float small immediate shared the same way; `.setf -`, whose `-` the
+ * destination alternatives tried first may also read. */
 Test(disfast, fast_declines_text_questions)
 {
     static const char *const t[] = {
-        "itof.ifcc exp, rb62, r1; fmul.ifc ra20.8888s, ra24.8a, r2; thrsw",
         "xor.ifcc rb27, r4, -11; v8subs ra24.16as, ra54.8d, r4 >> 5",
-        "min.ifnn ms_flags, ra37, r4; fmul.ifnz -.8a, 2, 2",
+        "ftoi.ifnz r2, 16.0, r3; v8muld.ifcc ra30, ra24, 16.0",
+        "shr.setf -, r1, ra47; fmul.never rb3, r2, r3; loadam",
     };
     struct rig r;
     rig_open(&r);

@@ -14,7 +14,9 @@ static uint64_t compute(struct tsr_dis_static *st, unsigned slot, unsigned befor
     uint64_t m = 0;
     for (uint32_t i = 0; i < S->nop && i < 64; i++) {
         unsigned opi = isa->idx[S->op + i];
-        if (opi < before && isa->ops[opi].slot == slot &&
+        /* tsr_dis_op_pair first: NEVER there is NEVER for every choice of alternatives, and it is one byte
+         * per pair of ops, so tsr_dis_op_alts is asked only for the pairs it leaves open */
+        if (opi < before && isa->ops[opi].slot == slot && tsr_dis_op_pair(st, opi, printed) != TSR_DIS_NEVER &&
             (!alts || tsr_dis_op_alts(st, opi, printed, lalt) != TSR_DIS_NEVER))
             m |= (uint64_t)1 << i;
     }
@@ -27,11 +29,9 @@ uint64_t tsr_dis_cands(struct tsr_dis_cands *c, struct tsr_dis_static *st, unsig
     if (before > UINT16_MAX || printed >= UINT16_MAX)
         return compute(st, slot, before, printed, alts, lalt);
     uint64_t la[2] = {UINT64_MAX, UINT64_MAX};
-    uint16_t pr = UINT16_MAX;
-    if (alts) {   /* only tsr_dis_op_alts reads the printed op and its alternatives */
+    uint16_t pr = (uint16_t)printed;
+    if (alts)   /* only tsr_dis_op_alts reads the printed alternatives */
         memcpy(la, lalt, sizeof la);
-        pr = (uint16_t)printed;
-    }
     uint64_t h = ((uint64_t)slot << 32 | (uint64_t)before << 16 | pr) * 0x9e3779b97f4a7c15u;
     h = (h ^ la[0]) * 0xff51afd7ed558ccdu;
     h = (h ^ la[1]) * 0xc4ceb9fe1a85ec53u;

@@ -4,10 +4,10 @@
  *
  * For a slot, the op the assembler's candidate list stops at (`before`), the printed op and the alternatives
  * printed at its template's operand parts (dis_exact.h lalt), the answer is the set of the slot's ops that the
- * description alone does not rule out: those of lower index than `before` whose slot is this one and, when
- * asked (`alts`), for which tsr_dis_op_alts is not NEVER.  It depends on nothing else (the facts are those of
- * dis_static.c, decided once per isa), so it is computed once per key; the text-only matcher then runs on
- * these ops alone.  A direct-mapped table of TSR_DIS_CAND entries, allocated on first use.
+ * description alone does not rule out: those of lower index than `before` whose slot is this one, for which
+ * tsr_dis_op_pair (with the printed op) is not NEVER and, when asked (`alts`), tsr_dis_op_alts is not NEVER.
+ * It depends on nothing else (the facts are those of dis_static.c, decided once per isa), so it is computed
+ * once per key; the text-only matcher then runs on these ops alone.  A direct-mapped table of TSR_DIS_CAND entries, allocated on first use.
  */
 #ifndef TSR_DIS_CAND_H
 #define TSR_DIS_CAND_H
@@ -21,7 +21,7 @@ struct tsr_dis_cand {
     uint64_t lalt[2];   /* the printed alternatives (all 0xff when alts is false) */
     uint64_t mask;      /* bit i: op isa->idx[slot's op + i] is to be tried on the text */
     uint32_t slot;
-    uint16_t before, printed;   /* printed: UINT16_MAX when alts is false */
+    uint16_t before, printed;
     uint8_t alts, used;
 };
 

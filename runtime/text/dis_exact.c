@@ -148,6 +148,112 @@ static bool forces(struct px *P, size_t k, unsigned field, uint64_t v)
     return true;
 }
 
+/* The number of events the printed path gives template part p, its event at ie, within [ie, iend) (0: they run
+ * past it, or nest too deep): one, and for an operand those of its printed alternative's parts. */
+static size_t ev_span(const struct px *P, const struct tsr_tc_part *p, size_t ie, size_t iend, unsigned depth)
+{
+    if (ie >= iend)
+        return 0;
+    if (p->kind != TSR_TC_OPND)
+        return 1;
+    const struct tsr_tc_opnd *o = &P->isa->opnds[p->arg];
+    if (depth >= 8 || P->ev[ie].what >= o->nalt)
+        return 0;
+    const struct tsr_tc_alt *al = &P->isa->alts[o->alt + P->ev[ie].what];
+    size_t n = 1;
+    for (uint32_t i = 0; i < al->npart; i++) {
+        size_t m = ev_span(P, P->isa->parts + al->part + i, ie + n, iend, depth + 1);
+        if (!m)
+            return 0;
+        n += m;
+    }
+    return n;
+}
+
+/* The alternatives printed at the op-level operands of bundle part k (lalt[i] for template part i; 0xff: not an
+ * operand, or the one whose event is skip), from its events (a part whose events do not fit its template: all
+ * 0xff; the walk fails on it, which proves nothing).  Whether an operand's event was skip. */
+static bool part_alts(const struct px *P, size_t k, size_t skip, uint8_t *lalt)
+{
+    const struct tsr_tc_isa *isa = P->isa;
+    const struct tsr_tc_op *op = &isa->ops[P->pop[k]];
+    size_t ie = P->sp[k].first, iend = k + 1 < P->np ? P->sp[k + 1].first : P->nev;
+    bool seen = false;
+    memset(lalt, 0xff, TSR_DIS_LALT);
+    for (uint32_t i = 0; i < op->npart; i++) {
+        const struct tsr_tc_part *p = isa->parts + op->part + i;
+        size_t n = ev_span(P, p, ie, iend, 0);
+        if (!n) {
+            memset(lalt, 0xff, TSR_DIS_LALT);
+            return false;
+        }
+        if (p->kind == TSR_TC_OPND && ie == skip)
+            seen = true;   /* the operand being decided: left out */
+        else if (p->kind == TSR_TC_OPND && i < TSR_DIS_LALT)
+            lalt[i] = (uint8_t)P->ev[ie].what;
+        ie += n;
+    }
+    return seen;
+}
+
+/* The alternatives tsr_dis_spin_ops asks for an alternative of the op-level operand of the current part whose
+ * event is P->top, into lalt (P->np rows): the parts before it as recorded (P->lalt), the current part and the
+ * later ones from their events (the walk has not reached them yet), the operand being decided left out (when its
+ * event is not P->top, the current part is left out entirely). */
+static void ops_lalt(struct px *P, uint8_t (*lalt)[TSR_DIS_LALT])
+{
+    size_t cur = P->cur;
+    memcpy(lalt, P->lalt, cur * sizeof *lalt);
+    if (P->top == SIZE_MAX || !part_alts(P, cur, P->top, lalt[cur]))
+        memset(lalt[cur], 0xff, TSR_DIS_LALT);
+    for (size_t k = cur + 1; k < P->np; k++)
+        part_alts(P, k, SIZE_MAX, lalt[k]);
+}
+
+/* The alternatives printed at the parts' leading operands (0xff: none), for tsr_dis_spin. */
+static void lead_alts(const struct px *P, uint8_t *pw)
+{
+    for (size_t k = 0; k < P->np; k++)
+        pw[k] = P->plead[k] != SIZE_MAX && P->ev[P->plead[k]].what < 0xff ? (uint8_t)P->ev[P->plead[k]].what : 0xff;
+}
+
+/* refuted() through the leading table hole of alt, an alternative of the op-level operand being decided (its
+ * printed alternative pa; NULL: nested, not asked): every reading of alt there binds the hole's field to one of the
+ * codes tsr_dis_lead_codes gives (what pa printed begins with a name), and for each of them some part is read only
+ * with another value, by the facts (the parts' leading operands: tsr_dis_spin, as tsr_dis_spin_alt asks them; their
+ * anchored operands: tsr_dis_spin_ops_field).  `ror ra16, vpm, ra20`: `vpm` is a name of both regfile tables; read
+ * from regfile A it binds raddr_a = 48, but the anchored `ra20` can only be read from regfile A with raddr_a = 20
+ * (or 2, `ra2` being a prefix of it). */
+static bool hole_refuted(struct px *P, const struct tsr_tc_alt *alt, const struct tsr_tc_alt *pa)
+{
+    const struct tsr_tc_isa *isa = P->isa;
+    uint64_t codes[8];
+    unsigned n = pa ? tsr_dis_lead_codes(isa, alt, pa, P->f, codes, 8) : 0;
+    if (!n)
+        return false;
+    unsigned field = isa->parts[alt->part].field;
+    uint64_t own = P->f[field] & tsr_bits_mask(isa->fields[field].width);
+    uint8_t pw[MAX_PARTS], lalt[MAX_PARTS][TSR_DIS_LALT];
+    lead_alts(P, pw);
+    ops_lalt(P, lalt);
+    bool lead = P->plead[P->cur] == P->top;
+    for (unsigned i = 0; i < n; i++) {
+        if (codes[i] == own)
+            return false;   /* the printed parts read the instruction's value */
+        bool pinned = false;
+        for (size_t k = 0; k < P->np && !pinned; k++) {
+            if (k == P->cur && lead)
+                continue;   /* the operand being decided */
+            uint32_t t0 = k > P->cur ? P->sp[P->cur].t + 1 : TSR_DIS_SPIN_SELF;
+            pinned = tsr_dis_spin(isa, P->x, P->fmt, P->pop[k], t0, pw[k], field, codes[i], P->f) == TSR_DIS_SPIN_PINS;
+        }
+        if (!pinned && !tsr_dis_spin_ops_field(isa, P->x, P->fmt, P->np, P->pop, P->sp, P->cur,
+                                               (const uint8_t (*)[TSR_DIS_LALT])lalt, field, codes[i], P->f))
+            return false;
+    }
+    return true;
+}
+
 /* Whether alternative alt, tried by the assembler before the printed one and matching the text, still fails
  * through a field: it binds FIELD = v, and another bundle part pins FIELD to another value, by the facts
  * (dis_spin.c) or on the text alone (forces).  Every path through alt makes both bindings, so none completes.
@@ -155,17 +261,22 @@ static bool forces(struct px *P, size_t k, unsigned field, uint64_t v)
  * other part's `ra28`, a name of the A table only, binds ws = 1 in every alternative that can read it.)  The
  * part being walked counts too, unless alt is an alternative of its leading operand (then that operand is the
  * one being decided). */
-static bool refuted(struct px *P, const struct tsr_tc_alt *alt)
+static bool refuted(struct px *P, const struct tsr_tc_alt *alt, const struct tsr_tc_alt *pa)
 {
     const struct tsr_tc_isa *isa = P->isa;
     /* the facts first (dis_spin.c: a few look-ups); the text only for the pairs (binding, part) they leave open
      * (bit i of open for the i-th pair; bit 63 for all from the 63rd on) */
     uint64_t open;
     uint8_t pw[MAX_PARTS];   /* the alternatives printed at the parts' leading operands */
-    for (size_t k = 0; k < P->np; k++)
-        pw[k] = P->plead[k] != SIZE_MAX && P->ev[P->plead[k]].what < 0xff ? (uint8_t)P->ev[P->plead[k]].what : 0xff;
+    lead_alts(P, pw);
     if (tsr_dis_spin_alt(isa, P->x, P->fmt, P->np, P->pop, P->sp, pw, P->cur, P->plead[P->cur] == P->top, alt, P->f,
                          &open))
+        return true;
+    uint8_t lalt[MAX_PARTS][TSR_DIS_LALT];
+    ops_lalt(P, lalt);
+    if (tsr_dis_spin_ops(isa, P->x, P->fmt, P->np, P->pop, P->sp, P->cur, (const uint8_t (*)[TSR_DIS_LALT])lalt, alt,
+                         P->f) ||
+        hole_refuted(P, alt, pa))
         return true;
     bool ok = false;
     uint32_t lim = P->lim;
@@ -326,7 +437,7 @@ static bool walk(struct px *P, const struct tsr_tc_part *p, const struct tsr_tc_
                 /* fails on the text (alone, then with what follows it in the template), or through a field */
                 if (tsr_dis_possible(P, isa->parts + alt->part, isa->parts + alt->part + alt->npart, q, NULL, true) &&
                     tsr_dis_possible(P, isa->parts + alt->part, isa->parts + alt->part + alt->npart, q, &rest, false) &&
-                    !refuted(P, alt) && !tsr_dis_alt_pinned(P, alt, q))
+                    !refuted(P, alt, k ? NULL : &isa->alts[o->alt + ev->what]) && !tsr_dis_alt_pinned(P, alt, q))
                     return false;
             }
             const struct tsr_tc_alt *alt = &isa->alts[o->alt + ev->what];
@@ -351,10 +462,10 @@ static bool walk(struct px *P, const struct tsr_tc_part *p, const struct tsr_tc_
     return true;
 }
 
-/* A step s of kind TSR_DIS_S_FIXINT or TSR_DIS_S_NUMROW on its event ev and the instruction's fields f, from
- * the facts alone (no text): true when it shows what the walk's reading of the number shows there, and then
- * binds the field (x->bound); false when the facts do not show it (S_NUMROW: a code whose row says no; the
- * step then runs as S_TAB, on the text). */
+/* A step s of kind TSR_DIS_S_FIXINT, TSR_DIS_S_NUMROW, or TSR_DIS_S_TAB at a number printed last in its bundle
+ * part, on its event ev and the instruction's fields f, from the facts alone (no text): true when it shows
+ * what the walk's reading of the number shows there, and then binds the field (x->bound); false when the facts
+ * do not show it (a code whose row says no; the step then runs as S_TAB, on the text). */
 static inline bool num_run(struct tsr_dis_exact *x, const struct tsr_dis_step *s, const struct tsr_dis_ev *ev,
                            const uint64_t *f)
 {
@@ -362,7 +473,7 @@ static inline bool num_run(struct tsr_dis_exact *x, const struct tsr_dis_step *s
     unsigned w = x->st.isa->fields[s->field].width;
     if (ev->pos >= ev->end || (w < 64 && c >> w))   /* a number is printed; the decoded code fits the field */
         return false;
-    if (s->kind == TSR_DIS_S_NUMROW) {
+    if (s->kind != TSR_DIS_S_FIXINT) {
         int v = s->row && c < s->len ? s->row[c] : TSR_DIS_UNKNOWN;
         if (v == TSR_DIS_UNKNOWN)
             v = tsr_dis_num_entry(&x->st, s->p->arg, c);
@@ -400,6 +511,12 @@ static inline bool run_step(struct px *P, const struct tsr_dis_plan *pl, const s
         return true;
     }
     case TSR_DIS_S_TAB:
+        /* a number that what follows in the template may extend (`-14 >> 2`, dis_num.c (a)) but that is printed
+         * last in its part: the reader stops at the part's end, so it reads the number alone, and the code's row
+         * decides as for S_NUMROW (dis_num.c (b)) */
+        if (ev->what != TSR_TC_PRINT_NAME && ev->end == P->lim && isa->tables[st->p->arg].nnums &&
+            num_run(x, st, ev, P->f))
+            return true;
         return table_hole(P, st->p, st->end, st->k, ev, ws(P, ev->pos));
     case TSR_DIS_S_INT: {
         struct tsr_asm_val v;
@@ -446,7 +563,8 @@ static inline bool run_step(struct px *P, const struct tsr_dis_plan *pl, const s
             /* through a field first: mostly lookups (forces), where the text-only matcher would find that
              * the alternative matches (a name of both tables) */
             const struct tsr_tc_part *ap = isa->parts + alt->part;
-            bool fails = refuted(P, alt) || !tsr_dis_possible(P, ap, ap + alt->npart, q, NULL, true) ||
+            bool fails = refuted(P, alt, &isa->alts[o->alt + ev->what]) ||
+                         !tsr_dis_possible(P, ap, ap + alt->npart, q, NULL, true) ||
                          !tsr_dis_possible(P, ap, ap + alt->npart, q, &rest, false) || tsr_dis_alt_pinned(P, alt, q);
             P->top = SIZE_MAX;
             if (!fails)
@@ -605,9 +723,8 @@ static bool slot_possible(struct px *P, unsigned slot, unsigned before, unsigned
     struct tsr_dis_partinfo *pi = &P->pi[k];
     if (before == TSR_TC_NO_OP ? tsr_dis_slot_never(&P->x->st, printed, slot) : tsr_dis_before_never(&P->x->st, before))
         return false;
-    /* the facts per printed alternative cost more to decide than a few thousand text-only matches: asked
-     * once that many have been made */
-    bool alts = ++P->x->nslow > TSR_DIS_SLOW && P->isa->ops[printed].npart <= TSR_DIS_LALT;
+    /* the facts per printed alternative (asked only for the ops tsr_dis_op_pair leaves open) */
+    bool alts = P->isa->ops[printed].npart <= TSR_DIS_LALT;
     /* the ops the facts do not rule out (dis_cand.c: decided once per slot, op and printed alternatives) */
     uint64_t m = S->nop <= 64 ? tsr_dis_cands(&P->x->cands, &P->x->st, slot, before, printed, alts, P->lalt[k]) : 0;
     if (S->nop <= 64 && !m)
@@ -627,6 +744,7 @@ static bool slot_possible(struct px *P, unsigned slot, unsigned before, unsigned
     for (uint32_t i = 0; i < S->nop; i++) {
         unsigned opi = P->isa->idx[S->op + i];
         if (S->nop <= 64 ? (m >> i & 1) : (opi < before && P->isa->ops[opi].slot == slot &&
+                                            tsr_dis_op_pair(&P->x->st, opi, printed) != TSR_DIS_NEVER &&
                                             (!alts || tsr_dis_op_alts(&P->x->st, opi, printed, P->lalt[k]) != TSR_DIS_NEVER)))
             if (op_possible(P, &P->isa->ops[opi], pi->q, pi->run, pi->have))
                 return true;
@@ -727,6 +845,7 @@ bool tsr_dis_exact(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const 
     P.fmt = fmt;
     P.pi = pi;
     P.np = np;
+    P.nev = nev;
     P.pop = pop;
     P.sp = sp;
     P.plead = plead;
@@ -861,6 +980,7 @@ void tsr_dis_exact_free(struct tsr_dis_exact *x)
     tsr_dis_cands_free(&x->cands);
     free(x->spin.e);
     free(x->spin.req);
+    free(x->spin.anch);
     free(x->bound);
     free(x->root);
     free(x->oplead);

@@ -161,7 +161,6 @@ struct tsr_dis_pinm { uint32_t gen, field, cur; bool ok; uint64_t v; };
 struct tsr_dis_failm { uint32_t gen, p, end, pos; };
 
 #define TSR_DIS_LALT 16    /* template parts of an op whose printed alternatives are recorded */
-#define TSR_DIS_SLOW 4096  /* text-only op matches before tsr_dis_op_alts is asked */
 /* Bundles a thread prints, with the full check, before it proves (dis_engine.c attempt).  The rule of renting
  * before buying: the thread proves once its checks have cost about what deciding the facts costs.  Measured
  * (callgrind, `tessera dis` on the first N of bench_dis's words, with the proof's plans): the facts a thread
@@ -183,7 +182,8 @@ enum {
     TSR_DIS_S_LIT,     /* a literal ending in an identifier character: the bound rule (the next character) */
     TSR_DIS_S_NAME,    /* a table hole printed as a name: the code's row (tsr_dis_name_fast), the bound rule;
                           a code without the short way: as S_TAB */
-    TSR_DIS_S_TAB,     /* a table hole otherwise: the names and numbers the assembler finds there, on the text */
+    TSR_DIS_S_TAB,     /* a table hole otherwise: the names and numbers the assembler finds there, on the text;
+                          a number printed last in its bundle part: as S_NUMROW (row and field set) */
     TSR_DIS_S_INT,     /* a `{FIELD}` hole: the number read back into the field */
     TSR_DIS_S_FIXINT,  /* a `{FIELD}` hole whose printed number reads back as the field's code for every code
                           and whose continuation cannot extend it (dis_num.c): the field is bound, no text */
@@ -280,6 +280,8 @@ struct tsr_dis_spine {
     uint64_t v;
     uint32_t field, t0;
     uint16_t fmt, a;
+    uint8_t li;                   /* the operand's index in a's template (tsr_dis_spin_at) */
+    uint8_t hole;                 /* pw binds FIELD through its leading table hole only: per entry printed */
     uint8_t pw, state, nreq;      /* state: 0 empty, else 1 + the answer (PINS: when every open one's rows say NEVER) */
     uint32_t req;                 /* its open alternatives: req[req, req + nreq) of struct tsr_dis_spins, each with
                                      its rows as a plan's early alternative (tsr_dis_early_never) */
@@ -287,6 +289,8 @@ struct tsr_dis_spine {
 };
 struct tsr_dis_spins {
     struct tsr_dis_spine *e;      /* TSR_DIS_SPIN entries (NULL: not yet) */
+    uint8_t *anch;                /* per op-level template part: 1 + whether an operand there is anchored
+                                     (tsr_dis_spin_at; 0: not yet known) */
     struct tsr_dis_early *req;    /* the open alternatives of the entries, nreq of creq */
     size_t nreq, creq;
 };
@@ -304,6 +308,44 @@ enum { TSR_DIS_SPIN_OPEN, TSR_DIS_SPIN_PINS, TSR_DIS_SPIN_FREE };
  * out. */
 int tsr_dis_spin(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsigned fmt, unsigned a, uint32_t t0,
                  unsigned pw, unsigned field, uint64_t v, const uint64_t *f);
+/* tsr_dis_spin through the operand at index li of op a's template (li < TSR_DIS_LALT) instead of the leading one,
+ * pw the alternative printed there.  An operand other than the leading one counts only when it is anchored: a
+ * separator character c (`,` in `add{d}, {a}, {b}`) occurs in the literal text after the template's last
+ * non-literal part before it, and no hole or operand before it can match a text holding c (table names, numbers:
+ * tsr_dis_expr_char; literals and optional texts of their alternatives).  Every way the assembler reads the
+ * part with op a then matches the template's literal c's at the part's first c's, in order, and the operand's
+ * text starts where the printed one does, so the facts of the leading operand hold there too.  An op of a later
+ * slot (t0 other than TSR_DIS_SPIN_SELF) other than a must be shown not to match the part (tsr_dis_op_alts with pw
+ * printed there) or be a's twin from the leading operand on (the same template, so the same anchored operand);
+ * OPEN otherwise, as for an operand that is not anchored.  The printed alternative binds FIELD by its conditions,
+ * or by its leading table hole (the codes tsr_dis_lead_codes gives for the entry printed, none of them v), and so
+ * must every other alternative that the facts do not show unable to match there. */
+int tsr_dis_spin_at(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsigned fmt, unsigned a, unsigned li,
+                    uint32_t t0, unsigned pw, unsigned field, uint64_t v, const uint64_t *f);
+/* Does operand alternative alt, tried by the assembler before the printed one at bundle part cur, fail through a
+ * field pinned by an operand other than the leading one (tsr_dis_spin_at): for one of alt's FIELD = value
+ * conditions, some part k < np printed by op pop[k] at slot position sp[k].t, with lalt[k][i] the alternative
+ * printed at its template's operand part i (0xff: not asked), has an anchored operand that pins FIELD to another
+ * value?  A part after cur may be read by the ops of the later slots (tsr_dis_spin_at, t0); the caller leaves out
+ * (0xff) the operand being decided.  (The leading operands are tsr_dis_spin_alt's.)  `fadd.ifz ra3.16a, ra12.8d, r2; v8min ra16.8a, r0, r3`: `ra12.8d` can only be read
+ * by the regfile-A unpack alternative, which binds pm = 0, so the mul destination's MUL pack `.8a` (pm = 1),
+ * tried before the regfile-A pack `.8a`, fails.  false proves nothing. */
+bool tsr_dis_spin_ops(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsigned fmt, size_t np,
+                      const unsigned *pop, const struct tsr_dis_slotp *sp, size_t cur,
+                      const uint8_t (*lalt)[TSR_DIS_LALT], const struct tsr_tc_alt *alt, const uint64_t *f);
+/* tsr_dis_spin_ops for one binding FIELD = v (masked to the field) instead of an alternative's conditions. */
+bool tsr_dis_spin_ops_field(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsigned fmt, size_t np,
+                            const unsigned *pop, const struct tsr_dis_slotp *sp, size_t cur,
+                            const uint8_t (*lalt)[TSR_DIS_LALT], unsigned field, uint64_t v, const uint64_t *f);
+/* The values an operand alternative al binds through its leading table hole (al begins with a hole of table T on
+ * FIELD) when it is read where the alternative pa of the same operand printed a text that begins with a name N
+ * (pa's leading table hole, the entry of the decoded fields f): the codes (masked to FIELD) of T's names that are
+ * a prefix of N or of which N is a prefix.  Every name the assembler accepts there is a prefix of the text, so
+ * of N or longer than N and starting with it.  Their count in codes[0..max), or 0 when that is not shown: al or pa
+ * does not begin with a table hole, pa prints a number or an empty name there, T has an empty name (it matches
+ * anywhere) or numeric entries and N can start a number, or more than max codes. */
+unsigned tsr_dis_lead_codes(const struct tsr_tc_isa *isa, const struct tsr_tc_alt *al, const struct tsr_tc_alt *pa,
+                            const uint64_t *f, uint64_t *codes, unsigned max);
 /* Does operand alternative alt, tried by the assembler before the printed one at bundle part cur, fail through a
  * field by the facts: for one of its FIELD = value conditions, some part k pins FIELD to another value
  * (tsr_dis_spin; part cur itself is left out when alt is an alternative of its leading operand: lead)?  Every
@@ -363,7 +405,6 @@ struct tsr_dis_exact {
     uint16_t *eq;         /* FIELD == FIELD pairs met on the way (2 entries each) */
     size_t neq, ceq;
     unsigned steps;       /* budget of the text-only matcher for one bundle */
-    unsigned long nslow;  /* ops matched on the text against a part (dis_exact.c slot_possible) */
     unsigned long nprinted;   /* bundles printed by the thread, up to TSR_DIS_WARMUP (dis_engine.c attempt) */
     struct tsr_dis_plan **plans;   /* [part * maxalt + alternative]: the plans of that place (dis_plan.c) */
     unsigned nplans;

@@ -101,7 +101,8 @@ static void place_init(struct tsr_fx *X, uint32_t pl)
     if (p->kind != TSR_TC_TABLE && p->kind != TSR_TC_INT)
         return;
     d->mkind = k.p ? tsr_dis_num_kind(st, p, end, &k) : tsr_dis_num_opkind(st, p, end);
-    if (d->mkind == TSR_DIS_S_NUMROW) {
+    d->tabnum = p->kind == TSR_TC_TABLE && X->isa->tables[p->arg].nnums;
+    if (d->mkind == TSR_DIS_S_NUMROW || d->tabnum) {
         uint32_t len;
         d->mrow = tsr_dis_num_row(st, p->arg, &len);
         d->mlen = d->mrow ? len : 0;
@@ -150,14 +151,17 @@ bool tsr_fx_num_slow(struct tsr_fx *X, uint32_t pl, unsigned field, const struct
     struct tsr_fx_pl *d = &X->pl[pl];
     if (!d->init)
         place_init(X, pl);
-    if (d->mkind != TSR_DIS_S_FIXINT && d->mkind != TSR_DIS_S_NUMROW)
-        return false;   /* S_INT, S_TAB: the text decides */
+    /* S_TAB: a number the continuation may extend, decided by its row only when printed last in its part
+     * (dis_exact.c run_step); S_INT and other S_TAB: the text decides */
+    bool last = d->mkind == TSR_DIS_S_TAB && d->tabnum && ev->end == X->lim;
+    if (d->mkind != TSR_DIS_S_FIXINT && d->mkind != TSR_DIS_S_NUMROW && !last)
+        return false;
     /* dis_exact.c num_run */
     uint64_t c = X->f[field];
     unsigned w = X->isa->fields[field].width;
     if (ev->pos >= ev->end || (w < 64 && c >> w))
         return false;
-    if (d->mkind == TSR_DIS_S_NUMROW) {
+    if (d->mkind != TSR_DIS_S_FIXINT) {
         int v = c < d->mlen ? d->mrow[c] : TSR_DIS_UNKNOWN;
         if (v == TSR_DIS_UNKNOWN)
             v = tsr_dis_num_entry(&X->x->st, X->isa->parts[X->isa->fx->places[pl].part].arg, c);
@@ -224,7 +228,95 @@ static uint64_t pk_bnever(struct tsr_fx *X, uint32_t pk, unsigned a, const struc
     return A->bnever;
 }
 
-bool tsr_fx_early_slow(struct tsr_fx *X, uint32_t pk, bool lead)
+/* The number of events the printed path gives template part p, its event at ie, within [ie, iend) (0: they run
+ * past it, or nest too deep): one, and for an operand those of its printed alternative's parts (dis_exact.c). */
+static size_t ev_span(const struct tsr_fx *X, const struct tsr_tc_part *p, size_t ie, size_t iend, unsigned depth)
+{
+    if (ie >= iend)
+        return 0;
+    if (p->kind != TSR_TC_OPND)
+        return 1;
+    const struct tsr_tc_opnd *o = &X->isa->opnds[p->arg];
+    if (depth >= 8 || X->ev0[ie].what >= o->nalt)
+        return 0;
+    const struct tsr_tc_alt *al = &X->isa->alts[o->alt + X->ev0[ie].what];
+    size_t n = 1;
+    for (uint32_t i = 0; i < al->npart; i++) {
+        size_t m = ev_span(X, X->isa->parts + al->part + i, ie + n, iend, depth + 1);
+        if (!m)
+            return 0;
+        n += m;
+    }
+    return n;
+}
+
+/* The alternatives printed at the op-level operands of bundle part k, from its events, the operand whose event is
+ * skip left out (0xff) (dis_exact.c part_alts).  Whether that operand's event was met. */
+static bool part_alts(const struct tsr_fx *X, size_t k, size_t skip, uint8_t *lalt)
+{
+    const struct tsr_tc_isa *isa = X->isa;
+    const struct tsr_tc_op *op = &isa->ops[X->pop[k]];
+    size_t ie = X->sp[k].first, iend = k + 1 < X->np ? X->sp[k + 1].first : X->nev;
+    bool seen = false;
+    memset(lalt, 0xff, TSR_DIS_LALT);
+    for (uint32_t i = 0; i < op->npart; i++) {
+        const struct tsr_tc_part *p = isa->parts + op->part + i;
+        size_t n = ev_span(X, p, ie, iend, 0);
+        if (!n) {
+            memset(lalt, 0xff, TSR_DIS_LALT);
+            return false;
+        }
+        if (p->kind == TSR_TC_OPND && ie == skip)
+            seen = true;
+        else if (p->kind == TSR_TC_OPND && i < TSR_DIS_LALT)
+            lalt[i] = (uint8_t)X->ev0[ie].what;
+        ie += n;
+    }
+    return seen;
+}
+
+/* dis_exact.c refuted() from the facts, after tsr_dis_spin_alt: early alternative alt of the operand printed with
+ * alternative pa at event `top` of the current part fails through a field an anchored operand pins
+ * (tsr_dis_spin_ops), or through its leading table hole (hole_refuted: for each code it can read there, some
+ * part pins the field to another value). */
+static bool fx_refuted(struct tsr_fx *X, const struct tsr_tc_alt *alt, const struct tsr_tc_alt *pa, size_t top,
+                       bool lead)
+{
+    const struct tsr_tc_isa *isa = X->isa;
+    uint8_t lalt[MAX_PARTS][TSR_DIS_LALT];
+    size_t cur = X->cur;
+    memcpy(lalt, X->x->lalt, cur * sizeof *lalt);
+    if (!part_alts(X, cur, top, lalt[cur]))
+        memset(lalt[cur], 0xff, TSR_DIS_LALT);
+    for (size_t k = cur + 1; k < X->np; k++)
+        part_alts(X, k, SIZE_MAX, lalt[k]);
+    const uint8_t (*L)[TSR_DIS_LALT] = (const uint8_t (*)[TSR_DIS_LALT])lalt;
+    if (tsr_dis_spin_ops(isa, X->x, X->fmt, X->np, X->pop, X->sp, cur, L, alt, X->f))
+        return true;
+    uint64_t codes[8];
+    unsigned n = tsr_dis_lead_codes(isa, alt, pa, X->f, codes, 8);
+    if (!n)
+        return false;
+    unsigned field = isa->parts[alt->part].field;
+    uint64_t own = X->f[field] & tsr_bits_mask(isa->fields[field].width);
+    for (unsigned i = 0; i < n; i++) {
+        if (codes[i] == own)
+            return false;   /* the printed parts read the instruction's value */
+        bool pinned = false;
+        for (size_t k = 0; k < X->np && !pinned; k++) {
+            if (k == cur && lead)
+                continue;   /* the operand being decided */
+            uint32_t t0 = k > cur ? X->sp[cur].t + 1 : TSR_DIS_SPIN_SELF;
+            pinned = tsr_dis_spin(isa, X->x, X->fmt, X->pop[k], t0, X->pw[k], field, codes[i], X->f) ==
+                     TSR_DIS_SPIN_PINS;
+        }
+        if (!pinned && !tsr_dis_spin_ops_field(isa, X->x, X->fmt, X->np, X->pop, X->sp, cur, L, field, codes[i], X->f))
+            return false;
+    }
+    return true;
+}
+
+bool tsr_fx_early_slow(struct tsr_fx *X, uint32_t pk, bool lead, const struct tsr_dis_ev *ev)
 {
     struct fpk *A = pk_get(X, pk);
     /* run_step S_OPND: each early alternative ruled out by its rows, else refuted through a field by the facts
@@ -233,8 +325,9 @@ bool tsr_fx_early_slow(struct tsr_fx *X, uint32_t pk, bool lead)
         const struct tsr_dis_early *y = &A->early[j];
         if (tsr_dis_early_never(&X->x->st, &A->step, y, A->k, X->f))
             continue;
-        if (!tsr_dis_spin_alt(X->isa, X->x, X->fmt, X->np, X->pop, X->sp, X->pw, X->cur, lead,
-                              &X->isa->alts[A->alt + y->alt], X->f, NULL))
+        const struct tsr_tc_alt *alt = &X->isa->alts[A->alt + y->alt];
+        if (!tsr_dis_spin_alt(X->isa, X->x, X->fmt, X->np, X->pop, X->sp, X->pw, X->cur, lead, alt, X->f, NULL) &&
+            !fx_refuted(X, alt, &X->isa->alts[A->alt + A->k], (size_t)(ev - X->ev0), lead))
             return false;
     }
     return true;
@@ -343,7 +436,7 @@ static int fslot(struct tsr_fx *X, unsigned slot, unsigned before, unsigned prin
     if (before == TSR_TC_NO_OP ? slot_never(x, printed, slot)
                                : (before == printed ? o->bnever == 2 : tsr_dis_before_never(&x->st, before)))
         return 0;
-    bool alts = ++x->nslow > TSR_DIS_SLOW && isa->ops[printed].npart <= TSR_DIS_LALT;
+    bool alts = isa->ops[printed].npart <= TSR_DIS_LALT;   /* as dis_exact.c slot_possible */
     if (S->nop > 64)
         return 1;
     if (before == printed && alts && k == X->cur) {
@@ -427,7 +520,7 @@ bool tsr_dis_fast(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const v
     struct tsr_fx X;   /* set field by field: lpk[] is written before it is read (the op's checker) */
     X.isa = isa, X.x = x, X.s = text, X.lim = 0, X.f = f, X.bound = bound, X.eq = eq, X.neq = 0, X.ceq = 64;
     X.pl = F0->pl, X.pk = F0->pk, X.pkn = F0->pkn, X.lalt = NULL, X.nlpk = 0, X.end = 0;
-    X.fmt = fmt, X.np = np, X.cur = 0, X.pop = pop, X.sp = sp, X.pw = pw;
+    X.fmt = fmt, X.np = np, X.cur = 0, X.pop = pop, X.sp = sp, X.pw = pw, X.ev0 = ev, X.nev = nev;
     if (!fconds(&X, F->cond, F->ncond))
         return false;
     uint32_t s = 0, start = 0;

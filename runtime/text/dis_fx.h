@@ -69,6 +69,7 @@ struct tsr_fx_desc {
 struct tsr_fx_pl {
     uint8_t init;           /* looked up */
     uint8_t mkind;          /* a number printed here: TSR_DIS_S_FIXINT, _S_NUMROW, or another (not shown) */
+    uint8_t tabnum;         /* a table hole of a table with numeric entries */
     uint32_t nlen, mlen;    /* the rows' lengths (0: no row; ask the function) */
     const uint8_t *nrow;    /* tsr_dis_name_row: per code, TSR_DIS_NEVER when the short way holds */
     const uint8_t *mrow;    /* tsr_dis_num_row (S_NUMROW) */
@@ -92,7 +93,10 @@ struct tsr_fx {
     uint32_t lpk[TSR_FX_LALT];  /* the pairs printed at the op's operand parts recorded in lalt, nlpk of them */
     uint32_t nlpk;
     uint32_t end;               /* out: the end of the op's last part's event */
-    /* for dis_spin.c: the bundle's parts, their ops and the alternatives at their leading operands */
+    /* for dis_spin.c: the bundle's parts, their ops and the alternatives at their leading operands; the path's
+     * events */
+    const struct tsr_dis_ev *ev0;
+    size_t nev;
     unsigned fmt;
     size_t np, cur;
     const unsigned *pop;
@@ -103,14 +107,15 @@ struct tsr_fx {
 /* The slow halves (dis_fast.c). */
 int tsr_fx_name_slow(struct tsr_fx *X, uint32_t place, uint64_t c);
 bool tsr_fx_num_slow(struct tsr_fx *X, uint32_t place, unsigned field, const struct tsr_dis_ev *ev);
-bool tsr_fx_early_slow(struct tsr_fx *X, uint32_t pk, bool lead);
+bool tsr_fx_early_slow(struct tsr_fx *X, uint32_t pk, bool lead, const struct tsr_dis_ev *ev);
 
 /* The early alternatives of operand part and alternative `pk` (the alternatives the assembler tries before
- * the printed one that the templates do not rule out): each ruled out by the rows of the codes printed, or
- * refuted through a field (false: one is not).  lead: the operand is its op's leading operand. */
-TSR_FX_INLINE bool tsr_fx_early(struct tsr_fx *X, uint32_t pk, bool lead)
+ * the printed one that the templates do not rule out), the operand printed at event ev: each ruled out by the
+ * rows of the codes printed, or refuted through a field (false: one is not).  lead: the operand is its op's
+ * leading operand. */
+TSR_FX_INLINE bool tsr_fx_early(struct tsr_fx *X, uint32_t pk, bool lead, const struct tsr_dis_ev *ev)
 {
-    return X->pkn[pk] == 1 || tsr_fx_early_slow(X, pk, lead);
+    return X->pkn[pk] == 1 || tsr_fx_early_slow(X, pk, lead, ev);
 }
 
 TSR_FX_INLINE void tsr_fx_bind(struct tsr_fx *X, unsigned field)

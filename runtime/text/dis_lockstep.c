@@ -39,6 +39,13 @@ bool tsr_dis_expr_start(unsigned char c)
     return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '~' || c == '(' || c == '.' || c == 'L';
 }
 
+bool tsr_dis_expr_char(unsigned char c)
+{
+    /* asm_expr.c reads identifiers and digits (with `_`, `0x`, exponents), `.`, `(` `)`, the unary `-` `+` `~`,
+     * the binary `| ^ & << >> + - * / %` and blanks between them; anything past ASCII is taken as possible */
+    return c >= 128 || tsr_asm_isident(c) || tsr_asm_isblank(c) || (c && strchr(".()+-~|^&<>*/%", c));
+}
+
 bool tsr_dis_num_print_start(unsigned char c)
 {
     return (c >= '0' && c <= '9') || c == '-';

@@ -54,6 +54,9 @@ int tsr_dis_ask(struct tsr_dis_static *st, const struct tsr_tc_part *jp, uint32_
                 uint32_t kn, const struct tsr_tc_part *rest, const struct tsr_tc_part *rend, bool open);
 /* Can a constant expression start with c (the round trip check has no symbols: only `L<hex>` names)? */
 bool tsr_dis_expr_start(unsigned char c);
+/* Can a constant expression (asm_expr.c: numbers, names, `.` of a float, parentheses, unary and binary
+ * operators, blanks) hold the character c anywhere?  false for `,`, `;`, `[`, `]`, `{`, `}`, `:` and `=`. */
+bool tsr_dis_expr_char(unsigned char c);
 /* Can a number the printer prints (a `{FIELD}`, a table's integer or float entry) start with c? */
 bool tsr_dis_num_print_start(unsigned char c);
 

@@ -18,7 +18,8 @@
  *    text, as the walk (S_TAB);
  *  - a table hole printed as a number that nothing after it can extend (dis_num.c): a row per code says
  *    whether no name can start it and no earlier numeric entry accepts its value (S_NUMROW); a code
- *    without, or a continuation that may extend the number (`-14 >> 2`): on the text (S_TAB);
+ *    without, or a continuation that may extend the number (`-14 >> 2`): on the text (S_TAB), unless the
+ *    number is printed last in its bundle part (then nothing follows it: the row decides);
  *  - a `{FIELD}` hole: when the field's print kind reads back as the code for every code (not float) and
  *    nothing after it can extend the number, only the binding (S_FIXINT); else read back by the expression
  *    parser as the walk does (S_INT);
@@ -107,7 +108,7 @@ static void plan_seq(struct pc *C, const struct tsr_tc_part *p, const struct tsr
             if (what != TSR_TC_PRINT_NAME) {   /* a number: decided per code when nothing can extend it */
                 uint8_t kind = tsr_dis_num_kind(C->st, p, end, k);
                 struct tsr_dis_step *s = add(C, kind, e, p, end, k);
-                if (s && kind == TSR_DIS_S_NUMROW) {
+                if (s) {   /* S_TAB too: its row decides a number printed last in the part (dis_exact.c) */
                     s->field = p->field;
                     s->row = tsr_dis_num_row(C->st, p->arg, &s->len);
                 }

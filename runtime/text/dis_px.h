@@ -28,7 +28,7 @@ struct px {
     size_t cur;                    /* walk: the bundle part being walked */
     const struct tsr_tc_part *opbase;   /* walk: the first part of its op's template */
     unsigned fmt;                  /* the printed format, its parts, their ops and their first events */
-    size_t np;
+    size_t np, nev;                /* nev: the printed path's events */
     const unsigned *pop;
     const struct tsr_dis_slotp *sp;
     uint8_t (*lalt)[TSR_DIS_LALT];   /* x->lalt */

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dis_lockstep.h"
 #include "dis_px.h"
 
 /* The template index of op b's leading operand (after literal text and blanks only), or -1. */
@@ -74,8 +75,160 @@ static bool all_bind_other(const struct tsr_tc_isa *isa, unsigned b, unsigned fi
     return o->nalt > 0;
 }
 
+/* Can a text that parts [p, end) match hold the non-blank character c?  A literal or optional text holding c, a
+ * table name holding it, a number (a table's numeric entries, `{FIELD}`, a label: tsr_dis_expr_char), an operand
+ * alternative that can; past a depth of 8 operands: taken as yes. */
+static bool may_hold(const struct tsr_tc_isa *isa, const struct tsr_tc_part *p, const struct tsr_tc_part *end,
+                     unsigned char c, unsigned depth)
+{
+    for (; p < end; p++) {
+        switch (p->kind) {
+        case TSR_TC_SPACE:
+            break;   /* blanks only */
+        case TSR_TC_TEXT:
+        case TSR_TC_OPT:
+            if (memchr(p->text, c, p->len))
+                return true;
+            break;
+        case TSR_TC_TABLE: {
+            const struct tsr_tc_table *T = &isa->tables[p->arg];
+            if (T->nnums && tsr_dis_expr_char(c))
+                return true;
+            for (uint32_t i = 0; i < T->nnames; i++)
+                if (memchr(isa->names[T->name_first + i].name, c, isa->names[T->name_first + i].len))
+                    return true;
+            break;
+        }
+        case TSR_TC_OPND: {
+            const struct tsr_tc_opnd *o = &isa->opnds[p->arg];
+            if (depth >= 8)
+                return true;
+            for (uint32_t i = 0; i < o->nalt; i++) {
+                const struct tsr_tc_alt *al = &isa->alts[o->alt + i];
+                if (may_hold(isa, isa->parts + al->part, isa->parts + al->part + al->npart, c, depth + 1))
+                    return true;
+            }
+            break;
+        }
+        default:   /* `{FIELD}`, a label: an expression */
+            if (tsr_dis_expr_char(c))
+                return true;
+            break;
+        }
+    }
+    return false;
+}
+
+/* Is the operand at index li of op a's template anchored (dis_exact.h tsr_dis_spin_at)?  Some non-blank
+ * character of the literal text after the last non-literal part before it that none of the non-literal parts
+ * before it can match.  (The literal c's before the operand are then matched at the part's first c's: no
+ * other part can take a c, so the n-th literal c is the text's n-th c; the literal text and blanks after it
+ * are read the same way on every path.) */
+static bool anchored_slow(const struct tsr_tc_isa *isa, unsigned a, unsigned li)
+{
+    const struct tsr_tc_part *p0 = isa->parts + isa->ops[a].part;
+    int m = -1;
+    for (unsigned i = 0; i < li; i++)
+        if (p0[i].kind != TSR_TC_TEXT && p0[i].kind != TSR_TC_SPACE)
+            m = (int)i;
+    if (m < 0)
+        return true;   /* literal text only before it: it starts at the part's first non-blank after that text */
+    for (unsigned i = (unsigned)m + 1; i < li; i++) {
+        if (p0[i].kind != TSR_TC_TEXT)
+            continue;
+        for (uint32_t j = 0; j < p0[i].len; j++) {
+            unsigned char c = (unsigned char)p0[i].text[j];
+            if (tsr_asm_isblank(c))
+                continue;
+            bool held = false;
+            for (unsigned h = 0; h < li && !held; h++)
+                if (p0[h].kind != TSR_TC_TEXT && p0[h].kind != TSR_TC_SPACE)
+                    held = may_hold(isa, p0 + h, p0 + h + 1, c, 0);
+            if (!held)
+                return true;
+        }
+    }
+    return false;
+}
+
+/* anchored_slow, kept per op-level part. */
+static bool anchored(const struct tsr_dis_static *st, struct tsr_dis_spins *S, unsigned a, unsigned li)
+{
+    const struct tsr_tc_isa *isa = st->isa;
+    size_t i = isa->ops[a].part + (size_t)li;
+    if (i >= st->nparts)
+        return anchored_slow(isa, a, li);
+    if (!S->anch && !(S->anch = calloc((size_t)st->nparts + 1, 1)))
+        abort();
+    if (!S->anch[i])
+        S->anch[i] = (uint8_t)(1 + anchored_slow(isa, a, li));
+    return S->anch[i] == 2;
+}
+
+/* Does alternative al begin with a table hole of FIELD?  Its table, or -1. */
+static int lead_table(const struct tsr_tc_isa *isa, const struct tsr_tc_alt *al, unsigned field)
+{
+    const struct tsr_tc_part *h = isa->parts + al->part;
+    return al->npart && h->kind == TSR_TC_TABLE && h->field == field ? (int)h->arg : -1;
+}
+
+unsigned tsr_dis_lead_codes(const struct tsr_tc_isa *isa, const struct tsr_tc_alt *al, const struct tsr_tc_alt *pa,
+                            const uint64_t *f, uint64_t *codes, unsigned max)
+{
+    if (!al->npart || !pa->npart || isa->parts[al->part].kind != TSR_TC_TABLE)
+        return 0;
+    const struct tsr_tc_part *h = isa->parts + al->part, *ph = isa->parts + pa->part;
+    if (ph->kind != TSR_TC_TABLE)
+        return 0;
+    /* what pa prints first: the name of its hole's entry for the decoded code */
+    const struct tsr_tc_print *pr = tsr_dis_print_of(isa, ph->arg, f[ph->field]);
+    if (!pr || pr->kind != TSR_TC_PRINT_NAME || !pr->name[0] || tsr_asm_isblank((unsigned char)pr->name[0]))
+        return 0;
+    const char *s = pr->name;
+    const struct tsr_tc_table *T = &isa->tables[h->arg];
+    if (T->nnums && tsr_dis_expr_start((unsigned char)s[0]))
+        return 0;   /* a number may be read there */
+    size_t sl = strlen(s);
+    uint64_t m = tsr_bits_mask(isa->fields[h->field].width);
+    unsigned n = 0;
+    for (uint32_t i = 0; i < T->nnames; i++) {
+        const struct tsr_tc_name *nm = &isa->names[T->name_first + i];
+        if (!nm->len)
+            return 0;   /* the empty name matches anywhere */
+        size_t l = nm->len < sl ? nm->len : sl;
+        if (memcmp(nm->name, s, l) != 0)
+            continue;
+        uint64_t c = nm->code & m;
+        bool seen = false;
+        for (unsigned j = 0; j < n && !seen; j++)
+            seen = codes[j] == c;
+        if (seen)
+            continue;
+        if (n == max)
+            return 0;
+        codes[n++] = c;
+    }
+    return n;
+}
+
+/* Does every reading of alternative al, at the start of what alternative pa prints for the fields f, bind FIELD
+ * to another value than v through al's leading table hole (tsr_dis_lead_codes, none of them v)? */
+static bool hole_other(const struct tsr_tc_isa *isa, const struct tsr_tc_alt *al, const struct tsr_tc_alt *pa,
+                       unsigned field, uint64_t v, const uint64_t *f)
+{
+    uint64_t codes[16];
+    if (lead_table(isa, al, field) < 0)
+        return false;
+    unsigned n = tsr_dis_lead_codes(isa, al, pa, f, codes, 16);
+    for (unsigned i = 0; i < n; i++)
+        if (codes[i] == v)
+            return false;
+    return n > 0;
+}
+
 /* The answer from the facts for e's key (e->p, e->end set here): FREE, OPEN, or PINS when none of the open
- * alternatives, req[0, *nreq), matches the entries printed (their rows by the codes). */
+ * alternatives, req[0, *nreq), matches the entries printed (their rows by the codes); e->hole set when the
+ * printed alternative binds FIELD through its leading table hole only (then the entry printed decides). */
 static int compute(struct tsr_dis_static *st, struct tsr_dis_spine *e, struct tsr_dis_early *req, unsigned *nreq)
 {
     const struct tsr_tc_isa *isa = st->isa;
@@ -83,22 +236,33 @@ static int compute(struct tsr_dis_static *st, struct tsr_dis_spine *e, struct ts
     unsigned a = e->a, field = e->field;
     uint64_t v = e->v;
     *nreq = 0;
-    int li = lead_of(isa, a);
+    int li = e->li == 0xff ? lead_of(isa, a) : e->li;
     if (li < 0)
         return TSR_DIS_SPIN_FREE;
     const struct tsr_tc_op *A = &isa->ops[a];
+    if ((uint32_t)li >= A->npart || isa->parts[A->part + (uint32_t)li].kind != TSR_TC_OPND)
+        return TSR_DIS_SPIN_OPEN;
     const struct tsr_tc_part *p = isa->parts + A->part + li, *end = isa->parts + A->part + A->npart;
     const struct tsr_tc_opnd *o = &isa->opnds[p->arg];
     e->p = p, e->end = end;
     if (e->pw >= o->nalt || (uint32_t)li >= TSR_DIS_LALT)
         return TSR_DIS_SPIN_OPEN;
-    /* the printed op reads the part through the printed alternative */
+    /* the printed op reads the part through the printed alternative: by its conditions, or by its leading table
+     * hole's entry (decided per entry printed: open_ones) */
     const struct tsr_tc_alt *pa = &isa->alts[o->alt + e->pw];
-    if (!tsr_dis_binds_other(isa, pa->cond, pa->ncond, field, v))
-        return TSR_DIS_SPIN_FREE;
-    /* the other ops of the later slots */
+    e->hole = 0;
+    if (!tsr_dis_binds_other(isa, pa->cond, pa->ncond, field, v)) {
+        if (lead_table(isa, pa, field) < 0)
+            return TSR_DIS_SPIN_FREE;
+        e->hole = 1;
+    }
+    /* the other ops of the later slots: shown not to match the part (pw printed at the operand), or a's twin from
+     * its leading operand on (the same template from there: the operand anchored the same way, with the same
+     * alternatives), or, asked through the leading operand, one whose leading operand binds FIELD to another value
+     * whatever it reads */
     if (e->t0 != TSR_DIS_SPIN_SELF) {
         uint8_t lalt[TSR_DIS_LALT];
+        int la = lead_of(isa, a);
         for (unsigned i = 0; i < TSR_DIS_LALT; i++)
             lalt[i] = 0xff;
         lalt[li] = e->pw;
@@ -106,15 +270,16 @@ static int compute(struct tsr_dis_static *st, struct tsr_dis_spine *e, struct ts
             uint32_t n;
             const uint32_t *bs = tsr_dis_slot_ops(st, a, isa->idx[F->slot + t], &n);
             for (uint32_t i = 0; i < n; i++)
-                if (bs[i] != a && !twin(st, bs[i], a, li) && tsr_dis_op_alts(st, bs[i], a, lalt) != TSR_DIS_NEVER &&
-                    !all_bind_other(isa, bs[i], field, v))
+                if (bs[i] != a && (la < 0 || !twin(st, bs[i], a, la)) &&
+                    tsr_dis_op_alts(st, bs[i], a, lalt) != TSR_DIS_NEVER &&
+                    (e->li != 0xff || !all_bind_other(isa, bs[i], field, v)))
                     return TSR_DIS_SPIN_OPEN;
         }
     }
-    /* the printed op's other alternatives there */
+    /* the printed op's other alternatives there (those binding FIELD through a leading table hole: per entry) */
     for (uint32_t i = 0; i < o->nalt; i++) {
         const struct tsr_tc_alt *al = &isa->alts[o->alt + i];
-        if (tsr_dis_binds_other(isa, al->cond, al->ncond, field, v) ||
+        if (i == e->pw || tsr_dis_binds_other(isa, al->cond, al->ncond, field, v) ||
             tsr_dis_alt_ctx(st, p, end, i, e->pw) == TSR_DIS_NEVER)
             continue;
         if (*nreq == TSR_DIS_SPIN_REQ)
@@ -129,14 +294,22 @@ static int compute(struct tsr_dis_static *st, struct tsr_dis_spine *e, struct ts
     return TSR_DIS_SPIN_PINS;
 }
 
-/* PINS when none of the open alternatives req[0, n) of the operand at e->p matches the entries printed (fields f)
- * by their rows, else OPEN. */
+/* PINS when the printed alternative binds FIELD to another value than e->v for the entries printed (fields f;
+ * e->hole: through its leading table hole) and each of the open alternatives req[0, n) of the operand at e->p
+ * either does not match those entries (its rows) or binds FIELD to another value through its leading table
+ * hole; FREE when the printed one may bind v; else OPEN. */
 static int open_ones(struct tsr_dis_static *st, const struct tsr_dis_spine *e, const struct tsr_dis_early *req,
                      unsigned n, const uint64_t *f)
 {
+    const struct tsr_tc_isa *isa = st->isa;
+    const struct tsr_tc_opnd *o = &isa->opnds[e->p->arg];
+    const struct tsr_tc_alt *pa = &isa->alts[o->alt + e->pw];
+    if (e->hole && !hole_other(isa, pa, pa, e->field, e->v, f))
+        return TSR_DIS_SPIN_FREE;
     const struct tsr_dis_step s = {.p = e->p, .end = e->end};
     for (unsigned i = 0; i < n; i++)
-        if (!tsr_dis_early_never(st, &s, &req[i], e->pw, f))
+        if (!tsr_dis_early_never(st, &s, &req[i], e->pw, f) &&
+            !hole_other(isa, &isa->alts[o->alt + req[i].alt], pa, e->field, e->v, f))
             return TSR_DIS_SPIN_OPEN;
     return TSR_DIS_SPIN_PINS;
 }
@@ -144,7 +317,21 @@ static int open_ones(struct tsr_dis_static *st, const struct tsr_dis_spine *e, c
 int tsr_dis_spin(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsigned fmt, unsigned a, uint32_t t0,
                  unsigned pw, unsigned field, uint64_t v, const uint64_t *f)
 {
+    return tsr_dis_spin_at(isa, x, fmt, a, 0xff, t0, pw, field, v, f);
+}
+
+/* li 0xff: the leading operand (tsr_dis_spin), else an anchored one, asked for a part read as printed only */
+int tsr_dis_spin_at(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsigned fmt, unsigned a, unsigned li,
+                    uint32_t t0, unsigned pw, unsigned field, uint64_t v, const uint64_t *f)
+{
     if (fmt >= isa->nformats || a >= isa->nops || field >= isa->nfields || fmt > UINT16_MAX || a > UINT16_MAX)
+        return TSR_DIS_SPIN_OPEN;
+    if (li != 0xff && (int)li == lead_of(isa, a))
+        li = 0xff;   /* the leading operand: one key, whichever way it is asked */
+    if (!x->st.isa)
+        tsr_dis_static_init(&x->st, isa);
+    if (li != 0xff && (li >= TSR_DIS_LALT || li >= isa->ops[a].npart ||
+                       isa->parts[isa->ops[a].part + li].kind != TSR_TC_OPND || !anchored(&x->st, &x->spin, a, li)))
         return TSR_DIS_SPIN_OPEN;
     if (pw > 0xff)
         pw = 0xff;
@@ -154,16 +341,18 @@ int tsr_dis_spin(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsigned
     if (!S->e && !(S->e = calloc(TSR_DIS_SPIN, sizeof *S->e)))
         abort();
     v &= tsr_bits_mask(isa->fields[field].width);
-    uint64_t h = ((uint64_t)fmt << 48 | (uint64_t)a << 32 | (uint64_t)pw << 24 | field) * 0x9e3779b97f4a7c15u;
+    uint64_t h = ((uint64_t)fmt << 48 | (uint64_t)a << 32 | (uint64_t)pw << 24 | (uint64_t)li << 16 | field) *
+                 0x9e3779b97f4a7c15u;
     h = (h ^ v ^ (uint64_t)t0 << 40) * 0xff51afd7ed558ccdu;
     struct tsr_dis_spine k = {.v = v, .field = field, .t0 = t0, .fmt = (uint16_t)fmt, .a = (uint16_t)a,
-                              .pw = (uint8_t)pw};
+                              .li = (uint8_t)li, .pw = (uint8_t)pw};
     struct tsr_dis_spine *e = NULL;
     for (unsigned j = 0; j < TSR_DIS_SPIN_PROBE && !e; j++) {
         struct tsr_dis_spine *c = &S->e[((h >> 40) + j) & (TSR_DIS_SPIN - 1)];
-        if (c->state && c->v == v && c->field == field && c->t0 == t0 && c->fmt == fmt && c->a == a && c->pw == pw) {
+        if (c->state && c->v == v && c->field == field && c->t0 == t0 && c->fmt == fmt && c->a == a && c->li == li &&
+            c->pw == pw) {
             int r = c->state - 1;
-            return r == TSR_DIS_SPIN_PINS ? open_ones(&x->st, c, S->req + c->req, c->nreq, f) : r;
+            return r == TSR_DIS_SPIN_PINS ? open_ones(&x->st, c, c->nreq ? S->req + c->req : NULL, c->nreq, f) : r;
         }
         if (!c->state)
             e = c;   /* a new key: its answer is kept here */
@@ -185,4 +374,37 @@ int tsr_dis_spin(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsigned
         *e = k;
     }
     return r == TSR_DIS_SPIN_PINS ? open_ones(&x->st, &k, req, n, f) : r;
+}
+
+bool tsr_dis_spin_ops_field(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsigned fmt, size_t np,
+                            const unsigned *pop, const struct tsr_dis_slotp *sp, size_t cur,
+                            const uint8_t (*lalt)[TSR_DIS_LALT], unsigned field, uint64_t v, const uint64_t *f)
+{
+    for (size_t k = 0; k < np; k++) {
+        unsigned a = pop[k];
+        if (a >= isa->nops)
+            continue;
+        int lead = lead_of(isa, a);
+        uint32_t n = isa->ops[a].npart < TSR_DIS_LALT ? isa->ops[a].npart : TSR_DIS_LALT;
+        /* a part after the current one takes a later slot; the others are read as printed */
+        uint32_t t0 = k > cur ? sp[cur].t + 1 : TSR_DIS_SPIN_SELF;
+        for (uint32_t i = 0; i < n; i++)
+            if ((int)i != lead && lalt[k][i] != 0xff &&
+                tsr_dis_spin_at(isa, x, fmt, a, i, t0, lalt[k][i], field, v, f) == TSR_DIS_SPIN_PINS)
+                return true;
+    }
+    return false;
+}
+
+bool tsr_dis_spin_ops(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsigned fmt, size_t np,
+                      const unsigned *pop, const struct tsr_dis_slotp *sp, size_t cur,
+                      const uint8_t (*lalt)[TSR_DIS_LALT], const struct tsr_tc_alt *alt, const uint64_t *f)
+{
+    for (uint32_t c = 0; c < alt->ncond; c++) {
+        const struct tsr_tc_cond *bc = &isa->conds[alt->cond + c];
+        if (bc->kind == TSR_TC_BIND &&
+            tsr_dis_spin_ops_field(isa, x, fmt, np, pop, sp, cur, lalt, bc->field, bc->val, f))
+            return true;
+    }
+    return false;
 }
