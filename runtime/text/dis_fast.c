@@ -193,14 +193,17 @@ static struct fpk *pk_make(struct tsr_fx *X, uint32_t pk)
     return A;
 }
 
-static struct fpk *pk_get(struct tsr_fx *X, uint32_t pk)
+static struct fpk *pk_new(struct tsr_fx *X, uint32_t pk)
+{
+    struct fpk *A = X->pk[pk] = pk_make(X, pk);
+    X->pkn[pk] = A->nearly ? 2 : 1;
+    return A;
+}
+
+static inline struct fpk *pk_get(struct tsr_fx *X, uint32_t pk)
 {
     struct fpk *A = X->pk[pk];
-    if (!A) {
-        A = X->pk[pk] = pk_make(X, pk);
-        X->pkn[pk] = A->nearly ? 2 : 1;
-    }
-    return A;
+    return A ? A : pk_new(X, pk);
 }
 
 /* fpk.bnever for pair pk of op a (of slot S), decided for the ops of mask m (positions in S) not yet asked. */
