@@ -65,6 +65,7 @@ struct tsr_dis_fast {
     struct tsr_fx_pl *pl;       /* per place (isa->fx->nplaces) */
     void **pk;                  /* per pair (isa->fx->npks): struct fpk, made on first use */
     uint8_t *pkn;               /* per pair: dis_fx.h tsr_fx.pkn */
+    uint64_t *nm;               /* per place: dis_fx.h tsr_fx.nm */
     uint64_t *fmask;            /* per format: its fields, nw words each */
     size_t nw;
 };
@@ -143,6 +144,8 @@ int tsr_fx_name_slow(struct tsr_fx *X, uint32_t pl, uint64_t c)
         place_of(X->isa, pl, &p, &end, &k);
         v = tsr_dis_name_fast(&X->x->st, p, end, k.p, k.end, c);
     }
+    if (v == TSR_DIS_NEVER && c < 64)
+        X->nm[pl] |= (uint64_t)1 << c;
     return v;
 }
 
@@ -481,6 +484,7 @@ bool tsr_dis_fast(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const v
         F0->pl = xcalloc(isa->fx->nplaces, sizeof *F0->pl);
         F0->pk = xcalloc(isa->fx->npks, sizeof *F0->pk);
         F0->pkn = xcalloc(isa->fx->npks, 1);
+        F0->nm = xcalloc(isa->fx->nplaces, sizeof *F0->nm);
         F0->nw = nw;
         F0->fmask = xcalloc((size_t)isa->nformats * nw, sizeof *F0->fmask);
         for (unsigned g = 0; g < isa->nformats; g++)
@@ -522,7 +526,7 @@ bool tsr_dis_fast(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const v
     memset(bound, 0, nw * sizeof *bound);
     struct tsr_fx X;   /* set field by field: lpk[] is written before it is read (the op's checker) */
     X.isa = isa, X.x = x, X.s = text, X.lim = 0, X.f = f, X.bound = bound, X.eq = eq, X.neq = 0, X.ceq = 64;
-    X.pl = F0->pl, X.pk = F0->pk, X.pkn = F0->pkn, X.lalt = NULL, X.nlpk = 0, X.end = 0;
+    X.pl = F0->pl, X.pk = F0->pk, X.pkn = F0->pkn, X.nm = F0->nm, X.lalt = NULL, X.nlpk = 0, X.end = 0;
     X.fmt = fmt, X.np = np, X.cur = 0, X.pop = pop, X.sp = sp, X.pw = pw, X.ev0 = ev, X.nev = nev;
     if (!fconds(&X, F->cond, F->ncond))
         return false;
@@ -630,6 +634,7 @@ void tsr_dis_fast_free(struct tsr_dis_exact *x)
         free(F0->pk[i]);
     free(F0->pk);
     free(F0->pkn);
+    free(F0->nm);
     for (unsigned a = 0; isa && a < isa->nops; a++)
         free(F0->op[a].defmask), free(F0->op[a].defval);
     for (unsigned g = 0; isa && g < isa->nformats; g++)

@@ -89,6 +89,9 @@ struct tsr_fx {
     void **pk;                  /* per (operand part, alternative): its early alternatives (dis_fast.c), made on
                                    first use */
     uint8_t *pkn;               /* per pair: 0 not known yet, 1 no early alternative, 2 some */
+    uint64_t *nm;               /* per place: bit c set once code c (< 64) is known to print a name with the short
+                                   way there (its name row says TSR_FX_NEVER): one word per place, so that the
+                                   checkers' most frequent test reads a small array */
     uint8_t *lalt;              /* the current part's alternatives per operand part (dis_exact.h lalt) */
     uint32_t lpk[TSR_FX_LALT];  /* the pairs printed at the op's operand parts recorded in lalt, nlpk of them */
     uint32_t nlpk;
@@ -142,9 +145,8 @@ bool tsr_fx_table_slow(struct tsr_fx *X, uint32_t pl, unsigned field, bool bound
  * code's row is decided, not empty, not cut by the bound rule), the rest in tsr_fx_table_slow. */
 TSR_FX_INLINE bool tsr_fx_table(struct tsr_fx *X, uint32_t pl, unsigned field, bool bound, const struct tsr_dis_ev *ev)
 {
-    const struct tsr_fx_pl *d = &X->pl[pl];
     uint64_t c = X->f[field];
-    if (ev->what == TSR_TC_PRINT_NAME && c < d->nlen && d->nrow[c] == TSR_FX_NEVER && ev->pos < ev->end &&
+    if (ev->what == TSR_TC_PRINT_NAME && c < 64 && (X->nm[pl] >> c & 1) && ev->pos < ev->end &&
         ev->end <= X->lim && !tsr_asm_isblank(X->s[ev->pos]) &&
         !(bound && ev->end < X->lim && tsr_asm_isident(X->s[ev->end]) && tsr_asm_isident(X->s[ev->end - 1]))) {
         tsr_fx_bind(X, field);
