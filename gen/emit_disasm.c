@@ -17,7 +17,8 @@ int gen_disasm(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
     }
     const char *lo = gen_lower(m);
     gen_banner(m, out);
-    tsr_buf_printf(out, "#include \"%s.h\"\n\n#include <string.h>\n\n#include \"bits.h\"\n\n", m->name);
+    tsr_buf_printf(out, "#include \"%s.h\"\n\n#include <string.h>\n\n#include \"bits.h\"\n#include \"text/dis_fx.h\"\n\n",
+                   m->name);
     tsr_buf_printf(out, "/* Per table, what each code prints as, sorted by code: code, kind, value, name. */\n"
                         "const struct tsr_tc_print %s_tc_prints[] = {\n", lo);
     static const char *const kind[] = {"TSR_TC_PRINT_NAME", "TSR_TC_PRINT_INT", "TSR_TC_PRINT_FLOAT"};
@@ -41,6 +42,8 @@ int gen_disasm(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
         lo, lo, lo, lo);
     tsr_buf_puts(out, "\n");
     int rc = gen_disprint(m, &L, out, d);
+    if (rc == 0)
+        rc = gen_discheck(m, &L, out, d);
     tc_free(&L);
     return rc;
 }

@@ -53,5 +53,7 @@ void tc_free(struct tc_layout *L);
 /* Appends the generated printer (gen/emit_disprint.c, runtime/text/dis_print.h) for the layout to <t>_disasm.c:
  * per op a print function and `<t>_tc_pops[]`.  Returns 0, or -1 after reporting a condition it cannot compile. */
 int gen_disprint(const struct mdl_model *m, const struct tc_layout *L, struct tsr_buf *out, struct tsr_diag *d);
+/* The fast form of the exactness proof per op (emit_discheck.c; runtime/text/dis_fx.h), appended after it. */
+int gen_discheck(const struct mdl_model *m, const struct tc_layout *L, struct tsr_buf *out, struct tsr_diag *d);
 
 #endif

@@ -396,10 +396,10 @@ static void put_value(struct tsr_buf *out, uint64_t v)
 }
 
 /* TESSERA_DIS_VERIFY: the full check disagrees with the proof (a bug in dis_exact.c or dis_static.c). */
-static _Noreturn void proof_wrong(const struct tsr_buf *out, size_t start)
+static _Noreturn void proof_wrong(const struct tsr_buf *out, size_t start, const char *which)
 {
-    fprintf(stderr, "tessera: internal error: the exactness proof accepted '%.*s'\n", (int)(out->len - start),
-            out->data + start);
+    fprintf(stderr, "tessera: internal error: the %s exactness proof accepted '%.*s'\n", which,
+            (int)(out->len - start), out->data + start);
     abort();
 }
 
@@ -414,8 +414,17 @@ static int attempt(struct dis *d, unsigned fmt, uint64_t pc, bool all, bool *par
     /* most bundles: shown exact from the printed path, without assembling the text (dis_exact.c); the facts
      * it rests on cost about as much to decide as a thousand checks, so the proof starts once the thread has
      * printed TSR_DIS_WARMUP bundles (at once with TESSERA_DIS_VERIFY) */
-    bool proven = (d->verify || d->exact->nprinted >= TSR_DIS_WARMUP) &&
-                  tsr_dis_exact(isa, d->exact, d->inst, out->data + start, out->len - start, &d->path);
+    bool proven = false;
+    if (d->verify || d->exact->nprinted >= TSR_DIS_WARMUP) {
+        /* the fast form first (dis_fast.c: the facts alone, kept per template place), then the full proof;
+         * with TESSERA_DIS_VERIFY the full proof must agree with every bundle the fast form shows */
+        const char *txt = out->data + start;
+        size_t tl = out->len - start;
+        bool fast = tsr_dis_fast(isa, d->exact, d->inst, txt, tl, &d->path);
+        proven = (fast && !d->verify) || tsr_dis_exact(isa, d->exact, d->inst, txt, tl, &d->path);
+        if (fast && !proven)
+            proof_wrong(out, start, "fast");
+    }
     if (d->exact->nprinted < TSR_DIS_WARMUP)
         d->exact->nprinted++;
     if (proven && !d->verify)
@@ -425,7 +434,7 @@ static int attempt(struct dis *d, unsigned fmt, uint64_t pc, bool all, bool *par
         ((unsigned char *)d->inst2)[0] != fmt) {
         if (tsr_asm_bundle(d->a, out->data + start, out->len - start, pc, (int)fmt, d->inst2) < 0) {
             if (proven)
-                proof_wrong(out, start);
+                proof_wrong(out, start, "full");
             return -1;
         }
         pinned = true;
@@ -456,7 +465,7 @@ static int attempt(struct dis *d, unsigned fmt, uint64_t pc, bool all, bool *par
     if (n)
         tsr_buf_puts(out, "}");
     if (proven && n)
-        proof_wrong(out, start);
+        proof_wrong(out, start, "full");
     return n;
 }
 

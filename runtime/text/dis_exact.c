@@ -885,6 +885,7 @@ bool tsr_dis_exact(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const 
 
 void tsr_dis_exact_free(struct tsr_dis_exact *x)
 {
+    tsr_dis_fast_free(x);
     tsr_dis_plan_free(x);
     tsr_dis_static_free(&x->st);
     tsr_dis_cands_free(&x->cands);

@@ -425,6 +425,7 @@ struct tsr_dis_exact {
     size_t pcap;
     struct tsr_dis_cands cands;   /* the ops slot_possible tries on the text (dis_cand.h) */
     struct tsr_dis_spins spin;    /* tsr_dis_spin's answers (dis_spin.c) */
+    struct tsr_dis_fast *fast;    /* the facts per template place of tsr_dis_fast (dis_fast.c) */
 };
 
 /* ---- numbers decided from the template (dis_num.c) ------------------------------------------------------ */
@@ -466,5 +467,15 @@ bool tsr_dis_exact(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const 
                    size_t len, const struct tsr_dis_path *path);
 
 void tsr_dis_exact_free(struct tsr_dis_exact *x);
+
+/* ---- the fast form (dis_fast.c) ------------------------------------------------------------------------ */
+
+/* The same question as tsr_dis_exact, answered from the facts alone with what they need kept per template
+ * place: true only where tsr_dis_exact answers true too without reading the text (its plans' steps settled by
+ * the facts, early alternatives refuted through dis_spin.c); false otherwise (then tsr_dis_exact decides).
+ * Answers false until tsr_dis_exact has run once on x (it sets up the facts).  Aborts when memory runs out. */
+bool tsr_dis_fast(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const void *inst, const char *text,
+                  size_t len, const struct tsr_dis_path *path);
+void tsr_dis_fast_free(struct tsr_dis_exact *x);
 
 #endif

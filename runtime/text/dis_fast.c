@@ -1,0 +1,648 @@
+/* The exactness proof's fast form (dis_exact.h tsr_dis_fast): a bundle whose every decision the facts of the
+ * description settle, shown from the printed path, the fields and a few characters of the text, with the facts
+ * kept per template place; each bundle part is walked by its op's generated checker (dis_fx.h,
+ * gen/emit_discheck.c), the rest of the bundle here.
+ *
+ * It shows what tsr_dis_exact (dis_exact.c) shows through its plans (dis_plan.c), step for step, and nothing
+ * it would leave to the text: the text splits into the printed parts; each part is read by its printed op
+ * along the printed path (run_plan: a literal ending in an identifier character is not followed by one; a
+ * printed name has the short way by its code's row; a number reads back by the template (dis_num.c); optional
+ * text not printed does not match where the assembler tries it; each early operand alternative is ruled out
+ * by the rows of the codes printed, or refuted through a field a leading operand pins (dis_spin.c); the
+ * conditions hold); no slot, op or format the assembler tries first can read a part (the facts of
+ * dis_static.c and dis_cand.c); the slots not printed hold their default ops; the fields nothing bound hold
+ * their defaults, the format's others are 0.  Where the walk would read the text (a table hole without the
+ * short way, an expression, optional text whose literal matches, an early alternative the facts leave open,
+ * an op the facts do not rule out), the answer is "not shown" and tsr_dis_exact decides.  So this proves a
+ * subset of what tsr_dis_exact proves (TESSERA_DIS_VERIFY checks both against the assembler, and that the
+ * full proof agrees whenever this one answers yes).
+ *
+ * Why a form of its own: the plans are kept per (operand place, alternative, choices within it) and found
+ * through a list per place; on words never seen before that search and the plans' size cost more than the
+ * steps.  Here what a place needs is kept per template place, by position: an op's places in one block per
+ * op, an operand alternative's places in one block per (operand place, alternative), each found by index
+ * from the printed op and the alternative the path records, so a bundle touches a few small blocks.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "asm_engine.h"
+#include "asm_match.h"
+#include "bits.h"
+#include "dis_exact.h"
+#include "dis_fx.h"
+
+_Static_assert(TSR_DIS_NEVER == TSR_FX_NEVER && TSR_DIS_UNKNOWN == TSR_FX_UNKNOWN, "row values (dis_fx.h)");
+_Static_assert(TSR_DIS_LALT == TSR_FX_LALT, "alternatives recorded per part (dis_fx.h)");
+
+/* An (operand part, alternative) pair's early alternatives: those the templates leave (tsr_dis_alt_maybe,
+ * tsr_dis_alt_ctx) with their rows (tsr_dis_alt_entry_rows), as dis_plan.c compiles them for the plan. */
+struct fpk {
+    uint32_t nearly, k;
+    uint32_t alt;               /* the operand's first alternative (isa->alts) */
+    uint64_t bknown, bnever;    /* bit i: op i of the op's slot (before it) cannot match what the op prints with
+                                   alternative k at this operand part, whatever its others (tsr_dis_op_alts with
+                                   this one fixed); asked once bknown has bit i */
+    struct tsr_dis_step step;   /* p, end: the operand's part and its op's template end (for the facts) */
+    struct tsr_dis_early early[];
+};
+
+/* What the bundle-level tests ask of an op (or, for defaults, a format), looked up on first use. */
+struct fop {
+    bool init;
+    int32_t lead;               /* dis_exact.c oplead: the template index of the leading operand, or -1 */
+    uint8_t bnever;             /* tsr_dis_before_never + 1 (0: not asked yet) */
+    uint64_t fnever, fknown;    /* bit g: tsr_dis_fmt_never for format g (g < 64), asked (fknown) */
+    uint64_t snever, sknown;    /* bit s: tsr_dis_slot_never for slot s (s < 64), asked (sknown) */
+    uint64_t *defmask;          /* the fields it has a default for (nw words), and per field the first default's
+                                   value masked to the field (nfields values) */
+    uint64_t *defval;
+};
+
+struct tsr_dis_fast {
+    struct fop *op;             /* per op */
+    struct fop *fd;             /* per format: its defaults only */
+    struct tsr_fx_pl *pl;       /* per place (isa->fx->nplaces) */
+    void **pk;                  /* per pair (isa->fx->npks): struct fpk, made on first use */
+    uint8_t *pkn;               /* per pair: dis_fx.h tsr_fx.pkn */
+    uint64_t *nm;               /* per place: dis_fx.h tsr_fx.nm */
+    uint64_t *fmask;            /* per format: its fields, nw words each */
+    size_t nw;
+};
+
+static void *xcalloc(size_t n, size_t sz)
+{
+    void *p = calloc(n ? n : 1, sz);
+    if (!p)
+        abort();
+    return p;
+}
+
+/* The facts of place pl: its part, the end of its sequence and its continuation (the op's template after the
+ * operand, for an alternative's part). */
+static void place_of(const struct tsr_tc_isa *isa, uint32_t pl, const struct tsr_tc_part **p,
+                     const struct tsr_tc_part **end, struct tsr_dis_kont *k)
+{
+    const struct tsr_fx_pinfo *pi = &isa->fx->places[pl];
+    *p = isa->parts + pi->part, *end = isa->parts + pi->end;
+    *k = pi->cpart == UINT32_MAX ? (struct tsr_dis_kont){NULL, NULL, NULL}
+                                 : (struct tsr_dis_kont){isa->parts + pi->cpart, isa->parts + pi->cend, NULL};
+}
+
+/* Looks up the facts of place pl (dis_plan.c plan_seq, dis_exact.c run_plan): the name row of a table hole
+ * printed as a name; the kind of a number printed there and its row. */
+static void place_init(struct tsr_fx *X, uint32_t pl)
+{
+    struct tsr_dis_static *st = &X->x->st;
+    struct tsr_fx_pl *d = &X->pl[pl];
+    const struct tsr_tc_part *p, *end;
+    struct tsr_dis_kont k;
+    place_of(X->isa, pl, &p, &end, &k);
+    d->init = 1;
+    if (p->kind != TSR_TC_TABLE && p->kind != TSR_TC_INT)
+        return;
+    d->mkind = k.p ? tsr_dis_num_kind(st, p, end, &k) : tsr_dis_num_opkind(st, p, end);
+    d->tabnum = p->kind == TSR_TC_TABLE && X->isa->tables[p->arg].nnums;
+    if (d->mkind == TSR_DIS_S_NUMROW || d->tabnum) {
+        uint32_t len;
+        d->mrow = tsr_dis_num_row(st, p->arg, &len);
+        d->mlen = d->mrow ? len : 0;
+    }
+    if (p->kind == TSR_TC_TABLE) {
+        uint32_t len;
+        d->nrow = tsr_dis_name_row(st, p, end, k.p, k.end, &len);
+        d->nlen = d->nrow ? len : 0;   /* set last: a row is read only when nlen says so */
+    }
+}
+
+/* dis_fx.h tsr_fx_table, every case: S_NAME (the short way by the code's row, decided here on first use), or a
+ * number (tsr_fx_num_slow). */
+bool tsr_fx_table_slow(struct tsr_fx *X, uint32_t pl, unsigned field, bool bound, const struct tsr_dis_ev *ev)
+{
+    if (!tsr_fx_in(X, ev))
+        return false;
+    if (ev->what != TSR_TC_PRINT_NAME)
+        return tsr_fx_num_slow(X, pl, field, ev);
+    uint64_t c = X->f[field];
+    uint32_t lp = ev->end - ev->pos;
+    if (tsr_fx_name_slow(X, pl, c) != TSR_DIS_NEVER || (lp && tsr_asm_isblank(X->s[ev->pos])) ||
+        (bound && lp && tsr_asm_isident(X->s[ev->end - 1]) && ev->end < X->lim && tsr_asm_isident(X->s[ev->end])))
+        return false;
+    tsr_fx_bind(X, field);
+    return true;
+}
+
+int tsr_fx_name_slow(struct tsr_fx *X, uint32_t pl, uint64_t c)
+{
+    struct tsr_fx_pl *d = &X->pl[pl];
+    if (!d->init)
+        place_init(X, pl);
+    int v = c < d->nlen ? d->nrow[c] : TSR_DIS_UNKNOWN;
+    if (v == TSR_DIS_UNKNOWN) {
+        const struct tsr_tc_part *p, *end;
+        struct tsr_dis_kont k;
+        place_of(X->isa, pl, &p, &end, &k);
+        v = tsr_dis_name_fast(&X->x->st, p, end, k.p, k.end, c);
+    }
+    if (v == TSR_DIS_NEVER && c < 64)
+        X->nm[pl] |= (uint64_t)1 << c;
+    return v;
+}
+
+bool tsr_fx_num_slow(struct tsr_fx *X, uint32_t pl, unsigned field, const struct tsr_dis_ev *ev)
+{
+    struct tsr_fx_pl *d = &X->pl[pl];
+    if (!d->init)
+        place_init(X, pl);
+    /* S_TAB: a number the continuation may extend, decided by its row only when printed last in its part
+     * (dis_exact.c run_step); S_INT and other S_TAB: the text decides */
+    bool last = d->mkind == TSR_DIS_S_TAB && d->tabnum && ev->end == X->lim;
+    if (d->mkind != TSR_DIS_S_FIXINT && d->mkind != TSR_DIS_S_NUMROW && !last)
+        return false;
+    /* dis_exact.c num_run */
+    uint64_t c = X->f[field];
+    unsigned w = X->isa->fields[field].width;
+    if (ev->pos >= ev->end || (w < 64 && c >> w))
+        return false;
+    if (d->mkind != TSR_DIS_S_FIXINT) {
+        int v = c < d->mlen ? d->mrow[c] : TSR_DIS_UNKNOWN;
+        if (v == TSR_DIS_UNKNOWN)
+            v = tsr_dis_num_entry(&X->x->st, X->isa->parts[X->isa->fx->places[pl].part].arg, c);
+        if (v != TSR_DIS_NEVER)
+            return false;
+    }
+    tsr_fx_bind(X, field);
+    return true;
+}
+
+/* dis_plan.c plan_seq for the operand part and alternative of pair pk: its early alternatives. */
+static struct fpk *pk_make(struct tsr_fx *X, uint32_t pk)
+{
+    const struct tsr_tc_isa *isa = X->isa;
+    struct tsr_dis_static *st = &X->x->st;
+    const struct tsr_fx_pk *pi = &isa->fx->pks[pk];
+    const struct tsr_tc_part *p = isa->parts + pi->part, *end = isa->parts + pi->end;
+    unsigned k = pi->k;
+    struct fpk *A = xcalloc(1, sizeof *A + k * sizeof A->early[0]);
+    A->step.p = p, A->step.end = end, A->k = k, A->alt = isa->opnds[p->arg].alt;
+    uint64_t maybe = tsr_dis_alt_maybe(st, p, end, k);
+    for (uint32_t i = 0; i < k; i++) {
+        if ((i < 63 && !(maybe >> i & 1)) || tsr_dis_alt_ctx(st, p, end, i, k) == TSR_DIS_NEVER)
+            continue;
+        struct tsr_dis_early *y = &A->early[A->nearly++];
+        *y = (struct tsr_dis_early){.alt = i};
+        y->nrow = tsr_dis_alt_entry_rows(st, p, end, i, k, y->r, TSR_DIS_EHOLES);
+    }
+    return A;
+}
+
+static struct fpk *pk_new(struct tsr_fx *X, uint32_t pk)
+{
+    struct fpk *A = X->pk[pk] = pk_make(X, pk);
+    X->pkn[pk] = A->nearly ? 2 : 1;
+    return A;
+}
+
+static inline struct fpk *pk_get(struct tsr_fx *X, uint32_t pk)
+{
+    struct fpk *A = X->pk[pk];
+    return A ? A : pk_new(X, pk);
+}
+
+/* fpk.bnever for pair pk of op a (of slot S), decided for the ops of mask m (positions in S) not yet asked. */
+static uint64_t pk_bnever(struct tsr_fx *X, uint32_t pk, unsigned a, const struct tsr_tc_slot *S, uint64_t m)
+{
+    struct fpk *A = pk_get(X, pk);
+    uint64_t ask = m & ~A->bknown;
+    if (ask) {
+        const struct tsr_tc_isa *isa = X->isa;
+        uint8_t alts[TSR_DIS_LALT];
+        memset(alts, 0xff, sizeof alts);
+        size_t j = (size_t)(A->step.p - (isa->parts + isa->ops[a].part));
+        if (j < TSR_DIS_LALT && A->k < 0xff) {
+            alts[j] = (uint8_t)A->k;
+            for (uint64_t u = ask; u; u &= u - 1) {
+                unsigned i = (unsigned)__builtin_ctzll(u);
+                unsigned b = isa->idx[S->op + i];
+                if (i < S->nop && b < a && isa->ops[b].slot == isa->ops[a].slot &&
+                    tsr_dis_op_alts(&X->x->st, b, a, alts) == TSR_DIS_NEVER)
+                    A->bnever |= (uint64_t)1 << i;
+            }
+        }
+        A->bknown |= ask;
+    }
+    return A->bnever;
+}
+
+/* The number of events the printed path gives template part p, its event at ie, within [ie, iend) (0: they run
+ * past it, or nest too deep): one, and for an operand those of its printed alternative's parts (dis_exact.c). */
+static size_t ev_span(const struct tsr_fx *X, const struct tsr_tc_part *p, size_t ie, size_t iend, unsigned depth)
+{
+    if (ie >= iend)
+        return 0;
+    if (p->kind != TSR_TC_OPND)
+        return 1;
+    const struct tsr_tc_opnd *o = &X->isa->opnds[p->arg];
+    if (depth >= 8 || X->ev0[ie].what >= o->nalt)
+        return 0;
+    const struct tsr_tc_alt *al = &X->isa->alts[o->alt + X->ev0[ie].what];
+    size_t n = 1;
+    for (uint32_t i = 0; i < al->npart; i++) {
+        size_t m = ev_span(X, X->isa->parts + al->part + i, ie + n, iend, depth + 1);
+        if (!m)
+            return 0;
+        n += m;
+    }
+    return n;
+}
+
+/* The alternatives printed at the op-level operands of bundle part k, from its events, the operand whose event is
+ * skip left out (0xff) (dis_exact.c part_alts).  Whether that operand's event was met. */
+static bool part_alts(const struct tsr_fx *X, size_t k, size_t skip, uint8_t *lalt)
+{
+    const struct tsr_tc_isa *isa = X->isa;
+    const struct tsr_tc_op *op = &isa->ops[X->pop[k]];
+    size_t ie = X->sp[k].first, iend = k + 1 < X->np ? X->sp[k + 1].first : X->nev;
+    bool seen = false;
+    memset(lalt, 0xff, TSR_DIS_LALT);
+    for (uint32_t i = 0; i < op->npart; i++) {
+        const struct tsr_tc_part *p = isa->parts + op->part + i;
+        size_t n = ev_span(X, p, ie, iend, 0);
+        if (!n) {
+            memset(lalt, 0xff, TSR_DIS_LALT);
+            return false;
+        }
+        if (p->kind == TSR_TC_OPND && ie == skip)
+            seen = true;
+        else if (p->kind == TSR_TC_OPND && i < TSR_DIS_LALT)
+            lalt[i] = (uint8_t)X->ev0[ie].what;
+        ie += n;
+    }
+    return seen;
+}
+
+/* dis_exact.c refuted() from the facts, after tsr_dis_spin_alt: early alternative alt of the operand printed with
+ * alternative pa at event `top` of the current part fails through a field an anchored operand pins
+ * (tsr_dis_spin_ops), or through its leading table hole (hole_refuted: for each code it can read there, some
+ * part pins the field to another value). */
+static bool fx_refuted(struct tsr_fx *X, const struct tsr_tc_alt *alt, const struct tsr_tc_alt *pa, size_t top,
+                       bool lead)
+{
+    const struct tsr_tc_isa *isa = X->isa;
+    uint8_t lalt[MAX_PARTS][TSR_DIS_LALT];
+    size_t cur = X->cur;
+    memcpy(lalt, X->x->lalt, cur * sizeof *lalt);
+    if (!part_alts(X, cur, top, lalt[cur]))
+        memset(lalt[cur], 0xff, TSR_DIS_LALT);
+    for (size_t k = cur + 1; k < X->np; k++)
+        part_alts(X, k, SIZE_MAX, lalt[k]);
+    const uint8_t (*L)[TSR_DIS_LALT] = (const uint8_t (*)[TSR_DIS_LALT])lalt;
+    if (tsr_dis_spin_ops(isa, X->x, X->fmt, X->np, X->pop, X->sp, cur, L, alt, X->f))
+        return true;
+    uint64_t codes[8];
+    unsigned n = tsr_dis_lead_codes(isa, alt, pa, X->f, codes, 8);
+    if (!n)
+        return false;
+    unsigned field = isa->parts[alt->part].field;
+    uint64_t own = X->f[field] & tsr_bits_mask(isa->fields[field].width);
+    for (unsigned i = 0; i < n; i++) {
+        if (codes[i] == own)
+            return false;   /* the printed parts read the instruction's value */
+        bool pinned = false;
+        for (size_t k = 0; k < X->np && !pinned; k++) {
+            if (k == cur && lead)
+                continue;   /* the operand being decided */
+            uint32_t t0 = k > cur ? X->sp[cur].t + 1 : TSR_DIS_SPIN_SELF;
+            pinned = tsr_dis_spin(isa, X->x, X->fmt, X->pop[k], t0, X->pw[k], field, codes[i], X->f) ==
+                     TSR_DIS_SPIN_PINS;
+        }
+        if (!pinned && !tsr_dis_spin_ops_field(isa, X->x, X->fmt, X->np, X->pop, X->sp, cur, L, field, codes[i], X->f))
+            return false;
+    }
+    return true;
+}
+
+bool tsr_fx_early_slow(struct tsr_fx *X, uint32_t pk, bool lead, const struct tsr_dis_ev *ev)
+{
+    struct fpk *A = pk_get(X, pk);
+    /* run_step S_OPND: each early alternative ruled out by its rows, else refuted through a field by the facts
+     * (refuted(): dis_spin.c first) */
+    for (uint32_t j = 0; j < A->nearly; j++) {
+        const struct tsr_dis_early *y = &A->early[j];
+        if (tsr_dis_early_never(&X->x->st, &A->step, y, A->k, X->f))
+            continue;
+        const struct tsr_tc_alt *alt = &X->isa->alts[A->alt + y->alt];
+        if (!tsr_dis_spin_alt(X->isa, X->x, X->fmt, X->np, X->pop, X->sp, X->pw, X->cur, lead, alt, X->f, NULL) &&
+            !fx_refuted(X, alt, &X->isa->alts[A->alt + A->k], (size_t)(ev - X->ev0), lead))
+            return false;
+    }
+    return true;
+}
+
+/* The defaults of d[0 .. nd) as a mask and values (the first default of a field counts). */
+static void defaults_of(const struct tsr_tc_isa *isa, size_t nw, const struct tsr_tc_default *d, uint32_t nd,
+                        struct fop *o)
+{
+    o->defmask = xcalloc(nw, sizeof *o->defmask);
+    o->defval = xcalloc(isa->nfields, sizeof *o->defval);
+    for (uint32_t i = 0; i < nd; i++) {
+        unsigned fd = d[i].field;
+        if (o->defmask[fd >> 6] >> (fd & 63) & 1)
+            continue;
+        o->defmask[fd >> 6] |= (uint64_t)1 << (fd & 63);
+        o->defval[fd] = d[i].val & tsr_bits_mask(isa->fields[fd].width);
+    }
+}
+
+static inline const struct fop *op_facts(struct tsr_dis_exact *x, const struct tsr_tc_isa *isa, unsigned a)
+{
+    struct fop *o = &x->fast->op[a];
+    if (!o->init) {
+        defaults_of(isa, x->fast->nw, isa->defs + isa->ops[a].def, isa->ops[a].ndef, o);
+        o->lead = x->oplead[a];
+        o->init = true;
+    }
+    return o;
+}
+
+/* tsr_dis_fmt_never(a, g) and tsr_dis_slot_never(a, s), kept as bits of the op's record once asked. */
+static bool fmt_never(struct tsr_dis_exact *x, unsigned a, unsigned g)
+{
+    struct fop *o = &x->fast->op[a];
+    if (g >= 64)
+        return tsr_dis_fmt_never(&x->st, a, g);
+    uint64_t b = (uint64_t)1 << g;
+    if (!(o->fknown & b)) {
+        if (tsr_dis_fmt_never(&x->st, a, g))
+            o->fnever |= b;
+        o->fknown |= b;
+    }
+    return o->fnever & b;
+}
+
+static bool slot_never(struct tsr_dis_exact *x, unsigned a, unsigned s)
+{
+    struct fop *o = &x->fast->op[a];
+    if (s >= 64)
+        return tsr_dis_slot_never(&x->st, a, s);
+    uint64_t b = (uint64_t)1 << s;
+    if (!(o->sknown & b)) {
+        if (tsr_dis_slot_never(&x->st, a, s))
+            o->snever |= b;
+        o->sknown |= b;
+    }
+    return o->snever & b;
+}
+
+/* The defaults for the fields bound[] leaves unset, by o's table: each must be the field's value; binds them. */
+static bool defaults_hold(const struct fop *o, size_t nw, uint64_t *bound, const uint64_t *f)
+{
+    for (size_t w = 0; w < nw; w++) {
+        uint64_t m = o->defmask[w] & ~bound[w];
+        for (uint64_t u = m; u; u &= u - 1) {
+            unsigned fd = (unsigned)(w * 64) + (unsigned)__builtin_ctzll(u);
+            if (o->defval[fd] != f[fd])
+                return false;
+        }
+        bound[w] |= m;
+    }
+    return true;
+}
+
+/* dis_exact.c conds() */
+static bool fconds(struct tsr_fx *X, uint32_t first, uint32_t n)
+{
+    const struct tsr_tc_isa *isa = X->isa;
+    for (uint32_t i = 0; i < n; i++) {
+        const struct tsr_tc_cond *c = &isa->conds[first + i];
+        if (c->kind == TSR_TC_BIND) {
+            if ((c->val & tsr_bits_mask(isa->fields[c->field].width)) != X->f[c->field])
+                return false;
+            tsr_fx_bind(X, c->field);
+        } else if (c->kind != TSR_TC_BIND2) {
+            if (!isa->check(c->id, X->f))
+                return false;
+        } else if (!tsr_fx_pair(X, c->field, c->field2)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* dis_exact.c slot_possible, from the facts only: 0 when no op of the slot (before `before`) can read part k,
+ * 1 when the text would have to decide. */
+static int fslot(struct tsr_fx *X, unsigned slot, unsigned before, unsigned printed, size_t k)
+{
+    struct tsr_dis_exact *x = X->x;
+    const struct tsr_tc_isa *isa = X->isa;
+    const struct tsr_tc_slot *S = &isa->slots[slot];
+    struct fop *o = &x->fast->op[printed];
+    if (before == printed && !o->bnever)
+        o->bnever = (uint8_t)(1 + tsr_dis_before_never(&x->st, printed));
+    if (before == TSR_TC_NO_OP ? slot_never(x, printed, slot)
+                               : (before == printed ? o->bnever == 2 : tsr_dis_before_never(&x->st, before)))
+        return 0;
+    bool alts = isa->ops[printed].npart <= TSR_DIS_LALT;   /* as dis_exact.c slot_possible */
+    if (S->nop > 64)
+        return 1;
+    if (before == printed && alts && k == X->cur) {
+        /* dis_cand.c with alts: the ops tsr_dis_op_alts does not rule out, which is NEVER when it is with one
+         * operand part fixed: the ops before the printed one less those each printed pair rules out */
+        uint64_t m = tsr_dis_cands(&x->cands, &x->st, slot, before, printed, false, x->lalt[k]);
+        for (uint32_t i = 0; i < X->nlpk && m; i++)
+            m &= ~pk_bnever(X, X->lpk[i], printed, S, m);
+        return m != 0;
+    }
+    return tsr_dis_cands(&x->cands, &x->st, slot, before, printed, alts, x->lalt[k]) != 0;
+}
+
+static inline uint32_t fws(const char *s, uint32_t lim, uint32_t pos)
+{
+    while (pos < lim && tsr_asm_isblank(s[pos]))
+        pos++;
+    return pos;
+}
+
+bool tsr_dis_fast(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const void *inst, const char *text,
+                  size_t len, const struct tsr_dis_path *path)
+{
+    const struct tsr_dis_ev *ev = path->ev;
+    const struct tsr_dis_slotp *sp = path->sp;
+    size_t nev = path->nev, np = path->nsp;
+    size_t nw = ((size_t)isa->nfields + 63) / 64;
+    if (!isa->fx || path->over || !x->st.isa || !x->bound || nw > 16)
+        return false;   /* the full proof sets up the facts and its arrays on its first bundle */
+    const unsigned char *ib = inst;
+    unsigned fmt = ib[0];
+    if (fmt >= isa->nformats || len > UINT32_MAX / 2 || np == 0 || np > MAX_PARTS)
+        return false;
+    struct tsr_dis_fast *F0 = x->fast;
+    if (!F0) {
+        F0 = x->fast = xcalloc(1, sizeof *F0);
+        F0->op = xcalloc(isa->nops, sizeof *F0->op);
+        F0->fd = xcalloc(isa->nformats, sizeof *F0->fd);
+        F0->pl = xcalloc(isa->fx->nplaces, sizeof *F0->pl);
+        F0->pk = xcalloc(isa->fx->npks, sizeof *F0->pk);
+        F0->pkn = xcalloc(isa->fx->npks, 1);
+        F0->nm = xcalloc(isa->fx->nplaces, sizeof *F0->nm);
+        F0->nw = nw;
+        F0->fmask = xcalloc((size_t)isa->nformats * nw, sizeof *F0->fmask);
+        for (unsigned g = 0; g < isa->nformats; g++)
+            for (uint32_t i = 0; i < isa->formats[g].nfield; i++) {
+                unsigned fd = isa->idx[isa->formats[g].field + i];
+                F0->fmask[g * nw + (fd >> 6)] |= (uint64_t)1 << (fd & 63);
+            }
+    }
+    const struct tsr_tc_format *F = &isa->formats[fmt];
+    const uint16_t *ops = (const uint16_t *)(const void *)(ib + isa->off_op);
+    const uint32_t *ign = (const uint32_t *)(const void *)(ib + isa->off_ignored);
+    const uint64_t *f = (const uint64_t *)(const void *)(ib + isa->off_f);
+    /* the assembler leaves ignored bits 0 */
+    for (uint32_t i = 0; i < F->nign; i++)
+        if (tsr_wide_extract(ign, isa->ranges[F->ign + i].hi, isa->ranges[F->ign + i].lo))
+            return false;
+    /* a trailing `}` would be read as overrides */
+    uint32_t n = (uint32_t)len, e = n;
+    while (e > 0 && tsr_asm_isblank(text[e - 1]))
+        e--;
+    if (e > 0 && text[e - 1] == '}')
+        return false;
+    /* each part's op and the alternative printed at its leading operand (for dis_spin.c) */
+    unsigned pop[MAX_PARTS];
+    uint8_t pw[MAX_PARTS];
+    for (size_t k = 0; k < np; k++) {
+        if (sp[k].t >= F->nslot)
+            return false;
+        unsigned a = ops[isa->idx[F->slot + sp[k].t]];
+        if (a >= isa->nops)
+            return false;
+        pop[k] = a;
+        const struct fop *o = op_facts(x, isa, a);
+        size_t pl = o->lead < 0 ? SIZE_MAX : sp[k].first + (size_t)o->lead;
+        pw[k] = pl < nev && ev[pl].what < 0xff ? (uint8_t)ev[pl].what : 0xff;
+    }
+    uint64_t bound[16];
+    uint16_t eq[64];
+    memset(bound, 0, nw * sizeof *bound);
+    struct tsr_fx X;   /* set field by field: lpk[] is written before it is read (the op's checker) */
+    X.isa = isa, X.x = x, X.s = text, X.lim = 0, X.f = f, X.bound = bound, X.eq = eq, X.neq = 0, X.ceq = 64;
+    X.pl = F0->pl, X.pk = F0->pk, X.pkn = F0->pkn, X.nm = F0->nm, X.lalt = NULL, X.nlpk = 0, X.end = 0;
+    X.fmt = fmt, X.np = np, X.cur = 0, X.pop = pop, X.sp = sp, X.pw = pw, X.ev0 = ev, X.nev = nev;
+    if (!fconds(&X, F->cond, F->ncond))
+        return false;
+    uint32_t s = 0, start = 0;
+    uint64_t printed = 0;
+    for (size_t k = 0; k < np; k++) {
+        /* the part's text: up to the next ';' (asm_engine.c tsr_asm_bundle splits at every ';') */
+        const char *semi = memchr(text + start, ';', n - start);
+        uint32_t lim = semi ? (uint32_t)(semi - text) : n;
+        uint32_t q = fws(text, lim, start);
+        uint32_t t = sp[k].t;
+        size_t ie = sp[k].first, iend = k + 1 < np ? sp[k + 1].first : nev;
+        if ((k + 1 < np) != (semi != NULL) || q == lim || t < s || t >= 64 || ie > iend || iend > nev)
+            return false;
+        unsigned slot = isa->idx[F->slot + t], a = pop[k];
+        X.lim = lim, X.cur = k, X.lalt = x->lalt[k], X.nlpk = 0;
+        memset(x->lalt[k], 0xff, TSR_DIS_LALT);
+        /* run_plan: the first event is where the assembler starts; the op's checker; the part's text ends
+         * after its last event */
+        if (ie < iend && ev[ie].pos != q && (ev[ie].pos > lim || fws(text, lim, ev[ie].pos) != q))
+            return false;
+        size_t used;
+        X.end = q;
+        if (!isa->fx->op[a](&X, ev + ie, iend - ie, &used) || ie + used != iend || X.end > lim ||
+            fws(text, lim, X.end) != lim)
+            return false;
+        /* the slots and ops the assembler tries before this one */
+        for (uint32_t u = s; u < t; u++)
+            if (fslot(&X, isa->idx[F->slot + u], TSR_TC_NO_OP, a, k))
+                return false;
+        if (fslot(&X, slot, a, a, k))
+            return false;
+        printed |= (uint64_t)1 << t;
+        s = t + 1;
+        start = lim + 1;
+    }
+    /* the formats before fmt: each has too few slots, or a part that fits none of its slots */
+    for (unsigned g = 0; g < fmt; g++) {
+        const struct tsr_tc_format *G = &isa->formats[g];
+        bool fails = np > G->nslot;
+        for (size_t k = 0; k < np && !fails; k++)
+            fails = fmt_never(x, pop[k], g);
+        for (size_t k = 0; k < np && !fails; k++) {
+            bool any = false;
+            for (uint32_t t = 0; t < G->nslot && !any; t++)
+                any = fslot(&X, isa->idx[G->slot + t], TSR_TC_NO_OP, pop[k], k) != 0;
+            fails = !any;
+        }
+        if (!fails)
+            return false;
+    }
+    /* the slots not printed hold their default ops */
+    for (uint32_t t = 0; t < F->nslot; t++) {
+        if (t < 64 && (printed >> t & 1))
+            continue;
+        unsigned slot = isa->idx[F->slot + t];
+        unsigned opi = isa->slots[slot].default_op;
+        if (ops[slot] != opi || !fconds(&X, isa->ops[opi].cond, isa->ops[opi].ncond))
+            return false;
+    }
+    /* FIELD == FIELD: a bound side binds the other; each pair needs one (dis_exact.c) */
+#define FBIT(fd) (bound[(fd) >> 6] >> ((fd) & 63) & 1)
+    for (bool changed = X.neq > 0; changed;) {
+        changed = false;
+        for (uint32_t i = 0; i < X.neq; i += 2) {
+            unsigned a = eq[i], b = eq[i + 1];
+            if (FBIT(a) != FBIT(b)) {
+                tsr_fx_bind(&X, FBIT(a) ? b : a);
+                changed = true;
+            }
+        }
+    }
+    for (uint32_t i = 0; i < X.neq; i += 2)
+        if (!FBIT(eq[i]) ||
+            ((f[eq[i]] ^ f[eq[i + 1]]) & tsr_bits_mask(isa->fields[eq[i]].width) &
+             tsr_bits_mask(isa->fields[eq[i + 1]].width)))
+            return false;
+    /* the fields nothing bound: the first default for them (ops' in slot order, then the format's), else 0 */
+    for (uint32_t t = 0; t < F->nslot; t++)
+        if (!defaults_hold(op_facts(x, isa, ops[isa->idx[F->slot + t]]), nw, bound, f))
+            return false;
+    struct fop *fo = &F0->fd[fmt];
+    if (!fo->init) {
+        defaults_of(isa, nw, isa->defs + F->def, F->ndef, fo);
+        fo->init = true;
+    }
+    if (!defaults_hold(fo, nw, bound, f))
+        return false;
+#undef FBIT
+    /* the format's fields nothing bound are 0 */
+    for (size_t w = 0; w < nw; w++)
+        for (uint64_t u = F0->fmask[fmt * nw + w] & ~bound[w]; u; u &= u - 1)
+            if (f[w * 64 + (unsigned)__builtin_ctzll(u)])
+                return false;
+    return true;
+}
+
+void tsr_dis_fast_free(struct tsr_dis_exact *x)
+{
+    struct tsr_dis_fast *F0 = x->fast;
+    if (!F0)
+        return;
+    const struct tsr_tc_isa *isa = x->st.isa;
+    for (uint32_t i = 0; isa && isa->fx && i < isa->fx->npks; i++)
+        free(F0->pk[i]);
+    free(F0->pk);
+    free(F0->pkn);
+    free(F0->nm);
+    for (unsigned a = 0; isa && a < isa->nops; a++)
+        free(F0->op[a].defmask), free(F0->op[a].defval);
+    for (unsigned g = 0; isa && g < isa->nformats; g++)
+        free(F0->fd[g].defmask), free(F0->fd[g].defval);
+    free(F0->op);
+    free(F0->fd);
+    free(F0->pl);
+    free(F0->fmask);
+    free(F0);
+    x->fast = NULL;
+}

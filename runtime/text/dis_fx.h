@@ -1,0 +1,187 @@
+/* The fast form of the disassembler's exactness proof, generated per op (gen/emit_discheck.c, appended to
+ * build/gen/<t>/<t>_disasm.c) and run by runtime/text/dis_fast.c: the interface between the two.
+ *
+ * A generated checker walks one bundle part printed by its op along the printed path (dis_path.h) and makes,
+ * with the template compiled in, the tests the full proof's plans make there (dis_exact.c run_plan, run_step;
+ * dis_plan.c), each from the facts alone: a literal ending in an identifier character is not followed by one
+ * (tsr_fx_lit); a printed name has the short way by its code's row (tsr_fx_table); a number reads back by the
+ * template (tsr_fx_table, tsr_fx_int: dis_num.c); optional text not printed does not match where the
+ * assembler tries it (tsr_fx_opt0); an operand's early alternatives are ruled out by the rows of the codes
+ * printed or refuted through a field another part's leading operand pins (tsr_fx_early: dis_spin.c); the
+ * conditions hold (compiled: a binding compares the field with a constant and marks it bound).  Any test
+ * that fails, or that the facts cannot settle, makes the checker answer false, and the full proof decides.
+ *
+ * Places: mdlc numbers every template place the checkers test: each part of each op's template, and each
+ * part of each alternative of an operand at an op's template part (per operand part, one block per
+ * alternative).  The facts asked at a place (the name row, the number's kind and row) depend on the part
+ * and what follows it in the op's template, which `places` gives; they are looked up on first use and kept
+ * per place in the prover (struct tsr_fx_pl).  Likewise each (operand part, alternative) pair has an index
+ * (`pks`) under which its early alternatives are kept.
+ */
+#ifndef TSR_DIS_FX_H
+#define TSR_DIS_FX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "text/asm_engine.h"
+#include "text/dis_path.h"
+#include "text/textcodec.h"
+
+struct tsr_fx;
+
+/* The checkers' small tests are inlined into every place that makes them (gcc and clang would otherwise keep
+ * one out-of-line copy for hundreds of call sites). */
+#if defined(__GNUC__) || defined(__clang__)
+#define TSR_FX_INLINE static inline __attribute__((always_inline))
+#else
+#define TSR_FX_INLINE static inline
+#endif
+
+/* A row entry: not yet decided, shown (dis_exact.h TSR_DIS_UNKNOWN, TSR_DIS_NEVER). */
+#define TSR_FX_UNKNOWN 0
+#define TSR_FX_NEVER 1
+/* Operand parts of an op's template whose printed alternative is recorded (dis_exact.h TSR_DIS_LALT). */
+#define TSR_FX_LALT 16
+
+/* The checker of an op: the bundle part's events from ev (avail of them); true when every test holds, with
+ * *used the events the op's template took and X->end the end of its last op-level part's event. */
+typedef bool (*tsr_fx_fn)(struct tsr_fx *X, const struct tsr_dis_ev *ev, size_t avail, size_t *used);
+
+/* A place: template part `part` (an index into isa->parts) of a sequence ending at `end`, followed by parts
+ * [cpart, cend) of the op's template (an operand alternative's part; cpart == UINT32_MAX: an op's own part,
+ * followed by nothing). */
+struct tsr_fx_pinfo { uint32_t part, end, cpart, cend; };
+/* An (operand part, alternative) pair: the operand's part in an op's template ending at `end`, alternative k. */
+struct tsr_fx_pk { uint32_t part, end, k; };
+
+/* What mdlc generates for an isa (tsr_tc_isa.fx). */
+struct tsr_fx_desc {
+    const tsr_fx_fn *op;                  /* per op */
+    const struct tsr_fx_pinfo *places;
+    uint32_t nplaces;
+    const struct tsr_fx_pk *pks;
+    uint32_t npks;
+};
+
+/* The facts kept per place, looked up on first use (dis_fast.c place_init).  nlen is 0 until then. */
+struct tsr_fx_pl {
+    uint8_t init;           /* looked up */
+    uint8_t mkind;          /* a number printed here: TSR_DIS_S_FIXINT, _S_NUMROW, or another (not shown) */
+    uint8_t tabnum;         /* a table hole of a table with numeric entries */
+    uint32_t nlen, mlen;    /* the rows' lengths (0: no row; ask the function) */
+    const uint8_t *nrow;    /* tsr_dis_name_row: per code, TSR_DIS_NEVER when the short way holds */
+    const uint8_t *mrow;    /* tsr_dis_num_row (S_NUMROW) */
+};
+
+/* The checkers' state over one bundle (dis_fast.c sets it up). */
+struct tsr_fx {
+    const struct tsr_tc_isa *isa;
+    struct tsr_dis_exact *x;    /* the prover: its facts */
+    const char *s;              /* the bundle's text; the current part ends at lim */
+    uint32_t lim;
+    const uint64_t *f;          /* the instruction's fields */
+    uint64_t *bound;            /* one bit per field: bound by the path */
+    uint16_t *eq;               /* FIELD == FIELD pairs met, 2 entries each: neq of ceq */
+    uint32_t neq, ceq;
+    struct tsr_fx_pl *pl;       /* per place */
+    void **pk;                  /* per (operand part, alternative): its early alternatives (dis_fast.c), made on
+                                   first use */
+    uint8_t *pkn;               /* per pair: 0 not known yet, 1 no early alternative, 2 some */
+    uint64_t *nm;               /* per place: bit c set once code c (< 64) is known to print a name with the short
+                                   way there (its name row says TSR_FX_NEVER): one word per place, so that the
+                                   checkers' most frequent test reads a small array */
+    uint8_t *lalt;              /* the current part's alternatives per operand part (dis_exact.h lalt) */
+    uint32_t lpk[TSR_FX_LALT];  /* the pairs printed at the op's operand parts recorded in lalt, nlpk of them */
+    uint32_t nlpk;
+    uint32_t end;               /* out: the end of the op's last part's event */
+    /* for dis_spin.c: the bundle's parts, their ops and the alternatives at their leading operands; the path's
+     * events */
+    const struct tsr_dis_ev *ev0;
+    size_t nev;
+    unsigned fmt;
+    size_t np, cur;
+    const unsigned *pop;
+    const struct tsr_dis_slotp *sp;
+    const uint8_t *pw;
+};
+
+/* The slow halves (dis_fast.c). */
+int tsr_fx_name_slow(struct tsr_fx *X, uint32_t place, uint64_t c);
+bool tsr_fx_num_slow(struct tsr_fx *X, uint32_t place, unsigned field, const struct tsr_dis_ev *ev);
+bool tsr_fx_early_slow(struct tsr_fx *X, uint32_t pk, bool lead, const struct tsr_dis_ev *ev);
+
+/* The early alternatives of operand part and alternative `pk` (the alternatives the assembler tries before
+ * the printed one that the templates do not rule out), the operand printed at event ev: each ruled out by the
+ * rows of the codes printed, or refuted through a field (false: one is not).  lead: the operand is its op's
+ * leading operand. */
+TSR_FX_INLINE bool tsr_fx_early(struct tsr_fx *X, uint32_t pk, bool lead, const struct tsr_dis_ev *ev)
+{
+    return X->pkn[pk] == 1 || tsr_fx_early_slow(X, pk, lead, ev);
+}
+
+TSR_FX_INLINE void tsr_fx_bind(struct tsr_fx *X, unsigned field)
+{
+    X->bound[field >> 6] |= (uint64_t)1 << (field & 63);
+}
+
+/* The event lies within the part (every step of run_step first tests it). */
+TSR_FX_INLINE bool tsr_fx_in(const struct tsr_fx *X, const struct tsr_dis_ev *ev)
+{
+    return ev->pos <= ev->end && ev->end <= X->lim;
+}
+
+/* A literal ending in an identifier character (bound): no identifier character follows (S_LIT). */
+TSR_FX_INLINE bool tsr_fx_lit(const struct tsr_fx *X, const struct tsr_dis_ev *ev)
+{
+    return tsr_fx_in(X, ev) && !(ev->end < X->lim && tsr_asm_isident(X->s[ev->end]));
+}
+
+bool tsr_fx_table_slow(struct tsr_fx *X, uint32_t pl, unsigned field, bool bound, const struct tsr_dis_ev *ev);
+
+/* A `{TABLE:FIELD}` hole at place pl (bound: the part's bound rule): a name with the short way (S_NAME), or a
+ * number the template shows to read back (S_NUMROW); binds the field.  The usual case here (a name whose
+ * code's row is decided, not empty, not cut by the bound rule), the rest in tsr_fx_table_slow. */
+TSR_FX_INLINE bool tsr_fx_table(struct tsr_fx *X, uint32_t pl, unsigned field, bool bound, const struct tsr_dis_ev *ev)
+{
+    uint64_t c = X->f[field];
+    if (ev->what == TSR_TC_PRINT_NAME && c < 64 && (X->nm[pl] >> c & 1) && ev->pos < ev->end &&
+        ev->end <= X->lim && !tsr_asm_isblank(X->s[ev->pos]) &&
+        !(bound && ev->end < X->lim && tsr_asm_isident(X->s[ev->end]) && tsr_asm_isident(X->s[ev->end - 1]))) {
+        tsr_fx_bind(X, field);
+        return true;
+    }
+    return tsr_fx_table_slow(X, pl, field, bound, ev);
+}
+
+/* A `{FIELD}` hole at place pl: S_FIXINT (the printed number reads back as the code, nothing extends it). */
+TSR_FX_INLINE bool tsr_fx_int(struct tsr_fx *X, uint32_t pl, unsigned field, const struct tsr_dis_ev *ev)
+{
+    return tsr_fx_in(X, ev) && tsr_fx_num_slow(X, pl, field, ev);
+}
+
+/* Optional text (literal t, len bytes, bound rule) not printed at ev: its literal fails where the assembler
+ * tries it (S_OPT0; one that matches would need the text-only matcher: not shown). */
+TSR_FX_INLINE bool tsr_fx_opt0(const struct tsr_fx *X, const struct tsr_dis_ev *ev, const char *t, unsigned len,
+                               bool bound)
+{
+    uint32_t q = ev->pos, e;
+    if (!tsr_fx_in(X, ev) || ev->end != ev->pos)
+        return false;
+    while (q < X->lim && tsr_asm_isblank(X->s[q]))
+        q++;
+    return !tsr_asm_lit(X->s, X->lim, t, len, bound, q, &e);
+}
+
+/* A FIELD == FIELD condition (the fields are equal): recorded for the end of the bundle. */
+TSR_FX_INLINE bool tsr_fx_pair(struct tsr_fx *X, unsigned a, unsigned b)
+{
+    if (X->f[a] != X->f[b] || X->neq + 2 > X->ceq)
+        return false;
+    X->eq[X->neq++] = (uint16_t)a;
+    X->eq[X->neq++] = (uint16_t)b;
+    return true;
+}
+
+#endif
