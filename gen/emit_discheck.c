@@ -143,7 +143,7 @@ static void opnd_fn(struct cgen *g, int oi)
     tsr_buf_printf(o, "/* operand %s */\nstatic size_t qo_%d(struct tsr_fx *X, const struct tsr_dis_ev *ev, size_t avail, "
                       "uint32_t pb, uint32_t kb, bool lead)\n{\n    const uint64_t *f = X->f;\n"
                       "    (void)f;\n    (void)pb;\n    (void)kb;\n    (void)lead;\n    (void)avail;\n"
-                      "    if (!tsr_fx_in(X, ev))\n        return 0;\n    switch (ev->what) {\n",
+                      "    if (!tsr_fx_in(X, ev))\n        return 0;\n    X->top = (size_t)(ev - X->ev0);\n    switch (ev->what) {\n",
                    od->inst_name ? od->inst_name : od->name, oi);
     int off = 0;
     for (int k = 0; k < od->nalt; k++) {

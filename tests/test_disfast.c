@@ -81,7 +81,7 @@ static uint64_t next(void)   /* xorshift64* */
 }
 
 /* On random words: every bundle the fast form shows, the full proof shows too; and it shows nearly all of them
- * (those the facts settle: 99.4 % here when this test was written). */
+ * (those the facts settle: 99.87 % here when this test was written). */
 Test(disfast, fast_implies_full)
 {
     struct rig r;
@@ -110,7 +110,7 @@ Test(disfast, fast_implies_full)
                 fast);
     cr_expect_gt(printed, 50000);
     cr_expect_gt(full, printed / 2);
-    cr_expect_geq(fast * 100, full * 97, "the fast form shows %lu of the full proof's %lu", fast, full);
+    cr_expect_geq(fast * 1000, full * 995, "the fast form shows %lu of the full proof's %lu", fast, full);
     rig_close(&r);
 }
 
@@ -118,7 +118,9 @@ Test(disfast, fast_implies_full)
  * refuted through ws (pinned by the other part's `ra28`), a load immediate, packs and unpacks; an early
  * alternative refuted through an anchored operand (`ra12.8d` can only be read with pm = 0, so the MUL pack `.8a`
  * fails) and through a leading table hole (`mutex` read from regfile A binds raddr_a = 51; the other part's
- * operands pin raddr_a otherwise). */
+ * operands pin raddr_a otherwise); a small immediate before a rotation whose value an earlier code shares, that
+ * code pinned by the rotation (dis_fpin.c tsr_dis_num_pinned); `.setf -`, whose `-` the earlier destination
+ * alternatives cannot read with the optional text as printed (tsr_dis_alt_opts). */
 Test(disfast, fast_shows_settled_bundles)
 {
     static const char *const t[] = {
@@ -129,6 +131,8 @@ Test(disfast, fast_shows_settled_bundles)
         "xor.ifcc.setf ra31, r5, ra1; v8min rb20.8c, r2, r0; ldtmu1",
         "fmaxabs.setf rb15, ra12.8d, r2; v8min ra16.8a, r0, r3",
         "xor.ifnn y_coord, r1, mutex; v8adds.ifnn t0s.16b, vr_wait.8a, r3",
+        "xor.ifcc rb27, r4, -11; v8subs ra24.16as, ra54.8d, r4 >> 5",
+        "shr.setf -, r1, ra47; fmul.never rb3, r2, r3; loadam",
     };
     struct rig r;
     rig_open(&r);
@@ -142,16 +146,16 @@ Test(disfast, fast_shows_settled_bundles)
     rig_close(&r);
 }
 
-/* Bundles whose proof reads the text today: the full proof shows them, the fast form declines.  A small
- * immediate that a rotation follows in the other half (-11 is codes 21 and 53: which one the assembler binds
- * depends on the text after it); a float small immediate shared the same way; `.setf -`, whose `-` the
- * destination alternatives tried first may also read. */
+/* Bundles whose proof reads the text today: the full proof shows them, the fast form declines.  `itof`, `clz` and
+ * `not` have a one- and a two-operand form, and a small immediate in first place leaves open on the facts where
+ * the number ends (which form reads the part is asked on the text); a float small immediate shared the same way. */
 Test(disfast, fast_declines_text_questions)
 {
     static const char *const t[] = {
-        "xor.ifcc rb27, r4, -11; v8subs ra24.16as, ra54.8d, r4 >> 5",
+        "itof.ifn vr_setup.8d, 3, r0",
+        "clz.never r0.8888s, 14, r1",
+        "not ra26.8as, 6, r3",
         "ftoi.ifnz r2, 16.0, r3; v8muld.ifcc ra30, ra24, 16.0",
-        "shr.setf -, r1, ra47; fmul.never rb3, r2, r3; loadam",
     };
     struct rig r;
     rig_open(&r);

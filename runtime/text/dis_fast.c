@@ -31,6 +31,7 @@
 #include "bits.h"
 #include "dis_exact.h"
 #include "dis_fx.h"
+#include "dis_px.h"
 
 _Static_assert(TSR_DIS_NEVER == TSR_FX_NEVER && TSR_DIS_UNKNOWN == TSR_FX_UNKNOWN, "row values (dis_fx.h)");
 _Static_assert(TSR_DIS_LALT == TSR_FX_LALT, "alternatives recorded per part (dis_fx.h)");
@@ -40,6 +41,7 @@ _Static_assert(TSR_DIS_LALT == TSR_FX_LALT, "alternatives recorded per part (dis
 struct fpk {
     uint32_t nearly, k;
     uint32_t alt;               /* the operand's first alternative (isa->alts) */
+    bool opts;                  /* the printed alternative has optional text (tsr_dis_alt_opts may rule more out) */
     uint64_t bknown, bnever;    /* bit i: op i of the op's slot (before it) cannot match what the op prints with
                                    alternative k at this operand part, whatever its others (tsr_dis_op_alts with
                                    this one fixed); asked once bknown has bit i */
@@ -149,15 +151,24 @@ int tsr_fx_name_slow(struct tsr_fx *X, uint32_t pl, uint64_t c)
     return v;
 }
 
+/* A proof state (dis_px.h) for the questions dis_fpin.c asks of the facts, over the bundle the checkers walk:
+ * the operand whose event is top (SIZE_MAX: none) is the one being decided. */
+static struct px fx_px(struct tsr_fx *X, size_t top)
+{
+    return (struct px){.isa = X->isa, .x = X->x, .s = X->s, .lim = X->lim, .f = X->f, .ev = X->ev0, .top = top,
+                       .cur = X->cur, .fmt = X->fmt, .np = X->np, .nev = X->nev, .pop = X->pop, .sp = X->sp,
+                       .lalt = X->x->lalt, .plead = X->plead, .ban_field = TSR_DIS_NOBAN};
+}
+
 bool tsr_fx_num_slow(struct tsr_fx *X, uint32_t pl, unsigned field, const struct tsr_dis_ev *ev)
 {
     struct tsr_fx_pl *d = &X->pl[pl];
     if (!d->init)
         place_init(X, pl);
-    /* S_TAB: a number the continuation may extend, decided by its row only when printed last in its part
-     * (dis_exact.c run_step); S_INT and other S_TAB: the text decides */
-    bool last = d->mkind == TSR_DIS_S_TAB && d->tabnum && ev->end == X->lim;
-    if (d->mkind != TSR_DIS_S_FIXINT && d->mkind != TSR_DIS_S_NUMROW && !last)
+    /* S_TAB: a number the continuation may extend, read alone only when printed last in its part (dis_exact.c
+     * run_step); S_INT and other S_TAB: the text decides */
+    bool alone = d->mkind == TSR_DIS_S_NUMROW || (d->mkind == TSR_DIS_S_TAB && d->tabnum && ev->end == X->lim);
+    if (d->mkind != TSR_DIS_S_FIXINT && !alone)
         return false;
     /* dis_exact.c num_run */
     uint64_t c = X->f[field];
@@ -165,11 +176,17 @@ bool tsr_fx_num_slow(struct tsr_fx *X, uint32_t pl, unsigned field, const struct
     if (ev->pos >= ev->end || (w < 64 && c >> w))
         return false;
     if (d->mkind != TSR_DIS_S_FIXINT) {
+        const struct tsr_fx_pinfo *pi = &X->isa->fx->places[pl];
         int v = c < d->mlen ? d->mrow[c] : TSR_DIS_UNKNOWN;
         if (v == TSR_DIS_UNKNOWN)
-            v = tsr_dis_num_entry(&X->x->st, X->isa->parts[X->isa->fx->places[pl].part].arg, c);
-        if (v != TSR_DIS_NEVER)
-            return false;
+            v = tsr_dis_num_entry(&X->x->st, X->isa->parts[pi->part].arg, c);
+        if (v != TSR_DIS_NEVER) {
+            /* dis_exact.c step_hole: the entries before the printed one of the same value pinned by the facts */
+            struct tsr_dis_step st = {.p = X->isa->parts + pi->part, .field = (uint32_t)field, .kind = d->mkind};
+            struct px P = fx_px(X, pi->cpart == UINT32_MAX ? SIZE_MAX : X->top);
+            if (!tsr_dis_num_pinned(&P, &st, ev))
+                return false;
+        }
     }
     tsr_fx_bind(X, field);
     return true;
@@ -185,6 +202,9 @@ static struct fpk *pk_make(struct tsr_fx *X, uint32_t pk)
     unsigned k = pi->k;
     struct fpk *A = xcalloc(1, sizeof *A + k * sizeof A->early[0]);
     A->step.p = p, A->step.end = end, A->k = k, A->alt = isa->opnds[p->arg].alt;
+    const struct tsr_tc_alt *pa = &isa->alts[A->alt + k];
+    for (uint32_t i = 0; i < pa->npart; i++)
+        A->opts |= isa->parts[pa->part + i].kind == TSR_TC_OPT;
     uint64_t maybe = tsr_dis_alt_maybe(st, p, end, k);
     for (uint32_t i = 0; i < k; i++) {
         if ((i < 63 && !(maybe >> i & 1)) || tsr_dis_alt_ctx(st, p, end, i, k) == TSR_DIS_NEVER)
@@ -234,92 +254,33 @@ static uint64_t pk_bnever(struct tsr_fx *X, uint32_t pk, unsigned a, const struc
     return A->bnever;
 }
 
-/* The number of events the printed path gives template part p, its event at ie, within [ie, iend) (0: they run
- * past it, or nest too deep): one, and for an operand those of its printed alternative's parts (dis_exact.c). */
-static size_t ev_span(const struct tsr_fx *X, const struct tsr_tc_part *p, size_t ie, size_t iend, unsigned depth)
+/* dis_plan.c: early alternative j cannot match what the printed one prints with its optional texts as printed
+ * (the events after the operand's event ev). */
+static bool alt_opts_never(struct tsr_fx *X, const struct fpk *A, unsigned j, const struct tsr_dis_ev *ev)
 {
-    if (ie >= iend)
-        return 0;
-    if (p->kind != TSR_TC_OPND)
-        return 1;
-    const struct tsr_tc_opnd *o = &X->isa->opnds[p->arg];
-    if (depth >= 8 || X->ev0[ie].what >= o->nalt)
-        return 0;
-    const struct tsr_tc_alt *al = &X->isa->alts[o->alt + X->ev0[ie].what];
-    size_t n = 1;
-    for (uint32_t i = 0; i < al->npart; i++) {
-        size_t m = ev_span(X, X->isa->parts + al->part + i, ie + n, iend, depth + 1);
-        if (!m)
-            return 0;
-        n += m;
-    }
-    return n;
-}
-
-/* The alternatives printed at the op-level operands of bundle part k, from its events, the operand whose event is
- * skip left out (0xff) (dis_exact.c part_alts).  Whether that operand's event was met. */
-static bool part_alts(const struct tsr_fx *X, size_t k, size_t skip, uint8_t *lalt)
-{
-    const struct tsr_tc_isa *isa = X->isa;
-    const struct tsr_tc_op *op = &isa->ops[X->pop[k]];
-    size_t ie = X->sp[k].first, iend = k + 1 < X->np ? X->sp[k + 1].first : X->nev;
-    bool seen = false;
-    memset(lalt, 0xff, TSR_DIS_LALT);
-    for (uint32_t i = 0; i < op->npart; i++) {
-        const struct tsr_tc_part *p = isa->parts + op->part + i;
-        size_t n = ev_span(X, p, ie, iend, 0);
-        if (!n) {
-            memset(lalt, 0xff, TSR_DIS_LALT);
+    const struct tsr_tc_alt *pa = &X->isa->alts[A->alt + A->k];
+    uint8_t what[256];
+    if (pa->npart > 255)
+        return false;
+    for (uint32_t i = 0; i < pa->npart; i++) {
+        if (ev[1 + i].what > 255)
             return false;
-        }
-        if (p->kind == TSR_TC_OPND && ie == skip)
-            seen = true;
-        else if (p->kind == TSR_TC_OPND && i < TSR_DIS_LALT)
-            lalt[i] = (uint8_t)X->ev0[ie].what;
-        ie += n;
+        what[i] = (uint8_t)ev[1 + i].what;
     }
-    return seen;
+    return tsr_dis_alt_opts(&X->x->st, A->step.p, A->step.end, j, A->k, what) == TSR_DIS_NEVER;
 }
 
 /* dis_exact.c refuted() from the facts, after tsr_dis_spin_alt: early alternative alt of the operand printed with
  * alternative pa at event `top` of the current part fails through a field an anchored operand pins
- * (tsr_dis_spin_ops), or through its leading table hole (hole_refuted: for each code it can read there, some
- * part pins the field to another value). */
-static bool fx_refuted(struct tsr_fx *X, const struct tsr_tc_alt *alt, const struct tsr_tc_alt *pa, size_t top,
-                       bool lead)
+ * (tsr_dis_spin_ops), or through its leading table hole (tsr_dis_hole_refuted). */
+static bool fx_refuted(struct tsr_fx *X, const struct tsr_tc_alt *alt, const struct tsr_tc_alt *pa, size_t top)
 {
-    const struct tsr_tc_isa *isa = X->isa;
+    struct px P = fx_px(X, top);
     uint8_t lalt[MAX_PARTS][TSR_DIS_LALT];
-    size_t cur = X->cur;
-    memcpy(lalt, X->x->lalt, cur * sizeof *lalt);
-    if (!part_alts(X, cur, top, lalt[cur]))
-        memset(lalt[cur], 0xff, TSR_DIS_LALT);
-    for (size_t k = cur + 1; k < X->np; k++)
-        part_alts(X, k, SIZE_MAX, lalt[k]);
-    const uint8_t (*L)[TSR_DIS_LALT] = (const uint8_t (*)[TSR_DIS_LALT])lalt;
-    if (tsr_dis_spin_ops(isa, X->x, X->fmt, X->np, X->pop, X->sp, cur, L, alt, X->f))
-        return true;
-    uint64_t codes[8];
-    unsigned n = tsr_dis_lead_codes(isa, alt, pa, X->f, codes, 8);
-    if (!n)
-        return false;
-    unsigned field = isa->parts[alt->part].field;
-    uint64_t own = X->f[field] & tsr_bits_mask(isa->fields[field].width);
-    for (unsigned i = 0; i < n; i++) {
-        if (codes[i] == own)
-            return false;   /* the printed parts read the instruction's value */
-        bool pinned = false;
-        for (size_t k = 0; k < X->np && !pinned; k++) {
-            if (k == cur && lead)
-                continue;   /* the operand being decided */
-            uint32_t t0 = k > cur ? X->sp[cur].t + 1 : TSR_DIS_SPIN_SELF;
-            pinned = tsr_dis_spin(isa, X->x, X->fmt, X->pop[k], t0, X->pw[k], field, codes[i], X->f) ==
-                     TSR_DIS_SPIN_PINS;
-        }
-        if (!pinned && !tsr_dis_spin_ops_field(isa, X->x, X->fmt, X->np, X->pop, X->sp, cur, L, field, codes[i], X->f))
-            return false;
-    }
-    return true;
+    tsr_dis_ops_lalt(&P, lalt);
+    return tsr_dis_spin_ops(X->isa, X->x, X->fmt, X->np, X->pop, X->sp, X->cur, (const uint8_t (*)[TSR_DIS_LALT])lalt,
+                            alt, X->f) ||
+           tsr_dis_hole_refuted(&P, alt, pa);
 }
 
 bool tsr_fx_early_slow(struct tsr_fx *X, uint32_t pk, bool lead, const struct tsr_dis_ev *ev)
@@ -333,7 +294,8 @@ bool tsr_fx_early_slow(struct tsr_fx *X, uint32_t pk, bool lead, const struct ts
             continue;
         const struct tsr_tc_alt *alt = &X->isa->alts[A->alt + y->alt];
         if (!tsr_dis_spin_alt(X->isa, X->x, X->fmt, X->np, X->pop, X->sp, X->pw, X->cur, lead, alt, X->f, NULL) &&
-            !fx_refuted(X, alt, &X->isa->alts[A->alt + A->k], (size_t)(ev - X->ev0), lead))
+            !fx_refuted(X, alt, &X->isa->alts[A->alt + A->k], (size_t)(ev - X->ev0)) &&
+            !(A->opts && alt_opts_never(X, A, y->alt, ev)))
             return false;
     }
     return true;
@@ -510,6 +472,7 @@ bool tsr_dis_fast(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const v
     /* each part's op and the alternative printed at its leading operand (for dis_spin.c) */
     unsigned pop[MAX_PARTS];
     uint8_t pw[MAX_PARTS];
+    size_t plead[MAX_PARTS];
     for (size_t k = 0; k < np; k++) {
         if (sp[k].t >= F->nslot)
             return false;
@@ -519,6 +482,7 @@ bool tsr_dis_fast(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const v
         pop[k] = a;
         const struct fop *o = op_facts(x, isa, a);
         size_t pl = o->lead < 0 ? SIZE_MAX : sp[k].first + (size_t)o->lead;
+        plead[k] = pl;
         pw[k] = pl < nev && ev[pl].what < 0xff ? (uint8_t)ev[pl].what : 0xff;
     }
     uint64_t bound[16];
@@ -528,6 +492,7 @@ bool tsr_dis_fast(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const v
     X.isa = isa, X.x = x, X.s = text, X.lim = 0, X.f = f, X.bound = bound, X.eq = eq, X.neq = 0, X.ceq = 64;
     X.pl = F0->pl, X.pk = F0->pk, X.pkn = F0->pkn, X.nm = F0->nm, X.lalt = NULL, X.nlpk = 0, X.end = 0;
     X.fmt = fmt, X.np = np, X.cur = 0, X.pop = pop, X.sp = sp, X.pw = pw, X.ev0 = ev, X.nev = nev;
+    X.plead = plead, X.top = SIZE_MAX;
     if (!fconds(&X, F->cond, F->ncond))
         return false;
     uint32_t s = 0, start = 0;

@@ -100,6 +100,8 @@ struct tsr_fx {
      * events */
     const struct tsr_dis_ev *ev0;
     size_t nev;
+    const size_t *plead;        /* per part: the event of its op's leading operand (SIZE_MAX: none) */
+    size_t top;                 /* the event of the op-level operand being checked (set by its checker) */
     unsigned fmt;
     size_t np, cur;
     const unsigned *pop;
