@@ -42,6 +42,7 @@ struct fpk {
     uint32_t nearly, k;
     uint32_t alt;               /* the operand's first alternative (isa->alts) */
     bool opts;                  /* the printed alternative has optional text (tsr_dis_alt_opts may rule more out) */
+    bool first;                 /* every early alternative has a first row on the same field (tsr_fx.pkf) */
     uint64_t bknown, bnever;    /* bit i: op i of the op's slot (before it) cannot match what the op prints with
                                    alternative k at this operand part, whatever its others (tsr_dis_op_alts with
                                    this one fixed); asked once bknown has bit i */
@@ -54,6 +55,8 @@ struct fop {
     bool init;
     int32_t lead;               /* dis_exact.c oplead: the template index of the leading operand, or -1 */
     uint8_t bnever;             /* tsr_dis_before_never + 1 (0: not asked yet) */
+    bool c0known;
+    uint64_t cands0;            /* dis_cand.c's set for its own slot before it, without alternatives (c0known) */
     uint64_t fnever, fknown;    /* bit g: tsr_dis_fmt_never for format g (g < 64), asked (fknown) */
     uint64_t snever, sknown;    /* bit s: tsr_dis_slot_never for slot s (s < 64), asked (sknown) */
     uint64_t *defmask;          /* the fields it has a default for (nw words), and per field the first default's
@@ -66,7 +69,9 @@ struct tsr_dis_fast {
     struct fop *fd;             /* per format: its defaults only */
     struct tsr_fx_pl *pl;       /* per place (isa->fx->nplaces) */
     void **pk;                  /* per pair (isa->fx->npks): struct fpk, made on first use */
-    uint8_t *pkn;               /* per pair: dis_fx.h tsr_fx.pkn */
+    uint8_t *pkn;               /* per pair: dis_fx.h tsr_fx.pkn, pkf, pkm */
+    uint16_t *pkf;
+    uint64_t *pkm;
     uint64_t *nm;               /* per place: dis_fx.h tsr_fx.nm */
     uint64_t *fmask;            /* per format: its fields, nw words each */
     size_t nw;
@@ -220,6 +225,15 @@ static struct fpk *pk_new(struct tsr_fx *X, uint32_t pk)
 {
     struct fpk *A = X->pk[pk] = pk_make(X, pk);
     X->pkn[pk] = A->nearly ? 2 : 1;
+    /* the field every early alternative's first row is read by (each row of alternative j and hole 0 is indexed by
+     * the code of the printed alternative's first hole); none: pkm stays 0 */
+    bool same = A->nearly > 0;
+    for (uint32_t j = 0; j < A->nearly && same; j++)
+        same = A->early[j].nrow > 0 && A->early[j].r[0].field == A->early[0].r[0].field &&
+               A->early[j].r[0].field <= UINT16_MAX;
+    A->first = same;
+    if (same)
+        X->pkf[pk] = (uint16_t)A->early[0].r[0].field;
     return A;
 }
 
@@ -288,15 +302,25 @@ bool tsr_fx_early_slow(struct tsr_fx *X, uint32_t pk, bool lead, const struct ts
     struct fpk *A = pk_get(X, pk);
     /* run_step S_OPND: each early alternative ruled out by its rows, else refuted through a field by the facts
      * (refuted(): dis_spin.c first) */
+    bool by0 = A->first;   /* every early alternative ruled out by its first row, so far */
     for (uint32_t j = 0; j < A->nearly; j++) {
         const struct tsr_dis_early *y = &A->early[j];
-        if (tsr_dis_early_never(&X->x->st, &A->step, y, A->k, X->f))
+        if (tsr_dis_early_never(&X->x->st, &A->step, y, A->k, X->f)) {
+            uint64_t c = X->f[y->r[0].field];
+            by0 = by0 && c < y->r[0].len && y->r[0].row[c] == TSR_DIS_NEVER;
             continue;
+        }
+        by0 = false;
         const struct tsr_tc_alt *alt = &X->isa->alts[A->alt + y->alt];
         if (!tsr_dis_spin_alt(X->isa, X->x, X->fmt, X->np, X->pop, X->sp, X->pw, X->cur, lead, alt, X->f, NULL) &&
             !fx_refuted(X, alt, &X->isa->alts[A->alt + A->k], (size_t)(ev - X->ev0)) &&
             !(A->opts && alt_opts_never(X, A, y->alt, ev)))
             return false;
+    }
+    if (by0) {   /* the same code rules them all out next time, by one bit */
+        uint64_t c = X->f[X->pkf[pk]];
+        if (c < 64)
+            X->pkm[pk] |= (uint64_t)1 << c;
     }
     return true;
 }
@@ -410,7 +434,11 @@ static int fslot(struct tsr_fx *X, unsigned slot, unsigned before, unsigned prin
     if (before == printed && alts && k == X->cur) {
         /* dis_cand.c with alts: the ops tsr_dis_op_alts does not rule out, which is NEVER when it is with one
          * operand part fixed: the ops before the printed one less those each printed pair rules out */
-        uint64_t m = tsr_dis_cands(&x->cands, &x->st, slot, before, printed, false, x->lalt[k]);
+        if (!o->c0known) {   /* its key holds no alternatives: one per op, kept here */
+            o->cands0 = tsr_dis_cands(&x->cands, &x->st, slot, before, printed, false, x->lalt[k]);
+            o->c0known = true;
+        }
+        uint64_t m = o->cands0;
         for (uint32_t i = 0; i < X->nlpk && m; i++)
             m &= ~pk_bnever(X, X->lpk[i], printed, S, m);
         return m != 0;
@@ -446,6 +474,8 @@ bool tsr_dis_fast(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const v
         F0->pl = xcalloc(isa->fx->nplaces, sizeof *F0->pl);
         F0->pk = xcalloc(isa->fx->npks, sizeof *F0->pk);
         F0->pkn = xcalloc(isa->fx->npks, 1);
+        F0->pkf = xcalloc(isa->fx->npks, sizeof *F0->pkf);
+        F0->pkm = xcalloc(isa->fx->npks, sizeof *F0->pkm);
         F0->nm = xcalloc(isa->fx->nplaces, sizeof *F0->nm);
         F0->nw = nw;
         F0->fmask = xcalloc((size_t)isa->nformats * nw, sizeof *F0->fmask);
@@ -490,7 +520,7 @@ bool tsr_dis_fast(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const v
     memset(bound, 0, nw * sizeof *bound);
     struct tsr_fx X;   /* set field by field: lpk[] is written before it is read (the op's checker) */
     X.isa = isa, X.x = x, X.s = text, X.lim = 0, X.f = f, X.bound = bound, X.eq = eq, X.neq = 0, X.ceq = 64;
-    X.pl = F0->pl, X.pk = F0->pk, X.pkn = F0->pkn, X.nm = F0->nm, X.lalt = NULL, X.nlpk = 0, X.end = 0;
+    X.pl = F0->pl, X.pk = F0->pk, X.pkn = F0->pkn, X.pkf = F0->pkf, X.pkm = F0->pkm, X.nm = F0->nm, X.lalt = NULL, X.nlpk = 0, X.end = 0;
     X.fmt = fmt, X.np = np, X.cur = 0, X.pop = pop, X.sp = sp, X.pw = pw, X.ev0 = ev, X.nev = nev;
     X.plead = plead, X.top = SIZE_MAX;
     if (!fconds(&X, F->cond, F->ncond))
@@ -599,6 +629,8 @@ void tsr_dis_fast_free(struct tsr_dis_exact *x)
         free(F0->pk[i]);
     free(F0->pk);
     free(F0->pkn);
+    free(F0->pkf);
+    free(F0->pkm);
     free(F0->nm);
     for (unsigned a = 0; isa && a < isa->nops; a++)
         free(F0->op[a].defmask), free(F0->op[a].defval);

@@ -89,6 +89,9 @@ struct tsr_fx {
     void **pk;                  /* per (operand part, alternative): its early alternatives (dis_fast.c), made on
                                    first use */
     uint8_t *pkn;               /* per pair: 0 not known yet, 1 no early alternative, 2 some */
+    uint16_t *pkf;              /* per pair with some: the field of the printed alternative's first table hole */
+    uint64_t *pkm;              /* per pair: bit c set once code c (< 64) of that field is known to rule every early
+                                   alternative out by its first hole's row */
     uint64_t *nm;               /* per place: bit c set once code c (< 64) is known to print a name with the short
                                    way there (its name row says TSR_FX_NEVER): one word per place, so that the
                                    checkers' most frequent test reads a small array */
@@ -120,7 +123,9 @@ bool tsr_fx_early_slow(struct tsr_fx *X, uint32_t pk, bool lead, const struct ts
  * leading operand. */
 TSR_FX_INLINE bool tsr_fx_early(struct tsr_fx *X, uint32_t pk, bool lead, const struct tsr_dis_ev *ev)
 {
-    return X->pkn[pk] == 1 || tsr_fx_early_slow(X, pk, lead, ev);
+    uint64_t c;
+    return X->pkn[pk] == 1 || ((c = X->f[X->pkf[pk]]) < 64 && (X->pkm[pk] >> c & 1)) ||
+           tsr_fx_early_slow(X, pk, lead, ev);
 }
 
 TSR_FX_INLINE void tsr_fx_bind(struct tsr_fx *X, unsigned field)
