@@ -38,10 +38,7 @@ struct cgen {
 
 static bool bound_ident(const struct tc_part *p)
 {
-    return p->bound && p->len && ((p->text[p->len - 1] >= 'a' && p->text[p->len - 1] <= 'z') ||
-                                  (p->text[p->len - 1] >= 'A' && p->text[p->len - 1] <= 'Z') ||
-                                  (p->text[p->len - 1] >= '0' && p->text[p->len - 1] <= '9') ||
-                                  p->text[p->len - 1] == '_');
+    return p->bound && p->len && tsr_asm_isident(p->text[p->len - 1]);   /* dis_plan.c's S_LIT test */
 }
 
 static uint64_t fmask(const struct mdl_model *m, int field)

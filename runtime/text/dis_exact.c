@@ -708,16 +708,10 @@ bool tsr_dis_exact(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const 
     const uint32_t *ign = (const uint32_t *)(const void *)(ib + isa->off_ignored);
     struct px P = {.isa = isa, .x = x, .s = text, .f = (const uint64_t *)(const void *)(ib + isa->off_f), .ev = ev,
                    .ban_field = TSR_DIS_NOBAN};
-    /* the assembler leaves ignored bits 0 */
-    for (uint32_t i = 0; i < F->nign; i++)
-        if (tsr_wide_extract(ign, isa->ranges[F->ign + i].hi, isa->ranges[F->ign + i].lo))
-            return false;
-    /* asm_engine.c tsr_asm_bundle: a trailing `}` would be read as overrides; parts split at every ';' */
-    uint32_t n = (uint32_t)len, e = n;
-    while (e > 0 && tsr_asm_isblank(text[e - 1]))
-        e--;
-    if (e > 0 && text[e - 1] == '}')
+    if (!tsr_dis_plain(isa, F, ign, text, len))
         return false;
+    /* asm_engine.c tsr_asm_bundle: parts split at every ';' */
+    uint32_t n = (uint32_t)len;
     struct tsr_dis_partinfo *pi = x->pi;
     P.lalt = x->lalt;
     size_t np = 0;

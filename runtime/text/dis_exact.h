@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "asm_engine.h"
+#include "bits.h"
 #include "dis_cand.h"
 #include "dis_path.h"
 #include "text/textcodec.h"
@@ -236,6 +238,21 @@ static inline bool tsr_dis_early_never(struct tsr_dis_static *st, const struct t
             return true;
     }
     return false;
+}
+
+/* What both proofs (tsr_dis_exact, tsr_dis_fast) first ask of a printed bundle of format F, with ignored bits ign
+ * (struct <t>_inst ignored[]) and text[0..len): the assembler leaves ignored bits 0, so they must be; and a
+ * trailing `}` would be read as overrides (asm_engine.c tsr_asm_bundle), so the text must not end in one. */
+static inline bool tsr_dis_plain(const struct tsr_tc_isa *isa, const struct tsr_tc_format *F, const uint32_t *ign,
+                                 const char *text, size_t len)
+{
+    for (uint32_t i = 0; i < F->nign; i++)
+        if (tsr_wide_extract(ign, isa->ranges[F->ign + i].hi, isa->ranges[F->ign + i].lo))
+            return false;
+    size_t e = len;
+    while (e > 0 && tsr_asm_isblank(text[e - 1]))
+        e--;
+    return !(e > 0 && text[e - 1] == '}');
 }
 
 /* A condition of the path compiled (S_CONDS): TSR_TC_BIND: f[field] must be val (masked to the field), which

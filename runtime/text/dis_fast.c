@@ -351,33 +351,32 @@ static inline const struct fop *op_facts(struct tsr_dis_exact *x, const struct t
     return o;
 }
 
-/* tsr_dis_fmt_never(a, g) and tsr_dis_slot_never(a, s), kept as bits of the op's record once asked. */
+/* A fact ask(st, a, i) about op a and a format or slot i, kept as bit i of *never once bit i of *known is set. */
+static bool kept_never(struct tsr_dis_exact *x, unsigned a, unsigned i, uint64_t *never, uint64_t *known,
+                       bool (*ask)(struct tsr_dis_static *, unsigned, unsigned))
+{
+    if (i >= 64)
+        return ask(&x->st, a, i);
+    uint64_t b = (uint64_t)1 << i;
+    if (!(*known & b)) {
+        if (ask(&x->st, a, i))
+            *never |= b;
+        *known |= b;
+    }
+    return *never & b;
+}
+
+/* tsr_dis_fmt_never(a, g) and tsr_dis_slot_never(a, s), kept in the op's record. */
 static bool fmt_never(struct tsr_dis_exact *x, unsigned a, unsigned g)
 {
     struct fop *o = &x->fast->op[a];
-    if (g >= 64)
-        return tsr_dis_fmt_never(&x->st, a, g);
-    uint64_t b = (uint64_t)1 << g;
-    if (!(o->fknown & b)) {
-        if (tsr_dis_fmt_never(&x->st, a, g))
-            o->fnever |= b;
-        o->fknown |= b;
-    }
-    return o->fnever & b;
+    return kept_never(x, a, g, &o->fnever, &o->fknown, tsr_dis_fmt_never);
 }
 
 static bool slot_never(struct tsr_dis_exact *x, unsigned a, unsigned s)
 {
     struct fop *o = &x->fast->op[a];
-    if (s >= 64)
-        return tsr_dis_slot_never(&x->st, a, s);
-    uint64_t b = (uint64_t)1 << s;
-    if (!(o->sknown & b)) {
-        if (tsr_dis_slot_never(&x->st, a, s))
-            o->snever |= b;
-        o->sknown |= b;
-    }
-    return o->snever & b;
+    return kept_never(x, a, s, &o->snever, &o->sknown, tsr_dis_slot_never);
 }
 
 /* The defaults for the fields bound[] leaves unset, by o's table: each must be the field's value; binds them. */
@@ -489,16 +488,9 @@ bool tsr_dis_fast(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const v
     const uint16_t *ops = (const uint16_t *)(const void *)(ib + isa->off_op);
     const uint32_t *ign = (const uint32_t *)(const void *)(ib + isa->off_ignored);
     const uint64_t *f = (const uint64_t *)(const void *)(ib + isa->off_f);
-    /* the assembler leaves ignored bits 0 */
-    for (uint32_t i = 0; i < F->nign; i++)
-        if (tsr_wide_extract(ign, isa->ranges[F->ign + i].hi, isa->ranges[F->ign + i].lo))
-            return false;
-    /* a trailing `}` would be read as overrides */
-    uint32_t n = (uint32_t)len, e = n;
-    while (e > 0 && tsr_asm_isblank(text[e - 1]))
-        e--;
-    if (e > 0 && text[e - 1] == '}')
+    if (!tsr_dis_plain(isa, F, ign, text, len))
         return false;
+    uint32_t n = (uint32_t)len;
     /* each part's op and the alternative printed at its leading operand (for dis_spin.c) */
     unsigned pop[MAX_PARTS];
     uint8_t pw[MAX_PARTS];
