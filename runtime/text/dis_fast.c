@@ -42,7 +42,10 @@ struct fpk {
     uint32_t nearly, k;
     uint32_t alt;               /* the operand's first alternative (isa->alts) */
     bool opts;                  /* the printed alternative has optional text (tsr_dis_alt_opts may rule more out) */
-    bool first;                 /* every early alternative has a first row on the same field (tsr_fx.pkf) */
+    uint8_t ncf, kf;            /* the fields on which every early alternative has a row, cf[0..ncf), and the one
+                                   tsr_fx.pkf holds, cf[kf] */
+    uint32_t cf[TSR_DIS_EHOLES];
+    uint32_t settled[TSR_DIS_EHOLES];   /* times the rows on cf[m] alone ruled every early alternative out */
     uint64_t bknown, bnever;    /* bit i: op i of the op's slot (before it) cannot match what the op prints with
                                    alternative k at this operand part, whatever its others (tsr_dis_op_alts with
                                    this one fixed); asked once bknown has bit i */
@@ -72,7 +75,7 @@ struct tsr_dis_fast {
     uint8_t *pkn;               /* per pair: dis_fx.h tsr_fx.pkn, pkf, pkm */
     uint16_t *pkf;
     uint64_t *pkm;
-    uint64_t *nm;               /* per place: dis_fx.h tsr_fx.nm */
+    uint64_t *nm, *mm;          /* per place: dis_fx.h tsr_fx.nm, mm */
     uint64_t *fmask;            /* per format: its fields, nw words each */
     size_t nw;
 };
@@ -180,6 +183,7 @@ bool tsr_fx_num_slow(struct tsr_fx *X, uint32_t pl, unsigned field, const struct
     unsigned w = X->isa->fields[field].width;
     if (ev->pos >= ev->end || (w < 64 && c >> w))
         return false;
+    bool kept = d->mkind != TSR_DIS_S_TAB;   /* the verdict depends on c (below) and a non-empty print only */
     if (d->mkind != TSR_DIS_S_FIXINT) {
         const struct tsr_fx_pinfo *pi = &X->isa->fx->places[pl];
         int v = c < d->mlen ? d->mrow[c] : TSR_DIS_UNKNOWN;
@@ -191,8 +195,15 @@ bool tsr_fx_num_slow(struct tsr_fx *X, uint32_t pl, unsigned field, const struct
             struct px P = fx_px(X, pi->cpart == UINT32_MAX ? SIZE_MAX : X->top);
             if (!tsr_dis_num_pinned(&P, &st, ev))
                 return false;
+            kept = false;   /* the rest of the bundle showed it */
         }
     }
+    /* Kept as bit c of mm[pl] (dis_fx.h tsr_fx_int, tsr_fx_table): S_FIXINT and S_NUMROW are the place's kind
+     * (place_init, fixed per place); what was asked of the print is that it lies in the part and is not empty,
+     * which the inline tests ask again; the field (and its width) is the place's part's; a row entry once decided
+     * never changes.  S_TAB read alone is left out: it also asks that the print ends the part. */
+    if (kept && c < 64)
+        X->mm[pl] |= (uint64_t)1 << c;
     tsr_fx_bind(X, field);
     return true;
 }
@@ -221,19 +232,34 @@ static struct fpk *pk_make(struct tsr_fx *X, uint32_t pk)
     return A;
 }
 
+/* Early alternative y's row on field fd (NULL: none). */
+static const struct tsr_dis_erow *row_on(const struct tsr_dis_early *y, uint32_t fd)
+{
+    for (uint32_t i = 0; i < y->nrow; i++)
+        if (y->r[i].field == fd)
+            return &y->r[i];
+    return NULL;
+}
+
 static struct fpk *pk_new(struct tsr_fx *X, uint32_t pk)
 {
     struct fpk *A = X->pk[pk] = pk_make(X, pk);
     X->pkn[pk] = A->nearly ? 2 : 1;
-    /* the field every early alternative's first row is read by (each row of alternative j and hole 0 is indexed by
-     * the code of the printed alternative's first hole); none: pkm stays 0 */
-    bool same = A->nearly > 0;
-    for (uint32_t j = 0; j < A->nearly && same; j++)
-        same = A->early[j].nrow > 0 && A->early[j].r[0].field == A->early[0].r[0].field &&
-               A->early[j].r[0].field <= UINT16_MAX;
-    A->first = same;
-    if (same)
-        X->pkf[pk] = (uint16_t)A->early[0].r[0].field;
+    /* the fields every early alternative has a row on (each row of alternative j and hole h is indexed by the
+     * code of the printed alternative's hole h); tsr_fx.pkf holds the first of them until another settles more
+     * (tsr_fx_early_slow); none: pkm stays 0 */
+    for (uint32_t i = 0; A->nearly && i < A->early[0].nrow; i++) {
+        uint32_t fd = A->early[0].r[i].field;
+        bool all = fd <= UINT16_MAX;
+        for (uint32_t j = 1; j < A->nearly && all; j++)
+            all = row_on(&A->early[j], fd) != NULL;
+        for (uint32_t m = 0; m < A->ncf && all; m++)
+            all = A->cf[m] != fd;
+        if (all)
+            A->cf[A->ncf++] = fd;
+    }
+    if (A->ncf)
+        X->pkf[pk] = (uint16_t)A->cf[0];
     return A;
 }
 
@@ -297,31 +323,58 @@ static bool fx_refuted(struct tsr_fx *X, const struct tsr_tc_alt *alt, const str
            tsr_dis_hole_refuted(&P, alt, pa);
 }
 
+/* Every early alternative of pair pk ruled out by its rows for the fields X->f: keeps that as bit c of pkm when the
+ * rows on one field, cf[m], alone rule them all out at its code c (< 64).  Sound: row entry c of early alternative
+ * j and hole h (tsr_dis_alt_hole) depends on the pair's (operand part, template end, printed alternative), j, h
+ * and c only, and once decided never changes, so the same code of that field rules them all out in every bundle;
+ * pkm holds bits for field pkf only (kept in cf[kf], reset when pkf moves).  pkf moves to the field whose rows
+ * settled 16 more times than its own, so that the field which decides for the words met is the one kept. */
+static void keep_rows(struct tsr_fx *X, uint32_t pk, struct fpk *A)
+{
+    bool by[TSR_DIS_EHOLES];
+    unsigned best = A->kf;
+    for (unsigned m = 0; m < A->ncf; m++) {
+        uint64_t c = X->f[A->cf[m]];
+        by[m] = c < 64;
+        for (uint32_t j = 0; j < A->nearly && by[m]; j++) {
+            const struct tsr_dis_early *y = &A->early[j];
+            const struct tsr_dis_erow *r = row_on(y, A->cf[m]);
+            int v = c < r->len ? r->row[c] : TSR_DIS_MAYBE;
+            if (v == TSR_DIS_UNKNOWN)
+                v = tsr_dis_alt_hole(&X->x->st, A->step.p, A->step.end, y->alt, A->k, r->hole, c);
+            by[m] = v == TSR_DIS_NEVER;
+        }
+        if (by[m] && ++A->settled[m] > A->settled[best])
+            best = m;
+    }
+    if (best != A->kf && A->settled[best] > A->settled[A->kf] + 16) {
+        A->kf = (uint8_t)best;
+        X->pkf[pk] = (uint16_t)A->cf[best];
+        X->pkm[pk] = 0;
+    }
+    if (A->ncf && by[A->kf])
+        X->pkm[pk] |= (uint64_t)1 << X->f[A->cf[A->kf]];
+}
+
 bool tsr_fx_early_slow(struct tsr_fx *X, uint32_t pk, bool lead, const struct tsr_dis_ev *ev)
 {
     struct fpk *A = pk_get(X, pk);
     /* run_step S_OPND: each early alternative ruled out by its rows, else refuted through a field by the facts
      * (refuted(): dis_spin.c first) */
-    bool by0 = A->first;   /* every early alternative ruled out by its first row, so far */
+    bool rows = true;   /* every early alternative ruled out by its rows, so far */
     for (uint32_t j = 0; j < A->nearly; j++) {
         const struct tsr_dis_early *y = &A->early[j];
-        if (tsr_dis_early_never(&X->x->st, &A->step, y, A->k, X->f)) {
-            uint64_t c = X->f[y->r[0].field];
-            by0 = by0 && c < y->r[0].len && y->r[0].row[c] == TSR_DIS_NEVER;
+        if (tsr_dis_early_never(&X->x->st, &A->step, y, A->k, X->f))
             continue;
-        }
-        by0 = false;
+        rows = false;
         const struct tsr_tc_alt *alt = &X->isa->alts[A->alt + y->alt];
         if (!tsr_dis_spin_alt(X->isa, X->x, X->fmt, X->np, X->pop, X->sp, X->pw, X->cur, lead, alt, X->f, NULL) &&
             !fx_refuted(X, alt, &X->isa->alts[A->alt + A->k], (size_t)(ev - X->ev0)) &&
             !(A->opts && alt_opts_never(X, A, y->alt, ev)))
             return false;
     }
-    if (by0) {   /* the same code rules them all out next time, by one bit */
-        uint64_t c = X->f[X->pkf[pk]];
-        if (c < 64)
-            X->pkm[pk] |= (uint64_t)1 << c;
-    }
+    if (rows && A->ncf)   /* the same code rules them all out next time, by one bit */
+        keep_rows(X, pk, A);
     return true;
 }
 
@@ -476,6 +529,7 @@ bool tsr_dis_fast(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const v
         F0->pkf = xcalloc(isa->fx->npks, sizeof *F0->pkf);
         F0->pkm = xcalloc(isa->fx->npks, sizeof *F0->pkm);
         F0->nm = xcalloc(isa->fx->nplaces, sizeof *F0->nm);
+        F0->mm = xcalloc(isa->fx->nplaces, sizeof *F0->mm);
         F0->nw = nw;
         F0->fmask = xcalloc((size_t)isa->nformats * nw, sizeof *F0->fmask);
         for (unsigned g = 0; g < isa->nformats; g++)
@@ -512,7 +566,7 @@ bool tsr_dis_fast(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const v
     memset(bound, 0, nw * sizeof *bound);
     struct tsr_fx X;   /* set field by field: lpk[] is written before it is read (the op's checker) */
     X.isa = isa, X.x = x, X.s = text, X.lim = 0, X.f = f, X.bound = bound, X.eq = eq, X.neq = 0, X.ceq = 64;
-    X.pl = F0->pl, X.pk = F0->pk, X.pkn = F0->pkn, X.pkf = F0->pkf, X.pkm = F0->pkm, X.nm = F0->nm, X.lalt = NULL, X.nlpk = 0, X.end = 0;
+    X.pl = F0->pl, X.pk = F0->pk, X.pkn = F0->pkn, X.pkf = F0->pkf, X.pkm = F0->pkm, X.nm = F0->nm, X.mm = F0->mm, X.lalt = NULL, X.nlpk = 0, X.end = 0;
     X.fmt = fmt, X.np = np, X.cur = 0, X.pop = pop, X.sp = sp, X.pw = pw, X.ev0 = ev, X.nev = nev;
     X.plead = plead, X.top = SIZE_MAX;
     if (!fconds(&X, F->cond, F->ncond))
@@ -624,6 +678,7 @@ void tsr_dis_fast_free(struct tsr_dis_exact *x)
     free(F0->pkf);
     free(F0->pkm);
     free(F0->nm);
+    free(F0->mm);
     for (unsigned a = 0; isa && a < isa->nops; a++)
         free(F0->op[a].defmask), free(F0->op[a].defval);
     for (unsigned g = 0; isa && g < isa->nformats; g++)

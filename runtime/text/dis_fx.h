@@ -89,12 +89,16 @@ struct tsr_fx {
     void **pk;                  /* per (operand part, alternative): its early alternatives (dis_fast.c), made on
                                    first use */
     uint8_t *pkn;               /* per pair: 0 not known yet, 1 no early alternative, 2 some */
-    uint16_t *pkf;              /* per pair with some: the field of the printed alternative's first table hole */
-    uint64_t *pkm;              /* per pair: bit c set once code c (< 64) of that field is known to rule every early
-                                   alternative out by its first hole's row */
+    uint16_t *pkf;              /* per pair with some: a field every early alternative has a row on (the code of
+                                   one of the printed alternative's holes; dis_fast.c keep_rows chooses it) */
+    uint64_t *pkm;              /* per pair: bit c set once code c (< 64) of field pkf is known to rule every early
+                                   alternative out by its row on that field */
     uint64_t *nm;               /* per place: bit c set once code c (< 64) is known to print a name with the short
                                    way there (its name row says TSR_FX_NEVER): one word per place, so that the
                                    checkers' most frequent test reads a small array */
+    uint64_t *mm;               /* per place: bit c set once code c (< 64) printed as a number there is known to
+                                   read back with nothing but a non-empty print in the part to ask (tsr_fx_num_slow:
+                                   S_FIXINT, or S_NUMROW whose row says TSR_FX_NEVER for c) */
     uint8_t *lalt;              /* the current part's alternatives per operand part (dis_exact.h lalt) */
     uint32_t lpk[TSR_FX_LALT];  /* the pairs printed at the op's operand parts recorded in lalt, nlpk of them */
     uint32_t nlpk;
@@ -148,23 +152,37 @@ TSR_FX_INLINE bool tsr_fx_lit(const struct tsr_fx *X, const struct tsr_dis_ev *e
 bool tsr_fx_table_slow(struct tsr_fx *X, uint32_t pl, unsigned field, bool bound, const struct tsr_dis_ev *ev);
 
 /* A `{TABLE:FIELD}` hole at place pl (bound: the part's bound rule): a name with the short way (S_NAME), or a
- * number the template shows to read back (S_NUMROW); binds the field.  The usual case here (a name whose
- * code's row is decided, not empty, not cut by the bound rule), the rest in tsr_fx_table_slow. */
+ * number the template shows to read back (S_NUMROW); binds the field.  The usual cases here (a code below 64
+ * whose verdict at pl is kept as a bit: a name whose row is decided, not cut by the bound rule, the empty name
+ * included; a number whose row is decided, not empty), the rest in tsr_fx_table_slow (the same tests, in the
+ * same order). */
 TSR_FX_INLINE bool tsr_fx_table(struct tsr_fx *X, uint32_t pl, unsigned field, bool bound, const struct tsr_dis_ev *ev)
 {
     uint64_t c = X->f[field];
-    if (ev->what == TSR_TC_PRINT_NAME && c < 64 && (X->nm[pl] >> c & 1) && ev->pos < ev->end &&
-        ev->end <= X->lim && !tsr_asm_isblank(X->s[ev->pos]) &&
-        !(bound && ev->end < X->lim && tsr_asm_isident(X->s[ev->end]) && tsr_asm_isident(X->s[ev->end - 1]))) {
-        tsr_fx_bind(X, field);
-        return true;
+    if (c < 64 && tsr_fx_in(X, ev)) {
+        if (ev->what == TSR_TC_PRINT_NAME
+                ? (X->nm[pl] >> c & 1) &&
+                      (ev->pos == ev->end ||
+                       (!tsr_asm_isblank(X->s[ev->pos]) &&
+                        !(bound && ev->end < X->lim && tsr_asm_isident(X->s[ev->end]) &&
+                          tsr_asm_isident(X->s[ev->end - 1]))))
+                : (X->mm[pl] >> c & 1) && ev->pos < ev->end) {
+            tsr_fx_bind(X, field);
+            return true;
+        }
     }
     return tsr_fx_table_slow(X, pl, field, bound, ev);
 }
 
-/* A `{FIELD}` hole at place pl: S_FIXINT (the printed number reads back as the code, nothing extends it). */
+/* A `{FIELD}` hole at place pl: S_FIXINT (the printed number reads back as the code, nothing extends it).  A
+ * code below 64 whose verdict at pl is kept as a bit here (mm), the rest in tsr_fx_num_slow. */
 TSR_FX_INLINE bool tsr_fx_int(struct tsr_fx *X, uint32_t pl, unsigned field, const struct tsr_dis_ev *ev)
 {
+    uint64_t c = X->f[field];
+    if (c < 64 && (X->mm[pl] >> c & 1) && ev->pos < ev->end && ev->end <= X->lim) {
+        tsr_fx_bind(X, field);
+        return true;
+    }
     return tsr_fx_in(X, ev) && tsr_fx_num_slow(X, pl, field, ev);
 }
 
