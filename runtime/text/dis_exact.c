@@ -888,6 +888,7 @@ void tsr_dis_exact_free(struct tsr_dis_exact *x)
     free(x->spin.anch);
     free(x->spin.achars);
     free(x->spin.achared);
+    free(x->spin.abind);
     free(x->bound);
     free(x->root);
     free(x->oplead);

@@ -317,6 +317,9 @@ struct tsr_dis_spins {
     uint64_t *achars;             /* per operand alternative: the characters a text it matches can hold (2 words,
                                      bit c of ASCII c; dis_spin.c chars_of), computed when achared[j] is set */
     uint8_t *achared;
+    uint64_t *abind;              /* per operand alternative (nalts + 1 words, the last 1 once filled): the fields it
+                                     may bind through a condition or its leading table hole, bit fd for fd < 63, bit 63
+                                     for all others (dis_spin.c may_bind) */
     struct tsr_dis_early *req;    /* the open alternatives of the entries, nreq of creq */
     size_t nreq, creq;
 };

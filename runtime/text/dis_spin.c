@@ -307,6 +307,34 @@ static int lead_table(const struct tsr_tc_isa *isa, const struct tsr_tc_alt *al,
     return h && h->kind == TSR_TC_TABLE && h->field == field ? (int)h->arg : -1;
 }
 
+/* Can alternative j (an index into isa->alts) bind FIELD through one of its conditions or its leading table hole
+ * (lead_table)?  compute() answers FREE for a printed alternative that cannot: the masks of all alternatives are
+ * made on first use and kept per thread (S->abind). */
+static bool may_bind(const struct tsr_dis_static *st, struct tsr_dis_spins *S, unsigned j, unsigned field)
+{
+    const struct tsr_tc_isa *isa = st->isa;
+    size_t n = st->nalts;
+    if (!S->abind || !S->abind[n]) {
+        if (!S->abind && !(S->abind = calloc(n + 1, sizeof *S->abind)))
+            abort();
+        for (size_t i = 0; i < n; i++) {
+            const struct tsr_tc_alt *al = &isa->alts[i];
+            uint64_t m = 0;
+            for (uint32_t c = 0; c < al->ncond; c++) {
+                const struct tsr_tc_cond *bc = &isa->conds[al->cond + c];
+                if (bc->kind == TSR_TC_BIND)
+                    m |= (uint64_t)1 << (bc->field < 63 ? bc->field : 63);
+            }
+            const struct tsr_tc_part *h = first_hole(isa, al);
+            if (h && h->kind == TSR_TC_TABLE)
+                m |= (uint64_t)1 << (h->field < 63 ? h->field : 63);
+            S->abind[i] = m;
+        }
+        S->abind[n] = 1;
+    }
+    return j >= n || (S->abind[j] >> (field < 63 ? field : 63) & 1);
+}
+
 /* Do the literal texts before alternatives al's and pa's first holes (ha, hp) hold the same non-blank characters,
  * in order?  (The matcher skips blanks before every part and a blank in a literal matches any run of them, so
  * both holes then start at the same place of a text that matches either prefix.) */
@@ -568,6 +596,15 @@ int tsr_dis_spin_at(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsig
     if (!x->st.isa)
         tsr_dis_static_init(&x->st, isa);
     struct tsr_dis_spins *S = &x->spin;
+    if (li == 0xff) {   /* compute()'s first answers, without the table: no leading operand, or FREE by may_bind */
+        int l0 = lead_of(isa, a);
+        if (l0 < 0)
+            return TSR_DIS_SPIN_FREE;
+        const struct tsr_tc_part *p = isa->parts + isa->ops[a].part + l0;
+        if (p->kind == TSR_TC_OPND && pw < isa->opnds[p->arg].nalt && l0 < TSR_DIS_LALT &&
+            !may_bind(&x->st, S, isa->opnds[p->arg].alt + pw, field))
+            return TSR_DIS_SPIN_FREE;
+    }
     if (!S->e && !(S->e = calloc(TSR_DIS_SPIN, sizeof *S->e)))
         abort();
     v &= tsr_bits_mask(isa->fields[field].width);
@@ -618,11 +655,19 @@ bool tsr_dis_spin_ops_field(const struct tsr_tc_isa *isa, struct tsr_dis_exact *
         uint32_t n = isa->ops[a].npart < TSR_DIS_LALT ? isa->ops[a].npart : TSR_DIS_LALT;
         /* a part after the current one takes a later slot; the others are read as printed */
         uint32_t t0 = k > cur ? sp[cur].t + 1 : TSR_DIS_SPIN_SELF;
-        for (uint32_t i = 0; i < n; i++)
-            if ((int)i != lead && lalt[k][i] != 0xff &&
-                tsr_dis_spin_at(isa, x, fmt, a, i, t0, lalt[k][i], i ? lalt[k][i - 1] : 0xff, field, v, f) ==
-                    TSR_DIS_SPIN_PINS)
+        for (uint32_t i = 0; i < n; i++) {
+            if ((int)i == lead || lalt[k][i] == 0xff)
+                continue;
+            /* an operand whose printed alternative cannot bind FIELD: compute() answers FREE (or OPEN before it),
+             * never PINS */
+            const struct tsr_tc_part *p = isa->parts + isa->ops[a].part + i;
+            if (x->st.isa && p->kind == TSR_TC_OPND && lalt[k][i] < isa->opnds[p->arg].nalt &&
+                !may_bind(&x->st, &x->spin, isa->opnds[p->arg].alt + lalt[k][i], field))
+                continue;
+            if (tsr_dis_spin_at(isa, x, fmt, a, i, t0, lalt[k][i], i ? lalt[k][i - 1] : 0xff, field, v, f) ==
+                TSR_DIS_SPIN_PINS)
                 return true;
+        }
     }
     return false;
 }
