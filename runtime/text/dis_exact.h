@@ -310,6 +310,16 @@ struct tsr_dis_spine {
                                      its rows as a plan's early alternative (tsr_dis_early_never) */
     const struct tsr_tc_part *p, *end;   /* a's leading operand and the end of a's template */
 };
+/* An answer of dis_spin.c's questions about an alternative's leading table hole where another printed an entry
+ * (hole_other, tsr_dis_lead_codes), kept by everything it depends on: kind (1 hole_other, 2 lead codes; 0 empty),
+ * the two alternatives (indices into isa->alts), FIELD, v and last (hole_other), and the code c printed. */
+#define TSR_DIS_HMEMO 1024       /* entries, a power of two (direct-mapped: a new key replaces the old one) */
+struct tsr_dis_hmemo {
+    uint64_t c, v;
+    uint32_t al, pa, field;
+    uint8_t kind, last, ans, n;
+    uint64_t codes[8];            /* kind 2: the codes, n of them (0: not shown) */
+};
 struct tsr_dis_spins {
     struct tsr_dis_spine *e;      /* TSR_DIS_SPIN entries (NULL: not yet) */
     uint8_t *anch;                /* per op-level template part: 1 + whether an operand there is anchored
@@ -317,6 +327,7 @@ struct tsr_dis_spins {
     uint64_t *achars;             /* per operand alternative: the characters a text it matches can hold (2 words,
                                      bit c of ASCII c; dis_spin.c chars_of), computed when achared[j] is set */
     uint8_t *achared;
+    struct tsr_dis_hmemo *hm;     /* TSR_DIS_HMEMO entries (NULL: not yet) */
     uint64_t *abind;              /* per operand alternative (nalts + 1 words, the last 1 once filled): the fields it
                                      may bind through a condition or its leading table hole, bit fd for fd < 63, bit 63
                                      for all others (dis_spin.c may_bind) */
@@ -379,6 +390,9 @@ bool tsr_dis_spin_ops_field(const struct tsr_tc_isa *isa, struct tsr_dis_exact *
  * anywhere) or numeric entries and N can start a number, or more than max codes. */
 unsigned tsr_dis_lead_codes(const struct tsr_tc_isa *isa, const struct tsr_tc_alt *al, const struct tsr_tc_alt *pa,
                             const uint64_t *f, uint64_t *codes, unsigned max);
+/* tsr_dis_lead_codes, its answers kept in x (struct tsr_dis_hmemo; max at most 8).  Aborts when memory runs out. */
+unsigned tsr_dis_lead_codes_kept(struct tsr_dis_exact *x, const struct tsr_tc_alt *al, const struct tsr_tc_alt *pa,
+                                 const uint64_t *f, uint64_t *codes, unsigned max);
 /* Does operand alternative alt, tried by the assembler before the printed one at bundle part cur, fail through a
  * field by the facts: for one of its FIELD = value conditions, some part k pins FIELD to another value
  * (tsr_dis_spin; part cur itself is left out when alt is an alternative of its leading operand: lead)?  Every

@@ -116,7 +116,7 @@ bool tsr_dis_pinned_facts(struct px *P, unsigned field, const uint64_t *codes, u
 bool tsr_dis_hole_refuted(struct px *P, const struct tsr_tc_alt *alt, const struct tsr_tc_alt *pa)
 {
     uint64_t codes[8];
-    unsigned n = pa ? tsr_dis_lead_codes(P->isa, alt, pa, P->f, codes, 8) : 0;
+    unsigned n = pa ? tsr_dis_lead_codes_kept(P->x, alt, pa, P->f, codes, 8) : 0;
     return n && tsr_dis_pinned_facts(P, P->isa->parts[alt->part].field, codes, n);
 }
 

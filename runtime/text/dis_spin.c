@@ -482,6 +482,62 @@ static bool hole_other(const struct tsr_tc_isa *isa, const struct tsr_tc_alt *al
     return n >= 0;
 }
 
+/* The entry of S->hm for a key (kind, al, pa, field, v, c, last), and whether it holds that key. */
+static struct tsr_dis_hmemo *hmemo(struct tsr_dis_spins *S, unsigned kind, uint32_t al, uint32_t pa, uint32_t field,
+                                   uint64_t v, uint64_t c, bool last, bool *hit)
+{
+    if (!S->hm && !(S->hm = calloc(TSR_DIS_HMEMO, sizeof *S->hm)))
+        abort();
+    uint64_t h = ((uint64_t)al << 40 ^ (uint64_t)pa << 20 ^ (uint64_t)field << 2 ^ kind ^ (uint64_t)last << 1) *
+                 0x9e3779b97f4a7c15u;
+    h = (h ^ v ^ c << 32 ^ c >> 32) * 0xff51afd7ed558ccdu;
+    struct tsr_dis_hmemo *m = &S->hm[(h >> 40) & (TSR_DIS_HMEMO - 1)];
+    *hit = m->kind == kind && m->al == al && m->pa == pa && m->field == field && m->v == v && m->c == c &&
+           m->last == last;
+    return m;
+}
+
+/* hole_other kept: its answer depends on al, pa, FIELD, v, last and, of the fields, only on the code of pa's first
+ * hole (the entry printed there), which the key holds. */
+static bool hole_other_kept(struct tsr_dis_spins *S, const struct tsr_tc_isa *isa, const struct tsr_tc_alt *al,
+                            const struct tsr_tc_alt *pa, unsigned field, uint64_t v, const uint64_t *f, bool last)
+{
+    const struct tsr_tc_part *hp = first_hole(isa, pa);
+    if (!hp)
+        return hole_other(isa, al, pa, field, v, f, last);
+    bool hit;
+    uint64_t c = f[hp->field];
+    struct tsr_dis_hmemo *m = hmemo(S, 1, (uint32_t)(al - isa->alts), (uint32_t)(pa - isa->alts), field, v, c, last,
+                                    &hit);
+    if (!hit)
+        *m = (struct tsr_dis_hmemo){.kind = 1, .al = (uint32_t)(al - isa->alts), .pa = (uint32_t)(pa - isa->alts),
+                                    .field = field, .v = v, .c = c, .last = last,
+                                    .ans = hole_other(isa, al, pa, field, v, f, last)};
+    return m->ans;
+}
+
+unsigned tsr_dis_lead_codes_kept(struct tsr_dis_exact *x, const struct tsr_tc_alt *al, const struct tsr_tc_alt *pa,
+                                 const uint64_t *f, uint64_t *codes, unsigned max)
+{
+    const struct tsr_tc_isa *isa = x->st.isa;
+    if (!isa || max > 8 || !pa->npart)
+        return isa ? tsr_dis_lead_codes(isa, al, pa, f, codes, max) : 0;
+    /* tsr_dis_lead_codes reads of the fields only the code of pa's first part (a table hole; else it answers 0) */
+    bool hit;
+    uint64_t c = f[isa->parts[pa->part].field];
+    struct tsr_dis_hmemo *m = hmemo(&x->spin, 2, (uint32_t)(al - isa->alts), (uint32_t)(pa - isa->alts), 0, 0, c,
+                                    false, &hit);
+    if (!hit) {
+        *m = (struct tsr_dis_hmemo){.kind = 2, .al = (uint32_t)(al - isa->alts), .pa = (uint32_t)(pa - isa->alts),
+                                    .c = c};
+        m->n = (uint8_t)tsr_dis_lead_codes(isa, al, pa, f, m->codes, 8);
+    }
+    if (m->n > max)
+        return 0;   /* more than max codes: not shown */
+    memcpy(codes, m->codes, m->n * sizeof *codes);
+    return m->n;
+}
+
 /* The answer from the facts for e's key (e->p, e->end set here): FREE, OPEN, or PINS when none of the open
  * alternatives, req[0, *nreq), matches the entries printed (their rows by the codes); e->hole set when the
  * printed alternative binds FIELD through its leading table hole only (then the entry printed decides). */
@@ -554,19 +610,19 @@ static int compute(struct tsr_dis_static *st, struct tsr_dis_spine *e, struct ts
  * e->hole: through its leading table hole) and each of the open alternatives req[0, n) of the operand at e->p
  * either does not match those entries (its rows) or binds FIELD to another value through its leading table
  * hole; FREE when the printed one may bind v; else OPEN. */
-static int open_ones(struct tsr_dis_static *st, const struct tsr_dis_spine *e, const struct tsr_dis_early *req,
-                     unsigned n, const uint64_t *f)
+static int open_ones(struct tsr_dis_static *st, struct tsr_dis_spins *S, const struct tsr_dis_spine *e,
+                     const struct tsr_dis_early *req, unsigned n, const uint64_t *f)
 {
     const struct tsr_tc_isa *isa = st->isa;
     const struct tsr_tc_opnd *o = &isa->opnds[e->p->arg];
     const struct tsr_tc_alt *pa = &isa->alts[o->alt + e->pw];
     bool last = e->p + 1 == e->end;   /* the operand ends its op's template, so its print ends the part */
-    if (e->hole && !hole_other(isa, pa, pa, e->field, e->v, f, last))
+    if (e->hole && !hole_other_kept(S, isa, pa, pa, e->field, e->v, f, last))
         return TSR_DIS_SPIN_FREE;
     const struct tsr_dis_step s = {.p = e->p, .end = e->end};
     for (unsigned i = 0; i < n; i++)
         if (!tsr_dis_early_never(st, &s, &req[i], e->pw, f) &&
-            !hole_other(isa, &isa->alts[o->alt + req[i].alt], pa, e->field, e->v, f, last))
+            !hole_other_kept(S, isa, &isa->alts[o->alt + req[i].alt], pa, e->field, e->v, f, last))
             return TSR_DIS_SPIN_OPEN;
     return TSR_DIS_SPIN_PINS;
 }
@@ -619,7 +675,7 @@ int tsr_dis_spin_at(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsig
         if (c->state && c->v == v && c->field == field && c->t0 == t0 && c->fmt == fmt && c->a == a && c->li == li &&
             c->pw == pw) {
             int r = c->state - 1;
-            return r == TSR_DIS_SPIN_PINS ? open_ones(&x->st, c, c->nreq ? S->req + c->req : NULL, c->nreq, f) : r;
+            return r == TSR_DIS_SPIN_PINS ? open_ones(&x->st, S, c, c->nreq ? S->req + c->req : NULL, c->nreq, f) : r;
         }
         if (!c->state)
             e = c;   /* a new key: its answer is kept here */
@@ -640,7 +696,7 @@ int tsr_dis_spin_at(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsig
         k.state = (uint8_t)(r + 1);
         *e = k;
     }
-    return r == TSR_DIS_SPIN_PINS ? open_ones(&x->st, &k, req, n, f) : r;
+    return r == TSR_DIS_SPIN_PINS ? open_ones(&x->st, S, &k, req, n, f) : r;
 }
 
 bool tsr_dis_spin_ops_field(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsigned fmt, size_t np,
