@@ -311,14 +311,15 @@ struct tsr_dis_spine {
     const struct tsr_tc_part *p, *end;   /* a's leading operand and the end of a's template */
 };
 /* An answer of dis_spin.c's questions about an alternative's leading table hole where another printed an entry
- * (hole_other, tsr_dis_lead_codes), kept by everything it depends on: kind (1 hole_other, 2 lead codes; 0 empty),
- * the two alternatives (indices into isa->alts), FIELD, v and last (hole_other), and the code c printed. */
+ * (hole_codes, tsr_dis_lead_codes), kept by everything it depends on: kind (1 hole_codes, 2 lead codes; 0 empty),
+ * the two alternatives (indices into isa->alts), FIELD and last (hole_codes), and the code c printed. */
 #define TSR_DIS_HMEMO 1024       /* entries, a power of two (direct-mapped: a new key replaces the old one) */
 struct tsr_dis_hmemo {
     uint64_t c, v;
     uint32_t al, pa, field;
     uint8_t kind, last, ans, n;
-    uint64_t codes[8];            /* kind 2: the codes, n of them (0: not shown) */
+    uint64_t codes[8];            /* kind 2: the codes, n of them (0: not shown); kind 1: codes[0] their mask (ans 1),
+                                     ans 0 not shown, ans 2 a code of 64 or more (not kept) */
 };
 struct tsr_dis_spins {
     struct tsr_dis_spine *e;      /* TSR_DIS_SPIN entries (NULL: not yet) */

@@ -460,22 +460,31 @@ unsigned tsr_dis_lead_codes(const struct tsr_tc_isa *isa, const struct tsr_tc_al
     return n;
 }
 
+/* The codes alternative al's first table hole (on FIELD) can bind where alternative pa printed for the fields f
+ * (last: and nothing follows pa's print in the bundle part), in codes[0..16): their count, or -1 when that is not
+ * shown.  Both begin with literal text of the same non-blank characters and a table hole (al's on FIELD), so al's
+ * hole starts where pa's entry was printed; entry_codes gives what it can bind there (none: al cannot be read so).
+ * Of the fields it reads only the code of pa's first hole. */
+static int hole_codes(const struct tsr_tc_isa *isa, const struct tsr_tc_alt *al, const struct tsr_tc_alt *pa,
+                      unsigned field, const uint64_t *f, bool last, uint64_t *codes)
+{
+    const struct tsr_tc_part *ha = first_hole(isa, al), *hp = first_hole(isa, pa);
+    if (lead_table(isa, al, field) < 0 || !hp || hp->kind != TSR_TC_TABLE || !same_prefix(isa, al, ha, pa, hp))
+        return -1;
+    const struct tsr_tc_print *pr = tsr_dis_print_of(isa, hp->arg, f[hp->field]);
+    /* a number is read alone only when pa's hole ends pa (and the operand ends the part: last) */
+    return pr ? entry_codes(isa, ha->arg, isa->fields[field].width, pr,
+                            last && hp == isa->parts + pa->part + pa->npart - 1, codes, 16)
+              : -1;
+}
+
 /* Does every reading of alternative al, where alternative pa printed for the fields f (last: and nothing follows
- * pa's print in the bundle part), bind FIELD to another value than v through al's first table hole?  Both begin
- * with literal text of the same non-blank characters and a table hole (al's on FIELD), so al's hole starts where
- * pa's entry was printed; entry_codes gives what it can bind there (none: al cannot be read so). */
+ * pa's print in the bundle part), bind FIELD to another value than v through al's first table hole (hole_codes)? */
 static bool hole_other(const struct tsr_tc_isa *isa, const struct tsr_tc_alt *al, const struct tsr_tc_alt *pa,
                        unsigned field, uint64_t v, const uint64_t *f, bool last)
 {
     uint64_t codes[16];
-    const struct tsr_tc_part *ha = first_hole(isa, al), *hp = first_hole(isa, pa);
-    if (lead_table(isa, al, field) < 0 || !hp || hp->kind != TSR_TC_TABLE || !same_prefix(isa, al, ha, pa, hp))
-        return false;
-    const struct tsr_tc_print *pr = tsr_dis_print_of(isa, hp->arg, f[hp->field]);
-    /* a number is read alone only when pa's hole ends pa (and the operand ends the part: last) */
-    int n = pr ? entry_codes(isa, ha->arg, isa->fields[field].width, pr,
-                             last && hp == isa->parts + pa->part + pa->npart - 1, codes, 16)
-               : -1;
+    int n = hole_codes(isa, al, pa, field, f, last, codes);
     for (int i = 0; i < n; i++)
         if (codes[i] == v)
             return false;
@@ -497,8 +506,9 @@ static struct tsr_dis_hmemo *hmemo(struct tsr_dis_spins *S, unsigned kind, uint3
     return m;
 }
 
-/* hole_other kept: its answer depends on al, pa, FIELD, v, last and, of the fields, only on the code of pa's first
- * hole (the entry printed there), which the key holds. */
+/* hole_other kept: hole_codes depends on al, pa, FIELD, last and, of the fields, only on the code c of pa's first
+ * hole (the entry printed there), which the key holds; the codes are kept as a mask (ans 1) when all are below 64,
+ * else (ans 2) hole_other is asked each time; ans 0: not shown. */
 static bool hole_other_kept(struct tsr_dis_spins *S, const struct tsr_tc_isa *isa, const struct tsr_tc_alt *al,
                             const struct tsr_tc_alt *pa, unsigned field, uint64_t v, const uint64_t *f, bool last)
 {
@@ -507,13 +517,24 @@ static bool hole_other_kept(struct tsr_dis_spins *S, const struct tsr_tc_isa *is
         return hole_other(isa, al, pa, field, v, f, last);
     bool hit;
     uint64_t c = f[hp->field];
-    struct tsr_dis_hmemo *m = hmemo(S, 1, (uint32_t)(al - isa->alts), (uint32_t)(pa - isa->alts), field, v, c, last,
-                                    &hit);
-    if (!hit)
-        *m = (struct tsr_dis_hmemo){.kind = 1, .al = (uint32_t)(al - isa->alts), .pa = (uint32_t)(pa - isa->alts),
-                                    .field = field, .v = v, .c = c, .last = last,
-                                    .ans = hole_other(isa, al, pa, field, v, f, last)};
-    return m->ans;
+    uint32_t ja = (uint32_t)(al - isa->alts), jp = (uint32_t)(pa - isa->alts);
+    struct tsr_dis_hmemo *m = hmemo(S, 1, ja, jp, field, 0, c, last, &hit);
+    if (!hit) {
+        uint64_t codes[16], mask = 0;
+        int n = hole_codes(isa, al, pa, field, f, last, codes);
+        uint8_t ans = n >= 0;
+        for (int i = 0; i < n; i++) {
+            if (codes[i] >= 64)
+                ans = 2;
+            else
+                mask |= (uint64_t)1 << codes[i];
+        }
+        *m = (struct tsr_dis_hmemo){.kind = 1, .al = ja, .pa = jp, .field = field, .c = c, .last = last, .ans = ans};
+        m->codes[0] = mask;
+    }
+    if (m->ans == 2)
+        return hole_other(isa, al, pa, field, v, f, last);
+    return m->ans == 1 && !(v < 64 && (m->codes[0] >> v & 1));
 }
 
 unsigned tsr_dis_lead_codes_kept(struct tsr_dis_exact *x, const struct tsr_tc_alt *al, const struct tsr_tc_alt *pa,
