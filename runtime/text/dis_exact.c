@@ -889,6 +889,7 @@ void tsr_dis_exact_free(struct tsr_dis_exact *x)
     free(x->spin.achars);
     free(x->spin.achared);
     free(x->spin.abind);
+    free(x->spin.lead);
     free(x->spin.hm);
     free(x->bound);
     free(x->root);

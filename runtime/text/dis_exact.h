@@ -329,9 +329,10 @@ struct tsr_dis_spins {
                                      bit c of ASCII c; dis_spin.c chars_of), computed when achared[j] is set */
     uint8_t *achared;
     struct tsr_dis_hmemo *hm;     /* TSR_DIS_HMEMO entries (NULL: not yet) */
-    uint64_t *abind;              /* per operand alternative (nalts + 1 words, the last 1 once filled): the fields it
-                                     may bind through a condition or its leading table hole, bit fd for fd < 63, bit 63
-                                     for all others (dis_spin.c may_bind) */
+    uint64_t *abind;              /* per operand alternative: the fields it may bind through a condition or its
+                                     leading table hole, bit fd for fd < 63, bit 63 for all others (dis_spin.c
+                                     may_bind; NULL: not yet) */
+    int32_t *lead;                /* per op: 1 + the template index of its leading operand, 0: none (NULL: not yet) */
     struct tsr_dis_early *req;    /* the open alternatives of the entries, nreq of creq */
     size_t nreq, creq;
 };

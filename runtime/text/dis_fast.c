@@ -318,8 +318,8 @@ static bool fx_refuted(struct tsr_fx *X, const struct tsr_tc_alt *alt, const str
     struct px P = fx_px(X, top);
     uint8_t lalt[MAX_PARTS][TSR_DIS_LALT];
     tsr_dis_ops_lalt(&P, lalt);
-    return tsr_dis_spin_ops(X->isa, X->x, X->fmt, X->np, X->pop, X->sp, X->cur, (const uint8_t (*)[TSR_DIS_LALT])lalt,
-                            alt, X->f) ||
+    P.olalt = (const uint8_t (*)[TSR_DIS_LALT])lalt;   /* P is not changed below: both questions ask the same */
+    return tsr_dis_spin_ops(X->isa, X->x, X->fmt, X->np, X->pop, X->sp, X->cur, P.olalt, alt, X->f) ||
            tsr_dis_hole_refuted(&P, alt, pa);
 }
 

@@ -85,9 +85,13 @@ bool tsr_dis_pinned_facts(struct px *P, unsigned field, const uint64_t *codes, u
 {
     const struct tsr_tc_isa *isa = P->isa;
     uint64_t own = P->f[field] & tsr_bits_mask(isa->fields[field].width);
-    uint8_t pw[MAX_PARTS], lalt[MAX_PARTS][TSR_DIS_LALT];
+    uint8_t pw[MAX_PARTS], mine[MAX_PARTS][TSR_DIS_LALT];
+    const uint8_t (*lalt)[TSR_DIS_LALT] = P->olalt;
     tsr_dis_lead_alts(P, pw);
-    tsr_dis_ops_lalt(P, lalt);
+    if (!lalt) {
+        tsr_dis_ops_lalt(P, mine);
+        lalt = (const uint8_t (*)[TSR_DIS_LALT])mine;
+    }
     bool lead = P->plead[P->cur] == P->top;
     for (unsigned i = 0; i < n; i++) {
         if (codes[i] == own)
@@ -99,8 +103,8 @@ bool tsr_dis_pinned_facts(struct px *P, unsigned field, const uint64_t *codes, u
             uint32_t t0 = k > P->cur ? P->sp[P->cur].t + 1 : TSR_DIS_SPIN_SELF;
             pinned = tsr_dis_spin(isa, P->x, P->fmt, P->pop[k], t0, pw[k], field, codes[i], P->f) == TSR_DIS_SPIN_PINS;
         }
-        if (!pinned && !tsr_dis_spin_ops_field(isa, P->x, P->fmt, P->np, P->pop, P->sp, P->cur,
-                                               (const uint8_t (*)[TSR_DIS_LALT])lalt, field, codes[i], P->f))
+        if (!pinned && !tsr_dis_spin_ops_field(isa, P->x, P->fmt, P->np, P->pop, P->sp, P->cur, lalt, field,
+                                               codes[i], P->f))
             return false;
     }
     return true;

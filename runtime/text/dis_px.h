@@ -33,6 +33,8 @@ struct px {
     const struct tsr_dis_slotp *sp;
     uint8_t (*lalt)[TSR_DIS_LALT];   /* x->lalt */
     const size_t *plead;           /* the event of the part's leading operand (SIZE_MAX: none) */
+    const uint8_t (*olalt)[TSR_DIS_LALT];   /* tsr_dis_ops_lalt of this state as it is (NULL: not made; dis_fast.c
+                                               fx_refuted makes it once for both questions it asks) */
     uint32_t ban_field;            /* the text-only matcher drops every way that binds this field to a value
                                       other than ban_val (TSR_DIS_NOBAN: none; dis_pin.c) */
     uint64_t ban_val;              /* masked to the field's width */

@@ -307,32 +307,47 @@ static int lead_table(const struct tsr_tc_isa *isa, const struct tsr_tc_alt *al,
     return h && h->kind == TSR_TC_TABLE && h->field == field ? (int)h->arg : -1;
 }
 
+/* The masks behind may_bind, made for every alternative at once. */
+static void abind_fill(const struct tsr_dis_static *st, struct tsr_dis_spins *S)
+{
+    const struct tsr_tc_isa *isa = st->isa;
+    if (!(S->abind = calloc((size_t)st->nalts + 1, sizeof *S->abind)))
+        abort();
+    for (size_t i = 0; i < st->nalts; i++) {
+        const struct tsr_tc_alt *al = &isa->alts[i];
+        uint64_t m = 0;
+        for (uint32_t c = 0; c < al->ncond; c++) {
+            const struct tsr_tc_cond *bc = &isa->conds[al->cond + c];
+            if (bc->kind == TSR_TC_BIND)
+                m |= (uint64_t)1 << (bc->field < 63 ? bc->field : 63);
+        }
+        const struct tsr_tc_part *h = first_hole(isa, al);
+        if (h && h->kind == TSR_TC_TABLE)
+            m |= (uint64_t)1 << (h->field < 63 ? h->field : 63);
+        S->abind[i] = m;
+    }
+}
+
 /* Can alternative j (an index into isa->alts) bind FIELD through one of its conditions or its leading table hole
  * (lead_table)?  compute() answers FREE for a printed alternative that cannot: the masks of all alternatives are
  * made on first use and kept per thread (S->abind). */
-static bool may_bind(const struct tsr_dis_static *st, struct tsr_dis_spins *S, unsigned j, unsigned field)
+static inline bool may_bind(const struct tsr_dis_static *st, struct tsr_dis_spins *S, unsigned j, unsigned field)
 {
-    const struct tsr_tc_isa *isa = st->isa;
-    size_t n = st->nalts;
-    if (!S->abind || !S->abind[n]) {
-        if (!S->abind && !(S->abind = calloc(n + 1, sizeof *S->abind)))
+    if (!S->abind)
+        abind_fill(st, S);
+    return j >= st->nalts || (S->abind[j] >> (field < 63 ? field : 63) & 1);
+}
+
+/* lead_of, kept per thread for every op: S->lead[a] is 1 + lead_of(a) (made for every op at once). */
+static inline int lead_kept(const struct tsr_tc_isa *isa, struct tsr_dis_spins *S, unsigned a)
+{
+    if (!S->lead) {
+        if (!(S->lead = calloc((size_t)isa->nops + 1, sizeof *S->lead)))
             abort();
-        for (size_t i = 0; i < n; i++) {
-            const struct tsr_tc_alt *al = &isa->alts[i];
-            uint64_t m = 0;
-            for (uint32_t c = 0; c < al->ncond; c++) {
-                const struct tsr_tc_cond *bc = &isa->conds[al->cond + c];
-                if (bc->kind == TSR_TC_BIND)
-                    m |= (uint64_t)1 << (bc->field < 63 ? bc->field : 63);
-            }
-            const struct tsr_tc_part *h = first_hole(isa, al);
-            if (h && h->kind == TSR_TC_TABLE)
-                m |= (uint64_t)1 << (h->field < 63 ? h->field : 63);
-            S->abind[i] = m;
-        }
-        S->abind[n] = 1;
+        for (unsigned b = 0; b < isa->nops; b++)
+            S->lead[b] = (int32_t)(1 + lead_of(isa, b));
     }
-    return j >= n || (S->abind[j] >> (field < 63 ? field : 63) & 1);
+    return S->lead[a] - 1;
 }
 
 /* Do the literal texts before alternatives al's and pa's first holes (ha, hp) hold the same non-blank characters,
@@ -660,7 +675,7 @@ int tsr_dis_spin_at(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsig
 {
     if (fmt >= isa->nformats || a >= isa->nops || field >= isa->nfields || fmt > UINT16_MAX || a > UINT16_MAX)
         return TSR_DIS_SPIN_OPEN;
-    if (li != 0xff && (int)li == lead_of(isa, a))
+    if (li != 0xff && (int)li == lead_kept(isa, &x->spin, a))
         li = 0xff;   /* the leading operand: one key, whichever way it is asked */
     if (!x->st.isa)
         tsr_dis_static_init(&x->st, isa);
@@ -674,7 +689,7 @@ int tsr_dis_spin_at(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsig
         tsr_dis_static_init(&x->st, isa);
     struct tsr_dis_spins *S = &x->spin;
     if (li == 0xff) {   /* compute()'s first answers, without the table: no leading operand, or FREE by may_bind */
-        int l0 = lead_of(isa, a);
+        int l0 = lead_kept(isa, S, a);
         if (l0 < 0)
             return TSR_DIS_SPIN_FREE;
         const struct tsr_tc_part *p = isa->parts + isa->ops[a].part + l0;
@@ -728,7 +743,7 @@ bool tsr_dis_spin_ops_field(const struct tsr_tc_isa *isa, struct tsr_dis_exact *
         unsigned a = pop[k];
         if (a >= isa->nops)
             continue;
-        int lead = lead_of(isa, a);
+        int lead = lead_kept(isa, &x->spin, a);
         uint32_t n = isa->ops[a].npart < TSR_DIS_LALT ? isa->ops[a].npart : TSR_DIS_LALT;
         /* a part after the current one takes a later slot; the others are read as printed */
         uint32_t t0 = k > cur ? sp[cur].t + 1 : TSR_DIS_SPIN_SELF;
