@@ -339,10 +339,7 @@ static void keep_rows(struct tsr_fx *X, uint32_t pk, struct fpk *A)
         for (uint32_t j = 0; j < A->nearly && by[m]; j++) {
             const struct tsr_dis_early *y = &A->early[j];
             const struct tsr_dis_erow *r = row_on(y, A->cf[m]);
-            int v = c < r->len ? r->row[c] : TSR_DIS_MAYBE;
-            if (v == TSR_DIS_UNKNOWN)
-                v = tsr_dis_alt_hole(&X->x->st, A->step.p, A->step.end, y->alt, A->k, r->hole, c);
-            by[m] = v == TSR_DIS_NEVER;
+            by[m] = c < r->len && r->row[c] == TSR_DIS_NEVER;   /* an entry not decided yet: not asked here */
         }
         if (by[m] && ++A->settled[m] > A->settled[best])
             best = m;
