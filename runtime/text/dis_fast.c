@@ -46,6 +46,9 @@ struct fpk {
                                    tsr_fx.pkf holds, cf[kf] */
     uint32_t cf[TSR_DIS_EHOLES];
     uint32_t settled[TSR_DIS_EHOLES];   /* times the rows on cf[m] alone ruled every early alternative out */
+    struct fopt { uint8_t j, ans, what[14]; } om[8];   /* alt_opts_never's answers for early alternative j and the
+                                   printed alternative's events what[0..its npart), nom of them (om[nom % 8] next) */
+    uint32_t nom;
     uint64_t bknown, bnever;    /* bit i: op i of the op's slot (before it) cannot match what the op prints with
                                    alternative k at this operand part, whatever its others (tsr_dis_op_alts with
                                    this one fixed); asked once bknown has bit i */
@@ -296,7 +299,7 @@ static uint64_t pk_bnever(struct tsr_fx *X, uint32_t pk, unsigned a, const struc
 
 /* dis_plan.c: early alternative j cannot match what the printed one prints with its optional texts as printed
  * (the events after the operand's event ev). */
-static bool alt_opts_never(struct tsr_fx *X, const struct fpk *A, unsigned j, const struct tsr_dis_ev *ev)
+static bool alt_opts_never(struct tsr_fx *X, struct fpk *A, unsigned j, const struct tsr_dis_ev *ev)
 {
     const struct tsr_tc_alt *pa = &X->isa->alts[A->alt + A->k];
     uint8_t what[256];
@@ -307,7 +310,19 @@ static bool alt_opts_never(struct tsr_fx *X, const struct fpk *A, unsigned j, co
             return false;
         what[i] = (uint8_t)ev[1 + i].what;
     }
-    return tsr_dis_alt_opts(&X->x->st, A->step.p, A->step.end, j, A->k, what) == TSR_DIS_NEVER;
+    /* kept per pair: the answer depends on the facts, the pair (operand part, template end, k), j and what[0..npart)
+     * only (tsr_dis_ask_opts reads the printed alternative's choices at its own parts) */
+    bool keep = pa->npart <= sizeof A->om[0].what && j <= 0xff;
+    for (uint32_t i = 0; keep && i < A->nom && i < 8; i++)
+        if (A->om[i].j == j && memcmp(A->om[i].what, what, pa->npart) == 0)
+            return A->om[i].ans;
+    bool r = tsr_dis_alt_opts(&X->x->st, A->step.p, A->step.end, j, A->k, what) == TSR_DIS_NEVER;
+    if (keep) {
+        struct fopt *m = &A->om[A->nom++ % 8];
+        m->j = (uint8_t)j, m->ans = r;
+        memcpy(m->what, what, pa->npart);
+    }
+    return r;
 }
 
 /* dis_exact.c refuted() from the facts, after tsr_dis_spin_alt: early alternative alt of the operand printed with
