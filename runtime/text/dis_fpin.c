@@ -23,7 +23,8 @@ static size_t ev_span(const struct px *P, const struct tsr_tc_part *p, size_t ie
     const struct tsr_tc_alt *al = &P->isa->alts[o->alt + P->ev[ie].what];
     size_t n = 1;
     for (uint32_t i = 0; i < al->npart; i++) {
-        size_t m = ev_span(P, P->isa->parts + al->part + i, ie + n, iend, depth + 1);
+        const struct tsr_tc_part *q = P->isa->parts + al->part + i;
+        size_t m = q->kind != TSR_TC_OPND ? ie + n < iend : ev_span(P, q, ie + n, iend, depth + 1);   /* as ev_span */
         if (!m)
             return 0;
         n += m;
@@ -43,7 +44,7 @@ static bool part_alts(const struct px *P, size_t k, size_t skip, uint8_t *lalt)
     memset(lalt, 0xff, TSR_DIS_LALT);
     for (uint32_t i = 0; i < op->npart; i++) {
         const struct tsr_tc_part *p = isa->parts + op->part + i;
-        size_t n = ev_span(P, p, ie, iend, 0);
+        size_t n = p->kind != TSR_TC_OPND ? ie < iend : ev_span(P, p, ie, iend, 0);   /* as ev_span */
         if (!n) {
             memset(lalt, 0xff, TSR_DIS_LALT);
             return false;
