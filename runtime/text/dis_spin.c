@@ -685,8 +685,6 @@ int tsr_dis_spin_at(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsig
         return TSR_DIS_SPIN_OPEN;
     if (pw > 0xff)
         pw = 0xff;
-    if (!x->st.isa)
-        tsr_dis_static_init(&x->st, isa);
     struct tsr_dis_spins *S = &x->spin;
     if (li == 0xff) {   /* compute()'s first answers, without the table: no leading operand, or FREE by may_bind */
         int l0 = lead_kept(isa, S, a);
@@ -703,8 +701,6 @@ int tsr_dis_spin_at(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsig
     uint64_t h = ((uint64_t)fmt << 48 | (uint64_t)a << 32 | (uint64_t)pw << 24 | (uint64_t)li << 16 | field) *
                  0x9e3779b97f4a7c15u;
     h = (h ^ v ^ (uint64_t)t0 << 40) * 0xff51afd7ed558ccdu;
-    struct tsr_dis_spine k = {.v = v, .field = field, .t0 = t0, .fmt = (uint16_t)fmt, .a = (uint16_t)a,
-                              .li = (uint8_t)li, .pw = (uint8_t)pw};
     struct tsr_dis_spine *e = NULL;
     for (unsigned j = 0; j < TSR_DIS_SPIN_PROBE && !e; j++) {
         struct tsr_dis_spine *c = &S->e[((h >> 40) + j) & (TSR_DIS_SPIN - 1)];
@@ -716,6 +712,8 @@ int tsr_dis_spin_at(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsig
         if (!c->state)
             e = c;   /* a new key: its answer is kept here */
     }
+    struct tsr_dis_spine k = {.v = v, .field = field, .t0 = t0, .fmt = (uint16_t)fmt, .a = (uint16_t)a,
+                              .li = (uint8_t)li, .pw = (uint8_t)pw};   /* a new key */
     struct tsr_dis_early req[TSR_DIS_SPIN_REQ];
     unsigned n;
     int r = compute(&x->st, &k, req, &n);
