@@ -30,6 +30,7 @@
 #include "asm_match.h"
 #include "bits.h"
 #include "dis_exact.h"
+#include "dis_fshape.h"
 #include "dis_fx.h"
 #include "dis_px.h"
 
@@ -75,6 +76,9 @@ struct tsr_dis_fast {
     uint64_t *nm;               /* per place: dis_fx.h tsr_fx.nm */
     uint64_t *fmask;            /* per format: its fields, nw words each */
     size_t nw;
+    uint64_t before[64];        /* per format g < 64: bit h for each format h < g */
+    uint64_t few[MAX_PARTS + 1];   /* per count of parts: bit g for each format g < 64 of fewer slots */
+    struct tsr_fx_shapes *sh;   /* the tail per bundle shape (dis_fshape.h), made on first use */
 };
 
 static void *xcalloc(size_t n, size_t sz)
@@ -445,6 +449,28 @@ static int fslot(struct tsr_fx *X, unsigned slot, unsigned before, unsigned prin
     return tsr_dis_cands(&x->cands, &x->st, slot, before, printed, alts, x->lalt[k]) != 0;
 }
 
+/* The formats before fmt: each has too few slots for the np parts (ops pop[]), or a part that fits none of its
+ * slots. */
+static bool formats_before(struct tsr_fx *X, unsigned fmt, size_t np, const unsigned *pop)
+{
+    const struct tsr_tc_isa *isa = X->isa;
+    for (unsigned g = 0; g < fmt; g++) {
+        const struct tsr_tc_format *G = &isa->formats[g];
+        bool fails = np > G->nslot;
+        for (size_t k = 0; k < np && !fails; k++)
+            fails = fmt_never(X->x, pop[k], g);
+        for (size_t k = 0; k < np && !fails; k++) {
+            bool any = false;
+            for (uint32_t t = 0; t < G->nslot && !any; t++)
+                any = fslot(X, isa->idx[G->slot + t], TSR_TC_NO_OP, pop[k], k) != 0;
+            fails = !any;
+        }
+        if (!fails)
+            return false;
+    }
+    return true;
+}
+
 static inline uint32_t fws(const char *s, uint32_t lim, uint32_t pos)
 {
     while (pos < lim && tsr_asm_isblank(s[pos]))
@@ -478,6 +504,12 @@ bool tsr_dis_fast(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const v
         F0->nm = xcalloc(isa->fx->nplaces, sizeof *F0->nm);
         F0->nw = nw;
         F0->fmask = xcalloc((size_t)isa->nformats * nw, sizeof *F0->fmask);
+        for (unsigned g = 0; g < 64; g++)
+            F0->before[g] = ((uint64_t)1 << g) - 1;
+        for (unsigned g = 0; g < isa->nformats && g < 64; g++)
+            for (size_t k = 0; k <= MAX_PARTS; k++)
+                if (isa->formats[g].nslot < k)
+                    F0->few[k] |= (uint64_t)1 << g;
         for (unsigned g = 0; g < isa->nformats; g++)
             for (uint32_t i = 0; i < isa->formats[g].nfield; i++) {
                 unsigned fd = isa->idx[isa->formats[g].field + i];
@@ -540,30 +572,33 @@ bool tsr_dis_fast(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const v
         if (!isa->fx->op[a](&X, ev + ie, iend - ie, &used) || ie + used != iend || X.end > lim ||
             fws(text, lim, X.end) != lim)
             return false;
-        /* the slots and ops the assembler tries before this one */
-        for (uint32_t u = s; u < t; u++)
-            if (fslot(&X, isa->idx[F->slot + u], TSR_TC_NO_OP, a, k))
+        /* the slots and ops the assembler tries before this one (fslot's first tests, on the facts kept in the
+         * op's record, inline) */
+        const struct fop *o = &F0->op[a];
+        for (uint32_t u = s; u < t; u++) {
+            unsigned us = isa->idx[F->slot + u];
+            if (!(us < 64 && (o->snever >> us & 1)) && fslot(&X, us, TSR_TC_NO_OP, a, k))
                 return false;
-        if (fslot(&X, slot, a, a, k))
+        }
+        if (o->bnever != 2 && fslot(&X, slot, a, a, k))
             return false;
         printed |= (uint64_t)1 << t;
         s = t + 1;
         start = lim + 1;
     }
-    /* the formats before fmt: each has too few slots, or a part that fits none of its slots */
-    for (unsigned g = 0; g < fmt; g++) {
-        const struct tsr_tc_format *G = &isa->formats[g];
-        bool fails = np > G->nslot;
-        for (size_t k = 0; k < np && !fails; k++)
-            fails = fmt_never(x, pop[k], g);
-        for (size_t k = 0; k < np && !fails; k++) {
-            bool any = false;
-            for (uint32_t t = 0; t < G->nslot && !any; t++)
-                any = fslot(&X, isa->idx[G->slot + t], TSR_TC_NO_OP, pop[k], k) != 0;
-            fails = !any;
-        }
-        if (!fails)
-            return false;
+    /* the formats before fmt: each has too few slots, or a part that fits none of its slots; first by the
+     * formats each printed op is known to fit no slot of (tsr_dis_fmt_never, kept in its record) */
+    uint64_t open = fmt < 64 && np <= MAX_PARTS ? F0->before[fmt] & ~F0->few[np] : 1;
+    for (size_t k = 0; k < np && open; k++)
+        open &= ~F0->op[pop[k]].fnever;
+    if (open && !formats_before(&X, fmt, np, pop))
+        return false;
+    /* the rest reads the bundle's shape and compares ops and fields with constants: kept per shape
+     * (dis_fshape.h) */
+    if (nw == 1) {
+        const struct tsr_fx_shape *e = tsr_fx_shape(&F0->sh, isa, fmt, ops, printed, bound[0], eq, X.neq);
+        if (e && e->kept)
+            return !e->fail && tsr_fx_shape_holds(F0->sh, e, isa, ops, f);
     }
     /* the slots not printed hold their default ops */
     for (uint32_t t = 0; t < F->nslot; t++) {
@@ -632,6 +667,7 @@ void tsr_dis_fast_free(struct tsr_dis_exact *x)
     free(F0->fd);
     free(F0->pl);
     free(F0->fmask);
+    tsr_fx_shapes_free(F0->sh);
     free(F0);
     x->fast = NULL;
 }
