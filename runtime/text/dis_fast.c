@@ -547,8 +547,6 @@ bool tsr_dis_fast(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const v
     X.pl = F0->pl, X.pk = F0->pk, X.pkn = F0->pkn, X.pkf = F0->pkf, X.pkm = F0->pkm, X.nm = F0->nm, X.lalt = NULL, X.nlpk = 0, X.end = 0;
     X.fmt = fmt, X.np = np, X.cur = 0, X.pop = pop, X.sp = sp, X.pw = pw, X.ev0 = ev, X.nev = nev;
     X.plead = plead, X.top = SIZE_MAX;
-    if (!fconds(&X, F->cond, F->ncond))
-        return false;
     uint32_t s = 0, start = 0;
     uint64_t printed = 0;
     for (size_t k = 0; k < np; k++) {
@@ -600,6 +598,9 @@ bool tsr_dis_fast(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const v
         if (e && e->kept)
             return !e->fail && tsr_fx_shape_holds(F0->sh, e, isa, ops, f);
     }
+    /* the format's conditions (nothing before reads what they bind) */
+    if (!fconds(&X, F->cond, F->ncond))
+        return false;
     /* the slots not printed hold their default ops */
     for (uint32_t t = 0; t < F->nslot; t++) {
         if (t < 64 && (printed >> t & 1))

@@ -66,6 +66,25 @@ static void defaults(struct tsr_fx_shapes *S, const struct tsr_tc_isa *isa, cons
     *B |= seen;
 }
 
+/* Conditions conds[first .. first + n) (dis_fast.c fconds): a binding is a comparison and binds the field; a
+ * check is kept in cid[] (*nc of at most 64); false for a FIELD == FIELD condition (not kept). */
+static bool conds(struct tsr_fx_shapes *S, const struct tsr_tc_isa *isa, uint32_t first, uint32_t n, uint64_t *B,
+                  uint32_t *cid, uint32_t *nc)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        const struct tsr_tc_cond *c = &isa->conds[first + i];
+        if (c->kind == TSR_TC_BIND) {
+            push(S, c->field, c->val & tsr_bits_mask(isa->fields[c->field].width));
+            *B |= (uint64_t)1 << c->field;
+        } else if (c->kind != TSR_TC_BIND2 && *nc < 64) {
+            cid[(*nc)++] = c->id;
+        } else {
+            return false;
+        }
+    }
+    return true;
+}
+
 /* The entry of shape k (fmt's slots' ops in `ops`, parts printed at positions `printed`, fields bound B, pairs
  * eq): dis_fast.c's tail after the parts, for every bundle of this shape. */
 static void make(struct tsr_fx_shapes *S, struct tsr_fx_shape *e, const struct tsr_tc_isa *isa, unsigned fmt,
@@ -74,26 +93,22 @@ static void make(struct tsr_fx_shapes *S, struct tsr_fx_shape *e, const struct t
     const struct tsr_tc_format *F = &isa->formats[fmt];
     e->off = S->nchk, e->kept = 1, e->fail = 0;
     uint32_t cid[64], nc = 0;   /* the checks, kept after the comparisons */
-    /* the slots not printed hold their default ops (kept: tsr_fx_shape_holds compares), whose conditions hold: a
-     * binding is a comparison and binds the field; a check is kept; a FIELD == FIELD condition there is not
-     * kept */
+    /* the format's conditions (its selector: dis_fast.c asks them of no other shape), then the slots not printed
+     * hold their default ops (kept: tsr_fx_shape_holds compares), whose conditions hold; a FIELD == FIELD
+     * condition in either is not kept */
     e->nd = 0;
+    if (!conds(S, isa, F->cond, F->ncond, &B, cid, &nc)) {
+        e->kept = 0;
+        goto done;
+    }
     for (uint32_t t = 0; t < F->nslot; t++) {
         if (printed >> t & 1)
             continue;
         e->dslot[e->nd++] = isa->idx[F->slot + t];
-        unsigned d = isa->slots[isa->idx[F->slot + t]].default_op;
-        for (uint32_t i = 0; i < isa->ops[d].ncond; i++) {
-            const struct tsr_tc_cond *c = &isa->conds[isa->ops[d].cond + i];
-            if (c->kind == TSR_TC_BIND) {
-                push(S, c->field, c->val & tsr_bits_mask(isa->fields[c->field].width));
-                B |= (uint64_t)1 << c->field;
-            } else if (c->kind != TSR_TC_BIND2 && nc < 64) {
-                cid[nc++] = c->id;
-            } else {
-                e->kept = 0;
-                goto done;
-            }
+        const struct tsr_tc_op *d = &isa->ops[isa->slots[isa->idx[F->slot + t]].default_op];
+        if (!conds(S, isa, d->cond, d->ncond, &B, cid, &nc)) {
+            e->kept = 0;
+            goto done;
         }
     }
     /* FIELD == FIELD: a bound side binds the other; each pair needs one.  The values need no comparison: the

@@ -1,22 +1,24 @@
 /* The bundle-level tail of the proof's fast form (dis_fast.c tsr_dis_fast), kept per bundle shape: private to
  * dis_fast.c and dis_fshape.c (runtime/text/).
  *
- * After each part's checker has passed, what is left of the fast form's tail (the slots not printed holding their
- * default ops and those ops' conditions, FIELD == FIELD pairs, the fields nothing bound at their first default or
- * 0) reads the description on the bundle's shape only, and compares ops and fields with constants.  The shape is
+ * After each part's checker has passed, what is left of the fast form's tail (the format's conditions, the slots
+ * not printed holding their default ops and those ops' conditions, FIELD == FIELD pairs, the fields nothing bound
+ * at their first default or 0) reads the description on the bundle's shape only, and compares ops and fields
+ * with constants.  The shape is
  *   - the format,
- *   - the slot positions printed (which parts there are; the others hold their slot's default op),
+ *   - the slot positions printed (which parts there are; the others must hold their slot's default op),
  *   - the op printed at each position whose op has defaults (an op without defaults adds nothing to the tail),
  *   - the fields the checkers bound (one 64-bit word: the tail is kept only for isas of at most 64 fields),
  *   - the FIELD == FIELD pairs the checkers met, in order.
  * Each of those is in the key, and nothing else the tail reads depends on the bundle (the description is fixed
  * for the isa).  So an entry keeps, once per shape, the verdict of the shape alone (a pair nothing binds) and
- * the list of comparisons left: the slots not printed (each to hold its default op), each field with the constant it must hold (a default op's binding; the first
- * default of a field nothing bound, ops' in slot order then the format's; 0 for the format's other fields) and
- * the default ops' other conditions (isa->check).  A shape outside what the key can hold (more than 8 slots, 4
- * pairs, 64 fields, or a default op with a FIELD == FIELD condition) is not kept: dis_fast.c runs the tail step
- * by step.  The formats the assembler tries before the printed one depend on the printed ops: dis_fast.c asks
- * them per op.
+ * what is left to compare: the slots not printed (each to hold its default op); each field with the constant it
+ * must hold (a binding among the format's or a default op's conditions; the first default of a field nothing
+ * bound, ops' in slot order then the format's; 0 for the format's other fields); the other conditions of the
+ * format and the default ops (isa->check).  A shape outside what the key can hold (more than 8 slots, 4 pairs,
+ * 64 fields, or a FIELD == FIELD condition among the format's or a default op's) is not kept: dis_fast.c runs
+ * the tail step by step.  The formats the assembler tries before the printed one depend on the printed ops:
+ * dis_fast.c asks them per op.
  */
 #ifndef TSR_DIS_FSHAPE_H
 #define TSR_DIS_FSHAPE_H
