@@ -114,6 +114,44 @@ Test(disfast, fast_implies_full)
     rig_close(&r);
 }
 
+/* On random words, as decoded (fields nothing printed may hold any value) and made canonical (the text read back):
+ * the bundle-level tail kept per bundle shape (runtime/text/dis_fshape.c) answers as the same tail asked step by
+ * step, on every shape met (a shape's entry is made on first sight of it, and asked again). */
+Test(disfast, shape_tail_matches_steps)
+{
+    struct rig r;
+    rig_open(&r);
+    unsigned long printed = 0, shown = 0, raw = 0;
+    bool first = true;
+    for (int i = 0; i < 80000; i++) {
+        uint64_t v = next();
+        uint32_t w[2] = {(uint32_t)v, (uint32_t)(v >> 32)}, w2[2];
+        char err[256];
+        if (!rig_print(&r, w))
+            continue;
+        bool canon = i & 1;   /* every other word read back and printed again */
+        if (canon && (qpu_assemble_one(r.b.data, r.b.len, 0, w2, err, sizeof err) != 0 || !rig_print(&r, w2)))
+            continue;
+        if (first) {
+            (void)rig_full(&r);   /* sets the facts up, whatever it answers */
+            first = false;
+        }
+        printed++;
+        r.x->fast_steps = true;
+        bool steps = rig_fast(&r);
+        r.x->fast_steps = false;
+        bool shape = rig_fast(&r);
+        cr_expect_eq(shape, steps, "'%.*s': per shape %d, step by step %d", (int)r.b.len, r.b.data, shape, steps);
+        shown += shape;
+        raw += shape && !canon;
+    }
+    cr_log_info("disfast shapes: %lu printed, %lu shown (%lu as decoded)\n", printed, shown, raw);
+    cr_expect_gt(printed, 50000);
+    cr_expect_gt(shown, printed / 4);
+    cr_expect_gt(raw, 0);
+    rig_close(&r);
+}
+
 /* Bundles the facts settle: plain ALU ops, an I/O name of both write tables whose early regfile-A reading is
  * refuted through ws (pinned by the other part's `ra28`), a load immediate, packs and unpacks; an early
  * alternative refuted through an anchored operand (`ra12.8d` can only be read with pm = 0, so the MUL pack `.8a`

@@ -606,7 +606,7 @@ bool tsr_dis_fast(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const v
         return false;
     /* the rest reads the bundle's shape and compares ops and fields with constants: kept per shape
      * (dis_fshape.h) */
-    if (nw == 1) {
+    if (nw == 1 && !x->fast_steps) {
         const struct tsr_fx_shape *e = tsr_fx_shape(&F0->sh, isa, fmt, ops, printed, bound[0], eq, X->neq);
         if (e && e->kept)
             return !e->fail && tsr_fx_shape_holds(F0->sh, e, isa, ops, f);
