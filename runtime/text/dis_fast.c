@@ -491,14 +491,15 @@ bool tsr_dis_fast(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const v
     const struct tsr_dis_ev *ev = path->ev;
     const struct tsr_dis_slotp *sp = path->sp;
     size_t nev = path->nev, np = path->nsp;
-    size_t nw = ((size_t)isa->nfields + 63) / 64;
-    if (!isa->fx || path->over || !x->st.isa || !x->bound || nw > 16)
-        return false;   /* the full proof sets up the facts and its arrays on its first bundle */
+    struct tsr_dis_fast *F0 = x->fast;
+    /* the full proof sets up the facts and its arrays on its first bundle; F0 is made once they are (they stay) */
+    size_t nw = F0 ? F0->nw : ((size_t)isa->nfields + 63) / 64;
+    if (path->over || (!F0 && (!isa->fx || !x->st.isa || !x->bound || nw > 16)))
+        return false;
     const unsigned char *ib = inst;
     unsigned fmt = ib[0];
     if (fmt >= isa->nformats || len > UINT32_MAX / 2 || np == 0 || np > MAX_PARTS)
         return false;
-    struct tsr_dis_fast *F0 = x->fast;
     if (!F0) {
         F0 = x->fast = xcalloc(1, sizeof *F0);
         F0->op = xcalloc(isa->nops, sizeof *F0->op);
