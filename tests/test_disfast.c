@@ -80,6 +80,17 @@ static uint64_t next(void)   /* xorshift64* */
     return rng * 0x2545f4914f6cdd1du;
 }
 
+/* Prints the next random word, made canonical when canon (the word's text read back and printed again: bench_dis's
+ * kind); false when it cannot be printed or read back. */
+static bool rig_random(struct rig *r, bool canon)
+{
+    uint64_t v = next();
+    uint32_t w[2] = {(uint32_t)v, (uint32_t)(v >> 32)}, w2[2];
+    char err[256];
+    return rig_print(r, w) &&
+           (!canon || (qpu_assemble_one(r->b.data, r->b.len, 0, w2, err, sizeof err) == 0 && rig_print(r, w2)));
+}
+
 /* On random words: every bundle the fast form shows, the full proof shows too; and it shows nearly all of them
  * (those the facts settle: 99.87 % here when this test was written). */
 Test(disfast, fast_implies_full)
@@ -89,12 +100,7 @@ Test(disfast, fast_implies_full)
     unsigned long printed = 0, full = 0, fast = 0;
     bool first = true;
     for (int i = 0; i < 100000; i++) {
-        uint64_t v = next();
-        uint32_t w[2] = {(uint32_t)v, (uint32_t)(v >> 32)}, w2[2];
-        char err[256];
-        /* a word the text stands for (bench_dis's kind): the random word's text read back, printed again */
-        if (!rig_print(&r, w) || qpu_assemble_one(r.b.data, r.b.len, 0, w2, err, sizeof err) != 0 ||
-            !rig_print(&r, w2))
+        if (!rig_random(&r, true))
             continue;
         printed++;
         if (first) {   /* the fast form answers false until the full proof has set up the facts */
@@ -124,13 +130,8 @@ Test(disfast, shape_tail_matches_steps)
     unsigned long printed = 0, shown = 0, raw = 0;
     bool first = true;
     for (int i = 0; i < 80000; i++) {
-        uint64_t v = next();
-        uint32_t w[2] = {(uint32_t)v, (uint32_t)(v >> 32)}, w2[2];
-        char err[256];
-        if (!rig_print(&r, w))
-            continue;
-        bool canon = i & 1;   /* every other word read back and printed again */
-        if (canon && (qpu_assemble_one(r.b.data, r.b.len, 0, w2, err, sizeof err) != 0 || !rig_print(&r, w2)))
+        bool canon = i & 1;   /* every other word made canonical */
+        if (!rig_random(&r, canon))
             continue;
         if (first) {
             (void)rig_full(&r);   /* sets the facts up, whatever it answers */
