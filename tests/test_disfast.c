@@ -80,6 +80,17 @@ static uint64_t next(void)   /* xorshift64* */
     return rng * 0x2545f4914f6cdd1du;
 }
 
+/* Prints the next random word, made canonical when canon (the word's text read back and printed again: bench_dis's
+ * kind); false when it cannot be printed or read back. */
+static bool rig_random(struct rig *r, bool canon)
+{
+    uint64_t v = next();
+    uint32_t w[2] = {(uint32_t)v, (uint32_t)(v >> 32)}, w2[2];
+    char err[256];
+    return rig_print(r, w) &&
+           (!canon || (qpu_assemble_one(r->b.data, r->b.len, 0, w2, err, sizeof err) == 0 && rig_print(r, w2)));
+}
+
 /* On random words: every bundle the fast form shows, the full proof shows too; and it shows nearly all of them
  * (those the facts settle: 99.87 % here when this test was written). */
 Test(disfast, fast_implies_full)
@@ -89,12 +100,7 @@ Test(disfast, fast_implies_full)
     unsigned long printed = 0, full = 0, fast = 0;
     bool first = true;
     for (int i = 0; i < 100000; i++) {
-        uint64_t v = next();
-        uint32_t w[2] = {(uint32_t)v, (uint32_t)(v >> 32)}, w2[2];
-        char err[256];
-        /* a word the text stands for (bench_dis's kind): the random word's text read back, printed again */
-        if (!rig_print(&r, w) || qpu_assemble_one(r.b.data, r.b.len, 0, w2, err, sizeof err) != 0 ||
-            !rig_print(&r, w2))
+        if (!rig_random(&r, true))
             continue;
         printed++;
         if (first) {   /* the fast form answers false until the full proof has set up the facts */
@@ -155,6 +161,39 @@ Test(disfast, fast_answers_do_not_depend_on_history)
     rig_close(&r);
     free(w);
     free(ans);
+}
+
+/* On random words, as decoded (fields nothing printed may hold any value) and made canonical (the text read back):
+ * the bundle-level tail kept per bundle shape (runtime/text/dis_fshape.c) answers as the same tail asked step by
+ * step, on every shape met (a shape's entry is made on first sight of it, and asked again). */
+Test(disfast, shape_tail_matches_steps)
+{
+    struct rig r;
+    rig_open(&r);
+    unsigned long printed = 0, shown = 0, raw = 0;
+    bool first = true;
+    for (int i = 0; i < 80000; i++) {
+        bool canon = i & 1;   /* every other word made canonical */
+        if (!rig_random(&r, canon))
+            continue;
+        if (first) {
+            (void)rig_full(&r);   /* sets the facts up, whatever it answers */
+            first = false;
+        }
+        printed++;
+        r.x->fast_steps = true;
+        bool steps = rig_fast(&r);
+        r.x->fast_steps = false;
+        bool shape = rig_fast(&r);
+        cr_expect_eq(shape, steps, "'%.*s': per shape %d, step by step %d", (int)r.b.len, r.b.data, shape, steps);
+        shown += shape;
+        raw += shape && !canon;
+    }
+    cr_log_info("disfast shapes: %lu printed, %lu shown (%lu as decoded)\n", printed, shown, raw);
+    cr_expect_gt(printed, 50000);
+    cr_expect_gt(shown, printed / 4);
+    cr_expect_gt(raw, 0);
+    rig_close(&r);
 }
 
 /* Bundles the facts settle: plain ALU ops, an I/O name of both write tables whose early regfile-A reading is

@@ -462,6 +462,8 @@ struct tsr_dis_exact {
     struct tsr_dis_cands cands;   /* the ops slot_possible tries on the text (dis_cand.h) */
     struct tsr_dis_spins spin;    /* tsr_dis_spin's answers (dis_spin.c) */
     struct tsr_dis_fast *fast;    /* the facts per template place of tsr_dis_fast (dis_fast.c) */
+    bool fast_steps;              /* tests: tsr_dis_fast asks its bundle-level tail step by step, not per bundle
+                                     shape (dis_fshape.h); the answers are the same */
 };
 
 /* ---- numbers decided from the template (dis_num.c) ------------------------------------------------------ */

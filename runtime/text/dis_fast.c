@@ -30,6 +30,7 @@
 #include "asm_match.h"
 #include "bits.h"
 #include "dis_exact.h"
+#include "dis_fshape.h"
 #include "dis_fx.h"
 #include "dis_px.h"
 
@@ -81,6 +82,16 @@ struct tsr_dis_fast {
     uint64_t *nm, *mm;          /* per place: dis_fx.h tsr_fx.nm, mm */
     uint64_t *fmask;            /* per format: its fields, nw words each */
     size_t nw;
+    uint64_t before[64];        /* per format g < 64: bit h for each format h < g */
+    uint64_t few[MAX_PARTS + 1];   /* per count of parts: bit g for each format g < 64 of fewer slots */
+    struct tsr_fx_shapes *sh;   /* the tail per bundle shape (dis_fshape.h), made on first use */
+    /* the checkers' state and the arrays it points to, their bundle-independent members set once */
+    struct tsr_fx X;
+    uint64_t bound[16];
+    uint16_t eq[64];
+    unsigned pop[MAX_PARTS];
+    uint8_t pw[MAX_PARTS];
+    size_t plead[MAX_PARTS];
 };
 
 static void *xcalloc(size_t n, size_t sz)
@@ -510,6 +521,28 @@ static int fslot(struct tsr_fx *X, unsigned slot, unsigned before, unsigned prin
     return tsr_dis_cands(&x->cands, &x->st, slot, before, printed, alts, x->lalt[k]) != 0;
 }
 
+/* The formats before fmt: each has too few slots for the np parts (ops pop[]), or a part that fits none of its
+ * slots. */
+static bool formats_before(struct tsr_fx *X, unsigned fmt, size_t np, const unsigned *pop)
+{
+    const struct tsr_tc_isa *isa = X->isa;
+    for (unsigned g = 0; g < fmt; g++) {
+        const struct tsr_tc_format *G = &isa->formats[g];
+        bool fails = np > G->nslot;
+        for (size_t k = 0; k < np && !fails; k++)
+            fails = fmt_never(X->x, pop[k], g);
+        for (size_t k = 0; k < np && !fails; k++) {
+            bool any = false;
+            for (uint32_t t = 0; t < G->nslot && !any; t++)
+                any = fslot(X, isa->idx[G->slot + t], TSR_TC_NO_OP, pop[k], k) != 0;
+            fails = !any;
+        }
+        if (!fails)
+            return false;
+    }
+    return true;
+}
+
 static inline uint32_t fws(const char *s, uint32_t lim, uint32_t pos)
 {
     while (pos < lim && tsr_asm_isblank(s[pos]))
@@ -523,14 +556,15 @@ bool tsr_dis_fast(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const v
     const struct tsr_dis_ev *ev = path->ev;
     const struct tsr_dis_slotp *sp = path->sp;
     size_t nev = path->nev, np = path->nsp;
-    size_t nw = ((size_t)isa->nfields + 63) / 64;
-    if (!isa->fx || path->over || !x->st.isa || !x->bound || nw > 16)
-        return false;   /* the full proof sets up the facts and its arrays on its first bundle */
+    struct tsr_dis_fast *F0 = x->fast;
+    /* the full proof sets up the facts and its arrays on its first bundle; F0 is made once they are (they stay) */
+    size_t nw = F0 ? F0->nw : ((size_t)isa->nfields + 63) / 64;
+    if (path->over || (!F0 && (!isa->fx || !x->st.isa || !x->bound || nw > 16)))
+        return false;
     const unsigned char *ib = inst;
     unsigned fmt = ib[0];
     if (fmt >= isa->nformats || len > UINT32_MAX / 2 || np == 0 || np > MAX_PARTS)
         return false;
-    struct tsr_dis_fast *F0 = x->fast;
     if (!F0) {
         F0 = x->fast = xcalloc(1, sizeof *F0);
         F0->op = xcalloc(isa->nops, sizeof *F0->op);
@@ -544,11 +578,22 @@ bool tsr_dis_fast(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const v
         F0->mm = xcalloc(isa->fx->nplaces, sizeof *F0->mm);
         F0->nw = nw;
         F0->fmask = xcalloc((size_t)isa->nformats * nw, sizeof *F0->fmask);
+        for (unsigned g = 0; g < 64; g++)
+            F0->before[g] = ((uint64_t)1 << g) - 1;
+        for (unsigned g = 0; g < isa->nformats && g < 64; g++)
+            for (size_t k = 0; k <= MAX_PARTS; k++)
+                if (isa->formats[g].nslot < k)
+                    F0->few[k] |= (uint64_t)1 << g;
         for (unsigned g = 0; g < isa->nformats; g++)
             for (uint32_t i = 0; i < isa->formats[g].nfield; i++) {
                 unsigned fd = isa->idx[isa->formats[g].field + i];
                 F0->fmask[g * nw + (fd >> 6)] |= (uint64_t)1 << (fd & 63);
             }
+        struct tsr_fx *X0 = &F0->X;
+        X0->isa = isa, X0->x = x, X0->bound = F0->bound, X0->eq = F0->eq, X0->ceq = 64;
+        X0->pl = F0->pl, X0->pk = F0->pk, X0->pkn = F0->pkn, X0->pkf = F0->pkf, X0->pkm = F0->pkm, X0->nm = F0->nm,
+            X0->mm = F0->mm;
+        X0->pop = F0->pop, X0->pw = F0->pw, X0->plead = F0->plead;
     }
     const struct tsr_tc_format *F = &isa->formats[fmt];
     const uint16_t *ops = (const uint16_t *)(const void *)(ib + isa->off_op);
@@ -558,9 +603,10 @@ bool tsr_dis_fast(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const v
         return false;
     uint32_t n = (uint32_t)len;
     /* each part's op and the alternative printed at its leading operand (for dis_spin.c) */
-    unsigned pop[MAX_PARTS];
-    uint8_t pw[MAX_PARTS];
-    size_t plead[MAX_PARTS];
+    unsigned *pop = F0->pop;
+    uint8_t *pw = F0->pw;
+    size_t *plead = F0->plead;
+    const int32_t *oplead = x->oplead;
     for (size_t k = 0; k < np; k++) {
         if (sp[k].t >= F->nslot)
             return false;
@@ -568,21 +614,20 @@ bool tsr_dis_fast(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const v
         if (a >= isa->nops)
             return false;
         pop[k] = a;
-        const struct fop *o = op_facts(x, isa, a);
-        size_t pl = o->lead < 0 ? SIZE_MAX : sp[k].first + (size_t)o->lead;
+        size_t pl = oplead[a] < 0 ? SIZE_MAX : sp[k].first + (size_t)oplead[a];
         plead[k] = pl;
         pw[k] = pl < nev && ev[pl].what < 0xff ? (uint8_t)ev[pl].what : 0xff;
     }
-    uint64_t bound[16];
-    uint16_t eq[64];
-    memset(bound, 0, nw * sizeof *bound);
-    struct tsr_fx X;   /* set field by field: lpk[] is written before it is read (the op's checker) */
-    X.isa = isa, X.x = x, X.s = text, X.lim = 0, X.f = f, X.bound = bound, X.eq = eq, X.neq = 0, X.ceq = 64;
-    X.pl = F0->pl, X.pk = F0->pk, X.pkn = F0->pkn, X.pkf = F0->pkf, X.pkm = F0->pkm, X.nm = F0->nm, X.mm = F0->mm, X.lalt = NULL, X.nlpk = 0, X.end = 0;
-    X.fmt = fmt, X.np = np, X.cur = 0, X.pop = pop, X.sp = sp, X.pw = pw, X.ev0 = ev, X.nev = nev;
-    X.plead = plead, X.top = SIZE_MAX;
-    if (!fconds(&X, F->cond, F->ncond))
-        return false;
+    uint64_t *bound = F0->bound;
+    const uint16_t *eq = F0->eq;
+    bound[0] = 0;   /* F0->bound holds 16 words, nw at most 16 */
+    for (size_t w = 1; w < nw; w++)
+        bound[w] = 0;
+    /* the checkers' state: its bundle-independent members were set with F0; lpk[] is written before it is read
+     * (the op's checker) */
+    struct tsr_fx *X = &F0->X;
+    X->s = text, X->lim = 0, X->f = f, X->neq = 0, X->lalt = NULL, X->nlpk = 0, X->end = 0;
+    X->fmt = fmt, X->np = np, X->cur = 0, X->sp = sp, X->ev0 = ev, X->nev = nev, X->top = SIZE_MAX;
     uint32_t s = 0, start = 0;
     uint64_t printed = 0;
     for (size_t k = 0; k < np; k++) {
@@ -595,64 +640,70 @@ bool tsr_dis_fast(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const v
         if ((k + 1 < np) != (semi != NULL) || q == lim || t < s || t >= 64 || ie > iend || iend > nev)
             return false;
         unsigned slot = isa->idx[F->slot + t], a = pop[k];
-        X.lim = lim, X.cur = k, X.lalt = x->lalt[k], X.nlpk = 0;
+        X->lim = lim, X->cur = k, X->lalt = x->lalt[k], X->nlpk = 0;
         memset(x->lalt[k], 0xff, TSR_DIS_LALT);
         /* run_plan: the first event is where the assembler starts; the op's checker; the part's text ends
          * after its last event */
         if (ie < iend && ev[ie].pos != q && (ev[ie].pos > lim || fws(text, lim, ev[ie].pos) != q))
             return false;
         size_t used;
-        X.end = q;
-        if (!isa->fx->op[a](&X, ev + ie, iend - ie, &used) || ie + used != iend || X.end > lim ||
-            fws(text, lim, X.end) != lim)
+        X->end = q;
+        if (!isa->fx->op[a](X, ev + ie, iend - ie, &used) || ie + used != iend || X->end > lim ||
+            fws(text, lim, X->end) != lim)
             return false;
-        /* the slots and ops the assembler tries before this one */
-        for (uint32_t u = s; u < t; u++)
-            if (fslot(&X, isa->idx[F->slot + u], TSR_TC_NO_OP, a, k))
+        /* the slots and ops the assembler tries before this one (fslot's first tests, on the facts kept in the
+         * op's record, inline) */
+        const struct fop *o = &F0->op[a];
+        for (uint32_t u = s; u < t; u++) {
+            unsigned us = isa->idx[F->slot + u];
+            if (!(us < 64 && (o->snever >> us & 1)) && fslot(X, us, TSR_TC_NO_OP, a, k))
                 return false;
-        if (fslot(&X, slot, a, a, k))
+        }
+        if (o->bnever != 2 && fslot(X, slot, a, a, k))
             return false;
         printed |= (uint64_t)1 << t;
         s = t + 1;
         start = lim + 1;
     }
-    /* the formats before fmt: each has too few slots, or a part that fits none of its slots */
-    for (unsigned g = 0; g < fmt; g++) {
-        const struct tsr_tc_format *G = &isa->formats[g];
-        bool fails = np > G->nslot;
-        for (size_t k = 0; k < np && !fails; k++)
-            fails = fmt_never(x, pop[k], g);
-        for (size_t k = 0; k < np && !fails; k++) {
-            bool any = false;
-            for (uint32_t t = 0; t < G->nslot && !any; t++)
-                any = fslot(&X, isa->idx[G->slot + t], TSR_TC_NO_OP, pop[k], k) != 0;
-            fails = !any;
-        }
-        if (!fails)
-            return false;
+    /* the formats before fmt: each has too few slots, or a part that fits none of its slots; first by the
+     * formats each printed op is known to fit no slot of (tsr_dis_fmt_never, kept in its record) */
+    uint64_t open = fmt < 64 && np <= MAX_PARTS ? F0->before[fmt] & ~F0->few[np] : 1;
+    for (size_t k = 0; k < np && open; k++)
+        open &= ~F0->op[pop[k]].fnever;
+    if (open && !formats_before(X, fmt, np, pop))
+        return false;
+    /* the rest reads the bundle's shape and compares ops and fields with constants: kept per shape
+     * (dis_fshape.h) */
+    if (nw == 1 && !x->fast_steps) {
+        const struct tsr_fx_shape *e = tsr_fx_shape(&F0->sh, isa, fmt, ops, printed, bound[0], eq, X->neq);
+        if (e && e->kept)
+            return !e->fail && tsr_fx_shape_holds(F0->sh, e, isa, ops, f);
     }
+    /* the format's conditions (nothing before reads what they bind) */
+    if (!fconds(X, F->cond, F->ncond))
+        return false;
     /* the slots not printed hold their default ops */
     for (uint32_t t = 0; t < F->nslot; t++) {
         if (t < 64 && (printed >> t & 1))
             continue;
         unsigned slot = isa->idx[F->slot + t];
         unsigned opi = isa->slots[slot].default_op;
-        if (ops[slot] != opi || !fconds(&X, isa->ops[opi].cond, isa->ops[opi].ncond))
+        if (ops[slot] != opi || !fconds(X, isa->ops[opi].cond, isa->ops[opi].ncond))
             return false;
     }
     /* FIELD == FIELD: a bound side binds the other; each pair needs one (dis_exact.c) */
 #define FBIT(fd) (bound[(fd) >> 6] >> ((fd) & 63) & 1)
-    for (bool changed = X.neq > 0; changed;) {
+    for (bool changed = X->neq > 0; changed;) {
         changed = false;
-        for (uint32_t i = 0; i < X.neq; i += 2) {
+        for (uint32_t i = 0; i < X->neq; i += 2) {
             unsigned a = eq[i], b = eq[i + 1];
             if (FBIT(a) != FBIT(b)) {
-                tsr_fx_bind(&X, FBIT(a) ? b : a);
+                tsr_fx_bind(X, FBIT(a) ? b : a);
                 changed = true;
             }
         }
     }
-    for (uint32_t i = 0; i < X.neq; i += 2)
+    for (uint32_t i = 0; i < X->neq; i += 2)
         if (!FBIT(eq[i]) ||
             ((f[eq[i]] ^ f[eq[i + 1]]) & tsr_bits_mask(isa->fields[eq[i]].width) &
              tsr_bits_mask(isa->fields[eq[i + 1]].width)))
@@ -699,6 +750,7 @@ void tsr_dis_fast_free(struct tsr_dis_exact *x)
     free(F0->fd);
     free(F0->pl);
     free(F0->fmask);
+    tsr_fx_shapes_free(F0->sh);
     free(F0);
     x->fast = NULL;
 }

@@ -1,0 +1,144 @@
+/* The bundle-level tail of the proof's fast form (dis_fast.c tsr_dis_fast), kept per bundle shape: private to
+ * dis_fast.c and dis_fshape.c (runtime/text/).
+ *
+ * After each part's checker has passed, what is left of the fast form's tail (the format's conditions, the slots
+ * not printed holding their default ops and those ops' conditions, FIELD == FIELD pairs, the fields nothing bound
+ * at their first default or 0) reads the description on the bundle's shape only, and compares ops and fields
+ * with constants.  The shape is
+ *   - the format,
+ *   - the slot positions printed (which parts there are; the others must hold their slot's default op),
+ *   - the op printed at each position whose op has defaults (an op without defaults adds nothing to the tail),
+ *   - the fields the checkers bound (one 64-bit word: the tail is kept only for isas of at most 64 fields),
+ *   - the FIELD == FIELD pairs the checkers met, in order.
+ * Each of those is in the key, and nothing else the tail reads depends on the bundle (the description is fixed
+ * for the isa).  So an entry keeps, once per shape, the verdict of the shape alone (a pair nothing binds) and
+ * what is left to compare: the slots not printed (each to hold its default op); each field with the constant it
+ * must hold (a binding among the format's or a default op's conditions; the first default of a field nothing
+ * bound, ops' in slot order then the format's; 0 for the format's other fields); the other conditions of the
+ * format and the default ops (isa->check).  A shape outside what the key can hold (more than 8 slots, 4 pairs,
+ * 64 fields, or a FIELD == FIELD condition among the format's or a default op's) is not kept: dis_fast.c runs
+ * the tail step by step.  The formats the assembler tries before the printed one depend on the printed ops:
+ * dis_fast.c asks them per op.
+ */
+#ifndef TSR_DIS_FSHAPE_H
+#define TSR_DIS_FSHAPE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "textcodec.h"
+
+/* The key: fields bound, printed ops with defaults at slot positions 0..3 and 4..7 (16 bits each, 0 where none),
+ * the pairs' fields (8 bits each, in the order met), and fmt | printed positions << 16 | pair entries << 24. */
+struct tsr_fx_skey { uint64_t bound, ops0, ops1, pairs, meta; };
+
+/* A comparison left: f[fd] == val (the entry's first nf), or isa->check(val, f) (its nc others). */
+struct tsr_fx_chk { uint64_t val; uint32_t fd; };
+
+struct tsr_fx_shape {
+    struct tsr_fx_skey key;
+    uint32_t off;         /* the comparisons: chk[off .. off + nf + nc) */
+    uint16_t nf, nc;
+    uint16_t dslot[8];    /* the slots not printed (nd of them), each to hold its default op */
+    uint8_t nd;
+    uint8_t used;         /* the table slot holds an entry */
+    uint8_t kept;         /* 0: not kept (dis_fast.c runs the tail step by step) */
+    uint8_t fail;         /* the shape alone fails */
+};
+
+/* Entries by open addressing (capacity a power of 2, at most half full) and their comparisons. */
+struct tsr_fx_shapes {
+    struct tsr_fx_shape *tab;
+    uint32_t cap, shift, n;   /* shift: 64 - log2(cap) */
+    bool opdefs;              /* some op has defaults (else the key holds no op) */
+    struct tsr_fx_chk *chk;
+    uint32_t nchk, cchk;
+};
+
+#define TSR_FX_SHAPES_MAX (1u << 18)
+
+/* The table index of a key: the high bits of a product depend on every bit of its factor (bound's fields and
+ * the ops' numbers sit anywhere in their words). */
+static inline uint32_t tsr_fx_shape_slot(const struct tsr_fx_skey *k, uint32_t shift)
+{
+    uint64_t h = (k->bound ^ k->meta * UINT64_C(0xc2b2ae3d27d4eb4f) ^ k->pairs * UINT64_C(0x165667b19e3779f9) ^
+                  (k->ops0 + k->ops1 * UINT64_C(0xd6e8feb86659fd93))) * UINT64_C(0x9e3779b97f4a7c15);
+    return (uint32_t)(h >> shift);
+}
+
+/* The key of a bundle's shape (the arguments as for tsr_fx_shape; ops: S->opdefs). */
+static inline struct tsr_fx_skey tsr_fx_skey_of(const struct tsr_tc_isa *isa, bool opdefs, unsigned fmt,
+                                                const uint16_t *ops, uint64_t printed, uint64_t bound,
+                                                const uint16_t *eq, uint32_t neq)
+{
+    const struct tsr_tc_format *F = &isa->formats[fmt];
+    struct tsr_fx_skey k = {.bound = bound, .meta = fmt | printed << 16 | (uint64_t)neq << 24};
+    for (uint32_t t = 0; opdefs && t < F->nslot; t++) {
+        unsigned a = ops[isa->idx[F->slot + t]];
+        if (!(printed >> t & 1) || !isa->ops[a].ndef)
+            continue;   /* a slot not printed holds its default op; an op without defaults adds nothing */
+        uint64_t o = (uint64_t)a << (16 * (t & 3));
+        if (t < 4)
+            k.ops0 |= o;
+        else
+            k.ops1 |= o;
+    }
+    for (uint32_t i = 0; i < neq; i++)
+        k.pairs |= (uint64_t)(eq[i] & 0xff) << (8 * i);
+    return k;
+}
+
+/* Makes the entry of a shape not in the table (dis_fshape.c), the arguments as for tsr_fx_shape. */
+const struct tsr_fx_shape *tsr_fx_shape_new(struct tsr_fx_shapes **S, const struct tsr_tc_isa *isa, unsigned fmt,
+                                            const uint16_t *ops, uint64_t printed, uint64_t bound,
+                                            const uint16_t *eq, uint32_t neq);
+
+/* The entry of a bundle's shape, made on first use (NULL: the table is full, TSR_FX_SHAPES_MAX entries, or
+ * the shape has more than 8 slots or 4 pairs).  isa: at most 64 fields; fmt: the format (< isa->nformats);
+ * ops: the decoded ops per slot (isa->nslots), the printed ones valid ops (the others are seen by
+ * tsr_fx_shape_holds to hold their slot's default op);
+ * printed: bit t for each slot position t of the format a part was printed in; bound: the fields the checkers
+ * bound; eq[0 .. neq): the pairs they met (field numbers, two per pair). */
+static inline const struct tsr_fx_shape *tsr_fx_shape(struct tsr_fx_shapes **Sp, const struct tsr_tc_isa *isa,
+                                                      unsigned fmt, const uint16_t *ops, uint64_t printed,
+                                                      uint64_t bound, const uint16_t *eq, uint32_t neq)
+{
+    const struct tsr_fx_shapes *S = *Sp;
+    if (isa->formats[fmt].nslot > 8 || neq > 8 || fmt > 0xffff)
+        return NULL;
+    if (S) {
+        struct tsr_fx_skey k = tsr_fx_skey_of(isa, S->opdefs, fmt, ops, printed, bound, eq, neq);
+        for (uint32_t j = tsr_fx_shape_slot(&k, S->shift); S->tab[j].used; j = (j + 1) & (S->cap - 1)) {
+            const struct tsr_fx_skey *e = &S->tab[j].key;
+            if (e->bound == k.bound && e->meta == k.meta && e->pairs == k.pairs && e->ops0 == k.ops0 &&
+                e->ops1 == k.ops1)
+                return &S->tab[j];
+        }
+    }
+    return tsr_fx_shape_new(Sp, isa, fmt, ops, printed, bound, eq, neq);
+}
+
+void tsr_fx_shapes_free(struct tsr_fx_shapes *S);
+
+/* A kept entry holds on the decoded ops (per slot) and fields f: the slots not printed hold their default ops,
+ * and the comparisons hold. */
+static inline bool tsr_fx_shape_holds(const struct tsr_fx_shapes *S, const struct tsr_fx_shape *e,
+                                      const struct tsr_tc_isa *isa, const uint16_t *ops, const uint64_t *f)
+{
+    for (uint32_t i = 0; i < e->nd; i++)
+        if (ops[e->dslot[i]] != isa->slots[e->dslot[i]].default_op)
+            return false;
+    const struct tsr_fx_chk *c = S->chk + e->off, *end = c + e->nf;
+    uint64_t d = 0;
+    for (; c < end; c++)
+        d |= f[c->fd] ^ c->val;
+    if (d)
+        return false;
+    for (end += e->nc; c < end; c++)
+        if (!isa->check((unsigned)c->val, f))
+            return false;
+    return true;
+}
+
+#endif
