@@ -1,5 +1,6 @@
-/* The exactness proof's rule "a field pinned through a second field" (dis_px.h tsr_dis_chain_refuted), decided
- * from the facts, without the text.
+/* Two rules of the exactness proof that refute an operand alternative tried before the printed one through fields,
+ * from the facts, without the text: a field the path has already bound (dis_px.h tsr_dis_bound_refuted, at the end
+ * of this file), and a field pinned through a second field (tsr_dis_chain_refuted).
  *
  * The assembler tries an operand alternative j before the printed one; j binds FIELD = v and matches the text,
  * and no bundle part pins FIELD to another value by itself (dis_spin.c).  The path through j still fails when a
@@ -158,4 +159,29 @@ bool tsr_dis_chain_refuted(struct px *P, const struct tsr_tc_alt *alt)
         }
     }
     return false;
+}
+
+bool tsr_dis_bound_refuted(const struct tsr_tc_isa *isa, const struct tsr_tc_alt *alt, const struct tsr_tc_alt *pa,
+                           const uint64_t *f, const uint8_t *bound8, const uint64_t *bound64)
+{
+#define BOUND(fd) (bound8 ? bound8[fd] != 0 : (bound64[(fd) >> 6] >> ((fd) & 63) & 1) != 0)
+    for (uint32_t d = 0; d < alt->ncond; d++) {
+        const struct tsr_tc_cond *c = &isa->conds[alt->cond + d];
+        if (c->kind == TSR_TC_BIND && BOUND(c->field) &&
+            (c->val & tsr_bits_mask(isa->fields[c->field].width)) != (f[c->field] & tsr_bits_mask(isa->fields[c->field].width)))
+            return true;
+    }
+    uint64_t codes[8];
+    unsigned n = pa ? tsr_dis_lead_codes(isa, alt, pa, f, codes, 8) : 0;
+    if (!n)
+        return false;
+    unsigned fd = isa->parts[alt->part].field;
+    if (!BOUND(fd))
+        return false;
+    uint64_t own = f[fd] & tsr_bits_mask(isa->fields[fd].width);
+    for (unsigned i = 0; i < n; i++)
+        if (codes[i] == own)
+            return false;
+    return true;
+#undef BOUND
 }
