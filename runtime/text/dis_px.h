@@ -172,7 +172,7 @@ bool tsr_dis_chain_refuted(struct px *P, const struct tsr_tc_alt *alt);
  * binds another value, or its leading table hole can only read codes other than f[field] where pa printed a name
  * (tsr_dis_lead_codes)?  On every path through alt the parts, operands and conditions before it are read as printed
  * (earlier choices were decided first), so that binding is made too, and asm_engine.c bind fails at the second of
- * two disagreeing bindings, whichever comes first.  `v8max r0, vpm, mutex`: `mutex` read from regfile A binds
+ * two disagreeing bindings, whichever comes first.  `nop; v8max r0, vpm, mutex`: `mutex` read from regfile A binds
  * raddr_a = 51, but `vpm`, read from regfile A as printed, bound raddr_a = 48. */
 bool tsr_dis_bound_refuted(const struct tsr_tc_isa *isa, const struct tsr_tc_alt *alt, const struct tsr_tc_alt *pa,
                            const uint64_t *f, const uint8_t *bound8, const uint64_t *bound64);
