@@ -70,6 +70,34 @@ static void rig_text(struct rig *r, const char *t)
               (int)r->b.len, r->b.data);
 }
 
+/* Opens r with its facts set up by one full proof, then, for each of the n texts t[i]: the full proof shows it,
+ * and the fast form does exactly when fast says so.  The caller closes r. */
+static void rig_each(struct rig *r, const char *const *t, size_t n, bool fast)
+{
+    rig_open(r);
+    rig_text(r, "fadd.ifz t1b, r0, r3; v8min.ifcc ra28, r2, r1");
+    cr_assert(rig_full(r));
+    for (size_t i = 0; i < n; i++) {
+        rig_text(r, t[i]);
+        cr_expect(rig_fast(r) == fast, "%s by the fast form: '%s'", fast ? "not shown" : "shown", t[i]);
+        cr_expect(rig_full(r), "not shown by the full proof: '%s'", t[i]);
+    }
+}
+
+/* Assembles u (a text with overrides), which must print as `printed`; neither proof may show that text (the
+ * assembler reads it back otherwise). */
+static void rig_declines(struct rig *r, const char *u, const char *printed)
+{
+    uint32_t w[2];
+    char err[256];
+    cr_assert_eq(qpu_assemble_one(u, strlen(u), 0, w, err, sizeof err), 0, "'%s': %s", u, err);
+    cr_assert(rig_print(r, w));
+    cr_assert(r->b.len == strlen(printed) && memcmp(r->b.data, printed, r->b.len) == 0, "prints as '%.*s'",
+              (int)r->b.len, r->b.data);
+    cr_expect(!rig_fast(r), "shown by the fast form: '%s'", printed);
+    cr_expect(!rig_full(r), "shown by the full proof: '%s'", printed);
+}
+
 static uint64_t rng = 0x2545f4914f6cdd1du;
 
 static uint64_t next(void)   /* xorshift64* */
@@ -240,13 +268,44 @@ Test(disfast, fast_declines_text_questions)
         "ftoi.ifnz r2, 16.0, r3; v8muld.ifcc ra30, ra24, 16.0",
     };
     struct rig r;
-    rig_open(&r);
-    rig_text(&r, "fadd.ifz t1b, r0, r3; v8min.ifcc ra28, r2, r1");
-    cr_assert(rig_full(&r));
-    for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
-        rig_text(&r, t[i]);
-        cr_expect(!rig_fast(&r), "shown by the fast form: '%s'", t[i]);
-        cr_expect(rig_full(&r), "not shown by the full proof: '%s'", t[i]);
-    }
+    rig_each(&r, t, sizeof t / sizeof *t, false);
+    rig_close(&r);
+}
+
+/* An early alternative refuted through a second field (dis_chain.c): `recip` is a name of both write tables, so
+ * dst_add's regfile-A alternative (ws = 0) is tried before the printed regfile-B one; with ws = 0 the mul
+ * destination's pack can only be the MUL pack (pm = 1), and an unpacked regfile-A read (`ra61.8d`, `x_coord.8c`)
+ * can only be read with pm = 0.  Without such a read nothing pins pm: the assembler reads the text with ws = 0 and
+ * the MUL pack, so neither proof may show the word printed with ws = 1 and the regfile-A pack. */
+Test(disfast, fast_shows_chained_pins)
+{
+    static const char *const t[] = {
+        "asr.ifcc.setf recip, ra61.8d, r2; v8adds.ifnz t1s.8c, r3, r4",
+        "and.ifnn.setf recipsqrt, r1, r3; v8subs.ifz stencil.8a, r2, x_coord.8c",
+        "or.ifc recipsqrt, r5, 6; v8muld.ifc r2.8a, ra30.8c, r0",
+    };
+    struct rig r;
+    rig_each(&r, t, sizeof t / sizeof *t, true);
+    /* the same bundle less the unpack, encoded with ws = 1 and the regfile-A pack (pm = 0) */
+    rig_declines(&r, "asr.ifcc.setf recip, r1, r2; v8adds.ifnz t1s.8c, r3, r4 {ws=1, pm=0}",
+                 "asr.ifcc.setf recip, r1, r2; v8adds.ifnz t1s.8c, r3, r4");
+    rig_close(&r);
+}
+
+/* An early alternative refuted through a field the printed path has bound (dis_chain.c tsr_dis_bound_refuted):
+ * `mutex` and `unif` are names of both regfile read tables, so the mul's second source is tried from regfile A
+ * first, binding raddr_a to their code there; the first source, read from regfile A as printed (`vpm`, `mutex`),
+ * has bound raddr_a to another value.  With the first source an accumulator nothing binds raddr_a: the assembler
+ * reads `mutex` from regfile A, so neither proof may show the word that reads it from regfile B. */
+Test(disfast, fast_shows_bound_conflicts)
+{
+    static const char *const t[] = {
+        "max.ifcc r5quad, r2, r3; v8max.ifc vw_setup.8c, vpm, mutex; sbwait",
+        "sub.ifz.setf exp, r4, r1; v8adds.ifnz host_int, mutex, unif",
+    };
+    struct rig r;
+    rig_each(&r, t, sizeof t / sizeof *t, true);
+    rig_declines(&r, "max.ifcc r5quad, r2, r3; v8max.ifc vw_setup.8c, r1, mutex; sbwait {mul_b=7, raddr_b=51}",
+                 "max.ifcc r5quad, r2, r3; v8max.ifc vw_setup.8c, r1, mutex; sbwait");
     rig_close(&r);
 }

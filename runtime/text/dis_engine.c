@@ -45,6 +45,10 @@ struct dis {
     struct tsr_dis_exact *exact;  /* the exactness proof's state (dis_exact.h): the thread's (prover_for) */
     bool verify;               /* TESSERA_DIS_VERIFY set (not "0"): also check the proven bundles, abort on a
                                   difference */
+    /* the program being disassembled, for the warm-up rule (proves): its words (0: not in a program's main loop),
+     * the address of its first, and the bundles its main loop printed during the warm-up */
+    size_t pn, pfresh;
+    uint64_t pbase;
 };
 
 enum { LBL_UNKNOWN, LBL_VISITING, LBL_NO, LBL_YES };
@@ -403,6 +407,30 @@ static _Noreturn void proof_wrong(const struct tsr_buf *out, size_t start, const
     abort();
 }
 
+/* Whether attempt proves the bundle it printed at address pc (else the full check runs alone).  The facts the proof
+ * rests on cost about as much to decide as a thousand checks, so the proof starts once the thread has printed
+ * TSR_DIS_WARMUP bundles (the rule of renting before buying), or, in a program's main loop, at its TSR_DIS_SAMPLE-th
+ * new bundle when the words still to come, at the rate of new bundles among those looked at so far, promise
+ * TSR_DIS_EAGER more: the facts would be decided after the warm-up anyway (dis_exact.h).  From then on the thread
+ * proves every bundle; with TESSERA_DIS_VERIFY, every bundle.  Which bundles are proven changes the time only, never
+ * the text. */
+static bool proves(struct dis *d, uint64_t pc)
+{
+    struct tsr_dis_exact *x = d->exact;
+    if (x->nprinted >= TSR_DIS_WARMUP)
+        return true;
+    x->nprinted++;
+    /* asked once per program (pc: the address of word (pc - pbase) / pc_step) */
+    if (d->pn && ++d->pfresh == TSR_DIS_SAMPLE && d->isa->pc_step) {
+        double seen = (double)((pc - d->pbase) / d->isa->pc_step) + 1, rest = (double)d->pn - seen;
+        if ((double)TSR_DIS_SAMPLE * rest >= (double)TSR_DIS_EAGER * seen) {
+            x->nprinted = TSR_DIS_WARMUP;
+            return true;
+        }
+    }
+    return d->verify;
+}
+
 /* Prints the bundle (all: every slot) and the overrides its text needs.  Returns the number of
  * overrides, or -1 when the text cannot be made exact (then the caller prints `.word`). */
 static int attempt(struct dis *d, unsigned fmt, uint64_t pc, bool all, bool *partial, struct tsr_buf *out)
@@ -411,11 +439,10 @@ static int attempt(struct dis *d, unsigned fmt, uint64_t pc, bool all, bool *par
     size_t start = out->len;
     if (!print_bundle(d, d->inst, pc, all, partial, out))
         return -1;
-    /* most bundles: shown exact from the printed path, without assembling the text (dis_exact.c); the facts
-     * it rests on cost about as much to decide as a thousand checks, so the proof starts once the thread has
-     * printed TSR_DIS_WARMUP bundles (at once with TESSERA_DIS_VERIFY) */
+    /* most bundles: shown exact from the printed path, without assembling the text (dis_exact.c), once the
+     * thread proves */
     bool proven = false;
-    if (d->verify || d->exact->nprinted >= TSR_DIS_WARMUP) {
+    if (proves(d, pc)) {
         /* the fast form first (dis_fast.c: the facts alone, kept per template place), then the full proof;
          * with TESSERA_DIS_VERIFY the full proof must agree with every bundle the fast form shows */
         const char *txt = out->data + start;
@@ -425,8 +452,6 @@ static int attempt(struct dis *d, unsigned fmt, uint64_t pc, bool all, bool *par
         if (fast && !proven)
             proof_wrong(out, start, "fast");
     }
-    if (d->exact->nprinted < TSR_DIS_WARMUP)
-        d->exact->nprinted++;
     if (proven && !d->verify)
         return 0;
     bool pinned = false;
@@ -739,6 +764,7 @@ int tsr_tc_disasm_program(const struct tsr_tc_isa *isa, const uint32_t *w, size_
     size_t klen = isa->nwords * sizeof *w;
     struct memo_walk m;
     memo_start(&d, &m, w, n);
+    d.pn = n > TSR_DIS_EAGER ? n : 0, d.pbase = base;   /* fewer words cannot promise TSR_DIS_EAGER new bundles */
     for (size_t i = 0; i < n; i++) {
         const uint32_t *wi = w + i * isa->nwords;
         size_t vlen, l0 = d.nlabels;
@@ -753,6 +779,7 @@ int tsr_tc_disasm_program(const struct tsr_tc_isa *isa, const uint32_t *w, size_
             tsr_tc_cache_put_hashed(&d.cache, wi, klen, m.h, text.data + off[i], text.len - off[i]);
     }
     off[n] = text.len;
+    d.pn = 0;
     if (d.nlabels)
         qsort(d.labels, d.nlabels, sizeof *d.labels, cmp_u64);
     size_t li = 0;
@@ -814,6 +841,7 @@ int tsr_tc_disasm_program_stream(const struct tsr_tc_isa *isa, const uint32_t *w
     int rc = 0;
     struct memo_walk m;
     memo_start(&d, &m, w, n);
+    d.pn = n > TSR_DIS_EAGER ? n : 0, d.pbase = base;   /* fewer words cannot promise TSR_DIS_EAGER new bundles */
     for (size_t i = 0; i < n && !rc; i++) {
         const uint32_t *wi = w + i * isa->nwords;
         uint64_t pc = base + i * isa->pc_step;
@@ -847,6 +875,7 @@ int tsr_tc_disasm_program_stream(const struct tsr_tc_isa *isa, const uint32_t *w
             tsr_buf_clear(&text);
         }
     }
+    d.pn = 0;
     free(labels);
     tsr_buf_free(&text);
     dis_fini(&d);

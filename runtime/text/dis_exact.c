@@ -170,7 +170,8 @@ static bool refuted(struct px *P, const struct tsr_tc_alt *alt, const struct tsr
     tsr_dis_ops_lalt(P, lalt);
     if (tsr_dis_spin_ops(isa, P->x, P->fmt, P->np, P->pop, P->sp, P->cur, (const uint8_t (*)[TSR_DIS_LALT])lalt, alt,
                          P->f) ||
-        tsr_dis_hole_refuted(P, alt, pa))
+        tsr_dis_hole_refuted(P, alt, pa) || tsr_dis_bound_refuted(isa, alt, pa, P->f, P->x->bound, NULL) ||
+        tsr_dis_chain_refuted(P, alt))
         return true;
     bool ok = false;
     uint32_t lim = P->lim;

@@ -338,15 +338,17 @@ static bool alt_opts_never(struct tsr_fx *X, struct fpk *A, unsigned j, const st
 
 /* dis_exact.c refuted() from the facts, after tsr_dis_spin_alt: early alternative alt of the operand printed with
  * alternative pa at event `top` of the current part fails through a field an anchored operand pins
- * (tsr_dis_spin_ops), or through its leading table hole (tsr_dis_hole_refuted). */
+ * (tsr_dis_spin_ops), or through its leading table hole (tsr_dis_hole_refuted), or through a field the path has
+ * bound (tsr_dis_bound_refuted), or through a second field (tsr_dis_chain_refuted). */
 static bool fx_refuted(struct tsr_fx *X, const struct tsr_tc_alt *alt, const struct tsr_tc_alt *pa, size_t top)
 {
     struct px P = fx_px(X, top);
     uint8_t lalt[MAX_PARTS][TSR_DIS_LALT];
     tsr_dis_ops_lalt(&P, lalt);
-    P.olalt = (const uint8_t (*)[TSR_DIS_LALT])lalt;   /* P is not changed below: both questions ask the same */
+    P.olalt = (const uint8_t (*)[TSR_DIS_LALT])lalt;   /* P is not changed below: each question asks the same */
     return tsr_dis_spin_ops(X->isa, X->x, X->fmt, X->np, X->pop, X->sp, X->cur, P.olalt, alt, X->f) ||
-           tsr_dis_hole_refuted(&P, alt, pa);
+           tsr_dis_hole_refuted(&P, alt, pa) || tsr_dis_bound_refuted(X->isa, alt, pa, X->f, NULL, X->bound) ||
+           tsr_dis_chain_refuted(&P, alt);
 }
 
 /* Every early alternative of pair pk ruled out by its rows for the fields X->f: keeps that as bit c of pkm when the

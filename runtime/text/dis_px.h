@@ -163,6 +163,21 @@ bool tsr_dis_pinned_facts(struct px *P, unsigned field, const uint64_t *codes, u
  * (P->top; pa: its printed alternative, NULL when alt is nested): every code the hole can read where pa printed a
  * name (tsr_dis_lead_codes) is pinned to another value (tsr_dis_pinned_facts). */
 bool tsr_dis_hole_refuted(struct px *P, const struct tsr_tc_alt *alt, const struct tsr_tc_alt *pa);
+/* refuted() through a second field (dis_chain.c): alt, tried before the printed alternative of an operand of the
+ * current part (P->top as for tsr_dis_pinned_facts), binds FIELD = v; a later part, read with FIELD = v, can only be
+ * read binding another field G = w (its leading operand's alternatives that can be read there all bind it), and G
+ * is pinned to another value by the facts (tsr_dis_pinned_facts).  false proves nothing. */
+bool tsr_dis_chain_refuted(struct px *P, const struct tsr_tc_alt *alt);
+/* Does alternative alt, tried before the printed alternative pa of an op-level operand (NULL: nested, its leading
+ * hole not asked), fail through a field the printed path has bound before that operand (bound8[field] != 0, or bit
+ * field of bound64 when bound8 is NULL), to the instruction's value f[field]: one of its FIELD = value conditions
+ * binds another value, or its leading table hole can only read codes other than f[field] where pa printed a name
+ * (tsr_dis_lead_codes)?  On every path through alt the parts, operands and conditions before it are read as printed
+ * (earlier choices were decided first), so that binding is made too, and asm_engine.c bind fails at the second of
+ * two disagreeing bindings, whichever comes first.  `nop; v8max r0, vpm, mutex`: `mutex` read from regfile A binds
+ * raddr_a = 51, but `vpm`, read from regfile A as printed, bound raddr_a = 48. */
+bool tsr_dis_bound_refuted(const struct tsr_tc_isa *isa, const struct tsr_tc_alt *alt, const struct tsr_tc_alt *pa,
+                           const uint64_t *f, const uint8_t *bound8, const uint64_t *bound64);
 /* Step st, a table hole printed as a number that the reader reads alone (S_NUMROW, or S_TAB printed last in its
  * part) at event ev: as dis_num.c's row (no name can start it, it reads back whole), and every numeric entry before
  * the printed code that accepts its value is pinned to another value by the facts; then binds the field.  P->top:
