@@ -34,6 +34,14 @@ static int norm(struct cur *c)
     }
 }
 
+/* norm, its common case inline: c already at a non-blank literal character. */
+static inline int norm_at(struct cur *c)
+{
+    if (c->slen && !tsr_asm_isblank((unsigned char)c->str[0]))
+        return A_CHAR;
+    return norm(c);
+}
+
 bool tsr_dis_expr_start(unsigned char c)
 {
     return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '~' || c == '(' || c == '.' || c == 'L';
@@ -134,6 +142,14 @@ static bool jhole_char(struct q *Q, struct cur J, struct cur K)
     const struct tsr_tc_name *nm = jnames(isa, p, &n);
     if (isa->tables[p->arg].nnums && tsr_dis_expr_start(c))
         return true;
+    if (!(Q->st->tflags[p->arg] & TF_EMPTY)) {
+        /* no empty name: the loop below walks exactly the names starting with c, in table order */
+        const struct tsr_dis_first *F = &Q->st->jfirst[p->arg];
+        for (uint32_t x = F->off[c]; x < F->off[c + 1]; x++)
+            if (tsr_dis_ov(Q, with_str(J, nm[F->idx[x]].name, nm[F->idx[x]].len), K))
+                return true;
+        return false;
+    }
     for (uint32_t i = 0; i < n; i++) {
         if (nm[i].len == 0) {
             if (tsr_dis_ov(Q, past(J), K))
@@ -156,6 +172,18 @@ static bool khole_char(struct q *Q, struct cur J, struct cur K)
         return c == 'L';
     uint32_t n;
     const struct tsr_tc_print *pr = kprints(Q, &K, &n);
+    uint8_t kf = Q->st->tflags[p->arg];
+    if (!at_fix(Q, &K) && (!(kf & TF_PNUM) || !tsr_dis_num_print_start(c))) {
+        /* no numeric entry that c could start: the loop below walks exactly the names starting with c, in table
+         * order, then past the hole when some entry prints "" */
+        const struct tsr_dis_first *F = &Q->st->kfirst[p->arg];
+        for (uint32_t x = F->off[c]; x < F->off[c + 1]; x++) {
+            const char *s = pr[F->idx[x]].name;
+            if (tsr_dis_ov(Q, J, with_str(K, s, (uint32_t)strlen(s))))
+                return true;
+        }
+        return (kf & TF_PEMPTY) && tsr_dis_ov(Q, J, past(K));
+    }
     bool empty = false;
     for (uint32_t i = 0; i < n; i++) {
         if (pr[i].kind != TSR_TC_PRINT_NAME) {
@@ -240,10 +268,12 @@ static bool hole_fixed(struct q *Q, struct cur J, struct cur K)
     if (!jtab)
         return false;
     const struct tsr_tc_table *T = &isa->tables[jp->arg];
+    const struct tsr_dis_first *F = &Q->st->jfirst[jp->arg];
+    unsigned char e0 = (unsigned char)e->name[0];
     uint32_t kl = (uint32_t)strlen(e->name);
     bool eq = false;
-    for (uint32_t j = 0; j < T->nnames; j++) {
-        const struct tsr_tc_name *m = &isa->names[T->name_first + j];
+    for (uint32_t x = F->off[e0]; x < F->off[e0 + 1]; x++) {   /* the names starting as e does, in table order */
+        const struct tsr_tc_name *m = &isa->names[T->name_first + F->idx[x]];
         uint32_t jl = m->len, l = jl < kl ? jl : kl;
         if (!jl || m->name[0] != e->name[0] || memcmp(m->name, e->name, l) != 0)
             continue;
@@ -295,7 +325,7 @@ bool tsr_dis_ov(struct q *Q, struct cur J, struct cur K)
         if (!Q->st->budget)
             return true;
         Q->st->budget--;
-        int jk = norm(&J), kk = norm(&K);
+        int jk = norm_at(&J), kk = norm_at(&K);
         if (jk == A_PART && (J.p->kind == TSR_TC_OPT || J.p->kind == TSR_TC_OPND))
             return branch(Q, J, K, true);
         if (kk == A_PART && (K.p->kind == TSR_TC_OPT || K.p->kind == TSR_TC_OPND))
@@ -369,4 +399,64 @@ int tsr_dis_ask_opts(struct tsr_dis_static *st, const struct tsr_tc_part *jp, ui
     struct q Q = {.st = st, .kobase = kp, .nko = kn, .kopt = kopt, .konext = K.next};
     st->budget = TSR_DIS_QBUDGET;
     return tsr_dis_ov(&Q, J, K) ? TSR_DIS_MAYBE : TSR_DIS_NEVER;
+}
+
+/* One table's names of n, of which name(i) is the i-th (NULL: none to index), by first byte. */
+static void first_index(struct tsr_dis_first *F, uint32_t n, const char *(*name)(const void *, uint32_t), const void *arg)
+{
+    memset(F->off, 0, sizeof F->off);
+    for (uint32_t i = 0; i < n; i++) {
+        const char *s = name(arg, i);
+        if (s && s[0])
+            F->off[(unsigned char)s[0] + 1]++;
+    }
+    for (unsigned c = 0; c < 256; c++)
+        F->off[c + 1] += F->off[c];
+    F->idx = malloc((F->off[256] + 1) * sizeof *F->idx);
+    if (!F->idx)
+        abort();
+    uint32_t fill[256];
+    memcpy(fill, F->off, sizeof fill);
+    for (uint32_t i = 0; i < n; i++) {   /* in table order within each byte */
+        const char *s = name(arg, i);
+        if (s && s[0])
+            F->idx[fill[(unsigned char)s[0]]++] = i;
+    }
+}
+
+static const char *jname_at(const void *arg, uint32_t i)
+{
+    const struct tsr_tc_name *nm = arg;
+    return nm[i].len ? nm[i].name : NULL;
+}
+
+static const char *kname_at(const void *arg, uint32_t i)
+{
+    const struct tsr_tc_print *pr = arg;
+    return pr[i].kind == TSR_TC_PRINT_NAME ? pr[i].name : NULL;
+}
+
+void tsr_dis_first_init(struct tsr_dis_static *st)
+{
+    const struct tsr_tc_isa *isa = st->isa;
+    st->jfirst = calloc(isa->ntables + 1, sizeof *st->jfirst);
+    st->kfirst = calloc(isa->ntables + 1, sizeof *st->kfirst);
+    if (!st->jfirst || !st->kfirst)
+        abort();
+    for (unsigned t = 0; t < isa->ntables; t++) {
+        const struct tsr_tc_table *T = &isa->tables[t];
+        first_index(&st->jfirst[t], T->nnames, jname_at, isa->names + T->name_first);
+        first_index(&st->kfirst[t], T->nprint, kname_at, isa->prints + T->print_first);
+    }
+}
+
+void tsr_dis_first_free(struct tsr_dis_static *st)
+{
+    for (unsigned t = 0; st->jfirst && t < st->isa->ntables; t++)
+        free(st->jfirst[t].idx);
+    for (unsigned t = 0; st->kfirst && t < st->isa->ntables; t++)
+        free(st->kfirst[t].idx);
+    free(st->jfirst);
+    free(st->kfirst);
+    st->jfirst = st->kfirst = NULL;
 }

@@ -197,6 +197,7 @@ void tsr_dis_static_init(struct tsr_dis_static *st, const struct tsr_tc_isa *isa
         }
         st->tflags[t] = f;
     }
+    tsr_dis_first_init(st);
     st->op_pair = xcalloc((size_t)isa->nops * isa->nops);
     st->alt_pair = xcalloc((size_t)st->nalts * st->nalts);
     st->fmt_never = xcalloc((size_t)isa->nops * isa->nformats);
@@ -220,6 +221,7 @@ void tsr_dis_static_free(struct tsr_dis_static *st)
             free(st->tpair[i].rem);
     free(st->tpair);
     free(st->tflags);
+    tsr_dis_first_free(st);
     free(st->rowlen);
     for (size_t i = 0; st->name_rt && i < st->isa->ntables; i++)
         free(st->name_rt[i]);
