@@ -36,8 +36,12 @@ struct tsr_dis_tpair { bool done, eq; uint32_t nrem; struct tsr_dis_rem *rem; };
 
 /* A table's names (the matcher's side) or printed names (the printer's side) by first byte: the indices (into the
  * table's names, or its prints) of the non-empty ones starting with byte c are idx[off[c] .. off[c + 1]), in table
- * order (dis_lockstep.c tsr_dis_first_init). */
-struct tsr_dis_first { uint32_t off[257]; uint32_t *idx; };
+ * order; and all of them sorted by name (dis_lockstep.c tsr_dis_first_init, tsr_dis_prefixed). */
+struct tsr_dis_first {
+    uint32_t off[257];
+    uint32_t *idx;
+    uint32_t *sorted, nsorted;   /* the same indices in byte order of their names (a prefix's names are a range) */
+};
 
 #define TSR_DIS_LMAP 8192   /* contexts of tsr_dis_longer, tsr_dis_alt_hole and tsr_dis_name_fast */
 #define TSR_DIS_AMAP 8192   /* answers of tsr_dis_op_alts */

@@ -424,6 +424,50 @@ static void first_index(struct tsr_dis_first *F, uint32_t n, const char *(*name)
     }
 }
 
+/* Byte order of two names (memcmp, then the shorter first). */
+static int name_cmp(const char *a, uint32_t al, const char *b, uint32_t bl)
+{
+    int r = memcmp(a, b, al < bl ? al : bl);
+    return r ? r : (al > bl) - (al < bl);
+}
+
+/* F->sorted: the non-empty names of nm[0..n) by name (an insertion sort: a table has at most a few hundred). */
+static void sort_names(struct tsr_dis_first *F, const struct tsr_tc_name *nm, uint32_t n)
+{
+    F->sorted = malloc((n + 1) * sizeof *F->sorted);
+    if (!F->sorted)
+        abort();
+    F->nsorted = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!nm[i].len)
+            continue;
+        uint32_t k = F->nsorted++;
+        while (k > 0 && name_cmp(nm[F->sorted[k - 1]].name, nm[F->sorted[k - 1]].len, nm[i].name, nm[i].len) > 0) {
+            F->sorted[k] = F->sorted[k - 1];
+            k--;
+        }
+        F->sorted[k] = i;
+    }
+}
+
+void tsr_dis_prefixed(const struct tsr_dis_static *st, unsigned t, const char *s, uint32_t n, uint32_t *lo, uint32_t *hi)
+{
+    const struct tsr_dis_first *F = &st->jfirst[t];
+    const struct tsr_tc_name *nm = st->isa->names + st->isa->tables[t].name_first;
+    uint32_t a = 0, b = F->nsorted;
+    while (a < b) {   /* the first name not below s */
+        uint32_t m = a + (b - a) / 2;
+        if (name_cmp(nm[F->sorted[m]].name, nm[F->sorted[m]].len, s, n) < 0)
+            a = m + 1;
+        else
+            b = m;
+    }
+    *lo = a;
+    while (a < F->nsorted && nm[F->sorted[a]].len >= n && !memcmp(nm[F->sorted[a]].name, s, n))
+        a++;   /* the names from s on that start with it are consecutive */
+    *hi = a;
+}
+
 static const char *jname_at(const void *arg, uint32_t i)
 {
     const struct tsr_tc_name *nm = arg;
@@ -446,14 +490,17 @@ void tsr_dis_first_init(struct tsr_dis_static *st)
     for (unsigned t = 0; t < isa->ntables; t++) {
         const struct tsr_tc_table *T = &isa->tables[t];
         first_index(&st->jfirst[t], T->nnames, jname_at, isa->names + T->name_first);
+        sort_names(&st->jfirst[t], isa->names + T->name_first, T->nnames);
         first_index(&st->kfirst[t], T->nprint, kname_at, isa->prints + T->print_first);
     }
 }
 
 void tsr_dis_first_free(struct tsr_dis_static *st)
 {
-    for (unsigned t = 0; st->jfirst && t < st->isa->ntables; t++)
+    for (unsigned t = 0; st->jfirst && t < st->isa->ntables; t++) {
         free(st->jfirst[t].idx);
+        free(st->jfirst[t].sorted);
+    }
     for (unsigned t = 0; st->kfirst && t < st->isa->ntables; t++)
         free(st->kfirst[t].idx);
     free(st->jfirst);

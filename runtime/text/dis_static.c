@@ -452,13 +452,15 @@ int tsr_dis_longer(struct tsr_dis_static *st, const struct tsr_tc_part *p, const
         size_t nl = maybe ? 0 : strlen(pr->name);
         struct q Q = {.st = st};
         struct cur R = {NULL, 0, cp, cend, NULL};
-        /* the names longer than the printed one that start with it, in table order: when it is not empty, among
-         * those starting with its first byte (dis_exact.h struct tsr_dis_first) */
-        const struct tsr_dis_first *F = &st->jfirst[p->arg];
-        unsigned char c0 = nl ? (unsigned char)pr->name[0] : 0;
-        uint32_t x0 = nl ? F->off[c0] : 0, x1 = nl ? F->off[c0 + 1] : T->nnames;
+        /* the names longer than the printed one that start with it: when it is not empty, those of the range of
+         * names with that prefix (tsr_dis_prefixed), in byte order.  Each is a question of its own (its own budget,
+         * nothing kept from one to the next), and the answer is MAYBE when one of them is, so the order does not
+         * change it. */
+        uint32_t x0 = 0, x1 = T->nnames;
+        if (nl)
+            tsr_dis_prefixed(st, p->arg, pr->name, (uint32_t)nl, &x0, &x1);
         for (uint32_t x = x0; x < x1 && !maybe; x++) {
-            const struct tsr_tc_name *m = &isa->names[T->name_first + (nl ? F->idx[x] : x)];
+            const struct tsr_tc_name *m = &isa->names[T->name_first + (nl ? st->jfirst[p->arg].sorted[x] : x)];
             if (m->len <= nl || memcmp(m->name, pr->name, nl) != 0)
                 continue;
             struct cur J = {m->name + nl, (uint32_t)(m->len - nl), p + 1, end, cp ? &R : NULL};
