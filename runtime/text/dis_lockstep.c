@@ -130,6 +130,19 @@ static bool branch(struct q *Q, struct cur J, struct cur K, bool onj)
     return false;
 }
 
+/* The walk of two cursors at equal literal characters, a[0] == b[0] (non-blank), whose texts go on with different
+ * non-blank characters a[1] != b[1]: its first step passes the equal characters, its second finds the others differ
+ * and answers false.  Takes those two steps from the budget and returns true when that is the walk (and the budget
+ * lets it take them: at least 2 left); false when the walk must run. */
+static inline bool two_step_miss(struct q *Q, const char *a, uint32_t al, const char *b, uint32_t bl)
+{
+    if (al < 2 || bl < 2 || a[1] == b[1] || tsr_asm_isblank((unsigned char)a[1]) || tsr_asm_isblank((unsigned char)b[1]) ||
+        Q->st->budget < 2)
+        return false;
+    Q->st->budget -= 2;
+    return true;
+}
+
 /* J at a hole, K at the literal character c. */
 static bool jhole_char(struct q *Q, struct cur J, struct cur K)
 {
@@ -145,9 +158,11 @@ static bool jhole_char(struct q *Q, struct cur J, struct cur K)
     if (!(Q->st->tflags[p->arg] & TF_EMPTY)) {
         /* no empty name: the loop below walks exactly the names starting with c, in table order */
         const struct tsr_dis_first *F = &Q->st->jfirst[p->arg];
-        for (uint32_t x = F->off[c]; x < F->off[c + 1]; x++)
-            if (tsr_dis_ov(Q, with_str(J, nm[F->idx[x]].name, nm[F->idx[x]].len), K))
+        for (uint32_t x = F->off[c]; x < F->off[c + 1]; x++) {
+            const struct tsr_tc_name *m = &nm[F->idx[x]];
+            if (!two_step_miss(Q, m->name, m->len, K.str, K.slen) && tsr_dis_ov(Q, with_str(J, m->name, m->len), K))
                 return true;
+        }
         return false;
     }
     for (uint32_t i = 0; i < n; i++) {
@@ -179,7 +194,8 @@ static bool khole_char(struct q *Q, struct cur J, struct cur K)
         const struct tsr_dis_first *F = &Q->st->kfirst[p->arg];
         for (uint32_t x = F->off[c]; x < F->off[c + 1]; x++) {
             const char *s = pr[F->idx[x]].name;
-            if (tsr_dis_ov(Q, J, with_str(K, s, (uint32_t)strlen(s))))
+            uint32_t sl = (uint32_t)strlen(s);
+            if (!two_step_miss(Q, J.str, J.slen, s, sl) && tsr_dis_ov(Q, J, with_str(K, s, sl)))
                 return true;
         }
         return (kf & TF_PEMPTY) && tsr_dis_ov(Q, J, past(K));
