@@ -65,6 +65,9 @@ struct tsr_dis_static {
     struct tsr_dis_tpair *tpair;   /* [J table * ntables + K table], computed on first use */
     uint8_t *tflags;          /* per table: TF_* of dis_static.c */
     struct tsr_dis_first *jfirst, *kfirst;   /* per table: its names, its printed names, by first byte */
+    uint32_t nprints;         /* print entries in isa->prints */
+    uint32_t **fixm;          /* [J table * nprints + entry]: the names of J's table that are a prefix of the entry's
+                                 name or start with it, count first, in table order (dis_lockstep.c hole_fixed) */
     uint32_t *rowlen;         /* per table: its largest printed code + 1 (0: over 4096), the rows' length */
     struct tsr_dis_akey *amap;   /* tsr_dis_op_alts's answers by (ops, alternatives printed) */
     uint64_t *alt_mask;       /* [part * maxalt + k]: tsr_dis_alt_maybe, bit 63 set once computed */

@@ -264,6 +264,30 @@ static const struct tsr_dis_tpair *tpair(struct tsr_dis_static *st, unsigned jt,
     return t;
 }
 
+/* The names of J's table t that the loop of hole_fixed walks from for the printed name entry e (non-empty): those
+ * that are a prefix of e's name or start with it, in table order, their count first; worked out on first use. */
+static const uint32_t *fix_names(struct tsr_dis_static *st, unsigned t, const struct tsr_tc_print *e, uint32_t kl)
+{
+    const struct tsr_tc_isa *isa = st->isa;
+    uint32_t **slot = &st->fixm[(size_t)t * st->nprints + (size_t)(e - isa->prints)];
+    if (*slot)
+        return *slot;
+    const struct tsr_tc_table *T = &isa->tables[t];
+    const struct tsr_dis_first *F = &st->jfirst[t];
+    unsigned char e0 = (unsigned char)e->name[0];
+    uint32_t *L = malloc((F->off[e0 + 1] - F->off[e0] + 1) * sizeof *L);
+    if (!L)
+        abort();
+    L[0] = 0;
+    for (uint32_t x = F->off[e0]; x < F->off[e0 + 1]; x++) {   /* the names starting as e does, in table order */
+        const struct tsr_tc_name *m = &isa->names[T->name_first + F->idx[x]];
+        uint32_t jl = m->len, l = jl < kl ? jl : kl;
+        if (jl && memcmp(m->name, e->name, l) == 0)
+            L[++L[0]] = F->idx[x];
+    }
+    return *slot = L;
+}
+
 /* J at a hole, K at its hole of one known entry (Q->kpr). */
 static bool hole_fixed(struct q *Q, struct cur J, struct cur K)
 {
@@ -284,15 +308,12 @@ static bool hole_fixed(struct q *Q, struct cur J, struct cur K)
     if (!jtab)
         return false;
     const struct tsr_tc_table *T = &isa->tables[jp->arg];
-    const struct tsr_dis_first *F = &Q->st->jfirst[jp->arg];
-    unsigned char e0 = (unsigned char)e->name[0];
     uint32_t kl = (uint32_t)strlen(e->name);
     bool eq = false;
-    for (uint32_t x = F->off[e0]; x < F->off[e0 + 1]; x++) {   /* the names starting as e does, in table order */
-        const struct tsr_tc_name *m = &isa->names[T->name_first + F->idx[x]];
-        uint32_t jl = m->len, l = jl < kl ? jl : kl;
-        if (!jl || m->name[0] != e->name[0] || memcmp(m->name, e->name, l) != 0)
-            continue;
+    const uint32_t *L = fix_names(Q->st, jp->arg, e, kl);   /* the names e's name and they can both go on from */
+    for (uint32_t x = 1; x <= L[0]; x++) {
+        const struct tsr_tc_name *m = &isa->names[T->name_first + L[x]];
+        uint32_t jl = m->len;
         if (jl == kl)
             eq = true;
         else if (jl < kl ? tsr_dis_ov(Q, past(J), with_str(K, e->name + jl, kl - jl))
@@ -503,6 +524,12 @@ void tsr_dis_first_init(struct tsr_dis_static *st)
     st->kfirst = calloc(isa->ntables + 1, sizeof *st->kfirst);
     if (!st->jfirst || !st->kfirst)
         abort();
+    for (unsigned t = 0; t < isa->ntables; t++)
+        if (isa->tables[t].print_first + isa->tables[t].nprint > st->nprints)
+            st->nprints = isa->tables[t].print_first + isa->tables[t].nprint;
+    st->fixm = calloc((size_t)isa->ntables * st->nprints + 1, sizeof *st->fixm);
+    if (!st->fixm)
+        abort();
     for (unsigned t = 0; t < isa->ntables; t++) {
         const struct tsr_tc_table *T = &isa->tables[t];
         first_index(&st->jfirst[t], T->nnames, jname_at, isa->names + T->name_first);
@@ -519,7 +546,11 @@ void tsr_dis_first_free(struct tsr_dis_static *st)
     }
     for (unsigned t = 0; st->kfirst && t < st->isa->ntables; t++)
         free(st->kfirst[t].idx);
+    for (size_t i = 0; st->fixm && i < (size_t)st->isa->ntables * st->nprints; i++)
+        free(st->fixm[i]);
+    free(st->fixm);
     free(st->jfirst);
     free(st->kfirst);
     st->jfirst = st->kfirst = NULL;
+    st->fixm = NULL;
 }
