@@ -33,9 +33,13 @@ struct ptab {
     bool *ok;          /* dense: per code, has a text */
 };
 
-/* An operand's function: its alternatives print at p, their events go to ev on, the operand's own event is oe;
- * it returns the end of the text and of the events, or {NULL, ev} when no alternative can print. */
-#define PO_PARAMS "const uint64_t *f, uint64_t pc, char *p, struct tsr_dis_ev *ev, struct tsr_dis_ev *oe, struct tsr_tc_pctx *x"
+/* An operand's function: its alternatives print at offset o of the bundle's text b, their events go to oe + 1 on,
+ * the operand's own event is oe; it returns the end of the text and of the events, or {0, NULL} when no
+ * alternative can print.  An op's function (dis_print.h tsr_tc_print_fn) prints at o with its events at ev. */
+#define PO_PARAMS "const uint64_t *restrict f, uint64_t pc, char *restrict b, size_t o, struct tsr_dis_ev *restrict oe, " \
+                  "struct tsr_tc_pctx *restrict x"
+#define PP_PARAMS "const uint64_t *restrict f, uint64_t pc, char *restrict b, size_t o, struct tsr_dis_ev *restrict ev, " \
+                  "struct tsr_tc_pctx *restrict x"
 
 struct pgen {
     const struct mdl_model *m;
@@ -220,10 +224,10 @@ static void cond_code(struct pgen *g, int first, int n)
     }
 }
 
-/* Appends the event of a part printed from s to p (what: a C expression). */
-static void ev_code(struct tsr_buf *o, const char *ind, const char *what)
+/* Appends the event of a part printed from offset `from` to o (C expressions) with what (a C expression). */
+static void ev_code(struct tsr_buf *o, const char *ind, const char *from, const char *to, const char *what)
 {
-    tsr_buf_printf(o, "%s*ev++ = (struct tsr_dis_ev){(uint32_t)(s - b), (uint32_t)(p - b), %s};\n", ind, what);
+    tsr_buf_printf(o, "%s*ev++ = (struct tsr_dis_ev){(uint32_t)%s, (uint32_t)%s, %s};\n", ind, from, to, what);
 }
 
 /* Whether a part can fail to print. */
@@ -243,37 +247,58 @@ static bool part_can_fail(struct pgen *g, const struct tc_part *p)
     return false;
 }
 
-/* The code of parts[first .. first+n-1], printing at p (s: scratch); fail: the statement giving up. */
+static bool is_const(const struct tc_part *p)
+{
+    return p->kind == TSR_TC_TEXT || p->kind == TSR_TC_SPACE;
+}
+
+/* The code of parts[first .. first+n-1], printing at offset o of the bundle's text b, its events at ev;
+ * fail: the statement giving up.  A run of literal parts is one copy, its events at constant distances. */
 static void seq_code(struct pgen *g, int first, int n, const char *ind, const char *fail)
 {
     struct tsr_buf *o = g->out;
     const struct mdl_model *m = g->m;
     for (int i = first; i < first + n; i++) {
         const struct tc_part *p = &g->L->parts[i];
-        tsr_buf_printf(o, "%ss = p;\n", ind);
         switch (p->kind) {
         case TSR_TC_TEXT:
         case TSR_TC_SPACE: {
-            const char *txt = p->kind == TSR_TC_TEXT ? p->text : " ";
-            int len = p->kind == TSR_TC_TEXT ? p->len : 1;
-            if (len) {
-                tsr_buf_printf(o, "%smemcpy(p, ", ind);
-                gen_cstring(o, txt);
-                tsr_buf_printf(o, ", %d);\n%sp += %d;\n", len, ind, len);
+            int end = i;
+            while (end < first + n && is_const(&g->L->parts[end]))
+                end++;
+            struct tsr_buf run = {0};
+            tsr_buf_puts(&run, "");
+            for (int k = i; k < end; k++)
+                tsr_buf_append(&run, g->L->parts[k].kind == TSR_TC_TEXT ? g->L->parts[k].text : " ",
+                               g->L->parts[k].kind == TSR_TC_TEXT ? (size_t)g->L->parts[k].len : 1);
+            if (run.len) {
+                tsr_buf_printf(o, "%smemcpy(b + o, ", ind);
+                gen_cstring(o, run.data);
+                tsr_buf_printf(o, ", %zu);\n", run.len);
             }
-            ev_code(o, ind, "0");
+            size_t at = 0;
+            for (int k = i; k < end; k++) {
+                size_t len = g->L->parts[k].kind == TSR_TC_TEXT ? (size_t)g->L->parts[k].len : 1;
+                char from[32], to[32];
+                snprintf(from, sizeof from, at ? "(o + %zu)" : "o", at);
+                snprintf(to, sizeof to, at + len ? "(o + %zu)" : "o", at + len);
+                ev_code(o, ind, from, to, "0");
+                at += len;
+            }
+            if (run.len)
+                tsr_buf_printf(o, "%so += %zu;\n", ind, run.len);
+            tsr_buf_free(&run);
+            i = end - 1;
             break;
         }
         case TSR_TC_OPT:
             tsr_buf_printf(o, "%sif (", ind);
             cond_code(g, p->cond, p->ncond);
-            tsr_buf_printf(o, ") {\n%s    memcpy(p, ", ind);
+            tsr_buf_printf(o, ") {\n%s    memcpy(b + o, ", ind);
             gen_cstring(o, p->text);
-            tsr_buf_printf(o, ", %d);\n%s    p += %d;\n%s", p->len, ind, p->len, ind);
-            ev_code(o, "    ", "1");
-            tsr_buf_printf(o, "%s} else {\n%s", ind, ind);
-            ev_code(o, "    ", "0");
-            tsr_buf_printf(o, "%s}\n", ind);
+            tsr_buf_printf(o, ", %d);\n%s    *ev++ = (struct tsr_dis_ev){(uint32_t)o, (uint32_t)(o + %d), 1};\n"
+                              "%s    o += %d;\n%s} else {\n%s    *ev++ = (struct tsr_dis_ev){(uint32_t)o, (uint32_t)o, 0};\n%s}\n",
+                           p->len, ind, p->len, ind, p->len, ind, ind, ind);
             break;
         case TSR_TC_TABLE: {
             const struct ptab *P = &g->tab[p->arg];
@@ -281,42 +306,43 @@ static void seq_code(struct pgen *g, int first, int n, const char *ind, const ch
                 tsr_buf_printf(o, "%s%s;\n", ind, fail);
                 break;
             }
+            tsr_buf_printf(o, "%s{\n", ind);
             if (P->sparse) {
-                tsr_buf_printf(o, "%s{\n%s    const struct tsr_tc_ptext *t = tsr_tc_ptext_find(pt_%d, %" PRIu64 ", f[%d]);\n"
-                               "%s    if (!t || !t->ok)\n%s        %s;\n"
-                               "%s    memcpy(p, t->s, t->len);\n%s    p += t->len;\n%s",
-                               ind, ind, p->arg, P->n, p->field, ind, ind, fail, ind, ind, ind);
-                ev_code(o, "    ", "t->kind");
-                tsr_buf_printf(o, "%s}\n", ind);
-                break;
+                tsr_buf_printf(o, "%s    const struct tsr_tc_ptext *t = tsr_tc_ptext_find(pt_%d, %" PRIu64 ", f[%d]);\n"
+                                  "%s    if (!t || !t->ok)\n%s        %s;\n",
+                               ind, p->arg, P->n, p->field, ind, ind, fail);
+            } else {
+                tsr_buf_printf(o, "%s    const uint64_t c = f[%d];\n", ind, p->field);
+                if (part_can_fail(g, p)) {
+                    int w = m->fields[p->field].width;
+                    if (w >= 32 || ((uint64_t)1 << w) > P->n)   /* codes past the array exist */
+                        tsr_buf_printf(o, "%s    if (c >= %" PRIu64 " || !pt_%d[c].ok)\n", ind, P->n, p->arg);
+                    else
+                        tsr_buf_printf(o, "%s    if (!pt_%d[c].ok)\n", ind, p->arg);
+                    tsr_buf_printf(o, "%s        %s;\n", ind, fail);
+                }
+                tsr_buf_printf(o, "%s    const %s *t = &pt_%d[c];\n", ind,
+                               P->inline16 ? "struct tsr_tc_ptext16" : "struct tsr_tc_ptext", p->arg);
             }
-            tsr_buf_printf(o, "%s{\n%s    const uint64_t c = f[%d];\n", ind, ind, p->field);
-            if (part_can_fail(g, p))
-                tsr_buf_printf(o, "%s    if (c >= %" PRIu64 " || !pt_%d[c].ok)\n%s        %s;\n", ind, P->n, p->arg, ind,
-                               fail);
-            if (P->inline16)
-                tsr_buf_printf(o, "%s    memcpy(p, pt_%d[c].s, 16);\n", ind, p->arg);
-            else
-                tsr_buf_printf(o, "%s    memcpy(p, pt_%d[c].s, pt_%d[c].len);\n", ind, p->arg, p->arg);
-            tsr_buf_printf(o, "%s    p += pt_%d[c].len;\n%s", ind, p->arg, ind);
-            char what[32];
-            snprintf(what, sizeof what, "pt_%d[c].kind", p->arg);
-            ev_code(o, "    ", what);
-            tsr_buf_printf(o, "%s}\n", ind);
+            tsr_buf_printf(o, "%s    memcpy(b + o, t->s, %s);\n", ind, P->inline16 && !P->sparse ? "16" : "t->len");
+            tsr_buf_printf(o, "%s    *ev++ = (struct tsr_dis_ev){(uint32_t)o, (uint32_t)(o + t->len), t->kind};\n"
+                              "%s    o += t->len;\n%s}\n", ind, ind, ind);
             break;
         }
         case TSR_TC_INT: {
             const struct mdl_field *fd = &m->fields[p->field];
-            tsr_buf_printf(o, "%sp = ", ind);
+            tsr_buf_printf(o, "%s{\n%s    const size_t e = (size_t)(", ind, ind);
             if (fd->print == MDL_PRINT_HEX || (fd->print == MDL_PRINT_FLOAT && fd->width != 32))
-                tsr_buf_printf(o, "tsr_tc_fmt_hex(p, f[%d]);\n", p->field);
+                tsr_buf_printf(o, "tsr_tc_fmt_hex(b + o, f[%d])", p->field);
             else if (fd->print == MDL_PRINT_FLOAT)
-                tsr_buf_printf(o, "tsr_tc_fmt_float(p, f[%d]);\n", p->field);
+                tsr_buf_printf(o, "tsr_tc_fmt_float(b + o, f[%d])", p->field);
             else if (fd->print == MDL_PRINT_SIGNED || (fd->print == MDL_PRINT_DEFAULT && fd->is_signed))
-                tsr_buf_printf(o, "tsr_tc_fmt_sdec(p, f[%d], %d);\n", p->field, fd->width);
+                tsr_buf_printf(o, "tsr_tc_fmt_sdec(b + o, f[%d], %d)", p->field, fd->width);
             else
-                tsr_buf_printf(o, "tsr_tc_fmt_dec(p, f[%d], false);\n", p->field);
-            ev_code(o, ind, "0");
+                tsr_buf_printf(o, "tsr_tc_fmt_dec(b + o, f[%d], false)", p->field);
+            tsr_buf_puts(o, " - b);\n");
+            tsr_buf_printf(o, "%s    *ev++ = (struct tsr_dis_ev){(uint32_t)o, (uint32_t)e, 0};\n%s    o = e;\n%s}\n", ind,
+                           ind, ind);
             break;
         }
         case TSR_TC_LABEL: {
@@ -332,13 +358,15 @@ static void seq_code(struct pgen *g, int first, int n, const char *ind, const ch
             } else {
                 tsr_buf_printf(o, "f[%d];\n", p->field);
             }
-            tsr_buf_printf(o, "%s    x->lab[x->nlab++] = t;\n%s    p = tsr_tc_fmt_label(p, t);\n%s}\n", ind, ind, ind);
-            ev_code(o, ind, "0");
+            tsr_buf_printf(o, "%s    x->lab[x->nlab++] = t;\n%s    const size_t e = (size_t)(tsr_tc_fmt_label(b + o, t) - b);\n",
+                           ind, ind);
+            tsr_buf_printf(o, "%s    *ev++ = (struct tsr_dis_ev){(uint32_t)o, (uint32_t)e, 0};\n%s    o = e;\n%s}\n", ind,
+                           ind, ind);
             break;
         }
         case TSR_TC_OPND:
-            tsr_buf_printf(o, "%s{\n%s    const struct tsr_tc_pres r = po_%d(f, pc, p, ev + 1, ev, x);\n"
-                              "%s    if (!r.p)\n%s        %s;\n%s    p = r.p;\n%s    ev = r.ev;\n%s}\n",
+            tsr_buf_printf(o, "%s{\n%s    const struct tsr_tc_pres r = po_%d(f, pc, b, o, ev, x);\n"
+                              "%s    if (!r.ev)\n%s        %s;\n%s    o = r.o;\n%s    ev = r.ev;\n%s}\n",
                            ind, ind, p->arg, ind, ind, fail, ind, ind, ind);
             break;
         }
@@ -358,9 +386,8 @@ static void opnd_fn(struct pgen *g, int oi)
     struct tsr_buf *o = g->out;
     const struct mdl_opnd *od = &g->m->opnds[oi];
     tsr_buf_printf(o, "/* operand %s */\nstatic struct tsr_tc_pres po_%d(" PO_PARAMS ")\n{\n"
-                      "    const char *const b = x->base;\n    char *const p0 = p;\n    char *s = p;\n"
-                      "    struct tsr_dis_ev *const ev0 = ev;\n    const size_t nlab0 = x->nlab;\n"
-                      "    (void)f;\n    (void)pc;\n    (void)b;\n    (void)s;\n    (void)nlab0;\n",
+                      "    const size_t o0 = o;\n    struct tsr_dis_ev *ev = oe + 1;\n"
+                      "    (void)f;\n    (void)pc;\n    (void)x;\n",
                    od->inst_name ? od->inst_name : od->name, oi);
     for (int j = 0; j < od->nalt; j++) {
         const struct tc_alt *a = &g->L->alts[g->L->opnd_alt[oi] + j];
@@ -368,28 +395,87 @@ static void opnd_fn(struct pgen *g, int oi)
         cond_code(g, a->cond, a->ncond);
         tsr_buf_puts(o, ") {\n");
         bool can_fail = seq_can_fail(g, a->part, a->npart);
+        bool labels = seq_bounds(g, a->part, a->npart).lab > 0;
+        if (can_fail && labels)
+            tsr_buf_puts(o, "        const size_t nlab0 = x->nlab;\n");
         char fail[32];
         snprintf(fail, sizeof fail, "goto fail%d", j);
         seq_code(g, a->part, a->npart, "        ", fail);
-        tsr_buf_printf(o, "        *oe = (struct tsr_dis_ev){(uint32_t)(p0 - b), (uint32_t)(p - b), %d};\n"
-                          "        return (struct tsr_tc_pres){p, ev};\n", j);
+        tsr_buf_printf(o, "        *oe = (struct tsr_dis_ev){(uint32_t)o0, (uint32_t)o, %d};\n"
+                          "        return (struct tsr_tc_pres){o, ev};\n", j);
         if (can_fail)
-            tsr_buf_printf(o, "    fail%d:\n        p = p0;\n        ev = ev0;\n        x->nlab = nlab0;\n", j);
+            tsr_buf_printf(o, "    fail%d:\n        o = o0;\n        ev = oe + 1;\n%s", j,
+                           labels ? "        x->nlab = nlab0;\n" : "");
         tsr_buf_puts(o, "    }\n");
     }
-    tsr_buf_puts(o, "    return (struct tsr_tc_pres){NULL, ev0};\n}\n\n");
+    tsr_buf_puts(o, "    return (struct tsr_tc_pres){0, NULL};\n}\n\n");
 }
 
 static void op_fn(struct pgen *g, int i)
 {
     struct tsr_buf *o = g->out;
     const struct tc_op *op = &g->L->ops[i];
-    tsr_buf_printf(o, "/* op %s (slot %s) */\nstatic char *pp_%d(const uint64_t *f, uint64_t pc, char *p, "
-                      "struct tsr_tc_pctx *x)\n{\n    const char *const b = x->base;\n    struct tsr_dis_ev *ev = x->ev + x->nev;\n"
-                      "    char *s = p;\n    (void)f;\n    (void)pc;\n    (void)b;\n    (void)s;\n",
+    tsr_buf_printf(o, "/* op %s (slot %s) */\nstatic struct tsr_tc_pres pp_%d(" PP_PARAMS ")\n{\n"
+                      "    (void)f;\n    (void)pc;\n    (void)b;\n    (void)x;\n",
                    g->m->ops[i].name, g->m->slots[g->m->ops[i].slot].name, i);
-    seq_code(g, op->part, op->npart, "    ", "return NULL");
-    tsr_buf_puts(o, "    x->nev = (size_t)(ev - x->ev);\n    return p;\n}\n\n");
+    seq_code(g, op->part, op->npart, "    ", "return (struct tsr_tc_pres){0, NULL}");
+    tsr_buf_puts(o, "    return (struct tsr_tc_pres){o, ev};\n}\n\n");
+}
+
+/* Per format a function `pf_N` (dis_print.h tsr_tc_pfmt_fn): print_bundle's slot loop unrolled over the format's
+ * slots, with the slots' default ops as constants and each op's printer called directly. */
+static void fmt_fn(struct pgen *g, int fi, const char *lo)
+{
+    struct tsr_buf *o = g->out;
+    const struct mdl_model *m = g->m;
+    const struct mdl_format *F = &m->formats[fi];
+    int ns = F->nslots;
+    tsr_buf_printf(o, "/* format %s */\nstatic size_t pf_%d(const uint16_t *restrict op, const uint64_t *restrict f, "
+                      "uint64_t pc, bool all, char *restrict b, struct tsr_dis_path *restrict P, "
+                      "struct tsr_tc_pctx *restrict x, bool *partial)\n{\n",
+                   F->name, fi);
+    for (int t = 0; t < ns; t++)
+        tsr_buf_printf(o, "    const unsigned k%d = op[%d];   /* slot %s */\n", t, F->slots[t], m->slots[F->slots[t]].name);
+    tsr_buf_puts(o, "    if (");
+    for (int t = 0; t < ns; t++)
+        tsr_buf_printf(o, "%sk%d >= %du", t ? " || " : "", t, m->nops);
+    tsr_buf_puts(o, ")\n        return TSR_TC_PFAIL;\n");
+    if (ns == 1) {   /* the one slot is always printed */
+        tsr_buf_puts(o, "    (void)all;\n    *partial = false;\n");
+    } else {
+        tsr_buf_printf(o, "    const int last = all ? %d : ", ns - 1);
+        int t = ns - 1;
+        for (; t > 0 && m->slots[F->slots[t]].default_op >= 0; t--)
+            tsr_buf_printf(o, "k%d != %du ? %d : ", t, m->slots[F->slots[t]].default_op, t);
+        tsr_buf_printf(o, "%d;\n    *partial = last < %d;\n", t, ns - 1);   /* t > 0: a slot without default */
+    }
+    tsr_buf_puts(o, "    size_t o = 0, nsp = 0;\n    struct tsr_dis_ev *ev = P->ev;\n    struct tsr_tc_pres r;\n");
+    for (int t = 0; t < ns; t++) {
+        const struct mdl_slot *S = &m->slots[F->slots[t]];
+        tsr_buf_printf(o, "    /* slot %s */\n", S->name);
+        if (t)
+            tsr_buf_printf(o, "    if (last < %d)\n        goto done;\n", t);
+        tsr_buf_puts(o, "    {\n        const size_t mark = o;\n        struct tsr_dis_ev *const emark = ev;\n");
+        if (t)
+            tsr_buf_puts(o, "        if (o) {\n            memcpy(b + o, \"; \", 2);\n            o += 2;\n        }\n");
+        tsr_buf_printf(o, "        switch (k%d) {\n", t);
+        for (int k = 0; k < S->nops; k++)
+            tsr_buf_printf(o, "        case %d:\n            r = pp_%d(f, pc, b, o, ev, x);\n            break;\n", S->ops[k],
+                           S->ops[k]);
+        tsr_buf_printf(o, "        default:   /* an op of another slot */\n            r = %s_tc_pops[k%d].fn(f, pc, b, o, ev, x);\n"
+                          "            break;\n        }\n", lo, t);
+        tsr_buf_puts(o, "        if (!r.ev)\n            return TSR_TC_PFAIL;\n");
+        tsr_buf_puts(o, "        if (r.o == o) {   /* the op prints no text: left out, with its separator and events */\n"
+                        "            o = mark;\n            ev = emark;\n        } else {\n");
+        if (t < TSR_DIS_MAX_SLOTS)
+            tsr_buf_printf(o, "            P->sp[nsp++] = (struct tsr_dis_slotp){%d, (uint32_t)(emark - P->ev)};\n", t);
+        else
+            tsr_buf_puts(o, "            P->over = true;\n");
+        tsr_buf_puts(o, "            o = r.o;\n            ev = r.ev;\n        }\n    }\n");
+    }
+    if (ns > 1)
+        tsr_buf_puts(o, "done:\n");
+    tsr_buf_puts(o, "    P->nsp = nsp;\n    P->nev = (size_t)(ev - P->ev);\n    return o;\n}\n\n");
 }
 
 /* Marks the operands and tables the parts [first, first+n) can print, through operands' alternatives. */
@@ -438,6 +524,14 @@ int gen_disprint(const struct mdl_model *m, const struct tc_layout *L, struct ts
         tsr_buf_printf(out, "    {pp_%d, %" PRIu64 ", %" PRIu64 ", %" PRIu64 "},\n", i, b.len + TSR_TC_PSLACK, b.ev, b.lab);
     }
     tsr_buf_puts(out, m->nops ? "};\n" : "    {0},\n};\n");
+    for (int i = 0; i < m->nformats; i++)
+        if (m->formats[i].nslots)
+            fmt_fn(&g, i, lo);
+    tsr_buf_printf(out, "/* Per format: the bundle printer (NULL for a format without slots: the engine's loop). */\n"
+                        "const struct tsr_tc_pfmt %s_tc_pfmts[] = {\n", lo);
+    for (int i = 0; i < m->nformats; i++)
+        tsr_buf_printf(out, m->formats[i].nslots ? "    {pf_%d},\n" : "    {NULL},\n", i);
+    tsr_buf_puts(out, m->nformats ? "};\n" : "    {0},\n};\n");
     for (int t = 0; t < L->ntables; t++)
         free(g.tab[t].ok);
     free(g.tab);

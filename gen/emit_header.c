@@ -144,10 +144,11 @@ int gen_header(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
         "extern const struct tsr_tc_num %s_tc_nums[];\n"
         "extern const struct tsr_tc_print %s_tc_prints[];\n"
         "extern const struct tsr_tc_pop %s_tc_pops[];\n"
+        "extern const struct tsr_tc_pfmt %s_tc_pfmts[];\n"
         "/* The fast form of the exactness proof generated per op (%s_disasm.c; text/dis_fx.h). */\n"
         "struct tsr_fx_desc;\n"
         "extern const struct tsr_fx_desc %s_fx;\n\n",
-        lo, up, lo, up, lo, up, lo, up, lo, lo, lo, lo, lo, lo, lo, lo, lo, lo, lo, lo, lo, lo);
+        lo, up, lo, up, lo, up, lo, up, lo, lo, lo, lo, lo, lo, lo, lo, lo, lo, lo, lo, lo, lo, lo);
     tsr_buf_printf(out,
         "/* The hazard validator (%s_validate.c; runtime/validate/validate.h): the events of a bundle and the\n"
         " * description's resources and rules, and the check of a whole program (%s_target.validate). */\n"

@@ -229,12 +229,12 @@ int gen_tables(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
         "    .nopnds = %d, .opnds = opnds,\n"
         "    .alts = alts, .parts = parts, .conds = conds, .defs = defs, .idx = idx, .ranges = ranges,\n"
         "    .names = %s_tc_names, .tries = %s_tc_tries, .nums = %s_tc_nums, .prints = %s_tc_prints,\n"
-        "    .pops = %s_tc_pops, .fx = &%s_fx,\n"
+        "    .pops = %s_tc_pops, .pfmts = %s_tc_pfmts, .fx = &%s_fx,\n"
         "    .check = check, .decode = decode, .encode = encode, .decode_format = %s_decode_format,\n"
         "    .decode_next = decode_next,\n"
         "};\n",
         lo, m->name, m->word_bits, m->word_bits / 32, m->pc_step, lo, lo, lo, lo, m->nfields, m->ntables, m->nformats,
-        m->nslots, m->nops, m->nopnds, lo, lo, lo, lo, lo, lo, lo);
+        m->nslots, m->nops, m->nopnds, lo, lo, lo, lo, lo, lo, lo, lo);
     tc_free(&L);
     return rc;
 }

@@ -300,42 +300,44 @@ static void reserve_bundle(struct dis *d, unsigned fmt, struct tsr_buf *out)
 }
 
 /* print_bundle's slots 0..last (positions in the format's list sl) through the generated printers (isa->pops),
- * written straight into out's room (reserve_bundle) with the text, events and labels kept in locals until
- * the end.  The same text, path and labels as the interpreted loop. */
+ * written straight into out's room (reserve_bundle) with the text's end, the events and labels kept in locals
+ * until the end.  The same text, path and labels as the interpreted loop. */
 static bool print_slots_gen(struct dis *d, const uint16_t *sl, int last, const uint16_t *ops, const uint64_t *f,
                             uint64_t pc, struct tsr_buf *out)
 {
     const struct tsr_tc_pop *pops = d->isa->pops;
     struct tsr_dis_path *P = &d->path;
-    char *const start = out->data + out->len;
-    char *p = start;
-    struct tsr_tc_pctx x = {start, P->ev, 0, d->labels, d->nlabels};
+    char *const b = out->data + out->len;
+    size_t o = 0;
+    struct tsr_dis_ev *ev = P->ev;
+    struct tsr_tc_pctx x = {d->labels, d->nlabels};
     bool ok = true;
     for (int t = 0; t <= last; t++) {
-        char *mark = p;
-        size_t emark = x.nev;
-        if (p > start) {
-            memcpy(p, "; ", 2);
-            p += 2;
+        size_t mark = o;
+        struct tsr_dis_ev *emark = ev;
+        if (o) {
+            memcpy(b + o, "; ", 2);
+            o += 2;
         }
-        char *e = pops[ops[sl[t]]].fn(f, pc, p, &x);
-        if (!e) {
+        struct tsr_tc_pres r = pops[ops[sl[t]]].fn(f, pc, b, o, ev, &x);
+        if (!r.ev) {
             ok = false;
             break;
         }
-        if (e == p) {   /* the op prints no text: left out, with its separator and events */
-            p = mark;
-            x.nev = emark;
+        if (r.o == o) {   /* the op prints no text: left out, with its separator and events */
+            o = mark;
+            ev = emark;
         } else {
-            p = e;
-            tsr_dis_path_slot(P, (uint32_t)t, emark);
+            o = r.o;
+            ev = r.ev;
+            tsr_dis_path_slot(P, (uint32_t)t, (size_t)(emark - P->ev));
         }
     }
-    out->len = (size_t)(p - out->data);
+    out->len += o;
     out->data[out->len] = 0;   /* also when a printer wrote past it */
-    P->nev = x.nev;
+    P->nev = (size_t)(ev - P->ev);
     d->nlabels = x.nlab;
-    return ok && p > start;
+    return ok && o > 0;
 }
 
 /* Prints the slots of the format up to the last non-default one (all: every slot).  *partial is set
@@ -347,6 +349,19 @@ static bool print_bundle(struct dis *d, const void *inst, uint64_t pc, bool all,
     const struct tsr_tc_format *F = &isa->formats[fmt];
     const uint16_t *ops = ops_of(isa, inst), *sl = &isa->idx[F->slot];
     const uint64_t *f = fields_of(isa, inst);
+    if (d->gen && isa->pfmts[fmt].fn) {   /* the format's generated printer: this function's loops, unrolled */
+        size_t start = out->len;
+        tsr_dis_path_start(&d->path, start);
+        reserve_bundle(d, fmt, out);
+        struct tsr_tc_pctx x = {d->labels, d->nlabels};
+        size_t n = isa->pfmts[fmt].fn(ops, f, pc, all, out->data + start, &d->path, &x, partial);
+        d->nlabels = x.nlab;
+        if (n == TSR_TC_PFAIL)
+            return false;
+        out->len += n;
+        out->data[out->len] = 0;   /* also when a printer wrote past it */
+        return n > 0;
+    }
     const struct tsr_tc_slot *slots = isa->slots;
     unsigned nops = isa->nops, nslot = F->nslot;
     int last = 0;

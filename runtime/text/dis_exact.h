@@ -34,6 +34,15 @@ struct tsr_dis_rem { bool kside; const char *s; uint32_t len; };
 /* Table J's names (the matcher's) against table K's printed names: eq when some name is in both. */
 struct tsr_dis_tpair { bool done, eq; uint32_t nrem; struct tsr_dis_rem *rem; };
 
+/* A table's names (the matcher's side) or printed names (the printer's side) by first byte: the indices (into the
+ * table's names, or its prints) of the non-empty ones starting with byte c are idx[off[c] .. off[c + 1]), in table
+ * order; and all of them sorted by name (dis_lockstep.c tsr_dis_first_init, tsr_dis_prefixed). */
+struct tsr_dis_first {
+    uint32_t off[257];
+    uint32_t *idx;
+    uint32_t *sorted, nsorted;   /* the same indices in byte order of their names (a prefix's names are a range) */
+};
+
 #define TSR_DIS_LMAP 8192   /* contexts of tsr_dis_longer, tsr_dis_alt_hole and tsr_dis_name_fast */
 #define TSR_DIS_AMAP 8192   /* answers of tsr_dis_op_alts */
 struct tsr_dis_akey { uint64_t k1, k2; uint8_t v; };
@@ -55,6 +64,10 @@ struct tsr_dis_static {
     uint8_t *before_never;    /* [A]: the same for the ops of A's slot declared before A */
     struct tsr_dis_tpair *tpair;   /* [J table * ntables + K table], computed on first use */
     uint8_t *tflags;          /* per table: TF_* of dis_static.c */
+    struct tsr_dis_first *jfirst, *kfirst;   /* per table: its names, its printed names, by first byte */
+    uint32_t nprints;         /* print entries in isa->prints */
+    uint32_t **fixm;          /* [J table * nprints + entry]: the names of J's table that are a prefix of the entry's
+                                 name or start with it, count first, in table order (dis_lockstep.c hole_fixed) */
     uint32_t *rowlen;         /* per table: its largest printed code + 1 (0: over 4096), the rows' length */
     struct tsr_dis_akey *amap;   /* tsr_dis_op_alts's answers by (ops, alternatives printed) */
     uint64_t *alt_mask;       /* [part * maxalt + k]: tsr_dis_alt_maybe, bit 63 set once computed */

@@ -34,6 +34,32 @@ static int norm(struct cur *c)
     }
 }
 
+/* norm, its common case inline: c already at a non-blank literal character. */
+static inline int norm_at(struct cur *c)
+{
+    if (c->slen && !tsr_asm_isblank((unsigned char)c->str[0]))
+        return A_CHAR;
+    return norm(c);
+}
+
+/* The walk from J, K when its first step answers false: norm (which takes no step) brings both to literal
+ * characters, and they differ.  Takes that step from the budget and returns true when so and the budget holds it;
+ * false, taking nothing, otherwise (then the walk must run). */
+static inline bool one_step_miss(struct q *Q, struct cur J, struct cur K)
+{
+    if (!Q->st->budget || norm_at(&J) != A_CHAR || norm_at(&K) != A_CHAR || J.str[0] == K.str[0])
+        return false;
+    Q->st->budget--;
+    return true;
+}
+
+/* The walk from J, K (tsr_dis_ov), its first step taken here when that is all it does (asked where that pays: a
+ * remainder of two table names against what follows the other hole, which most often differs at once). */
+static inline bool ov(struct q *Q, struct cur J, struct cur K)
+{
+    return !one_step_miss(Q, J, K) && tsr_dis_ov(Q, J, K);
+}
+
 bool tsr_dis_expr_start(unsigned char c)
 {
     return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '~' || c == '(' || c == '.' || c == 'L';
@@ -122,6 +148,19 @@ static bool branch(struct q *Q, struct cur J, struct cur K, bool onj)
     return false;
 }
 
+/* The walk of two cursors at equal literal characters, a[0] == b[0] (non-blank), whose texts go on with different
+ * non-blank characters a[1] != b[1]: its first step passes the equal characters, its second finds the others differ
+ * and answers false.  Takes those two steps from the budget and returns true when that is the walk (and the budget
+ * lets it take them: at least 2 left); false when the walk must run. */
+static inline bool two_step_miss(struct q *Q, const char *a, uint32_t al, const char *b, uint32_t bl)
+{
+    if (al < 2 || bl < 2 || a[1] == b[1] || tsr_asm_isblank((unsigned char)a[1]) || tsr_asm_isblank((unsigned char)b[1]) ||
+        Q->st->budget < 2)
+        return false;
+    Q->st->budget -= 2;
+    return true;
+}
+
 /* J at a hole, K at the literal character c. */
 static bool jhole_char(struct q *Q, struct cur J, struct cur K)
 {
@@ -134,6 +173,16 @@ static bool jhole_char(struct q *Q, struct cur J, struct cur K)
     const struct tsr_tc_name *nm = jnames(isa, p, &n);
     if (isa->tables[p->arg].nnums && tsr_dis_expr_start(c))
         return true;
+    if (!(Q->st->tflags[p->arg] & TF_EMPTY)) {
+        /* no empty name: the loop below walks exactly the names starting with c, in table order */
+        const struct tsr_dis_first *F = &Q->st->jfirst[p->arg];
+        for (uint32_t x = F->off[c]; x < F->off[c + 1]; x++) {
+            const struct tsr_tc_name *m = &nm[F->idx[x]];
+            if (!two_step_miss(Q, m->name, m->len, K.str, K.slen) && tsr_dis_ov(Q, with_str(J, m->name, m->len), K))
+                return true;
+        }
+        return false;
+    }
     for (uint32_t i = 0; i < n; i++) {
         if (nm[i].len == 0) {
             if (tsr_dis_ov(Q, past(J), K))
@@ -156,6 +205,19 @@ static bool khole_char(struct q *Q, struct cur J, struct cur K)
         return c == 'L';
     uint32_t n;
     const struct tsr_tc_print *pr = kprints(Q, &K, &n);
+    uint8_t kf = Q->st->tflags[p->arg];
+    if (!at_fix(Q, &K) && (!(kf & TF_PNUM) || !tsr_dis_num_print_start(c))) {
+        /* no numeric entry that c could start: the loop below walks exactly the names starting with c, in table
+         * order, then past the hole when some entry prints "" */
+        const struct tsr_dis_first *F = &Q->st->kfirst[p->arg];
+        for (uint32_t x = F->off[c]; x < F->off[c + 1]; x++) {
+            const char *s = pr[F->idx[x]].name;
+            uint32_t sl = (uint32_t)strlen(s);
+            if (!two_step_miss(Q, J.str, J.slen, s, sl) && tsr_dis_ov(Q, J, with_str(K, s, sl)))
+                return true;
+        }
+        return (kf & TF_PEMPTY) && tsr_dis_ov(Q, J, past(K));
+    }
     bool empty = false;
     for (uint32_t i = 0; i < n; i++) {
         if (pr[i].kind != TSR_TC_PRINT_NAME) {
@@ -220,6 +282,30 @@ static const struct tsr_dis_tpair *tpair(struct tsr_dis_static *st, unsigned jt,
     return t;
 }
 
+/* The names of J's table t that the loop of hole_fixed walks from for the printed name entry e (non-empty): those
+ * that are a prefix of e's name or start with it, in table order, their count first; worked out on first use. */
+static const uint32_t *fix_names(struct tsr_dis_static *st, unsigned t, const struct tsr_tc_print *e, uint32_t kl)
+{
+    const struct tsr_tc_isa *isa = st->isa;
+    uint32_t **slot = &st->fixm[(size_t)t * st->nprints + (size_t)(e - isa->prints)];
+    if (*slot)
+        return *slot;
+    const struct tsr_tc_table *T = &isa->tables[t];
+    const struct tsr_dis_first *F = &st->jfirst[t];
+    unsigned char e0 = (unsigned char)e->name[0];
+    uint32_t *L = malloc((F->off[e0 + 1] - F->off[e0] + 1) * sizeof *L);
+    if (!L)
+        abort();
+    L[0] = 0;
+    for (uint32_t x = F->off[e0]; x < F->off[e0 + 1]; x++) {   /* the names starting as e does, in table order */
+        const struct tsr_tc_name *m = &isa->names[T->name_first + F->idx[x]];
+        uint32_t jl = m->len, l = jl < kl ? jl : kl;
+        if (jl && memcmp(m->name, e->name, l) == 0)
+            L[++L[0]] = F->idx[x];
+    }
+    return *slot = L;
+}
+
 /* J at a hole, K at its hole of one known entry (Q->kpr). */
 static bool hole_fixed(struct q *Q, struct cur J, struct cur K)
 {
@@ -242,11 +328,10 @@ static bool hole_fixed(struct q *Q, struct cur J, struct cur K)
     const struct tsr_tc_table *T = &isa->tables[jp->arg];
     uint32_t kl = (uint32_t)strlen(e->name);
     bool eq = false;
-    for (uint32_t j = 0; j < T->nnames; j++) {
-        const struct tsr_tc_name *m = &isa->names[T->name_first + j];
-        uint32_t jl = m->len, l = jl < kl ? jl : kl;
-        if (!jl || m->name[0] != e->name[0] || memcmp(m->name, e->name, l) != 0)
-            continue;
+    const uint32_t *L = fix_names(Q->st, jp->arg, e, kl);   /* the names e's name and they can both go on from */
+    for (uint32_t x = 1; x <= L[0]; x++) {
+        const struct tsr_tc_name *m = &isa->names[T->name_first + L[x]];
+        uint32_t jl = m->len;
         if (jl == kl)
             eq = true;
         else if (jl < kl ? tsr_dis_ov(Q, past(J), with_str(K, e->name + jl, kl - jl))
@@ -281,7 +366,7 @@ static bool hole_hole(struct q *Q, struct cur J, struct cur K)
     const struct tsr_dis_tpair *t = tpair(st, jp->arg, kp->arg);
     for (uint32_t i = 0; i < t->nrem; i++) {
         const struct tsr_dis_rem *r = &t->rem[i];
-        if (r->kside ? tsr_dis_ov(Q, past(J), with_str(K, r->s, r->len)) : tsr_dis_ov(Q, with_str(J, r->s, r->len), past(K)))
+        if (r->kside ? ov(Q, past(J), with_str(K, r->s, r->len)) : ov(Q, with_str(J, r->s, r->len), past(K)))
             return true;
         if (!st->budget)
             return true;
@@ -295,7 +380,7 @@ bool tsr_dis_ov(struct q *Q, struct cur J, struct cur K)
         if (!Q->st->budget)
             return true;
         Q->st->budget--;
-        int jk = norm(&J), kk = norm(&K);
+        int jk = norm_at(&J), kk = norm_at(&K);
         if (jk == A_PART && (J.p->kind == TSR_TC_OPT || J.p->kind == TSR_TC_OPND))
             return branch(Q, J, K, true);
         if (kk == A_PART && (K.p->kind == TSR_TC_OPT || K.p->kind == TSR_TC_OPND))
@@ -369,4 +454,121 @@ int tsr_dis_ask_opts(struct tsr_dis_static *st, const struct tsr_tc_part *jp, ui
     struct q Q = {.st = st, .kobase = kp, .nko = kn, .kopt = kopt, .konext = K.next};
     st->budget = TSR_DIS_QBUDGET;
     return tsr_dis_ov(&Q, J, K) ? TSR_DIS_MAYBE : TSR_DIS_NEVER;
+}
+
+/* One table's names of n, of which name(i) is the i-th (NULL: none to index), by first byte. */
+static void first_index(struct tsr_dis_first *F, uint32_t n, const char *(*name)(const void *, uint32_t), const void *arg)
+{
+    memset(F->off, 0, sizeof F->off);
+    for (uint32_t i = 0; i < n; i++) {
+        const char *s = name(arg, i);
+        if (s && s[0])
+            F->off[(unsigned char)s[0] + 1]++;
+    }
+    for (unsigned c = 0; c < 256; c++)
+        F->off[c + 1] += F->off[c];
+    F->idx = malloc((F->off[256] + 1) * sizeof *F->idx);
+    if (!F->idx)
+        abort();
+    uint32_t fill[256];
+    memcpy(fill, F->off, sizeof fill);
+    for (uint32_t i = 0; i < n; i++) {   /* in table order within each byte */
+        const char *s = name(arg, i);
+        if (s && s[0])
+            F->idx[fill[(unsigned char)s[0]]++] = i;
+    }
+}
+
+/* Byte order of two names (memcmp, then the shorter first). */
+static int name_cmp(const char *a, uint32_t al, const char *b, uint32_t bl)
+{
+    int r = memcmp(a, b, al < bl ? al : bl);
+    return r ? r : (al > bl) - (al < bl);
+}
+
+/* F->sorted: the non-empty names of nm[0..n) by name (an insertion sort: a table has at most a few hundred). */
+static void sort_names(struct tsr_dis_first *F, const struct tsr_tc_name *nm, uint32_t n)
+{
+    F->sorted = malloc((n + 1) * sizeof *F->sorted);
+    if (!F->sorted)
+        abort();
+    F->nsorted = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!nm[i].len)
+            continue;
+        uint32_t k = F->nsorted++;
+        while (k > 0 && name_cmp(nm[F->sorted[k - 1]].name, nm[F->sorted[k - 1]].len, nm[i].name, nm[i].len) > 0) {
+            F->sorted[k] = F->sorted[k - 1];
+            k--;
+        }
+        F->sorted[k] = i;
+    }
+}
+
+void tsr_dis_prefixed(const struct tsr_dis_static *st, unsigned t, const char *s, uint32_t n, uint32_t *lo, uint32_t *hi)
+{
+    const struct tsr_dis_first *F = &st->jfirst[t];
+    const struct tsr_tc_name *nm = st->isa->names + st->isa->tables[t].name_first;
+    uint32_t a = 0, b = F->nsorted;
+    while (a < b) {   /* the first name not below s */
+        uint32_t m = a + (b - a) / 2;
+        if (name_cmp(nm[F->sorted[m]].name, nm[F->sorted[m]].len, s, n) < 0)
+            a = m + 1;
+        else
+            b = m;
+    }
+    *lo = a;
+    while (a < F->nsorted && nm[F->sorted[a]].len >= n && !memcmp(nm[F->sorted[a]].name, s, n))
+        a++;   /* the names from s on that start with it are consecutive */
+    *hi = a;
+}
+
+static const char *jname_at(const void *arg, uint32_t i)
+{
+    const struct tsr_tc_name *nm = arg;
+    return nm[i].len ? nm[i].name : NULL;
+}
+
+static const char *kname_at(const void *arg, uint32_t i)
+{
+    const struct tsr_tc_print *pr = arg;
+    return pr[i].kind == TSR_TC_PRINT_NAME ? pr[i].name : NULL;
+}
+
+void tsr_dis_first_init(struct tsr_dis_static *st)
+{
+    const struct tsr_tc_isa *isa = st->isa;
+    st->jfirst = calloc(isa->ntables + 1, sizeof *st->jfirst);
+    st->kfirst = calloc(isa->ntables + 1, sizeof *st->kfirst);
+    if (!st->jfirst || !st->kfirst)
+        abort();
+    for (unsigned t = 0; t < isa->ntables; t++)
+        if (isa->tables[t].print_first + isa->tables[t].nprint > st->nprints)
+            st->nprints = isa->tables[t].print_first + isa->tables[t].nprint;
+    st->fixm = calloc((size_t)isa->ntables * st->nprints + 1, sizeof *st->fixm);
+    if (!st->fixm)
+        abort();
+    for (unsigned t = 0; t < isa->ntables; t++) {
+        const struct tsr_tc_table *T = &isa->tables[t];
+        first_index(&st->jfirst[t], T->nnames, jname_at, isa->names + T->name_first);
+        sort_names(&st->jfirst[t], isa->names + T->name_first, T->nnames);
+        first_index(&st->kfirst[t], T->nprint, kname_at, isa->prints + T->print_first);
+    }
+}
+
+void tsr_dis_first_free(struct tsr_dis_static *st)
+{
+    for (unsigned t = 0; st->jfirst && t < st->isa->ntables; t++) {
+        free(st->jfirst[t].idx);
+        free(st->jfirst[t].sorted);
+    }
+    for (unsigned t = 0; st->kfirst && t < st->isa->ntables; t++)
+        free(st->kfirst[t].idx);
+    for (size_t i = 0; st->fixm && i < (size_t)st->isa->ntables * st->nprints; i++)
+        free(st->fixm[i]);
+    free(st->fixm);
+    free(st->jfirst);
+    free(st->kfirst);
+    st->jfirst = st->kfirst = NULL;
+    st->fixm = NULL;
 }

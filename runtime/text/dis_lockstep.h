@@ -62,6 +62,13 @@ int tsr_dis_ask(struct tsr_dis_static *st, const struct tsr_tc_part *jp, uint32_
  * printed; other parts' entries ignored). */
 int tsr_dis_ask_opts(struct tsr_dis_static *st, const struct tsr_tc_part *jp, uint32_t jn, const struct tsr_tc_part *kp,
                      uint32_t kn, const struct tsr_tc_part *rest, const struct tsr_tc_part *rend, const uint8_t *kopt);
+/* Makes st->jfirst and st->kfirst (dis_exact.h struct tsr_dis_first) for every table of st->isa; the walk's loops over
+ * a table's names visit only those whose first byte can match.  Freed by tsr_dis_first_free. */
+void tsr_dis_first_init(struct tsr_dis_static *st);
+/* The names of table t (the matcher's) that start with s[0..n), n > 0: their indices into the table's names are
+ * sorted[*lo .. *hi) of st->jfirst[t] (in byte order, not table order). */
+void tsr_dis_prefixed(const struct tsr_dis_static *st, unsigned t, const char *s, uint32_t n, uint32_t *lo, uint32_t *hi);
+void tsr_dis_first_free(struct tsr_dis_static *st);
 /* Can a constant expression start with c (the round trip check has no symbols: only `L<hex>` names)? */
 bool tsr_dis_expr_start(unsigned char c);
 /* Can a constant expression (asm_expr.c: numbers, names, `.` of a float, parentheses, unary and binary

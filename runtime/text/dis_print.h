@@ -9,9 +9,10 @@
  * alternative whose conditions hold and whose parts can all be printed.  Conditions are compiled to direct
  * comparisons on the raw field codes; nothing is interpreted.
  *
- * Memory: the caller guarantees room for the op's bounds (struct tsr_tc_pop): maxlen bytes at p (the text
+ * Memory: the caller guarantees room for the op's bounds (struct tsr_tc_pop): maxlen bytes at b + o (the text
  * plus TSR_TC_PSLACK bytes a fixed-size copy may write past its end), maxlab entries at lab + nlab and
- * maxev at ev + nev.  Nothing is allocated; a given-up alternative only moves the pointers back.
+ * maxev at ev.  Nothing is allocated; a given-up alternative only moves the offset, the event pointer and the
+ * label count back.  Positions are offsets from the bundle's first byte, as the path's events are.
  */
 #ifndef TSR_DIS_PRINT_H
 #define TSR_DIS_PRINT_H
@@ -27,23 +28,22 @@
  * as 16-byte blocks. */
 #define TSR_TC_PSLACK 16
 
-/* The state one op's printer works on: where event offsets count from, the events and labels so far. */
+/* The labels one op's printer records: the targets printed so far (lab[0 .. nlab-1]). */
 struct tsr_tc_pctx {
-    const char *base;          /* first byte of the bundle's text (events are offsets from it) */
-    struct tsr_dis_ev *ev;     /* the path's events (dis_path.h), nev used */
-    size_t nev;
-    uint64_t *lab;             /* label targets printed, nlab used */
+    uint64_t *lab;
     size_t nlab;
 };
 
-/* Prints the op's template at p for the raw field codes f (struct <t>_inst.f) of an instruction at byte
- * address pc.  Returns the end of the text, or NULL when the op cannot be printed (a table code with no
- * text in every alternative that holds); then p[0..] and the events and labels past the caller's counts
- * are garbage. */
-typedef char *(*tsr_tc_print_fn)(const uint64_t *f, uint64_t pc, char *p, struct tsr_tc_pctx *x);
+/* What a printer returns: the end of its text (an offset from the bundle's first byte, like o) and the end of its
+ * events; ev NULL: it cannot be printed (a table code with no text in every alternative that holds). */
+struct tsr_tc_pres { size_t o; struct tsr_dis_ev *ev; };
 
-/* What a generated operand printer returns: the end of its text and of its events (p NULL: not printed). */
-struct tsr_tc_pres { char *p; struct tsr_dis_ev *ev; };
+/* Prints the op's template for the raw field codes f (struct <t>_inst.f) of an instruction at byte address pc:
+ * its text at b + o, where b is the first byte of the bundle's text (the path's events count from it), its events
+ * (dis_path.h) from ev on, the label targets it prints appended to x.  On failure the bytes past b + o, the events
+ * from ev and the labels past x's count are garbage. */
+typedef struct tsr_tc_pres (*tsr_tc_print_fn)(const uint64_t *f, uint64_t pc, char *b, size_t o, struct tsr_dis_ev *ev,
+                                              struct tsr_tc_pctx *x);
 
 /* One op's printer and its bounds, computed by mdlc from the template. */
 struct tsr_tc_pop {
@@ -53,10 +53,21 @@ struct tsr_tc_pop {
     uint32_t maxlab;           /* labels added at most */
 };
 
+/* A format's printer: print_bundle for a bundle of that format (dis_engine.c), its op numbers op (struct <t>_inst.op,
+ * per slot of the description) and fields f: the format's slots in issue order up to the last whose op is not the
+ * slot's default (all: every slot), "; " between, a slot whose op prints no text left out; the text at b, the path's
+ * events and slot records in P (started by the caller, with room for the format's bounds), the labels appended to x.
+ * *partial: slots were left out that way.  Returns the text's length, or TSR_TC_PFAIL when an op number is not an
+ * op or an op cannot be printed (then the text, P and x are garbage and *partial may be unset). */
+#define TSR_TC_PFAIL ((size_t)-1)
+typedef size_t (*tsr_tc_pfmt_fn)(const uint16_t *op, const uint64_t *f, uint64_t pc, bool all, char *b,
+                                 struct tsr_dis_path *P, struct tsr_tc_pctx *x, bool *partial);
+struct tsr_tc_pfmt { tsr_tc_pfmt_fn fn; };   /* fn NULL: the engine's loop over pops (a format without slots) */
+
 /* A table code's text for the generated printer: names up to 15 bytes are stored inline (copied as one
  * 16-byte block); ok is false for a code the table gives no text (docs/mdl.md "Tables"); kind is the
  * enum tsr_tc_pkind of the entry (the path's TABLE event). */
-struct tsr_tc_ptext16 { char s[16]; uint8_t len, kind, ok; };
+struct tsr_tc_ptext16 { _Alignas(32) char s[16]; uint8_t len, kind, ok; };   /* 32 bytes: indexed by a shift */
 struct tsr_tc_ptext { const char *s; uint32_t len; uint8_t kind, ok; };
 /* The same for a sparse table: sorted by code, found by binary search (tsr_tc_ptext_find). */
 struct tsr_tc_ptextc { uint32_t code; struct tsr_tc_ptext t; };

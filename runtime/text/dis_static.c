@@ -197,6 +197,7 @@ void tsr_dis_static_init(struct tsr_dis_static *st, const struct tsr_tc_isa *isa
         }
         st->tflags[t] = f;
     }
+    tsr_dis_first_init(st);
     st->op_pair = xcalloc((size_t)isa->nops * isa->nops);
     st->alt_pair = xcalloc((size_t)st->nalts * st->nalts);
     st->fmt_never = xcalloc((size_t)isa->nops * isa->nformats);
@@ -220,6 +221,7 @@ void tsr_dis_static_free(struct tsr_dis_static *st)
             free(st->tpair[i].rem);
     free(st->tpair);
     free(st->tflags);
+    tsr_dis_first_free(st);
     free(st->rowlen);
     for (size_t i = 0; st->name_rt && i < st->isa->ntables; i++)
         free(st->name_rt[i]);
@@ -450,8 +452,15 @@ int tsr_dis_longer(struct tsr_dis_static *st, const struct tsr_tc_part *p, const
         size_t nl = maybe ? 0 : strlen(pr->name);
         struct q Q = {.st = st};
         struct cur R = {NULL, 0, cp, cend, NULL};
-        for (uint32_t i = 0; i < T->nnames && !maybe; i++) {
-            const struct tsr_tc_name *m = &isa->names[T->name_first + i];
+        /* the names longer than the printed one that start with it: when it is not empty, those of the range of
+         * names with that prefix (tsr_dis_prefixed), in byte order.  Each is a question of its own (its own budget,
+         * nothing kept from one to the next), and the answer is MAYBE when one of them is, so the order does not
+         * change it. */
+        uint32_t x0 = 0, x1 = T->nnames;
+        if (nl)
+            tsr_dis_prefixed(st, p->arg, pr->name, (uint32_t)nl, &x0, &x1);
+        for (uint32_t x = x0; x < x1 && !maybe; x++) {
+            const struct tsr_tc_name *m = &isa->names[T->name_first + (nl ? st->jfirst[p->arg].sorted[x] : x)];
             if (m->len <= nl || memcmp(m->name, pr->name, nl) != 0)
                 continue;
             struct cur J = {m->name + nl, (uint32_t)(m->len - nl), p + 1, end, cp ? &R : NULL};

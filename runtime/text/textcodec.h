@@ -191,6 +191,7 @@ struct tsr_tc_isa {
     /* Per op, the generated printer and its bounds (text/dis_print.h), or NULL: then the engine interprets
      * the templates (print_seq).  Both print the same text and path record. */
     const struct tsr_tc_pop *pops;
+    const struct tsr_tc_pfmt *pfmts;   /* per format, its generated bundle printer (with pops) */
     /* The fast form of the disassembler's exactness proof generated per op (text/dis_fx.h), or NULL: then the
      * full proof decides every bundle. */
     const struct tsr_fx_desc *fx;
