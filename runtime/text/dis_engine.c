@@ -690,10 +690,11 @@ int tsr_tc_disasm(const struct tsr_tc_isa *isa, const uint32_t *w, uint64_t pc, 
     return 0;
 }
 
-/* Whether the program's words w[0..n) hold more than TSR_DIS_EAGER different words, as a bitmap of 2^TSR_DIS_EBITS_LOG2 bits
- * counts them (linear counting: TSR_DIS_ECOUNT bits set), among its first TSR_DIS_ESCAN words; it stops as soon as
- * that is shown (a few thousand words when every word is new).  Then the thread proves from the program's first
- * bundle: the facts it would decide after the warm-up anyway cost less than the warm-up's checks (dis_exact.h). */
+/* Whether the program's words w[0..n) hold more than TSR_DIS_EAGER different words, as a bitmap of
+ * 2^TSR_DIS_EBITS_LOG2 bits counts them (linear counting: TSR_DIS_ECOUNT bits set), among its first TSR_DIS_ESCAN
+ * words; it stops as soon as that is shown (a few thousand words when every word is new).  Then the thread proves
+ * from the program's first bundle: the facts it would decide after the warm-up anyway cost less than the warm-up's
+ * checks (dis_exact.h). */
 static bool many_words(const struct tsr_tc_isa *isa, const uint32_t *w, size_t n)
 {
     if (n <= TSR_DIS_EAGER)
