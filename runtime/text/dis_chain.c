@@ -68,7 +68,8 @@ static unsigned forced_binds(struct tsr_dis_static *st, unsigned a, int li, unsi
     for (uint32_t i = 0; i < o->nalt; i++) {
         const struct tsr_tc_alt *al = &isa->alts[o->alt + i];
         if (i == pw || tsr_dis_binds_other(isa, al->cond, al->ncond, field, v) ||
-            tsr_dis_alt_ctx(st, p, end, i, pw) == TSR_DIS_NEVER || tsr_dis_alt_entry(st, p, end, i, pw, f) == TSR_DIS_NEVER)
+            tsr_dis_alt_ctx(st, p, end, i, pw) == TSR_DIS_NEVER ||
+            tsr_dis_alt_entry(st, p, end, i, pw, f) == TSR_DIS_NEVER)
             continue;
         if (first) {   /* the first one read: its bindings of other fields are the candidates */
             first = false;
@@ -167,8 +168,8 @@ bool tsr_dis_bound_refuted(const struct tsr_tc_isa *isa, const struct tsr_tc_alt
 #define BOUND(fd) (bound8 ? bound8[fd] != 0 : (bound64[(fd) >> 6] >> ((fd) & 63) & 1) != 0)
     for (uint32_t d = 0; d < alt->ncond; d++) {
         const struct tsr_tc_cond *c = &isa->conds[alt->cond + d];
-        if (c->kind == TSR_TC_BIND && BOUND(c->field) &&
-            (c->val & tsr_bits_mask(isa->fields[c->field].width)) != (f[c->field] & tsr_bits_mask(isa->fields[c->field].width)))
+        uint64_t m = c->kind == TSR_TC_BIND ? tsr_bits_mask(isa->fields[c->field].width) : 0;
+        if (c->kind == TSR_TC_BIND && BOUND(c->field) && (c->val & m) != (f[c->field] & m))
             return true;
     }
     uint64_t codes[8];

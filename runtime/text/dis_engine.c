@@ -45,10 +45,6 @@ struct dis {
     struct tsr_dis_exact *exact;  /* the exactness proof's state (dis_exact.h): the thread's (prover_for) */
     bool verify;               /* TESSERA_DIS_VERIFY set (not "0"): also check the proven bundles, abort on a
                                   difference */
-    /* the program being disassembled, for the warm-up rule (proves): its words (0: not in a program's main loop),
-     * the address of its first, and the bundles its main loop printed during the warm-up */
-    size_t pn, pfresh;
-    uint64_t pbase;
 };
 
 enum { LBL_UNKNOWN, LBL_VISITING, LBL_NO, LBL_YES };
@@ -422,30 +418,6 @@ static _Noreturn void proof_wrong(const struct tsr_buf *out, size_t start, const
     abort();
 }
 
-/* Whether attempt proves the bundle it printed at address pc (else the full check runs alone).  The facts the proof
- * rests on cost about as much to decide as a thousand checks, so the proof starts once the thread has printed
- * TSR_DIS_WARMUP bundles (the rule of renting before buying), or, in a program's main loop, at its TSR_DIS_SAMPLE-th
- * new bundle when the words still to come, at the rate of new bundles among those looked at so far, promise
- * TSR_DIS_EAGER more: the facts would be decided after the warm-up anyway (dis_exact.h).  From then on the thread
- * proves every bundle; with TESSERA_DIS_VERIFY, every bundle.  Which bundles are proven changes the time only, never
- * the text. */
-static bool proves(struct dis *d, uint64_t pc)
-{
-    struct tsr_dis_exact *x = d->exact;
-    if (x->nprinted >= TSR_DIS_WARMUP)
-        return true;
-    x->nprinted++;
-    /* asked once per program (pc: the address of word (pc - pbase) / pc_step) */
-    if (d->pn && ++d->pfresh == TSR_DIS_SAMPLE && d->isa->pc_step) {
-        double seen = (double)((pc - d->pbase) / d->isa->pc_step) + 1, rest = (double)d->pn - seen;
-        if ((double)TSR_DIS_SAMPLE * rest >= (double)TSR_DIS_EAGER * seen) {
-            x->nprinted = TSR_DIS_WARMUP;
-            return true;
-        }
-    }
-    return d->verify;
-}
-
 /* Prints the bundle (all: every slot) and the overrides its text needs.  Returns the number of
  * overrides, or -1 when the text cannot be made exact (then the caller prints `.word`). */
 static int attempt(struct dis *d, unsigned fmt, uint64_t pc, bool all, bool *partial, struct tsr_buf *out)
@@ -454,10 +426,12 @@ static int attempt(struct dis *d, unsigned fmt, uint64_t pc, bool all, bool *par
     size_t start = out->len;
     if (!print_bundle(d, d->inst, pc, all, partial, out))
         return -1;
-    /* most bundles: shown exact from the printed path, without assembling the text (dis_exact.c), once the
-     * thread proves */
+    /* most bundles: shown exact from the printed path, without assembling the text (dis_exact.c); the facts
+     * it rests on cost about as much to decide as a thousand checks, so the proof starts once the thread has
+     * printed TSR_DIS_WARMUP bundles (at once with TESSERA_DIS_VERIFY, or for a program of many different
+     * words: warmup_for) */
     bool proven = false;
-    if (proves(d, pc)) {
+    if (d->verify || d->exact->nprinted >= TSR_DIS_WARMUP) {
         /* the fast form first (dis_fast.c: the facts alone, kept per template place), then the full proof;
          * with TESSERA_DIS_VERIFY the full proof must agree with every bundle the fast form shows */
         const char *txt = out->data + start;
@@ -467,6 +441,8 @@ static int attempt(struct dis *d, unsigned fmt, uint64_t pc, bool all, bool *par
         if (fast && !proven)
             proof_wrong(out, start, "fast");
     }
+    if (d->exact->nprinted < TSR_DIS_WARMUP)
+        d->exact->nprinted++;
     if (proven && !d->verify)
         return 0;
     bool pinned = false;
@@ -729,6 +705,43 @@ int tsr_tc_disasm(const struct tsr_tc_isa *isa, const uint32_t *w, uint64_t pc, 
     return 0;
 }
 
+/* Whether the program's words w[0..n) hold more than TSR_DIS_EAGER different words, as a bitmap of
+ * 2^TSR_DIS_EBITS_LOG2 bits counts them (linear counting: TSR_DIS_ECOUNT bits set), among its first TSR_DIS_ESCAN
+ * words; it stops as soon as that is shown (a few thousand words when every word is new).  Then the thread proves
+ * from the program's first bundle: the facts it would decide after the warm-up anyway cost less than the warm-up's
+ * checks (dis_exact.h). */
+static bool many_words(const struct tsr_tc_isa *isa, const uint32_t *w, size_t n)
+{
+    if (n <= TSR_DIS_EAGER)
+        return false;
+    uint64_t map[((size_t)1 << TSR_DIS_EBITS_LOG2) / 64] = {0};
+    size_t m = n < TSR_DIS_ESCAN ? n : TSR_DIS_ESCAN, c = 0;
+    const size_t nw = isa->nwords;
+    for (size_t i = 0; i < m; i++, w += nw) {
+        uint64_t h = w[0];
+        if (nw > 1)
+            h = h << 32 | w[1];
+        for (size_t k = 2; k < nw; k++)   /* words past the second: folded in */
+            h = (h << 32 | h >> 32) ^ w[k];
+        h *= 0x9e3779b97f4a7c15u;   /* Fibonacci hashing: the product's top bits */
+        uint32_t b = (uint32_t)(h >> (64 - TSR_DIS_EBITS_LOG2));
+        uint64_t bit = (uint64_t)1 << (b & 63);
+        if (!(map[b >> 6] & bit)) {
+            map[b >> 6] |= bit;
+            if (++c >= TSR_DIS_ECOUNT)
+                return true;
+        }
+    }
+    return false;
+}
+
+/* A program of many different words skips the proof's warm-up (many_words). */
+static void warmup_for(struct dis *d, const uint32_t *w, size_t n)
+{
+    if (d->exact->nprinted < TSR_DIS_WARMUP && many_words(d->isa, w, n))
+        d->exact->nprinted = TSR_DIS_WARMUP;
+}
+
 static int cmp_u64(const void *x, const void *y)
 {
     uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
@@ -779,7 +792,7 @@ int tsr_tc_disasm_program(const struct tsr_tc_isa *isa, const uint32_t *w, size_
     size_t klen = isa->nwords * sizeof *w;
     struct memo_walk m;
     memo_start(&d, &m, w, n);
-    d.pn = n > TSR_DIS_EAGER ? n : 0, d.pbase = base;   /* fewer words cannot promise TSR_DIS_EAGER new bundles */
+    warmup_for(&d, w, n);
     for (size_t i = 0; i < n; i++) {
         const uint32_t *wi = w + i * isa->nwords;
         size_t vlen, l0 = d.nlabels;
@@ -794,7 +807,6 @@ int tsr_tc_disasm_program(const struct tsr_tc_isa *isa, const uint32_t *w, size_
             tsr_tc_cache_put_hashed(&d.cache, wi, klen, m.h, text.data + off[i], text.len - off[i]);
     }
     off[n] = text.len;
-    d.pn = 0;
     if (d.nlabels)
         qsort(d.labels, d.nlabels, sizeof *d.labels, cmp_u64);
     size_t li = 0;
@@ -821,6 +833,7 @@ int tsr_tc_disasm_program_stream(const struct tsr_tc_isa *isa, const uint32_t *w
 {
     struct dis d;
     dis_init(&d, isa);
+    warmup_for(&d, w, n);   /* before pass 1, which proves too */
     struct tsr_buf text = {0};
     size_t klen = isa->nwords * sizeof *w, vlen;
     tsr_buf_puts(&text, "");
@@ -856,7 +869,6 @@ int tsr_tc_disasm_program_stream(const struct tsr_tc_isa *isa, const uint32_t *w
     int rc = 0;
     struct memo_walk m;
     memo_start(&d, &m, w, n);
-    d.pn = n > TSR_DIS_EAGER ? n : 0, d.pbase = base;   /* fewer words cannot promise TSR_DIS_EAGER new bundles */
     for (size_t i = 0; i < n && !rc; i++) {
         const uint32_t *wi = w + i * isa->nwords;
         uint64_t pc = base + i * isa->pc_step;
@@ -890,7 +902,6 @@ int tsr_tc_disasm_program_stream(const struct tsr_tc_isa *isa, const uint32_t *w
             tsr_buf_clear(&text);
         }
     }
-    d.pn = 0;
     free(labels);
     tsr_buf_free(&text);
     dis_fini(&d);

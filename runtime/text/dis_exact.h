@@ -187,15 +187,20 @@ struct tsr_dis_failm { uint32_t gen, p, end, pos; };
  * (callgrind, `tessera dis` on the first N of bench_dis's words, with the proof's plans): the facts a thread
  * decides cost about 25 M instructions, a check about 25,000, so about 1,000 checks. */
 #define TSR_DIS_WARMUP 1024
-/* The warm-up is skipped for a long program of new words (dis_engine.c proves): at its TSR_DIS_SAMPLE-th new bundle,
- * when the words still to come, at the rate of new bundles among the words looked at so far, promise TSR_DIS_EAGER
- * more, the thread proves from then on (the facts it would decide after the warm-up anyway then cost less than the
- * warm-up's checks).  Measured (callgrind, `tessera dis` on the first N of bench_dis's words, every word new, with the
- * fast form): proving from the first bundle costs as much as the warm-up at N = 2,048, 14 M instructions less at
- * 8,192 (128 M against 142 M), 51 M more at 1,000; TSR_DIS_EAGER is twice that break-even.  A program of at most
- * TSR_DIS_EAGER words (the GPU_FFT shaders have 126 to 1,523) keeps the warm-up. */
-#define TSR_DIS_SAMPLE 64
+/* The warm-up is skipped for a program of many different words (dis_engine.c many_words): more than TSR_DIS_EAGER
+ * different words among its first TSR_DIS_ESCAN, counted on a bitmap of 2^TSR_DIS_EBITS_LOG2 bits (TSR_DIS_ECOUNT
+ * bits set: 32768 (1 - e^(-4096 / 32768)), the bits that 4,096 different words set on average).  The thread then
+ * proves from the program's first bundle (the facts it would decide after the warm-up anyway cost less than the
+ * warm-up's checks).  Measured (callgrind, `tessera dis` on the first N of bench_dis's words, every word new, with
+ * the fast form): proving from the first bundle costs as much as the warm-up at N = 2,048, 14 M instructions less
+ * at 8,192 (128 M against 142 M), 51 M more at 1,000; TSR_DIS_EAGER is twice that break-even.  A program of fewer
+ * different words keeps the warm-up, however long (1,000 words repeated 5 times: 23 M with the warm-up, 74 M
+ * proving from the start), and so does one of at most TSR_DIS_EAGER words (the GPU_FFT shaders have 126 to
+ * 1,523). */
 #define TSR_DIS_EAGER 4096
+#define TSR_DIS_EBITS_LOG2 15
+#define TSR_DIS_ECOUNT 3850
+#define TSR_DIS_ESCAN 8192
 #define TSR_DIS_MAXPARTS 64   /* bundle parts (asm_match.h MAX_PARTS) */
 
 /* ---- plans of the walk (dis_plan.c) ------------------------------------------------------------------- */
@@ -477,7 +482,7 @@ struct tsr_dis_exact {
     size_t neq, ceq;
     unsigned steps;       /* budget of the text-only matcher for one bundle */
     unsigned long nprinted;   /* bundles printed by the thread, up to TSR_DIS_WARMUP, or TSR_DIS_WARMUP once a program
-                                 skipped the warm-up (dis_engine.c proves) */
+                                 skipped the warm-up (dis_engine.c warmup_for) */
     struct tsr_dis_plan **plans;   /* [part * maxalt + alternative]: the plans of that place (dis_plan.c) */
     unsigned nplans;
     void *pbuf;                    /* dis_plan.c: a plan being compiled, pcap bytes */
