@@ -85,6 +85,7 @@ struct tsr_dis_fast {
     uint64_t before[64];        /* per format g < 64: bit h for each format h < g */
     uint64_t few[MAX_PARTS + 1];   /* per count of parts: bit g for each format g < 64 of fewer slots */
     struct tsr_fx_shapes *sh;   /* the tail per bundle shape (dis_fshape.h), made on first use */
+    bool semi_free;             /* no bundle part's text can hold ';' (semi_free()) */
     /* the checkers' state and the arrays it points to, their bundle-independent members set once */
     struct tsr_fx X;
     uint64_t bound[16];
@@ -545,6 +546,39 @@ static bool formats_before(struct tsr_fx *X, unsigned fmt, size_t np, const unsi
     return true;
 }
 
+/* Can no op's printed text hold the part separator ';'?  Then the first ';' at or after a part's start is the
+ * one the printer put after it (dis_engine.c: parts joined by "; "), at the part's end the path records
+ * (dis_path.h tsr_dis_slotp.end), and none follows the last part: the split tsr_asm_bundle makes at every ';'
+ * needs no search.  What a part prints: its template's literal text (TEXT, and OPT when printed: mdlc rejects a
+ * ';' in them, gen/emit_tc.c, tested here again), one blank per SPACE, table names (isa->prints, tested here),
+ * and numbers (dis_print.h: decimal with '-', 0x + hex digits, L + hex digits for labels, the %g form of a
+ * binary32 with '.', 'e', '+' or '-'), none of which is ';'. */
+static bool semi_free(const struct tsr_tc_isa *isa)
+{
+    for (unsigned a = 0; a < isa->nops; a++)
+        for (uint32_t i = 0; i < isa->ops[a].npart; i++) {
+            const struct tsr_tc_part *p = &isa->parts[isa->ops[a].part + i];
+            if ((p->kind == TSR_TC_TEXT || p->kind == TSR_TC_OPT) && memchr(p->text, ';', p->len))
+                return false;
+        }
+    for (unsigned o = 0; o < isa->nopnds; o++)
+        for (uint32_t j = 0; j < isa->opnds[o].nalt; j++) {
+            const struct tsr_tc_alt *al = &isa->alts[isa->opnds[o].alt + j];
+            for (uint32_t i = 0; i < al->npart; i++) {
+                const struct tsr_tc_part *p = &isa->parts[al->part + i];
+                if ((p->kind == TSR_TC_TEXT || p->kind == TSR_TC_OPT) && memchr(p->text, ';', p->len))
+                    return false;
+            }
+        }
+    for (unsigned t = 0; t < isa->ntables; t++)
+        for (uint32_t i = 0; i < isa->tables[t].nprint; i++) {
+            const struct tsr_tc_print *pr = &isa->prints[isa->tables[t].print_first + i];
+            if (pr->kind == TSR_TC_PRINT_NAME && strchr(pr->name, ';'))
+                return false;
+        }
+    return true;
+}
+
 static inline uint32_t fws(const char *s, uint32_t lim, uint32_t pos)
 {
     while (pos < lim && tsr_asm_isblank(s[pos]))
@@ -596,6 +630,7 @@ bool tsr_dis_fast(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const v
         X0->pl = F0->pl, X0->pk = F0->pk, X0->pkn = F0->pkn, X0->pkf = F0->pkf, X0->pkm = F0->pkm, X0->nm = F0->nm,
             X0->mm = F0->mm;
         X0->pop = F0->pop, X0->pw = F0->pw, X0->plead = F0->plead;
+        F0->semi_free = semi_free(isa);
     }
     const struct tsr_tc_format *F = &isa->formats[fmt];
     const uint16_t *ops = (const uint16_t *)(const void *)(ib + isa->off_op);
@@ -632,14 +667,25 @@ bool tsr_dis_fast(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const v
     X->fmt = fmt, X->np = np, X->cur = 0, X->sp = sp, X->ev0 = ev, X->nev = nev, X->top = SIZE_MAX;
     uint32_t s = 0, start = 0;
     uint64_t printed = 0;
+    const bool semi_free_ = F0->semi_free;
     for (size_t k = 0; k < np; k++) {
-        /* the part's text: up to the next ';' (asm_engine.c tsr_asm_bundle splits at every ';') */
-        const char *semi = memchr(text + start, ';', n - start);
-        uint32_t lim = semi ? (uint32_t)(semi - text) : n;
+        /* the part's text: up to the next ';' (asm_engine.c tsr_asm_bundle splits at every ';'): the part's end
+         * the path records when no part's text can hold one (semi_free), else searched */
+        uint32_t lim;
+        if (semi_free_) {
+            lim = sp[k].end;
+            if (lim < start || (k + 1 < np ? lim >= n || text[lim] != ';' : lim != n))
+                return false;
+        } else {
+            const char *semi = memchr(text + start, ';', n - start);
+            lim = semi ? (uint32_t)(semi - text) : n;
+            if ((k + 1 < np) != (semi != NULL))
+                return false;
+        }
         uint32_t q = fws(text, lim, start);
         uint32_t t = sp[k].t;
         size_t ie = sp[k].first, iend = k + 1 < np ? sp[k + 1].first : nev;
-        if ((k + 1 < np) != (semi != NULL) || q == lim || t < s || t >= 64 || ie > iend || iend > nev)
+        if (q == lim || t < s || t >= 64 || ie > iend || iend > nev)
             return false;
         unsigned slot = isa->idx[F->slot + t], a = pop[k];
         X->lim = lim, X->cur = k, X->lalt = x->lalt[k], X->nlpk = 0;
