@@ -468,7 +468,7 @@ static void fmt_fn(struct pgen *g, int fi, const char *lo)
         tsr_buf_puts(o, "        if (r.o == o) {   /* the op prints no text: left out, with its separator and events */\n"
                         "            o = mark;\n            ev = emark;\n        } else {\n");
         if (t < TSR_DIS_MAX_SLOTS)
-            tsr_buf_printf(o, "            P->sp[nsp++] = (struct tsr_dis_slotp){%d, (uint32_t)(emark - P->ev)};\n", t);
+            tsr_buf_printf(o, "            P->sp[nsp++] = (struct tsr_dis_slotp){%d, (uint32_t)(emark - P->ev), (uint32_t)r.o};\n", t);
         else
             tsr_buf_puts(o, "            P->over = true;\n");
         tsr_buf_puts(o, "            o = r.o;\n            ev = r.ev;\n        }\n    }\n");

@@ -148,6 +148,38 @@ Test(disfast, fast_implies_full)
     rig_close(&r);
 }
 
+/* The fast form splits a bundle's text at the part ends the printed path records (dis_fast.c semi_free): on random
+ * words, every ';' of the text is at the end of a part other than the last, each such end is followed by "; ",
+ * and the last part ends the text, as the assembler's split at every ';' (asm_engine.c) would find them. */
+Test(disfast, part_ends_are_the_separators)
+{
+    struct rig r;
+    rig_open(&r);
+    unsigned long printed = 0, multi = 0;
+    for (int i = 0; i < 50000; i++) {
+        if (!rig_random(&r, false))
+            continue;
+        printed++;
+        const struct tsr_dis_path *P = tsr_tc_printer_path(r.G);
+        cr_assert(P->nsp > 0 && !P->over);
+        multi += P->nsp > 1;
+        size_t start = 0;
+        for (size_t k = 0; k < P->nsp; k++) {
+            const char *semi = memchr(r.b.data + start, ';', r.b.len - start);
+            size_t lim = semi ? (size_t)(semi - r.b.data) : r.b.len;
+            cr_assert_eq(P->sp[k].end, lim, "'%.*s': part %zu ends at %u, its text at %zu", (int)r.b.len, r.b.data, k,
+                         P->sp[k].end, lim);
+            cr_assert_eq(k + 1 < P->nsp, semi != NULL, "'%.*s': part %zu", (int)r.b.len, r.b.data, k);
+            if (semi)
+                cr_assert(lim + 1 < r.b.len && r.b.data[lim + 1] == ' ');
+            start = lim + 1;
+        }
+    }
+    cr_expect_gt(printed, 20000);
+    cr_expect_gt(multi, printed / 4);
+    rig_close(&r);
+}
+
 /* The fast form's answer for a word does not depend on the words proven before it: what it keeps (per place and
  * per pair the codes whose verdict is settled, dis_spin.c's answers, the optional-text answers) answers as the
  * facts it was kept from.  On random words, a second pass over the same words with the prover warm, and a fresh

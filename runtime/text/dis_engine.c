@@ -326,7 +326,7 @@ static bool print_slots_gen(struct dis *d, const uint16_t *sl, int last, const u
         } else {
             o = r.o;
             ev = r.ev;
-            tsr_dis_path_slot(P, (uint32_t)t, (size_t)(emark - P->ev));
+            tsr_dis_path_slot(P, (uint32_t)t, (size_t)(emark - P->ev), P->base + r.o);
         }
     }
     out->len += o;
@@ -389,7 +389,7 @@ static bool print_bundle(struct dis *d, const void *inst, uint64_t pc, bool all,
             truncate_to(out, mark);
             d->path.nev = emark;
         } else {
-            tsr_dis_path_slot(&d->path, (uint32_t)t, emark);
+            tsr_dis_path_slot(&d->path, (uint32_t)t, emark, out->len);
         }
     }
     return out->len > start;

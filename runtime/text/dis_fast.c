@@ -85,6 +85,7 @@ struct tsr_dis_fast {
     uint64_t before[64];        /* per format g < 64: bit h for each format h < g */
     uint64_t few[MAX_PARTS + 1];   /* per count of parts: bit g for each format g < 64 of fewer slots */
     struct tsr_fx_shapes *sh;   /* the tail per bundle shape (dis_fshape.h), made on first use */
+    bool semi_free;             /* no bundle part's text can hold ';' (semi_free()) */
     /* the checkers' state and the arrays it points to, their bundle-independent members set once */
     struct tsr_fx X;
     uint64_t bound[16];
@@ -92,6 +93,7 @@ struct tsr_dis_fast {
     unsigned pop[MAX_PARTS];
     uint8_t pw[MAX_PARTS];
     size_t plead[MAX_PARTS];
+    bool leads;                 /* pw[], plead[] hold the current bundle's (fx_leads) */
 };
 
 static void *xcalloc(size_t n, size_t sz)
@@ -173,10 +175,30 @@ int tsr_fx_name_slow(struct tsr_fx *X, uint32_t pl, uint64_t c)
     return v;
 }
 
+/* The bundle's parts' leading operands (tsr_fx.plead) and the alternatives printed there (tsr_fx.pw), for the
+ * slow halves only (dis_spin.c, dis_fpin.c ask them; the checkers' inline tests do not): worked out on the first
+ * question in a bundle, from the parts' ops (tsr_fx.pop, which tsr_dis_fast fills before any checker runs) and
+ * the path. */
+static void fx_leads(struct tsr_fx *X)
+{
+    struct tsr_dis_fast *F0 = X->x->fast;
+    if (F0->leads)
+        return;
+    const int32_t *oplead = X->x->oplead;
+    for (size_t k = 0; k < X->np; k++) {
+        unsigned a = X->pop[k];
+        size_t pl = oplead[a] < 0 ? SIZE_MAX : X->sp[k].first + (size_t)oplead[a];
+        F0->plead[k] = pl;
+        F0->pw[k] = pl < X->nev && X->ev0[pl].what < 0xff ? (uint8_t)X->ev0[pl].what : 0xff;
+    }
+    F0->leads = true;
+}
+
 /* A proof state (dis_px.h) for the questions dis_fpin.c asks of the facts, over the bundle the checkers walk:
  * the operand whose event is top (SIZE_MAX: none) is the one being decided. */
 static struct px fx_px(struct tsr_fx *X, size_t top)
 {
+    fx_leads(X);
     return (struct px){.isa = X->isa, .x = X->x, .s = X->s, .lim = X->lim, .f = X->f, .ev = X->ev0, .top = top,
                        .cur = X->cur, .fmt = X->fmt, .np = X->np, .nev = X->nev, .pop = X->pop, .sp = X->sp,
                        .lalt = X->x->lalt, .plead = X->plead, .ban_field = TSR_DIS_NOBAN};
@@ -383,6 +405,7 @@ static void keep_rows(struct tsr_fx *X, uint32_t pk, struct fpk *A)
 
 bool tsr_fx_early_slow(struct tsr_fx *X, uint32_t pk, bool lead, const struct tsr_dis_ev *ev)
 {
+    fx_leads(X);
     struct fpk *A = pk_get(X, pk);
     /* run_step S_OPND: each early alternative ruled out by its rows, else refuted through a field by the facts
      * (refuted(): dis_spin.c first) */
@@ -545,6 +568,39 @@ static bool formats_before(struct tsr_fx *X, unsigned fmt, size_t np, const unsi
     return true;
 }
 
+/* Can no op's printed text hold the part separator ';'?  Then the first ';' at or after a part's start is the
+ * one the printer put after it (dis_engine.c: parts joined by "; "), at the part's end the path records
+ * (dis_path.h tsr_dis_slotp.end), and none follows the last part: the split tsr_asm_bundle makes at every ';'
+ * needs no search.  What a part prints: its template's literal text (TEXT, and OPT when printed: mdlc rejects a
+ * ';' in them, gen/emit_tc.c, tested here again), one blank per SPACE, table names (isa->prints, tested here),
+ * and numbers (dis_print.h: decimal with '-', 0x + hex digits, L + hex digits for labels, the %g form of a
+ * binary32 with '.', 'e', '+' or '-'), none of which is ';'. */
+static bool semi_free(const struct tsr_tc_isa *isa)
+{
+    for (unsigned a = 0; a < isa->nops; a++)
+        for (uint32_t i = 0; i < isa->ops[a].npart; i++) {
+            const struct tsr_tc_part *p = &isa->parts[isa->ops[a].part + i];
+            if ((p->kind == TSR_TC_TEXT || p->kind == TSR_TC_OPT) && memchr(p->text, ';', p->len))
+                return false;
+        }
+    for (unsigned o = 0; o < isa->nopnds; o++)
+        for (uint32_t j = 0; j < isa->opnds[o].nalt; j++) {
+            const struct tsr_tc_alt *al = &isa->alts[isa->opnds[o].alt + j];
+            for (uint32_t i = 0; i < al->npart; i++) {
+                const struct tsr_tc_part *p = &isa->parts[al->part + i];
+                if ((p->kind == TSR_TC_TEXT || p->kind == TSR_TC_OPT) && memchr(p->text, ';', p->len))
+                    return false;
+            }
+        }
+    for (unsigned t = 0; t < isa->ntables; t++)
+        for (uint32_t i = 0; i < isa->tables[t].nprint; i++) {
+            const struct tsr_tc_print *pr = &isa->prints[isa->tables[t].print_first + i];
+            if (pr->kind == TSR_TC_PRINT_NAME && strchr(pr->name, ';'))
+                return false;
+        }
+    return true;
+}
+
 static inline uint32_t fws(const char *s, uint32_t lim, uint32_t pos)
 {
     while (pos < lim && tsr_asm_isblank(s[pos]))
@@ -596,6 +652,7 @@ bool tsr_dis_fast(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const v
         X0->pl = F0->pl, X0->pk = F0->pk, X0->pkn = F0->pkn, X0->pkf = F0->pkf, X0->pkm = F0->pkm, X0->nm = F0->nm,
             X0->mm = F0->mm;
         X0->pop = F0->pop, X0->pw = F0->pw, X0->plead = F0->plead;
+        F0->semi_free = semi_free(isa);
     }
     const struct tsr_tc_format *F = &isa->formats[fmt];
     const uint16_t *ops = (const uint16_t *)(const void *)(ib + isa->off_op);
@@ -604,22 +661,25 @@ bool tsr_dis_fast(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const v
     if (!tsr_dis_plain(isa, F, ign, text, len))
         return false;
     uint32_t n = (uint32_t)len;
-    /* each part's op and the alternative printed at its leading operand (for dis_spin.c) */
+    /* each part's op (the alternatives printed at the parts' leading operands: fx_leads); the path's shape, as
+     * the printers make it (dis_path.h): slot positions rising within the format (below 64, the width of
+     * `printed`), first events in order and within the path, so that each part's events [ie, iend) below are in
+     * order and within the path */
     unsigned *pop = F0->pop;
-    uint8_t *pw = F0->pw;
-    size_t *plead = F0->plead;
-    const int32_t *oplead = x->oplead;
-    for (size_t k = 0; k < np; k++) {
-        if (sp[k].t >= F->nslot)
+    const uint16_t *fsl = isa->idx + F->slot;   /* the format's slots by position */
+    const uint32_t nsl = F->nslot < 64 ? F->nslot : 64;
+    for (size_t k = 0, e0 = 0, t0 = 0; k < np; k++) {
+        uint32_t t = sp[k].t;
+        size_t ie = sp[k].first;
+        if (t < t0 || t >= nsl || ie < e0 || ie > nev)
             return false;
-        unsigned a = ops[isa->idx[F->slot + sp[k].t]];
+        t0 = t + 1, e0 = ie;
+        unsigned a = ops[fsl[t]];
         if (a >= isa->nops)
             return false;
         pop[k] = a;
-        size_t pl = oplead[a] < 0 ? SIZE_MAX : sp[k].first + (size_t)oplead[a];
-        plead[k] = pl;
-        pw[k] = pl < nev && ev[pl].what < 0xff ? (uint8_t)ev[pl].what : 0xff;
     }
+    F0->leads = false;
     uint64_t *bound = F0->bound;
     const uint16_t *eq = F0->eq;
     bound[0] = 0;   /* F0->bound holds 16 words, nw at most 16 */
@@ -630,18 +690,30 @@ bool tsr_dis_fast(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const v
     struct tsr_fx *X = &F0->X;
     X->s = text, X->lim = 0, X->f = f, X->neq = 0, X->lalt = NULL, X->nlpk = 0, X->end = 0;
     X->fmt = fmt, X->np = np, X->cur = 0, X->sp = sp, X->ev0 = ev, X->nev = nev, X->top = SIZE_MAX;
+    const tsr_fx_fn *fxop = isa->fx->op;
     uint32_t s = 0, start = 0;
     uint64_t printed = 0;
+    const bool semi_free_ = F0->semi_free;
     for (size_t k = 0; k < np; k++) {
-        /* the part's text: up to the next ';' (asm_engine.c tsr_asm_bundle splits at every ';') */
-        const char *semi = memchr(text + start, ';', n - start);
-        uint32_t lim = semi ? (uint32_t)(semi - text) : n;
+        /* the part's text: up to the next ';' (asm_engine.c tsr_asm_bundle splits at every ';'): the part's end
+         * the path records when no part's text can hold one (semi_free), else searched */
+        uint32_t lim;
+        if (semi_free_) {
+            lim = sp[k].end;
+            if (lim < start || (k + 1 < np ? lim >= n || text[lim] != ';' : lim != n))
+                return false;
+        } else {
+            const char *semi = memchr(text + start, ';', n - start);
+            lim = semi ? (uint32_t)(semi - text) : n;
+            if ((k + 1 < np) != (semi != NULL))
+                return false;
+        }
         uint32_t q = fws(text, lim, start);
+        if (q == lim)
+            return false;
         uint32_t t = sp[k].t;
         size_t ie = sp[k].first, iend = k + 1 < np ? sp[k + 1].first : nev;
-        if ((k + 1 < np) != (semi != NULL) || q == lim || t < s || t >= 64 || ie > iend || iend > nev)
-            return false;
-        unsigned slot = isa->idx[F->slot + t], a = pop[k];
+        unsigned a = pop[k];
         X->lim = lim, X->cur = k, X->lalt = x->lalt[k], X->nlpk = 0;
         memset(x->lalt[k], 0xff, TSR_DIS_LALT);
         /* run_plan: the first event is where the assembler starts; the op's checker; the part's text ends
@@ -650,18 +722,18 @@ bool tsr_dis_fast(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const v
             return false;
         size_t used;
         X->end = q;
-        if (!isa->fx->op[a](X, ev + ie, iend - ie, &used) || ie + used != iend || X->end > lim ||
+        if (!fxop[a](X, ev + ie, iend - ie, &used) || ie + used != iend || X->end > lim ||
             fws(text, lim, X->end) != lim)
             return false;
         /* the slots and ops the assembler tries before this one (fslot's first tests, on the facts kept in the
          * op's record, inline) */
         const struct fop *o = &F0->op[a];
         for (uint32_t u = s; u < t; u++) {
-            unsigned us = isa->idx[F->slot + u];
+            unsigned us = fsl[u];
             if (!(us < 64 && (o->snever >> us & 1)) && fslot(X, us, TSR_TC_NO_OP, a, k))
                 return false;
         }
-        if (o->bnever != 2 && fslot(X, slot, a, a, k))
+        if (o->bnever != 2 && fslot(X, fsl[t], a, a, k))
             return false;
         printed |= (uint64_t)1 << t;
         s = t + 1;

@@ -40,6 +40,7 @@ struct tsr_dis_ev {
 struct tsr_dis_slotp {
     uint32_t t;          /* position of the slot in its format's slot list */
     uint32_t first;      /* index of its first event */
+    uint32_t end;        /* the end of its text (bytes of the bundle's text; the printer's "; " follows, if any) */
 };
 
 struct tsr_dis_path {
@@ -80,11 +81,12 @@ static inline void tsr_dis_path_close(struct tsr_dis_path *p, size_t e, size_t a
     p->ev[e].end = (uint32_t)(at - p->base);
 }
 
-/* Records that the slot at position t of the format printed text, its events starting at event first. */
-static inline void tsr_dis_path_slot(struct tsr_dis_path *p, uint32_t t, size_t first)
+/* Records that the slot at position t of the format printed text ending at output offset at, its events starting
+ * at event first. */
+static inline void tsr_dis_path_slot(struct tsr_dis_path *p, uint32_t t, size_t first, size_t at)
 {
     if (p->nsp < TSR_DIS_MAX_SLOTS)
-        p->sp[p->nsp++] = (struct tsr_dis_slotp){t, (uint32_t)first};
+        p->sp[p->nsp++] = (struct tsr_dis_slotp){t, (uint32_t)first, (uint32_t)(at - p->base)};
     else
         p->over = true;
 }
