@@ -80,6 +80,7 @@ struct tsr_dis_static {
     uint8_t **num_rt;         /* [table][code]: tsr_dis_num_entry, computed on first use (dis_num.c) */
     uint8_t *numop;           /* per op-level part: tsr_dis_num_opkind + 1 (0: not yet) */
     unsigned long budget;     /* steps left for the current question (exceeded: MAYBE) */
+    struct tsr_dis_wmemo *wmemo;   /* the lockstep walk's branches decided (dis_walkmemo.c), made on first use */
 };
 
 void tsr_dis_static_init(struct tsr_dis_static *st, const struct tsr_tc_isa *isa);

@@ -148,6 +148,19 @@ static bool branch(struct q *Q, struct cur J, struct cur K, bool onj)
     return false;
 }
 
+/* branch through the memo (dis_walkmemo.c: the same answer in the same steps). */
+static bool branch_kept(struct q *Q, struct cur J, struct cur K, bool onj)
+{
+    struct tsr_dis_wslot slot;
+    int m = tsr_dis_wm_look(Q, &J, &K, onj, &slot);
+    if (m >= 0)
+        return m;
+    unsigned long b0 = Q->st->budget;
+    bool v = branch(Q, J, K, onj);
+    tsr_dis_wm_put(Q, &slot, v, b0 - Q->st->budget);
+    return v;
+}
+
 /* The walk of two cursors at equal literal characters, a[0] == b[0] (non-blank), whose texts go on with different
  * non-blank characters a[1] != b[1]: its first step passes the equal characters, its second finds the others differ
  * and answers false.  Takes those two steps from the budget and returns true when that is the walk (and the budget
@@ -382,9 +395,9 @@ bool tsr_dis_ov(struct q *Q, struct cur J, struct cur K)
         Q->st->budget--;
         int jk = norm_at(&J), kk = norm_at(&K);
         if (jk == A_PART && (J.p->kind == TSR_TC_OPT || J.p->kind == TSR_TC_OPND))
-            return branch(Q, J, K, true);
+            return Q->kept ? branch_kept(Q, J, K, true) : branch(Q, J, K, true);
         if (kk == A_PART && (K.p->kind == TSR_TC_OPT || K.p->kind == TSR_TC_OPND))
-            return branch(Q, J, K, false);
+            return Q->kept ? branch_kept(Q, J, K, false) : branch(Q, J, K, false);
         if (jk == A_END) {
             if (Q->jopen || kk == A_END)
                 return true;
@@ -567,6 +580,7 @@ void tsr_dis_first_free(struct tsr_dis_static *st)
     for (size_t i = 0; st->fixm && i < (size_t)st->isa->ntables * st->nprints; i++)
         free(st->fixm[i]);
     free(st->fixm);
+    tsr_dis_wm_free(st);
     free(st->jfirst);
     free(st->kfirst);
     st->jfirst = st->kfirst = NULL;

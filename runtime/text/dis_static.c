@@ -612,7 +612,7 @@ static int op_alt1(struct tsr_dis_static *st, unsigned b, unsigned a, unsigned i
             uint8_t alts[TSR_DIS_LALT];
             memset(alts, 0xff, sizeof alts);
             alts[i] = (uint8_t)alt;
-            struct q Q = {.st = st, .kbase = isa->parts + A->part, .nk = A->npart, .kalts = alts};
+            struct q Q = {.st = st, .kbase = isa->parts + A->part, .nk = A->npart, .kalts = alts, .kept = true};
             struct cur J = {NULL, 0, isa->parts + B->part, isa->parts + B->part + B->npart, NULL};
             struct cur K = {NULL, 0, isa->parts + A->part, isa->parts + A->part + A->npart, NULL};
             st->budget = TSR_DIS_QBUDGET;
