@@ -377,10 +377,20 @@ static bool hole_hole(struct q *Q, struct cur J, struct cur K)
     if (!jtab || !ktab)
         return false;
     const struct tsr_dis_tpair *t = tpair(st, jp->arg, kp->arg);
+    /* the side past its hole, normalised once (norm takes no step, and the walk normalises first): a remainder
+     * starting with a non-blank character other than the literal character there is refuted at the first step */
+    struct cur pj = past(J), pk = past(K);
+    int pjk = norm_at(&pj), pkk = norm_at(&pk);
     for (uint32_t i = 0; i < t->nrem; i++) {
         const struct tsr_dis_rem *r = &t->rem[i];
-        if (r->kside ? ov(Q, past(J), with_str(K, r->s, r->len)) : ov(Q, with_str(J, r->s, r->len), past(K)))
+        const struct cur *o = r->kside ? &pj : &pk;
+        unsigned char c0 = (unsigned char)r->s[0];
+        if ((r->kside ? pjk : pkk) == A_CHAR && r->len && !tsr_asm_isblank(c0) && (unsigned char)o->str[0] != c0 &&
+            st->budget) {
+            st->budget--;   /* one_step_miss's step */
+        } else if (r->kside ? ov(Q, pj, with_str(K, r->s, r->len)) : ov(Q, with_str(J, r->s, r->len), pk)) {
             return true;
+        }
         if (!st->budget)
             return true;
     }
