@@ -405,9 +405,11 @@ bool tsr_dis_ov(struct q *Q, struct cur J, struct cur K)
         Q->st->budget--;
         int jk = norm_at(&J), kk = norm_at(&K);
         if (jk == A_PART && (J.p->kind == TSR_TC_OPT || J.p->kind == TSR_TC_OPND))
-            return Q->kept ? branch_kept(Q, J, K, true) : branch(Q, J, K, true);
+            /* kept where it pays: at J's operands (the same rest reached through many alternatives; at optional
+             * texts and on K's side few branches repeat) */
+            return Q->kept && J.p->kind == TSR_TC_OPND ? branch_kept(Q, J, K, true) : branch(Q, J, K, true);
         if (kk == A_PART && (K.p->kind == TSR_TC_OPT || K.p->kind == TSR_TC_OPND))
-            return Q->kept ? branch_kept(Q, J, K, false) : branch(Q, J, K, false);
+            return branch(Q, J, K, false);
         if (jk == A_END) {
             if (Q->jopen || kk == A_END)
                 return true;
@@ -462,7 +464,7 @@ bool tsr_dis_ov(struct q *Q, struct cur J, struct cur K)
 int tsr_dis_ask(struct tsr_dis_static *st, const struct tsr_tc_part *jp, uint32_t jn, const struct tsr_tc_part *kp,
                 uint32_t kn, const struct tsr_tc_part *rest, const struct tsr_tc_part *rend, bool open)
 {
-    struct q Q = {.st = st, .jopen = open, .kopen = open};
+    struct q Q = {.st = st, .jopen = open, .kopen = open, .kept = true};
     struct cur R = {NULL, 0, rest, rend, NULL};
     struct cur J = {NULL, 0, jp, jp + jn, rest ? &R : NULL}, K = {NULL, 0, kp, kp + kn, rest ? &R : NULL};
     st->budget = TSR_DIS_QBUDGET;

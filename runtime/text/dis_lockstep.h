@@ -49,7 +49,8 @@ struct q {
     uint32_t nko;
     const uint8_t *kopt;
     const struct cur *konext;
-    bool kept;       /* the branches go through the memo (dis_walkmemo.c): questions whose walks repeat */
+    bool kept;       /* J's operand branches go through the memo (dis_walkmemo.c): questions whose walks repeat
+                        (tsr_dis_op_alts, tsr_dis_ask) */
     uint32_t wctx;   /* the memo's number for these choices (0: not yet) */
     uint32_t wctx0;  /* the same without kalts (for K past every part it fixes; 0: not yet) */
 };

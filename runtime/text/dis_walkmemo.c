@@ -1,6 +1,6 @@
 /* The lockstep walk's memo (dis_lockstep.h): what a branch of the walk (J or K at an optional part or an operand,
  * every way followed) answered, and in how many steps, kept for the isa's disassembler context and shared by all
- * its questions.
+ * its questions.  dis_lockstep.c asks it at J's operands in the questions that set q.kept (where it pays).
  *
  * Why it gives the same answers, in the same steps.  A walk from a place depends only on the place and the
  * question's context: the two cursors (literal characters left, parts, continuations, by value), the question's
