@@ -68,6 +68,8 @@ struct tsr_dis_static {
     uint32_t nprints;         /* print entries in isa->prints */
     uint32_t **fixm;          /* [J table * nprints + entry]: the names of J's table that are a prefix of the entry's
                                  name or start with it, count first, in table order (dis_lockstep.c hole_fixed) */
+    uint64_t *pfx;            /* [table * nprints + entry]: tsr_dis_prefixed of the entry's name, bit 63 | lo << 32 | hi
+                                 (0: not yet; dis_static.c tsr_dis_longer), made on first use */
     uint32_t *rowlen;         /* per table: its largest printed code + 1 (0: over 4096), the rows' length */
     struct tsr_dis_akey *amap;   /* tsr_dis_op_alts's answers by (ops, alternatives printed) */
     uint64_t *alt_mask;       /* [part * maxalt + k]: tsr_dis_alt_maybe, bit 63 set once computed */
@@ -80,6 +82,7 @@ struct tsr_dis_static {
     uint8_t **num_rt;         /* [table][code]: tsr_dis_num_entry, computed on first use (dis_num.c) */
     uint8_t *numop;           /* per op-level part: tsr_dis_num_opkind + 1 (0: not yet) */
     unsigned long budget;     /* steps left for the current question (exceeded: MAYBE) */
+    struct tsr_dis_wmemo *wmemo;   /* the lockstep walk's branches decided (dis_walkmemo.c), made on first use */
 };
 
 void tsr_dis_static_init(struct tsr_dis_static *st, const struct tsr_tc_isa *isa);

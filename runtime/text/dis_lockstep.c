@@ -148,6 +148,19 @@ static bool branch(struct q *Q, struct cur J, struct cur K, bool onj)
     return false;
 }
 
+/* branch through the memo (dis_walkmemo.c: the same answer in the same steps). */
+static bool branch_kept(struct q *Q, struct cur J, struct cur K, bool onj)
+{
+    struct tsr_dis_wslot slot;
+    int m = tsr_dis_wm_look(Q, &J, &K, onj, &slot);
+    if (m >= 0)
+        return m;
+    unsigned long b0 = Q->st->budget;
+    bool v = branch(Q, J, K, onj);
+    tsr_dis_wm_put(Q, &slot, v, b0 - Q->st->budget);
+    return v;
+}
+
 /* The walk of two cursors at equal literal characters, a[0] == b[0] (non-blank), whose texts go on with different
  * non-blank characters a[1] != b[1]: its first step passes the equal characters, its second finds the others differ
  * and answers false.  Takes those two steps from the budget and returns true when that is the walk (and the budget
@@ -364,10 +377,20 @@ static bool hole_hole(struct q *Q, struct cur J, struct cur K)
     if (!jtab || !ktab)
         return false;
     const struct tsr_dis_tpair *t = tpair(st, jp->arg, kp->arg);
+    /* the side past its hole, normalised once (norm takes no step, and the walk normalises first): a remainder
+     * starting with a non-blank character other than the literal character there is refuted at the first step */
+    struct cur pj = past(J), pk = past(K);
+    int pjk = norm_at(&pj), pkk = norm_at(&pk);
     for (uint32_t i = 0; i < t->nrem; i++) {
         const struct tsr_dis_rem *r = &t->rem[i];
-        if (r->kside ? ov(Q, past(J), with_str(K, r->s, r->len)) : ov(Q, with_str(J, r->s, r->len), past(K)))
+        const struct cur *o = r->kside ? &pj : &pk;
+        unsigned char c0 = (unsigned char)r->s[0];
+        if ((r->kside ? pjk : pkk) == A_CHAR && r->len && !tsr_asm_isblank(c0) && (unsigned char)o->str[0] != c0 &&
+            st->budget) {
+            st->budget--;   /* one_step_miss's step */
+        } else if (r->kside ? ov(Q, pj, with_str(K, r->s, r->len)) : ov(Q, with_str(J, r->s, r->len), pk)) {
             return true;
+        }
         if (!st->budget)
             return true;
     }
@@ -382,7 +405,9 @@ bool tsr_dis_ov(struct q *Q, struct cur J, struct cur K)
         Q->st->budget--;
         int jk = norm_at(&J), kk = norm_at(&K);
         if (jk == A_PART && (J.p->kind == TSR_TC_OPT || J.p->kind == TSR_TC_OPND))
-            return branch(Q, J, K, true);
+            /* kept where it pays: at J's operands (the same rest reached through many alternatives; at optional
+             * texts and on K's side few branches repeat) */
+            return Q->kept && J.p->kind == TSR_TC_OPND ? branch_kept(Q, J, K, true) : branch(Q, J, K, true);
         if (kk == A_PART && (K.p->kind == TSR_TC_OPT || K.p->kind == TSR_TC_OPND))
             return branch(Q, J, K, false);
         if (jk == A_END) {
@@ -439,7 +464,7 @@ bool tsr_dis_ov(struct q *Q, struct cur J, struct cur K)
 int tsr_dis_ask(struct tsr_dis_static *st, const struct tsr_tc_part *jp, uint32_t jn, const struct tsr_tc_part *kp,
                 uint32_t kn, const struct tsr_tc_part *rest, const struct tsr_tc_part *rend, bool open)
 {
-    struct q Q = {.st = st, .jopen = open, .kopen = open};
+    struct q Q = {.st = st, .jopen = open, .kopen = open, .kept = true};
     struct cur R = {NULL, 0, rest, rend, NULL};
     struct cur J = {NULL, 0, jp, jp + jn, rest ? &R : NULL}, K = {NULL, 0, kp, kp + kn, rest ? &R : NULL};
     st->budget = TSR_DIS_QBUDGET;
@@ -567,6 +592,7 @@ void tsr_dis_first_free(struct tsr_dis_static *st)
     for (size_t i = 0; st->fixm && i < (size_t)st->isa->ntables * st->nprints; i++)
         free(st->fixm[i]);
     free(st->fixm);
+    tsr_dis_wm_free(st);
     free(st->jfirst);
     free(st->kfirst);
     st->jfirst = st->kfirst = NULL;

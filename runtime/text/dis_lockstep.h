@@ -49,7 +49,25 @@ struct q {
     uint32_t nko;
     const uint8_t *kopt;
     const struct cur *konext;
+    bool kept;       /* J's operand branches go through the memo (dis_walkmemo.c): questions whose walks repeat
+                        (tsr_dis_op_alts, tsr_dis_ask) */
+    uint32_t wctx;   /* the memo's number for these choices (0: not yet) */
+    uint32_t wctx0;  /* the same without kalts (for K past every part it fixes; 0: not yet) */
 };
+
+/* An entry of the walk's memo being decided (dis_walkmemo.c); h 0: none. */
+struct tsr_dis_wslot {
+    uint64_t h;
+    uint32_t off;
+};
+
+/* The memo's answer for the branch at J, K (onj: J is at the optional part or operand, else K), the steps it took
+ * from Q->st->budget taken as the walk would: 0 (false) or 1 (true); -1 when unknown: then *slot is to be given,
+ * with the answer and the steps the branch took, to tsr_dis_wm_put. */
+int tsr_dis_wm_look(struct q *Q, const struct cur *J, const struct cur *K, bool onj, struct tsr_dis_wslot *slot);
+void tsr_dis_wm_put(struct q *Q, const struct tsr_dis_wslot *slot, bool v, unsigned long steps);
+/* Frees the memo of st (none: nothing). */
+void tsr_dis_wm_free(struct tsr_dis_static *st);
 
 /* Can J (read by the matcher) match a text that K (printed) prints?  false is a proof that it cannot; true
  * is none (also when Q->st->budget runs out). */

@@ -232,6 +232,7 @@ void tsr_dis_static_free(struct tsr_dis_static *st)
     free(st->lkey);
     free(st->hfirst);
     free(st->holes);
+    free(st->pfx);
     free(st->fmt_never);
     free(st->slot_never);
     free(st->before_never);
@@ -437,6 +438,24 @@ static uint8_t **place_row(struct tsr_dis_static *st, const struct tsr_tc_part *
     return at < st->nparts && ci <= st->nparts ? map_row(st, tag | ((uint64_t)at * (st->nparts + 1) + ci + 1)) : NULL;
 }
 
+/* tsr_dis_prefixed for the name printed by entry pr (nl > 0 bytes) of table t, kept per (table, entry): the range
+ * depends on nothing else. */
+static void prefixed_of(struct tsr_dis_static *st, unsigned t, const struct tsr_tc_print *pr, uint32_t nl, uint32_t *lo,
+                        uint32_t *hi)
+{
+    size_t e = (size_t)(pr - st->isa->prints);
+    if (!st->pfx)
+        st->pfx = xcalloc(((size_t)st->isa->ntables * st->nprints + 1) * sizeof *st->pfx);
+    uint64_t *r = &st->pfx[(size_t)t * st->nprints + e];
+    if (!*r) {
+        tsr_dis_prefixed(st, t, pr->name, nl, lo, hi);
+        *r = (uint64_t)1 << 63 | (uint64_t)*lo << 32 | *hi;
+        return;
+    }
+    *lo = (uint32_t)(*r >> 32) & 0x7fffffffu;
+    *hi = (uint32_t)*r;
+}
+
 int tsr_dis_longer(struct tsr_dis_static *st, const struct tsr_tc_part *p, const struct tsr_tc_part *end,
                    const struct tsr_tc_part *cp, const struct tsr_tc_part *cend, uint64_t c)
 {
@@ -458,7 +477,7 @@ int tsr_dis_longer(struct tsr_dis_static *st, const struct tsr_tc_part *p, const
          * change it. */
         uint32_t x0 = 0, x1 = T->nnames;
         if (nl)
-            tsr_dis_prefixed(st, p->arg, pr->name, (uint32_t)nl, &x0, &x1);
+            prefixed_of(st, p->arg, pr, (uint32_t)nl, &x0, &x1);
         for (uint32_t x = x0; x < x1 && !maybe; x++) {
             const struct tsr_tc_name *m = &isa->names[T->name_first + (nl ? st->jfirst[p->arg].sorted[x] : x)];
             if (m->len <= nl || memcmp(m->name, pr->name, nl) != 0)
@@ -612,7 +631,7 @@ static int op_alt1(struct tsr_dis_static *st, unsigned b, unsigned a, unsigned i
             uint8_t alts[TSR_DIS_LALT];
             memset(alts, 0xff, sizeof alts);
             alts[i] = (uint8_t)alt;
-            struct q Q = {.st = st, .kbase = isa->parts + A->part, .nk = A->npart, .kalts = alts};
+            struct q Q = {.st = st, .kbase = isa->parts + A->part, .nk = A->npart, .kalts = alts, .kept = true};
             struct cur J = {NULL, 0, isa->parts + B->part, isa->parts + B->part + B->npart, NULL};
             struct cur K = {NULL, 0, isa->parts + A->part, isa->parts + A->part + A->npart, NULL};
             st->budget = TSR_DIS_QBUDGET;
