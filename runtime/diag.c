@@ -1,25 +1,16 @@
 /* Diagnostics sink: formatting, printing or storing, and the error limit (see diag.h). */
 #include "diag.h"
+#include "xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 static const char *const severity_word[] = {"note", "warning", "error"};
 
-static void *xrealloc(void *p, size_t n)
-{
-    void *q = realloc(p, n ? n : 1);
-    if (!q) {
-        fputs("tessera: out of memory\n", stderr);
-        abort();
-    }
-    return q;
-}
-
 static char *xstrdup(const char *s)
 {
     size_t n = strlen(s) + 1;
-    return memcpy(xrealloc(NULL, n), s, n);
+    return memcpy(tsr_xrealloc(NULL, n), s, n);
 }
 
 /* printf into a fresh malloc'd string. */
@@ -31,7 +22,7 @@ static char *vformat(const char *fmt, va_list ap)
     va_end(ap2);
     if (n < 0)
         return xstrdup(fmt); /* invalid format for the arguments: show it raw */
-    char *s = xrealloc(NULL, (size_t)n + 1);
+    char *s = tsr_xrealloc(NULL, (size_t)n + 1);
     vsnprintf(s, (size_t)n + 1, fmt, ap);
     return s;
 }
@@ -89,7 +80,7 @@ static void emit(struct tsr_diag *d, enum tsr_severity sev, const char *file, un
     }
     if (d->count == d->cap) {
         d->cap = d->cap ? 2 * d->cap : 16;
-        d->entries = xrealloc(d->entries, d->cap * sizeof *d->entries);
+        d->entries = tsr_xrealloc(d->entries, d->cap * sizeof *d->entries);
     }
     d->entries[d->count++] = (struct tsr_diag_entry){
         .severity = sev, .file = file ? xstrdup(file) : NULL, .line = line,

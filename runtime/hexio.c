@@ -1,5 +1,6 @@
 /* Reading and writing instruction words as corpus hex text or raw binary (see hexio.h). */
 #include "hexio.h"
+#include "xalloc.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -26,16 +27,6 @@ void tsr_words_free(struct tsr_words *p)
     p->lean = lean;
 }
 
-static void *xrealloc(void *q, size_t n)
-{
-    void *r = realloc(q, n);
-    if (!r) {
-        fputs("tessera: out of memory\n", stderr);
-        abort();
-    }
-    return r;
-}
-
 /* Makes the arrays hold cap instructions (cap > p->cap).  Invariant: line[i] is 0 for i in [count, cap), so that
  * binary input (line 0 throughout) never writes its lines: a new array comes from calloc (a large one as
  * zero pages the kernel maps on first touch, never touched when nothing reads it), a grown one has its new
@@ -47,15 +38,14 @@ static void words_grow(struct tsr_words *p, size_t cap)
         fputs("tessera: out of memory\n", stderr);
         abort();
     }
-    p->w = xrealloc(p->w, cap * per * sizeof *p->w);
+    p->w = tsr_xrealloc(p->w, cap * per * sizeof *p->w);
     if (!p->lean)
-        p->comment = xrealloc(p->comment, cap * sizeof *p->comment);
+        p->comment = tsr_xrealloc(p->comment, cap * sizeof *p->comment);
     if (p->line) {
-        p->line = xrealloc(p->line, cap * sizeof *p->line);
+        p->line = tsr_xrealloc(p->line, cap * sizeof *p->line);
         memset(p->line + p->cap, 0, (cap - p->cap) * sizeof *p->line);
-    } else if (!(p->line = calloc(cap, sizeof *p->line))) {
-        fputs("tessera: out of memory\n", stderr);
-        abort();
+    } else {
+        p->line = tsr_xcalloc(cap, sizeof *p->line);
     }
     p->cap = cap;
 }

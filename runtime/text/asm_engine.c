@@ -22,17 +22,13 @@
 
 #include "asm_match.h"
 #include "bits.h"
+#include "xalloc.h"
 
 /* ---- small helpers ------------------------------------------------------------------------------ */
 
 void *am_xrealloc(void *p, size_t n)
 {
-    p = realloc(p, n ? n : 1);
-    if (!p) {
-        fputs("tessera: out of memory\n", stderr);
-        abort();
-    }
-    return p;
+    return tsr_xrealloc(p, n);
 }
 
 static struct span by_of(const struct setrec *r)

@@ -33,6 +33,7 @@
 #include "dis_fshape.h"
 #include "dis_fx.h"
 #include "dis_px.h"
+#include "xalloc.h"
 
 _Static_assert(TSR_DIS_NEVER == TSR_FX_NEVER && TSR_DIS_UNKNOWN == TSR_FX_UNKNOWN, "row values (dis_fx.h)");
 _Static_assert(TSR_DIS_LALT == TSR_FX_LALT, "alternatives recorded per part (dis_fx.h)");
@@ -95,14 +96,6 @@ struct tsr_dis_fast {
     size_t plead[MAX_PARTS];
     bool leads;                 /* pw[], plead[] hold the current bundle's (fx_leads) */
 };
-
-static void *xcalloc(size_t n, size_t sz)
-{
-    void *p = calloc(n ? n : 1, sz);
-    if (!p)
-        abort();
-    return p;
-}
 
 /* The facts of place pl: its part, the end of its sequence and its continuation (the op's template after the
  * operand, for an alternative's part). */
@@ -252,7 +245,7 @@ static struct fpk *pk_make(struct tsr_fx *X, uint32_t pk)
     const struct tsr_fx_pk *pi = &isa->fx->pks[pk];
     const struct tsr_tc_part *p = isa->parts + pi->part, *end = isa->parts + pi->end;
     unsigned k = pi->k;
-    struct fpk *A = xcalloc(1, sizeof *A + k * sizeof A->early[0]);
+    struct fpk *A = tsr_xcalloc(1, sizeof *A + k * sizeof A->early[0]);
     A->step.p = p, A->step.end = end, A->k = k, A->alt = isa->opnds[p->arg].alt;
     const struct tsr_tc_alt *pa = &isa->alts[A->alt + k];
     for (uint32_t i = 0; i < pa->npart; i++)
@@ -430,8 +423,8 @@ bool tsr_fx_early_slow(struct tsr_fx *X, uint32_t pk, bool lead, const struct ts
 static void defaults_of(const struct tsr_tc_isa *isa, size_t nw, const struct tsr_tc_default *d, uint32_t nd,
                         struct fop *o)
 {
-    o->defmask = xcalloc(nw, sizeof *o->defmask);
-    o->defval = xcalloc(isa->nfields, sizeof *o->defval);
+    o->defmask = tsr_xcalloc(nw, sizeof *o->defmask);
+    o->defval = tsr_xcalloc(isa->nfields, sizeof *o->defval);
     for (uint32_t i = 0; i < nd; i++) {
         unsigned fd = d[i].field;
         if (o->defmask[fd >> 6] >> (fd & 63) & 1)
@@ -624,18 +617,18 @@ bool tsr_dis_fast(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const v
     if (fmt >= isa->nformats || len > UINT32_MAX / 2 || np == 0 || np > MAX_PARTS)
         return false;
     if (!F0) {
-        F0 = x->fast = xcalloc(1, sizeof *F0);
-        F0->op = xcalloc(isa->nops, sizeof *F0->op);
-        F0->fd = xcalloc(isa->nformats, sizeof *F0->fd);
-        F0->pl = xcalloc(isa->fx->nplaces, sizeof *F0->pl);
-        F0->pk = xcalloc(isa->fx->npks, sizeof *F0->pk);
-        F0->pkn = xcalloc(isa->fx->npks, 1);
-        F0->pkf = xcalloc(isa->fx->npks, sizeof *F0->pkf);
-        F0->pkm = xcalloc(isa->fx->npks, sizeof *F0->pkm);
-        F0->nm = xcalloc(isa->fx->nplaces, sizeof *F0->nm);
-        F0->mm = xcalloc(isa->fx->nplaces, sizeof *F0->mm);
+        F0 = x->fast = tsr_xcalloc(1, sizeof *F0);
+        F0->op = tsr_xcalloc(isa->nops, sizeof *F0->op);
+        F0->fd = tsr_xcalloc(isa->nformats, sizeof *F0->fd);
+        F0->pl = tsr_xcalloc(isa->fx->nplaces, sizeof *F0->pl);
+        F0->pk = tsr_xcalloc(isa->fx->npks, sizeof *F0->pk);
+        F0->pkn = tsr_xcalloc(isa->fx->npks, 1);
+        F0->pkf = tsr_xcalloc(isa->fx->npks, sizeof *F0->pkf);
+        F0->pkm = tsr_xcalloc(isa->fx->npks, sizeof *F0->pkm);
+        F0->nm = tsr_xcalloc(isa->fx->nplaces, sizeof *F0->nm);
+        F0->mm = tsr_xcalloc(isa->fx->nplaces, sizeof *F0->mm);
         F0->nw = nw;
-        F0->fmask = xcalloc((size_t)isa->nformats * nw, sizeof *F0->fmask);
+        F0->fmask = tsr_xcalloc((size_t)isa->nformats * nw, sizeof *F0->fmask);
         for (unsigned g = 0; g < 64; g++)
             F0->before[g] = ((uint64_t)1 << g) - 1;
         for (unsigned g = 0; g < isa->nformats && g < 64; g++)

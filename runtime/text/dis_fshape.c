@@ -9,21 +9,12 @@
 
 #include "bits.h"
 #include "dis_fshape.h"
-
-static void *xrealloc(void *p, size_t n)
-{
-    p = realloc(p, n ? n : 1);
-    if (!p)
-        abort();
-    return p;
-}
+#include "xalloc.h"
 
 static void grow(struct tsr_fx_shapes *S)
 {
     uint32_t cap = S->cap ? S->cap * 2 : 1024;
-    struct tsr_fx_shape *tab = calloc(cap, sizeof *tab);
-    if (!tab)
-        abort();
+    struct tsr_fx_shape *tab = tsr_xcalloc(cap, sizeof *tab);
     uint32_t shift = 64;
     for (uint32_t c = cap; c > 1; c >>= 1)
         shift--;
@@ -43,7 +34,7 @@ static void push(struct tsr_fx_shapes *S, uint32_t fd, uint64_t val)
 {
     if (S->nchk == S->cchk) {
         S->cchk = S->cchk ? S->cchk * 2 : 4096;
-        S->chk = xrealloc(S->chk, (size_t)S->cchk * sizeof *S->chk);
+        S->chk = tsr_xrealloc(S->chk, (size_t)S->cchk * sizeof *S->chk);
     }
     S->chk[S->nchk++] = (struct tsr_fx_chk){.val = val, .fd = fd};
 }
@@ -157,9 +148,7 @@ const struct tsr_fx_shape *tsr_fx_shape_new(struct tsr_fx_shapes **Sp, const str
 {
     struct tsr_fx_shapes *S = *Sp;
     if (!S) {
-        S = *Sp = calloc(1, sizeof *S);
-        if (!S)
-            abort();
+        S = *Sp = tsr_xcalloc(1, sizeof *S);
         for (unsigned a = 0; a < isa->nops; a++)
             S->opdefs |= isa->ops[a].ndef > 0;
         grow(S);

@@ -37,14 +37,7 @@
 
 #include "asm_engine.h"
 #include "dis_lockstep.h"
-
-static void *xcalloc(size_t n)
-{
-    void *p = calloc(n ? n : 1, 1);
-    if (!p)
-        abort();
-    return p;
-}
+#include "xalloc.h"
 
 /* Do two template parts print and match alike (fields and conditions aside)? */
 static bool same_part(const struct tsr_tc_part *a, const struct tsr_tc_part *b)
@@ -69,9 +62,9 @@ static bool same_part(const struct tsr_tc_part *a, const struct tsr_tc_part *b)
 static void canon_init(struct tsr_dis_static *st)
 {
     const struct tsr_tc_isa *isa = st->isa;
-    st->canon = xcalloc((st->nparts + 1) * sizeof *st->canon);
-    st->cend = xcalloc((st->nparts + 1) * sizeof *st->cend);
-    uint64_t *h = xcalloc((st->nparts + 1) * sizeof *h);
+    st->canon = tsr_xcalloc((st->nparts + 1) * sizeof *st->canon, 1);
+    st->cend = tsr_xcalloc((st->nparts + 1) * sizeof *st->cend, 1);
+    uint64_t *h = tsr_xcalloc((st->nparts + 1) * sizeof *h, 1);
     for (uint32_t i = 0; i < st->nparts; i++)
         st->canon[i] = UINT32_MAX;
     for (unsigned o = 0; o < isa->nops; o++) {
@@ -138,27 +131,27 @@ void tsr_dis_static_init(struct tsr_dis_static *st, const struct tsr_tc_isa *isa
     for (unsigned i = 0; i < isa->nops; i++)
         if (isa->ops[i].part + isa->ops[i].npart > st->nparts)
             st->nparts = isa->ops[i].part + isa->ops[i].npart;
-    st->alt_ctx = xcalloc((size_t)st->nparts * st->maxalt * st->maxalt);
-    st->alt_mask = xcalloc((size_t)st->nparts * st->maxalt * sizeof *st->alt_mask);
-    st->amap = xcalloc(TSR_DIS_AMAP * sizeof *st->amap);
+    st->alt_ctx = tsr_xcalloc((size_t)st->nparts * st->maxalt * st->maxalt, 1);
+    st->alt_mask = tsr_xcalloc((size_t)st->nparts * st->maxalt * sizeof *st->alt_mask, 1);
+    st->amap = tsr_xcalloc(TSR_DIS_AMAP * sizeof *st->amap, 1);
     canon_init(st);
-    st->tpair = xcalloc((size_t)isa->ntables * isa->ntables * sizeof *st->tpair);
-    st->tflags = xcalloc(isa->ntables);
-    st->rowlen = xcalloc((isa->ntables + 1) * sizeof *st->rowlen);
+    st->tpair = tsr_xcalloc((size_t)isa->ntables * isa->ntables * sizeof *st->tpair, 1);
+    st->tflags = tsr_xcalloc(isa->ntables, 1);
+    st->rowlen = tsr_xcalloc((isa->ntables + 1) * sizeof *st->rowlen, 1);
     for (unsigned t = 0; t < isa->ntables; t++) {
         const struct tsr_tc_table *T = &isa->tables[t];
         uint32_t n = T->nprint ? isa->prints[T->print_first + T->nprint - 1].code + 1 : 0;
         st->rowlen[t] = n <= 4096 ? n : 0;
     }
-    st->name_rt = xcalloc((size_t)isa->ntables * sizeof *st->name_rt);
-    st->lkey = xcalloc(TSR_DIS_LMAP * sizeof *st->lkey);
+    st->name_rt = tsr_xcalloc((size_t)isa->ntables * sizeof *st->name_rt, 1);
+    st->lkey = tsr_xcalloc(TSR_DIS_LMAP * sizeof *st->lkey, 1);
     /* per alternative, its top-level table holes that have rows (the table prints codes below 4096): the one
      * with the most entries first (it rules out the most), then the others in template order */
-    st->hfirst = xcalloc((st->nalts + 2) * sizeof *st->hfirst);
+    st->hfirst = tsr_xcalloc((st->nalts + 2) * sizeof *st->hfirst, 1);
     size_t nh = 0;
     for (unsigned a = 0; a < st->nalts; a++)
         nh += isa->alts[a].npart;
-    st->holes = xcalloc((nh + 1) * sizeof *st->holes);
+    st->holes = tsr_xcalloc((nh + 1) * sizeof *st->holes, 1);
     for (uint32_t a = 0, n = 0; a < st->nalts; a++) {
         const struct tsr_tc_alt *al = &isa->alts[a];
         st->hfirst[a] = n;
@@ -175,7 +168,7 @@ void tsr_dis_static_init(struct tsr_dis_static *st, const struct tsr_tc_isa *isa
         }
         st->hfirst[a + 1] = n;
     }
-    st->lrow = xcalloc(TSR_DIS_LMAP * sizeof *st->lrow);
+    st->lrow = tsr_xcalloc(TSR_DIS_LMAP * sizeof *st->lrow, 1);
     for (unsigned t = 0; t < isa->ntables; t++) {
         const struct tsr_tc_table *T = &isa->tables[t];
         uint8_t f = T->nnums ? TF_NUMS : 0;
@@ -198,12 +191,12 @@ void tsr_dis_static_init(struct tsr_dis_static *st, const struct tsr_tc_isa *isa
         st->tflags[t] = f;
     }
     tsr_dis_first_init(st);
-    st->op_pair = xcalloc((size_t)isa->nops * isa->nops);
-    st->alt_pair = xcalloc((size_t)st->nalts * st->nalts);
-    st->fmt_never = xcalloc((size_t)isa->nops * isa->nformats);
-    st->slot_never = xcalloc((size_t)isa->nops * isa->nslots);
-    st->before_never = xcalloc(isa->nops);
-    st->sops = xcalloc((size_t)isa->nops * isa->nslots * sizeof *st->sops);
+    st->op_pair = tsr_xcalloc((size_t)isa->nops * isa->nops, 1);
+    st->alt_pair = tsr_xcalloc((size_t)st->nalts * st->nalts, 1);
+    st->fmt_never = tsr_xcalloc((size_t)isa->nops * isa->nformats, 1);
+    st->slot_never = tsr_xcalloc((size_t)isa->nops * isa->nslots, 1);
+    st->before_never = tsr_xcalloc(isa->nops, 1);
+    st->sops = tsr_xcalloc((size_t)isa->nops * isa->nslots * sizeof *st->sops, 1);
 }
 
 void tsr_dis_static_free(struct tsr_dis_static *st)
@@ -327,7 +320,7 @@ const uint32_t *tsr_dis_slot_ops(struct tsr_dis_static *st, unsigned a, unsigned
     uint32_t **r = &st->sops[(size_t)a * isa->nslots + s];
     if (!*r) {
         const struct tsr_tc_slot *S = &isa->slots[s];
-        uint32_t *l = xcalloc((S->nop + 1) * sizeof *l), c = 0;
+        uint32_t *l = tsr_xcalloc((S->nop + 1) * sizeof *l, 1), c = 0;
         for (uint32_t i = 0; i < S->nop; i++) {
             unsigned b = isa->idx[S->op + i];
             if (b == a || tsr_dis_op_pair(st, b, a) != TSR_DIS_NEVER)
@@ -381,7 +374,7 @@ static uint8_t *row_byte(const struct tsr_dis_static *st, uint8_t **rows, size_t
     if (c >= n)
         return NULL;
     if (!rows[i])
-        rows[i] = xcalloc(n);
+        rows[i] = tsr_xcalloc(n, 1);
     return &rows[i][c];
 }
 
@@ -445,7 +438,7 @@ static void prefixed_of(struct tsr_dis_static *st, unsigned t, const struct tsr_
 {
     size_t e = (size_t)(pr - st->isa->prints);
     if (!st->pfx)
-        st->pfx = xcalloc(((size_t)st->isa->ntables * st->nprints + 1) * sizeof *st->pfx);
+        st->pfx = tsr_xcalloc(((size_t)st->isa->ntables * st->nprints + 1) * sizeof *st->pfx, 1);
     uint64_t *r = &st->pfx[(size_t)t * st->nprints + e];
     if (!*r) {
         tsr_dis_prefixed(st, t, pr->name, nl, lo, hi);

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "dis_lockstep.h"
+#include "xalloc.h"
 
 #define WM_LEVELS 8    /* cursor levels (a cursor and its continuations) a key holds; deeper: not kept */
 #define WM_WORDS (2 + 2 * 4 * WM_LEVELS)
@@ -52,9 +53,7 @@ static uint64_t wm_hash(const uint64_t *k, uint32_t n)
 static void wm_grow(struct tsr_dis_wmemo *M)
 {
     size_t cap = M->cap ? M->cap * 2 : 4096;
-    struct wm_entry *e = calloc(cap, sizeof *e);
-    if (!e)
-        abort();
+    struct wm_entry *e = tsr_xcalloc(cap, sizeof *e);
     for (size_t i = 0; i < M->cap; i++) {
         if (!M->e[i].h)
             continue;
@@ -80,9 +79,7 @@ static struct wm_entry *wm_find(struct tsr_dis_wmemo *M, const uint64_t *k, uint
             return &M->e[j];
     if (M->alen + n > M->acap) {
         M->acap = (M->alen + n) * 2 + 4096;
-        M->arena = realloc(M->arena, M->acap * sizeof *M->arena);
-        if (!M->arena)
-            abort();
+        M->arena = tsr_xrealloc(M->arena, M->acap * sizeof *M->arena);
     }
     memcpy(M->arena + M->alen, k, n * sizeof *k);
     M->e[j] = (struct wm_entry){.h = h, .off = (uint32_t)M->alen, .len = n};
@@ -164,9 +161,7 @@ int tsr_dis_wm_look(struct q *Q, const struct cur *J, const struct cur *K, bool 
     struct tsr_dis_static *st = Q->st;
     slot->h = 0;
     if (!st->wmemo) {
-        st->wmemo = calloc(1, sizeof *st->wmemo);
-        if (!st->wmemo)
-            abort();
+        st->wmemo = tsr_xcalloc(1, sizeof *st->wmemo);
     }
     struct tsr_dis_wmemo *M = st->wmemo;
     uint32_t ctx = wm_ctx(M, Q, past_fixed(Q, K));
