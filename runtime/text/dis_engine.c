@@ -19,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#define XXH_INLINE_ALL   /* the hash of one instruction's words without a call into the library */
+#include <xxhash.h>
 
 #include "asm_engine.h"
 #include "bits.h"
@@ -718,13 +720,7 @@ static bool many_words(const struct tsr_tc_isa *isa, const uint32_t *w, size_t n
     size_t m = n < TSR_DIS_ESCAN ? n : TSR_DIS_ESCAN, c = 0;
     const size_t nw = isa->nwords;
     for (size_t i = 0; i < m; i++, w += nw) {
-        uint64_t h = w[0];
-        if (nw > 1)
-            h = h << 32 | w[1];
-        for (size_t k = 2; k < nw; k++)   /* words past the second: folded in */
-            h = (h << 32 | h >> 32) ^ w[k];
-        h *= 0x9e3779b97f4a7c15u;   /* Fibonacci hashing: the product's top bits */
-        uint32_t b = (uint32_t)(h >> (64 - TSR_DIS_EBITS_LOG2));
+        uint32_t b = (uint32_t)(XXH3_64bits(w, nw * sizeof *w) >> (64 - TSR_DIS_EBITS_LOG2));
         uint64_t bit = (uint64_t)1 << (b & 63);
         if (!(map[b >> 6] & bit)) {
             map[b >> 6] |= bit;
