@@ -44,12 +44,26 @@ struct dis {
     struct tsr_dis_path path;  /* what print_bundle printed (dis_path.h) */
     bool gen;                  /* print with the generated printer (isa->pops), else interpret the templates */
     struct fmax { size_t len, ev, lab; } *fmax;   /* gen: per format, the bounds of a bundle (sum over its slots) */
+    tsr_tc_pfmt_fn *pfn;       /* per format, its generated bundle printer, or NULL (not gen, or no slots: the loops) */
     struct tsr_dis_exact *exact;  /* the exactness proof's state (dis_exact.h): the thread's (prover_for) */
     bool verify;               /* TESSERA_DIS_VERIFY set (not "0"): also check the proven bundles, abort on a
                                   difference */
 };
 
 enum { LBL_UNKNOWN, LBL_VISITING, LBL_NO, LBL_YES };
+
+/* Keeps a path out of its caller, so that the per-bundle path stays short: NOINLINE a path of its own (a
+ * description without generated printers), COLD one rarely taken (laid out of the hot code); INLINE a step of
+ * the per-bundle path, into its one caller (no frame of its own). */
+#if defined(__GNUC__) || defined(__clang__)
+#define TSR_DIS_NOINLINE __attribute__((noinline))
+#define TSR_DIS_COLD __attribute__((noinline, cold))
+#define TSR_DIS_INLINE static inline __attribute__((always_inline))
+#else
+#define TSR_DIS_INLINE static inline
+#define TSR_DIS_NOINLINE
+#define TSR_DIS_COLD
+#endif
 
 static const uint64_t *fields_of(const struct tsr_tc_isa *isa, const void *inst)
 {
@@ -275,11 +289,10 @@ static bool print_op(struct dis *d, unsigned opi, const uint64_t *f, uint64_t pc
     return print_seq(d, d->isa->ops[opi].part, d->isa->ops[opi].npart, f, pc, out);
 }
 
-/* Makes room for what the generated printer may write for a bundle of format fmt (struct fmax). */
-static void reserve_bundle(struct dis *d, unsigned fmt, struct tsr_buf *out)
+/* reserve_bundle's growth: out, the labels or the path's events are short of the bounds m. */
+static TSR_DIS_COLD void reserve_grow(struct dis *d, const struct fmax *m, struct tsr_buf *out)
 {
-    const struct fmax *m = &d->fmax[fmt];
-    tsr_buf_room(out, m->len);
+    tsr_buf_reserve(out, m->len);
     if (d->nlabels + m->lab > d->clabels) {
         while (d->nlabels + m->lab > d->clabels)
             d->clabels = d->clabels ? d->clabels * 2 : 64;
@@ -295,6 +308,15 @@ static void reserve_bundle(struct dis *d, unsigned fmt, struct tsr_buf *out)
         if (!P->ev)
             abort();
     }
+}
+
+/* Makes room for what the generated printer may write for a bundle of format fmt (struct fmax): the three
+ * comparisons inline, the growth (a few times per run) in reserve_grow. */
+static inline void reserve_bundle(struct dis *d, unsigned fmt, struct tsr_buf *out)
+{
+    const struct fmax *m = &d->fmax[fmt];
+    if (m->len >= out->cap - out->len || d->nlabels + m->lab > d->clabels || m->ev > d->path.cev)
+        reserve_grow(d, m, out);
 }
 
 /* print_bundle's slots 0..last (positions in the format's list sl) through the generated printers (isa->pops),
@@ -338,28 +360,16 @@ static bool print_slots_gen(struct dis *d, const uint16_t *sl, int last, const u
     return ok && o > 0;
 }
 
-/* Prints the slots of the format up to the last non-default one (all: every slot).  *partial is set
- * when slots were left out that way. */
-static bool print_bundle(struct dis *d, const void *inst, uint64_t pc, bool all, bool *partial, struct tsr_buf *out)
+/* print_bundle without a generated format printer (d->pfn[fmt] NULL): the loop over the slots, each op printed
+ * by its generated printer (isa->pops) or interpreted. */
+static TSR_DIS_NOINLINE bool print_slots(struct dis *d, const void *inst, uint64_t pc, bool all, bool *partial,
+                                         struct tsr_buf *out)
 {
     const struct tsr_tc_isa *isa = d->isa;
     unsigned fmt = ((const unsigned char *)inst)[0];
     const struct tsr_tc_format *F = &isa->formats[fmt];
     const uint16_t *ops = ops_of(isa, inst), *sl = &isa->idx[F->slot];
     const uint64_t *f = fields_of(isa, inst);
-    if (d->gen && isa->pfmts[fmt].fn) {   /* the format's generated printer: this function's loops, unrolled */
-        size_t start = out->len;
-        tsr_dis_path_start(&d->path, start);
-        reserve_bundle(d, fmt, out);
-        struct tsr_tc_pctx x = {d->labels, d->nlabels};
-        size_t n = isa->pfmts[fmt].fn(ops, f, pc, all, out->data + start, &d->path, &x, partial);
-        d->nlabels = x.nlab;
-        if (n == TSR_TC_PFAIL)
-            return false;
-        out->len += n;
-        out->data[out->len] = 0;   /* also when a printer wrote past it */
-        return n > 0;
-    }
     const struct tsr_tc_slot *slots = isa->slots;
     unsigned nops = isa->nops, nslot = F->nslot;
     int last = 0;
@@ -397,6 +407,30 @@ static bool print_bundle(struct dis *d, const void *inst, uint64_t pc, bool all,
     return out->len > start;
 }
 
+/* Prints the slots of the format up to the last non-default one (all: every slot).  *partial is set
+ * when slots were left out that way.  The format's generated printer (print_slots' loops unrolled) is called
+ * here without a frame of its own (every bundle of a description with a generated printer). */
+TSR_DIS_INLINE bool print_bundle(struct dis *d, const void *inst, uint64_t pc, bool all, bool *partial,
+                                struct tsr_buf *out)
+{
+    unsigned fmt = ((const unsigned char *)inst)[0];
+    tsr_tc_pfmt_fn fn = d->pfn[fmt];
+    if (!fn)
+        return print_slots(d, inst, pc, all, partial, out);
+    size_t start = out->len;
+    tsr_dis_path_start(&d->path, start);
+    reserve_bundle(d, fmt, out);
+    struct tsr_tc_pctx x = {d->labels, d->nlabels};
+    const struct tsr_tc_isa *isa = d->isa;
+    size_t n = fn(ops_of(isa, inst), fields_of(isa, inst), pc, all, out->data + start, &d->path, &x, partial);
+    d->nlabels = x.nlab;
+    if (n == TSR_TC_PFAIL)
+        return false;
+    out->len += n;
+    out->data[out->len] = 0;   /* also when a printer wrote past it */
+    return n > 0;
+}
+
 static void put_word(const struct tsr_tc_isa *isa, const uint32_t *w, struct tsr_buf *out)
 {
     tsr_buf_puts(out, ".word ");
@@ -420,33 +454,13 @@ static _Noreturn void proof_wrong(const struct tsr_buf *out, size_t start, const
     abort();
 }
 
-/* Prints the bundle (all: every slot) and the overrides its text needs.  Returns the number of
- * overrides, or -1 when the text cannot be made exact (then the caller prints `.word`). */
-static int attempt(struct dis *d, unsigned fmt, uint64_t pc, bool all, bool *partial, struct tsr_buf *out)
+/* attempt's round trip for a bundle no proof showed (or every bundle with TESSERA_DIS_VERIFY; proven: the proof
+ * showed it): the text at start is assembled again and the fields that differ are appended as overrides.  Returns
+ * their number, or -1 when the text cannot be made exact. */
+static TSR_DIS_COLD int round_trip(struct dis *d, unsigned fmt, uint64_t pc, size_t start, bool proven,
+                                       struct tsr_buf *out)
 {
     const struct tsr_tc_isa *isa = d->isa;
-    size_t start = out->len;
-    if (!print_bundle(d, d->inst, pc, all, partial, out))
-        return -1;
-    /* most bundles: shown exact from the printed path, without assembling the text (dis_exact.c); the facts
-     * it rests on cost about as much to decide as a thousand checks, so the proof starts once the thread has
-     * printed TSR_DIS_WARMUP bundles (at once with TESSERA_DIS_VERIFY, or for a program of many different
-     * words: warmup_for) */
-    bool proven = false;
-    if (d->verify || d->exact->nprinted >= TSR_DIS_WARMUP) {
-        /* the fast form first (dis_fast.c: the facts alone, kept per template place), then the full proof;
-         * with TESSERA_DIS_VERIFY the full proof must agree with every bundle the fast form shows */
-        const char *txt = out->data + start;
-        size_t tl = out->len - start;
-        bool fast = tsr_dis_fast(isa, d->exact, d->inst, txt, tl, &d->path);
-        proven = (fast && !d->verify) || tsr_dis_exact(isa, d->exact, d->inst, txt, tl, &d->path);
-        if (fast && !proven)
-            proof_wrong(out, start, "fast");
-    }
-    if (d->exact->nprinted < TSR_DIS_WARMUP)
-        d->exact->nprinted++;
-    if (proven && !d->verify)
-        return 0;
     bool pinned = false;
     if (tsr_asm_bundle(d->a, out->data + start, out->len - start, pc, -1, d->inst2) < 0 ||
         ((unsigned char *)d->inst2)[0] != fmt) {
@@ -487,16 +501,50 @@ static int attempt(struct dis *d, unsigned fmt, uint64_t pc, bool all, bool *par
     return n;
 }
 
-static void dis_one(struct dis *d, const uint32_t *w, uint64_t pc, struct tsr_buf *out)
+/* Prints the bundle (all: every slot) and the overrides its text needs.  Returns the number of
+ * overrides, or -1 when the text cannot be made exact (then the caller prints `.word`). */
+TSR_DIS_INLINE int attempt(struct dis *d, unsigned fmt, uint64_t pc, bool all, bool *partial, struct tsr_buf *out)
 {
-    const struct tsr_tc_isa *isa = d->isa;
-    size_t start = out->len, lstart = d->nlabels;
-    unsigned fmt;
-    bool partial;
-    int n;
-    if (isa->decode_next(w, d->inst) < 0 || (fmt = ((unsigned char *)d->inst)[0]) >= isa->nformats)
-        goto raw;
-    n = attempt(d, fmt, pc, false, &partial, out);
+    size_t start = out->len;
+    if (!print_bundle(d, d->inst, pc, all, partial, out))
+        return -1;
+    /* most bundles: shown exact from the printed path, without assembling the text (dis_exact.c); the facts
+     * it rests on cost about as much to decide as a thousand checks, so the proof starts once the thread has
+     * printed TSR_DIS_WARMUP bundles (at once with TESSERA_DIS_VERIFY, or for a program of many different
+     * words: warmup_for) */
+    struct tsr_dis_exact *X = d->exact;
+    bool proven = false;
+    if (X->nprinted >= TSR_DIS_WARMUP || d->verify) {
+        /* the fast form first (dis_fast.c: the facts alone, kept per template place), then the full proof;
+         * with TESSERA_DIS_VERIFY the full proof must agree with every bundle the fast form shows */
+        const char *txt = out->data + start;
+        size_t tl = out->len - start;
+        bool fast = tsr_dis_fast(d->isa, X, d->inst, txt, tl, &d->path);
+        if (fast && !d->verify)
+            return 0;
+        proven = tsr_dis_exact(d->isa, X, d->inst, txt, tl, &d->path);
+        if (fast && !proven)
+            proof_wrong(out, start, "fast");
+    }
+    if (X->nprinted < TSR_DIS_WARMUP)
+        X->nprinted++;
+    if (proven && !d->verify)
+        return 0;
+    return round_trip(d, fmt, pc, start, proven, out);
+}
+
+/* attempt for dis_one's second try (every slot printed): out of the per-bundle path. */
+static TSR_DIS_COLD int attempt_all(struct dis *d, unsigned fmt, uint64_t pc, bool *partial, struct tsr_buf *out)
+{
+    return attempt(d, fmt, pc, true, partial, out);
+}
+
+/* dis_one when the first attempt gave overrides (n > 0) or failed (n < 0; also an instruction that does not
+ * decode): the second try with every slot printed, or `.word`.  The text starts at start of out, the labels
+ * at lstart. */
+static TSR_DIS_COLD void dis_one_rest(struct dis *d, const uint32_t *w, uint64_t pc, struct tsr_buf *out, size_t start,
+                                      size_t lstart, unsigned fmt, int n, bool partial)
+{
     if (n > 0 && partial) {
         /* the left-out default slots did not come back alike: try printing every slot */
         size_t len1 = out->len, lab1 = d->nlabels;
@@ -505,7 +553,7 @@ static void dis_one(struct dis *d, const uint32_t *w, uint64_t pc, struct tsr_bu
             abort();
         memcpy(first, out->data + start, len1 - start);
         truncate_to(out, start);
-        int n2 = attempt(d, fmt, pc, true, &partial, out);
+        int n2 = attempt_all(d, fmt, pc, &partial, out);
         if (n2 < 0 || n2 >= n) {   /* keep the first text and its labels */
             truncate_to(out, start);
             put(out, first, len1 - start);
@@ -519,10 +567,26 @@ static void dis_one(struct dis *d, const uint32_t *w, uint64_t pc, struct tsr_bu
     }
     if (n >= 0)
         return;
-raw:
     truncate_to(out, start);
     d->nlabels = lstart;
-    put_word(isa, w, out);
+    put_word(d->isa, w, out);
+}
+
+/* Appends the text of the instruction at w (at byte address pc) to out: the bundle with the overrides it needs,
+ * or `.word`.  The labels it prints are appended to d->labels. */
+static void dis_one(struct dis *d, const uint32_t *w, uint64_t pc, struct tsr_buf *out)
+{
+    const struct tsr_tc_isa *isa = d->isa;
+    size_t start = out->len, lstart = d->nlabels;
+    unsigned fmt = 0;
+    bool partial = false;
+    int n = -1;
+    if (isa->decode_next(w, d->inst) >= 0 && (fmt = ((unsigned char *)d->inst)[0]) < isa->nformats) {
+        n = attempt(d, fmt, pc, false, &partial, out);
+        if (n == 0)
+            return;
+    }
+    dis_one_rest(d, w, pc, out, start, lstart, fmt, n, partial);
 }
 
 /* Whether the parts [first, first+n) can print a label: a `{label:...}` part, directly or in any
@@ -596,6 +660,15 @@ static struct tsr_dis_exact *prover_for(const struct tsr_tc_isa *isa)
     return x;
 }
 
+/* Chooses the generated printer (gen, when isa has one) or the interpreted one: d->gen and d->pfn. */
+static void set_gen(struct dis *d, bool gen)
+{
+    const struct tsr_tc_isa *isa = d->isa;
+    d->gen = gen && isa->pops;
+    for (unsigned fm = 0; fm < isa->nformats; fm++)
+        d->pfn[fm] = d->gen && isa->pfmts ? isa->pfmts[fm].fn : NULL;
+}
+
 static void dis_init(struct dis *d, const struct tsr_tc_isa *isa)
 {
     memset(d, 0, sizeof *d);
@@ -613,7 +686,10 @@ static void dis_init(struct dis *d, const struct tsr_tc_isa *isa)
     if (!d->inst || !d->inst2 || !d->op_label || !d->opnd_label)
         abort();
     const char *pr = getenv("TESSERA_DIS_PRINTER");
-    d->gen = isa->pops && !(pr && !strcmp(pr, "interp"));
+    d->pfn = calloc(isa->nformats + 1, sizeof *d->pfn);
+    if (!d->pfn)
+        abort();
+    set_gen(d, isa->pops && !(pr && !strcmp(pr, "interp")));
     if (isa->pops) {   /* per format: the sum over its slots of the largest bounds of the slot's ops */
         d->fmax = calloc(isa->nformats + 1, sizeof *d->fmax);
         if (!d->fmax)
@@ -662,6 +738,7 @@ static void dis_fini(struct dis *d)
     free(d->opnd_label);
     free(d->fmt_label);
     free(d->fmax);
+    free(d->pfn);
     tsr_dis_path_free(&d->path);
 }
 
@@ -831,22 +908,27 @@ int tsr_tc_disasm_program_stream(const struct tsr_tc_isa *isa, const uint32_t *w
     dis_init(&d, isa);
     warmup_for(&d, w, n);   /* before pass 1, which proves too */
     struct tsr_buf text = {0};
-    size_t klen = isa->nwords * sizeof *w, vlen;
+    /* the isa's constants in locals: the loops' stores of text bytes could otherwise change them */
+    const size_t nw = isa->nwords, klen = nw * sizeof *w;
+    const uint64_t step = isa->pc_step;
+    const unsigned nformats = isa->nformats;
+    int (*const decode_format)(const uint32_t *) = isa->decode_format;
+    size_t vlen;
     tsr_buf_puts(&text, "");
     /* pass 1: the labels every instruction's text prints (only an instruction with an op that can print
      * one is disassembled here; the others are printed, and remembered, in pass 2).  Most words are told
      * apart by their format alone (decode_format: a few instructions), the others by their ops. */
     for (size_t i = 0; i < n; i++) {
-        const uint32_t *wi = w + i * isa->nwords;
-        unsigned fm = (unsigned)isa->decode_format(wi);
-        if (fm >= isa->nformats || !d.fmt_label[fm] || isa->decode_next(wi, d.inst) < 0 || !may_label(&d))
+        const uint32_t *wi = w + i * nw;
+        unsigned fm = (unsigned)decode_format(wi);
+        if (fm >= nformats || !d.fmt_label[fm] || isa->decode_next(wi, d.inst) < 0 || !may_label(&d))
             continue;
         uint64_t h = tsr_tc_cache_prefetch(&d.cache, wi, klen);   /* the hash */
         if (tsr_tc_cache_get_hashed(&d.cache, wi, klen, h, &vlen))
             continue;
         size_t l0 = d.nlabels;
         tsr_buf_clear(&text);
-        dis_one(&d, wi, base + i * isa->pc_step, &text);
+        dis_one(&d, wi, base + i * step, &text);
         if (d.nlabels == l0)
             tsr_tc_cache_put_hashed(&d.cache, wi, klen, h, text.data, text.len);
     }
@@ -866,8 +948,8 @@ int tsr_tc_disasm_program_stream(const struct tsr_tc_isa *isa, const uint32_t *w
     struct memo_walk m;
     memo_start(&d, &m, w, n);
     for (size_t i = 0; i < n && !rc; i++) {
-        const uint32_t *wi = w + i * isa->nwords;
-        uint64_t pc = base + i * isa->pc_step;
+        const uint32_t *wi = w + i * nw;
+        uint64_t pc = base + i * step;
         while (li < nl && labels[li] < pc)
             li++;
         if (li < nl && labels[li] == pc)
@@ -916,7 +998,7 @@ struct tsr_tc_printer *tsr_tc_printer_new(const struct tsr_tc_isa *isa, bool gen
     if (!P)
         abort();
     dis_init(&P->d, isa);
-    P->d.gen = generated && isa->pops;
+    set_gen(&P->d, generated);
     return P;
 }
 
