@@ -7,8 +7,19 @@
  *    C comparisons on the raw fields, then the parts; a part that cannot print gives the alternative up
  *    (the events and labels it added are dropped by moving the event pointer and the label count back; its
  *    text is overwritten);
- *  - per op a function `pp_N` printing the op's template, and `<t>_tc_pops[]`: each op's function and the
- *    bounds the engine reserves before calling it (bytes, path events, labels).
+ *  - per shape (ops whose templates start with a name of at most 15 bytes and go on alike: the 23 binary ops
+ *    of an ALU, the signals that print their name alone) a function `ps_N` printing the name given (`pn_[op]`,
+ *    one 16-byte block and its length) and the rest of the template; a shape of TSR_TC_SHAPE_INL ops or more
+ *    has its operands' printers inlined (`pi_N`, always inline; `po_N` then calls it for the other printers);
+ *  - per op a function `pp_N` printing the op's template (for an op of a shape: a call of it), and
+ *    `<t>_tc_pops[]`: each op's function and the bounds the engine reserves before calling it (bytes, path
+ *    events, labels);
+ *  - per format a function `pf_N`: the slots' ops dispatched by op number, the ops of a shape by one call (a
+ *    shape of names alone: written there, without a call).
+ *
+ * Shapes change no text and no event: a shape prints its op's name as the template's first literal part, one
+ * event, then the parts after it exactly as the op's own function would (the same generated code: ops are
+ * grouped by that code).
  *
  * The rules are print_seq's in runtime/text/dis_engine.c (docs/mdl.md "Syntax templates"); the path events
  * are those of runtime/text/dis_path.h, one per template part, an operand's before its alternative's.
@@ -22,6 +33,10 @@
 #include "emit_util.h"
 #include "text/dis_print.h"
 #include "text/textcodec.h"
+
+/* A shape function (ops printing the same template after their names) of at least this many ops has its operands'
+ * printers inlined: the shapes of many ops are those most bundles print; a shape of fewer calls them (code size). */
+#define TSR_TC_SHAPE_INL 3
 
 /* How the printer finds a table's text (per table used by a hole). */
 struct ptab {
@@ -48,6 +63,11 @@ struct pgen {
     struct tsr_diag *d;
     struct ptab *tab;
     bool *opnd_used;   /* per operand instance: printed by some op (only those get a function) */
+    int *shape;        /* per op: its shape function ps_N (N >= 0), or -1: a function pp_N of its own */
+    bool *shape_empty; /* per shape: nothing follows the name (the format printers write it without a call) */
+    bool *opnd_inl;    /* per operand instance: a part of a shape's template (its body also as pi_N, inlined there) */
+    bool *shape_inl;   /* per shape: its operands' bodies inlined (a shape of TSR_TC_SHAPE_INL ops or more) */
+    bool in_shape;     /* seq_code is writing a shape function whose operands' bodies are inlined (pi_N) */
     int rc;
 };
 
@@ -365,9 +385,9 @@ static void seq_code(struct pgen *g, int first, int n, const char *ind, const ch
             break;
         }
         case TSR_TC_OPND:
-            tsr_buf_printf(o, "%s{\n%s    const struct tsr_tc_pres r = po_%d(f, pc, b, o, ev, x);\n"
+            tsr_buf_printf(o, "%s{\n%s    const struct tsr_tc_pres r = p%c_%d(f, pc, b, o, ev, x);\n"
                               "%s    if (!r.ev)\n%s        %s;\n%s    o = r.o;\n%s    ev = r.ev;\n%s}\n",
-                           ind, ind, p->arg, ind, ind, fail, ind, ind, ind);
+                           ind, ind, g->in_shape ? 'i' : 'o', p->arg, ind, ind, fail, ind, ind, ind);
             break;
         }
     }
@@ -381,14 +401,33 @@ static bool seq_can_fail(struct pgen *g, int first, int n)
     return false;
 }
 
+/* Whether some printer other than a shape function calls operand oi's function po_N: an op with a function of its
+ * own, or an operand's alternative. */
+static bool opnd_called(struct pgen *g, int oi)
+{
+    for (int i = 0; i < g->m->nops; i++)
+        for (int k = 0; k < g->L->ops[i].npart && (g->shape[i] < 0 || !g->shape_inl[g->shape[i]]); k++)
+            if (g->L->parts[g->L->ops[i].part + k].kind == TSR_TC_OPND && g->L->parts[g->L->ops[i].part + k].arg == oi)
+                return true;
+    for (int u = 0; u < g->m->nopnds; u++)
+        for (int j = 0; j < g->m->opnds[u].nalt && g->opnd_used[u]; j++) {
+            const struct tc_alt *a = &g->L->alts[g->L->opnd_alt[u] + j];
+            for (int k = a->part; k < a->part + a->npart; k++)
+                if (g->L->parts[k].kind == TSR_TC_OPND && g->L->parts[k].arg == oi)
+                    return true;
+        }
+    return false;
+}
+
 static void opnd_fn(struct pgen *g, int oi)
 {
     struct tsr_buf *o = g->out;
     const struct mdl_opnd *od = &g->m->opnds[oi];
-    tsr_buf_printf(o, "/* operand %s */\nstatic struct tsr_tc_pres po_%d(" PO_PARAMS ")\n{\n"
+    tsr_buf_printf(o, "/* operand %s */\n%s struct tsr_tc_pres p%c_%d(" PO_PARAMS ")\n{\n"
                       "    const size_t o0 = o;\n    struct tsr_dis_ev *ev = oe + 1;\n"
                       "    (void)f;\n    (void)pc;\n    (void)x;\n",
-                   od->inst_name ? od->inst_name : od->name, oi);
+                   od->inst_name ? od->inst_name : od->name, g->opnd_inl[oi] ? "TSR_TC_PINLINE" : "static",
+                   g->opnd_inl[oi] ? 'i' : 'o', oi);
     for (int j = 0; j < od->nalt; j++) {
         const struct tc_alt *a = &g->L->alts[g->L->opnd_alt[oi] + j];
         tsr_buf_puts(o, "    if (");
@@ -409,15 +448,119 @@ static void opnd_fn(struct pgen *g, int oi)
         tsr_buf_puts(o, "    }\n");
     }
     tsr_buf_puts(o, "    return (struct tsr_tc_pres){0, NULL};\n}\n\n");
+    if (g->opnd_inl[oi] && opnd_called(g, oi))   /* the function the other printers call */
+        tsr_buf_printf(o, "TSR_TC_PNOINLINE struct tsr_tc_pres po_%d(" PO_PARAMS ")\n{\n"
+                          "    return pi_%d(f, pc, b, o, oe, x);\n}\n\n", oi, oi);
+}
+
+/* Whether op i's template starts with a name the shapes can print (a literal of at most 15 bytes, copied as
+ * one 16-byte block like a table's text). */
+static bool op_named(struct pgen *g, int i)
+{
+    const struct tc_op *op = &g->L->ops[i];
+    return op->npart > 0 && g->L->parts[op->part].kind == TSR_TC_TEXT && g->L->parts[op->part].len <= 15;
+}
+
+/* The code of op i's template after its name (op_named), as seq_code writes it: ops with the same code share
+ * a shape function. */
+static char *tail_code(struct pgen *g, int i)
+{
+    const struct tc_op *op = &g->L->ops[i];
+    struct tsr_buf *save = g->out, t = {0};
+    tsr_buf_puts(&t, "");
+    g->out = &t;
+    seq_code(g, op->part + 1, op->npart - 1, "    ", "return (struct tsr_tc_pres){0, NULL}");
+    g->out = save;
+    return t.data;
+}
+
+/* Groups the named ops whose templates differ only in their name: g->shape (a group of one op keeps its own
+ * pp_N).  Returns the number of shapes. */
+static int find_shapes(struct pgen *g)
+{
+    int nops = g->m->nops, ns = 0;
+    char **code = calloc((size_t)nops + 1, sizeof *code);
+    int *first = calloc((size_t)nops + 1, sizeof *first);   /* per op: the first op with its code */
+    if (!code || !first)
+        abort();
+    for (int i = 0; i < nops; i++) {
+        g->shape[i] = -1;
+        first[i] = i;
+        if (!op_named(g, i))
+            continue;
+        code[i] = tail_code(g, i);
+        for (int k = 0; k < i; k++)
+            if (code[k] && !strcmp(code[k], code[i])) {
+                first[i] = first[k];
+                break;
+            }
+    }
+    for (int i = 0; i < nops; i++) {
+        if (!code[i] || first[i] != i)
+            continue;
+        bool shared = false;
+        for (int k = i + 1; k < nops && !shared; k++)
+            shared = first[k] == i && code[k];
+        if (!shared)
+            continue;
+        for (int k = i; k < nops; k++)
+            if (first[k] == i && code[k])
+                g->shape[k] = ns;
+        int nop = 0;
+        for (int k = i; k < nops; k++)
+            nop += g->shape[k] == ns;
+        g->shape_empty[ns] = g->L->ops[i].npart == 1;
+        g->shape_inl[ns] = nop >= TSR_TC_SHAPE_INL;
+        for (int k = 1; k < g->L->ops[i].npart && g->shape_inl[ns]; k++) {   /* its operands: inlined there */
+            const struct tc_part *p = &g->L->parts[g->L->ops[i].part + k];
+            if (p->kind == TSR_TC_OPND)
+                g->opnd_inl[p->arg] = true;
+        }
+        ns++;
+    }
+    for (int i = 0; i < nops; i++)
+        free(code[i]);
+    free(code);
+    free(first);
+    return ns;
+}
+
+/* Shape function ps_N: the name at nm (a 16-byte block and its length), then the template its ops share. */
+static void shape_fn(struct pgen *g, int sh)
+{
+    struct tsr_buf *o = g->out;
+    int i0 = -1;
+    tsr_buf_puts(o, "/* ops");
+    for (int i = 0; i < g->m->nops; i++)
+        if (g->shape[i] == sh) {
+            tsr_buf_printf(o, " %s", g->m->ops[i].name);
+            i0 = i0 < 0 ? i : i0;
+        }
+    tsr_buf_printf(o, ": the name, then the template they share */\n"
+                      "static struct tsr_tc_pres ps_%d(" PP_PARAMS ", const struct tsr_tc_ptext16 *restrict nm)\n{\n"
+                      "    (void)f;\n    (void)pc;\n    (void)x;\n"
+                      "    memcpy(b + o, nm->s, 16);\n"
+                      "    *ev++ = (struct tsr_dis_ev){(uint32_t)o, (uint32_t)(o + nm->len), 0};\n"
+                      "    o += nm->len;\n",
+                   sh);
+    const struct tc_op *op = &g->L->ops[i0];
+    g->in_shape = g->shape_inl[sh];
+    seq_code(g, op->part + 1, op->npart - 1, "    ", "return (struct tsr_tc_pres){0, NULL}");
+    g->in_shape = false;
+    tsr_buf_puts(o, "    return (struct tsr_tc_pres){o, ev};\n}\n\n");
 }
 
 static void op_fn(struct pgen *g, int i)
 {
     struct tsr_buf *o = g->out;
     const struct tc_op *op = &g->L->ops[i];
-    tsr_buf_printf(o, "/* op %s (slot %s) */\nstatic struct tsr_tc_pres pp_%d(" PP_PARAMS ")\n{\n"
-                      "    (void)f;\n    (void)pc;\n    (void)b;\n    (void)x;\n",
+    tsr_buf_printf(o, "/* op %s (slot %s) */\nstatic struct tsr_tc_pres pp_%d(" PP_PARAMS ")\n{\n",
                    g->m->ops[i].name, g->m->slots[g->m->ops[i].slot].name, i);
+    if (g->shape[i] >= 0) {
+        tsr_buf_printf(o, "    return ps_%d(f, pc, b, o, ev, x, &pn_[%d]);\n}\n\n", g->shape[i], i);
+        return;
+    }
+    tsr_buf_puts(o, "    (void)f;\n    (void)pc;\n    (void)b;\n    (void)x;\n");
     seq_code(g, op->part, op->npart, "    ", "return (struct tsr_tc_pres){0, NULL}");
     tsr_buf_puts(o, "    return (struct tsr_tc_pres){o, ev};\n}\n\n");
 }
@@ -459,9 +602,29 @@ static void fmt_fn(struct pgen *g, int fi, const char *lo)
         if (t)
             tsr_buf_puts(o, "        if (o) {\n            memcpy(b + o, \"; \", 2);\n            o += 2;\n        }\n");
         tsr_buf_printf(o, "        switch (k%d) {\n", t);
-        for (int k = 0; k < S->nops; k++)
-            tsr_buf_printf(o, "        case %d:\n            r = pp_%d(f, pc, b, o, ev, x);\n            break;\n", S->ops[k],
-                           S->ops[k]);
+        for (int k = 0; k < S->nops; k++) {   /* the slot's ops of one shape: one call, the name by op number */
+            int sh = g->shape[S->ops[k]];
+            if (sh < 0) {
+                tsr_buf_printf(o, "        case %d:\n            r = pp_%d(f, pc, b, o, ev, x);\n            break;\n",
+                               S->ops[k], S->ops[k]);
+                continue;
+            }
+            bool seen = false;
+            for (int j = 0; j < k && !seen; j++)
+                seen = g->shape[S->ops[j]] == sh;
+            if (seen)
+                continue;
+            for (int j = k; j < S->nops; j++)
+                if (g->shape[S->ops[j]] == sh)
+                    tsr_buf_printf(o, "        case %d:\n", S->ops[j]);
+            if (g->shape_empty[sh])   /* the name alone: written here */
+                tsr_buf_printf(o, "            memcpy(b + o, pn_[k%d].s, 16);\n            ev[0] = (struct tsr_dis_ev)"
+                                  "{(uint32_t)o, (uint32_t)(o + pn_[k%d].len), 0};\n"
+                                  "            r = (struct tsr_tc_pres){o + pn_[k%d].len, ev + 1};\n"
+                                  "            break;\n", t, t, t);
+            else
+                tsr_buf_printf(o, "            r = ps_%d(f, pc, b, o, ev, x, &pn_[k%d]);\n            break;\n", sh, t);
+        }
         tsr_buf_printf(o, "        default:   /* an op of another slot */\n            r = %s_tc_pops[k%d].fn(f, pc, b, o, ev, x);\n"
                           "            break;\n        }\n", lo, t);
         tsr_buf_puts(o, "        if (!r.ev)\n            return TSR_TC_PFAIL;\n");
@@ -497,9 +660,14 @@ static void reach(struct pgen *g, int first, int n)
 
 int gen_disprint(const struct mdl_model *m, const struct tc_layout *L, struct tsr_buf *out, struct tsr_diag *d)
 {
-    struct pgen g = {m, L, out, d, calloc((size_t)L->ntables + 1, sizeof(struct ptab)),
-                     calloc((size_t)m->nopnds + 1, sizeof(bool)), 0};
-    if (!g.tab || !g.opnd_used)
+    struct pgen g = {.m = m, .L = L, .out = out, .d = d};
+    g.tab = calloc((size_t)L->ntables + 1, sizeof(struct ptab));
+    g.opnd_used = calloc((size_t)m->nopnds + 1, sizeof(bool));
+    g.opnd_inl = calloc((size_t)m->nopnds + 1, sizeof(bool));
+    g.shape = calloc((size_t)m->nops + 1, sizeof(int));
+    g.shape_empty = calloc((size_t)m->nops + 1, sizeof(bool));
+    g.shape_inl = calloc((size_t)m->nops + 1, sizeof(bool));
+    if (!g.tab || !g.opnd_used || !g.shape || !g.shape_empty || !g.opnd_inl || !g.shape_inl)
         abort();
     const char *lo = gen_lower(m);
     for (int i = 0; i < m->nops; i++)
@@ -508,13 +676,36 @@ int gen_disprint(const struct mdl_model *m, const struct tc_layout *L, struct ts
     for (int t = 0; t < L->ntables; t++)
         if (g.tab[t].used && g.tab[t].n)   /* a table without entries has no array: its holes never print */
             table_emit(&g, t);
+    int nshapes = find_shapes(&g);
     for (int i = 0; i < m->nopnds; i++)
         if (g.opnd_used[i])
-            tsr_buf_printf(out, "static struct tsr_tc_pres po_%d(" PO_PARAMS ");\n", i);
+        {
+            if (!g.opnd_inl[i] || opnd_called(&g, i))
+                tsr_buf_printf(out, "static struct tsr_tc_pres po_%d(" PO_PARAMS ");\n", i);
+            if (g.opnd_inl[i])
+                tsr_buf_printf(out, "static struct tsr_tc_pres pi_%d(" PO_PARAMS ");\n", i);
+        }
     tsr_buf_puts(out, "\n");
     for (int i = 0; i < m->nopnds; i++)
         if (g.opnd_used[i])
             opnd_fn(&g, i);
+    if (nshapes) {   /* the names of the ops of a shape, by op number */
+        tsr_buf_printf(out, "/* per op of a shape: its name (len, kind, ok) */\n"
+                            "static const struct tsr_tc_ptext16 pn_[%d] = {\n", m->nops);
+        for (int i = 0; i < m->nops; i++) {
+            const struct tc_part *p = &L->parts[L->ops[i].part];
+            tsr_buf_puts(out, "    {");
+            if (g.shape[i] >= 0) {
+                gen_cstring(out, p->text);
+                tsr_buf_printf(out, ", %d, 0, 1},\n", p->len);
+            } else {
+                tsr_buf_puts(out, "\"\", 0, 0, 0},\n");
+            }
+        }
+        tsr_buf_puts(out, "};\n\n");
+    }
+    for (int sh = 0; sh < nshapes; sh++)
+        shape_fn(&g, sh);
     for (int i = 0; i < m->nops; i++)
         op_fn(&g, i);
     tsr_buf_printf(out, "/* Per op: printer, bytes (with TSR_TC_PSLACK), path events, labels at most. */\n"
@@ -536,5 +727,9 @@ int gen_disprint(const struct mdl_model *m, const struct tc_layout *L, struct ts
         free(g.tab[t].ok);
     free(g.tab);
     free(g.opnd_used);
+    free(g.shape);
+    free(g.shape_empty);
+    free(g.opnd_inl);
+    free(g.shape_inl);
     return g.rc;
 }

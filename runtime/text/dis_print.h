@@ -45,6 +45,17 @@ struct tsr_tc_pres { size_t o; struct tsr_dis_ev *ev; };
 typedef struct tsr_tc_pres (*tsr_tc_print_fn)(const uint64_t *f, uint64_t pc, char *b, size_t o, struct tsr_dis_ev *ev,
                                               struct tsr_tc_pctx *x);
 
+/* An operand's printer inlined into the shape functions of the generated printer (ops printing the same
+ * template after their names share one function): one call less per operand of most bundles.  The other
+ * printers call one copy of it (PNOINLINE: not a copy per caller). */
+#if defined(__GNUC__) || defined(__clang__)
+#define TSR_TC_PINLINE static inline __attribute__((always_inline))
+#define TSR_TC_PNOINLINE static __attribute__((noinline))
+#else
+#define TSR_TC_PINLINE static inline
+#define TSR_TC_PNOINLINE static
+#endif
+
 /* One op's printer and its bounds, computed by mdlc from the template. */
 struct tsr_tc_pop {
     tsr_tc_print_fn fn;
