@@ -99,9 +99,16 @@ static inline const struct tsr_tc_ptext *tsr_tc_ptext_find(const struct tsr_tc_p
     return NULL;
 }
 
-/* Decimal digits of v, after a '-' when neg.  Returns the end (at most 21 bytes). */
+/* Decimal digits of v, after a '-' when neg.  Returns the end (at most 21 bytes).  One digit (most small fields:
+ * a 2-bit per-element value, a semaphore number) without the digit loop and its copy. */
 static inline char *tsr_tc_fmt_dec(char *p, uint64_t v, bool neg)
 {
+    if (v < 10) {
+        if (neg)
+            *p++ = '-';
+        *p = (char)('0' + v);
+        return p + 1;
+    }
     char b[20];
     int i = 20;
     do
