@@ -579,10 +579,8 @@ static void fmt_fn(struct pgen *g, int fi, const char *lo)
                    F->name, fi);
     for (int t = 0; t < ns; t++)
         tsr_buf_printf(o, "    const unsigned k%d = op[%d];   /* slot %s */\n", t, F->slots[t], m->slots[F->slots[t]].name);
-    tsr_buf_puts(o, "    if (");
-    for (int t = 0; t < ns; t++)
-        tsr_buf_printf(o, "%sk%d >= %du", t ? " || " : "", t, m->nops);
-    tsr_buf_puts(o, ")\n        return TSR_TC_PFAIL;\n");
+    /* an op number that is not an op (>= nops) fails in its slot's default case: it differs from the slot's
+     * default op, so its slot is printed (last below) */
     if (ns == 1) {   /* the one slot is always printed */
         tsr_buf_puts(o, "    (void)all;\n    *partial = false;\n");
     } else {
@@ -592,7 +590,8 @@ static void fmt_fn(struct pgen *g, int fi, const char *lo)
             tsr_buf_printf(o, "k%d != %du ? %d : ", t, m->slots[F->slots[t]].default_op, t);
         tsr_buf_printf(o, "%d;\n    *partial = last < %d;\n", t, ns - 1);   /* t > 0: a slot without default */
     }
-    tsr_buf_puts(o, "    size_t o = 0, nsp = 0;\n    struct tsr_dis_ev *ev = P->ev;\n    struct tsr_tc_pres r;\n");
+    tsr_buf_puts(o, "    size_t o = 0, nsp = 0;\n    struct tsr_dis_ev *const ev0 = P->ev;\n    struct tsr_dis_ev *ev = ev0;\n"
+                    "    struct tsr_tc_pres r;\n");
     for (int t = 0; t < ns; t++) {
         const struct mdl_slot *S = &m->slots[F->slots[t]];
         tsr_buf_printf(o, "    /* slot %s */\n", S->name);
@@ -625,20 +624,21 @@ static void fmt_fn(struct pgen *g, int fi, const char *lo)
             else
                 tsr_buf_printf(o, "            r = ps_%d(f, pc, b, o, ev, x, &pn_[k%d]);\n            break;\n", sh, t);
         }
-        tsr_buf_printf(o, "        default:   /* an op of another slot */\n            r = %s_tc_pops[k%d].fn(f, pc, b, o, ev, x);\n"
-                          "            break;\n        }\n", lo, t);
+        tsr_buf_printf(o, "        default:   /* an op of another slot, or not an op */\n            if (k%d >= %du)\n"
+                          "                return TSR_TC_PFAIL;\n            r = %s_tc_pops[k%d].fn(f, pc, b, o, ev, x);\n"
+                          "            break;\n        }\n", t, m->nops, lo, t);
         tsr_buf_puts(o, "        if (!r.ev)\n            return TSR_TC_PFAIL;\n");
         tsr_buf_puts(o, "        if (r.o == o) {   /* the op prints no text: left out, with its separator and events */\n"
                         "            o = mark;\n            ev = emark;\n        } else {\n");
         if (t < TSR_DIS_MAX_SLOTS)
-            tsr_buf_printf(o, "            P->sp[nsp++] = (struct tsr_dis_slotp){%d, (uint32_t)(emark - P->ev), (uint32_t)r.o};\n", t);
+            tsr_buf_printf(o, "            P->sp[nsp++] = (struct tsr_dis_slotp){%d, (uint32_t)(emark - ev0), (uint32_t)r.o};\n", t);
         else
             tsr_buf_puts(o, "            P->over = true;\n");
         tsr_buf_puts(o, "            o = r.o;\n            ev = r.ev;\n        }\n    }\n");
     }
     if (ns > 1)
         tsr_buf_puts(o, "done:\n");
-    tsr_buf_puts(o, "    P->nsp = nsp;\n    P->nev = (size_t)(ev - P->ev);\n    return o;\n}\n\n");
+    tsr_buf_puts(o, "    P->nsp = nsp;\n    P->nev = (size_t)(ev - ev0);\n    return o;\n}\n\n");
 }
 
 /* Marks the operands and tables the parts [first, first+n) can print, through operands' alternatives. */
