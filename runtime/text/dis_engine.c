@@ -573,8 +573,9 @@ static TSR_DIS_COLD void dis_one_rest(struct dis *d, const uint32_t *w, uint64_t
 }
 
 /* Appends the text of the instruction at w (at byte address pc) to out: the bundle with the overrides it needs,
- * or `.word`.  The labels it prints are appended to d->labels. */
-static void dis_one(struct dis *d, const uint32_t *w, uint64_t pc, struct tsr_buf *out)
+ * or `.word`.  The labels it prints are appended to d->labels.  Inlined into the stream's loop over the words
+ * (most of `tessera dis`'s calls); dis_one_call for the others. */
+TSR_DIS_INLINE void dis_one(struct dis *d, const uint32_t *w, uint64_t pc, struct tsr_buf *out)
 {
     const struct tsr_tc_isa *isa = d->isa;
     size_t start = out->len, lstart = d->nlabels;
@@ -587,6 +588,11 @@ static void dis_one(struct dis *d, const uint32_t *w, uint64_t pc, struct tsr_bu
             return;
     }
     dis_one_rest(d, w, pc, out, start, lstart, fmt, n, partial);
+}
+
+static TSR_DIS_NOINLINE void dis_one_call(struct dis *d, const uint32_t *w, uint64_t pc, struct tsr_buf *out)
+{
+    dis_one(d, w, pc, out);
 }
 
 /* Whether the parts [first, first+n) can print a label: a `{label:...}` part, directly or in any
@@ -778,7 +784,7 @@ int tsr_tc_disasm(const struct tsr_tc_isa *isa, const uint32_t *w, uint64_t pc, 
         return 0;
     }
     d->nlabels = 0;
-    dis_one(d, w, pc, out);
+    dis_one_call(d, w, pc, out);
     if (d->nlabels == 0)   /* the text does not depend on the address: remember it */
         tsr_tc_cache_put(&d->cache, w, klen, out->data + start, out->len - start);
     return 0;
@@ -875,7 +881,7 @@ int tsr_tc_disasm_program(const struct tsr_tc_isa *isa, const uint32_t *w, size_
             tsr_buf_append(&text, hit, vlen);
             continue;
         }
-        dis_one(&d, wi, base + i * isa->pc_step, &text);
+        dis_one_call(&d, wi, base + i * isa->pc_step, &text);
         if (m.ask && d.nlabels == l0)   /* the text does not depend on the address */
             tsr_tc_cache_put_hashed(&d.cache, wi, klen, m.h, text.data + off[i], text.len - off[i]);
     }
@@ -928,7 +934,7 @@ int tsr_tc_disasm_program_stream(const struct tsr_tc_isa *isa, const uint32_t *w
             continue;
         size_t l0 = d.nlabels;
         tsr_buf_clear(&text);
-        dis_one(&d, wi, base + i * step, &text);
+        dis_one_call(&d, wi, base + i * step, &text);
         if (d.nlabels == l0)
             tsr_tc_cache_put_hashed(&d.cache, wi, klen, h, text.data, text.len);
     }
