@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "emit_util.h"
 #include "gen.h"
 
@@ -543,8 +544,74 @@ static void selector_fields(const struct mdl_model *m, bool *sel, struct tsr_buf
     }
 }
 
-/* <t>_decode_format: the format decode would pick (the same selector tests in the same order), nothing else
- * decoded: a pass that needs only the format (the disassembler's label pass) pays a few instructions. */
+/* The format table: when the selector fields (sel) are at most FSEL_MAX_BITS bits together, the format each
+ * combination of their codes picks (the first whose selector holds, as the tests in order would; nformats:
+ * none) is decided here, and decode_format looks it up instead of testing the selectors one by one (no branch
+ * on words of mixed formats).  decode and decode_next keep the tests in order: for the QPU a switch on the
+ * table's entry, or its most frequent format tested first (its selectors are disjoint), cost as many
+ * instructions (the compiler extracts that format's fields before the test).  The key is the fields' codes
+ * concatenated (the first selector field in the high bits); a selector is evaluated by the description's own
+ * evaluator (mdl_ceval, as the checks do).  Returns the table's size (1 << bits) and the table in *tab, or 0
+ * when the fields are wider or a selector cannot be evaluated here (then the tests in order are emitted). */
+#define FSEL_MAX_BITS 10
+static int fsel_size(const struct mdl_model *m, const bool *sel, uint8_t **tab)
+{
+    int bits = 0;
+    for (int i = 0; i < m->nfields; i++)
+        bits += sel[i] ? m->fields[i].width : 0;
+    if (bits > FSEL_MAX_BITS || m->nformats >= 255)
+        return 0;
+    uint64_t *fv = calloc((size_t)m->nfields + 1, sizeof *fv);
+    uint8_t *t = calloc((size_t)1 << bits, 1);
+    if (!fv || !t)
+        abort();
+    for (uint32_t key = 0; key < (1u << bits); key++) {
+        int sh = bits;
+        for (int i = 0; i < m->nfields; i++)
+            if (sel[i]) {
+                sh -= m->fields[i].width;
+                fv[i] = key >> sh & ((1u << m->fields[i].width) - 1);
+            }
+        struct mdl_cenv env = {fv, false, 0, false, 0, m};
+        t[key] = (uint8_t)m->nformats;
+        for (int fi = 0; fi < m->nformats; fi++) {
+            uint64_t v = 1;
+            if (m->formats[fi].selector && mdl_ceval(m->formats[fi].selector, &env, &v) != 0) {
+                free(fv);
+                free(t);
+                return 0;
+            }
+            if (v) {
+                t[key] = (uint8_t)fi;
+                break;
+            }
+        }
+    }
+    free(fv);
+    *tab = t;
+    return 1 << bits;
+}
+
+/* The format table (fsel_size) as `static const uint8_t name[n]`, and the key's C expression. */
+static void fsel_emit(const struct mdl_model *m, const bool *sel, const uint8_t *t, int n, const char *name,
+                      struct tsr_buf *out)
+{
+    tsr_buf_printf(out, "    static const uint8_t %s[%d] = {", name, n);
+    for (int k = 0; k < n; k++)
+        tsr_buf_printf(out, "%s%d", k % 32 ? ", " : k ? ",\n        " : "\n        ", t[k]);
+    tsr_buf_puts(out, "\n    };\n    const unsigned fkey = (unsigned)(");
+    int sh = 0;
+    for (int i = m->nfields - 1; i >= 0; i--)
+        if (sel[i]) {
+            tsr_buf_printf(out, "%sv_%s << %d", sh ? " | " : "", m->fields[i].name, sh);
+            sh += m->fields[i].width;
+        }
+    tsr_buf_puts(out, sh ? ");\n" : "0);\n");
+}
+
+/* <t>_decode_format: the format decode would pick (the format table, fsel_size, or the same selector tests in the
+ * same order), nothing else decoded: a pass that needs only the format (the disassembler's label pass) pays a
+ * few instructions. */
 static int format_body(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d)
 {
     const char *lo = gen_lower(m);
@@ -554,6 +621,16 @@ static int format_body(const struct mdl_model *m, struct tsr_buf *out, struct ts
     tsr_buf_printf(out, "\nint %s_decode_format(const uint32_t *w)\n{\n", lo);
     selector_fields(m, sel, out);
     int rc = 0;
+    uint8_t *tab = NULL;
+    int n = fsel_size(m, sel, &tab);
+    if (n) {   /* the table's entry: a format, or none */
+        fsel_emit(m, sel, tab, n, "fsel", out);
+        tsr_buf_printf(out, "    return fsel[fkey] < %d ? (int)fsel[fkey] : %s_NO_FORMAT;\n}\n", m->nformats,
+                       gen_upper(m));
+        free(tab);
+        free(sel);
+        return 0;
+    }
     for (int fi = 0; fi < m->nformats && rc == 0; fi++) {
         const struct mdl_format *F = &m->formats[fi];
         struct gen_cx cx = {"v_%s", false, sel};
