@@ -6,7 +6,8 @@
  *  - per operand instance a function `po_N` that tries its alternatives in order: the conditions compiled to
  *    C comparisons on the raw fields, then the parts; a part that cannot print gives the alternative up
  *    (the events and labels it added are dropped by moving the event pointer and the label count back; its
- *    text is overwritten);
+ *    text is overwritten); the first parts a run of alternatives prints alike are printed once, before the
+ *    run's conditions (opnd_fn);
  *  - per shape (ops whose templates start with a name of at most 15 bytes and go on alike: the 23 binary ops
  *    of an ALU, the signals that print their name alone) a function `ps_N` printing the name given (`pn_[op]`,
  *    one 16-byte block and its length) and the rest of the template; a shape of TSR_TC_SHAPE_INL ops or more
@@ -419,6 +420,72 @@ static bool opnd_called(struct pgen *g, int oi)
     return false;
 }
 
+/* The code seq_code writes for part p alone (the unit prefixes are compared in). */
+static char *part_code(struct pgen *g, int p)
+{
+    struct tsr_buf *save = g->out, t = {0};
+    tsr_buf_puts(&t, "");
+    g->out = &t;
+    seq_code(g, p, 1, "", "fail");
+    g->out = save;
+    return t.data;
+}
+
+/* Whether part p can be printed ahead of the conditions of the alternatives that start with it: it cannot fail
+ * and adds no label (nothing to take back but the offset and the event pointer). */
+static bool part_ahead(struct pgen *g, int p)
+{
+    const struct tc_part *q = &g->L->parts[p];
+    return q->kind == TSR_TC_TEXT || q->kind == TSR_TC_SPACE || q->kind == TSR_TC_OPT || q->kind == TSR_TC_INT ||
+           (q->kind == TSR_TC_TABLE && !part_can_fail(g, q));
+}
+
+/* The number of leading parts alternatives x and y print alike (part_ahead, the same code). */
+static int common_prefix(struct pgen *g, const struct tc_alt *x, const struct tc_alt *y)
+{
+    int n = 0;
+    while (n < x->npart && n < y->npart && part_ahead(g, x->part + n)) {
+        char *cx = part_code(g, x->part + n), *cy = part_code(g, y->part + n);
+        bool same = !strcmp(cx, cy);
+        free(cx);
+        free(cy);
+        if (!same)
+            break;
+        n++;
+    }
+    return n;
+}
+
+/* Alternative j of operand oi (a), its parts from the skip-th on (the earlier ones printed by its group), ind the
+ * indentation: its conditions, then its parts; on failure back to offset `from` and event `efrom` (C names). */
+static void alt_code(struct pgen *g, int j, const struct tc_alt *a, int skip, const char *ind, const char *from,
+                     const char *efrom)
+{
+    struct tsr_buf *o = g->out;
+    tsr_buf_printf(o, "%sif (", ind);
+    cond_code(g, a->cond, a->ncond);
+    tsr_buf_puts(o, ") {\n");
+    bool can_fail = seq_can_fail(g, a->part + skip, a->npart - skip);
+    bool labels = seq_bounds(g, a->part + skip, a->npart - skip).lab > 0;
+    if (can_fail && labels)
+        tsr_buf_printf(o, "%s    const size_t nlab0 = x->nlab;\n", ind);
+    char fail[32], in2[64];
+    snprintf(fail, sizeof fail, "goto fail%d", j);
+    snprintf(in2, sizeof in2, "%s    ", ind);
+    seq_code(g, a->part + skip, a->npart - skip, in2, fail);
+    tsr_buf_printf(o, "%s    *oe = (struct tsr_dis_ev){(uint32_t)o0, (uint32_t)o, %d};\n"
+                      "%s    return (struct tsr_tc_pres){o, ev};\n", ind, j, ind);
+    if (can_fail)
+        tsr_buf_printf(o, "%sfail%d:\n%s    o = %s;\n%s    ev = %s;\n", ind, j, ind, from, ind, efrom);
+    if (can_fail && labels)
+        tsr_buf_printf(o, "%s    x->nlab = nlab0;\n", ind);
+    tsr_buf_printf(o, "%s}\n", ind);
+}
+
+/* An operand's function: the alternatives in order.  A run of alternatives whose first parts print alike (a
+ * register name and its `.setf` before the part that tells them apart) prints those parts once, before the
+ * run's conditions: the same text and events as each alternative printing them (they cannot fail and add no
+ * label), and when no condition of the run holds the offset and event pointer go back. */
 static void opnd_fn(struct pgen *g, int oi)
 {
     struct tsr_buf *o = g->out;
@@ -428,24 +495,27 @@ static void opnd_fn(struct pgen *g, int oi)
                       "    (void)f;\n    (void)pc;\n    (void)x;\n",
                    od->inst_name ? od->inst_name : od->name, g->opnd_inl[oi] ? "TSR_TC_PINLINE" : "static",
                    g->opnd_inl[oi] ? 'i' : 'o', oi);
-    for (int j = 0; j < od->nalt; j++) {
-        const struct tc_alt *a = &g->L->alts[g->L->opnd_alt[oi] + j];
-        tsr_buf_puts(o, "    if (");
-        cond_code(g, a->cond, a->ncond);
-        tsr_buf_puts(o, ") {\n");
-        bool can_fail = seq_can_fail(g, a->part, a->npart);
-        bool labels = seq_bounds(g, a->part, a->npart).lab > 0;
-        if (can_fail && labels)
-            tsr_buf_puts(o, "        const size_t nlab0 = x->nlab;\n");
-        char fail[32];
-        snprintf(fail, sizeof fail, "goto fail%d", j);
-        seq_code(g, a->part, a->npart, "        ", fail);
-        tsr_buf_printf(o, "        *oe = (struct tsr_dis_ev){(uint32_t)o0, (uint32_t)o, %d};\n"
-                          "        return (struct tsr_tc_pres){o, ev};\n", j);
-        if (can_fail)
-            tsr_buf_printf(o, "    fail%d:\n        o = o0;\n        ev = oe + 1;\n%s", j,
-                           labels ? "        x->nlab = nlab0;\n" : "");
-        tsr_buf_puts(o, "    }\n");
+    const struct tc_alt *alts = &g->L->alts[g->L->opnd_alt[oi]];
+    for (int j = 0; j < od->nalt;) {
+        int k = j, plen = INT32_MAX;
+        while (k + 1 < od->nalt) {
+            int n = common_prefix(g, &alts[j], &alts[k + 1]);
+            if (n == 0)
+                break;
+            plen = n < plen ? n : plen;
+            k++;
+        }
+        if (k == j) {
+            alt_code(g, j, &alts[j], 0, "    ", "o0", "oe + 1");
+            j++;
+            continue;
+        }
+        tsr_buf_printf(o, "    {   /* alternatives %d-%d: their first %d parts printed once */\n", j, k, plen);
+        seq_code(g, alts[j].part, plen, "        ", "return (struct tsr_tc_pres){0, NULL}");
+        tsr_buf_puts(o, "        const size_t o1 = o;\n        struct tsr_dis_ev *const ev1 = ev;\n");
+        for (; j <= k; j++)
+            alt_code(g, j, &alts[j], plen, "        ", "o1", "ev1");
+        tsr_buf_puts(o, "        o = o0;\n        ev = oe + 1;\n    }\n");
     }
     tsr_buf_puts(o, "    return (struct tsr_tc_pres){0, NULL};\n}\n\n");
     if (g->opnd_inl[oi] && opnd_called(g, oi))   /* the function the other printers call */
