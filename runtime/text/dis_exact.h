@@ -324,7 +324,7 @@ void tsr_dis_plan_free(struct tsr_dis_exact *x);
  * tsr_dis_alt_hole by the codes pw's holes print, as tsr_dis_early_never asks them).  The part of the answer
  * that depends only on (format, slot set, a, pw, FIELD, v) is kept in a table of TSR_DIS_SPIN entries: the
  * alternatives still open and their rows; a question is then a hash, a compare and a row byte or two per open
- * alternative. */
+ * alternative, or one bit once a code of one field has been seen to rule them all out (km). */
 #define TSR_DIS_SPIN 4096        /* entries, a power of two (open addressing: keys are never replaced) */
 #define TSR_DIS_SPIN_PROBE 8     /* entries tried for a key (all taken: the answer is computed, not kept) */
 #define TSR_DIS_SPIN_REQ 6       /* open alternatives an answer keeps (more: not shown) */
@@ -336,8 +336,13 @@ struct tsr_dis_spine {
     uint8_t li;                   /* the operand's index in a's template (tsr_dis_spin_at) */
     uint8_t hole;                 /* pw binds FIELD through its leading table hole only: per entry printed */
     uint8_t pw, state, nreq;      /* state: 0 empty, else 1 + the answer (PINS: when every open one's rows say NEVER) */
+    uint8_t nkf;                  /* PINS without hole: the fields kf[0..nkf) every open alternative has a row on */
+    uint16_t kf[TSR_DIS_EHOLES];
     uint32_t req;                 /* its open alternatives: req[req, req + nreq) of struct tsr_dis_spins, each with
                                      its rows as a plan's early alternative (tsr_dis_early_never) */
+    uint64_t km[TSR_DIS_EHOLES];  /* bit c of km[m]: code c (< 64) of field kf[m] is known to rule every open
+                                     alternative out by its row on that field (the answer is PINS whatever the
+                                     other fields) */
     const struct tsr_tc_part *p, *end;   /* a's leading operand and the end of a's template */
 };
 /* An answer of dis_spin.c's questions about an alternative's leading table hole where another printed an entry

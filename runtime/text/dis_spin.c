@@ -20,7 +20,7 @@
  *    plan's early alternative: tsr_dis_early_never).
  * Everything but the last row look-ups depends on (format, slot set, a, pw, FIELD, v) only, and is kept per
  * thread in an open-addressed table (x->spin): the alternatives left open (at most TSR_DIS_SPIN_REQ) with their
- * rows.  Keys are few (about 1,200 on 400,000 random QPU words) and never replaced.  An answer other than PINS
+ * rows, and the codes of a field whose rows were seen to rule them all out (open_kept).  Keys are few (about 1,200 on 400,000 random QPU words) and never replaced.  An answer other than PINS
  * proves nothing (forces, then dis_pin.c, ask the text).
  */
 #include <stdlib.h>
@@ -663,6 +663,64 @@ static int open_ones(struct tsr_dis_static *st, struct tsr_dis_spins *S, const s
     return TSR_DIS_SPIN_PINS;
 }
 
+/* Open alternative y's row on field fd (NULL: none). */
+static const struct tsr_dis_erow *erow_on(const struct tsr_dis_early *y, uint32_t fd)
+{
+    for (uint32_t i = 0; i < y->nrow; i++)
+        if (y->r[i].field == fd)
+            return &y->r[i];
+    return NULL;
+}
+
+/* The fields a kept PINS answer without hole can be settled on by one code (struct tsr_dis_spine kf): those every
+ * open alternative has a row on. */
+static void spin_kf(struct tsr_dis_spine *e, const struct tsr_dis_early *req)
+{
+    e->nkf = 0;
+    if (e->hole || !e->nreq)
+        return;
+    for (uint32_t i = 0; i < req[0].nrow && e->nkf < TSR_DIS_EHOLES; i++) {
+        uint32_t fd = req[0].r[i].field;
+        bool all = fd <= UINT16_MAX;
+        for (unsigned j = 1; j < e->nreq && all; j++)
+            all = erow_on(&req[j], fd) != NULL;
+        for (unsigned m = 0; m < e->nkf && all; m++)
+            all = e->kf[m] != fd;
+        if (all)
+            e->kf[e->nkf++] = (uint16_t)fd;
+    }
+}
+
+/* open_ones for a kept entry e: first by the codes kept (km), else asked, and a PINS by the rows on one field kept
+ * as bit c of km.  Sound: open_ones answers PINS (no hole) as soon as every open alternative's rows rule it out
+ * (tsr_dis_early_never returns at the first NEVER of its rows); a row entry depends on the operand part, its
+ * template end, the two alternatives, the hole and the code only, and once decided never changes; a kept entry's
+ * key and open alternatives are never replaced.  So code c of field kf[m] whose row says NEVER for every open
+ * alternative makes the answer PINS in every bundle that asks e's key. */
+static int open_kept(struct tsr_dis_static *st, struct tsr_dis_spins *S, struct tsr_dis_spine *e, const uint64_t *f)
+{
+    if (!e->hole && !e->nreq)
+        return TSR_DIS_SPIN_PINS;
+    for (unsigned m = 0; m < e->nkf; m++) {
+        uint64_t c = f[e->kf[m]];
+        if (c < 64 && (e->km[m] >> c & 1))
+            return TSR_DIS_SPIN_PINS;
+    }
+    const struct tsr_dis_early *req = e->nreq ? S->req + e->req : NULL;   /* none kept: S->req may be NULL */
+    int r = open_ones(st, S, e, req, e->nreq, f);
+    for (unsigned m = 0; r == TSR_DIS_SPIN_PINS && m < e->nkf; m++) {
+        uint64_t c = f[e->kf[m]];
+        bool all = c < 64;
+        for (unsigned i = 0; i < e->nreq && all; i++) {
+            const struct tsr_dis_erow *w = erow_on(&req[i], e->kf[m]);
+            all = w && c < w->len && w->row[c] == TSR_DIS_NEVER;
+        }
+        if (all)
+            e->km[m] |= (uint64_t)1 << c;
+    }
+    return r;
+}
+
 int tsr_dis_spin(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsigned fmt, unsigned a, uint32_t t0,
                  unsigned pw, unsigned field, uint64_t v, const uint64_t *f)
 {
@@ -707,7 +765,7 @@ int tsr_dis_spin_at(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsig
         if (c->state && c->v == v && c->field == field && c->t0 == t0 && c->fmt == fmt && c->a == a && c->li == li &&
             c->pw == pw) {
             int r = c->state - 1;
-            return r == TSR_DIS_SPIN_PINS ? open_ones(&x->st, S, c, c->nreq ? S->req + c->req : NULL, c->nreq, f) : r;
+            return r == TSR_DIS_SPIN_PINS ? open_kept(&x->st, S, c, f) : r;
         }
         if (!c->state)
             e = c;   /* a new key: its answer is kept here */
@@ -728,7 +786,9 @@ int tsr_dis_spin_at(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsig
         k.req = (uint32_t)S->nreq, k.nreq = (uint8_t)n;
         S->nreq += n;
         k.state = (uint8_t)(r + 1);
+        spin_kf(&k, req);
         *e = k;
+        return r == TSR_DIS_SPIN_PINS ? open_kept(&x->st, S, e, f) : r;
     }
     return r == TSR_DIS_SPIN_PINS ? open_ones(&x->st, S, &k, req, n, f) : r;
 }
