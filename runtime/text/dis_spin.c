@@ -691,21 +691,23 @@ static void spin_kf(struct tsr_dis_spine *e, const struct tsr_dis_early *req)
     }
 }
 
-/* open_ones for a kept entry e: first by the codes kept (km), else asked, and a PINS by the rows on one field kept
- * as bit c of km.  Sound: open_ones answers PINS (no hole) as soon as every open alternative's rows rule it out
- * (tsr_dis_early_never returns at the first NEVER of its rows); a row entry depends on the operand part, its
- * template end, the two alternatives, the hole and the code only, and once decided never changes; a kept entry's
- * key and open alternatives are never replaced.  So code c of field kf[m] whose row says NEVER for every open
- * alternative makes the answer PINS in every bundle that asks e's key. */
-static int open_kept(struct tsr_dis_static *st, struct tsr_dis_spins *S, struct tsr_dis_spine *e, const uint64_t *f)
+/* The question's slow halves, kept out of line so that a kept answer costs the look-up and a bit or two (cold: the
+ * compiler lays them out of the hot path). */
+#if defined(__GNUC__) || defined(__clang__)
+#define SPIN_SLOW __attribute__((noinline, cold))
+#else
+#define SPIN_SLOW
+#endif
+
+/* open_ones for a kept entry e, its PINS answer by the rows on one field kept as bit c of km.  Sound: open_ones
+ * answers PINS (no hole) as soon as every open alternative's rows rule it out (tsr_dis_early_never returns at the
+ * first NEVER of its rows); a row entry depends on the operand part, its template end, the two alternatives, the
+ * hole and the code only, and once decided never changes; a kept entry's key and open alternatives are never
+ * replaced.  So code c of field kf[m] whose row says NEVER for every open alternative makes the answer PINS in
+ * every bundle that asks e's key (open_kept). */
+static SPIN_SLOW int open_learn(struct tsr_dis_static *st, struct tsr_dis_spins *S, struct tsr_dis_spine *e,
+                                const uint64_t *f)
 {
-    if (!e->hole && !e->nreq)
-        return TSR_DIS_SPIN_PINS;
-    for (unsigned m = 0; m < e->nkf; m++) {
-        uint64_t c = f[e->kf[m]];
-        if (c < 64 && (e->km[m] >> c & 1))
-            return TSR_DIS_SPIN_PINS;
-    }
     const struct tsr_dis_early *req = e->nreq ? S->req + e->req : NULL;   /* none kept: S->req may be NULL */
     int r = open_ones(st, S, e, req, e->nreq, f);
     for (unsigned m = 0; r == TSR_DIS_SPIN_PINS && m < e->nkf; m++) {
@@ -719,6 +721,47 @@ static int open_kept(struct tsr_dis_static *st, struct tsr_dis_spins *S, struct 
             e->km[m] |= (uint64_t)1 << c;
     }
     return r;
+}
+
+/* open_ones for a kept entry e: first by the codes kept (km), else open_learn. */
+static inline int open_kept(struct tsr_dis_static *st, struct tsr_dis_spins *S, struct tsr_dis_spine *e,
+                            const uint64_t *f)
+{
+    if (!e->hole && !e->nreq)
+        return TSR_DIS_SPIN_PINS;
+    for (unsigned m = 0; m < e->nkf; m++) {
+        uint64_t c = f[e->kf[m]];
+        if (c < 64 && (e->km[m] >> c & 1))
+            return TSR_DIS_SPIN_PINS;
+    }
+    return open_learn(st, S, e, f);
+}
+
+/* The answer for a key not kept (k, its fields set): computed, and kept in entry e (NULL: the entries for its hash
+ * are taken, so it is not kept). */
+static SPIN_SLOW int spin_new(struct tsr_dis_exact *x, struct tsr_dis_spine *e, struct tsr_dis_spine k,
+                              const uint64_t *f)
+{
+    struct tsr_dis_spins *S = &x->spin;
+    struct tsr_dis_early req[TSR_DIS_SPIN_REQ];
+    unsigned n;
+    int r = compute(&x->st, &k, req, &n);
+    if (e) {
+        if (S->nreq + n > S->creq) {
+            S->creq = S->creq ? S->creq * 2 : 256;
+            if (!(S->req = realloc(S->req, S->creq * sizeof *S->req)))
+                abort();
+        }
+        for (unsigned i = 0; i < n; i++)
+            S->req[S->nreq + i] = req[i];
+        k.req = (uint32_t)S->nreq, k.nreq = (uint8_t)n;
+        S->nreq += n;
+        k.state = (uint8_t)(r + 1);
+        spin_kf(&k, req);
+        *e = k;
+        return r == TSR_DIS_SPIN_PINS ? open_kept(&x->st, S, e, f) : r;
+    }
+    return r == TSR_DIS_SPIN_PINS ? open_ones(&x->st, S, &k, req, n, f) : r;
 }
 
 int tsr_dis_spin(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsigned fmt, unsigned a, uint32_t t0,
@@ -772,25 +815,7 @@ int tsr_dis_spin_at(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsig
     }
     struct tsr_dis_spine k = {.v = v, .field = field, .t0 = t0, .fmt = (uint16_t)fmt, .a = (uint16_t)a,
                               .li = (uint8_t)li, .pw = (uint8_t)pw};   /* a new key */
-    struct tsr_dis_early req[TSR_DIS_SPIN_REQ];
-    unsigned n;
-    int r = compute(&x->st, &k, req, &n);
-    if (e) {   /* else the entries for this hash are taken: the answer is not kept */
-        if (S->nreq + n > S->creq) {
-            S->creq = S->creq ? S->creq * 2 : 256;
-            if (!(S->req = realloc(S->req, S->creq * sizeof *S->req)))
-                abort();
-        }
-        for (unsigned i = 0; i < n; i++)
-            S->req[S->nreq + i] = req[i];
-        k.req = (uint32_t)S->nreq, k.nreq = (uint8_t)n;
-        S->nreq += n;
-        k.state = (uint8_t)(r + 1);
-        spin_kf(&k, req);
-        *e = k;
-        return r == TSR_DIS_SPIN_PINS ? open_kept(&x->st, S, e, f) : r;
-    }
-    return r == TSR_DIS_SPIN_PINS ? open_ones(&x->st, S, &k, req, n, f) : r;
+    return spin_new(x, e, k, f);
 }
 
 bool tsr_dis_spin_ops_field(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsigned fmt, size_t np,
