@@ -51,6 +51,8 @@ struct fpk {
     struct fopt { uint8_t j, ans, what[14]; } om[8];   /* alt_opts_never's answers for early alternative j and the
                                    printed alternative's events what[0..its npart), nom of them (om[nom % 8] next) */
     uint32_t nom;
+    uint8_t rule[16];           /* per early alternative j (the 16th: those from it on): the rule of fx_refuted that
+                                   refuted it last */
     uint64_t bknown, bnever;    /* bit i: op i of the op's slot (before it) cannot match what the op prints with
                                    alternative k at this operand part, whatever its others (tsr_dis_op_alts with
                                    this one fixed); asked once bknown has bit i */
@@ -354,16 +356,45 @@ static bool alt_opts_never(struct tsr_fx *X, struct fpk *A, unsigned j, const st
 /* dis_exact.c refuted() from the facts, after tsr_dis_spin_alt: early alternative alt of the operand printed with
  * alternative pa at event `top` of the current part fails through a field an anchored operand pins
  * (tsr_dis_spin_ops), or through its leading table hole (tsr_dis_hole_refuted), or through a field the path has
- * bound (tsr_dis_bound_refuted), or through a second field (tsr_dis_chain_refuted). */
-static bool fx_refuted(struct tsr_fx *X, const struct tsr_tc_alt *alt, const struct tsr_tc_alt *pa, size_t top)
+ * bound (tsr_dis_bound_refuted), or through a second field (tsr_dis_chain_refuted).  Each rule alone refutes, so
+ * the answer is the same in any order: the rule that refuted the same early alternative of the pair last time
+ * (*rule: 0 to 3 in the order above) is asked first, and *rule is set to the one that refutes this time.  The
+ * alternatives the parts printed (tsr_dis_ops_lalt) are worked out for tsr_dis_spin_ops only (the other rules
+ * ask dis_fpin.c, which works them out when it needs them). */
+static bool fx_refuted(struct tsr_fx *X, const struct tsr_tc_alt *alt, const struct tsr_tc_alt *pa, size_t top,
+                       uint8_t *rule)
 {
     struct px P = fx_px(X, top);
     uint8_t lalt[MAX_PARTS][TSR_DIS_LALT];
-    tsr_dis_ops_lalt(&P, lalt);
-    P.olalt = (const uint8_t (*)[TSR_DIS_LALT])lalt;   /* P is not changed below: each question asks the same */
-    return tsr_dis_spin_ops(X->isa, X->x, X->fmt, X->np, X->pop, X->sp, X->cur, P.olalt, alt, X->f) ||
-           tsr_dis_hole_refuted(&P, alt, pa) || tsr_dis_bound_refuted(X->isa, alt, pa, X->f, NULL, X->bound) ||
-           tsr_dis_chain_refuted(&P, alt);
+    unsigned first = *rule < 4 ? *rule : 0;
+    for (unsigned i = 0; i < 4; i++) {
+        unsigned r = i == 0 ? first : (i <= first ? i - 1 : i);
+        bool yes;
+        switch (r) {
+        case 0:
+            if (!P.olalt) {
+                tsr_dis_ops_lalt(&P, lalt);
+                P.olalt = (const uint8_t (*)[TSR_DIS_LALT])lalt;   /* P is not changed below: each question asks the
+                                                                      same */
+            }
+            yes = tsr_dis_spin_ops(X->isa, X->x, X->fmt, X->np, X->pop, X->sp, X->cur, P.olalt, alt, X->f);
+            break;
+        case 1:
+            yes = tsr_dis_hole_refuted(&P, alt, pa);
+            break;
+        case 2:
+            yes = tsr_dis_bound_refuted(X->isa, alt, pa, X->f, NULL, X->bound);
+            break;
+        default:
+            yes = tsr_dis_chain_refuted(&P, alt);
+            break;
+        }
+        if (yes) {
+            *rule = (uint8_t)r;
+            return true;
+        }
+    }
+    return false;
 }
 
 /* Every early alternative of pair pk ruled out by its rows for the fields X->f: keeps that as bit c of pkm when the
@@ -410,7 +441,7 @@ bool tsr_fx_early_slow(struct tsr_fx *X, uint32_t pk, bool lead, const struct ts
         rows = false;
         const struct tsr_tc_alt *alt = &X->isa->alts[A->alt + y->alt];
         if (!tsr_dis_spin_alt(X->isa, X->x, X->fmt, X->np, X->pop, X->sp, X->pw, X->cur, lead, alt, X->f, NULL) &&
-            !fx_refuted(X, alt, &X->isa->alts[A->alt + A->k], (size_t)(ev - X->ev0)) &&
+            !fx_refuted(X, alt, &X->isa->alts[A->alt + A->k], (size_t)(ev - X->ev0), &A->rule[j < 16 ? j : 15]) &&
             !(A->opts && alt_opts_never(X, A, y->alt, ev)))
             return false;
     }
