@@ -672,11 +672,24 @@ static const struct tsr_dis_erow *erow_on(const struct tsr_dis_early *y, uint32_
     return NULL;
 }
 
-/* The fields a kept PINS answer without hole can be settled on by one code (struct tsr_dis_spine kf): those every
- * open alternative has a row on. */
-static void spin_kf(struct tsr_dis_spine *e, const struct tsr_dis_early *req)
+/* The table hole a kept PINS answer can be settled on through hole_other_kept: the printed alternative's first
+ * hole, when it is a table hole (NULL: none). */
+static const struct tsr_tc_part *kept_hole(const struct tsr_tc_isa *isa, const struct tsr_dis_spine *e)
+{
+    const struct tsr_tc_part *hp = first_hole(isa, &isa->alts[isa->opnds[e->p->arg].alt + e->pw]);
+    return hp && hp->kind == TSR_TC_TABLE ? hp : NULL;
+}
+
+/* The fields a kept answer r can be settled on by one code (struct tsr_dis_spine kf), for PINS only: the field of
+ * kept_hole first (the only one with a hole: e->hole), then those every open alternative has a row on. */
+static void spin_kf(const struct tsr_tc_isa *isa, struct tsr_dis_spine *e, const struct tsr_dis_early *req, int r)
 {
     e->nkf = 0;
+    if (r != TSR_DIS_SPIN_PINS)
+        return;
+    const struct tsr_tc_part *hp = kept_hole(isa, e);
+    if (hp)
+        e->kf[e->nkf++] = (uint16_t)hp->field;
     if (e->hole || !e->nreq)
         return;
     for (uint32_t i = 0; i < req[0].nrow && e->nkf < TSR_DIS_EHOLES; i++) {
@@ -699,23 +712,35 @@ static void spin_kf(struct tsr_dis_spine *e, const struct tsr_dis_early *req)
 #define SPIN_SLOW
 #endif
 
-/* open_ones for a kept entry e, its PINS answer by the rows on one field kept as bit c of km.  Sound: open_ones
- * answers PINS (no hole) as soon as every open alternative's rows rule it out (tsr_dis_early_never returns at the
- * first NEVER of its rows); a row entry depends on the operand part, its template end, the two alternatives, the
- * hole and the code only, and once decided never changes; a kept entry's key and open alternatives are never
- * replaced.  So code c of field kf[m] whose row says NEVER for every open alternative makes the answer PINS in
- * every bundle that asks e's key (open_kept). */
+/* open_ones for a kept entry e, its PINS answer settled by the code of one field kept as bit c of km[m].  Sound:
+ * open_ones answers PINS when the printed alternative's hole question holds (e->hole: hole_other_kept) and every
+ * open alternative is ruled out by its rows (tsr_dis_early_never returns at the first NEVER of its rows) or by
+ * hole_other_kept.  A row entry depends on the operand part, its template end, the two alternatives, the hole and
+ * the code only, and once decided never changes; hole_other_kept depends, of the fields, on the code of the
+ * printed alternative's first hole only (hole_codes), its other inputs being e's key; a kept entry's key and open
+ * alternatives are never replaced.  So when code c of field kf[m] gives each of those answers by itself (a row on
+ * kf[m] says NEVER at c, or kf[m] is that first hole's field and hole_other_kept holds; with e->hole, kf[m] is
+ * that field), the answer is PINS in every bundle that asks e's key with that code (open_kept). */
 static SPIN_SLOW int open_learn(struct tsr_dis_static *st, struct tsr_dis_spins *S, struct tsr_dis_spine *e,
                                 const uint64_t *f)
 {
+    const struct tsr_tc_isa *isa = st->isa;
     const struct tsr_dis_early *req = e->nreq ? S->req + e->req : NULL;   /* none kept: S->req may be NULL */
     int r = open_ones(st, S, e, req, e->nreq, f);
-    for (unsigned m = 0; r == TSR_DIS_SPIN_PINS && m < e->nkf; m++) {
+    if (r != TSR_DIS_SPIN_PINS || !e->nkf)
+        return r;
+    const struct tsr_tc_part *hp = kept_hole(isa, e);
+    const struct tsr_tc_opnd *o = &isa->opnds[e->p->arg];
+    const struct tsr_tc_alt *pa = &isa->alts[o->alt + e->pw];
+    bool last = e->p + 1 == e->end;
+    for (unsigned m = 0; m < e->nkf; m++) {
         uint64_t c = f[e->kf[m]];
-        bool all = c < 64;
+        bool byhole = hp && hp->field == e->kf[m];
+        bool all = c < 64 && (byhole || !e->hole);
         for (unsigned i = 0; i < e->nreq && all; i++) {
             const struct tsr_dis_erow *w = erow_on(&req[i], e->kf[m]);
-            all = w && c < w->len && w->row[c] == TSR_DIS_NEVER;
+            all = (w && c < w->len && w->row[c] == TSR_DIS_NEVER) ||
+                  (byhole && hole_other_kept(S, isa, &isa->alts[o->alt + req[i].alt], pa, e->field, e->v, f, last));
         }
         if (all)
             e->km[m] |= (uint64_t)1 << c;
@@ -729,7 +754,7 @@ static inline int open_kept(struct tsr_dis_static *st, struct tsr_dis_spins *S, 
 {
     if (!e->hole && !e->nreq)
         return TSR_DIS_SPIN_PINS;
-    for (unsigned m = 0; m < e->nkf; m++) {
+    for (unsigned m = 0; m < e->nkf; m++) {   /* open_learn */
         uint64_t c = f[e->kf[m]];
         if (c < 64 && (e->km[m] >> c & 1))
             return TSR_DIS_SPIN_PINS;
@@ -757,7 +782,7 @@ static SPIN_SLOW int spin_new(struct tsr_dis_exact *x, struct tsr_dis_spine *e, 
         k.req = (uint32_t)S->nreq, k.nreq = (uint8_t)n;
         S->nreq += n;
         k.state = (uint8_t)(r + 1);
-        spin_kf(&k, req);
+        spin_kf(x->st.isa, &k, req, r);
         *e = k;
         return r == TSR_DIS_SPIN_PINS ? open_kept(&x->st, S, e, f) : r;
     }
