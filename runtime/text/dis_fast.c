@@ -429,16 +429,16 @@ static void keep_rows(struct tsr_fx *X, uint32_t pk, struct fpk *A)
 
 bool tsr_fx_early_slow(struct tsr_fx *X, uint32_t pk, bool lead, const struct tsr_dis_ev *ev)
 {
-    fx_leads(X);
     struct fpk *A = pk_get(X, pk);
     /* run_step S_OPND: each early alternative ruled out by its rows, else refuted through a field by the facts
-     * (refuted(): dis_spin.c first) */
+     * (refuted(): dis_spin.c first, which asks the parts' leading operands: fx_leads) */
     bool rows = true;   /* every early alternative ruled out by its rows, so far */
     for (uint32_t j = 0; j < A->nearly; j++) {
         const struct tsr_dis_early *y = &A->early[j];
         if (tsr_dis_early_never(&X->x->st, &A->step, y, A->k, X->f))
             continue;
         rows = false;
+        fx_leads(X);
         const struct tsr_tc_alt *alt = &X->isa->alts[A->alt + y->alt];
         if (!tsr_dis_spin_alt(X->isa, X->x, X->fmt, X->np, X->pop, X->sp, X->pw, X->cur, lead, alt, X->f, NULL) &&
             !fx_refuted(X, alt, &X->isa->alts[A->alt + A->k], (size_t)(ev - X->ev0), &A->rule[j < 16 ? j : 15]) &&
