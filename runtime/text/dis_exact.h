@@ -270,6 +270,32 @@ static inline bool tsr_dis_early_never(struct tsr_dis_static *st, const struct t
     return false;
 }
 
+/* Early alternative y's row on field fd (NULL: none). */
+static inline const struct tsr_dis_erow *tsr_dis_early_row(const struct tsr_dis_early *y, uint32_t fd)
+{
+    for (uint32_t i = 0; i < y->nrow; i++)
+        if (y->r[i].field == fd)
+            return &y->r[i];
+    return NULL;
+}
+
+/* Adds to fd[0 .. *n) (at most max) the fields below 65536 that every early alternative of y[0 .. ny) has a row on
+ * (so that one code of such a field can rule them all out), in the order of y[0]'s rows, each once. */
+static inline void tsr_dis_early_fields(const struct tsr_dis_early *y, unsigned ny, uint16_t *fd, uint8_t *n,
+                                        unsigned max)
+{
+    for (uint32_t i = 0; ny && i < y[0].nrow && *n < max; i++) {
+        uint32_t c = y[0].r[i].field;
+        bool all = c <= UINT16_MAX;
+        for (unsigned j = 1; j < ny && all; j++)
+            all = tsr_dis_early_row(&y[j], c) != NULL;
+        for (unsigned m = 0; m < *n && all; m++)
+            all = fd[m] != c;
+        if (all)
+            fd[(*n)++] = (uint16_t)c;
+    }
+}
+
 /* What both proofs (tsr_dis_exact, tsr_dis_fast) first ask of a printed bundle of format F, with ignored bits ign
  * (struct <t>_inst ignored[]) and text[0..len): the assembler leaves ignored bits 0, so they must be; and a
  * trailing `}` would be read as overrides (asm_engine.c tsr_asm_bundle), so the text must not end in one. */

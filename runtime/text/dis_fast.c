@@ -46,7 +46,7 @@ struct fpk {
     bool opts;                  /* the printed alternative has optional text (tsr_dis_alt_opts may rule more out) */
     uint8_t ncf, kf;            /* the fields on which every early alternative has a row, cf[0..ncf), and the one
                                    tsr_fx.pkf holds, cf[kf] */
-    uint32_t cf[TSR_DIS_EHOLES];
+    uint16_t cf[TSR_DIS_EHOLES];
     uint32_t settled[TSR_DIS_EHOLES];   /* times the rows on cf[m] alone ruled every early alternative out */
     struct fopt { uint8_t j, ans, what[14]; } om[8];   /* alt_opts_never's answers for early alternative j and the
                                    printed alternative's events what[0..its npart), nom of them (om[nom % 8] next) */
@@ -263,15 +263,6 @@ static struct fpk *pk_make(struct tsr_fx *X, uint32_t pk)
     return A;
 }
 
-/* Early alternative y's row on field fd (NULL: none). */
-static const struct tsr_dis_erow *row_on(const struct tsr_dis_early *y, uint32_t fd)
-{
-    for (uint32_t i = 0; i < y->nrow; i++)
-        if (y->r[i].field == fd)
-            return &y->r[i];
-    return NULL;
-}
-
 static struct fpk *pk_new(struct tsr_fx *X, uint32_t pk)
 {
     struct fpk *A = X->pk[pk] = pk_make(X, pk);
@@ -279,18 +270,9 @@ static struct fpk *pk_new(struct tsr_fx *X, uint32_t pk)
     /* the fields every early alternative has a row on (each row of alternative j and hole h is indexed by the
      * code of the printed alternative's hole h); tsr_fx.pkf holds the first of them until another settles more
      * (tsr_fx_early_slow); none: pkm stays 0 */
-    for (uint32_t i = 0; A->nearly && i < A->early[0].nrow; i++) {
-        uint32_t fd = A->early[0].r[i].field;
-        bool all = fd <= UINT16_MAX;
-        for (uint32_t j = 1; j < A->nearly && all; j++)
-            all = row_on(&A->early[j], fd) != NULL;
-        for (uint32_t m = 0; m < A->ncf && all; m++)
-            all = A->cf[m] != fd;
-        if (all)
-            A->cf[A->ncf++] = fd;
-    }
+    tsr_dis_early_fields(A->early, A->nearly, A->cf, &A->ncf, TSR_DIS_EHOLES);
     if (A->ncf)
-        X->pkf[pk] = (uint16_t)A->cf[0];
+        X->pkf[pk] = A->cf[0];
     return A;
 }
 
@@ -412,7 +394,7 @@ static void keep_rows(struct tsr_fx *X, uint32_t pk, struct fpk *A)
         by[m] = c < 64;
         for (uint32_t j = 0; j < A->nearly && by[m]; j++) {
             const struct tsr_dis_early *y = &A->early[j];
-            const struct tsr_dis_erow *r = row_on(y, A->cf[m]);
+            const struct tsr_dis_erow *r = tsr_dis_early_row(y, A->cf[m]);
             by[m] = c < r->len && r->row[c] == TSR_DIS_NEVER;   /* an entry not decided yet: not asked here */
         }
         if (by[m] && ++A->settled[m] > A->settled[best])
@@ -420,7 +402,7 @@ static void keep_rows(struct tsr_fx *X, uint32_t pk, struct fpk *A)
     }
     if (best != A->kf && A->settled[best] > A->settled[A->kf] + 16) {
         A->kf = (uint8_t)best;
-        X->pkf[pk] = (uint16_t)A->cf[best];
+        X->pkf[pk] = A->cf[best];
         X->pkm[pk] = 0;
     }
     if (A->ncf && by[A->kf])

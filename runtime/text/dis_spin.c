@@ -663,15 +663,6 @@ static int open_ones(struct tsr_dis_static *st, struct tsr_dis_spins *S, const s
     return TSR_DIS_SPIN_PINS;
 }
 
-/* Open alternative y's row on field fd (NULL: none). */
-static const struct tsr_dis_erow *erow_on(const struct tsr_dis_early *y, uint32_t fd)
-{
-    for (uint32_t i = 0; i < y->nrow; i++)
-        if (y->r[i].field == fd)
-            return &y->r[i];
-    return NULL;
-}
-
 /* The table hole a kept PINS answer can be settled on through hole_other_kept: the printed alternative's first
  * hole, when it is a table hole (NULL: none). */
 static const struct tsr_tc_part *kept_hole(const struct tsr_tc_isa *isa, const struct tsr_dis_spine *e)
@@ -692,16 +683,7 @@ static void spin_kf(const struct tsr_tc_isa *isa, struct tsr_dis_spine *e, const
         e->kf[e->nkf++] = (uint16_t)hp->field;
     if (e->hole || !e->nreq)
         return;
-    for (uint32_t i = 0; i < req[0].nrow && e->nkf < TSR_DIS_EHOLES; i++) {
-        uint32_t fd = req[0].r[i].field;
-        bool all = fd <= UINT16_MAX;
-        for (unsigned j = 1; j < e->nreq && all; j++)
-            all = erow_on(&req[j], fd) != NULL;
-        for (unsigned m = 0; m < e->nkf && all; m++)
-            all = e->kf[m] != fd;
-        if (all)
-            e->kf[e->nkf++] = (uint16_t)fd;
-    }
+    tsr_dis_early_fields(req, e->nreq, e->kf, &e->nkf, TSR_DIS_EHOLES);
 }
 
 /* The question's slow halves, kept out of line so that a kept answer costs the look-up and a bit or two (cold: the
@@ -738,7 +720,7 @@ static SPIN_SLOW int open_learn(struct tsr_dis_static *st, struct tsr_dis_spins 
         bool byhole = hp && hp->field == e->kf[m];
         bool all = c < 64 && (byhole || !e->hole);
         for (unsigned i = 0; i < e->nreq && all; i++) {
-            const struct tsr_dis_erow *w = erow_on(&req[i], e->kf[m]);
+            const struct tsr_dis_erow *w = tsr_dis_early_row(&req[i], e->kf[m]);
             all = (w && c < w->len && w->row[c] == TSR_DIS_NEVER) ||
                   (byhole && hole_other_kept(S, isa, &isa->alts[o->alt + req[i].alt], pa, e->field, e->v, f, last));
         }
