@@ -172,13 +172,15 @@ bool tsr_dis_bound_refuted(const struct tsr_tc_isa *isa, const struct tsr_tc_alt
         if (c->kind == TSR_TC_BIND && BOUND(c->field) && (c->val & m) != (f[c->field] & m))
             return true;
     }
+    /* alt's leading table hole (tsr_dis_lead_codes answers 0 without one): its field must be bound, which is asked
+     * first (cheaper than the codes) */
+    if (!pa || !alt->npart || isa->parts[alt->part].kind != TSR_TC_TABLE || !BOUND(isa->parts[alt->part].field))
+        return false;
     uint64_t codes[8];
-    unsigned n = pa ? tsr_dis_lead_codes(isa, alt, pa, f, codes, 8) : 0;
+    unsigned n = tsr_dis_lead_codes(isa, alt, pa, f, codes, 8);
     if (!n)
         return false;
     unsigned fd = isa->parts[alt->part].field;
-    if (!BOUND(fd))
-        return false;
     uint64_t own = f[fd] & tsr_bits_mask(isa->fields[fd].width);
     for (unsigned i = 0; i < n; i++)
         if (codes[i] == own)

@@ -270,6 +270,32 @@ static inline bool tsr_dis_early_never(struct tsr_dis_static *st, const struct t
     return false;
 }
 
+/* Early alternative y's row on field fd (NULL: none). */
+static inline const struct tsr_dis_erow *tsr_dis_early_row(const struct tsr_dis_early *y, uint32_t fd)
+{
+    for (uint32_t i = 0; i < y->nrow; i++)
+        if (y->r[i].field == fd)
+            return &y->r[i];
+    return NULL;
+}
+
+/* Adds to fd[0 .. *n) (at most max) the fields below 65536 that every early alternative of y[0 .. ny) has a row on
+ * (so that one code of such a field can rule them all out), in the order of y[0]'s rows, each once. */
+static inline void tsr_dis_early_fields(const struct tsr_dis_early *y, unsigned ny, uint16_t *fd, uint8_t *n,
+                                        unsigned max)
+{
+    for (uint32_t i = 0; ny && i < y[0].nrow && *n < max; i++) {
+        uint32_t c = y[0].r[i].field;
+        bool all = c <= UINT16_MAX;
+        for (unsigned j = 1; j < ny && all; j++)
+            all = tsr_dis_early_row(&y[j], c) != NULL;
+        for (unsigned m = 0; m < *n && all; m++)
+            all = fd[m] != c;
+        if (all)
+            fd[(*n)++] = (uint16_t)c;
+    }
+}
+
 /* What both proofs (tsr_dis_exact, tsr_dis_fast) first ask of a printed bundle of format F, with ignored bits ign
  * (struct <t>_inst ignored[]) and text[0..len): the assembler leaves ignored bits 0, so they must be; and a
  * trailing `}` would be read as overrides (asm_engine.c tsr_asm_bundle), so the text must not end in one. */
@@ -324,7 +350,7 @@ void tsr_dis_plan_free(struct tsr_dis_exact *x);
  * tsr_dis_alt_hole by the codes pw's holes print, as tsr_dis_early_never asks them).  The part of the answer
  * that depends only on (format, slot set, a, pw, FIELD, v) is kept in a table of TSR_DIS_SPIN entries: the
  * alternatives still open and their rows; a question is then a hash, a compare and a row byte or two per open
- * alternative. */
+ * alternative, or one bit once a code of one field has been seen to rule them all out (km). */
 #define TSR_DIS_SPIN 4096        /* entries, a power of two (open addressing: keys are never replaced) */
 #define TSR_DIS_SPIN_PROBE 8     /* entries tried for a key (all taken: the answer is computed, not kept) */
 #define TSR_DIS_SPIN_REQ 6       /* open alternatives an answer keeps (more: not shown) */
@@ -336,8 +362,13 @@ struct tsr_dis_spine {
     uint8_t li;                   /* the operand's index in a's template (tsr_dis_spin_at) */
     uint8_t hole;                 /* pw binds FIELD through its leading table hole only: per entry printed */
     uint8_t pw, state, nreq;      /* state: 0 empty, else 1 + the answer (PINS: when every open one's rows say NEVER) */
+    uint8_t nkf;                  /* PINS without hole: the fields kf[0..nkf) every open alternative has a row on */
+    uint16_t kf[TSR_DIS_EHOLES];
     uint32_t req;                 /* its open alternatives: req[req, req + nreq) of struct tsr_dis_spins, each with
                                      its rows as a plan's early alternative (tsr_dis_early_never) */
+    uint64_t km[TSR_DIS_EHOLES];  /* bit c of km[m]: code c (< 64) of field kf[m] is known to rule every open
+                                     alternative out by its row on that field (the answer is PINS whatever the
+                                     other fields) */
     const struct tsr_tc_part *p, *end;   /* a's leading operand and the end of a's template */
 };
 /* An answer of dis_spin.c's questions about an alternative's leading table hole where another printed an entry

@@ -46,11 +46,13 @@ struct fpk {
     bool opts;                  /* the printed alternative has optional text (tsr_dis_alt_opts may rule more out) */
     uint8_t ncf, kf;            /* the fields on which every early alternative has a row, cf[0..ncf), and the one
                                    tsr_fx.pkf holds, cf[kf] */
-    uint32_t cf[TSR_DIS_EHOLES];
+    uint16_t cf[TSR_DIS_EHOLES];
     uint32_t settled[TSR_DIS_EHOLES];   /* times the rows on cf[m] alone ruled every early alternative out */
     struct fopt { uint8_t j, ans, what[14]; } om[8];   /* alt_opts_never's answers for early alternative j and the
                                    printed alternative's events what[0..its npart), nom of them (om[nom % 8] next) */
     uint32_t nom;
+    uint8_t rule[16];           /* per early alternative j (the 16th: those from it on): the rule of fx_refuted that
+                                   refuted it last */
     uint64_t bknown, bnever;    /* bit i: op i of the op's slot (before it) cannot match what the op prints with
                                    alternative k at this operand part, whatever its others (tsr_dis_op_alts with
                                    this one fixed); asked once bknown has bit i */
@@ -261,15 +263,6 @@ static struct fpk *pk_make(struct tsr_fx *X, uint32_t pk)
     return A;
 }
 
-/* Early alternative y's row on field fd (NULL: none). */
-static const struct tsr_dis_erow *row_on(const struct tsr_dis_early *y, uint32_t fd)
-{
-    for (uint32_t i = 0; i < y->nrow; i++)
-        if (y->r[i].field == fd)
-            return &y->r[i];
-    return NULL;
-}
-
 static struct fpk *pk_new(struct tsr_fx *X, uint32_t pk)
 {
     struct fpk *A = X->pk[pk] = pk_make(X, pk);
@@ -277,18 +270,9 @@ static struct fpk *pk_new(struct tsr_fx *X, uint32_t pk)
     /* the fields every early alternative has a row on (each row of alternative j and hole h is indexed by the
      * code of the printed alternative's hole h); tsr_fx.pkf holds the first of them until another settles more
      * (tsr_fx_early_slow); none: pkm stays 0 */
-    for (uint32_t i = 0; A->nearly && i < A->early[0].nrow; i++) {
-        uint32_t fd = A->early[0].r[i].field;
-        bool all = fd <= UINT16_MAX;
-        for (uint32_t j = 1; j < A->nearly && all; j++)
-            all = row_on(&A->early[j], fd) != NULL;
-        for (uint32_t m = 0; m < A->ncf && all; m++)
-            all = A->cf[m] != fd;
-        if (all)
-            A->cf[A->ncf++] = fd;
-    }
+    tsr_dis_early_fields(A->early, A->nearly, A->cf, &A->ncf, TSR_DIS_EHOLES);
     if (A->ncf)
-        X->pkf[pk] = (uint16_t)A->cf[0];
+        X->pkf[pk] = A->cf[0];
     return A;
 }
 
@@ -354,16 +338,45 @@ static bool alt_opts_never(struct tsr_fx *X, struct fpk *A, unsigned j, const st
 /* dis_exact.c refuted() from the facts, after tsr_dis_spin_alt: early alternative alt of the operand printed with
  * alternative pa at event `top` of the current part fails through a field an anchored operand pins
  * (tsr_dis_spin_ops), or through its leading table hole (tsr_dis_hole_refuted), or through a field the path has
- * bound (tsr_dis_bound_refuted), or through a second field (tsr_dis_chain_refuted). */
-static bool fx_refuted(struct tsr_fx *X, const struct tsr_tc_alt *alt, const struct tsr_tc_alt *pa, size_t top)
+ * bound (tsr_dis_bound_refuted), or through a second field (tsr_dis_chain_refuted).  Each rule alone refutes, so
+ * the answer is the same in any order: the rule that refuted the same early alternative of the pair last time
+ * (*rule: 0 to 3 in the order above) is asked first, and *rule is set to the one that refutes this time.  The
+ * alternatives the parts printed (tsr_dis_ops_lalt) are worked out for tsr_dis_spin_ops only (the other rules
+ * ask dis_fpin.c, which works them out when it needs them). */
+static bool fx_refuted(struct tsr_fx *X, const struct tsr_tc_alt *alt, const struct tsr_tc_alt *pa, size_t top,
+                       uint8_t *rule)
 {
     struct px P = fx_px(X, top);
     uint8_t lalt[MAX_PARTS][TSR_DIS_LALT];
-    tsr_dis_ops_lalt(&P, lalt);
-    P.olalt = (const uint8_t (*)[TSR_DIS_LALT])lalt;   /* P is not changed below: each question asks the same */
-    return tsr_dis_spin_ops(X->isa, X->x, X->fmt, X->np, X->pop, X->sp, X->cur, P.olalt, alt, X->f) ||
-           tsr_dis_hole_refuted(&P, alt, pa) || tsr_dis_bound_refuted(X->isa, alt, pa, X->f, NULL, X->bound) ||
-           tsr_dis_chain_refuted(&P, alt);
+    unsigned first = *rule < 4 ? *rule : 0;
+    for (unsigned i = 0; i < 4; i++) {
+        unsigned r = i == 0 ? first : (i <= first ? i - 1 : i);
+        bool yes;
+        switch (r) {
+        case 0:
+            if (!P.olalt) {
+                tsr_dis_ops_lalt(&P, lalt);
+                P.olalt = (const uint8_t (*)[TSR_DIS_LALT])lalt;   /* P is not changed below: each question asks the
+                                                                      same */
+            }
+            yes = tsr_dis_spin_ops(X->isa, X->x, X->fmt, X->np, X->pop, X->sp, X->cur, P.olalt, alt, X->f);
+            break;
+        case 1:
+            yes = tsr_dis_hole_refuted(&P, alt, pa);
+            break;
+        case 2:
+            yes = tsr_dis_bound_refuted(X->isa, alt, pa, X->f, NULL, X->bound);
+            break;
+        default:
+            yes = tsr_dis_chain_refuted(&P, alt);
+            break;
+        }
+        if (yes) {
+            *rule = (uint8_t)r;
+            return true;
+        }
+    }
+    return false;
 }
 
 /* Every early alternative of pair pk ruled out by its rows for the fields X->f: keeps that as bit c of pkm when the
@@ -381,7 +394,7 @@ static void keep_rows(struct tsr_fx *X, uint32_t pk, struct fpk *A)
         by[m] = c < 64;
         for (uint32_t j = 0; j < A->nearly && by[m]; j++) {
             const struct tsr_dis_early *y = &A->early[j];
-            const struct tsr_dis_erow *r = row_on(y, A->cf[m]);
+            const struct tsr_dis_erow *r = tsr_dis_early_row(y, A->cf[m]);
             by[m] = c < r->len && r->row[c] == TSR_DIS_NEVER;   /* an entry not decided yet: not asked here */
         }
         if (by[m] && ++A->settled[m] > A->settled[best])
@@ -389,7 +402,7 @@ static void keep_rows(struct tsr_fx *X, uint32_t pk, struct fpk *A)
     }
     if (best != A->kf && A->settled[best] > A->settled[A->kf] + 16) {
         A->kf = (uint8_t)best;
-        X->pkf[pk] = (uint16_t)A->cf[best];
+        X->pkf[pk] = A->cf[best];
         X->pkm[pk] = 0;
     }
     if (A->ncf && by[A->kf])
@@ -398,19 +411,19 @@ static void keep_rows(struct tsr_fx *X, uint32_t pk, struct fpk *A)
 
 bool tsr_fx_early_slow(struct tsr_fx *X, uint32_t pk, bool lead, const struct tsr_dis_ev *ev)
 {
-    fx_leads(X);
     struct fpk *A = pk_get(X, pk);
     /* run_step S_OPND: each early alternative ruled out by its rows, else refuted through a field by the facts
-     * (refuted(): dis_spin.c first) */
+     * (refuted(): dis_spin.c first, which asks the parts' leading operands: fx_leads) */
     bool rows = true;   /* every early alternative ruled out by its rows, so far */
     for (uint32_t j = 0; j < A->nearly; j++) {
         const struct tsr_dis_early *y = &A->early[j];
         if (tsr_dis_early_never(&X->x->st, &A->step, y, A->k, X->f))
             continue;
         rows = false;
+        fx_leads(X);
         const struct tsr_tc_alt *alt = &X->isa->alts[A->alt + y->alt];
         if (!tsr_dis_spin_alt(X->isa, X->x, X->fmt, X->np, X->pop, X->sp, X->pw, X->cur, lead, alt, X->f, NULL) &&
-            !fx_refuted(X, alt, &X->isa->alts[A->alt + A->k], (size_t)(ev - X->ev0)) &&
+            !fx_refuted(X, alt, &X->isa->alts[A->alt + A->k], (size_t)(ev - X->ev0), &A->rule[j < 16 ? j : 15]) &&
             !(A->opts && alt_opts_never(X, A, y->alt, ev)))
             return false;
     }

@@ -87,12 +87,8 @@ bool tsr_dis_pinned_facts(struct px *P, unsigned field, const uint64_t *codes, u
     const struct tsr_tc_isa *isa = P->isa;
     uint64_t own = P->f[field] & tsr_bits_mask(isa->fields[field].width);
     uint8_t pw[MAX_PARTS], mine[MAX_PARTS][TSR_DIS_LALT];
-    const uint8_t (*lalt)[TSR_DIS_LALT] = P->olalt;
+    const uint8_t (*lalt)[TSR_DIS_LALT] = P->olalt;   /* NULL: worked out when first needed (below) */
     tsr_dis_lead_alts(P, pw);
-    if (!lalt) {
-        tsr_dis_ops_lalt(P, mine);
-        lalt = (const uint8_t (*)[TSR_DIS_LALT])mine;
-    }
     bool lead = P->plead[P->cur] == P->top;
     for (unsigned i = 0; i < n; i++) {
         if (codes[i] == own)
@@ -104,8 +100,13 @@ bool tsr_dis_pinned_facts(struct px *P, unsigned field, const uint64_t *codes, u
             uint32_t t0 = k > P->cur ? P->sp[P->cur].t + 1 : TSR_DIS_SPIN_SELF;
             pinned = tsr_dis_spin(isa, P->x, P->fmt, P->pop[k], t0, pw[k], field, codes[i], P->f) == TSR_DIS_SPIN_PINS;
         }
-        if (!pinned && !tsr_dis_spin_ops_field(isa, P->x, P->fmt, P->np, P->pop, P->sp, P->cur, lalt, field,
-                                               codes[i], P->f))
+        if (pinned)
+            continue;
+        if (!lalt) {
+            tsr_dis_ops_lalt(P, mine);
+            lalt = (const uint8_t (*)[TSR_DIS_LALT])mine;
+        }
+        if (!tsr_dis_spin_ops_field(isa, P->x, P->fmt, P->np, P->pop, P->sp, P->cur, lalt, field, codes[i], P->f))
             return false;
     }
     return true;

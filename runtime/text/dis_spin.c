@@ -20,7 +20,7 @@
  *    plan's early alternative: tsr_dis_early_never).
  * Everything but the last row look-ups depends on (format, slot set, a, pw, FIELD, v) only, and is kept per
  * thread in an open-addressed table (x->spin): the alternatives left open (at most TSR_DIS_SPIN_REQ) with their
- * rows.  Keys are few (about 1,200 on 400,000 random QPU words) and never replaced.  An answer other than PINS
+ * rows, and the codes of a field whose rows were seen to rule them all out (open_kept).  Keys are few (about 1,200 on 400,000 random QPU words) and never replaced.  An answer other than PINS
  * proves nothing (forces, then dis_pin.c, ask the text).
  */
 #include <stdlib.h>
@@ -663,6 +663,114 @@ static int open_ones(struct tsr_dis_static *st, struct tsr_dis_spins *S, const s
     return TSR_DIS_SPIN_PINS;
 }
 
+/* The table hole a kept PINS answer can be settled on through hole_other_kept: the printed alternative's first
+ * hole, when it is a table hole (NULL: none). */
+static const struct tsr_tc_part *kept_hole(const struct tsr_tc_isa *isa, const struct tsr_dis_spine *e)
+{
+    const struct tsr_tc_part *hp = first_hole(isa, &isa->alts[isa->opnds[e->p->arg].alt + e->pw]);
+    return hp && hp->kind == TSR_TC_TABLE ? hp : NULL;
+}
+
+/* The fields a kept answer r can be settled on by one code (struct tsr_dis_spine kf), for PINS only: the field of
+ * kept_hole first (the only one with a hole: e->hole), then those every open alternative has a row on. */
+static void spin_kf(const struct tsr_tc_isa *isa, struct tsr_dis_spine *e, const struct tsr_dis_early *req, int r)
+{
+    e->nkf = 0;
+    if (r != TSR_DIS_SPIN_PINS)
+        return;
+    const struct tsr_tc_part *hp = kept_hole(isa, e);
+    if (hp)
+        e->kf[e->nkf++] = (uint16_t)hp->field;
+    if (e->hole || !e->nreq)
+        return;
+    tsr_dis_early_fields(req, e->nreq, e->kf, &e->nkf, TSR_DIS_EHOLES);
+}
+
+/* The question's slow halves, kept out of line so that a kept answer costs the look-up and a bit or two (cold: the
+ * compiler lays them out of the hot path). */
+#if defined(__GNUC__) || defined(__clang__)
+#define SPIN_SLOW __attribute__((noinline, cold))
+#else
+#define SPIN_SLOW
+#endif
+
+/* open_ones for a kept entry e, its PINS answer settled by the code of one field kept as bit c of km[m].  Sound:
+ * open_ones answers PINS when the printed alternative's hole question holds (e->hole: hole_other_kept) and every
+ * open alternative is ruled out by its rows (tsr_dis_early_never returns at the first NEVER of its rows) or by
+ * hole_other_kept.  A row entry depends on the operand part, its template end, the two alternatives, the hole and
+ * the code only, and once decided never changes; hole_other_kept depends, of the fields, on the code of the
+ * printed alternative's first hole only (hole_codes), its other inputs being e's key; a kept entry's key and open
+ * alternatives are never replaced.  So when code c of field kf[m] gives each of those answers by itself (a row on
+ * kf[m] says NEVER at c, or kf[m] is that first hole's field and hole_other_kept holds; with e->hole, kf[m] is
+ * that field), the answer is PINS in every bundle that asks e's key with that code (open_kept). */
+static SPIN_SLOW int open_learn(struct tsr_dis_static *st, struct tsr_dis_spins *S, struct tsr_dis_spine *e,
+                                const uint64_t *f)
+{
+    const struct tsr_tc_isa *isa = st->isa;
+    const struct tsr_dis_early *req = e->nreq ? S->req + e->req : NULL;   /* none kept: S->req may be NULL */
+    int r = open_ones(st, S, e, req, e->nreq, f);
+    if (r != TSR_DIS_SPIN_PINS || !e->nkf)
+        return r;
+    const struct tsr_tc_part *hp = kept_hole(isa, e);
+    const struct tsr_tc_opnd *o = &isa->opnds[e->p->arg];
+    const struct tsr_tc_alt *pa = &isa->alts[o->alt + e->pw];
+    bool last = e->p + 1 == e->end;
+    for (unsigned m = 0; m < e->nkf; m++) {
+        uint64_t c = f[e->kf[m]];
+        bool byhole = hp && hp->field == e->kf[m];
+        bool all = c < 64 && (byhole || !e->hole);
+        for (unsigned i = 0; i < e->nreq && all; i++) {
+            const struct tsr_dis_erow *w = tsr_dis_early_row(&req[i], e->kf[m]);
+            all = (w && c < w->len && w->row[c] == TSR_DIS_NEVER) ||
+                  (byhole && hole_other_kept(S, isa, &isa->alts[o->alt + req[i].alt], pa, e->field, e->v, f, last));
+        }
+        if (all)
+            e->km[m] |= (uint64_t)1 << c;
+    }
+    return r;
+}
+
+/* open_ones for a kept entry e: first by the codes kept (km), else open_learn. */
+static inline int open_kept(struct tsr_dis_static *st, struct tsr_dis_spins *S, struct tsr_dis_spine *e,
+                            const uint64_t *f)
+{
+    if (!e->hole && !e->nreq)
+        return TSR_DIS_SPIN_PINS;
+    for (unsigned m = 0; m < e->nkf; m++) {   /* open_learn */
+        uint64_t c = f[e->kf[m]];
+        if (c < 64 && (e->km[m] >> c & 1))
+            return TSR_DIS_SPIN_PINS;
+    }
+    return open_learn(st, S, e, f);
+}
+
+/* The answer for a key not kept (k, its fields set): computed, and kept in entry e (NULL: the entries for its hash
+ * are taken, so it is not kept). */
+static SPIN_SLOW int spin_new(struct tsr_dis_exact *x, struct tsr_dis_spine *e, struct tsr_dis_spine k,
+                              const uint64_t *f)
+{
+    struct tsr_dis_spins *S = &x->spin;
+    struct tsr_dis_early req[TSR_DIS_SPIN_REQ];
+    unsigned n;
+    int r = compute(&x->st, &k, req, &n);
+    if (e) {
+        if (S->nreq + n > S->creq) {
+            S->creq = S->creq ? S->creq * 2 : 256;
+            if (!(S->req = realloc(S->req, S->creq * sizeof *S->req)))
+                abort();
+        }
+        for (unsigned i = 0; i < n; i++)
+            S->req[S->nreq + i] = req[i];
+        k.req = (uint32_t)S->nreq, k.nreq = (uint8_t)n;
+        S->nreq += n;
+        k.state = (uint8_t)(r + 1);
+        spin_kf(x->st.isa, &k, req, r);
+        *e = k;
+        return r == TSR_DIS_SPIN_PINS ? open_kept(&x->st, S, e, f) : r;
+    }
+    return r == TSR_DIS_SPIN_PINS ? open_ones(&x->st, S, &k, req, n, f) : r;
+}
+
 int tsr_dis_spin(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsigned fmt, unsigned a, uint32_t t0,
                  unsigned pw, unsigned field, uint64_t v, const uint64_t *f)
 {
@@ -707,30 +815,14 @@ int tsr_dis_spin_at(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsig
         if (c->state && c->v == v && c->field == field && c->t0 == t0 && c->fmt == fmt && c->a == a && c->li == li &&
             c->pw == pw) {
             int r = c->state - 1;
-            return r == TSR_DIS_SPIN_PINS ? open_ones(&x->st, S, c, c->nreq ? S->req + c->req : NULL, c->nreq, f) : r;
+            return r == TSR_DIS_SPIN_PINS ? open_kept(&x->st, S, c, f) : r;
         }
         if (!c->state)
             e = c;   /* a new key: its answer is kept here */
     }
     struct tsr_dis_spine k = {.v = v, .field = field, .t0 = t0, .fmt = (uint16_t)fmt, .a = (uint16_t)a,
                               .li = (uint8_t)li, .pw = (uint8_t)pw};   /* a new key */
-    struct tsr_dis_early req[TSR_DIS_SPIN_REQ];
-    unsigned n;
-    int r = compute(&x->st, &k, req, &n);
-    if (e) {   /* else the entries for this hash are taken: the answer is not kept */
-        if (S->nreq + n > S->creq) {
-            S->creq = S->creq ? S->creq * 2 : 256;
-            if (!(S->req = realloc(S->req, S->creq * sizeof *S->req)))
-                abort();
-        }
-        for (unsigned i = 0; i < n; i++)
-            S->req[S->nreq + i] = req[i];
-        k.req = (uint32_t)S->nreq, k.nreq = (uint8_t)n;
-        S->nreq += n;
-        k.state = (uint8_t)(r + 1);
-        *e = k;
-    }
-    return r == TSR_DIS_SPIN_PINS ? open_ones(&x->st, S, &k, req, n, f) : r;
+    return spin_new(x, e, k, f);
 }
 
 bool tsr_dis_spin_ops_field(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, unsigned fmt, size_t np,
