@@ -830,7 +830,7 @@ bool tsr_dis_fast(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const v
         return false;
     /* the rest reads the bundle's shape and compares ops and fields with constants: kept per shape
      * (dis_fshape.h) */
-    if (nw == 1 && !x->fast_steps) {
+    if (nw == 1 && nsl <= 8 && X->neq <= 8 && !x->fast_steps) {   /* a shape the key holds (fmt is a byte) */
         const struct tsr_fx_shape *e = tsr_fx_shape(&F0->sh, isa, fmt, ops, printed, bound[0], eq, X->neq);
         if (e && e->state != TSR_FX_SHAPE_STEPS)
             return e->state == TSR_FX_SHAPE_CMP && tsr_fx_shape_holds(F0->sh, e, isa, ops, f);

@@ -70,7 +70,8 @@ struct tsr_fx_shapes {
 #define TSR_FX_SHAPES_MAX (1u << 18)
 
 /* The hash of a key: the high bits of a product depend on every bit of its factor (bound's fields and the ops'
- * numbers sit anywhere in their words).  The index slot is its top log2(cap) bits. */
+ * numbers sit anywhere in their words).  The index slot is its top log2(cap) bits.  (tsr_fx_shape writes it out
+ * without the ops' and pairs' terms for keys where they are 0: keep the two alike.) */
 static inline uint64_t tsr_fx_shape_hash(const struct tsr_fx_skey *k)
 {
     return (k->bound ^ k->meta * UINT64_C(0xc2b2ae3d27d4eb4f) ^ k->pairs * UINT64_C(0x165667b19e3779f9) ^
@@ -105,8 +106,26 @@ const struct tsr_fx_shape *tsr_fx_shape_new(struct tsr_fx_shapes **S, const stru
                                             const uint16_t *ops, uint64_t printed, uint64_t bound,
                                             const uint16_t *eq, uint32_t neq);
 
-/* The entry of a bundle's shape, made on first use (NULL: the table is full, TSR_FX_SHAPES_MAX entries, or
- * the shape has more than 8 slots or 4 pairs).  isa: at most 64 fields; fmt: the format (< isa->nformats);
+/* The entry of key k in the index, whose hash is h (NULL: none). */
+static inline const struct tsr_fx_shape *tsr_fx_shape_find(const struct tsr_fx_shapes *S, const struct tsr_fx_skey *k,
+                                                           uint64_t h)
+{
+    for (uint32_t j = (uint32_t)(h >> S->shift);; j = (j + 1) & (S->cap - 1)) {
+        uint64_t w = S->idx[j];
+        if (!w)
+            return NULL;
+        if ((w ^ h) >> 32)
+            continue;
+        const struct tsr_fx_shape *e = &S->ent[(uint32_t)w - 1];
+        if (e->key.bound == k->bound && e->key.meta == k->meta && e->key.ops0 == k->ops0 && e->key.ops1 == k->ops1 &&
+            e->key.pairs == k->pairs)
+            return e;
+    }
+}
+
+/* The entry of a bundle's shape, made on first use (NULL: the table is full, TSR_FX_SHAPES_MAX entries).  The
+ * caller asks only for a shape the key holds: isa of at most 64 fields; fmt: the format (< isa->nformats, below
+ * 2^16) of at most 8 slots; at most 4 pairs (neq <= 8);
  * ops: the decoded ops per slot (isa->nslots), the printed ones valid ops (the others are seen by
  * tsr_fx_shape_holds to hold their slot's default op, and not read before);
  * printed: bit t for each slot position t of the format a part was printed in; bound: the fields the checkers
@@ -116,24 +135,16 @@ static inline const struct tsr_fx_shape *tsr_fx_shape(struct tsr_fx_shapes **Sp,
                                                       uint64_t bound, const uint16_t *eq, uint32_t neq)
 {
     const struct tsr_fx_shapes *S = *Sp;
-    if (isa->formats[fmt].nslot > 8 || neq > 8 || fmt > 0xffff)
-        return NULL;
-    if (S) {
+    const struct tsr_fx_shape *e = NULL;
+    if (S && !S->opdefs && !neq) {
+        /* the key's ops and pairs are 0: tsr_fx_shape_hash without their terms (the same value) */
+        struct tsr_fx_skey k = {.bound = bound, .meta = fmt | printed << 16};
+        e = tsr_fx_shape_find(S, &k, (bound ^ k.meta * UINT64_C(0xc2b2ae3d27d4eb4f)) * UINT64_C(0x9e3779b97f4a7c15));
+    } else if (S) {
         struct tsr_fx_skey k = tsr_fx_skey_of(isa, S->opdefs, fmt, ops, printed, bound, eq, neq);
-        uint64_t h = tsr_fx_shape_hash(&k);
-        for (uint32_t j = (uint32_t)(h >> S->shift);; j = (j + 1) & (S->cap - 1)) {
-            uint64_t w = S->idx[j];
-            if (!w)
-                break;
-            if ((w ^ h) >> 32)
-                continue;
-            const struct tsr_fx_shape *e = &S->ent[(uint32_t)w - 1];
-            if (e->key.bound == k.bound && e->key.meta == k.meta && e->key.ops0 == k.ops0 &&
-                e->key.ops1 == k.ops1 && e->key.pairs == k.pairs)
-                return e;
-        }
+        e = tsr_fx_shape_find(S, &k, tsr_fx_shape_hash(&k));
     }
-    return tsr_fx_shape_new(Sp, isa, fmt, ops, printed, bound, eq, neq);
+    return e ? e : tsr_fx_shape_new(Sp, isa, fmt, ops, printed, bound, eq, neq);
 }
 
 void tsr_fx_shapes_free(struct tsr_fx_shapes *S);
