@@ -107,8 +107,8 @@ const struct tsr_fx_shape *tsr_fx_shape_new(struct tsr_fx_shapes **S, const stru
                                             const uint16_t *eq, uint32_t neq);
 
 /* The entry of key k in the index, whose hash is h (NULL: none). */
-static inline const struct tsr_fx_shape *tsr_fx_shape_find(const struct tsr_fx_shapes *S, const struct tsr_fx_skey *k,
-                                                           uint64_t h)
+static inline const struct tsr_fx_shape *tsr_fx_shape_find(const struct tsr_fx_shapes *S,
+                                                           const struct tsr_fx_skey *k, uint64_t h)
 {
     for (uint32_t j = (uint32_t)(h >> S->shift);; j = (j + 1) & (S->cap - 1)) {
         uint64_t w = S->idx[j];
