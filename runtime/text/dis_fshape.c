@@ -11,37 +11,55 @@
 #include "dis_fshape.h"
 #include "xalloc.h"
 
+/* The index at twice its capacity, its entries placed again by their keys' hashes. */
 static void grow(struct tsr_fx_shapes *S)
 {
     uint32_t cap = S->cap ? S->cap * 2 : 1024;
-    struct tsr_fx_shape *tab = tsr_xcalloc(cap, sizeof *tab);
+    uint64_t *idx = tsr_xcalloc(cap, sizeof *idx);
     uint32_t shift = 64;
     for (uint32_t c = cap; c > 1; c >>= 1)
         shift--;
-    for (uint32_t i = 0; i < S->cap; i++) {
-        if (!S->tab[i].used)
-            continue;
-        uint32_t j = tsr_fx_shape_slot(&S->tab[i].key, shift);
-        while (tab[j].used)
+    for (uint32_t i = 0; i < S->n; i++) {
+        uint64_t h = tsr_fx_shape_hash(&S->ent[i].key);
+        uint32_t j = (uint32_t)(h >> shift);
+        while (idx[j])
             j = (j + 1) & (cap - 1);
-        tab[j] = S->tab[i];
+        idx[j] = h >> 32 << 32 | (i + 1);
     }
-    free(S->tab);
-    S->tab = tab, S->cap = cap, S->shift = shift;
+    free(S->idx);
+    S->idx = idx, S->cap = cap, S->shift = shift;
 }
 
-static void push(struct tsr_fx_shapes *S, uint32_t fd, uint64_t val)
+/* Room for one more entry (entries on 128-byte boundaries: an entry spans two cache lines, not three). */
+static void room(struct tsr_fx_shapes *S)
 {
+    if (S->n < S->cent)
+        return;
+    uint32_t cent = S->cent ? S->cent * 2 : 256;
+    void *raw = tsr_xcalloc((size_t)cent + 1, sizeof *S->ent);
+    struct tsr_fx_shape *ent = (struct tsr_fx_shape *)(((uintptr_t)raw + 127) & ~(uintptr_t)127);
+    if (S->n)
+        memcpy(ent, S->ent, (size_t)S->n * sizeof *ent);
+    free(S->raw);
+    S->raw = raw, S->ent = ent, S->cent = cent;
+}
+
+/* A comparison kept (f[fd] == val), or check id (fd 0); false when val has more than 56 bits. */
+static bool push(struct tsr_fx_shapes *S, uint32_t fd, uint64_t val)
+{
+    if (val >> 56)
+        return false;
     if (S->nchk == S->cchk) {
         S->cchk = S->cchk ? S->cchk * 2 : 4096;
         S->chk = tsr_xrealloc(S->chk, (size_t)S->cchk * sizeof *S->chk);
     }
-    S->chk[S->nchk++] = (struct tsr_fx_chk){.val = val, .fd = fd};
+    S->chk[S->nchk++] = val << 8 | fd;
+    return true;
 }
 
 /* dis_fast.c defaults_hold for one default list d[0 .. nd): each field *B leaves unset, at its first default in
  * the list (each must be the field's value: kept as a comparison); binds them. */
-static void defaults(struct tsr_fx_shapes *S, const struct tsr_tc_isa *isa, const struct tsr_tc_default *d,
+static bool defaults(struct tsr_fx_shapes *S, const struct tsr_tc_isa *isa, const struct tsr_tc_default *d,
                      uint32_t nd, uint64_t *B)
 {
     uint64_t seen = 0;
@@ -51,21 +69,24 @@ static void defaults(struct tsr_fx_shapes *S, const struct tsr_tc_isa *isa, cons
         if (seen & b)
             continue;
         seen |= b;
-        if (!(*B & b))
-            push(S, fd, d[i].val & tsr_bits_mask(isa->fields[fd].width));
+        if (!(*B & b) && !push(S, fd, d[i].val & tsr_bits_mask(isa->fields[fd].width)))
+            return false;
     }
     *B |= seen;
+    return true;
 }
 
 /* Conditions conds[first .. first + n) (dis_fast.c fconds): a binding is a comparison and binds the field; a
- * check is kept in cid[] (*nc of at most 64); false for a FIELD == FIELD condition (not kept). */
+ * check is kept in cid[] (*nc of at most 64); false for a FIELD == FIELD condition or a constant of more than 56
+ * bits (not kept). */
 static bool conds(struct tsr_fx_shapes *S, const struct tsr_tc_isa *isa, uint32_t first, uint32_t n, uint64_t *B,
                   uint32_t *cid, uint32_t *nc)
 {
     for (uint32_t i = 0; i < n; i++) {
         const struct tsr_tc_cond *c = &isa->conds[first + i];
         if (c->kind == TSR_TC_BIND) {
-            push(S, c->field, c->val & tsr_bits_mask(isa->fields[c->field].width));
+            if (!push(S, c->field, c->val & tsr_bits_mask(isa->fields[c->field].width)))
+                return false;
             *B |= (uint64_t)1 << c->field;
         } else if (c->kind != TSR_TC_BIND2 && *nc < 64) {
             cid[(*nc)++] = c->id;
@@ -77,19 +98,20 @@ static bool conds(struct tsr_fx_shapes *S, const struct tsr_tc_isa *isa, uint32_
 }
 
 /* The entry of shape k (fmt's slots' ops in `ops`, parts printed at positions `printed`, fields bound B, pairs
- * eq): dis_fast.c's tail after the parts, for every bundle of this shape. */
+ * eq): dis_fast.c's tail after the parts, for every bundle of this shape.  A slot not printed is read as its
+ * default op (tsr_fx_shape_holds compares the op there first: the entry is never made from, nor kept for, another
+ * op there). */
 static void make(struct tsr_fx_shapes *S, struct tsr_fx_shape *e, const struct tsr_tc_isa *isa, unsigned fmt,
                  const uint16_t *ops, uint64_t printed, uint64_t B, const uint16_t *eq, uint32_t neq)
 {
     const struct tsr_tc_format *F = &isa->formats[fmt];
-    e->off = S->nchk, e->kept = 1, e->fail = 0;
+    uint32_t off = S->nchk;
+    e->state = TSR_FX_SHAPE_CMP;
     uint32_t cid[64], nc = 0;   /* the checks, kept after the comparisons */
-    /* the format's conditions (its selector: dis_fast.c asks them of no other shape), then the slots not printed
-     * hold their default ops (kept: tsr_fx_shape_holds compares), whose conditions hold; a FIELD == FIELD
-     * condition in either is not kept */
-    e->nd = 0;
+    /* the format's conditions (its selector: dis_fast.c asks them of no other shape), then the conditions of the
+     * slots not printed's default ops; a FIELD == FIELD condition in either is not kept */
     if (!conds(S, isa, F->cond, F->ncond, &B, cid, &nc)) {
-        e->kept = 0;
+        e->state = TSR_FX_SHAPE_STEPS;
         goto done;
     }
     for (uint32_t t = 0; t < F->nslot; t++) {
@@ -98,7 +120,7 @@ static void make(struct tsr_fx_shapes *S, struct tsr_fx_shape *e, const struct t
         e->dslot[e->nd++] = isa->idx[F->slot + t];
         const struct tsr_tc_op *d = &isa->ops[isa->slots[isa->idx[F->slot + t]].default_op];
         if (!conds(S, isa, d->cond, d->ncond, &B, cid, &nc)) {
-            e->kept = 0;
+            e->state = TSR_FX_SHAPE_STEPS;
             goto done;
         }
     }
@@ -116,15 +138,22 @@ static void make(struct tsr_fx_shapes *S, struct tsr_fx_shape *e, const struct t
     }
     for (uint32_t i = 0; i < neq; i += 2)
         if (!(B >> eq[i] & 1)) {
-            e->fail = 1;
+            e->state = TSR_FX_SHAPE_FAILS;
             goto done;
         }
     /* the fields nothing bound: the first default for them (ops' in slot order, then the format's), else 0 */
     for (uint32_t t = 0; t < F->nslot; t++) {
-        const struct tsr_tc_op *o = &isa->ops[ops[isa->idx[F->slot + t]]];
-        defaults(S, isa, isa->defs + o->def, o->ndef, &B);
+        unsigned slot = isa->idx[F->slot + t];
+        const struct tsr_tc_op *o = &isa->ops[printed >> t & 1 ? ops[slot] : isa->slots[slot].default_op];
+        if (!defaults(S, isa, isa->defs + o->def, o->ndef, &B)) {
+            e->state = TSR_FX_SHAPE_STEPS;
+            goto done;
+        }
     }
-    defaults(S, isa, isa->defs + F->def, F->ndef, &B);
+    if (!defaults(S, isa, isa->defs + F->def, F->ndef, &B)) {
+        e->state = TSR_FX_SHAPE_STEPS;
+        goto done;
+    }
     for (uint32_t i = 0; i < F->nfield; i++) {
         unsigned fd = isa->idx[F->field + i];
         if (!(B >> fd & 1)) {
@@ -132,14 +161,22 @@ static void make(struct tsr_fx_shapes *S, struct tsr_fx_shape *e, const struct t
             B |= (uint64_t)1 << fd;
         }
     }
-    if (S->nchk - e->off > UINT16_MAX)
-        e->kept = 0;
-    e->nf = (uint16_t)(S->nchk - e->off), e->nc = (uint16_t)nc;
+    uint32_t nf = S->nchk - off;
     for (uint32_t i = 0; i < nc; i++)
         push(S, 0, cid[i]);
+    if (nf > 0xff || nc > 0xff) {
+        e->state = TSR_FX_SHAPE_STEPS;
+        goto done;
+    }
+    e->nf = (uint8_t)nf, e->nc = (uint8_t)nc;
+    if (nf + nc <= TSR_FX_SHAPE_IN) {   /* inside the entry; chk[] keeps only longer lists */
+        memcpy(e->in, S->chk + off, (nf + nc) * sizeof *S->chk);
+        S->nchk = off;
+    }
+    e->off = off;
+    return;
 done:
-    if (e->fail || !e->kept)
-        S->nchk = e->off, e->nf = e->nc = 0;
+    S->nchk = off, e->nf = e->nc = 0;
 }
 
 const struct tsr_fx_shape *tsr_fx_shape_new(struct tsr_fx_shapes **Sp, const struct tsr_tc_isa *isa, unsigned fmt,
@@ -153,16 +190,20 @@ const struct tsr_fx_shape *tsr_fx_shape_new(struct tsr_fx_shapes **Sp, const str
             S->opdefs |= isa->ops[a].ndef > 0;
         grow(S);
     }
-    struct tsr_fx_skey k = tsr_fx_skey_of(isa, S->opdefs, fmt, ops, printed, bound, eq, neq);
+    struct tsr_fx_skey key = tsr_fx_skey_of(isa, S->opdefs, fmt, ops, printed, bound, eq, neq), *k = &key;
     if (S->n >= TSR_FX_SHAPES_MAX)
         return NULL;
     if (2 * (S->n + 1) > S->cap)
         grow(S);
-    uint32_t j = tsr_fx_shape_slot(&k, S->shift);
-    while (S->tab[j].used)
+    room(S);
+    uint64_t h = tsr_fx_shape_hash(k);
+    uint32_t j = (uint32_t)(h >> S->shift);
+    while (S->idx[j])
         j = (j + 1) & (S->cap - 1);
-    struct tsr_fx_shape *e = &S->tab[j];
-    e->key = k, e->used = 1;
+    struct tsr_fx_shape *e = &S->ent[S->n];
+    memset(e, 0, sizeof *e);
+    e->key = *k;
+    S->idx[j] = h >> 32 << 32 | (S->n + 1);
     S->n++;
     make(S, e, isa, fmt, ops, printed, bound, eq, neq);
     return e;
@@ -172,7 +213,8 @@ void tsr_fx_shapes_free(struct tsr_fx_shapes *S)
 {
     if (!S)
         return;
-    free(S->tab);
+    free(S->idx);
+    free(S->raw);
     free(S->chk);
     free(S);
 }

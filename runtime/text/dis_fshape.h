@@ -11,14 +11,20 @@
  *   - the fields the checkers bound (one 64-bit word: the tail is kept only for isas of at most 64 fields),
  *   - the FIELD == FIELD pairs the checkers met, in order.
  * Each of those is in the key, and nothing else the tail reads depends on the bundle (the description is fixed
- * for the isa).  So an entry keeps, once per shape, the verdict of the shape alone (a pair nothing binds) and
- * what is left to compare: the slots not printed (each to hold its default op); each field with the constant it
- * must hold (a binding among the format's or a default op's conditions; the first default of a field nothing
- * bound, ops' in slot order then the format's; 0 for the format's other fields); the other conditions of the
- * format and the default ops (isa->check).  A shape outside what the key can hold (more than 8 slots, 4 pairs,
- * 64 fields, or a FIELD == FIELD condition among the format's or a default op's) is not kept: dis_fast.c runs
- * the tail step by step.  The formats the assembler tries before the printed one depend on the printed ops:
- * dis_fast.c asks them per op.
+ * for the isa; a slot not printed is taken to hold its default op, which the entry compares).  So an entry keeps,
+ * once per shape, the verdict of the shape alone (a pair nothing binds) and what is left to compare: the slots not
+ * printed (each to hold its default op); each field with the constant it must hold (a binding among the format's or
+ * a default op's conditions; the first default of a field nothing bound, ops' in slot order then the format's; 0
+ * for the format's other fields); the other conditions of the format and the default ops (isa->check).  A shape
+ * outside what the key can hold (more than 8 slots, 4 pairs, 64 fields, or a FIELD == FIELD condition among the
+ * format's or a default op's, or a constant of more than 56 bits) is not kept: dis_fast.c runs the tail step by
+ * step.  The formats the assembler tries before the printed one depend on the printed ops: dis_fast.c asks them
+ * per op.
+ *
+ * Layout (a bundle touches few cache lines): an index of 64-bit words (the key's hash's top 32 bits, the entry's
+ * number + 1; open addressing, at most half full) finds the entry; entries are 128 bytes on 128-byte boundaries,
+ * kept in the order made, with their comparisons inside when they fit (TSR_FX_SHAPE_IN; nearly all shapes), so a
+ * bundle reads one index word and one entry.
  */
 #ifndef TSR_DIS_FSHAPE_H
 #define TSR_DIS_FSHAPE_H
@@ -33,38 +39,44 @@
  * the pairs' fields (8 bits each, in the order met), and fmt | printed positions << 16 | pair entries << 24. */
 struct tsr_fx_skey { uint64_t bound, ops0, ops1, pairs, meta; };
 
-/* A comparison left: f[fd] == val (the entry's first nf), or isa->check(val, f) (its nc others). */
-struct tsr_fx_chk { uint64_t val; uint32_t fd; };
+/* The comparisons an entry holds in itself (the rest: TSR_FX_SHAPES' chk[]); a comparison is one word, val << 8 |
+ * field (f[field] == val: val below 2^56, field below 64), a check id << 8 (isa->check(id, f)). */
+#define TSR_FX_SHAPE_IN 8
+
+enum { TSR_FX_SHAPE_CMP, TSR_FX_SHAPE_FAILS, TSR_FX_SHAPE_STEPS };
 
 struct tsr_fx_shape {
     struct tsr_fx_skey key;
-    uint32_t off;         /* the comparisons: chk[off .. off + nf + nc) */
-    uint16_t nf, nc;
-    uint16_t dslot[8];    /* the slots not printed (nd of them), each to hold its default op */
-    uint8_t nd;
-    uint8_t used;         /* the table slot holds an entry */
-    uint8_t kept;         /* 0: not kept (dis_fast.c runs the tail step by step) */
-    uint8_t fail;         /* the shape alone fails */
+    uint32_t off;        /* nf + nc > TSR_FX_SHAPE_IN: the comparisons are chk[off .. off + nf + nc) */
+    uint8_t nf, nc;      /* comparisons f[field] == val, then checks */
+    uint8_t state;       /* CMP: holds when the comparisons do; FAILS: the shape alone fails; STEPS: not kept */
+    uint8_t nd;          /* the slots not printed, each to hold its default op: dslot[0 .. nd) */
+    uint16_t dslot[8];
+    uint64_t in[TSR_FX_SHAPE_IN];   /* the comparisons, when they fit */
 };
+_Static_assert(sizeof(struct tsr_fx_shape) == 128, "an entry is two cache lines");
 
-/* Entries by open addressing (capacity a power of 2, at most half full) and their comparisons. */
 struct tsr_fx_shapes {
-    struct tsr_fx_shape *tab;
-    uint32_t cap, shift, n;   /* shift: 64 - log2(cap) */
-    bool opdefs;              /* some op has defaults (else the key holds no op) */
-    struct tsr_fx_chk *chk;
+    uint64_t *idx;              /* cap words: hash >> 32 << 32 | entry + 1, 0 empty */
+    uint32_t cap, shift;        /* shift: 64 - log2(cap) */
+    struct tsr_fx_shape *ent;   /* n of cent, 128-byte aligned (raw: the allocation) */
+    void *raw;
+    uint32_t n, cent;
+    bool opdefs;                /* some op has defaults (else the key holds no op) */
+    uint64_t *chk;              /* comparisons of entries with more than TSR_FX_SHAPE_IN */
     uint32_t nchk, cchk;
 };
 
 #define TSR_FX_SHAPES_MAX (1u << 18)
 
-/* The table index of a key: the high bits of a product depend on every bit of its factor (bound's fields and
- * the ops' numbers sit anywhere in their words). */
-static inline uint32_t tsr_fx_shape_slot(const struct tsr_fx_skey *k, uint32_t shift)
+/* The hash of a key: the high bits of a product depend on every bit of its factor (bound's fields and the ops'
+ * numbers sit anywhere in their words).  The index slot is its top log2(cap) bits.  (tsr_fx_shape writes it out
+ * without the ops' and pairs' terms for keys where they are 0: keep the two alike.) */
+static inline uint64_t tsr_fx_shape_hash(const struct tsr_fx_skey *k)
 {
-    uint64_t h = (k->bound ^ k->meta * UINT64_C(0xc2b2ae3d27d4eb4f) ^ k->pairs * UINT64_C(0x165667b19e3779f9) ^
-                  (k->ops0 + k->ops1 * UINT64_C(0xd6e8feb86659fd93))) * UINT64_C(0x9e3779b97f4a7c15);
-    return (uint32_t)(h >> shift);
+    return (k->bound ^ k->meta * UINT64_C(0xc2b2ae3d27d4eb4f) ^ k->pairs * UINT64_C(0x165667b19e3779f9) ^
+            (k->ops0 + k->ops1 * UINT64_C(0xd6e8feb86659fd93))) *
+           UINT64_C(0x9e3779b97f4a7c15);
 }
 
 /* The key of a bundle's shape (the arguments as for tsr_fx_shape; ops: S->opdefs). */
@@ -94,10 +106,28 @@ const struct tsr_fx_shape *tsr_fx_shape_new(struct tsr_fx_shapes **S, const stru
                                             const uint16_t *ops, uint64_t printed, uint64_t bound,
                                             const uint16_t *eq, uint32_t neq);
 
-/* The entry of a bundle's shape, made on first use (NULL: the table is full, TSR_FX_SHAPES_MAX entries, or
- * the shape has more than 8 slots or 4 pairs).  isa: at most 64 fields; fmt: the format (< isa->nformats);
+/* The entry of key k in the index, whose hash is h (NULL: none). */
+static inline const struct tsr_fx_shape *tsr_fx_shape_find(const struct tsr_fx_shapes *S,
+                                                           const struct tsr_fx_skey *k, uint64_t h)
+{
+    for (uint32_t j = (uint32_t)(h >> S->shift);; j = (j + 1) & (S->cap - 1)) {
+        uint64_t w = S->idx[j];
+        if (!w)
+            return NULL;
+        if ((w ^ h) >> 32)
+            continue;
+        const struct tsr_fx_shape *e = &S->ent[(uint32_t)w - 1];
+        if (e->key.bound == k->bound && e->key.meta == k->meta && e->key.ops0 == k->ops0 && e->key.ops1 == k->ops1 &&
+            e->key.pairs == k->pairs)
+            return e;
+    }
+}
+
+/* The entry of a bundle's shape, made on first use (NULL: the table is full, TSR_FX_SHAPES_MAX entries).  The
+ * caller asks only for a shape the key holds: isa of at most 64 fields; fmt: the format (< isa->nformats, below
+ * 2^16) of at most 8 slots; at most 4 pairs (neq <= 8);
  * ops: the decoded ops per slot (isa->nslots), the printed ones valid ops (the others are seen by
- * tsr_fx_shape_holds to hold their slot's default op);
+ * tsr_fx_shape_holds to hold their slot's default op, and not read before);
  * printed: bit t for each slot position t of the format a part was printed in; bound: the fields the checkers
  * bound; eq[0 .. neq): the pairs they met (field numbers, two per pair). */
 static inline const struct tsr_fx_shape *tsr_fx_shape(struct tsr_fx_shapes **Sp, const struct tsr_tc_isa *isa,
@@ -105,38 +135,37 @@ static inline const struct tsr_fx_shape *tsr_fx_shape(struct tsr_fx_shapes **Sp,
                                                       uint64_t bound, const uint16_t *eq, uint32_t neq)
 {
     const struct tsr_fx_shapes *S = *Sp;
-    if (isa->formats[fmt].nslot > 8 || neq > 8 || fmt > 0xffff)
-        return NULL;
-    if (S) {
+    const struct tsr_fx_shape *e = NULL;
+    if (S && !S->opdefs && !neq) {
+        /* the key's ops and pairs are 0: tsr_fx_shape_hash without their terms (the same value) */
+        struct tsr_fx_skey k = {.bound = bound, .meta = fmt | printed << 16};
+        e = tsr_fx_shape_find(S, &k, (bound ^ k.meta * UINT64_C(0xc2b2ae3d27d4eb4f)) * UINT64_C(0x9e3779b97f4a7c15));
+    } else if (S) {
         struct tsr_fx_skey k = tsr_fx_skey_of(isa, S->opdefs, fmt, ops, printed, bound, eq, neq);
-        for (uint32_t j = tsr_fx_shape_slot(&k, S->shift); S->tab[j].used; j = (j + 1) & (S->cap - 1)) {
-            const struct tsr_fx_skey *e = &S->tab[j].key;
-            if (e->bound == k.bound && e->meta == k.meta && e->pairs == k.pairs && e->ops0 == k.ops0 &&
-                e->ops1 == k.ops1)
-                return &S->tab[j];
-        }
+        e = tsr_fx_shape_find(S, &k, tsr_fx_shape_hash(&k));
     }
-    return tsr_fx_shape_new(Sp, isa, fmt, ops, printed, bound, eq, neq);
+    return e ? e : tsr_fx_shape_new(Sp, isa, fmt, ops, printed, bound, eq, neq);
 }
 
 void tsr_fx_shapes_free(struct tsr_fx_shapes *S);
 
-/* A kept entry holds on the decoded ops (per slot) and fields f: the slots not printed hold their default ops,
- * and the comparisons hold. */
+/* A kept entry (state CMP) holds on the decoded ops (per slot) and fields f: the slots not printed hold their
+ * default ops, and the comparisons hold. */
 static inline bool tsr_fx_shape_holds(const struct tsr_fx_shapes *S, const struct tsr_fx_shape *e,
                                       const struct tsr_tc_isa *isa, const uint16_t *ops, const uint64_t *f)
 {
     for (uint32_t i = 0; i < e->nd; i++)
         if (ops[e->dslot[i]] != isa->slots[e->dslot[i]].default_op)
             return false;
-    const struct tsr_fx_chk *c = S->chk + e->off, *end = c + e->nf;
+    uint32_t nf = e->nf, n = nf + e->nc;
+    const uint64_t *c = n <= TSR_FX_SHAPE_IN ? e->in : S->chk + e->off;
     uint64_t d = 0;
-    for (; c < end; c++)
-        d |= f[c->fd] ^ c->val;
+    for (uint32_t i = 0; i < nf; i++)
+        d |= f[c[i] & 0xff] ^ c[i] >> 8;
     if (d)
         return false;
-    for (end += e->nc; c < end; c++)
-        if (!isa->check((unsigned)c->val, f))
+    for (uint32_t i = nf; i < n; i++)
+        if (!isa->check((unsigned)(c[i] >> 8), f))
             return false;
     return true;
 }
