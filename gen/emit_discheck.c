@@ -33,6 +33,9 @@ struct cgen {
     struct tsr_buf *out;
     struct tsr_diag *d;
     bool *used;          /* per operand: at an op's template part (gets a qo_N) */
+    unsigned *tflags;    /* per table: TSR_FX_T_* (dis_fx.h), what every entry it prints is */
+    uint64_t *bm;        /* the fields bound since the last flush (bm_flush), one bit each */
+    int nw;              /* words of bm */
     int rc;
 };
 
@@ -47,7 +50,69 @@ static uint64_t fmask(const struct mdl_model *m, int field)
     return w >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << w) - 1;
 }
 
-/* The conditions conds[first .. first+n) as statements failing with `fail`. */
+static void bm_add(struct cgen *g, int field)
+{
+    g->bm[field >> 6] |= (uint64_t)1 << (field & 63);
+}
+
+/* The binds collected since the last flush, one OR per word of tsr_fx.bound.  Deferring a bind to here is
+ * invisible: between a part's test and the flush nothing reads tsr_fx.bound (only tsr_fx_early_slow does, through
+ * fx_refuted: at the start of an alternative, before that alternative's parts, and in an operand's checker, which
+ * the op's checker calls only after a flush), and a checker that fails makes tsr_dis_fast answer "not shown",
+ * whatever it bound. */
+static void bm_flush(struct cgen *g, const char *ind)
+{
+    for (int w = 0; w < g->nw; w++)
+        if (g->bm[w]) {
+            tsr_buf_printf(g->out, "%sX->bound[%d] |= ", ind, w);
+            gen_u64(g->out, g->bm[w]);
+            tsr_buf_puts(g->out, ";\n");
+            g->bm[w] = 0;
+        }
+}
+
+/* Does the text printed from part i of a template sequence ending at part `end` on start with a character that
+ * cannot continue an identifier (a blank, punctuation), in every way it can print?  tail: the answer when the
+ * sequence prints nothing more (its continuation's).  A TEXT part prints its literal, a SPACE one blank, an OPT
+ * part its literal or nothing; anything else (a name, a number, an operand) may start with an identifier
+ * character.  The printers put the parts' texts one after the other (dis_engine.c print_seq,
+ * gen/emit_disprint.c), so the character after a part's text is this one. */
+static bool starts_nonident(struct cgen *g, int i, int end, bool tail)
+{
+    for (; i < end; i++) {
+        const struct tc_part *p = &g->L->parts[i];
+        if (p->kind == TSR_TC_SPACE)
+            return true;
+        if (p->kind == TSR_TC_TEXT && p->len)
+            return !tsr_asm_isident(p->text[0]);
+        if ((p->kind != TSR_TC_TEXT && p->kind != TSR_TC_OPT) || (p->len && tsr_asm_isident(p->text[0])))
+            return false;
+        /* an empty literal, or optional text (not printed: what follows it is next) */
+    }
+    return tail;
+}
+
+/* What follows an op's template: when its part's text holds anything after the op's last event, tsr_dis_fast
+ * answers "not shown" (it asks that only blanks follow X->end, the end of the op's last event, which is the end
+ * of the last text the op printed), so a hole or literal printed last needs no test of the character after it. */
+#define OP_TAIL true
+
+/* Does what follows operand oi in every op's template that uses it start with a non-identifier character (as
+ * starts_nonident)?  The tail of an operand's alternative, shared by those ops. */
+static bool opnd_tail_nonident(struct cgen *g, int oi)
+{
+    for (int i = 0; i < g->m->nops; i++) {
+        const struct tc_op *op = &g->L->ops[i];
+        for (int j = op->part; j < op->part + op->npart; j++)
+            if (g->L->parts[j].kind == TSR_TC_OPND && g->L->parts[j].arg == oi &&
+                !starts_nonident(g, j + 1, op->part + op->npart, OP_TAIL))
+                return false;
+    }
+    return true;
+}
+
+/* The conditions conds[first .. first+n) of an op (tested: the decoder chose the op by its encoding), as statements
+ * failing with `fail`; their bindings join bm. */
 static void conds_code(struct cgen *g, int first, int n, const char *ind, const char *fail)
 {
     struct tsr_buf *o = g->out;
@@ -56,7 +121,8 @@ static void conds_code(struct cgen *g, int first, int n, const char *ind, const 
         if (c->kind == TSR_TC_BIND) {
             tsr_buf_printf(o, "%sif (f[%d] != ", ind, c->field);
             gen_u64(o, c->val & fmask(g->m, c->field));
-            tsr_buf_printf(o, ")\n%s    %s;\n%stsr_fx_bind(X, %d);\n", ind, fail, ind, c->field);
+            tsr_buf_printf(o, ")\n%s    %s;\n", ind, fail);
+            bm_add(g, c->field);
         } else if (c->kind == TSR_TC_BIND2) {
             tsr_buf_printf(o, "%sif (!tsr_fx_pair(X, %d, %d))\n%s    %s;\n", ind, c->field, c->field2, ind, fail);
         } else if (c->e) {   /* the expression isa->check(id) tests, inline */
@@ -66,6 +132,22 @@ static void conds_code(struct cgen *g, int first, int n, const char *ind, const 
                 g->rc = -1;
             tsr_buf_printf(o, ")))\n%s    %s;\n", ind, fail);
         }
+    }
+}
+
+/* The conditions conds[first .. first+n) of the alternative (or optional text) the path says was printed: the
+ * printers print an alternative, or optional text, only when its conditions hold for the fields (dis_engine.c
+ * print_seq cond_holds; gen/emit_disprint.c cond_code: the same tests on the same fields, a binding's value
+ * fitting its field, alt_planned), so they hold here and are not tested again: their bindings join bm, a
+ * FIELD == FIELD pair is recorded for the end of the bundle. */
+static void conds_shown(struct cgen *g, int first, int n, const char *ind, const char *fail)
+{
+    for (int i = first; i < first + n; i++) {
+        const struct tc_cond *c = &g->L->conds[i];
+        if (c->kind == TSR_TC_BIND)
+            bm_add(g, c->field);
+        else if (c->kind == TSR_TC_BIND2)
+            tsr_buf_printf(g->out, "%sif (!tsr_fx_eq(X, %d, %d))\n%s    %s;\n", ind, c->field, c->field2, ind, fail);
     }
 }
 
@@ -80,34 +162,57 @@ static bool conds_unfit(struct cgen *g, int first, int n)
     return false;
 }
 
-/* The test of part p whose event is `evx` and place `plx` (C expressions); fail: the statement giving up.
- * plan: inside an operand's alternative (dis_plan.c: an unfit binding is left to the walk). */
-static void part_code(struct cgen *g, const struct tc_part *p, const char *evx, const char *plx, const char *ind,
+/* The test of part i (of a sequence ending at part `end`, followed by text starting with a non-identifier
+ * character when tail) whose event is `evx` and place `plx` (C expressions); fail: the statement giving up.  The
+ * fields its holes bind join bm.  The bound rule's test (a name or literal ending in an identifier character is
+ * not followed by one) is left out where what follows cannot continue an identifier (starts_nonident). */
+static void part_code(struct cgen *g, int i, int end, bool tail, const char *evx, const char *plx, const char *ind,
                       const char *fail)
 {
     struct tsr_buf *o = g->out;
+    const struct tc_part *p = &g->L->parts[i];
+    bool free_after = starts_nonident(g, i + 1, end, tail);
     switch (p->kind) {
     case TSR_TC_TEXT:
-        if (bound_ident(p))
+        if (bound_ident(p) && !free_after)
             tsr_buf_printf(o, "%sif (!tsr_fx_lit(X, %s))\n%s    %s;\n", ind, evx, ind, fail);
         break;
     case TSR_TC_SPACE:
         break;
     case TSR_TC_TABLE:
-        tsr_buf_printf(o, "%sif (!tsr_fx_table(X, %s, %d, %s, %s))\n%s    %s;\n", ind, plx, p->field,
-                       p->bound ? "true" : "false", evx, ind, fail);
+        tsr_buf_printf(o, "%sif (!tsr_fx_table(X, %s, %d, %s, %u, %s))\n%s    %s;\n", ind, plx, p->field,
+                       p->bound && !free_after ? "true" : "false", g->tflags[p->arg], evx, ind, fail);
+        bm_add(g, p->field);
         break;
     case TSR_TC_INT:
         tsr_buf_printf(o, "%sif (!tsr_fx_int(X, %s, %d, %s))\n%s    %s;\n", ind, plx, p->field, evx, ind, fail);
+        bm_add(g, p->field);
         break;
     case TSR_TC_OPT: {
-        tsr_buf_printf(o, "%sif ((%s)->what) {\n", ind, evx);
         char ind2[64];
         snprintf(ind2, sizeof ind2, "%s    ", ind);
-        if (bound_ident(p))
+        /* printed: its literal's bound rule, its conditions (shown by the printer: conds_shown); the bindings
+         * only when printed, so flushed here */
+        uint64_t *keep = calloc((size_t)g->nw, sizeof *keep);
+        if (!keep)
+            abort();
+        memcpy(keep, g->bm, (size_t)g->nw * sizeof *keep);
+        memset(g->bm, 0, (size_t)g->nw * sizeof *keep);
+        size_t mark = o->len;
+        tsr_buf_printf(o, "%sif ((%s)->what) {\n", ind, evx);
+        size_t body = o->len;
+        if (bound_ident(p) && !free_after)
             tsr_buf_printf(o, "%sif (!tsr_fx_lit(X, %s))\n%s    %s;\n", ind2, evx, ind2, fail);
-        conds_code(g, p->cond, p->ncond, ind2, fail);
-        tsr_buf_printf(o, "%s} else if (!tsr_fx_opt0(X, %s, ", ind, evx);
+        conds_shown(g, p->cond, p->ncond, ind2, fail);
+        bm_flush(g, ind2);
+        memcpy(g->bm, keep, (size_t)g->nw * sizeof *keep);
+        free(keep);
+        if (o->len == body) {   /* nothing to do when printed */
+            o->len = mark;
+            tsr_buf_printf(o, "%sif (!(%s)->what && !tsr_fx_opt0(X, %s, ", ind, evx, evx);
+        } else {
+            tsr_buf_printf(o, "%s} else if (!tsr_fx_opt0(X, %s, ", ind, evx);
+        }
         gen_cstring(o, p->text);
         tsr_buf_printf(o, ", %d, %s)) {\n%s    %s;\n%s}\n", p->len, p->bound ? "true" : "false", ind, fail, ind);
         break;
@@ -133,6 +238,9 @@ static bool alt_planned(struct cgen *g, const struct tc_alt *a)
     return true;
 }
 
+/* An operand's checker.  Its event and its alternative's events lie within the part and in order: the printers
+ * make them so (dis_path.h; every event of a part ends by the part's recorded end, which tsr_dis_fast takes as
+ * the part's end or tests against it), so no test of an event's bounds is made here (tsr_fx_in). */
 static void opnd_fn(struct cgen *g, int oi)
 {
     struct tsr_buf *o = g->out;
@@ -140,8 +248,9 @@ static void opnd_fn(struct cgen *g, int oi)
     tsr_buf_printf(o, "/* operand %s */\nstatic size_t qo_%d(struct tsr_fx *X, const struct tsr_dis_ev *ev, size_t avail, "
                       "uint32_t pb, uint32_t kb, bool lead)\n{\n    const uint64_t *f = X->f;\n"
                       "    (void)f;\n    (void)pb;\n    (void)kb;\n    (void)lead;\n    (void)avail;\n"
-                      "    if (!tsr_fx_in(X, ev))\n        return 0;\n    X->top = (size_t)(ev - X->ev0);\n    switch (ev->what) {\n",
+                      "    X->top = (size_t)(ev - X->ev0);\n    switch (ev->what) {\n",
                    od->inst_name ? od->inst_name : od->name, oi);
+    bool tail = opnd_tail_nonident(g, oi);
     int off = 0;
     for (int k = 0; k < od->nalt; k++) {
         const struct tc_alt *a = &g->L->alts[g->L->opnd_alt[oi] + k];
@@ -158,9 +267,10 @@ static void opnd_fn(struct cgen *g, int oi)
             char evx[32], plx[32];
             snprintf(evx, sizeof evx, "&ev[%d]", 1 + j);
             snprintf(plx, sizeof plx, "pb + %d", off + j);
-            part_code(g, &g->L->parts[a->part + j], evx, plx, "        ", "return 0");
+            part_code(g, a->part + j, a->part + a->npart, tail, evx, plx, "        ", "return 0");
         }
-        conds_code(g, a->cond, a->ncond, "        ", "return 0");
+        conds_shown(g, a->cond, a->ncond, "        ", "return 0");
+        bm_flush(g, "        ");
         tsr_buf_printf(o, "        return %d;\n", 1 + a->npart);
         off += a->npart;
     }
@@ -168,7 +278,8 @@ static void opnd_fn(struct cgen *g, int oi)
 }
 
 /* The op checker; *place, *pk: the next free place and pair numbers of the operand blocks (op-level places
- * are opbase + part index). */
+ * are opbase + part index).  The events are counted once per run of op-level parts up to the next operand (whose
+ * checker counts its alternative's), not once per part. */
 static void op_fn(struct cgen *g, int i, int opbase, int *place, int *pk)
 {
     struct tsr_buf *o = g->out;
@@ -181,11 +292,23 @@ static void op_fn(struct cgen *g, int i, int opbase, int *place, int *pk)
     while (lead < op->npart && (g->L->parts[op->part + lead].kind == TSR_TC_TEXT ||
                                 g->L->parts[op->part + lead].kind == TSR_TC_SPACE))
         lead++;
+    int end = op->part + op->npart;
     for (int j = 0; j < op->npart; j++) {
         const struct tc_part *p = &g->L->parts[op->part + j];
-        tsr_buf_puts(o, "    if (e >= avail)\n        return false;\n    last = e;\n");
+        if (j == 0 || g->L->parts[op->part + j - 1].kind == TSR_TC_OPND) {
+            /* a run: the parts up to and including the next operand part take one event each (e <= avail: each
+             * operand's checker took at most what it was given) */
+            int r = 0;
+            while (j + r < op->npart && g->L->parts[op->part + j + r].kind != TSR_TC_OPND)
+                r++;
+            if (j + r < op->npart)
+                r++;
+            tsr_buf_printf(o, "    if (avail - e < %d)\n        return false;\n", r);
+        }
+        tsr_buf_puts(o, "    last = e;\n");
         if (p->kind == TSR_TC_OPND) {
             const struct mdl_opnd *od = &g->m->opnds[p->arg];
+            bm_flush(g, "    ");   /* its checker's early alternatives may read what is bound before it */
             tsr_buf_printf(o, "    {\n        size_t n = qo_%d(X, ev + e, avail - e, %d, %d, %s);\n"
                               "        if (!n)\n            return false;\n",
                            p->arg, *place, *pk, j == lead ? "true" : "false");
@@ -200,18 +323,31 @@ static void op_fn(struct cgen *g, int i, int opbase, int *place, int *pk)
         }
         char plx[32];
         snprintf(plx, sizeof plx, "%d", opbase + j);
-        part_code(g, p, "&ev[e]", plx, "    ", "return false");
+        part_code(g, op->part + j, end, OP_TAIL, "&ev[e]", plx, "    ", "return false");
         tsr_buf_puts(o, "    e++;\n");
     }
     conds_code(g, op->cond, op->ncond, "    ", "return false");
+    bm_flush(g, "    ");
     tsr_buf_puts(o, "    if (last != SIZE_MAX)\n        X->end = ev[last].end;\n    *used = e;\n    return true;\n}\n\n");
 }
 
 int gen_discheck(const struct mdl_model *m, const struct tc_layout *L, struct tsr_buf *out, struct tsr_diag *d)
 {
-    struct cgen g = {m, L, out, d, calloc((size_t)m->nopnds + 1, sizeof(bool)), 0};
-    if (!g.used)
+    struct cgen g = {m, L, out, d, calloc((size_t)m->nopnds + 1, sizeof(bool)), calloc((size_t)m->ntables + 1, sizeof(unsigned)),
+                     calloc((size_t)m->nfields / 64 + 1, sizeof(uint64_t)), m->nfields / 64 + 1, 0};
+    if (!g.used || !g.tflags || !g.bm)
         abort();
+    for (int t = 0; t < m->ntables; t++) {
+        unsigned fl = TSR_FX_T_NAMES | TSR_FX_T_NOBLANK;
+        for (int i = L->tables[t].print; i < L->tables[t].print + L->tables[t].nprint; i++) {
+            const struct tc_print *pr = &L->prints[i];
+            if (pr->kind != TSR_TC_PRINT_NAME)
+                fl &= ~(unsigned)TSR_FX_T_NAMES;
+            else if (pr->name[0] && tsr_asm_isblank(pr->name[0]))
+                fl &= ~(unsigned)TSR_FX_T_NOBLANK;
+        }
+        g.tflags[t] = fl;
+    }
     const char *lo = gen_lower(m);
     for (int i = 0; i < m->nops; i++)
         for (int j = L->ops[i].part; j < L->ops[i].part + L->ops[i].npart; j++)
@@ -273,5 +409,7 @@ int gen_discheck(const struct mdl_model *m, const struct tc_layout *L, struct ts
                    nplace + nalt_places, npk);
     free(opbase);
     free(g.used);
+    free(g.tflags);
+    free(g.bm);
     return g.rc;
 }

@@ -147,8 +147,7 @@ bool tsr_fx_table_slow(struct tsr_fx *X, uint32_t pl, unsigned field, bool bound
     if (tsr_fx_name_slow(X, pl, c) != TSR_DIS_NEVER || (lp && tsr_asm_isblank(X->s[ev->pos])) ||
         (bound && lp && tsr_asm_isident(X->s[ev->end - 1]) && ev->end < X->lim && tsr_asm_isident(X->s[ev->end])))
         return false;
-    tsr_fx_bind(X, field);
-    return true;
+    return true;   /* the checker binds the field */
 }
 
 int tsr_fx_name_slow(struct tsr_fx *X, uint32_t pl, uint64_t c)
@@ -233,8 +232,7 @@ bool tsr_fx_num_slow(struct tsr_fx *X, uint32_t pl, unsigned field, const struct
      * never changes.  S_TAB read alone is left out: it also asks that the print ends the part. */
     if (kept && c < 64)
         X->mm[pl] |= (uint64_t)1 << c;
-    tsr_fx_bind(X, field);
-    return true;
+    return true;   /* the checker binds the field */
 }
 
 /* dis_plan.c plan_seq for the operand part and alternative of pair pk: its early alternatives. */
@@ -698,7 +696,8 @@ bool tsr_dis_fast(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const v
         } else {
             const char *semi = memchr(text + start, ';', n - start);
             lim = semi ? (uint32_t)(semi - text) : n;
-            if ((k + 1 < np) != (semi != NULL))
+            if ((k + 1 < np) != (semi != NULL) || sp[k].end > lim)   /* the checkers' events end by lim (dis_fx.h
+                                                                      tsr_fx_in) */
                 return false;
         }
         uint32_t q = fws(text, lim, start);
