@@ -111,6 +111,86 @@ static bool opnd_tail_nonident(struct cgen *g, int oi)
     return true;
 }
 
+/* The first character other than a blank (tsr_asm_isblank) of the text printed from part i of a template
+ * sequence ending at part `end` on, whatever it prints, into set[] (true per character); tail: also what follows
+ * the sequence, when the parts can print nothing but blanks (opnd_tail_chars; none after an op's end: OP_TAIL).
+ * False when that is not known (a number, a label, an operand, a table printing a number). */
+static bool first_chars(struct cgen *g, int i, int end, int tail_opnd, bool set[256]);
+
+/* The same for what follows operand oi in every op's template that uses it. */
+static bool opnd_tail_chars(struct cgen *g, int oi, bool set[256])
+{
+    for (int i = 0; i < g->m->nops; i++) {
+        const struct tc_op *op = &g->L->ops[i];
+        for (int j = op->part; j < op->part + op->npart; j++)
+            if (g->L->parts[j].kind == TSR_TC_OPND && g->L->parts[j].arg == oi &&
+                !first_chars(g, j + 1, op->part + op->npart, -1, set))
+                return false;
+    }
+    return true;
+}
+
+/* The first non-blank character of s[0..len) into set[]; false when there is none. */
+static bool text_first(const char *s, size_t len, bool set[256])
+{
+    for (size_t k = 0; k < len; k++)
+        if (!tsr_asm_isblank((unsigned char)s[k])) {
+            set[(unsigned char)s[k]] = true;
+            return true;
+        }
+    return false;
+}
+
+/* tail_opnd: the operand whose alternative the sequence is (what follows it: opnd_tail_chars), or -1 for an op's
+ * own template (after its end only blanks may follow in the part: OP_TAIL, nothing to add). */
+static bool first_chars(struct cgen *g, int i, int end, int tail_opnd, bool set[256])
+{
+    for (; i < end; i++) {
+        const struct tc_part *p = &g->L->parts[i];
+        switch (p->kind) {
+        case TSR_TC_SPACE:
+            continue;
+        case TSR_TC_TEXT:
+            if (text_first(p->text, (size_t)p->len, set))
+                return true;
+            continue;
+        case TSR_TC_OPT:   /* printed, or not: what follows */
+            text_first(p->text, (size_t)p->len, set);
+            continue;
+        case TSR_TC_TABLE: {
+            const struct tc_table *T = &g->L->tables[p->arg];
+            bool all = true;   /* every entry prints a non-blank character */
+            for (int k = T->print; k < T->print + T->nprint; k++) {
+                const struct tc_print *pr = &g->L->prints[k];
+                if (pr->kind != TSR_TC_PRINT_NAME)
+                    return false;
+                all &= text_first(pr->name, strlen(pr->name), set);
+            }
+            if (all)
+                return true;
+            continue;
+        }
+        default:
+            return false;
+        }
+    }
+    return tail_opnd < 0 || opnd_tail_chars(g, tail_opnd, set);
+}
+
+/* Optional text part i (of a sequence ending at `end`, of operand tail_opnd or -1), when not printed: does its
+ * literal fail where the assembler tries it whatever the fields (so tsr_fx_opt0 need not be asked)?  The
+ * assembler tries it after the blanks at the event, where the text printed after the part begins (or at the
+ * part's end); a literal whose first character is not a blank fails there unless that character is the first
+ * non-blank one printed next (first_chars; tsr_asm_lit compares the literal's characters one by one). */
+static bool opt0_never(struct cgen *g, int i, int end, int tail_opnd)
+{
+    const struct tc_part *p = &g->L->parts[i];
+    bool set[256] = {false};
+    if (!p->len || tsr_asm_isblank((unsigned char)p->text[0]) || !first_chars(g, i + 1, end, tail_opnd, set))
+        return false;
+    return !set[(unsigned char)p->text[0]];
+}
+
 /* The conditions conds[first .. first+n) of an op (tested: the decoder chose the op by its encoding), as statements
  * failing with `fail`; their bindings join bm. */
 static void conds_code(struct cgen *g, int first, int n, const char *ind, const char *fail)
@@ -163,11 +243,13 @@ static bool conds_unfit(struct cgen *g, int first, int n)
 }
 
 /* The test of part i (of a sequence ending at part `end`, followed by text starting with a non-identifier
- * character when tail) whose event is `evx` and place `plx` (C expressions); fail: the statement giving up.  The
- * fields its holes bind join bm.  The bound rule's test (a name or literal ending in an identifier character is
- * not followed by one) is left out where what follows cannot continue an identifier (starts_nonident). */
-static void part_code(struct cgen *g, int i, int end, bool tail, const char *evx, const char *plx, const char *ind,
-                      const char *fail)
+ * character when tail; the alternative of operand tail_opnd, or -1: an op's template) whose event is `evx` and
+ * place `plx` (C expressions); fail: the statement giving up.  The fields its holes bind join bm.  The bound
+ * rule's test (a name or literal ending in an identifier character is not followed by one) is left out where what
+ * follows cannot continue an identifier (starts_nonident), optional text's test when not printed where its
+ * literal cannot match what follows (opt0_never). */
+static void part_code(struct cgen *g, int i, int end, bool tail, int tail_opnd, const char *evx, const char *plx,
+                      const char *ind, const char *fail)
 {
     struct tsr_buf *o = g->out;
     const struct tc_part *p = &g->L->parts[i];
@@ -207,6 +289,13 @@ static void part_code(struct cgen *g, int i, int end, bool tail, const char *evx
         bm_flush(g, ind2);
         memcpy(g->bm, keep, (size_t)g->nw * sizeof *keep);
         free(keep);
+        if (opt0_never(g, i, end, tail_opnd)) {   /* nothing to test when not printed */
+            if (o->len == body)
+                o->len = mark;
+            else
+                tsr_buf_printf(o, "%s}\n", ind);
+            break;
+        }
         if (o->len == body) {   /* nothing to do when printed */
             o->len = mark;
             tsr_buf_printf(o, "%sif (!(%s)->what && !tsr_fx_opt0(X, %s, ", ind, evx, evx);
@@ -267,7 +356,7 @@ static void opnd_fn(struct cgen *g, int oi)
             char evx[32], plx[32];
             snprintf(evx, sizeof evx, "&ev[%d]", 1 + j);
             snprintf(plx, sizeof plx, "pb + %d", off + j);
-            part_code(g, a->part + j, a->part + a->npart, tail, evx, plx, "        ", "return 0");
+            part_code(g, a->part + j, a->part + a->npart, tail, oi, evx, plx, "        ", "return 0");
         }
         conds_shown(g, a->cond, a->ncond, "        ", "return 0");
         bm_flush(g, "        ");
@@ -323,7 +412,7 @@ static void op_fn(struct cgen *g, int i, int opbase, int *place, int *pk)
         }
         char plx[32];
         snprintf(plx, sizeof plx, "%d", opbase + j);
-        part_code(g, op->part + j, end, OP_TAIL, "&ev[e]", plx, "    ", "return false");
+        part_code(g, op->part + j, end, OP_TAIL, -1, "&ev[e]", plx, "    ", "return false");
         tsr_buf_puts(o, "    e++;\n");
     }
     conds_code(g, op->cond, op->ncond, "    ", "return false");
