@@ -263,7 +263,8 @@ static void part_code(struct cgen *g, int i, int end, bool tail, int tail_opnd, 
         break;
     case TSR_TC_TABLE:
         tsr_buf_printf(o, "%sif (!tsr_fx_table(X, %s, %d, %s, %u, %s))\n%s    %s;\n", ind, plx, p->field,
-                       p->bound && !free_after ? "true" : "false", g->tflags[p->arg], evx, ind, fail);
+                       p->bound && !free_after ? "true" : "false",
+                       g->tflags[p->arg] | (g->m->fields[p->field].width <= 6 ? TSR_FX_T_SMALL : 0u), evx, ind, fail);
         bm_add(g, p->field);
         break;
     case TSR_TC_INT:
@@ -337,7 +338,7 @@ static void opnd_fn(struct cgen *g, int oi)
     tsr_buf_printf(o, "/* operand %s */\nstatic size_t qo_%d(struct tsr_fx *X, const struct tsr_dis_ev *ev, size_t avail, "
                       "uint32_t pb, uint32_t kb, bool lead)\n{\n    const uint64_t *f = X->f;\n"
                       "    (void)f;\n    (void)pb;\n    (void)kb;\n    (void)lead;\n    (void)avail;\n"
-                      "    X->top = (size_t)(ev - X->ev0);\n    switch (ev->what) {\n",
+                      "    X->top = ev;\n    switch (ev->what) {\n",
                    od->inst_name ? od->inst_name : od->name, oi);
     bool tail = opnd_tail_nonident(g, oi);
     int off = 0;

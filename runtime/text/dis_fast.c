@@ -220,7 +220,7 @@ bool tsr_fx_num_slow(struct tsr_fx *X, uint32_t pl, unsigned field, const struct
         if (v != TSR_DIS_NEVER) {
             /* dis_exact.c step_hole: the entries before the printed one of the same value pinned by the facts */
             struct tsr_dis_step st = {.p = X->isa->parts + pi->part, .field = (uint32_t)field, .kind = d->mkind};
-            struct px P = fx_px(X, pi->cpart == UINT32_MAX ? SIZE_MAX : X->top);
+            struct px P = fx_px(X, pi->cpart == UINT32_MAX ? SIZE_MAX : (size_t)(X->top - X->ev0));
             if (!tsr_dis_num_pinned(&P, &st, ev))
                 return false;
             kept = false;   /* the rest of the bundle showed it */
@@ -680,7 +680,7 @@ bool tsr_dis_fast(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const v
      * (the op's checker) */
     struct tsr_fx *X = &F0->X;
     X->s = text, X->lim = 0, X->f = f, X->neq = 0, X->lalt = NULL, X->nlpk = 0, X->end = 0;
-    X->fmt = fmt, X->np = np, X->cur = 0, X->sp = sp, X->ev0 = ev, X->nev = nev, X->top = SIZE_MAX;
+    X->fmt = fmt, X->np = np, X->cur = 0, X->sp = sp, X->ev0 = ev, X->nev = nev, X->top = NULL;
     const tsr_fx_fn *fxop = isa->fx->op;
     uint32_t s = 0, start = 0;
     uint64_t printed = 0;

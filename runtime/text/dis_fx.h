@@ -113,7 +113,7 @@ struct tsr_fx {
     const struct tsr_dis_ev *ev0;
     size_t nev;
     const size_t *plead;        /* per part: the event of its op's leading operand (SIZE_MAX: none) */
-    size_t top;                 /* the event of the op-level operand being checked (set by its checker) */
+    const struct tsr_dis_ev *top;   /* the event of the op-level operand being checked (set by its checker) */
     unsigned fmt;
     size_t np, cur;
     const unsigned *pop;
@@ -167,9 +167,11 @@ TSR_FX_COLD bool tsr_fx_table_slow(struct tsr_fx *X, uint32_t pl, unsigned field
  * begins with a blank. */
 #define TSR_FX_T_NAMES 1u
 #define TSR_FX_T_NOBLANK 2u
+/* And of the hole's field: at most 6 bits wide, so its code is below 64 (the decoder extracts width bits). */
+#define TSR_FX_T_SMALL 4u
 
 /* A `{TABLE:FIELD}` hole at place pl (bound: the part's bound rule, false where what follows in the template
- * cannot continue an identifier; what: TSR_FX_T_* of the table, a constant): a name with the short way (S_NAME),
+ * cannot continue an identifier; what: TSR_FX_T_* of the table and field, a constant): a name with the short way (S_NAME),
  * or a number the template shows to read back (S_NUMROW).  The caller binds the field.  The usual cases here (a
  * code below 64 whose verdict at pl is kept as a bit: a name whose row is decided, not cut by the bound rule, the
  * empty name included; a number whose row is decided, not empty), the rest in tsr_fx_table_slow (the same tests,
@@ -178,7 +180,7 @@ TSR_FX_INLINE bool tsr_fx_table(struct tsr_fx *X, uint32_t pl, unsigned field, b
                                 const struct tsr_dis_ev *ev)
 {
     uint64_t c = X->f[field];
-    if (c < 64) {
+    if ((what & TSR_FX_T_SMALL) || c < 64) {
         if ((what & TSR_FX_T_NAMES) || ev->what == TSR_TC_PRINT_NAME
                 ? (X->nm[pl] >> c & 1) &&
                       (ev->pos == ev->end ||
