@@ -7,7 +7,10 @@
  *    comparisons with constants.  It returns the events it took (0: not shown).  An alternative the full
  *    proof's plans leave to its walk (a label, an operand within the alternative, a binding whose value does
  *    not fit its field, more than 255 parts) answers 0 here;
- *  - per op a function `qc_N` doing the same along the op's own template, calling `qo_N` for its operands;
+ *  - per op a function `qc_N` doing the same along the op's own template, calling `qo_N` for its operands: a
+ *    body `qs_S` per template shape (the op's checker with its place and pair numbers and its conditions' values
+ *    read from a constant array, `qd_N`, so that the ops whose templates differ only in those share it: the
+ *    QPU's 66 ops have 23 shapes), called by `qc_N` with the op's constants;
  *  - `<t>_fx`: the checkers, and the places and (operand part, alternative) pairs they number, which tell
  *    the runtime where to look its facts up (dis_fx.h).
  *
@@ -37,7 +40,23 @@ struct cgen {
     uint64_t *bm;        /* the fields bound since the last flush (bm_flush), one bit each */
     int nw;              /* words of bm */
     int rc;
+    uint64_t *kv;        /* the constants of the op checker being made (kref), nk of them */
+    int nk, ck;
 };
+
+/* Constant v of the op checker being made, as the C expression that reads it from the op's constants (D[k]): the
+ * body then depends on the template's shape only and is shared by the ops of the same shape (op_fns). */
+static void kref(struct cgen *g, uint64_t v)
+{
+    if (g->nk == g->ck) {
+        g->ck = g->ck ? 2 * g->ck : 16;
+        g->kv = realloc(g->kv, (size_t)g->ck * sizeof *g->kv);
+        if (!g->kv)
+            abort();
+    }
+    g->kv[g->nk] = v;
+    tsr_buf_printf(g->out, "D[%d]", g->nk++);
+}
 
 static bool bound_ident(const struct tc_part *p)
 {
@@ -200,7 +219,7 @@ static void conds_code(struct cgen *g, int first, int n, const char *ind, const 
         const struct tc_cond *c = &g->L->conds[i];
         if (c->kind == TSR_TC_BIND) {
             tsr_buf_printf(o, "%sif (f[%d] != ", ind, c->field);
-            gen_u64(o, c->val & fmask(g->m, c->field));
+            kref(g, c->val & fmask(g->m, c->field));
             tsr_buf_printf(o, ")\n%s    %s;\n", ind, fail);
             bm_add(g, c->field);
         } else if (c->kind == TSR_TC_BIND2) {
@@ -367,17 +386,16 @@ static void opnd_fn(struct cgen *g, int oi)
     tsr_buf_puts(o, "    }\n    return 0;\n}\n\n");
 }
 
-/* The op checker; *place, *pk: the next free place and pair numbers of the operand blocks (op-level places
+/* The body of op i's checker, into g->out, its constants (place and pair numbers, the conditions' values) read
+ * from D (kref, g->kv); *place, *pk: the next free place and pair numbers of the operand blocks (op-level places
  * are opbase + part index).  The events are counted once per run of op-level parts up to the next operand (whose
  * checker counts its alternative's), not once per part. */
-static void op_fn(struct cgen *g, int i, int opbase, int *place, int *pk)
+static void op_body(struct cgen *g, int i, int opbase, int *place, int *pk)
 {
     struct tsr_buf *o = g->out;
     const struct tc_op *op = &g->L->ops[i];
-    tsr_buf_printf(o, "/* op %s */\nstatic bool qc_%d(struct tsr_fx *X, const struct tsr_dis_ev *ev, size_t avail, "
-                      "size_t *used)\n{\n    const uint64_t *f = X->f;\n    size_t e = 0, last = SIZE_MAX;\n"
-                      "    (void)f;\n    (void)ev;\n    (void)avail;\n",
-                   g->m->ops[i].name, i);
+    tsr_buf_puts(o, "    const uint64_t *f = X->f;\n    size_t e = 0, last = 0;\n"
+                    "    (void)f;\n    (void)ev;\n    (void)avail;\n    (void)D;\n    (void)last;\n");
     int lead = 0;
     while (lead < op->npart && (g->L->parts[op->part + lead].kind == TSR_TC_TEXT ||
                                 g->L->parts[op->part + lead].kind == TSR_TC_SPACE))
@@ -395,36 +413,110 @@ static void op_fn(struct cgen *g, int i, int opbase, int *place, int *pk)
                 r++;
             tsr_buf_printf(o, "    if (avail - e < %d)\n        return false;\n", r);
         }
-        tsr_buf_puts(o, "    last = e;\n");
+        if (j == op->npart - 1)
+            tsr_buf_puts(o, "    last = e;\n");
         if (p->kind == TSR_TC_OPND) {
             const struct mdl_opnd *od = &g->m->opnds[p->arg];
             bm_flush(g, "    ");   /* its checker's early alternatives may read what is bound before it */
-            tsr_buf_printf(o, "    {\n        size_t n = qo_%d(X, ev + e, avail - e, %d, %d, %s);\n"
-                              "        if (!n)\n            return false;\n",
-                           p->arg, *place, *pk, j == lead ? "true" : "false");
+            tsr_buf_printf(o, "    {\n        const uint32_t kb = (uint32_t)");
+            kref(g, (uint64_t)*pk);
+            tsr_buf_printf(o, ";\n        size_t n = qo_%d(X, ev + e, avail - e, (uint32_t)", p->arg);
+            kref(g, (uint64_t)*place);
+            tsr_buf_printf(o, ", kb, %s);\n        if (!n)\n            return false;\n", j == lead ? "true" : "false");
             if (j < TSR_FX_LALT)
-                tsr_buf_printf(o, "        X->lalt[%d] = (uint8_t)ev[e].what;\n        X->lpk[X->nlpk++] = %d + ev[e].what;\n",
-                               j, *pk);
+                tsr_buf_printf(o, "        X->lalt[%d] = (uint8_t)ev[e].what;\n        X->lpk[X->nlpk++] = kb + ev[e].what;\n",
+                               j);
             tsr_buf_puts(o, "        e += n;\n    }\n");
             for (int k = 0; k < od->nalt; k++)
                 *place += g->L->alts[g->L->opnd_alt[p->arg] + k].npart;
             *pk += od->nalt;
             continue;
         }
-        char plx[32];
-        snprintf(plx, sizeof plx, "%d", opbase + j);
-        part_code(g, op->part + j, end, OP_TAIL, -1, "&ev[e]", plx, "    ", "return false");
+        struct tsr_buf plx = {0};
+        struct tsr_buf *keep = g->out;
+        g->out = &plx;
+        tsr_buf_puts(&plx, "(uint32_t)");
+        if (p->kind == TSR_TC_TABLE || p->kind == TSR_TC_INT)   /* the parts that ask their place's facts */
+            kref(g, (uint64_t)(opbase + j));
+        g->out = keep;
+        part_code(g, op->part + j, end, OP_TAIL, -1, "&ev[e]", plx.data, "    ", "return false");
+        tsr_buf_free(&plx);
         tsr_buf_puts(o, "    e++;\n");
     }
     conds_code(g, op->cond, op->ncond, "    ", "return false");
     bm_flush(g, "    ");
-    tsr_buf_puts(o, "    if (last != SIZE_MAX)\n        X->end = ev[last].end;\n    *used = e;\n    return true;\n}\n\n");
+    if (op->npart)
+        tsr_buf_puts(o, "    X->end = ev[last].end;\n");
+    tsr_buf_puts(o, "    *used = e;\n    return true;\n");
+}
+
+/* The op checkers: each op's body (op_body) once per distinct text, as qs_S(..., D) shared by the ops whose
+ * templates have the same shape (the QPU's add ops, say, differ only in their place and pair numbers and opcode),
+ * and per op its constants qd_N and qc_N calling the body with them. */
+static void op_fns(struct cgen *g, const int *opbase, int *npk)
+{
+    const struct mdl_model *m = g->m;
+    struct tsr_buf *out = g->out;
+    struct tsr_buf *body = calloc((size_t)m->nops + 1, sizeof *body);
+    uint64_t **kv = calloc((size_t)m->nops + 1, sizeof *kv);
+    int *nk = calloc((size_t)m->nops + 1, sizeof *nk), *shape = calloc((size_t)m->nops + 1, sizeof *shape);
+    int *users = calloc((size_t)m->nops + 1, sizeof *users);
+    if (!body || !kv || !nk || !shape || !users)
+        abort();
+    int place = opbase[m->nops];
+    for (int i = 0; i < m->nops; i++) {
+        g->out = &body[i];
+        tsr_buf_puts(&body[i], "");
+        g->kv = NULL, g->nk = g->ck = 0;
+        op_body(g, i, opbase[i], &place, npk);
+        kv[i] = g->kv, nk[i] = g->nk;
+        shape[i] = i;
+        for (int j = 0; j < i; j++)
+            if (shape[j] == j && body[j].len == body[i].len && memcmp(body[j].data, body[i].data, body[i].len) == 0) {
+                shape[i] = j;
+                break;
+            }
+        users[shape[i]]++;
+    }
+    g->out = out, g->kv = NULL, g->nk = g->ck = 0;
+    for (int i = 0; i < m->nops; i++) {
+        if (shape[i] != i)
+            continue;
+        tsr_buf_printf(out, "/* the ops of shape %d:", i);
+        for (int j = i; j < m->nops; j++)
+            if (shape[j] == i)
+                tsr_buf_printf(out, " %s", m->ops[j].name);
+        tsr_buf_printf(out, " */\n%sstatic bool qs_%d(struct tsr_fx *X, const struct tsr_dis_ev *ev, size_t avail, "
+                            "size_t *used, const uint64_t *D)\n{\n",
+                       users[i] > 1 ? "TSR_FX_NOINLINE " : "", i);
+        tsr_buf_append(out, body[i].data, body[i].len);
+        tsr_buf_puts(out, "}\n\n");
+    }
+    for (int i = 0; i < m->nops; i++) {
+        tsr_buf_printf(out, "/* op %s */\nstatic const uint64_t qd_%d[] = {", m->ops[i].name, i);
+        for (int k = 0; k < nk[i]; k++) {
+            tsr_buf_puts(out, k ? ", " : "");
+            gen_u64(out, kv[i][k]);
+        }
+        tsr_buf_printf(out, "%s};\nstatic bool qc_%d(struct tsr_fx *X, const struct tsr_dis_ev *ev, size_t avail, "
+                            "size_t *used)\n{\n    return qs_%d(X, ev, avail, used, qd_%d);\n}\n\n",
+                       nk[i] ? "" : "0", i, shape[i], i);
+    }
+    for (int i = 0; i < m->nops; i++) {
+        tsr_buf_free(&body[i]);
+        free(kv[i]);
+    }
+    free(body);
+    free(kv);
+    free(nk);
+    free(shape);
+    free(users);
 }
 
 int gen_discheck(const struct mdl_model *m, const struct tc_layout *L, struct tsr_buf *out, struct tsr_diag *d)
 {
     struct cgen g = {m, L, out, d, calloc((size_t)m->nopnds + 1, sizeof(bool)), calloc((size_t)m->ntables + 1, sizeof(unsigned)),
-                     calloc((size_t)m->nfields / 64 + 1, sizeof(uint64_t)), m->nfields / 64 + 1, 0};
+                     calloc((size_t)m->nfields / 64 + 1, sizeof(uint64_t)), m->nfields / 64 + 1, 0, NULL, 0, 0};
     if (!g.used || !g.tflags || !g.bm)
         abort();
     for (int t = 0; t < m->ntables; t++) {
@@ -454,8 +546,8 @@ int gen_discheck(const struct mdl_model *m, const struct tc_layout *L, struct ts
         abort();
     for (int i = 0; i < m->nops; i++)
         opbase[i] = nplace, nplace += L->ops[i].npart;
-    for (int i = 0, place = nplace; i < m->nops; i++)
-        op_fn(&g, i, opbase[i], &place, &npk);
+    opbase[m->nops] = nplace;
+    op_fns(&g, opbase, &npk);
     /* the tables: op-level places, then per operand part its alternatives' places; the pairs */
     tsr_buf_puts(out, "static const struct tsr_fx_pinfo fx_places[] = {\n");
     for (int i = 0; i < m->nops; i++) {

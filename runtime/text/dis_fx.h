@@ -39,9 +39,11 @@ struct tsr_fx;
 #if defined(__GNUC__) || defined(__clang__)
 #define TSR_FX_INLINE static inline __attribute__((always_inline))
 #define TSR_FX_COLD __attribute__((cold))
+#define TSR_FX_NOINLINE __attribute__((noinline))
 #else
 #define TSR_FX_INLINE static inline
 #define TSR_FX_COLD
+#define TSR_FX_NOINLINE
 #endif
 
 /* A row entry: not yet decided, shown (dis_exact.h TSR_DIS_UNKNOWN, TSR_DIS_NEVER). */
