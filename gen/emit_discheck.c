@@ -3,8 +3,9 @@
  *
  *  - per operand used in an op's template, a function `qo_N` that checks the operand's event and, by the
  *    alternative it records, that alternative's parts: the early alternatives (tsr_fx_early), each part that
- *    needs a test (tsr_fx_lit, tsr_fx_table, tsr_fx_int, tsr_fx_opt0), the conditions compiled to
- *    comparisons with constants.  It returns the events it took (0: not shown).  An alternative the full
+ *    needs a test (tsr_fx_lit, tsr_fx_table, tsr_fx_int, tsr_fx_opt0), the fields its conditions and holes
+ *    bind (conds_shown: the printer printed the alternative because they hold).  It returns the events it
+ *    took (0: not shown).  An alternative the full
  *    proof's plans leave to its walk (a label, an operand within the alternative, a binding whose value does
  *    not fit its field, more than 255 parts) answers 0 here;
  *  - per op a function `qc_N` doing the same along the op's own template, calling `qo_N` for its operands: a
@@ -18,7 +19,11 @@
  * part by operand part, every part of every alternative of that operand (alternative by alternative).  A
  * `qo_N` is shared by the ops that use the operand, so it receives the first place and the first pair of
  * its operand part (pb, kb) and adds the alternative's offset.  The tests mirror runtime/text/dis_plan.c and
- * dis_exact.c run_plan one for one (docs/asm.md "Round trips").
+ * dis_exact.c run_plan one for one (docs/asm.md "Round trips"), less those the printer or the template already
+ * decides, each left out where its argument is given: the conditions of what the path says was printed
+ * (conds_shown), the events' bounds (opnd_fn), the bound rule before text that cannot continue an identifier
+ * (starts_nonident), optional text whose literal cannot match what follows (opt0_never), a table's kind of
+ * entry (TSR_FX_T_*); an alternative's bindings are one OR per word (bm_flush).
  */
 #include <inttypes.h>
 #include <stdio.h>
