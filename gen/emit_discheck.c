@@ -40,7 +40,6 @@ struct cgen {
     const struct tc_layout *L;
     struct tsr_buf *out;
     struct tsr_diag *d;
-    bool *used;          /* per operand: at an op's template part (gets a qo_N) */
     unsigned *tflags;    /* per table: TSR_FX_T_* (dis_fx.h), what every entry it prints is */
     uint64_t *bm;        /* the fields bound since the last flush (bm_flush), one bit each */
     int nw;              /* words of bm */
@@ -355,15 +354,18 @@ static bool alt_planned(struct cgen *g, const struct tc_alt *a)
 /* An operand's checker.  Its event and its alternative's events lie within the part and in order: the printers
  * make them so (dis_path.h; every event of a part ends by the part's recorded end, which tsr_dis_fast takes as
  * the part's end or tests against it), so no test of an event's bounds is made here (tsr_fx_in). */
-static void opnd_fn(struct cgen *g, int oi)
+/* inl: the copy inlined into the op checkers' bodies shared by many ops (qi_N, HOT_USERS), else the function
+ * the others call (qo_N). */
+static void opnd_fn(struct cgen *g, int oi, bool inl)
 {
     struct tsr_buf *o = g->out;
     const struct mdl_opnd *od = &g->m->opnds[oi];
-    tsr_buf_printf(o, "/* operand %s */\nstatic size_t qo_%d(struct tsr_fx *X, const struct tsr_dis_ev *ev, size_t avail, "
+    tsr_buf_printf(o, "/* operand %s */\n%s_%d(struct tsr_fx *X, const struct tsr_dis_ev *ev, size_t avail, "
                       "uint32_t pb, uint32_t kb, bool lead)\n{\n    const uint64_t *f = X->f;\n"
                       "    (void)f;\n    (void)pb;\n    (void)kb;\n    (void)lead;\n    (void)avail;\n"
                       "    X->top = ev;\n    switch (ev->what) {\n",
-                   od->inst_name ? od->inst_name : od->name, oi);
+                   od->inst_name ? od->inst_name : od->name, inl ? "TSR_FX_INLINE size_t qi" : "TSR_FX_NOINLINE static size_t qo",
+                   oi);
     bool tail = opnd_tail_nonident(g, oi);
     int off = 0;
     for (int k = 0; k < od->nalt; k++) {
@@ -455,6 +457,12 @@ static void op_body(struct cgen *g, int i, int opbase, int *place, int *pk)
     tsr_buf_puts(o, "    *used = e;\n    return true;\n");
 }
 
+/* A body shared by this many ops or more calls the operands' checkers inlined (qi_N): those bodies run on most
+ * bundles (the QPU's add and mul ops: 19 and 7 of them), so the calls' cost is saved where it counts (callgrind:
+ * 92 instructions a word fewer on bench_dis's words) for one more copy of those operands' checkers (about 8 KB),
+ * and the bodies of fewer ops stay small. */
+#define HOT_USERS 4
+
 /* The op checkers: each op's body (op_body) once per distinct text, as qs_S(..., D) shared by the ops whose
  * templates have the same shape (the QPU's add ops, say, differ only in their place and pair numbers and opcode),
  * and per op its constants qd_N and qc_N calling the body with them. */
@@ -484,6 +492,21 @@ static void op_fns(struct cgen *g, const int *opbase, int *npk)
         users[shape[i]]++;
     }
     g->out = out, g->kv = NULL, g->nk = g->ck = 0;
+    /* the operands' checkers: qo_N for the ops of bodies called from their qc_N, qi_N for the hot bodies */
+    unsigned char *need = calloc((size_t)m->nopnds + 1, 1);
+    if (!need)
+        abort();
+    for (int i = 0; i < m->nops; i++)
+        for (int j = g->L->ops[i].part; j < g->L->ops[i].part + g->L->ops[i].npart; j++)
+            if (g->L->parts[j].kind == TSR_TC_OPND)
+                need[g->L->parts[j].arg] |= users[shape[i]] >= HOT_USERS ? 2 : 1;
+    for (int oi = 0; oi < m->nopnds; oi++) {
+        if (need[oi] & 1)
+            opnd_fn(g, oi, false);
+        if (need[oi] & 2)
+            opnd_fn(g, oi, true);
+    }
+    free(need);
     for (int i = 0; i < m->nops; i++) {
         if (shape[i] != i)
             continue;
@@ -494,7 +517,11 @@ static void op_fns(struct cgen *g, const int *opbase, int *npk)
         tsr_buf_printf(out, " */\n%sstatic bool qs_%d(struct tsr_fx *X, const struct tsr_dis_ev *ev, size_t avail, "
                             "size_t *used, const uint64_t *D)\n{\n",
                        users[i] > 1 ? "TSR_FX_NOINLINE " : "", i);
-        tsr_buf_append(out, body[i].data, body[i].len);
+        for (size_t k = 0; k < body[i].len; k++) {   /* the calls of a hot body go to the inlined copies */
+            bool call = users[i] >= HOT_USERS && k + 3 < body[i].len && memcmp(body[i].data + k, "qo_", 3) == 0;
+            tsr_buf_append(out, call ? "qi" : body[i].data + k, call ? 2 : 1);
+            k += call;
+        }
         tsr_buf_puts(out, "}\n\n");
     }
     for (int i = 0; i < m->nops; i++) {
@@ -520,9 +547,9 @@ static void op_fns(struct cgen *g, const int *opbase, int *npk)
 
 int gen_discheck(const struct mdl_model *m, const struct tc_layout *L, struct tsr_buf *out, struct tsr_diag *d)
 {
-    struct cgen g = {m, L, out, d, calloc((size_t)m->nopnds + 1, sizeof(bool)), calloc((size_t)m->ntables + 1, sizeof(unsigned)),
+    struct cgen g = {m, L, out, d, calloc((size_t)m->ntables + 1, sizeof(unsigned)),
                      calloc((size_t)m->nfields / 64 + 1, sizeof(uint64_t)), m->nfields / 64 + 1, 0, NULL, 0, 0};
-    if (!g.used || !g.tflags || !g.bm)
+    if (!g.tflags || !g.bm)
         abort();
     for (int t = 0; t < m->ntables; t++) {
         unsigned fl = TSR_FX_T_NAMES | TSR_FX_T_NOBLANK;
@@ -536,14 +563,7 @@ int gen_discheck(const struct mdl_model *m, const struct tc_layout *L, struct ts
         g.tflags[t] = fl;
     }
     const char *lo = gen_lower(m);
-    for (int i = 0; i < m->nops; i++)
-        for (int j = L->ops[i].part; j < L->ops[i].part + L->ops[i].npart; j++)
-            if (L->parts[j].kind == TSR_TC_OPND)
-                g.used[L->parts[j].arg] = true;
     tsr_buf_puts(out, "/* ---- the exactness proof's fast form (runtime/text/dis_fx.h; gen/emit_discheck.c) ---- */\n\n");
-    for (int i = 0; i < m->nopnds; i++)
-        if (g.used[i])
-            opnd_fn(&g, i);
     /* op-level places first, then the operand blocks in op order (the same walk as below) */
     int nplace = 0, npk = 0;
     int *opbase = calloc((size_t)m->nops + 1, sizeof *opbase);
@@ -595,7 +615,6 @@ int gen_discheck(const struct mdl_model *m, const struct tc_layout *L, struct ts
     tsr_buf_printf(out, "};\n\nconst struct tsr_fx_desc %s_fx = {fx_ops, fx_places, %d, fx_pks, %d};\n", lo,
                    nplace + nalt_places, npk);
     free(opbase);
-    free(g.used);
     free(g.tflags);
     free(g.bm);
     return g.rc;
