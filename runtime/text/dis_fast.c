@@ -161,8 +161,7 @@ bool tsr_fx_table_slow(struct tsr_fx *X, uint32_t pl, unsigned field, bool bound
     if (tsr_fx_name_slow(X, pl, c) != TSR_DIS_NEVER || (lp && tsr_asm_isblank(X->s[ev->pos])) ||
         (bound && lp && tsr_asm_isident(X->s[ev->end - 1]) && ev->end < X->lim && tsr_asm_isident(X->s[ev->end])))
         return false;
-    tsr_fx_bind(X, field);
-    return true;
+    return true;   /* the checker binds the field */
 }
 
 int tsr_fx_name_slow(struct tsr_fx *X, uint32_t pl, uint64_t c)
@@ -235,7 +234,7 @@ bool tsr_fx_num_slow(struct tsr_fx *X, uint32_t pl, unsigned field, const struct
         if (v != TSR_DIS_NEVER) {
             /* dis_exact.c step_hole: the entries before the printed one of the same value pinned by the facts */
             struct tsr_dis_step st = {.p = X->isa->parts + pi->part, .field = (uint32_t)field, .kind = d->mkind};
-            struct px P = fx_px(X, pi->cpart == UINT32_MAX ? SIZE_MAX : X->top);
+            struct px P = fx_px(X, pi->cpart == UINT32_MAX ? SIZE_MAX : (size_t)(X->top - X->ev0));
             if (!tsr_dis_num_pinned(&P, &st, ev))
                 return false;
             kept = false;   /* the rest of the bundle showed it */
@@ -247,8 +246,7 @@ bool tsr_fx_num_slow(struct tsr_fx *X, uint32_t pl, unsigned field, const struct
      * never changes.  S_TAB read alone is left out: it also asks that the print ends the part. */
     if (kept && c < 64)
         X->mm[pl] |= (uint64_t)1 << c;
-    tsr_fx_bind(X, field);
-    return true;
+    return true;   /* the checker binds the field */
 }
 
 /* dis_plan.c plan_seq for the operand part and alternative of pair pk: its early alternatives. */
@@ -790,7 +788,7 @@ bool tsr_dis_fast(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const v
      * (the op's checker) */
     struct tsr_fx *X = &F0->X;
     X->s = text, X->f = f, X->neq = 0;   /* lim, cur, lalt, nlpk, end: per part, before its checker */
-    X->fmt = fmt, X->np = np, X->sp = sp, X->ev0 = ev, X->nev = nev, X->top = SIZE_MAX;
+    X->fmt = fmt, X->np = np, X->sp = sp, X->ev0 = ev, X->nev = nev, X->top = NULL;
     const tsr_fx_fn *fxop = isa->fx->op;
     uint32_t s = 0, start = 0;
     uint64_t printed = 0;
@@ -799,9 +797,11 @@ bool tsr_dis_fast(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const v
         /* the part's text: up to the next ';' (asm_engine.c tsr_asm_bundle splits at every ';'): the part's end
          * the path records when no part's text can hold one (semi_free), else searched */
         uint32_t lim = sp[k].end;
-        if (!semi_free_)
+        if (!semi_free_) {
             lim = part_end_searched(text, n, start, k + 1 < np);
-        else if (lim < start || (k + 1 < np ? lim >= n || text[lim] != ';' : lim != n))
+            if (sp[k].end > lim)   /* the checkers' events end by lim (dis_fx.h tsr_fx_in) */
+                return false;
+        } else if (lim < start || (k + 1 < np ? lim >= n || text[lim] != ';' : lim != n))
             return false;
         uint32_t q = fws(text, lim, start);
         if (q >= lim)   /* also lim == UINT32_MAX */

@@ -39,9 +39,11 @@ struct tsr_fx;
 #if defined(__GNUC__) || defined(__clang__)
 #define TSR_FX_INLINE static inline __attribute__((always_inline))
 #define TSR_FX_COLD __attribute__((cold))
+#define TSR_FX_NOINLINE __attribute__((noinline))
 #else
 #define TSR_FX_INLINE static inline
 #define TSR_FX_COLD
+#define TSR_FX_NOINLINE
 #endif
 
 /* A row entry: not yet decided, shown (dis_exact.h TSR_DIS_UNKNOWN, TSR_DIS_NEVER). */
@@ -113,7 +115,7 @@ struct tsr_fx {
     const struct tsr_dis_ev *ev0;
     size_t nev;
     const size_t *plead;        /* per part: the event of its op's leading operand (SIZE_MAX: none) */
-    size_t top;                 /* the event of the op-level operand being checked (set by its checker) */
+    const struct tsr_dis_ev *top;   /* the event of the op-level operand being checked (set by its checker) */
     unsigned fmt;
     size_t np, cur;
     const unsigned *pop;
@@ -142,53 +144,65 @@ TSR_FX_INLINE void tsr_fx_bind(struct tsr_fx *X, unsigned field)
     X->bound[field >> 6] |= (uint64_t)1 << (field & 63);
 }
 
-/* The event lies within the part (every step of run_step first tests it). */
+/* The event lies within the part (every step of run_step first tests it).  The checkers do not test it: the
+ * printers make every event of a bundle part start before it ends (their offsets only grow) and end by the
+ * part's recorded end (dis_path.h tsr_dis_slotp.end, recorded after the part's events), and tsr_dis_fast takes
+ * that end as the part's (or declines the part when its text ends before it), so every event the checkers read
+ * lies within the part.  The slow halves still test it. */
 TSR_FX_INLINE bool tsr_fx_in(const struct tsr_fx *X, const struct tsr_dis_ev *ev)
 {
     return ev->pos <= ev->end && ev->end <= X->lim;
 }
 
-/* A literal ending in an identifier character (bound): no identifier character follows (S_LIT). */
+/* A literal ending in an identifier character (bound): no identifier character follows (S_LIT).  mdlc asks it
+ * only where what follows in the template may start with one (gen/emit_discheck.c starts_nonident). */
 TSR_FX_INLINE bool tsr_fx_lit(const struct tsr_fx *X, const struct tsr_dis_ev *ev)
 {
-    return tsr_fx_in(X, ev) && !(ev->end < X->lim && tsr_asm_isident(X->s[ev->end]));
+    return !(ev->end < X->lim && tsr_asm_isident(X->s[ev->end]));
 }
 
 TSR_FX_COLD bool tsr_fx_table_slow(struct tsr_fx *X, uint32_t pl, unsigned field, bool bound,
                                    const struct tsr_dis_ev *ev);
 
-/* A `{TABLE:FIELD}` hole at place pl (bound: the part's bound rule): a name with the short way (S_NAME), or a
- * number the template shows to read back (S_NUMROW); binds the field.  The usual cases here (a code below 64
- * whose verdict at pl is kept as a bit: a name whose row is decided, not cut by the bound rule, the empty name
- * included; a number whose row is decided, not empty), the rest in tsr_fx_table_slow (the same tests, in the
- * same order). */
-TSR_FX_INLINE bool tsr_fx_table(struct tsr_fx *X, uint32_t pl, unsigned field, bool bound, const struct tsr_dis_ev *ev)
+/* What mdlc knows of every entry a table prints (gen/emit_discheck.c), for tsr_fx_table's `what` argument:
+ * every entry is a name (so the event's kind, the kind of the entry printed, is TSR_TC_PRINT_NAME); no name
+ * begins with a blank. */
+#define TSR_FX_T_NAMES 1u
+#define TSR_FX_T_NOBLANK 2u
+/* And of the hole's field: at most 6 bits wide, so its code is below 64 (the decoder extracts width bits). */
+#define TSR_FX_T_SMALL 4u
+
+/* A `{TABLE:FIELD}` hole at place pl (bound: the part's bound rule, false where what follows in the template
+ * cannot continue an identifier; what: TSR_FX_T_* of the table and field, a constant): a name with the short way (S_NAME),
+ * or a number the template shows to read back (S_NUMROW).  The caller binds the field.  The usual cases here (a
+ * code below 64 whose verdict at pl is kept as a bit: a name whose row is decided, not cut by the bound rule, the
+ * empty name included; a number whose row is decided, not empty), the rest in tsr_fx_table_slow (the same tests,
+ * in the same order). */
+TSR_FX_INLINE bool tsr_fx_table(struct tsr_fx *X, uint32_t pl, unsigned field, bool bound, unsigned what,
+                                const struct tsr_dis_ev *ev)
 {
     uint64_t c = X->f[field];
-    if (c < 64 && tsr_fx_in(X, ev)) {
-        if (ev->what == TSR_TC_PRINT_NAME
+    if ((what & TSR_FX_T_SMALL) || c < 64) {
+        if ((what & TSR_FX_T_NAMES) || ev->what == TSR_TC_PRINT_NAME
                 ? (X->nm[pl] >> c & 1) &&
                       (ev->pos == ev->end ||
-                       (!tsr_asm_isblank(X->s[ev->pos]) &&
+                       (((what & TSR_FX_T_NOBLANK) || !tsr_asm_isblank(X->s[ev->pos])) &&
                         !(bound && ev->end < X->lim && tsr_asm_isident(X->s[ev->end]) &&
                           tsr_asm_isident(X->s[ev->end - 1]))))
-                : (X->mm[pl] >> c & 1) && ev->pos < ev->end) {
-            tsr_fx_bind(X, field);
+                : (X->mm[pl] >> c & 1) && ev->pos < ev->end)
             return true;
-        }
     }
     return tsr_fx_table_slow(X, pl, field, bound, ev);
 }
 
 /* A `{FIELD}` hole at place pl: S_FIXINT (the printed number reads back as the code, nothing extends it).  A
- * code below 64 whose verdict at pl is kept as a bit here (mm), the rest in tsr_fx_num_slow. */
+ * code below 64 whose verdict at pl is kept as a bit here (mm), the rest in tsr_fx_num_slow.  The caller binds
+ * the field. */
 TSR_FX_INLINE bool tsr_fx_int(struct tsr_fx *X, uint32_t pl, unsigned field, const struct tsr_dis_ev *ev)
 {
     uint64_t c = X->f[field];
-    if (c < 64 && (X->mm[pl] >> c & 1) && ev->pos < ev->end && ev->end <= X->lim) {
-        tsr_fx_bind(X, field);
+    if (c < 64 && (X->mm[pl] >> c & 1) && ev->pos < ev->end)
         return true;
-    }
     return tsr_fx_in(X, ev) && tsr_fx_num_slow(X, pl, field, ev);
 }
 
@@ -198,11 +212,22 @@ TSR_FX_INLINE bool tsr_fx_opt0(const struct tsr_fx *X, const struct tsr_dis_ev *
                                bool bound)
 {
     uint32_t q = ev->pos, e;
-    if (!tsr_fx_in(X, ev) || ev->end != ev->pos)
+    if (ev->end != ev->pos)
         return false;
     while (q < X->lim && tsr_asm_isblank(X->s[q]))
         q++;
     return !tsr_asm_lit(X->s, X->lim, t, len, bound, q, &e);
+}
+
+/* A FIELD == FIELD condition the printer has shown to hold (the alternative it printed): recorded for the end of
+ * the bundle. */
+TSR_FX_INLINE bool tsr_fx_eq(struct tsr_fx *X, unsigned a, unsigned b)
+{
+    if (X->neq + 2 > X->ceq)
+        return false;
+    X->eq[X->neq++] = (uint16_t)a;
+    X->eq[X->neq++] = (uint16_t)b;
+    return true;
 }
 
 /* A FIELD == FIELD condition (the fields are equal): recorded for the end of the bundle. */
