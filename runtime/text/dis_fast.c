@@ -91,8 +91,7 @@ struct tsr_dis_fast {
     } *hot;
     struct tsr_fx_pl *pl;       /* per place (isa->fx->nplaces) */
     void **pk;                  /* per pair (isa->fx->npks): struct fpk, made on first use */
-    uint8_t *pkn;               /* per pair: dis_fx.h tsr_fx.pkn, pkf, pkm */
-    uint16_t *pkf;
+    uint16_t *pkf;              /* per pair: dis_fx.h tsr_fx.pkf, pkm */
     uint64_t *pkm;
     uint64_t *nm, *mm;          /* per place: dis_fx.h tsr_fx.nm, mm */
     uint64_t *fmask;            /* per format: its fields, nw words each */
@@ -276,12 +275,13 @@ static struct fpk *pk_make(struct tsr_fx *X, uint32_t pk)
 static struct fpk *pk_new(struct tsr_fx *X, uint32_t pk)
 {
     struct fpk *A = X->pk[pk] = pk_make(X, pk);
-    X->pkn[pk] = A->nearly ? 2 : 1;
     /* the fields every early alternative has a row on (each row of alternative j and hole h is indexed by the
      * code of the printed alternative's hole h); tsr_fx.pkf holds the first of them until another settles more
      * (tsr_fx_early_slow); none: pkm stays 0 */
     tsr_dis_early_fields(A->early, A->nearly, A->cf, &A->ncf, TSR_DIS_EHOLES);
-    if (A->ncf)
+    if (!A->nearly)
+        X->pkf[pk] = TSR_FX_PK_NONE;   /* not a field: fast_new keeps isas of at most 1024 fields */
+    else if (A->ncf)
         X->pkf[pk] = A->cf[0];
     return A;
 }
@@ -638,7 +638,6 @@ static FAST_OUTLINE TSR_FX_COLD struct tsr_dis_fast *fast_new(const struct tsr_t
     F0->hot = tsr_xcalloc(isa->nops, sizeof *F0->hot);
     F0->pl = tsr_xcalloc(isa->fx->nplaces, sizeof *F0->pl);
     F0->pk = tsr_xcalloc(isa->fx->npks, sizeof *F0->pk);
-    F0->pkn = tsr_xcalloc(isa->fx->npks, 1);
     F0->pkf = tsr_xcalloc(isa->fx->npks, sizeof *F0->pkf);
     F0->pkm = tsr_xcalloc(isa->fx->npks, sizeof *F0->pkm);
     F0->nm = tsr_xcalloc(isa->fx->nplaces, sizeof *F0->nm);
@@ -658,7 +657,7 @@ static FAST_OUTLINE TSR_FX_COLD struct tsr_dis_fast *fast_new(const struct tsr_t
         }
     struct tsr_fx *X0 = &F0->X;
     X0->isa = isa, X0->x = x, X0->bound = F0->bound, X0->eq = F0->eq, X0->ceq = 64;
-    X0->pl = F0->pl, X0->pk = F0->pk, X0->pkn = F0->pkn, X0->pkf = F0->pkf, X0->pkm = F0->pkm, X0->nm = F0->nm,
+    X0->pl = F0->pl, X0->pk = F0->pk, X0->pkf = F0->pkf, X0->pkm = F0->pkm, X0->nm = F0->nm,
         X0->mm = F0->mm;
     X0->pop = F0->pop, X0->pw = F0->pw, X0->plead = F0->plead;
     F0->semi_free = semi_free(isa);
@@ -860,7 +859,6 @@ void tsr_dis_fast_free(struct tsr_dis_exact *x)
     for (uint32_t i = 0; isa && isa->fx && i < isa->fx->npks; i++)
         free(F0->pk[i]);
     free(F0->pk);
-    free(F0->pkn);
     free(F0->pkf);
     free(F0->pkm);
     free(F0->nm);

@@ -52,6 +52,9 @@ struct tsr_fx;
 /* Operand parts of an op's template whose printed alternative is recorded (dis_exact.h TSR_DIS_LALT). */
 #define TSR_FX_LALT 16
 
+/* tsr_fx.pkf of a pair without early alternatives: no field (dis_fast.c keeps isas of at most 1024 fields). */
+#define TSR_FX_PK_NONE 0xffffu
+
 /* The checker of an op: the bundle part's events from ev (avail of them); true when every test holds, with
  * *used the events the op's template took and X->end the end of its last op-level part's event. */
 typedef bool (*tsr_fx_fn)(struct tsr_fx *X, const struct tsr_dis_ev *ev, size_t avail, size_t *used);
@@ -95,11 +98,11 @@ struct tsr_fx {
     struct tsr_fx_pl *pl;       /* per place */
     void **pk;                  /* per (operand part, alternative): its early alternatives (dis_fast.c), made on
                                    first use */
-    uint8_t *pkn;               /* per pair: 0 not known yet, 1 no early alternative, 2 some */
-    uint16_t *pkf;              /* per pair with some: a field every early alternative has a row on (the code of
-                                   one of the printed alternative's holes; dis_fast.c keep_rows chooses it) */
+    uint16_t *pkf;              /* per pair: TSR_FX_PK_NONE when it has no early alternative; else a field every
+                                   early alternative has a row on (the code of one of the printed alternative's
+                                   holes; dis_fast.c keep_rows chooses it), 0 until known */
     uint64_t *pkm;              /* per pair: bit c set once code c (< 64) of field pkf is known to rule every early
-                                   alternative out by its row on that field */
+                                   alternative out by its row on that field (0 until the pair is known) */
     uint64_t *nm;               /* per place: bit c set once code c (< 64) is known to print a name with the short
                                    way there (its name row says TSR_FX_NEVER): one word per place, so that the
                                    checkers' most frequent test reads a small array */
@@ -134,8 +137,9 @@ TSR_FX_COLD bool tsr_fx_early_slow(struct tsr_fx *X, uint32_t pk, bool lead, con
  * leading operand. */
 TSR_FX_INLINE bool tsr_fx_early(struct tsr_fx *X, uint32_t pk, bool lead, const struct tsr_dis_ev *ev)
 {
+    unsigned fd = X->pkf[pk];
     uint64_t c;
-    return X->pkn[pk] == 1 || ((c = X->f[X->pkf[pk]]) < 64 && (X->pkm[pk] >> c & 1)) ||
+    return fd == TSR_FX_PK_NONE || ((c = X->f[fd]) < 64 && (X->pkm[pk] >> c & 1)) ||
            tsr_fx_early_slow(X, pk, lead, ev);
 }
 
