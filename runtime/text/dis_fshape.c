@@ -20,7 +20,10 @@ static void grow(struct tsr_fx_shapes *S)
     for (uint32_t c = cap; c > 1; c >>= 1)
         shift--;
     for (uint32_t i = 0; i < S->n; i++) {
-        uint64_t h = tsr_fx_shape_hash(&S->ent[i].key);
+        const struct tsr_fx_shape *e = &S->ent[i];
+        struct tsr_fx_skey k = {
+            .bound = e->bound, .ops0 = e->ops0, .ops1 = e->ops1, .pairs = e->pairs, .meta = e->meta};
+        uint64_t h = tsr_fx_shape_hash(&k);
         uint32_t j = (uint32_t)(h >> shift);
         while (idx[j])
             j = (j + 1) & (cap - 1);
@@ -30,7 +33,8 @@ static void grow(struct tsr_fx_shapes *S)
     S->idx = idx, S->cap = cap, S->shift = shift;
 }
 
-/* Room for one more entry (entries on 128-byte boundaries: an entry spans two cache lines, not three). */
+/* Room for one more entry (entries on 128-byte boundaries: an entry spans two cache lines, not three, and its usual
+ * part lies in the first). */
 static void room(struct tsr_fx_shapes *S)
 {
     if (S->n < S->cent)
@@ -117,7 +121,11 @@ static void make(struct tsr_fx_shapes *S, struct tsr_fx_shape *e, const struct t
     for (uint32_t t = 0; t < F->nslot; t++) {
         if (printed >> t & 1)
             continue;
-        e->dslot[e->nd++] = isa->idx[F->slot + t];
+        if (isa->idx[F->slot + t] > 0xff) {   /* dslot[] holds bytes */
+            e->state = TSR_FX_SHAPE_STEPS;
+            goto done;
+        }
+        e->dslot[e->nd++] = (uint8_t)isa->idx[F->slot + t];
         const struct tsr_tc_op *d = &isa->ops[isa->slots[isa->idx[F->slot + t]].default_op];
         if (!conds(S, isa, d->cond, d->ncond, &B, cid, &nc)) {
             e->state = TSR_FX_SHAPE_STEPS;
@@ -169,11 +177,16 @@ static void make(struct tsr_fx_shapes *S, struct tsr_fx_shape *e, const struct t
         goto done;
     }
     e->nf = (uint8_t)nf, e->nc = (uint8_t)nc;
-    if (nf + nc <= TSR_FX_SHAPE_IN) {   /* inside the entry; chk[] keeps only longer lists */
-        memcpy(e->in, S->chk + off, (nf + nc) * sizeof *S->chk);
-        S->nchk = off;
-    }
+    bool narrow = nf + nc <= TSR_FX_SHAPE_IN;   /* inside the entry (values below 2^24); chk[] keeps the others */
+    for (uint32_t i = 0; i < nf + nc && narrow; i++)
+        narrow = S->chk[off + i] >> 32 == 0;
     e->off = off;
+    if (narrow) {
+        for (uint32_t i = 0; i < nf + nc; i++)
+            e->in[i] = (uint32_t)S->chk[off + i];
+        S->nchk = off;
+        e->off = TSR_FX_SHAPE_CHK;
+    }
     return;
 done:
     S->nchk = off, e->nf = e->nc = 0;
@@ -202,7 +215,7 @@ const struct tsr_fx_shape *tsr_fx_shape_new(struct tsr_fx_shapes **Sp, const str
         j = (j + 1) & (S->cap - 1);
     struct tsr_fx_shape *e = &S->ent[S->n];
     memset(e, 0, sizeof *e);
-    e->key = *k;
+    e->bound = k->bound, e->meta = k->meta, e->ops0 = k->ops0, e->ops1 = k->ops1, e->pairs = k->pairs;
     S->idx[j] = h >> 32 << 32 | (S->n + 1);
     S->n++;
     make(S, e, isa, fmt, ops, printed, bound, eq, neq);

@@ -24,7 +24,8 @@
  * Layout (a bundle touches few cache lines): an index of 64-bit words (the key's hash's top 32 bits, the entry's
  * number + 1; open addressing, at most half full) finds the entry; entries are 128 bytes on 128-byte boundaries,
  * kept in the order made, with their comparisons inside when they fit (TSR_FX_SHAPE_IN; nearly all shapes), so a
- * bundle reads one index word and one entry.
+ * bundle reads one index word and one entry: of an isa without op defaults, a key without pairs and at most 8
+ * comparisons, its first cache line only.
  */
 #ifndef TSR_DIS_FSHAPE_H
 #define TSR_DIS_FSHAPE_H
@@ -40,21 +41,28 @@
 struct tsr_fx_skey { uint64_t bound, ops0, ops1, pairs, meta; };
 
 /* The comparisons an entry holds in itself (the rest: TSR_FX_SHAPES' chk[]); a comparison is one word, val << 8 |
- * field (f[field] == val: val below 2^56, field below 64), a check id << 8 (isa->check(id, f)). */
-#define TSR_FX_SHAPE_IN 8
+ * field (f[field] == val, field below 64), or a check id << 8 (isa->check(id, f)): in an entry a 32-bit word
+ * (val below 2^24), in chk[] a 64-bit one (val below 2^56). */
+#define TSR_FX_SHAPE_IN 18
+#define TSR_FX_SHAPE_CHK UINT32_MAX   /* tsr_fx_shape.off of an entry whose comparisons are inside */
 
 enum { TSR_FX_SHAPE_CMP, TSR_FX_SHAPE_FAILS, TSR_FX_SHAPE_STEPS };
 
+/* An entry: what a bundle of the usual shapes reads (the key's bound and meta, the counts, the slots not printed
+ * and up to 8 comparisons) lies in its first 64 bytes; the key's ops and pairs, which the lookup compares only for
+ * isas with op defaults or keys with pairs, and comparisons 9 to 18 in the second. */
 struct tsr_fx_shape {
-    struct tsr_fx_skey key;
-    uint32_t off;        /* nf + nc > TSR_FX_SHAPE_IN: the comparisons are chk[off .. off + nf + nc) */
-    uint8_t nf, nc;      /* comparisons f[field] == val, then checks */
-    uint8_t state;       /* CMP: holds when the comparisons do; FAILS: the shape alone fails; STEPS: not kept */
-    uint8_t nd;          /* the slots not printed, each to hold its default op: dslot[0 .. nd) */
-    uint16_t dslot[8];
-    uint64_t in[TSR_FX_SHAPE_IN];   /* the comparisons, when they fit */
+    uint64_t bound, meta;   /* the key's (tsr_fx_skey) */
+    uint32_t off;           /* TSR_FX_SHAPE_CHK: the comparisons are in[0 .. nf + nc); else chk[off .. off + nf + nc) */
+    uint8_t nf, nc;         /* comparisons f[field] == val, then checks */
+    uint8_t state;          /* CMP: holds when the comparisons do; FAILS: the shape alone fails; STEPS: not kept */
+    uint8_t nd;             /* the slots not printed, each to hold its default op: dslot[0 .. nd) */
+    uint8_t dslot[8];       /* slot numbers below 256 (a shape with another is not kept) */
+    uint32_t in[TSR_FX_SHAPE_IN];   /* the comparisons, when they fit */
+    uint64_t ops0, ops1, pairs;     /* the key's */
 };
-_Static_assert(sizeof(struct tsr_fx_shape) == 128, "an entry is two cache lines");
+_Static_assert(sizeof(struct tsr_fx_shape) == 128 && offsetof(struct tsr_fx_shape, in) + 8 * sizeof(uint32_t) == 64,
+               "an entry is two cache lines, its usual part the first");
 
 struct tsr_fx_shapes {
     uint64_t *idx;              /* cap words: hash >> 32 << 32 | entry + 1, 0 empty */
@@ -106,9 +114,11 @@ const struct tsr_fx_shape *tsr_fx_shape_new(struct tsr_fx_shapes **S, const stru
                                             const uint16_t *ops, uint64_t printed, uint64_t bound,
                                             const uint16_t *eq, uint32_t neq);
 
-/* The entry of key k in the index, whose hash is h (NULL: none). */
+/* The entry of key k in the index, whose hash is h (NULL: none); full: compare the key's ops and pairs too (else
+ * the caller knows them 0 in k and in every entry of the same meta: an isa without op defaults has no ops in any
+ * key, and a key's pairs are 0 when its meta says it has none). */
 static inline const struct tsr_fx_shape *tsr_fx_shape_find(const struct tsr_fx_shapes *S,
-                                                           const struct tsr_fx_skey *k, uint64_t h)
+                                                           const struct tsr_fx_skey *k, uint64_t h, bool full)
 {
     for (uint32_t j = (uint32_t)(h >> S->shift);; j = (j + 1) & (S->cap - 1)) {
         uint64_t w = S->idx[j];
@@ -117,8 +127,8 @@ static inline const struct tsr_fx_shape *tsr_fx_shape_find(const struct tsr_fx_s
         if ((w ^ h) >> 32)
             continue;
         const struct tsr_fx_shape *e = &S->ent[(uint32_t)w - 1];
-        if (e->key.bound == k->bound && e->key.meta == k->meta && e->key.ops0 == k->ops0 && e->key.ops1 == k->ops1 &&
-            e->key.pairs == k->pairs)
+        if (e->bound == k->bound && e->meta == k->meta &&
+            (!full || (e->ops0 == k->ops0 && e->ops1 == k->ops1 && e->pairs == k->pairs)))
             return e;
     }
 }
@@ -139,10 +149,11 @@ static inline const struct tsr_fx_shape *tsr_fx_shape(struct tsr_fx_shapes **Sp,
     if (S && !S->opdefs && !neq) {
         /* the key's ops and pairs are 0: tsr_fx_shape_hash without their terms (the same value) */
         struct tsr_fx_skey k = {.bound = bound, .meta = fmt | printed << 16};
-        e = tsr_fx_shape_find(S, &k, (bound ^ k.meta * UINT64_C(0xc2b2ae3d27d4eb4f)) * UINT64_C(0x9e3779b97f4a7c15));
+        e = tsr_fx_shape_find(S, &k, (bound ^ k.meta * UINT64_C(0xc2b2ae3d27d4eb4f)) * UINT64_C(0x9e3779b97f4a7c15),
+                              false);
     } else if (S) {
         struct tsr_fx_skey k = tsr_fx_skey_of(isa, S->opdefs, fmt, ops, printed, bound, eq, neq);
-        e = tsr_fx_shape_find(S, &k, tsr_fx_shape_hash(&k));
+        e = tsr_fx_shape_find(S, &k, tsr_fx_shape_hash(&k), true);
     }
     return e ? e : tsr_fx_shape_new(Sp, isa, fmt, ops, printed, bound, eq, neq);
 }
@@ -158,8 +169,19 @@ static inline bool tsr_fx_shape_holds(const struct tsr_fx_shapes *S, const struc
         if (ops[e->dslot[i]] != isa->slots[e->dslot[i]].default_op)
             return false;
     uint32_t nf = e->nf, n = nf + e->nc;
-    const uint64_t *c = n <= TSR_FX_SHAPE_IN ? e->in : S->chk + e->off;
     uint64_t d = 0;
+    if (e->off == TSR_FX_SHAPE_CHK) {
+        const uint32_t *c = e->in;
+        for (uint32_t i = 0; i < nf; i++)
+            d |= f[c[i] & 0xff] ^ c[i] >> 8;
+        if (d)
+            return false;
+        for (uint32_t i = nf; i < n; i++)
+            if (!isa->check(c[i] >> 8, f))
+                return false;
+        return true;
+    }
+    const uint64_t *c = S->chk + e->off;
     for (uint32_t i = 0; i < nf; i++)
         d |= f[c[i] & 0xff] ^ c[i] >> 8;
     if (d)
