@@ -431,8 +431,7 @@ static void op_body(struct cgen *g, int i, int opbase, int *place, int *pk)
             kref(g, (uint64_t)*place);
             tsr_buf_printf(o, ", kb, %s);\n        if (!n)\n            return false;\n", j == lead ? "true" : "false");
             if (j < TSR_FX_LALT)
-                tsr_buf_printf(o, "        X->lalt[%d] = (uint8_t)ev[e].what;\n        X->lpk[X->nlpk++] = kb + ev[e].what;\n",
-                               j);
+                tsr_buf_printf(o, "        X->lalt[%d] = (uint8_t)ev[e].what;\n", j);
             tsr_buf_puts(o, "        e += n;\n    }\n");
             for (int k = 0; k < od->nalt; k++)
                 *place += g->L->alts[g->L->opnd_alt[p->arg] + k].npart;

@@ -94,6 +94,11 @@ struct tsr_dis_fast {
     uint16_t *pkf;              /* per pair: dis_fx.h tsr_fx.pkf, pkm */
     uint64_t *pkm;
     uint64_t *nm, *mm;          /* per place: dis_fx.h tsr_fx.nm, mm */
+    uint16_t *opk;              /* per op, per template part j < TSR_FX_LALT: the pair of the operand there with its
+                                   first alternative (dis_fx.h: pairs numbered op by op, operand part by operand part,
+                                   alternative by alternative); TSR_FX_PK_NONE: not an operand, or one whose pairs
+                                   fslot leaves out (of more than 255 alternatives, which lalt[] cannot tell apart,
+                                   or numbered past 16 bits) */
     uint64_t *fmask;            /* per format: its fields, nw words each */
     size_t nw;
     uint64_t before[64];        /* per format g < 64: bit h for each format h < g */
@@ -556,8 +561,12 @@ static int fslot(struct tsr_fx *X, unsigned slot, unsigned before, unsigned prin
             o->c0known = true;
         }
         uint64_t m = o->cands0;
-        for (uint32_t i = 0; i < X->nlpk && m; i++)
-            m &= ~pk_bnever(X, X->lpk[i], printed, S, m);
+        /* the pairs printed at the op's operand parts recorded in lalt (opk: each one's first pair) */
+        const uint8_t *la = x->lalt[k];
+        const uint16_t *kb = x->fast->opk + (size_t)printed * TSR_FX_LALT;
+        for (uint32_t j = 0; j < TSR_FX_LALT && m; j++)
+            if (kb[j] != TSR_FX_PK_NONE && la[j] != 0xff)
+                m &= ~pk_bnever(X, kb[j] + la[j], printed, S, m);
         return m != 0;
     }
     return tsr_dis_cands(&x->cands, &x->st, slot, before, printed, alts, x->lalt[k]) != 0;
@@ -642,6 +651,23 @@ static FAST_OUTLINE TSR_FX_COLD struct tsr_dis_fast *fast_new(const struct tsr_t
     F0->pkm = tsr_xcalloc(isa->fx->npks, sizeof *F0->pkm);
     F0->nm = tsr_xcalloc(isa->fx->nplaces, sizeof *F0->nm);
     F0->mm = tsr_xcalloc(isa->fx->nplaces, sizeof *F0->mm);
+    F0->opk = tsr_xcalloc((size_t)isa->nops * TSR_FX_LALT, sizeof *F0->opk);
+    uint32_t pk = 0;
+    for (uint32_t a = 0; a < isa->nops; a++)
+        for (uint32_t j = 0; j < isa->ops[a].npart; j++) {
+            const struct tsr_tc_part *p = &isa->parts[isa->ops[a].part + j];
+            if (j < TSR_FX_LALT)
+                F0->opk[a * TSR_FX_LALT + j] = TSR_FX_PK_NONE;
+            if (p->kind != TSR_TC_OPND)
+                continue;
+            uint32_t nalt = isa->opnds[p->arg].nalt;
+            if (j < TSR_FX_LALT && nalt <= 0xff && pk + nalt < TSR_FX_PK_NONE)
+                F0->opk[a * TSR_FX_LALT + j] = (uint16_t)pk;
+            pk += nalt;
+        }
+    if (pk != isa->fx->npks)   /* not the numbering of dis_fx.h: fslot asks no pair (fewer exclusions: sound) */
+        for (size_t i = 0; i < (size_t)isa->nops * TSR_FX_LALT; i++)
+            F0->opk[i] = TSR_FX_PK_NONE;
     F0->nw = nw;
     F0->fmask = tsr_xcalloc((size_t)isa->nformats * nw, sizeof *F0->fmask);
     for (unsigned g = 0; g < 64; g++)
@@ -783,10 +809,9 @@ bool tsr_dis_fast(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const v
     bound[0] = 0;   /* F0->bound holds 16 words, nw at most 16 */
     for (size_t w = 1; w < nw; w++)
         bound[w] = 0;
-    /* the checkers' state: its bundle-independent members were set with F0; lpk[] is written before it is read
-     * (the op's checker) */
+    /* the checkers' state: its bundle-independent members were set with F0 */
     struct tsr_fx *X = &F0->X;
-    X->s = text, X->f = f, X->neq = 0;   /* lim, cur, lalt, nlpk, end: per part, before its checker */
+    X->s = text, X->f = f, X->neq = 0;   /* lim, cur, lalt, end: per part, before its checker */
     X->fmt = fmt, X->np = np, X->sp = sp, X->ev0 = ev, X->nev = nev, X->top = NULL;
     const tsr_fx_fn *fxop = isa->fx->op;
     uint32_t s = 0, start = 0;
@@ -808,7 +833,7 @@ bool tsr_dis_fast(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const v
         uint32_t t = sp[k].t;
         size_t ie = sp[k].first, iend = k + 1 < np ? sp[k + 1].first : nev;
         unsigned a = pop[k];
-        X->lim = lim, X->cur = k, X->lalt = x->lalt[k], X->nlpk = 0;
+        X->lim = lim, X->cur = k, X->lalt = x->lalt[k];
         memset(x->lalt[k], 0xff, TSR_DIS_LALT);
         /* run_plan: the first event is where the assembler starts; the op's checker; the part's text ends
          * after its last event */
@@ -862,6 +887,7 @@ void tsr_dis_fast_free(struct tsr_dis_exact *x)
     free(F0->pkf);
     free(F0->pkm);
     free(F0->nm);
+    free(F0->opk);
     free(F0->mm);
     for (unsigned a = 0; isa && a < isa->nops; a++)
         free(F0->op[a].defmask), free(F0->op[a].defval);

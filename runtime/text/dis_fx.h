@@ -16,7 +16,8 @@
  * alternative).  The facts asked at a place (the name row, the number's kind and row) depend on the part
  * and what follows it in the op's template, which `places` gives; they are looked up on first use and kept
  * per place in the prover (struct tsr_fx_pl).  Likewise each (operand part, alternative) pair has an index
- * (`pks`) under which its early alternatives are kept.
+ * (`pks`) under which its early alternatives are kept: the pairs are numbered op by op, within an op by its
+ * operand parts in template order, within an operand part by alternative (dis_fast.c finds an op's pairs so).
  */
 #ifndef TSR_DIS_FX_H
 #define TSR_DIS_FX_H
@@ -110,8 +111,6 @@ struct tsr_fx {
                                    read back with nothing but a non-empty print in the part to ask (tsr_fx_num_slow:
                                    S_FIXINT, or S_NUMROW whose row says TSR_FX_NEVER for c) */
     uint8_t *lalt;              /* the current part's alternatives per operand part (dis_exact.h lalt) */
-    uint32_t lpk[TSR_FX_LALT];  /* the pairs printed at the op's operand parts recorded in lalt, nlpk of them */
-    uint32_t nlpk;
     uint32_t end;               /* out: the end of the op's last part's event */
     /* for dis_spin.c: the bundle's parts, their ops and the alternatives at their leading operands; the path's
      * events */
