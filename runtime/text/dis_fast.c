@@ -564,7 +564,7 @@ static int fslot(struct tsr_fx *X, unsigned slot, unsigned before, unsigned prin
         /* the pairs printed at the op's operand parts recorded in lalt (opk: each one's first pair) */
         const uint8_t *la = x->lalt[k];
         const uint16_t *kb = x->fast->opk + (size_t)printed * TSR_FX_LALT;
-        for (uint32_t j = 0; j < TSR_FX_LALT && m; j++)
+        for (uint32_t j = 0; j < isa->ops[printed].npart && m; j++)   /* alts: npart <= TSR_FX_LALT */
             if (kb[j] != TSR_FX_PK_NONE && la[j] != 0xff)
                 m &= ~pk_bnever(X, kb[j] + la[j], printed, S, m);
         return m != 0;
@@ -841,8 +841,13 @@ bool tsr_dis_fast(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const v
             return false;
         size_t used;
         X->end = q;
-        if (!fxop[a](X, ev + ie, iend - ie, &used) || ie + used != iend || X->end > lim ||
-            fws(text, lim, X->end) != lim)
+        size_t avail = iend - ie;
+        if (!fxop[a](X, ev + ie, avail, &used) || used != avail)
+            return false;
+        /* lim, a and t again from where they are kept (the checkers write none of X->lim, pop[], sp[]): values
+         * the compiler would otherwise keep across the call, on the stack */
+        lim = X->lim, a = pop[k], t = sp[k].t;
+        if (X->end > lim || fws(text, lim, X->end) != lim)
             return false;
         /* the slots and ops the assembler tries before this one (fslot's first tests, on the facts kept per op,
          * inline) */
