@@ -595,7 +595,10 @@ static int find_shapes(struct pgen *g)
     return ns;
 }
 
-/* Shape function ps_N: the name at nm (a 16-byte block and its length), then the template its ops share. */
+/* Shape function ps_N: the name at nm (a 16-byte block and its length), then the template its ops share.  A shape
+ * of TSR_TC_SHAPE_INL ops or more (shape_inl) is written as psi_N, inlined into the format functions' switches
+ * (fmt_fn: one copy per format slot holding its ops; no call, spills or reloads on most bundles), and ps_N, one
+ * out-of-line copy for the ops' own functions (pp_N). */
 static void shape_fn(struct pgen *g, int sh)
 {
     struct tsr_buf *o = g->out;
@@ -607,17 +610,20 @@ static void shape_fn(struct pgen *g, int sh)
             i0 = i0 < 0 ? i : i0;
         }
     tsr_buf_printf(o, ": the name, then the template they share */\n"
-                      "static struct tsr_tc_pres ps_%d(" PP_PARAMS ", const struct tsr_tc_ptext16 *restrict nm)\n{\n"
+                      "%s struct tsr_tc_pres ps%s_%d(" PP_PARAMS ", const struct tsr_tc_ptext16 *restrict nm)\n{\n"
                       "    (void)f;\n    (void)pc;\n    (void)x;\n"
                       "    memcpy(b + o, nm->s, 16);\n"
                       "    *ev++ = (struct tsr_dis_ev){(uint32_t)o, (uint32_t)(o + nm->len), 0};\n"
                       "    o += nm->len;\n",
-                   sh);
+                   g->shape_inl[sh] ? "TSR_TC_PINLINE" : "static", g->shape_inl[sh] ? "i" : "", sh);
     const struct tc_op *op = &g->L->ops[i0];
     g->in_shape = g->shape_inl[sh];
     seq_code(g, op->part + 1, op->npart - 1, "    ", "return (struct tsr_tc_pres){0, NULL}");
     g->in_shape = false;
     tsr_buf_puts(o, "    return (struct tsr_tc_pres){o, ev};\n}\n\n");
+    if (g->shape_inl[sh])
+        tsr_buf_printf(o, "TSR_TC_PNOINLINE struct tsr_tc_pres ps_%d(" PP_PARAMS ", const struct tsr_tc_ptext16 *restrict "
+                          "nm)\n{\n    return psi_%d(f, pc, b, o, ev, x, nm);\n}\n\n", sh, sh);
 }
 
 static void op_fn(struct pgen *g, int i)
@@ -692,7 +698,8 @@ static void fmt_fn(struct pgen *g, int fi, const char *lo)
                                   "            r = (struct tsr_tc_pres){o + pn_[k%d].len, ev + 1};\n"
                                   "            break;\n", t, t, t);
             else
-                tsr_buf_printf(o, "            r = ps_%d(f, pc, b, o, ev, x, &pn_[k%d]);\n            break;\n", sh, t);
+                tsr_buf_printf(o, "            r = ps%s_%d(f, pc, b, o, ev, x, &pn_[k%d]);\n            break;\n",
+                               g->shape_inl[sh] ? "i" : "", sh, t);
         }
         tsr_buf_printf(o, "        default:   /* an op of another slot, or not an op */\n            if (k%d >= %du)\n"
                           "                return TSR_TC_PFAIL;\n            r = %s_tc_pops[k%d].fn(f, pc, b, o, ev, x);\n"
