@@ -595,9 +595,41 @@ static int find_shapes(struct pgen *g)
     return ns;
 }
 
-/* Shape function ps_N: the name at nm (a 16-byte block and its length), then the template its ops share. */
+/* The shape a format function inlines in slot S's switch (fmt_fn): of the shapes with inlined operands
+ * (shape_inl) and text after the name, the one holding most of the slot's ops (the first of those tied), or -1.
+ * One per slot bounds the code added (measured on the QPU: inlining its 5-op add shape too cost more I1 misses
+ * than the calls it saved). */
+static int slot_shape(const struct pgen *g, const struct mdl_slot *S)
+{
+    int best = -1, nbest = 0;
+    for (int k = 0; k < S->nops; k++) {
+        int sh = g->shape[S->ops[k]], n = 0;
+        if (sh < 0 || !g->shape_inl[sh] || g->shape_empty[sh])
+            continue;
+        for (int j = 0; j < S->nops; j++)
+            n += g->shape[S->ops[j]] == sh;
+        if (n > nbest)
+            best = sh, nbest = n;
+    }
+    return best;
+}
+
+/* Whether some format function inlines shape sh (slot_shape of one of its slots). */
+static bool shape_in_fmt(const struct pgen *g, int sh)
+{
+    for (int fi = 0; fi < g->m->nformats; fi++)
+        for (int t = 0; t < g->m->formats[fi].nslots; t++)
+            if (slot_shape(g, &g->m->slots[g->m->formats[fi].slots[t]]) == sh)
+                return true;
+    return false;
+}
+
+/* Shape function ps_N: the name at nm (a 16-byte block and its length), then the template its ops share.  A shape
+ * some format function inlines (shape_in_fmt) is written as psi_N, inlined into those switches (no call, spills
+ * or reloads on most bundles), and ps_N, one out-of-line copy for the ops' own functions (pp_N). */
 static void shape_fn(struct pgen *g, int sh)
 {
+    const bool fin = shape_in_fmt(g, sh);
     struct tsr_buf *o = g->out;
     int i0 = -1;
     tsr_buf_puts(o, "/* ops");
@@ -607,17 +639,20 @@ static void shape_fn(struct pgen *g, int sh)
             i0 = i0 < 0 ? i : i0;
         }
     tsr_buf_printf(o, ": the name, then the template they share */\n"
-                      "static struct tsr_tc_pres ps_%d(" PP_PARAMS ", const struct tsr_tc_ptext16 *restrict nm)\n{\n"
+                      "%s struct tsr_tc_pres ps%s_%d(" PP_PARAMS ", const struct tsr_tc_ptext16 *restrict nm)\n{\n"
                       "    (void)f;\n    (void)pc;\n    (void)x;\n"
                       "    memcpy(b + o, nm->s, 16);\n"
                       "    *ev++ = (struct tsr_dis_ev){(uint32_t)o, (uint32_t)(o + nm->len), 0};\n"
                       "    o += nm->len;\n",
-                   sh);
+                   fin ? "TSR_TC_PINLINE" : "static", fin ? "i" : "", sh);
     const struct tc_op *op = &g->L->ops[i0];
     g->in_shape = g->shape_inl[sh];
     seq_code(g, op->part + 1, op->npart - 1, "    ", "return (struct tsr_tc_pres){0, NULL}");
     g->in_shape = false;
     tsr_buf_puts(o, "    return (struct tsr_tc_pres){o, ev};\n}\n\n");
+    if (fin)
+        tsr_buf_printf(o, "TSR_TC_PNOINLINE struct tsr_tc_pres ps_%d(" PP_PARAMS ", const struct tsr_tc_ptext16 *restrict "
+                          "nm)\n{\n    return psi_%d(f, pc, b, o, ev, x, nm);\n}\n\n", sh, sh);
 }
 
 static void op_fn(struct pgen *g, int i)
@@ -671,6 +706,7 @@ static void fmt_fn(struct pgen *g, int fi, const char *lo)
         if (t)
             tsr_buf_puts(o, "        if (o) {\n            memcpy(b + o, \"; \", 2);\n            o += 2;\n        }\n");
         tsr_buf_printf(o, "        switch (k%d) {\n", t);
+        const int inl = slot_shape(g, S);
         for (int k = 0; k < S->nops; k++) {   /* the slot's ops of one shape: one call, the name by op number */
             int sh = g->shape[S->ops[k]];
             if (sh < 0) {
@@ -692,7 +728,8 @@ static void fmt_fn(struct pgen *g, int fi, const char *lo)
                                   "            r = (struct tsr_tc_pres){o + pn_[k%d].len, ev + 1};\n"
                                   "            break;\n", t, t, t);
             else
-                tsr_buf_printf(o, "            r = ps_%d(f, pc, b, o, ev, x, &pn_[k%d]);\n            break;\n", sh, t);
+                tsr_buf_printf(o, "            r = ps%s_%d(f, pc, b, o, ev, x, &pn_[k%d]);\n            break;\n",
+                               sh == inl ? "i" : "", sh, t);
         }
         tsr_buf_printf(o, "        default:   /* an op of another slot, or not an op */\n            if (k%d >= %du)\n"
                           "                return TSR_TC_PFAIL;\n            r = %s_tc_pops[k%d].fn(f, pc, b, o, ev, x);\n"

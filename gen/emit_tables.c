@@ -22,6 +22,39 @@ static void names_array(struct tsr_buf *out, const char *lo, const char *what, c
     tsr_buf_puts(out, "    NULL,\n};\n\n");
 }
 
+/* tsr_tc_format.sel_decoded for format F's selector (or a part e of it): 1 when it reads nothing but F's own
+ * fields and constants.  The generated decoder (gen/emit_codec.c, <t>_decode and <t>_decode_next) sets
+ * inst->format to F only inside `if (selector)` evaluated on the fields' codes v_<field>, and stores each of F's
+ * fields as f[field] = v_<field>; so the selector, and each of its top-level && parts (F's cond[]), holds on the
+ * decoded f[].  A field outside F (stored as 0, not the code tested), or a read of state, space or locals, makes
+ * it 0.  A format without a selector has no conditions: 0. */
+static int sel_decoded(const struct mdl_format *F, const struct mdl_expr *e)
+{
+    if (!e)
+        return 0;
+    switch (e->kind) {
+    case MDL_E_INT:
+    case MDL_E_FLOAT:
+        return 1;
+    case MDL_E_FIELD:
+        for (int i = 0; i < F->nfields; i++)
+            if (F->fields[i] == e->index)
+                return 1;
+        return 0;
+    case MDL_E_UN:
+    case MDL_E_BIN:
+    case MDL_E_COND:
+    case MDL_E_CAST:
+    case MDL_E_TABLE:
+        for (int i = 0; i < e->nargs; i++)
+            if (!sel_decoded(F, e->a[i]))
+                return 0;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 static const char *nm_format(const struct mdl_model *m, int i) { return m->formats[i].name; }
 static const char *nm_slot(const struct mdl_model *m, int i) { return m->slots[i].name; }
 static const char *nm_field(const struct mdl_model *m, int i) { return m->fields[i].name; }
@@ -165,13 +198,14 @@ int gen_tables(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
     close_array(out, m->nslots);
 
     open_array(out, "struct tsr_tc_format", "formats",
-               "name, slot, nslot, field, nfield, cond, ncond, def, ndef, ign, nign");
+               "name, slot, nslot, field, nfield, cond, ncond, def, ndef, ign, nign, sel_decoded");
     for (int i = 0; i < m->nformats; i++) {
         const struct tc_fmt *f = &L.fmts[i];
         tsr_buf_puts(out, "    {");
         gen_cstring(out, m->formats[i].name);
-        tsr_buf_printf(out, ", %d, %d, %d, %d, %d, %d, %d, %d, %d, %d},\n", f->slot, f->nslot, f->field, f->nfield,
-                       f->cond, f->ncond, f->def, f->ndef, f->ign, f->nign);
+        tsr_buf_printf(out, ", %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d},\n", f->slot, f->nslot, f->field,
+                       f->nfield, f->cond, f->ncond, f->def, f->ndef, f->ign, f->nign,
+                       sel_decoded(&m->formats[i], m->formats[i].selector));
     }
     close_array(out, m->nformats);
 

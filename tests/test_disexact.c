@@ -762,3 +762,40 @@ Test(disexact, alt_opts_printed)
     static const char *const setf[] = {"xor.setf -, r2, r3; v8max.ifn rb31, r1, r4.8d", "clz.setf -, r1"};
     proven_without_text(setf, sizeof setf / sizeof *setf, UINT32_MAX);
 }
+
+/* The fact the fast form's shapes (runtime/text/dis_fshape.c) rest on when they skip a format's selector checks:
+ * on every word the decoder gives a format marked sel_decoded, each of the format's conditions holds on the
+ * fields it stored.  Every format with a selector (all the QPU's read only their own fields) is marked; the words
+ * are random and each format's words are counted, so the test reaches them all. */
+Test(disexact, decoded_formats_meet_their_selector)
+{
+    const struct tsr_tc_isa *isa = &qpu_tc_isa;
+    struct qpu_inst inst;
+    unsigned seen[8] = {0};
+    cr_assert_leq(isa->nformats, 8u);
+    for (unsigned g = 0; g < isa->nformats; g++)
+        cr_expect_eq(isa->formats[g].sel_decoded, isa->formats[g].ncond > 0, "format %s", isa->formats[g].name);
+    uint64_t s = 0x9e3779b97f4a7c15u;
+    for (unsigned n = 0; n < 200000; n++) {
+        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+        /* the top bits (sig, ldi_mode) drawn often from the few codes of the non-ALU formats */
+        uint64_t d = n & 1 ? s : (s & ~(UINT64_C(0xf) << 60)) | (uint64_t)(0xe + (n >> 1 & 1)) << 60;
+        const uint32_t w[2] = {(uint32_t)d, (uint32_t)(d >> 32)};
+        if (qpu_decode(w, &inst) < 0)
+            continue;
+        unsigned g = inst.format;
+        cr_assert_lt(g, isa->nformats);
+        seen[g]++;
+        const struct tsr_tc_format *F = &isa->formats[g];
+        const uint64_t *f = inst.f;
+        for (uint32_t i = 0; F->sel_decoded && i < F->ncond; i++) {
+            const struct tsr_tc_cond *c = &isa->conds[F->cond + i];
+            bool ok = c->kind == TSR_TC_BIND ? f[c->field] == c->val
+                    : c->kind == TSR_TC_BIND2 ? f[c->field] == f[c->field2]
+                    : isa->check(c->id, f);
+            cr_assert(ok, "format %s, word %016llx: %s", F->name, (unsigned long long)d, c->text);
+        }
+    }
+    for (unsigned g = 0; g < isa->nformats; g++)
+        cr_expect_gt(seen[g], 0u, "format %s", isa->formats[g].name);
+}

@@ -573,7 +573,9 @@ void tsr_dis_exact_free(struct tsr_dis_exact *x);
 /* The same question as tsr_dis_exact, answered from the facts alone with what they need kept per template
  * place: true only where tsr_dis_exact answers true too without reading the text (its plans' steps settled by
  * the facts, early alternatives refuted through dis_spin.c); false otherwise (then tsr_dis_exact decides).
- * Answers false until tsr_dis_exact has run once on x (it sets up the facts).  Aborts when memory runs out. */
+ * Answers false until tsr_dis_exact has run once on x (it sets up the facts).  inst must be what isa->decode or
+ * isa->decode_next stored: a format's selector is not tested again where the decoder is known to have tested it
+ * (tsr_tc_format.sel_decoded).  Aborts when memory runs out. */
 bool tsr_dis_fast(const struct tsr_tc_isa *isa, struct tsr_dis_exact *x, const void *inst, const char *text,
                   size_t len, const struct tsr_dis_path *path);
 void tsr_dis_fast_free(struct tsr_dis_exact *x);

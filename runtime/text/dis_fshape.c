@@ -81,10 +81,11 @@ static bool defaults(struct tsr_fx_shapes *S, const struct tsr_tc_isa *isa, cons
 }
 
 /* Conditions conds[first .. first + n) (dis_fast.c fconds): a binding is a comparison and binds the field; a
- * check is kept in cid[] (*nc of at most 64); false for a FIELD == FIELD condition or a constant of more than 56
- * bits (not kept). */
+ * check is kept in cid[] (*nc of at most 64), unless `decoded` (a format's selector that holds on every bundle the
+ * decoder gives that format: textcodec.h tsr_tc_format.sel_decoded); false for a FIELD == FIELD condition or a
+ * constant of more than 56 bits (not kept). */
 static bool conds(struct tsr_fx_shapes *S, const struct tsr_tc_isa *isa, uint32_t first, uint32_t n, uint64_t *B,
-                  uint32_t *cid, uint32_t *nc)
+                  uint32_t *cid, uint32_t *nc, bool decoded)
 {
     for (uint32_t i = 0; i < n; i++) {
         const struct tsr_tc_cond *c = &isa->conds[first + i];
@@ -92,6 +93,8 @@ static bool conds(struct tsr_fx_shapes *S, const struct tsr_tc_isa *isa, uint32_
             if (!push(S, c->field, c->val & tsr_bits_mask(isa->fields[c->field].width)))
                 return false;
             *B |= (uint64_t)1 << c->field;
+        } else if (c->kind != TSR_TC_BIND2 && decoded) {
+            continue;
         } else if (c->kind != TSR_TC_BIND2 && *nc < 64) {
             cid[(*nc)++] = c->id;
         } else {
@@ -114,7 +117,7 @@ static void make(struct tsr_fx_shapes *S, struct tsr_fx_shape *e, const struct t
     uint32_t cid[64], nc = 0;   /* the checks, kept after the comparisons */
     /* the format's conditions (its selector: dis_fast.c asks them of no other shape), then the conditions of the
      * slots not printed's default ops; a FIELD == FIELD condition in either is not kept */
-    if (!conds(S, isa, F->cond, F->ncond, &B, cid, &nc)) {
+    if (!conds(S, isa, F->cond, F->ncond, &B, cid, &nc, F->sel_decoded)) {
         e->state = TSR_FX_SHAPE_STEPS;
         goto done;
     }
@@ -127,7 +130,7 @@ static void make(struct tsr_fx_shapes *S, struct tsr_fx_shape *e, const struct t
         }
         e->dslot[e->nd++] = (uint8_t)isa->idx[F->slot + t];
         const struct tsr_tc_op *d = &isa->ops[isa->slots[isa->idx[F->slot + t]].default_op];
-        if (!conds(S, isa, d->cond, d->ncond, &B, cid, &nc)) {
+        if (!conds(S, isa, d->cond, d->ncond, &B, cid, &nc, false)) {
             e->state = TSR_FX_SHAPE_STEPS;
             goto done;
         }

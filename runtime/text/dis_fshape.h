@@ -15,7 +15,8 @@
  * once per shape, the verdict of the shape alone (a pair nothing binds) and what is left to compare: the slots not
  * printed (each to hold its default op); each field with the constant it must hold (a binding among the format's or
  * a default op's conditions; the first default of a field nothing bound, ops' in slot order then the format's; 0
- * for the format's other fields); the other conditions of the format and the default ops (isa->check).  A shape
+ * for the format's other fields); the other conditions of the format and the default ops (isa->check; none of the
+ * format's where its decoder tested them, tsr_tc_format.sel_decoded: the bundle is the decoder's).  A shape
  * outside what the key can hold (more than 8 slots, 4 pairs, 64 fields, or a FIELD == FIELD condition among the
  * format's or a default op's, or a constant of more than 56 bits) is not kept: dis_fast.c runs the tail step by
  * step.  The formats the assembler tries before the printed one depend on the printed ops: dis_fast.c asks them

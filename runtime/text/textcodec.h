@@ -163,6 +163,11 @@ struct tsr_tc_format {
     uint32_t cond, ncond;    /* selector, split at top-level && (bindings and checks) */
     uint32_t def, ndef;      /* format defaults */
     uint32_t ign, nign;      /* isa->ranges: ignore ranges */
+    /* 1 when the generated decoder picks this format only if its selector holds on the fields it stores: mdlc
+     * (gen/emit_tables.c sel_decoded) sets it when the selector reads only the format's own fields (and
+     * constants), which <t>_decode and <t>_decode_next test on the codes they then store in f[] unchanged
+     * (gen/emit_codec.c); so on a decoded bundle of this format every check of cond[] holds */
+    uint32_t sel_decoded;
 };
 
 struct tsr_tc_isa {
