@@ -11,7 +11,7 @@
  * slot whose op is not the slot's default (at least the first slot); a slot whose op prints no
  * text is left out.  An operand prints its first alternative whose conditions hold and whose parts
  * can all be printed; a table code without a name or number cannot be printed.  Numbers: `{FIELD}`
- * as the field's print format says (put_field; decimal by default, signed fields sign-extended); table floats in the shortest form that reads back as
+ * as the field's print format says (dis_interp.c put_field; decimal by default, signed fields sign-extended); table floats in the shortest form that reads back as
  * the same binary32 and always with a '.' or exponent; labels as `L` + lower-case hex address.
  */
 #include <inttypes.h>
@@ -24,270 +24,13 @@
 
 #include "asm_engine.h"
 #include "bits.h"
+#include "dis_engine.h"
 #include "dis_exact.h"
 #include "dis_path.h"
 #include "fileout.h"
 #include "text/dis_print.h"
 #include "text/textcodec.h"
 #include "tls.h"
-
-struct dis {
-    const struct tsr_tc_isa *isa;
-    struct tsr_asm *a;
-    void *inst, *inst2;
-    uint64_t *labels;          /* label targets printed (current program) */
-    size_t nlabels, clabels;
-    struct tsr_tc_cache cache; /* disasm_program: word -> text of the words that print no label */
-    uint8_t *op_label;         /* per op: its template can print a label (LBL_YES), computed by dis_init */
-    uint8_t *opnd_label;       /* per operand: the same (LBL_*), scratch of dis_init */
-    bool *fmt_label;           /* per format: one of its slots has an op that can print a label */
-    struct tsr_dis_path path;  /* what print_bundle printed (dis_path.h) */
-    bool gen;                  /* print with the generated printer (isa->pops), else interpret the templates */
-    struct fmax { size_t len, ev, lab; } *fmax;   /* gen: per format, the bounds of a bundle (sum over its slots) */
-    tsr_tc_pfmt_fn *pfn;       /* per format, its generated bundle printer, or NULL (not gen, or no slots: the loops) */
-    struct tsr_dis_exact *exact;  /* the exactness proof's state (dis_exact.h): the thread's (prover_for) */
-    bool verify;               /* TESSERA_DIS_VERIFY set (not "0"): also check the proven bundles, abort on a
-                                  difference */
-};
-
-enum { LBL_UNKNOWN, LBL_VISITING, LBL_NO, LBL_YES };
-
-/* Keeps a path out of its caller, so that the per-bundle path stays short: NOINLINE a path of its own (a
- * description without generated printers), COLD one rarely taken (laid out of the hot code); INLINE a step of
- * the per-bundle path, into its one caller (no frame of its own). */
-#if defined(__GNUC__) || defined(__clang__)
-#define TSR_DIS_NOINLINE __attribute__((noinline))
-#define TSR_DIS_COLD __attribute__((noinline, cold))
-#define TSR_DIS_INLINE static inline __attribute__((always_inline))
-#else
-#define TSR_DIS_INLINE static inline
-#define TSR_DIS_NOINLINE
-#define TSR_DIS_COLD
-#endif
-
-static const uint64_t *fields_of(const struct tsr_tc_isa *isa, const void *inst)
-{
-    return (const uint64_t *)(const void *)((const unsigned char *)inst + isa->off_f);
-}
-
-static const uint16_t *ops_of(const struct tsr_tc_isa *isa, const void *inst)
-{
-    return (const uint16_t *)(const void *)((const unsigned char *)inst + isa->off_op);
-}
-
-static const uint32_t *ign_of(const struct tsr_tc_isa *isa, const void *inst)
-{
-    return (const uint32_t *)(const void *)((const unsigned char *)inst + isa->off_ignored);
-}
-
-static bool cond_holds(const struct tsr_tc_isa *isa, uint32_t first, uint32_t n, const uint64_t *f)
-{
-    for (uint32_t i = 0; i < n; i++) {
-        const struct tsr_tc_cond *c = &isa->conds[first + i];
-        bool ok = c->kind == TSR_TC_BIND ? f[c->field] == c->val
-                : c->kind == TSR_TC_BIND2 ? f[c->field] == f[c->field2]
-                : isa->check(c->id, f);
-        if (!ok)
-            return false;
-    }
-    return true;
-}
-
-static void put(struct tsr_buf *out, const char *s, size_t n)
-{
-    tsr_buf_append(out, s, n);
-}
-
-static void truncate_to(struct tsr_buf *out, size_t len)
-{
-    out->len = len;
-    if (out->data)
-        out->data[len] = 0;
-}
-
-/* The shortest %g form that reads back as the same binary32, with a '.' or exponent (dis_print.c). */
-static bool put_float(struct tsr_buf *out, uint32_t bits)
-{
-    char b[48];
-    int n = tsr_tc_float_text(bits, b);
-    if (n < 0)
-        return false;
-    put(out, b, (size_t)n);
-    return true;
-}
-
-/* Decimal digits of v (and a leading '-' when neg). */
-static void put_dec(struct tsr_buf *out, uint64_t v, bool neg)
-{
-    char b[24];
-    int i = sizeof b;
-    do
-        b[--i] = (char)('0' + v % 10);
-    while ((v /= 10) != 0);
-    if (neg)
-        b[--i] = '-';
-    put(out, b + i, sizeof b - (size_t)i);
-}
-
-/* `0x` + lower-case hex digits of v; 0-9 in decimal (the same digits). */
-static void put_hex(struct tsr_buf *out, uint64_t v)
-{
-    if (v < 10) {
-        put_dec(out, v, false);
-        return;
-    }
-    char b[24];
-    int i = sizeof b;
-    do
-        b[--i] = "0123456789abcdef"[v & 15];
-    while ((v >>= 4) != 0);
-    b[--i] = 'x';
-    b[--i] = '0';
-    put(out, b + i, sizeof b - (size_t)i);
-}
-
-/* A `{FIELD}` hole: the field's raw code v printed as its print format says (textcodec.h). */
-static void put_field(struct tsr_buf *out, const struct tsr_tc_field *fd, uint64_t v)
-{
-    switch (fd->print) {
-    case TSR_TC_FP_HEX:
-        put_hex(out, v);
-        return;
-    case TSR_TC_FP_FLOAT:
-        if (fd->width != 32 || !put_float(out, (uint32_t)v))
-            put_hex(out, v);
-        return;
-    case TSR_TC_FP_UNSIGNED:
-        put_dec(out, v, false);
-        return;
-    case TSR_TC_FP_SIGNED:
-    default:
-        if (fd->print == TSR_TC_FP_SIGNED || fd->is_signed) {
-            int64_t x = tsr_bits_sext(v, fd->width);
-            put_dec(out, x < 0 ? 0 - (uint64_t)x : (uint64_t)x, x < 0);
-        } else {
-            put_dec(out, v, false);
-        }
-        return;
-    }
-}
-
-static void add_label(struct dis *d, uint64_t t)
-{
-    if (d->nlabels == d->clabels) {
-        d->clabels = d->clabels ? d->clabels * 2 : 64;
-        d->labels = realloc(d->labels, d->clabels * sizeof *d->labels);
-        if (!d->labels)
-            abort();
-    }
-    d->labels[d->nlabels++] = t;
-}
-
-static bool print_seq(struct dis *d, uint32_t first, uint32_t n, const uint64_t *f, uint64_t pc, struct tsr_buf *out)
-{
-    const struct tsr_tc_isa *isa = d->isa;
-    char b[48];
-    for (uint32_t i = 0; i < n; i++) {
-        const struct tsr_tc_part *p = &isa->parts[first + i];
-        size_t ev = tsr_dis_path_open(&d->path, out->len, 0);
-        switch (p->kind) {
-        case TSR_TC_TEXT:
-            put(out, p->text, p->len);
-            break;
-        case TSR_TC_SPACE:
-            put(out, " ", 1);
-            break;
-        case TSR_TC_TABLE: {
-            const struct tsr_tc_table *T = &isa->tables[p->arg];
-            uint64_t code = f[p->field];
-            const struct tsr_tc_print *pr = NULL;
-            if (T->print_dense) {
-                if (code < T->nprint)
-                    pr = &isa->prints[T->print_first + code];
-            } else {
-                uint32_t lo = 0, hi = T->nprint;
-                while (lo < hi) {
-                    uint32_t mid = (lo + hi) / 2;
-                    const struct tsr_tc_print *x = &isa->prints[T->print_first + mid];
-                    if (x->code == code) {
-                        pr = x;
-                        break;
-                    }
-                    if (x->code < code)
-                        lo = mid + 1;
-                    else
-                        hi = mid;
-                }
-            }
-            if (!pr)
-                return false;
-            d->path.ev[ev].what = pr->kind;
-            if (pr->kind == TSR_TC_PRINT_NAME) {
-                tsr_buf_puts(out, pr->name);
-            } else if (pr->kind == TSR_TC_PRINT_INT) {
-                int32_t v = (int32_t)pr->val;
-                put_dec(out, v < 0 ? 0 - (uint64_t)(int64_t)v : (uint64_t)v, v < 0);
-            } else if (!put_float(out, pr->val)) {
-                return false;
-            }
-            break;
-        }
-        case TSR_TC_INT:
-            put_field(out, &isa->fields[p->field], f[p->field]);
-            break;
-        case TSR_TC_LABEL: {
-            const struct tsr_tc_field *fd = &isa->fields[p->field];
-            uint64_t t;
-            if (p->pcrel) {
-                unsigned w = fd->width < 32 ? 32 : fd->width;
-                t = (pc + (uint64_t)p->pcoff + (uint64_t)tsr_bits_sext(f[p->field], fd->width)) & tsr_bits_mask(w);
-            } else {
-                t = fd->is_signed ? (uint64_t)tsr_bits_sext(f[p->field], fd->width) : f[p->field];
-            }
-            int l = snprintf(b, sizeof b, "L%" PRIx64, t);
-            put(out, b, (size_t)l);
-            add_label(d, t);
-            break;
-        }
-        case TSR_TC_OPT:
-            if (cond_holds(isa, p->cond, p->ncond, f)) {
-                put(out, p->text, p->len);
-                d->path.ev[ev].what = 1;
-            }
-            break;
-        case TSR_TC_OPND: {
-            const struct tsr_tc_opnd *o = &isa->opnds[p->arg];
-            bool done = false;
-            for (uint32_t j = 0; j < o->nalt && !done; j++) {
-                const struct tsr_tc_alt *alt = &isa->alts[o->alt + j];
-                if (!cond_holds(isa, alt->cond, alt->ncond, f))
-                    continue;
-                size_t mark = out->len, lmark = d->nlabels, emark = d->path.nev;
-                d->path.ev[ev].what = j;
-                if (print_seq(d, alt->part, alt->npart, f, pc, out))
-                    done = true;
-                else {
-                    truncate_to(out, mark);
-                    d->nlabels = lmark;
-                    d->path.nev = emark;
-                }
-            }
-            if (!done)
-                return false;
-            break;
-        }
-        }
-        tsr_dis_path_close(&d->path, ev, out->len);
-    }
-    return true;
-}
-
-/* Prints op number opi (its template) at the end of out with the interpreted printer (print_seq); on failure
- * the caller gives the whole bundle up. */
-static bool print_op(struct dis *d, unsigned opi, const uint64_t *f, uint64_t pc, struct tsr_buf *out)
-{
-    return print_seq(d, d->isa->ops[opi].part, d->isa->ops[opi].npart, f, pc, out);
-}
 
 /* reserve_bundle's growth: out, the labels or the path's events are short of the bounds m. */
 static TSR_DIS_COLD void reserve_grow(struct dis *d, const struct fmax *m, struct tsr_buf *out)
@@ -395,7 +138,7 @@ static TSR_DIS_NOINLINE bool print_slots(struct dis *d, const void *inst, uint64
         if (out->len > start)
             put(out, "; ", 2);
         size_t body = out->len;
-        if (!print_op(d, opi, f, pc, out))
+        if (!tsr_dis_print_op(d, opi, f, pc, out))
             return false;
         if (out->len == body) {
             truncate_to(out, mark);
