@@ -46,6 +46,7 @@ struct cgen {
     int rc;
     uint64_t *kv;        /* the constants of the op checker being made (kref), nk of them */
     int nk, ck;
+    bool inl;            /* op_body calls the operands' inlined checkers qi_N, not qo_N (a hot body: HOT_USERS) */
 };
 
 /* Constant v of the op checker being made, as the C expression that reads it from the op's constants (D[k]): the
@@ -427,7 +428,8 @@ static void op_body(struct cgen *g, int i, int opbase, int *place, int *pk)
             bm_flush(g, "    ");   /* its checker's early alternatives may read what is bound before it */
             tsr_buf_printf(o, "    {\n        const uint32_t kb = (uint32_t)");
             kref(g, (uint64_t)*pk);
-            tsr_buf_printf(o, ";\n        size_t n = qo_%d(X, ev + e, avail - e, (uint32_t)", p->arg);
+            tsr_buf_printf(o, ";\n        size_t n = %s_%d(X, ev + e, avail - e, (uint32_t)", g->inl ? "qi" : "qo",
+                           p->arg);
             kref(g, (uint64_t)*place);
             tsr_buf_printf(o, ", kb, %s);\n        if (!n)\n            return false;\n", j == lead ? "true" : "false");
             if (j < TSR_FX_LALT)
@@ -475,11 +477,15 @@ static void op_fns(struct cgen *g, const int *opbase, int *npk)
     int *users = calloc((size_t)m->nops + 1, sizeof *users);
     if (!body || !kv || !nk || !shape || !users)
         abort();
+    int *place0 = calloc((size_t)m->nops + 1, sizeof *place0), *pk0 = calloc((size_t)m->nops + 1, sizeof *pk0);
+    if (!place0 || !pk0)
+        abort();
     int place = opbase[m->nops];
     for (int i = 0; i < m->nops; i++) {
         g->out = &body[i];
         tsr_buf_puts(&body[i], "");
         g->kv = NULL, g->nk = g->ck = 0;
+        place0[i] = place, pk0[i] = *npk;
         op_body(g, i, opbase[i], &place, npk);
         kv[i] = g->kv, nk[i] = g->nk;
         shape[i] = i;
@@ -490,6 +496,20 @@ static void op_fns(struct cgen *g, const int *opbase, int *npk)
             }
         users[shape[i]]++;
     }
+    /* a hot body again, calling the inlined checkers (the same text but for those names: the same constants, from
+     * the place and pair numbers its op started at) */
+    for (int i = 0; i < m->nops; i++)
+        if (shape[i] == i && users[i] >= HOT_USERS) {
+            int pl = place0[i], pk = pk0[i];
+            tsr_buf_free(&body[i]);
+            g->out = &body[i], g->inl = true, g->kv = NULL, g->nk = g->ck = 0;
+            tsr_buf_puts(&body[i], "");
+            op_body(g, i, opbase[i], &pl, &pk);
+            free(g->kv);
+            g->inl = false;
+        }
+    free(place0);
+    free(pk0);
     g->out = out, g->kv = NULL, g->nk = g->ck = 0;
     /* the operands' checkers: qo_N for the ops of bodies called from their qc_N, qi_N for the hot bodies */
     unsigned char *need = calloc((size_t)m->nopnds + 1, 1);
@@ -516,11 +536,7 @@ static void op_fns(struct cgen *g, const int *opbase, int *npk)
         tsr_buf_printf(out, " */\n%sstatic bool qs_%d(struct tsr_fx *X, const struct tsr_dis_ev *ev, size_t avail, "
                             "size_t *used, const uint64_t *D)\n{\n",
                        users[i] > 1 ? "TSR_FX_NOINLINE " : "", i);
-        for (size_t k = 0; k < body[i].len; k++) {   /* the calls of a hot body go to the inlined copies */
-            bool call = users[i] >= HOT_USERS && k + 3 < body[i].len && memcmp(body[i].data + k, "qo_", 3) == 0;
-            tsr_buf_append(out, call ? "qi" : body[i].data + k, call ? 2 : 1);
-            k += call;
-        }
+        tsr_buf_append(out, body[i].data, body[i].len);
         tsr_buf_puts(out, "}\n\n");
     }
     for (int i = 0; i < m->nops; i++) {
@@ -547,7 +563,7 @@ static void op_fns(struct cgen *g, const int *opbase, int *npk)
 int gen_discheck(const struct mdl_model *m, const struct tc_layout *L, struct tsr_buf *out, struct tsr_diag *d)
 {
     struct cgen g = {m, L, out, d, calloc((size_t)m->ntables + 1, sizeof(unsigned)),
-                     calloc((size_t)m->nfields / 64 + 1, sizeof(uint64_t)), m->nfields / 64 + 1, 0, NULL, 0, 0};
+                     calloc((size_t)m->nfields / 64 + 1, sizeof(uint64_t)), m->nfields / 64 + 1, 0, NULL, 0, 0, false};
     if (!g.tflags || !g.bm)
         abort();
     for (int t = 0; t < m->ntables; t++) {
