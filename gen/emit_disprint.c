@@ -420,15 +420,21 @@ static bool opnd_called(struct pgen *g, int oi)
     return false;
 }
 
-/* The code seq_code writes for part p alone (the unit prefixes are compared in). */
-static char *part_code(struct pgen *g, int p)
+/* The code seq_code writes for parts [first, first+n) (ind, fail as there), as a string to compare (free it). */
+static char *seq_text(struct pgen *g, int first, int n, const char *ind, const char *fail)
 {
     struct tsr_buf *save = g->out, t = {0};
     tsr_buf_puts(&t, "");
     g->out = &t;
-    seq_code(g, p, 1, "", "fail");
+    seq_code(g, first, n, ind, fail);
     g->out = save;
     return t.data;
+}
+
+/* The code seq_code writes for part p alone (the unit prefixes are compared in). */
+static char *part_code(struct pgen *g, int p)
+{
+    return seq_text(g, p, 1, "", "fail");
 }
 
 /* Whether part p can be printed ahead of the conditions of the alternatives that start with it: it cannot fail
@@ -536,12 +542,7 @@ static bool op_named(struct pgen *g, int i)
 static char *tail_code(struct pgen *g, int i)
 {
     const struct tc_op *op = &g->L->ops[i];
-    struct tsr_buf *save = g->out, t = {0};
-    tsr_buf_puts(&t, "");
-    g->out = &t;
-    seq_code(g, op->part + 1, op->npart - 1, "    ", "return (struct tsr_tc_pres){0, NULL}");
-    g->out = save;
-    return t.data;
+    return seq_text(g, op->part + 1, op->npart - 1, "    ", "return (struct tsr_tc_pres){0, NULL}");
 }
 
 /* Groups the named ops whose templates differ only in their name: g->shape (a group of one op keeps its own
