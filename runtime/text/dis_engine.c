@@ -31,6 +31,7 @@
 #include "text/dis_print.h"
 #include "text/textcodec.h"
 #include "tls.h"
+#include "xalloc.h"
 
 /* reserve_bundle's growth: out, the labels or the path's events are short of the bounds m. */
 static TSR_DIS_COLD void reserve_grow(struct dis *d, const struct fmax *m, struct tsr_buf *out)
@@ -39,17 +40,13 @@ static TSR_DIS_COLD void reserve_grow(struct dis *d, const struct fmax *m, struc
     if (d->nlabels + m->lab > d->clabels) {
         while (d->nlabels + m->lab > d->clabels)
             d->clabels = d->clabels ? d->clabels * 2 : 64;
-        d->labels = realloc(d->labels, d->clabels * sizeof *d->labels);
-        if (!d->labels)
-            abort();
+        d->labels = tsr_xrealloc(d->labels, d->clabels * sizeof *d->labels);
     }
     struct tsr_dis_path *P = &d->path;
     if (m->ev > P->cev) {   /* the bundle's events start at 0 */
         while (m->ev > P->cev)
             P->cev = P->cev ? P->cev * 2 : 256;
-        P->ev = realloc(P->ev, P->cev * sizeof *P->ev);
-        if (!P->ev)
-            abort();
+        P->ev = tsr_xrealloc(P->ev, P->cev * sizeof *P->ev);
     }
 }
 
@@ -291,9 +288,7 @@ static TSR_DIS_COLD void dis_one_rest(struct dis *d, const uint32_t *w, uint64_t
     if (n > 0 && partial) {
         /* the left-out default slots did not come back alike: try printing every slot */
         size_t len1 = out->len, lab1 = d->nlabels;
-        char *first = malloc(len1 - start + 1);
-        if (!first)
-            abort();
+        char *first = tsr_xrealloc(NULL, len1 - start + 1);
         memcpy(first, out->data + start, len1 - start);
         truncate_to(out, start);
         int n2 = attempt_all(d, fmt, pc, &partial, out);

@@ -13,6 +13,7 @@
 #include "fileout.h"
 #include "text/dis_print.h"
 #include "text/textcodec.h"
+#include "xalloc.h"
 
 
 struct dis {
@@ -93,9 +94,7 @@ static inline void add_label(struct dis *d, uint64_t t)
 {
     if (d->nlabels == d->clabels) {
         d->clabels = d->clabels ? d->clabels * 2 : 64;
-        d->labels = realloc(d->labels, d->clabels * sizeof *d->labels);
-        if (!d->labels)
-            abort();
+        d->labels = tsr_xrealloc(d->labels, d->clabels * sizeof *d->labels);
     }
     d->labels[d->nlabels++] = t;
 }

@@ -28,6 +28,7 @@
 
 #include "dis_lockstep.h"
 #include "dis_px.h"
+#include "xalloc.h"
 
 /* The template index of op b's leading operand (after literal text and blanks only), or -1. */
 static int lead_of(const struct tsr_tc_isa *isa, unsigned b)
@@ -756,8 +757,7 @@ static SPIN_SLOW int spin_new(struct tsr_dis_exact *x, struct tsr_dis_spine *e, 
     if (e) {
         if (S->nreq + n > S->creq) {
             S->creq = S->creq ? S->creq * 2 : 256;
-            if (!(S->req = realloc(S->req, S->creq * sizeof *S->req)))
-                abort();
+            S->req = tsr_xrealloc(S->req, S->creq * sizeof *S->req);
         }
         for (unsigned i = 0; i < n; i++)
             S->req[S->nreq + i] = req[i];
