@@ -197,7 +197,7 @@ def main():
     n.rule('re2c', 're2c -W --no-generation-date --no-version -o $out $in', description='RE2C $out')
     # lemon writes parse.c and parse.h into -d; it leaves an unchanged parse.h alone, hence restat.
     n.rule('lemon', 'lemon -q -T%s -d$builddir/mdl $in' % LEMPAR, restat=1, description='LEMON $in')
-    n.rule('mdlc', '$builddir/mdlc -o $outdir $in', restat=1, description='MDLC $in')
+    n.rule('mdlc', '$builddir/mdlc --name $name -o $outdir $in', restat=1, description='MDLC $in')
     n.rule('run', '$cmd', pool='console', description='$desc')
     n.rule('configure', 'python3 configure.py ' + ' '.join(shlex.quote(a) for a in regen_args).replace('$', '$$'),
            generator=1, description='CONFIGURE $out')
@@ -224,7 +224,7 @@ def main():
         outs = [built('gen/%s/%s%s' % (t, t, s)) for s in MDLC_OUTPUTS]
         mdl = src('targets/%s/%s.mdl' % (t, t))
         n.build(outs, 'mdlc', mdl, implicit=[built('mdlc')] + [f for f in files('targets/%s/*.mdl' % t) if f != mdl],
-                variables={'outdir': built('gen/' + t)})
+                variables={'outdir': built('gen/' + t), 'name': t})
         gen_srcs[t] = [o for o in outs if o.endswith('.c')] + files('targets/%s/*.c' % t)
     # tests/desc/<d>.mdl: descriptions that exist only for a test (no registry entry): generated like a target
     # into $builddir/gen/<d>/ and linked into tests/test_<d>.c alone.
@@ -232,7 +232,7 @@ def main():
     for d in descs:
         outs = [built('gen/%s/%s%s' % (d, d, s)) for s in MDLC_OUTPUTS]
         n.build(outs, 'mdlc', src('tests/desc/%s.mdl' % d), implicit=[built('mdlc')],
-                variables={'outdir': built('gen/' + d)})
+                variables={'outdir': built('gen/' + d), 'name': d})
         gen_srcs[d] = [o for o in outs if o.endswith('.c')]
     gen_h = [built('gen/%s/%s.h' % (t, t)) for t in targets + descs]
     # Tools, tests, benchmarks and fuzzers see every target's headers; the first build generates

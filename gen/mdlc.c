@@ -6,6 +6,9 @@
  *                             (<t> = the isa name); nothing is written if the description has errors
  *                             or an emitter fails; each file is replaced atomically and left
  *                             untouched when its contents did not change (docs/internals.md)
+ *   mdlc --name T ...         also check that the isa is named T (the build names a target's outputs after
+ *                             its directory, targets/<T>/<T>.mdl; mdlc after the isa): an error at the
+ *                             name otherwise, and nothing written
  *   mdlc --dump FILE.mdl      print the checked model (fields, tables, formats, slots, operands, ops,
  *                             resources, rules with their flattened patterns, delay slots)
  *   mdlc --help
@@ -25,6 +28,7 @@
 static void usage(FILE *f)
 {
     fputs("usage: mdlc -o OUTDIR FILE.mdl   generate the C backend of FILE.mdl into OUTDIR\n"
+          "       mdlc --name T ...         also check that the isa is named T\n"
           "       mdlc --dump FILE.mdl      print the checked machine model\n"
           "       mdlc --help               this text\n"
           "Writes <t>.h <t>_tables.c <t>_encode.c <t>_decode.c <t>_asm.c <t>_disasm.c <t>_sim.c <t>_target.c\n"
@@ -251,7 +255,7 @@ static int generate(const struct mdl_model *m, const char *outdir, struct tsr_di
 
 int main(int argc, char **argv)
 {
-    const char *outdir = NULL, *input = NULL;
+    const char *outdir = NULL, *input = NULL, *want_name = NULL;
     bool want_dump = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -261,6 +265,8 @@ int main(int argc, char **argv)
             outdir = argv[++i];
         } else if (strncmp(argv[i], "-o", 2) == 0 && argv[i][2]) {
             outdir = argv[i] + 2;
+        } else if (strcmp(argv[i], "--name") == 0 && i + 1 < argc) {
+            want_name = argv[++i];
         } else if (strcmp(argv[i], "--dump") == 0) {
             want_dump = true;
         } else if (argv[i][0] == '-' && argv[i][1]) {
@@ -282,6 +288,10 @@ int main(int argc, char **argv)
     tsr_diag_init(&d, TSR_DIAG_PRINT, stderr);
     struct mdl_model *m = mdl_load(input, &d);
     int rc = 0;
+    if (m && !d.errors && want_name && strcmp(m->name, want_name) != 0)
+        tsr_diag_error(&d, m->name_loc.file, (unsigned)m->name_loc.line, (unsigned)m->name_loc.col,
+                       "isa '%s' is not named '%s': the build expects the isa of %s.mdl to be named %s (mdlc names its "
+                       "outputs after the isa)", m->name, want_name, want_name, want_name);
     if (!m || d.errors) {
         rc = 1;
     } else {

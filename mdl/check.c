@@ -312,6 +312,7 @@ static void isa(struct ck *k)
 		return;
 	}
 	m->name = d->name.s;
+	m->name_loc = d->name.loc;
 	bool has_word = false;
 	for (int i = 0; i < d->items.n; i++) {
 		struct ast_isaitem *it = d->items.v[i];

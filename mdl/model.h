@@ -272,6 +272,7 @@ struct mdl_rule {
 /* ---- the model ---------------------------------------------------------------------------------- */
 struct mdl_model {
 	const char *path, *name;     /* description file; isa name (C prefix of the generated code) */
+	struct mdl_loc name_loc;     /* where the isa name is written */
 	int word_bits, lanes, pc_step;
 	bool little_endian;
 	int nfields; struct mdl_field *fields;

@@ -90,6 +90,11 @@ static bool drain(int fd, char **buf, size_t *len)
 
 int run_tessera(const char *const *argv, const char *stdin_path, struct run_result *r)
 {
+	return run_program(run_tessera_path(), argv, stdin_path, r);
+}
+
+int run_program(const char *prog, const char *const *argv, const char *stdin_path, struct run_result *r)
+{
 	memset(r, 0, sizeof *r);
 	r->status = -1;
 	size_t argc = 0;
@@ -101,7 +106,7 @@ int run_tessera(const char *const *argv, const char *stdin_path, struct run_resu
 		free(full);
 		return -1;
 	}
-	full[0] = run_tessera_path();
+	full[0] = prog;
 	memcpy(full + 1, argv, argc * sizeof *argv);
 	double t0 = now();
 	pid_t pid = fork();

@@ -27,6 +27,8 @@ double run_time_limit(void);
  * when the child could not be started.  Free the result with run_result_free. */
 int run_tessera(const char *const *argv, const char *stdin_path, struct run_result *r);
 void run_result_free(struct run_result *r);
+/* The same for the program at path prog (e.g. the build's mdlc: run_tessera_path()'s directory + "/mdlc"). */
+int run_program(const char *prog, const char *const *argv, const char *stdin_path, struct run_result *r);
 
 /* A fresh directory under $TMPDIR (or /tmp); removed with everything in it by run_rmtree. */
 char *run_mkdtemp(void);

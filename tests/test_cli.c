@@ -171,3 +171,42 @@ Test(cli, usage_errors_are_status_2)
 		cr_expect(strstr(r.out, tsr_all_targets[i]->name), "%s not listed:\n%s", tsr_all_targets[i]->name, r.out);
 	run_result_free(&r);
 }
+
+/* mdlc --name T (configure.py passes the target's directory name): a description whose isa has another name is an
+ * error at the isa's name, with nothing written; the right name generates as before. */
+Test(cli, mdlc_name_must_match)
+{
+	char mdlc[4200], src[4200], mdl[4300], out[4300];
+	snprintf(mdlc, sizeof mdlc, "%s", run_tessera_path());
+	char *slash = strrchr(mdlc, '/');
+	cr_assert(slash);
+	snprintf(slash + 1, sizeof mdlc - (size_t)(slash + 1 - mdlc), "mdlc");
+	const char *root = getenv("TESSERA_ROOT");
+	snprintf(src, sizeof src, "%s%stargets/qpu/qpu.mdl", root ? root : "", root ? "/" : "");
+	FILE *in = fopen(src, "rb");
+	cr_assert(in, "%s", src);
+	static char text[1 << 20];
+	size_t n = fread(text, 1, sizeof text, in);
+	fclose(in);
+	char *dir = run_mkdtemp();
+	cr_assert(dir);
+	snprintf(mdl, sizeof mdl, "%s/other.mdl", dir);
+	snprintf(out, sizeof out, "%s/out", dir);
+	cr_assert_eq(run_write_file(mdl, text, n), 0);
+	struct run_result r;
+	const char *bad[] = { "--name", "other", "-o", out, mdl, NULL };
+	cr_assert_eq(run_program(mdlc, bad, NULL, &r), 0);
+	cr_expect_eq(r.status, 1, "stderr:\n%s", r.err);
+	cr_expect(strstr(r.err, "other.mdl:") && strstr(r.err, ": error: isa 'qpu' is not named 'other'"), "stderr:\n%s",
+		  r.err);
+	cr_expect_neq(access(out, F_OK), 0, "mdlc wrote %s", out);
+	run_result_free(&r);
+	const char *good[] = { "--name", "qpu", "-o", out, mdl, NULL };
+	cr_assert_eq(run_program(mdlc, good, NULL, &r), 0);
+	cr_expect_eq(r.status, 0, "stderr:\n%s", r.err);
+	char h[4400];
+	snprintf(h, sizeof h, "%s/qpu.h", out);
+	cr_expect_eq(access(h, F_OK), 0, "no %s", h);
+	run_result_free(&r);
+	run_rmtree(dir);
+}
