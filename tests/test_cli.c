@@ -209,4 +209,5 @@ Test(cli, mdlc_name_must_match)
 	cr_expect_eq(access(h, F_OK), 0, "no %s", h);
 	run_result_free(&r);
 	run_rmtree(dir);
+	free(dir);
 }
