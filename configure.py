@@ -169,6 +169,9 @@ def main():
     ap.add_argument('--builddir', default='build', help='build directory (default: build)')
     ap.add_argument('--out', default='build.ninja', help='ninja file to write (default: build.ninja)')
     ap.add_argument('--install-deps', action='store_true', help='apt-get install the build dependencies first')
+    ap.add_argument('--default-target', default='qpu', metavar='NAME',
+                    help="the target tools use without --target (default: qpu); a registry fact, so adding a "
+                         "target never changes it")
     args = ap.parse_args()
     if args.install_deps:
         install_deps()
@@ -234,12 +237,18 @@ def main():
         n.build(outs, 'mdlc', src('tests/desc/%s.mdl' % d), implicit=[built('mdlc')],
                 variables={'outdir': built('gen/' + d), 'name': d})
         gen_srcs[d] = [o for o in outs if o.endswith('.c')]
+    if targets and args.default_target not in targets:
+        sys.exit("configure.py: error: --default-target '%s' is not a target (targets/<t>/<t>.mdl): %s"
+                 % (args.default_target, ' '.join(targets)))
     gen_h = [built('gen/%s/%s.h' % (t, t)) for t in targets + descs]
     # Tools, tests, benchmarks and fuzzers see every target's headers; the first build generates
     # them (order-only) before compiling anything that may include them.
     all_incs, order = ' '.join('-I$builddir/gen/%s -Itargets/%s' % (t, t) for t in targets), parse_h + gen_h
-    # The target registry of tools/registry.h: -DTSR_TARGETS='X(qpu) X(...)'.
+    # The target registry of runtime/registry.h: -DTSR_TARGETS='X(qpu) X(...)' (directory order) and
+    # -DTSR_DEFAULT_TARGET=NAME (--default-target: what the tools use without --target, whatever else is built).
     all_incs += " -Itools '-DTSR_TARGETS=%s'" % ' '.join('X(%s)' % t for t in targets)
+    if targets:
+        all_incs += ' -DTSR_DEFAULT_TARGET=' + args.default_target
 
     def compile_(source, variant, incs='', order=(), extra=''):
         rel = source[len('$builddir/'):] if source.startswith('$builddir/') else source
@@ -347,9 +356,10 @@ def main():
     with open(tmp, 'w') as f:
         f.write(n.text())
     os.replace(tmp, args.out)
-    print('configure.py: wrote %s (cc=%s%s%s; fuzzers: %s; targets: %s)' % (
+    print('configure.py: wrote %s (cc=%s%s%s; fuzzers: %s; targets: %s%s)' % (
         args.out, args.cc, ', debug' if args.debug else '', ', sanitize' if args.sanitize else '',
-        ' '.join(fuzz_cc) if fuzz_cc else 'off', ' '.join(targets) or 'none'))
+        ' '.join(fuzz_cc) if fuzz_cc else 'off', ' '.join(targets) or 'none',
+        ' (default %s)' % args.default_target if targets else ''))
 
 
 if __name__ == '__main__':

@@ -1,6 +1,8 @@
 /* The targets this build of a program (tools, tests, fuzzers, benchmarks) knows: configure.py defines TSR_TARGETS as a list of
  * X(name) entries, one per targets/<name>/<name>.mdl, and each generated backend exports
- * `const struct tsr_target <name>_target` (runtime/target.h). */
+ * `const struct tsr_target <name>_target` (runtime/target.h).  configure.py also defines TSR_DEFAULT_TARGET as the
+ * name of the target the tools use when none is asked for (its --default-target, qpu unless told otherwise): a
+ * fact of the registry, so that adding a target never changes what `tessera dis FILE` does. */
 #ifndef TOOLS_REGISTRY_H
 #define TOOLS_REGISTRY_H
 #include <stddef.h>
@@ -21,6 +23,18 @@ static const struct tsr_target *const tsr_all_targets[] = {
 #undef X
 	NULL
 };
+
+/* The default target (TSR_DEFAULT_TARGET), or NULL when the build has no targets. */
+#define TSR_REGISTRY_PASTE2(t) t##_target
+#define TSR_REGISTRY_PASTE(t) TSR_REGISTRY_PASTE2(t)
+static inline const struct tsr_target *tsr_default_target(void)
+{
+#ifdef TSR_DEFAULT_TARGET
+	return &TSR_REGISTRY_PASTE(TSR_DEFAULT_TARGET);
+#else
+	return NULL;
+#endif
+}
 
 /* The target called `name`, or NULL. */
 static inline const struct tsr_target *tsr_find_target(const char *name)

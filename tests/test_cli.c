@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "registry.h"
@@ -210,4 +211,102 @@ Test(cli, mdlc_name_must_match)
 	run_result_free(&r);
 	run_rmtree(dir);
 	free(dir);
+}
+
+/* The default target is a fact of the registry (configure.py --default-target, qpu unless told otherwise), not the
+ * first directory of targets/: configure.py run on a copy of itself in a tree with a target named before qpu
+ * (targets/aaa) still passes -DTSR_DEFAULT_TARGET=qpu; --default-target picks another; a name that is no target is
+ * an error, and no ninja file is written. */
+static void configure_in(const char *dir, const char *defarg, struct run_result *r)
+{
+	char cfg[4300], out[4300];
+	snprintf(cfg, sizeof cfg, "%s/configure.py", dir);
+	snprintf(out, sizeof out, "%s/t.ninja", dir);
+	const char *with[] = { cfg, "--out", out, "--default-target", defarg, NULL };
+	const char *without[] = { cfg, "--out", out, NULL };
+	cr_assert_eq(run_program("/usr/bin/python3", defarg ? with : without, NULL, r), 0);
+	cr_assert(!r->timed_out && r->signal == 0, "configure.py: signal %d / timeout; stderr:\n%.2000s", r->signal,
+		  r->err);
+}
+
+static char *read_all(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	static char buf[1 << 20];
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	return buf;
+}
+
+Test(cli, default_target_is_a_registry_fact, .timeout = 120)
+{
+	const char *root = getenv("TESSERA_ROOT");
+	char src[4200];
+	snprintf(src, sizeof src, "%s%sconfigure.py", root ? root : "", root ? "/" : "");
+	FILE *in = fopen(src, "rb");
+	cr_assert(in, "%s", src);
+	static char text[1 << 20];
+	size_t n = fread(text, 1, sizeof text, in);
+	fclose(in);
+	char *dir = run_mkdtemp();
+	cr_assert(dir);
+	char p[4400], ninja[4400];
+	const char *mkdirs[] = { "targets", "targets/aaa", "targets/qpu", "gen", "mdl", "runtime", "tools" };
+	for (size_t i = 0; i < sizeof mkdirs / sizeof *mkdirs; i++) {
+		snprintf(p, sizeof p, "%s/%s", dir, mkdirs[i]);
+		cr_assert_eq(mkdir(p, 0777), 0, "%s", p);
+	}
+	const char *files[] = { "configure.py", "targets/aaa/aaa.mdl", "targets/qpu/qpu.mdl", "gen/mdlc.c", "mdl/ast.c",
+				"tools/tessera.c" };
+	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+		snprintf(p, sizeof p, "%s/%s", dir, files[i]);
+		cr_assert_eq(run_write_file(p, i ? "" : text, i ? 0 : n), 0, "%s", p);
+	}
+	snprintf(ninja, sizeof ninja, "%s/t.ninja", dir);
+	struct run_result r;
+	configure_in(dir, NULL, &r);
+	cr_assert_eq(r.status, 0, "stderr:\n%.2000s", r.err);
+	const char *s = read_all(ninja);
+	cr_assert(s, "no %s", ninja);
+	cr_expect(strstr(s, "'-DTSR_TARGETS=X(aaa) X(qpu)'"), "both targets are registered, in directory order");
+	cr_expect(strstr(s, "-DTSR_DEFAULT_TARGET=qpu") && !strstr(s, "-DTSR_DEFAULT_TARGET=aaa"),
+		  "the default stays qpu when a target named before it is added");
+	run_result_free(&r);
+	configure_in(dir, "aaa", &r);
+	cr_assert_eq(r.status, 0, "stderr:\n%.2000s", r.err);
+	s = read_all(ninja);
+	cr_assert(s);
+	cr_expect(strstr(s, "-DTSR_DEFAULT_TARGET=aaa") && !strstr(s, "-DTSR_DEFAULT_TARGET=qpu"));
+	run_result_free(&r);
+	cr_assert_eq(unlink(ninja), 0);
+	configure_in(dir, "nosuch", &r);
+	cr_expect_eq(r.status, 1, "stderr:\n%.2000s", r.err);
+	cr_expect(strstr(r.err, "--default-target 'nosuch' is not a target"), "stderr:\n%.2000s", r.err);
+	cr_expect_neq(access(ninja, F_OK), 0, "configure.py wrote %s", ninja);
+	run_result_free(&r);
+	run_rmtree(dir);
+	free(dir);
+}
+
+/* The driver's default is the registry's: the usage text and `tessera targets` name tsr_default_target(). */
+Test(cli, driver_default_is_the_registrys)
+{
+	const struct tsr_target *t = tsr_default_target();
+	cr_assert(t, "this build has no default target");
+	cr_expect_eq(tsr_find_target(t->name), t);
+	struct run_result r;
+	const char *targets[] = { "targets", NULL };
+	run_ok(targets, 0, &r);
+	char want[256];
+	snprintf(want, sizeof want, "%s\t%u-bit words, %u lanes (default)\n", t->name, t->word_bits, t->lanes);
+	cr_expect(strstr(r.out, want), "tessera targets:\n%s", r.out);
+	run_result_free(&r);
+	const char *help[] = { "--help", NULL };
+	run_ok(help, 0, &r);
+	snprintf(want, sizeof want, "instruction set (default: %s)", t->name);
+	cr_expect(strstr(r.out, want), "tessera --help:\n%s", r.out);
+	run_result_free(&r);
 }

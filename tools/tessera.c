@@ -42,7 +42,7 @@ static void usage(FILE *f)
 		"  --rules, --no-rules      sim, demo: check every bundle issued against the description's hazard\n"
 		"                           rules, in issue order (a violation stops the run; default: %s)\n"
 		"exit status: 0 success, 1 an error in the input, 2 a usage error, 3 a run cut short by --max-steps\n",
-		tsr_all_targets[0] ? tsr_all_targets[0]->name : "(none built)", TOOL_SIM_RULES ? "on" : "off");
+		tsr_default_target() ? tsr_default_target()->name : "(none built)", TOOL_SIM_RULES ? "on" : "off");
 }
 
 /* The commands the common parser serves (gpu-fft parses its own options), as bits for the option table. */
@@ -154,7 +154,7 @@ static int set_option(struct tool_opts *o, const char *a, const char *val)
 
 int main(int argc, char **argv)
 {
-	struct tool_opts o = { .target = tsr_all_targets[0], .infmt = TSR_WORDS_AUTO, .outfmt = TSR_WORDS_HEX,
+	struct tool_opts o = { .target = tsr_default_target(), .infmt = TSR_WORDS_AUTO, .outfmt = TSR_WORDS_HEX,
 			       .qpus = 1, .max_steps = 10000000, .rules = TOOL_SIM_RULES };
 	if (argc < 2) {
 		usage(stderr);
@@ -212,8 +212,8 @@ int main(int argc, char **argv)
 	if (rc) {
 	} else if (!cmd->run) {
 		for (size_t i = 0; tsr_all_targets[i]; i++)
-			printf("%s\t%u-bit words, %u lanes\n", tsr_all_targets[i]->name, tsr_all_targets[i]->word_bits,
-			       tsr_all_targets[i]->lanes);
+			printf("%s\t%u-bit words, %u lanes%s\n", tsr_all_targets[i]->name, tsr_all_targets[i]->word_bits,
+			       tsr_all_targets[i]->lanes, tsr_all_targets[i] == tsr_default_target() ? " (default)" : "");
 	} else if (!o.target) {
 		fprintf(stderr, "tessera: error: this build has no targets\n");
 		rc = TOOL_EXIT_INPUT;
