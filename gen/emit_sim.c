@@ -827,47 +827,51 @@ static void emit_step(struct sg *g)
         tsr_buf_puts(g->o, "    (void)which;\n    (void)I;\n    (void)w;\n    return 0;\n");
     tsr_buf_puts(g->o, "}\n\n");
     tsr_buf_printf(g->o,
-        "/* The decoded bundle at byte address pc (cached per program), or NULL with a report. */\n"
+        "/* The decoded bundle at byte address pc (cached per program), or NULL with a report.  Instruction i of the\n"
+        " * program is at pc i * %d (pc_step) and is words[i * %d .. i * %d + %d) (nwords per instruction). */\n"
         "static const struct %s_inst *sim_fetch(struct %s_sim *S, const uint32_t *words, size_t nwords, uint32_t pc,\n"
         "                                       struct %s_inst *tmp)\n{\n"
-        "    if (pc %% 4u != 0 || (size_t)(pc / 4u) + %d > nwords) {\n"
+        "    if (pc %% %du != 0) {\n"
+        "        tsr_sim_error(&S->core, pc, \"pc 0x%%08\" PRIx32 \" is not a multiple of pc_step (%d)\", pc);\n"
+        "        return NULL;\n    }\n"
+        "    const size_t i = pc / %du;\n"
+        "    if (i >= nwords / %du) {\n"
         "        tsr_sim_error(&S->core, pc, \"pc 0x%%08\" PRIx32 \" is outside the program (%%zu words)\", pc, nwords);\n"
         "        return NULL;\n    }\n"
-        "    const uint32_t *w = words + pc / 4u;\n"
-        "    if (pc %% %du != 0) {\n        %s_decode(w, tmp);\n        return tmp;\n    }\n"
+        "    const uint32_t *w = words + i * %du;\n"
         "    if (S->dc_words != words || S->dc_n != nwords) {\n"
         "        free(S->dc);\n        free(S->dc_state);\n"
-        "        size_t n = nwords * 4u / %du + 1;\n"
+        "        size_t n = nwords / %du + 1;\n"
         "        S->dc = malloc(n * sizeof *S->dc);\n        S->dc_state = calloc(n, 1);\n"
         "        S->dc_words = words;\n        S->dc_n = nwords;\n"
         "        if (!S->dc || !S->dc_state) {\n            free(S->dc);\n            free(S->dc_state);\n"
         "            S->dc = NULL;\n            S->dc_state = NULL;\n            S->dc_words = NULL;\n        }\n    }\n"
         "    if (!S->dc) {\n        %s_decode(w, tmp);\n        return tmp;\n    }\n"
-        "    size_t i = pc / %du;\n"
         "    if (!S->dc_state[i]) {\n        %s_decode(w, &S->dc[i]);\n        S->dc_state[i] = 1;\n    }\n"
         "    return &S->dc[i];\n}\n\n",
-        t, t, t, W, m->pc_step, t, m->pc_step, t, m->pc_step, t);
+        m->pc_step, W, W, W, t, t, t, m->pc_step, m->pc_step, m->pc_step, W, W, W, t, t);
     tsr_buf_printf(g->o,
         "int %s_sim_step(struct %s_sim *S, const uint32_t *words, size_t nwords)\n{\n"
         "    if (S->core.halted)\n        return TSR_SIM_HALTED;\n"
         "    const uint32_t pc = S->%s;\n    struct %s_inst tmp;\n"
         "    const struct %s_inst *I = sim_fetch(S, words, nwords, pc, &tmp);\n"
         "    if (!I)\n        return TSR_SIM_ERROR;\n"
-        "    int r = sim_ctl_hook(S, TSR_HOOK_READY, I, words + pc / 4u);\n"
+        "    const uint32_t *w = words + (size_t)(pc / %du) * %du; /* the bundle's words (sim_fetch checked pc) */\n"
+        "    int r = sim_ctl_hook(S, TSR_HOOK_READY, I, w);\n"
         "    if (r > 0) {\n        S->core.stalls++;\n        return TSR_SIM_STALL;\n    }\n"
         "    if (r < 0)\n        return tsr_sim_error(&S->core, pc, \"hook ready failed at 0x%%08\" PRIx32, pc);\n"
-        "    if (S->core.trace)\n        tsr_sim_trace_bundle(&S->core, pc, words + pc / 4u);\n"
+        "    if (S->core.trace)\n        tsr_sim_trace_bundle(&S->core, pc, w);\n"
         "    if (S->core.flags & TSR_SIM_F_RULES) { /* the description's rules, in issue order */\n"
-        "        r = tsr_sim_rules_step(&S->core, words + pc / 4u, pc);\n"
+        "        r = tsr_sim_rules_step(&S->core, w, pc);\n"
         "        if (r < 0)\n            return r;\n    }\n"
         "    int rc = %s_sim_exec(S, I);\n"
         "    if (rc == TSR_SIM_OK || rc == TSR_SIM_HALTED) {\n"
         "        if (rc == TSR_SIM_HALTED && S->core.rules)\n            tsr_sim_rules_reset(&S->core); /* the program ended */\n"
-        "        r = sim_ctl_hook(S, TSR_HOOK_RETIRE, I, words + pc / 4u);\n"
+        "        r = sim_ctl_hook(S, TSR_HOOK_RETIRE, I, w);\n"
         "        if (r < 0)\n            return tsr_sim_error(&S->core, pc, \"hook retire failed at 0x%%08\" PRIx32, pc);\n"
         "    } else if (rc == TSR_SIM_STALL && S->core.trace)\n        tsr_sim_trace_note(&S->core, \"-> stall\");\n"
         "    return rc;\n}\n\n",
-        t, t, pcn, t, t, t);
+        t, t, pcn, t, t, m->pc_step, W, t);
     tsr_buf_printf(g->o,
         "int %s_sim_run(struct %s_sim *S, const uint32_t *words, size_t nwords, uint64_t max_steps)\n{\n"
         "    for (uint64_t i = 0; i < max_steps; i++) {\n"

@@ -227,6 +227,18 @@ Test(sim, thread_end_with_two_delay_slots)
     cr_expect_eq(qpu_sim_step(qs_sim, qs_prog.w, qs_prog.count * 2), TSR_SIM_HALTED);
 }
 
+/* The pc selects instruction pc / pc_step: a branch to an address between two instructions is an error, not a
+ * decode of the words that straddle them. */
+Test(sim, branch_between_instructions_is_an_error)
+{
+    qs_asm("    bra -, 12\n"
+             "    nop\n"
+             "    nop\n"
+             "    nop\n" END);
+    cr_assert_eq(run(), TSR_SIM_ERROR);
+    cr_expect(strstr(qs_sim->core.msg, "pc 0x0000000c is not a multiple of pc_step (8)"), "%s", qs_sim->core.msg);
+}
+
 Test(sim, uniforms)
 {
     /* each unif read pops the next uniform; both ALUs reading unif in one bundle pop once [QPU
