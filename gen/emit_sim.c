@@ -509,6 +509,21 @@ static void emit_support(struct sg *g)
     }
 }
 
+/* Known fields for an op's code: the format's, and the op's binding encode conditions. */
+static void op_known(struct sg *g, const struct mdl_op *op, const bool *fknown, const uint64_t *fkval)
+{
+    const struct mdl_model *m = g->m;
+    memcpy(g->known, fknown, (size_t)m->nfields * sizeof *fknown);
+    memcpy(g->kval, fkval, (size_t)m->nfields * sizeof *fkval);
+    for (int i = 0; i < op->ncond; i++) {
+        const struct mdl_cond *c = &op->cond[i];
+        if (c->binding && c->field >= 0 && c->field < m->nfields && c->field2 < 0) {
+            g->known[c->field] = true;
+            g->kval[c->field] = c->val;
+        }
+    }
+}
+
 /* One op's case body: its compute (operands and sem) or its commit (the slot's commit in its scope), into
  * body, with temporaries numbered from 0 (so that identical bodies are identical text). */
 static void emit_op(struct sg *g, const struct mdl_op *op, int slot, bool commit, const bool *fknown,
@@ -522,16 +537,7 @@ static void emit_op(struct sg *g, const struct mdl_op *op, int slot, bool commit
     int save_ind = g->ind, save_tmp = g->ntmp;
     g->o = body;
     g->ntmp = 0;
-    /* known fields: the format's, and the op's binding encode conditions */
-    memcpy(g->known, fknown, (size_t)m->nfields * sizeof *fknown);
-    memcpy(g->kval, fkval, (size_t)m->nfields * sizeof *fkval);
-    for (int i = 0; i < op->ncond; i++) {
-        const struct mdl_cond *c = &op->cond[i];
-        if (c->binding && c->field >= 0 && c->field < m->nfields && c->field2 < 0) {
-            g->known[c->field] = true;
-            g->kval[c->field] = c->val;
-        }
-    }
+    op_known(g, op, fknown, fkval);
     sg_analyse_op(g, op, sl, vary, nloc);
     /* locals only bound to an operand (all of whose alternatives read) point to its lanes */
     bool *ptrloc = tsr_arena_alloc(&g->ar, (size_t)(nloc + 1) * sizeof *ptrloc);
@@ -572,6 +578,9 @@ static void emit_op(struct sg *g, const struct mdl_op *op, int slot, bool commit
                 else
                     sg_line(g, "%s[%d] = 0;", g->lu, i);
             }
+        for (int i = 0; g->zero_lu && i < nloc; i++)   /* this op keeps it elsewhere (lv, lp, inlined) */
+            if (g->zero_lu[i] && (vary[i] || ptrloc[i] || inl[i]) && !(need[i] && !ptrloc[i] && !vary[i]))
+                sg_line(g, "%s[%d] = 0; /* read by another op's commit (never on this path) */", g->lu, i);
         sg_bind_operands(g);
         sg_stmts(g, op->sem, op->nsem);
     } else {
@@ -590,6 +599,27 @@ static void emit_slot_switch(struct sg *g, int k, bool commit, const bool *fknow
     const struct mdl_slot *sl = &m->slots[k];
     struct tsr_buf *bodies = calloc((size_t)sl->nops + 1, sizeof *bodies);
     bool *done = calloc((size_t)sl->nops + 1, sizeof *done);
+    /* the commit's uniform reads of a local that some ops keep varying (g->zero_lu) */
+    int nmax = 0;
+    for (int j = 0; j < sl->nops; j++)
+        if (op_nloc(&m->ops[sl->ops[j]], sl) > nmax)
+            nmax = op_nloc(&m->ops[sl->ops[j]], sl);
+    bool *reads = tsr_arena_alloc(&g->ar, (size_t)(nmax + 1) * sizeof *reads);
+    bool *uni = tsr_arena_alloc(&g->ar, (size_t)(nmax + 1) * sizeof *uni);
+    bool *vary = tsr_arena_alloc(&g->ar, (size_t)(nmax + 1) * sizeof *vary);
+    memset(uni, 0, (size_t)(nmax + 1) * sizeof *uni);
+    sg_commit_reads(sl, reads, nmax);
+    bool any = false;
+    for (int j = 0; !commit && j < sl->nops; j++) {
+        const struct mdl_op *op = &m->ops[sl->ops[j]];
+        int n = op_nloc(op, sl);
+        op_known(g, op, fknown, fkval);
+        sg_analyse_op(g, op, sl, vary, n);
+        for (int i = 0; i < n; i++)
+            if (!vary[i] && reads[i])
+                any = uni[i] = true;
+    }
+    g->zero_lu = any ? uni : NULL;
     sg_line(g, "/* slot %s: %s */", sl->name, commit ? "commit" : "compute");
     sg_line(g, "switch (I->op[%d]) {", k);
     g->ind++;
@@ -610,6 +640,7 @@ static void emit_slot_switch(struct sg *g, int k, bool commit, const bool *fknow
     }
     sg_line(g, "default: { rc = tsr_sim_error(&S->core, pc, \"no operation in slot %s at 0x%%08\" PRIx32, pc); "
             "goto out; }", sl->name);
+    g->zero_lu = NULL;
     g->ind--;
     sg_line(g, "}");
     for (int j = 0; j < sl->nops; j++)

@@ -55,6 +55,11 @@ struct sg {
     const struct mdl_expr **inl; /* per local: a cheap pure definition compiled where the local is read instead
                                     of being stored (NULL: none) */
     const char *altv;         /* C array of the chosen operand alternative per local */
+    const bool *zero_lu;      /* compute stage of a slot: per local, some op of the slot keeps it uniform (lu[i])
+                                 and the commit reads it: an op that keeps it elsewhere (varying in lv, an
+                                 operand's lanes in lp, inlined where read) zeroes lu[i] too, so that no path
+                                 through the two switches reads it unset (gcc -Wmaybe-uninitialized cannot tell
+                                 that both switch on the same op); NULL: none */
     const char *mask;         /* current lane mask variable; NULL = all lanes */
     const char *chk;          /* C condition: latency and guard checks apply (compute stage: "1", commit: "0",
                                  space functions: their `chk` parameter) */
@@ -133,6 +138,8 @@ void sg_need_init_format(struct sg *g, const struct mdl_format *f, bool *need, i
  * expression): they are computed where they are read (e.g. a carry only the flag update reads). */
 void sg_inline_locals(struct sg *g, const struct mdl_op *op, const struct mdl_slot *sl, const bool *ptrloc,
                       const struct mdl_expr **inl, int nloc);
+/* The locals a slot's commit block reads: reads[0..nloc-1]. */
+void sg_commit_reads(const struct mdl_slot *sl, bool *reads, int nloc);
 /* Marks the locals that statements assign (let or assignment). */
 void sg_assigned_locals(struct mdl_stmt **s, int n, bool *assigned, int nloc);
 /* Highest local index used by statements (-1 if none). */

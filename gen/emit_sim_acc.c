@@ -359,10 +359,15 @@ void sg_opnd_body(struct sg *g, int fn)
         g->ind--;
         sg_line(g, "}");
     }
-    sg_line(g, "default: break;");
+    /* an alternative without `read` gives 0 (the evaluator leaves the local at its start value, 0); every path
+     * then writes buf, which gcc's -Wmaybe-uninitialized needs to see */
+    sg_line(g, "default: memset(buf, 0, %d * sizeof *buf); break;", g->L);
     sg_line(g, "}");
-    tsr_buf_puts(g->o, "out:\n");
     sg_line(g, "return rc;");
+    /* the paths that left the switch early: an error (tsr_sim_error's TSR_SIM_ERROR, never 0) or a hook's answer;
+     * said so, so that the compiler sees that a caller going on after 0 finds buf written */
+    tsr_buf_puts(g->o, "out:\n");
+    sg_line(g, "return rc ? rc : TSR_SIM_ERROR;");
     g->op = NULL;
 }
 

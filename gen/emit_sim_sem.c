@@ -515,8 +515,11 @@ static struct sv logic(struct sg *g, const struct mdl_expr *e)
         return vb ? VV(t, sg_fmt(g, "((sim_v)(%s != 0u) & 1u)", vb)) : V(t, NULL);
     }
     struct sv a = sg_expr(g, e->a[0]);
-    if (!a.vary && !mdl_expr_has_effects(g->m, e->a[1]) && !inline_ok(g, e->a[1])) {
-        /* b needs statements (cross-lane values, hoisted conditions): only when a does not decide */
+    bool beff = mdl_expr_has_effects(g->m, e->a[1]);
+    if (!a.vary && (beff ? !sg_vary(g, e->a[1], g->vary, g->nloc) : !inline_ok(g, e->a[1]))) {
+        /* b needs statements (cross-lane values, hoisted conditions), or has effects (a read at a field's index,
+           which may be out of range) and is uniform like a: evaluated only when a does not decide, and the
+           value stays uniform (a uniform local may take it) */
         const char *t = sg_tmp(g, "tl");
         bool bv = sg_vary(g, e->a[1], g->vary, g->nloc);
         if (bv)
@@ -545,8 +548,11 @@ static struct sv logic(struct sg *g, const struct mdl_expr *e)
             /* in a lane loop: both sides when b is cheap (no calls), so the loop has no branches */
             a = sg_hoist(g, a);
             b = sg_hoist(g, b);
-            const char *op = sg_cheap(e->a[1]) ? (and ? "&" : "|") : (and ? "&&" : "||");
-            const char *t = sg_fmt(g, "((uint32_t)(((%s) != 0) %s ((%s) != 0)))", a.t, op, b.t);
+            /* the bitwise form's operands are cast to uint32_t: clang's -Wbitwise-instead-of-logical takes two
+               comparisons that call functions (float compares) for a mistaken || */
+            const char *t = sg_cheap(e->a[1])
+                ? sg_fmt(g, "((uint32_t)((uint32_t)((%s) != 0) %s (uint32_t)((%s) != 0)))", a.t, and ? "&" : "|", b.t)
+                : sg_fmt(g, "((uint32_t)(((%s) != 0) %s ((%s) != 0)))", a.t, and ? "&&" : "||", b.t);
             const char *va = sg_vt(g, a), *vb = sg_vt(g, b);
             if (va && vb) {
                 if (!a.vary) /* a decides for all lanes: no vector work for it */

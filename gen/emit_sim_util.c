@@ -427,6 +427,12 @@ static bool stmts_read_local(struct mdl_stmt **s, int n, int i)
     return false;
 }
 
+void sg_commit_reads(const struct mdl_slot *sl, bool *reads, int nloc)
+{
+    for (int i = 0; i < nloc; i++)
+        reads[i] = stmts_read_local(sl->commit, sl->ncommit, i);
+}
+
 
 /* Every local e reads is an operand pointer or an already inlined local. */
 static bool locals_ok(const struct mdl_expr *e, const bool *ptrloc, const struct mdl_expr **inl, int nloc)
