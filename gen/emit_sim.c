@@ -130,17 +130,6 @@ static int max_writes(const struct mdl_model *m)
     return best + 8; /* room for the hooks' own writes (<t>_sim_write) */
 }
 
-/* Locals of op `op` (with its slot's commit). */
-static int op_nloc(const struct mdl_op *op, const struct mdl_slot *sl)
-{
-    int n = op->nlocals, k = sg_max_local(op->sem, op->nsem) + 1, k2 = sg_max_local(sl->commit, sl->ncommit) + 1;
-    if (k > n) n = k;
-    if (k2 > n) n = k2;
-    for (int i = 0; i < op->tmpl.nparts; i++)
-        if (op->tmpl.parts[i].kind == MDL_TP_OPND && op->tmpl.parts[i].local + 1 > n)
-            n = op->tmpl.parts[i].local + 1;
-    return n;
-}
 
 static int format_nloc(const struct mdl_format *f)
 {
@@ -509,21 +498,6 @@ static void emit_support(struct sg *g)
     }
 }
 
-/* Known fields for an op's code: the format's, and the op's binding encode conditions. */
-static void op_known(struct sg *g, const struct mdl_op *op, const bool *fknown, const uint64_t *fkval)
-{
-    const struct mdl_model *m = g->m;
-    memcpy(g->known, fknown, (size_t)m->nfields * sizeof *fknown);
-    memcpy(g->kval, fkval, (size_t)m->nfields * sizeof *fkval);
-    for (int i = 0; i < op->ncond; i++) {
-        const struct mdl_cond *c = &op->cond[i];
-        if (c->binding && c->field >= 0 && c->field < m->nfields && c->field2 < 0) {
-            g->known[c->field] = true;
-            g->kval[c->field] = c->val;
-        }
-    }
-}
-
 /* One op's case body: its compute (operands and sem) or its commit (the slot's commit in its scope), into
  * body, with temporaries numbered from 0 (so that identical bodies are identical text). */
 static void emit_op(struct sg *g, const struct mdl_op *op, int slot, bool commit, const bool *fknown,
@@ -531,13 +505,13 @@ static void emit_op(struct sg *g, const struct mdl_op *op, int slot, bool commit
 {
     const struct mdl_model *m = g->m;
     const struct mdl_slot *sl = &m->slots[slot];
-    int nloc = op_nloc(op, sl);
+    int nloc = sg_op_nloc(op, sl);
     bool *vary = tsr_arena_alloc(&g->ar, (size_t)(nloc + 1) * sizeof *vary);
     struct tsr_buf *save_o = g->o;
     int save_ind = g->ind, save_tmp = g->ntmp;
     g->o = body;
     g->ntmp = 0;
-    op_known(g, op, fknown, fkval);
+    sg_op_known(g, op, fknown, fkval);
     sg_analyse_op(g, op, sl, vary, nloc);
     /* locals only bound to an operand (all of whose alternatives read) point to its lanes */
     bool *ptrloc = tsr_arena_alloc(&g->ar, (size_t)(nloc + 1) * sizeof *ptrloc);
@@ -599,27 +573,7 @@ static void emit_slot_switch(struct sg *g, int k, bool commit, const bool *fknow
     const struct mdl_slot *sl = &m->slots[k];
     struct tsr_buf *bodies = calloc((size_t)sl->nops + 1, sizeof *bodies);
     bool *done = calloc((size_t)sl->nops + 1, sizeof *done);
-    /* the commit's uniform reads of a local that some ops keep varying (g->zero_lu) */
-    int nmax = 0;
-    for (int j = 0; j < sl->nops; j++)
-        if (op_nloc(&m->ops[sl->ops[j]], sl) > nmax)
-            nmax = op_nloc(&m->ops[sl->ops[j]], sl);
-    bool *reads = tsr_arena_alloc(&g->ar, (size_t)(nmax + 1) * sizeof *reads);
-    bool *uni = tsr_arena_alloc(&g->ar, (size_t)(nmax + 1) * sizeof *uni);
-    bool *vary = tsr_arena_alloc(&g->ar, (size_t)(nmax + 1) * sizeof *vary);
-    memset(uni, 0, (size_t)(nmax + 1) * sizeof *uni);
-    sg_commit_reads(sl, reads, nmax);
-    bool any = false;
-    for (int j = 0; !commit && j < sl->nops; j++) {
-        const struct mdl_op *op = &m->ops[sl->ops[j]];
-        int n = op_nloc(op, sl);
-        op_known(g, op, fknown, fkval);
-        sg_analyse_op(g, op, sl, vary, n);
-        for (int i = 0; i < n; i++)
-            if (!vary[i] && reads[i])
-                any = uni[i] = true;
-    }
-    g->zero_lu = any ? uni : NULL;
+    g->zero_lu = commit ? NULL : sg_commit_uniform_reads(g, sl, fknown, fkval);
     sg_line(g, "/* slot %s: %s */", sl->name, commit ? "commit" : "compute");
     sg_line(g, "switch (I->op[%d]) {", k);
     g->ind++;
@@ -668,7 +622,7 @@ static void emit_format(struct sg *g, int fi)
         const struct mdl_slot *sl = &m->slots[k];
         int n = 1;
         for (int j = 0; j < sl->nops; j++) {
-            int x = op_nloc(&m->ops[sl->ops[j]], sl);
+            int x = sg_op_nloc(&m->ops[sl->ops[j]], sl);
             if (x > n)
                 n = x;
         }

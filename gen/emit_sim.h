@@ -138,8 +138,13 @@ void sg_need_init_format(struct sg *g, const struct mdl_format *f, bool *need, i
  * expression): they are computed where they are read (e.g. a carry only the flag update reads). */
 void sg_inline_locals(struct sg *g, const struct mdl_op *op, const struct mdl_slot *sl, const bool *ptrloc,
                       const struct mdl_expr **inl, int nloc);
-/* The locals a slot's commit block reads: reads[0..nloc-1]. */
-void sg_commit_reads(const struct mdl_slot *sl, bool *reads, int nloc);
+/* Locals of op `op` (with its slot's commit). */
+int sg_op_nloc(const struct mdl_op *op, const struct mdl_slot *sl);
+/* Known fields for an op's code (g->known, g->kval): the format's, and the op's binding encode conditions. */
+void sg_op_known(struct sg *g, const struct mdl_op *op, const bool *fknown, const uint64_t *fkval);
+/* Per local of slot sl's ops: some op keeps it uniform and the slot's commit reads it (g->zero_lu), or NULL when
+ * no local is so (fknown, fkval: the format's known fields). */
+const bool *sg_commit_uniform_reads(struct sg *g, const struct mdl_slot *sl, const bool *fknown, const uint64_t *fkval);
 /* Marks the locals that statements assign (let or assignment). */
 void sg_assigned_locals(struct mdl_stmt **s, int n, bool *assigned, int nloc);
 /* Highest local index used by statements (-1 if none). */

@@ -427,10 +427,54 @@ static bool stmts_read_local(struct mdl_stmt **s, int n, int i)
     return false;
 }
 
-void sg_commit_reads(const struct mdl_slot *sl, bool *reads, int nloc)
+int sg_op_nloc(const struct mdl_op *op, const struct mdl_slot *sl)
 {
-    for (int i = 0; i < nloc; i++)
+    int n = op->nlocals, k = sg_max_local(op->sem, op->nsem) + 1, k2 = sg_max_local(sl->commit, sl->ncommit) + 1;
+    if (k > n) n = k;
+    if (k2 > n) n = k2;
+    for (int i = 0; i < op->tmpl.nparts; i++)
+        if (op->tmpl.parts[i].kind == MDL_TP_OPND && op->tmpl.parts[i].local + 1 > n)
+            n = op->tmpl.parts[i].local + 1;
+    return n;
+}
+
+void sg_op_known(struct sg *g, const struct mdl_op *op, const bool *fknown, const uint64_t *fkval)
+{
+    const struct mdl_model *m = g->m;
+    memcpy(g->known, fknown, (size_t)m->nfields * sizeof *fknown);
+    memcpy(g->kval, fkval, (size_t)m->nfields * sizeof *fkval);
+    for (int i = 0; i < op->ncond; i++) {
+        const struct mdl_cond *c = &op->cond[i];
+        if (c->binding && c->field >= 0 && c->field < m->nfields && c->field2 < 0) {
+            g->known[c->field] = true;
+            g->kval[c->field] = c->val;
+        }
+    }
+}
+
+const bool *sg_commit_uniform_reads(struct sg *g, const struct mdl_slot *sl, const bool *fknown, const uint64_t *fkval)
+{
+    int nmax = 0;
+    for (int j = 0; j < sl->nops; j++)
+        if (sg_op_nloc(&g->m->ops[sl->ops[j]], sl) > nmax)
+            nmax = sg_op_nloc(&g->m->ops[sl->ops[j]], sl);
+    bool *reads = tsr_arena_alloc(&g->ar, (size_t)(nmax + 1) * sizeof *reads);
+    bool *uni = tsr_arena_alloc(&g->ar, (size_t)(nmax + 1) * sizeof *uni);
+    bool *vary = tsr_arena_alloc(&g->ar, (size_t)(nmax + 1) * sizeof *vary);
+    memset(uni, 0, (size_t)(nmax + 1) * sizeof *uni);
+    for (int i = 0; i < nmax; i++)
         reads[i] = stmts_read_local(sl->commit, sl->ncommit, i);
+    bool any = false;
+    for (int j = 0; j < sl->nops; j++) {
+        const struct mdl_op *op = &g->m->ops[sl->ops[j]];
+        int n = sg_op_nloc(op, sl);
+        sg_op_known(g, op, fknown, fkval);
+        sg_analyse_op(g, op, sl, vary, n);
+        for (int i = 0; i < n; i++)
+            if (!vary[i] && reads[i])
+                any = uni[i] = true;
+    }
+    return any ? uni : NULL;
 }
 
 
