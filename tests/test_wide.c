@@ -125,3 +125,43 @@ Test(wide, decode_encode_round_trip)
     }
     cr_expect(formats[0] > 0 && formats[1] > 0, "formats decoded: %u %u", formats[0], formats[1]);
 }
+
+/* A number hole followed by `.` and a character that is neither a digit nor a name's (`v{d}.{wm:msk}` printing
+ * `v2.****`): the reader takes `2` and leaves `.` to the template (issue 12: it read the float `2.`), so the
+ * assembler reads it and every mask's disassembly reads back without field overrides. */
+Test(wide, number_hole_then_dot)
+{
+    struct tsr_words w;
+    assemble("    vmsk v2.****, v1\n    vmsk v3.x*z*, v1\n    vmsk v7.xyzw, v1\n", &w);
+    cr_assert_eq(w.count, 3u);
+    unsigned char inst[4096];
+    const unsigned want_d[3] = { 2, 3, 7 }, want_m[3] = { 0, 10, 15 };
+    unsigned fd = ~0u, fm = ~0u;
+    for (unsigned f = 0; f < wide_target.nfields; f++) {
+        if (!strcmp(wide_target.field_names[f], "d"))
+            fd = f;
+        if (!strcmp(wide_target.field_names[f], "msk"))
+            fm = f;
+    }
+    cr_assert(fd != ~0u && fm != ~0u);
+    for (unsigned i = 0; i < 3; i++) {
+        cr_assert_eq(wide_target.decode(w.w + 4 * i, inst), 0);
+        cr_expect_eq(wide_target.inst_field(inst, fd), want_d[i], "instruction %u: d", i);
+        cr_expect_eq(wide_target.inst_field(inst, fm), want_m[i], "instruction %u: msk", i);
+    }
+    for (unsigned m = 0; m < 16; m++) {
+        cr_assert_eq(wide_target.inst_set_field == NULL, false);
+        wide_target.inst_set_field(inst, fm, m);
+        uint32_t ww[4];
+        cr_assert_eq(wide_target.encode(inst, ww), 0);
+        struct tsr_buf text = { 0 };
+        wide_target.disasm(ww, 0, &text);
+        cr_expect(!strchr(text.data, '{') && strncmp(text.data, ".word", 5), "mask %u: %s", m, text.data);
+        struct tsr_words back;
+        assemble(text.data, &back);
+        cr_expect_eq(memcmp(back.w, ww, sizeof ww), 0, "mask %u: %s", m, text.data);
+        tsr_words_free(&back);
+        tsr_buf_free(&text);
+    }
+    tsr_words_free(&w);
+}
