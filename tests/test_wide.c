@@ -165,3 +165,26 @@ Test(wide, number_hole_then_dot)
     }
     tsr_words_free(&w);
 }
+
+/* An instruction with more events than the validator keeps (72 register reads, TSR_V_MAXEV 64) is reported as the
+ * violation "limit events", never checked on what is left in silence; one with fewer is not. */
+Test(wide, validator_reports_dropped_events)
+{
+    struct tsr_words w;
+    assemble("    add r1, r2, r3\n    sum72 r1\n    stop\n", &w);
+    struct tsr_diag d;
+    tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
+    int rc = wide_target.validate(w.w, w.count, 0, &d, "t.s");
+    cr_expect_eq(rc, -1);
+    cr_assert_eq(d.errors, 1u, "%u errors", d.errors);
+    cr_expect(strstr(d.entries[0].text, "t.s: error: 0x00000001: limit events: more than 64 events in one "
+                                        "instruction"), "%s", d.entries[0].text);
+    tsr_diag_fini(&d);
+    tsr_words_free(&w);
+    assemble("    add r1, r2, r3\n    stop\n", &w);
+    tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
+    cr_expect_eq(wide_target.validate(w.w, w.count, 0, &d, "t.s"), 0);
+    cr_expect_eq(d.errors, 0u);
+    tsr_diag_fini(&d);
+    tsr_words_free(&w);
+}

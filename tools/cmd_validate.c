@@ -24,7 +24,7 @@ static void report(void *p, const struct tsr_vviol *v)
 	struct vctx *c = p;
 	unsigned line = c->w->line && v->at < c->w->count ? c->w->line[v->at] : 0;
 	tsr_diag_error(c->d, c->path, line, 0, "0x%08" PRIx32 ": %s %s: %s (ref: %s)", v->pc,
-		       v->rule >= 0 ? "rule" : "resource", v->name, v->text, v->ref ? v->ref : "none");
+		       tsr_vviol_kind(v), v->name, v->text, v->ref ? v->ref : "none");
 	const struct tsr_target *t = c->o->target;
 	struct tsr_buf text = { 0 };
 	t->disasm(c->w->w + v->at * t->nwords, v->pc, &text);

@@ -115,7 +115,10 @@ static void vreport(struct ctx *c, const struct hist *h, int rule, size_t other,
     struct tsr_vviol v;
     memset(&v, 0, sizeof v);
     v.rule = rule;
-    if (rule >= 0) {
+    if (rule == TSR_VVIOL_EVENTS) {
+        v.name = "events";
+        v.ref = "runtime/validate/validate.h TSR_V_MAXEV";
+    } else if (rule >= 0) {
         v.name = c->D->rules[rule].name;
         v.ref = c->D->rules[rule].ref;
     } else {
@@ -162,6 +165,9 @@ void vld_check_bundle(struct ctx *c, const struct hist *h)
     const struct tsr_vdesc *D = c->D;
     const struct tsr_vbundle *b = h->b[0];
     char t1[96], t2[96];
+    if (b->overflow)   /* events were dropped: say so rather than check what is left */
+        vld_report(c, h, TSR_VVIOL_EVENTS, 0, "more than %d events in one instruction: the validator keeps %d, so "
+                   "its rules are not checked here", TSR_V_MAXEV, TSR_V_MAXEV);
     for (int r = 0; r < D->nres; r++) {
         int n = 0, first = -1, second = -1;
         for (int i = 0; i < b->nev; i++) {
@@ -465,7 +471,7 @@ struct simctx { struct tsr_sim_ctl *ctl; int rc; };
 static void to_sim(void *p, const struct tsr_vviol *v)
 {
     struct simctx *x = p;
-    int rc = tsr_sim_hazard(x->ctl, v->pc, "%s %s at 0x%08" PRIx32 ": %s", v->rule >= 0 ? "rule" : "resource", v->name,
+    int rc = tsr_sim_hazard(x->ctl, v->pc, "%s %s at 0x%08" PRIx32 ": %s", tsr_vviol_kind(v), v->name,
                             v->pc, v->text);
     if (rc < 0 && x->rc == 0)
         x->rc = rc;

@@ -24,6 +24,7 @@
 #ifndef TSR_VALIDATE_H
 #define TSR_VALIDATE_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -43,7 +44,8 @@ enum tsr_vkind {
                                      matches it (rules are about operand reads), the packer orders by it */
 };
 #define TSR_V_NOVAL INT64_MIN
-#define TSR_V_MAXEV 64          /* events of one bundle (more set `overflow`; the QPU has at most 32) */
+#define TSR_V_MAXEV 64          /* events of one bundle (more set `overflow`, which the validator reports as the
+                                   violation TSR_VVIOL_EVENTS: the bundle is not checked; the QPU has at most 32) */
 #define TSR_V_MAXDIST 64        /* distances in rules */
 #define TSR_V_OPEN INT32_MAX    /* the hi of an open window (`forbid ... at LO..`): no upper bound */
 
@@ -176,6 +178,14 @@ struct tsr_vviol {
     int dist;
     char text[240];
 };
+/* rule of the violation "this bundle has more events than TSR_V_MAXEV": its rules cannot be checked, which is
+ * reported, never skipped in silence (name "events", ref "runtime/validate/validate.h TSR_V_MAXEV"). */
+#define TSR_VVIOL_EVENTS INT_MIN
+/* What a violation breaks, for messages: "rule", "resource", or "limit" (TSR_VVIOL_EVENTS). */
+static inline const char *tsr_vviol_kind(const struct tsr_vviol *v)
+{
+    return v->rule >= 0 ? "rule" : v->rule == TSR_VVIOL_EVENTS ? "limit" : "resource";
+}
 typedef void (*tsr_vreport_fn)(void *ctx, const struct tsr_vviol *v);
 
 /* Checks a whole program of n bundles (desc->nwords uint32_t each) starting at byte address base and calls

@@ -505,7 +505,7 @@ static void to_diag(void *p, const struct tsr_vviol *v)
 {
     struct diagctx *x = p;
     tsr_diag_error(x->d, x->path, 0, 0, "0x%08" PRIx32 ": %s %s: %s (ref: %s)", v->pc,
-                   v->rule >= 0 ? "rule" : "resource", v->name, v->text, v->ref ? v->ref : "none");
+                   tsr_vviol_kind(v), v->name, v->text, v->ref ? v->ref : "none");
 }
 
 int tsr_validate_diag(const struct tsr_vdesc *D, const uint32_t *w, size_t n, uint64_t base, struct tsr_diag *d,
