@@ -275,6 +275,7 @@ struct mdl_model {
 	struct mdl_loc name_loc;     /* where the isa name is written */
 	int word_bits, lanes, pc_step;
 	bool little_endian;
+	bool word_msw_first;         /* isa item `word_order msw_first` (X10): files list 32-bit words high first */
 	int nfields; struct mdl_field *fields;
 	int ntables; struct mdl_table *tables;
 	int nformats; struct mdl_format *formats;

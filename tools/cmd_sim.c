@@ -93,7 +93,7 @@ int cmd_sim(struct tool_opts *o)
 	struct tsr_diag d;
 	struct tsr_words w;
 	tsr_diag_init(&d, TSR_DIAG_PRINT, stderr);
-	tsr_words_init(&w, o->target->word_bits);
+	tool_words_init(o, &w);
 	const char *name = strcmp(o->args[0], "-") ? o->args[0] : "<stdin>";
 	int rc = tool_load_program(o, o->args[0], &w, &d) ? TOOL_EXIT_INPUT : tool_run_qpu(o, name, &w, unif, nunif, NULL);
 	if (rc == TOOL_EXIT_CUT)
