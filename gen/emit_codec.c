@@ -625,6 +625,11 @@ static int format_body(const struct mdl_model *m, struct tsr_buf *out, struct ts
     int n = fsel_size(m, sel, &tab);
     if (n) {   /* the table's entry: a format, or none */
         fsel_emit(m, sel, tab, n, "fsel", out);
+        bool any = false;   /* no selector field (one format, no selector): the chunks are not read */
+        for (int i = 0; i < m->nfields; i++)
+            any = any || sel[i];
+        for (int k = 0; k < nchunks(m) && !any; k++)
+            tsr_buf_printf(out, "    (void)d%d;\n", k);
         tsr_buf_printf(out, "    return fsel[fkey] < %d ? (int)fsel[fkey] : %s_NO_FORMAT;\n}\n", m->nformats,
                        gen_upper(m));
         free(tab);
