@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "corpus.h"
+#include "support_run.h"
 #include "registry.h"
 #include "tsr.h"
 
@@ -397,4 +398,80 @@ Test(tegra, random_words_round_trip, .timeout = 600)
 	cr_expect_eq(codec, n);
 	cr_expect_eq(text, n);
 	cr_expect_eq(raw, 0, "every word has a text");
+}
+
+/* The command line reads and writes grate's files as they are: `tessera dis` of every .hex and .bin, then
+ * `tessera asm` of that text to hex and to binary, gives grate's words in grate's order (the .hex lines without
+ * their comments, the .bin byte for byte). */
+Test(tegra, command_line_files, .timeout = 600)
+{
+	load_all();
+	char *dir = run_mkdtemp();
+	cr_assert_not_null(dir);
+	unsigned same = 0;
+	for (int p = 0; p < nprogs; p++) {
+		char hex[720], bin[720], s[800], outhex[800], outbin[800];
+		snprintf(hex, sizeof hex, "%.700s.hex", progs[p].path);
+		snprintf(bin, sizeof bin, "%.700s.bin", progs[p].path);
+		snprintf(s, sizeof s, "%s/p.s", dir);
+		snprintf(outhex, sizeof outhex, "%s/p.hex", dir);
+		snprintf(outbin, sizeof outbin, "%s/p.bin", dir);
+		const char *from[2] = { hex, bin };
+		for (int k = 0; k < 2; k++) {
+			struct run_result r;
+			const char *dis[] = { "dis", "--target", "tegra", from[k], "-o", s, NULL };
+			cr_assert_eq(run_tessera(dis, NULL, &r), 0);
+			cr_expect_eq(r.status, 0, "dis %s: %s", from[k], r.err);
+			run_result_free(&r);
+			const char *ah[] = { "asm", "--target", "tegra", s, "-o", outhex, NULL };
+			cr_assert_eq(run_tessera(ah, NULL, &r), 0);
+			cr_expect_eq(r.status, 0, "asm: %s", r.err);
+			run_result_free(&r);
+			const char *ab[] = { "asm", "--target", "tegra", s, "--output-format", "bin", "-o", outbin, NULL };
+			cr_assert_eq(run_tessera(ab, NULL, &r), 0);
+			cr_expect_eq(r.status, 0, "asm -> bin: %s", r.err);
+			run_result_free(&r);
+			struct tsr_buf a = { 0 }, b = { 0 }, c = { 0 }, e = { 0 };
+			struct tsr_diag d;
+			tsr_diag_init(&d, TSR_DIAG_PRINT, stderr);
+			cr_assert_eq(tsr_file_read(outhex, &a, &d), 0);
+			cr_assert_eq(tsr_file_read(hex, &b, &d), 0);
+			cr_assert_eq(tsr_file_read(outbin, &c, &d), 0);
+			cr_assert_eq(tsr_file_read(bin, &e, &d), 0);
+			/* the words of each line, comments dropped */
+			struct tsr_buf wa = { 0 }, wb = { 0 };
+			const struct tsr_buf *src[2] = { &a, &b };
+			struct tsr_buf *dst[2] = { &wa, &wb };
+			for (int j = 0; j < 2; j++)
+				for (const char *q = src[j]->data; q && *q;) {
+					const char *nl = strchr(q, '\n'), *end = nl ? nl : q + strlen(q);
+					const char *cm = strstr(q, "//");
+					if (cm && cm < end)
+						end = cm;
+					while (end > q && (end[-1] == ' ' || end[-1] == '\t'))
+						end--;
+					if (end > q) {
+						tsr_buf_append(dst[j], q, (size_t)(end - q));
+						tsr_buf_puts(dst[j], "\n");
+					}
+					q = nl ? nl + 1 : q + strlen(q);
+				}
+			bool ok = wa.len == wb.len && !memcmp(wa.data, wb.data, wa.len) && c.len == e.len &&
+				  !memcmp(c.data, e.data, c.len);
+			same += ok;
+			cr_expect(ok, "%s: tessera's hex or bin differs from grate's", from[k]);
+			tsr_buf_free(&a);
+			tsr_buf_free(&b);
+			tsr_buf_free(&c);
+			tsr_buf_free(&e);
+			tsr_buf_free(&wa);
+			tsr_buf_free(&wb);
+			tsr_diag_fini(&d);
+		}
+	}
+	printf("tegra command line: %u of %d .hex/.bin files disassemble and assemble back to grate's files\n", same,
+	       2 * nprogs);
+	cr_expect_eq(same, 2u * (unsigned)nprogs);
+	run_rmtree(dir);
+	free(dir);
 }
