@@ -517,11 +517,17 @@ static int corpus_seeds(struct out *o, const char *corpus, const struct tsr_targ
 		const char *rel = f + strlen(corpus) + 1;
 		if (ends_with(f, ".hex") || ends_with(f, ".bin")) {
 			struct tsr_words p;
+			struct tsr_diag quiet;   /* a file of other words (Tegra's 64-bit linker programs beside its vertex
+			                            programs) is not the target's: skipped, said on one line */
+			tsr_diag_init(&quiet, TSR_DIAG_STORE, NULL);
 			tsr_words_init(&p, t->word_bits);
-			rc = tsr_words_read(&p, f, ends_with(f, ".hex") ? TSR_WORDS_HEX : TSR_WORDS_BIN, &diag);
-			if (!rc)
+			p.msw_first = t->word_msw_first;   /* the files' word order (docs/mdl.md X10) */
+			if (tsr_words_read(&p, f, ends_with(f, ".hex") ? TSR_WORDS_HEX : TSR_WORDS_BIN, &quiet) == 0)
 				program_seeds(o, t, ti, rel, &p, &sh);
+			else
+				fprintf(stderr, "seedgen: note: %s: not %s instructions; skipped\n", rel, t->name);
 			tsr_words_free(&p);
+			tsr_diag_fini(&quiet);
 		} else if (ends_with(f, ".qasm") || ends_with(f, ".s") || ends_with(f, ".asm")) {
 			struct tsr_buf b = { 0 };
 			rc = tsr_file_read(f, &b, &diag);

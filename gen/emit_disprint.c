@@ -369,15 +369,18 @@ static void seq_code(struct pgen *g, int first, int n, const char *ind, const ch
         case TSR_TC_LABEL: {
             const struct mdl_field *fd = &m->fields[p->field];
             tsr_buf_printf(o, "%s{\n%s    const uint64_t t = ", ind, ind);
+            char unit[32] = "";   /* X9: the field counts units (nothing printed for 1: the QPU's code unchanged) */
+            if (p->unit > 1)
+                snprintf(unit, sizeof unit, " * %uu", (unsigned)p->unit);
             if (p->pcrel) {
                 tsr_buf_puts(o, "(pc + ");
                 gen_u64(o, (uint64_t)p->pcoff);
-                tsr_buf_printf(o, " + (uint64_t)tsr_bits_sext(f[%d], %d)) & tsr_bits_mask(%d);\n", p->field, fd->width,
-                               fd->width < 32 ? 32 : fd->width);
+                tsr_buf_printf(o, " + (uint64_t)tsr_bits_sext(f[%d], %d)%s) & tsr_bits_mask(%d);\n", p->field, fd->width,
+                               unit, fd->width < 32 ? 32 : fd->width);
             } else if (fd->is_signed) {
-                tsr_buf_printf(o, "(uint64_t)tsr_bits_sext(f[%d], %d);\n", p->field, fd->width);
+                tsr_buf_printf(o, "(uint64_t)tsr_bits_sext(f[%d], %d)%s;\n", p->field, fd->width, unit);
             } else {
-                tsr_buf_printf(o, "f[%d];\n", p->field);
+                tsr_buf_printf(o, "f[%d]%s;\n", p->field, unit);
             }
             tsr_buf_printf(o, "%s    x->lab[x->nlab++] = t;\n%s    const size_t e = (size_t)(tsr_tc_fmt_label(b + o, t) - b);\n",
                            ind, ind);
@@ -519,6 +522,11 @@ static void opnd_fn(struct pgen *g, int oi)
         tsr_buf_printf(o, "    {   /* alternatives %d-%d: their first %d parts printed once */\n", j, k, plen);
         seq_code(g, alts[j].part, plen, "        ", "return (struct tsr_tc_pres){0, NULL}");
         tsr_buf_puts(o, "        const size_t o1 = o;\n        struct tsr_dis_ev *const ev1 = ev;\n");
+        bool used = false;   /* o1 and ev1 are read only where an alternative can fail */
+        for (int t = j; t <= k && !used; t++)
+            used = seq_can_fail(g, alts[t].part + plen, alts[t].npart - plen);
+        if (!used)
+            tsr_buf_puts(o, "        (void)o1;\n        (void)ev1;\n");
         for (; j <= k; j++)
             alt_code(g, j, &alts[j], plen, "        ", "o1", "ev1");
         tsr_buf_puts(o, "        o = o0;\n        ev = oe + 1;\n    }\n");

@@ -126,11 +126,12 @@ int gen_tables(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
 
     static const char *const pk[] = {"TSR_TC_TEXT", "TSR_TC_SPACE", "TSR_TC_TABLE", "TSR_TC_INT",
                                      "TSR_TC_OPND", "TSR_TC_OPT", "TSR_TC_LABEL"};
-    open_array(out, "struct tsr_tc_part", "parts", "kind, bound, pcrel, len, field, arg, cond, ncond, pcoff, text");
+    open_array(out, "struct tsr_tc_part", "parts", "kind, bound, pcrel, len, field, arg, cond, ncond, unit, pcoff, text");
     for (int i = 0; i < L.nparts; i++) {
         const struct tc_part *p = &L.parts[i];
-        tsr_buf_printf(out, "    {%s, %d, %d, %d, %d, %d, %d, %d, %" PRId64 ", ", pk[p->kind], p->bound, p->pcrel, p->len,
-                       p->field, p->arg, p->cond, p->ncond, p->pcoff);
+        tsr_buf_printf(out, "    {%s, %d, %d, %d, %d, %d, %d, %d, %u, %" PRId64 ", ", pk[p->kind], p->bound, p->pcrel,
+                       p->len, p->field, p->arg, p->cond, p->ncond, p->kind == TSR_TC_LABEL ? (unsigned)p->unit : 0u,
+                       p->pcoff);
         gen_cstring(out, p->text);
         tsr_buf_printf(out, "},   /* %d */\n", i);
     }

@@ -60,7 +60,7 @@ int gen_target(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
     tsr_buf_printf(out,
         "const struct tsr_target %s_target = {\n"
         "    .name = \"%s\",\n"
-        "    .word_bits = %d, .nwords = %d, .lanes = %d, .pc_step = %d,\n"
+        "    .word_bits = %d, .nwords = %d, .lanes = %d, .pc_step = %d, .word_msw_first = %d,\n"
         "    .inst_size = sizeof(struct %s_inst),\n"
         "    .decode = decode, .encode = encode,\n"
         "    .disasm = %s_disasm, .disasm_program = %s_disasm_program,\n"
@@ -77,7 +77,7 @@ int gen_target(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
         "    .validate = %s_validate,\n"
         "    .vdesc = &%s_vdesc,\n"
         "};\n",
-        lo, m->name, m->word_bits, m->word_bits / 32, m->lanes, m->pc_step, lo, lo, lo, lo, lo, up, up, up, up, lo,
+        lo, m->name, m->word_bits, m->word_bits / 32, m->lanes, m->pc_step, m->word_msw_first, lo, lo, lo, lo, lo, up, up, up, up, lo,
         lo, lo, m->nattrs, lo, lo, lo, lo, lo);
     return 0;
 }

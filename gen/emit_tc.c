@@ -179,6 +179,7 @@ static int tmpl(const struct mdl_model *m, struct tc_layout *L, const struct mdl
             q.kind = TSR_TC_LABEL;
             q.pcrel = p->pcrel;
             q.pcoff = p->pcoff;
+            q.unit = p->unit;
             break;
         }
         if (q.kind == TSR_TC_TEXT || q.kind == TSR_TC_OPT) {

@@ -12,7 +12,7 @@
 #include "fileout.h"
 #include "model.h"
 
-struct tc_part { int kind; bool bound, pcrel; int field, arg, cond, ncond; int64_t pcoff; const char *text; int len; };
+struct tc_part { int kind; bool bound, pcrel; int field, arg, cond, ncond; uint32_t unit; int64_t pcoff; const char *text; int len; };
 struct tc_cond { int kind; int field, field2, id; uint64_t val; const struct mdl_expr *e; char *text; };
 struct tc_alt { int part, npart, cond, ncond, verb; };
 struct tc_op { int part, npart, cond, ncond, def, ndef, keylen; char *key; bool exact; uint64_t req[2]; };

@@ -65,8 +65,8 @@ static void put_defaults(const struct mdl_model *m, const struct mdl_default *d,
 
 static void dump(const struct mdl_model *m, FILE *f)
 {
-    fprintf(f, "isa %s: word %d bits, %d lanes, pc_step %d, %s endian\n", m->name, m->word_bits, m->lanes,
-            m->pc_step, m->little_endian ? "little" : "big");
+    fprintf(f, "isa %s: word %d bits, %d lanes, pc_step %d, %s endian%s\n", m->name, m->word_bits, m->lanes,
+            m->pc_step, m->little_endian ? "little" : "big", m->word_msw_first ? ", words msw first" : "");
     fprintf(f, "\nfields (%d):\n", m->nfields);
     for (int i = 0; i < m->nfields; i++) {
         const struct mdl_field *fd = &m->fields[i];

@@ -241,6 +241,14 @@ struct ast_range *ast_range(struct mdl_pctx *c, struct mdl_tok lo, struct mdl_to
 struct ast_tname *ast_tname(struct mdl_pctx *c, struct mdl_tok s, struct mdl_tok *lo, struct mdl_tok *hi);
 void ast_tentry_names(struct mdl_pctx *c, struct ast_vec *names, struct ast_expr *code);
 void ast_tentry_num(struct mdl_pctx *c, struct ast_vec *codes, struct ast_expr *value);
+/* (addition, X11) A generated table's item (table_gen.c): `NAME = HI[:LO]` (hi, lo; lo = hi for one bit) or
+ * `blank "TEXT"` (is_blank, text). */
+struct ast_gitem { struct ast_name name; bool is_blank; int64_t hi, lo; struct ast_str text; struct mdl_loc loc; };
+struct ast_gitem *ast_gitem(struct mdl_pctx *c, struct ast_name n, struct mdl_tok *hi, struct mdl_tok *lo,
+                            struct mdl_tok *text);
+/* `table T swizzle(...)` / `table T mask(...)` (docs/mdl.md "Generated tables"): adds the generated name entries
+ * to the table being declared, or reports `file:line:col: error: ...` at the item at fault. */
+void ast_table_gen(struct mdl_pctx *c, struct ast_name kind, struct ast_vec *items);
 void ast_format_item(struct mdl_pctx *c, int what, struct ast_vec *v);   /* what: 'f' fields, 'i' ignore, 's' slots */
 void ast_default(struct mdl_pctx *c, struct ast_name f, struct ast_expr *e);
 void ast_sem(struct mdl_pctx *c, bool commit, struct ast_vec *stmts, struct mdl_tok kw);

@@ -318,9 +318,11 @@ static void isa(struct ck *k)
 		struct ast_isaitem *it = d->items.v[i];
 		const char *key = it->key.s;
 		bool num = !strcmp(key, "word") || !strcmp(key, "lanes") || !strcmp(key, "pc_step");
-		if (num != it->is_int || (!num && strcmp(key, "endian") && strcmp(key, "float"))) {
-			if (!num && strcmp(key, "endian") && strcmp(key, "float"))
-				mdl_error(k->p, it->loc, "unknown isa item '%s' (expected word, lanes, endian, pc_step or float)", key);
+		bool named = !strcmp(key, "endian") || !strcmp(key, "float") || !strcmp(key, "word_order");
+		if (num != it->is_int || (!num && !named)) {
+			if (!num && !named)
+				mdl_error(k->p, it->loc,
+				          "unknown isa item '%s' (expected word, lanes, endian, word_order, pc_step or float)", key);
 			else
 				mdl_error(k->p, it->loc, "isa item '%s' needs %s", key, num ? "a number" : "a name");
 			continue;
@@ -347,6 +349,11 @@ static void isa(struct ck *k)
 				m->little_endian = !strcmp(it->sval.s, "little");
 			else
 				mdl_error(k->p, it->sval.loc, "endian must be little or big");
+		} else if (!strcmp(key, "word_order")) {   /* X10: the order of an instruction's 32-bit words in files */
+			if (!strcmp(it->sval.s, "lsw_first") || !strcmp(it->sval.s, "msw_first"))
+				m->word_msw_first = !strcmp(it->sval.s, "msw_first");
+			else
+				mdl_error(k->p, it->sval.loc, "word_order must be lsw_first or msw_first");
 		} else {
 			if (!strcmp(it->sval.s, "ieee") || !strcmp(it->sval.s, "qpu"))
 				m->float_mode = !strcmp(it->sval.s, "qpu");

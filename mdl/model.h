@@ -127,7 +127,8 @@ struct mdl_tpart {
 	int table, field;            /* TABLE: table + field; INT, LABEL: field */
 	int opnd;                    /* OPND: index into model->opnds (instantiated operand) */
 	int local;                   /* OPND: the local slot the operand's value/target is bound to (-1 if unnamed) */
-	bool pcrel; int64_t pcoff;   /* LABEL: field = target - (pc + pcoff) when pcrel */
+	bool pcrel; int64_t pcoff;   /* LABEL: field = target - (pc + pcoff) when pcrel (`pcrel next`: pcoff = pc_step) */
+	uint32_t unit;               /* LABEL (X9): the field counts units of this many pc units (1 to 65536; 1 by default) */
 	int ncond; struct mdl_cond *cond;   /* OPT: conditions */
 	struct mdl_loc loc;
 };
@@ -275,6 +276,7 @@ struct mdl_model {
 	struct mdl_loc name_loc;     /* where the isa name is written */
 	int word_bits, lanes, pc_step;
 	bool little_endian;
+	bool word_msw_first;         /* isa item `word_order msw_first` (X10): files list 32-bit words high first */
 	int nfields; struct mdl_field *fields;
 	int ntables; struct mdl_table *tables;
 	int nformats; struct mdl_format *formats;

@@ -114,6 +114,15 @@ tname(A) ::= IDENT(S). { A = ast_tname(ctx, S, NULL, NULL); }
 tname(A) ::= STRING(S). { A = ast_tname(ctx, S, NULL, NULL); }
 tname(A) ::= IDENT(S) LBRACE INT(L) DOTDOT INT(H) RBRACE. { A = ast_tname(ctx, S, &L, &H); }
 tname(A) ::= STRING(S) LBRACE INT(L) DOTDOT INT(H) RBRACE. { A = ast_tname(ctx, S, &L, &H); }
+/* (addition, X11) generated tables: table NAME swizzle(x = 7:6, ...); table NAME mask(x = 3, ..., blank "*"); */
+decl ::= table_head name(G) LPAREN gitems(L) RPAREN SEMI. { ast_table_gen(ctx, G, L); }
+%type gitems {struct ast_vec *}
+gitems(A) ::= gitem(I). { A = ast_vec1(ctx, I); }
+gitems(A) ::= gitems(B) COMMA gitem(I). { A = ast_vadd(ctx, B, I); }
+%type gitem {struct ast_gitem *}
+gitem(A) ::= name(C) ASSIGN INT(H). { A = ast_gitem(ctx, C, &H, NULL, NULL); }
+gitem(A) ::= name(C) ASSIGN INT(H) COLON INT(L). { A = ast_gitem(ctx, C, &H, &L, NULL); }
+gitem(A) ::= name(K) STRING(S). { A = ast_gitem(ctx, K, NULL, NULL, &S); }
 %type codes {struct ast_vec *}
 codes(A) ::= range(R). { A = ast_vec1(ctx, R); }
 codes(A) ::= codes(B) COMMA range(R). { A = ast_vadd(ctx, B, R); }

@@ -2,7 +2,7 @@
  * parsed into parts (mdl_template_parse) and resolved against the description (mdl_template_resolve).
  *
  * Holes: {TABLE:FIELD} {FIELD} {NAME=OPERAND} {NAME=OPERAND(F,...)} {OPERAND} {OPERAND(F,...)}
- * {?'text' COND, ...} {label:FIELD} {label:FIELD pcrel N}; `{{` and `}}` are literal braces; a run of white
+ * {?'text' COND, ...} {label:FIELD [pcrel N | pcrel next] [unit U]}; `{{` and `}}` are literal braces; a run of white
  * space is one SPACE part. Diagnostics point at the column inside the string (escapes accounted for).
  */
 #include <ctype.h>
@@ -18,7 +18,7 @@ struct tpart {
 	struct ast_name a, b;                /* TABLE a:b; NAME a; OPND a=b (a.s NULL if unnamed); LABEL b */
 	struct ast_vec args;                 /* OPND: ast_name* */
 	struct ast_vec *conds;               /* OPT */
-	bool pcrel; int64_t pcoff;           /* LABEL */
+	bool pcrel, pcnext; int64_t pcoff; uint32_t unit;   /* LABEL (pcnext: `pcrel next`, resolved with pc_step) */
 	struct mdl_loc loc;
 };
 struct ast_tmpl { int n, cap; struct tpart *parts; bool bad; };
@@ -157,38 +157,74 @@ static void hole_opt(struct tp_in *in, int b, int i, int end)
 		in->t->bad = true;
 }
 
+/* Whether s[i..end) starts with the word w (not followed by an identifier character). */
+static bool at_word(const char *s, int i, int end, const char *w)
+{
+	int n = (int)strlen(w);
+	return end - i >= n && !strncmp(s + i, w, (size_t)n) && !(i + n < end && idchar(s[i + n]));
+}
+
+/* Reads an integer (decimal or 0x hex, optionally signed when neg_ok) at s[*i..end) into *v; false if none. */
+static bool label_number(const char *s, int *i, int end, bool neg_ok, long long *v)
+{
+	bool neg = neg_ok && *i < end && s[*i] == '-';
+	if (neg_ok && *i < end && (s[*i] == '-' || s[*i] == '+'))
+		(*i)++;
+	char buf[32], *e;
+	int n = end - *i < 31 ? end - *i : 31;
+	memcpy(buf, s + *i, (size_t)n);
+	buf[n] = 0;
+	if (!isdigit((unsigned char)buf[0]))
+		return false;
+	long long x = strtoll(buf, &e, 0);
+	if (e == buf)
+		return false;
+	*v = neg ? -x : x;
+	*i += (int)(e - buf);
+	return true;
+}
+
+/* The rest of a label hole after its field: [pcrel N | pcrel next] [unit U] (docs/mdl.md "Syntax templates"). */
 static void hole_label(struct tp_in *in, struct tpart *p, int i, int end)
 {
 	const char *s = in->src->s;
-	if (i >= end)
-		return;
-	if (end - i < 5 || strncmp(s + i, "pcrel", 5) || (i + 5 < end && idchar(s[i + 5]))) {
-		err(in, i, "expected 'pcrel' or '}' in label hole", NULL);
+	p->unit = 1;
+	if (i < end && at_word(s, i, end, "pcrel")) {
+		for (i += 5; i < end && isspace((unsigned char)s[i]);)
+			i++;
+		long long v;
+		if (at_word(s, i, end, "next")) {
+			p->pcnext = true;
+			p->pcoff = 0;
+			i += 4;
+		} else if (label_number(s, &i, end, true, &v)) {
+			p->pcoff = v;
+		} else {
+			err(in, i, "expected a number or 'next' after 'pcrel'", NULL);
+			return;
+		}
+		p->pcrel = true;
+		while (i < end && isspace((unsigned char)s[i]))
+			i++;
+	}
+	if (i < end && at_word(s, i, end, "unit")) {
+		for (i += 4; i < end && isspace((unsigned char)s[i]);)
+			i++;
+		long long u = 0;
+		int b = i;
+		if (!label_number(s, &i, end, false, &u) || u < 1 || u > 65536) {
+			err(in, b, "expected a unit from 1 to 65536 after 'unit'", NULL);
+			return;
+		}
+		p->unit = (uint32_t)u;
+		while (i < end && isspace((unsigned char)s[i]))
+			i++;
+	}
+	if (i < end) {
+		err(in, i, p->pcrel || p->unit != 1 ? "unexpected text in label hole"
+		                                     : "expected 'pcrel', 'unit' or '}' in label hole", NULL);
 		return;
 	}
-	i += 5;
-	while (i < end && isspace((unsigned char)s[i]))
-		i++;
-	bool neg = i < end && s[i] == '-';
-	if (i < end && (s[i] == '-' || s[i] == '+'))
-		i++;
-	char *e;
-	int b = i;
-	char buf[32];
-	int n = end - i < 31 ? end - i : 31;
-	memcpy(buf, s + i, (size_t)n);
-	buf[n] = 0;
-	long long v = strtoll(buf, &e, 0);
-	if (e == buf || !isdigit((unsigned char)buf[0])) {
-		err(in, b, "expected a number after 'pcrel'", NULL);
-		return;
-	}
-	p->pcrel = true;
-	p->pcoff = neg ? -v : v;
-	i += (int)(e - buf);
-	while (i < end && isspace((unsigned char)s[i]))
-		i++;
-	hole_end(in, i, end);
 }
 
 /* The hole s[b] == '{' .. s[end] == '}'. */
@@ -381,7 +417,8 @@ int mdl_template_resolve(struct ck *k, struct ck_scope *s, const struct ast_str 
 		case TP_LABEL:
 			q->kind = MDL_TP_LABEL;
 			q->pcrel = p->pcrel;
-			q->pcoff = p->pcoff;
+			q->pcoff = p->pcnext ? k->m->pc_step : p->pcoff;   /* `pcrel next`: the following instruction */
+			q->unit = p->unit;
 			if ((q->field = field_of(k, s, &p->b)) < 0)
 				bad = -1;
 			break;

@@ -22,9 +22,10 @@ void tsr_words_free(struct tsr_words *p)
     free(p->comment);
     free(p->line);
     tsr_arena_free_all(&p->arena);
-    bool lean = p->lean;
+    bool lean = p->lean, msw = p->msw_first;
     tsr_words_init(p, p->width);
     p->lean = lean;
+    p->msw_first = msw;
 }
 
 /* Makes the arrays hold cap instructions (cap > p->cap).  Invariant: line[i] is 0 for i in [count, cap), so that
@@ -71,6 +72,20 @@ static void words_from_le(uint32_t *w, size_t k, unsigned per)
 #endif
 }
 
+/* Reverses the order of the 32-bit values of each of the k instructions at w when msw (a file's order, most
+ * significant first, to memory's least significant first, or back). */
+static void words_reorder(uint32_t *w, size_t k, unsigned per, bool msw)
+{
+    if (!msw || per < 2)
+        return;
+    for (size_t i = 0; i < k; i++, w += per)
+        for (unsigned a = 0, b = per - 1; a < b; a++, b--) {
+            uint32_t t = w[a];
+            w[a] = w[b];
+            w[b] = t;
+        }
+}
+
 /* Appends the n instructions of raw little-endian binary at b (n * width/8 bytes) at once: one capacity
  * check, no comments, line 0 (what n tsr_words_push calls would give). */
 static void push_bin(struct tsr_words *p, const unsigned char *b, size_t n)
@@ -82,6 +97,7 @@ static void push_bin(struct tsr_words *p, const unsigned char *b, size_t n)
         words_grow(p, doubled(p, p->count + n));
     memcpy(p->w + p->count * per, b, n * per * sizeof *p->w);
     words_from_le(p->w + p->count * per, n, per);
+    words_reorder(p->w + p->count * per, n, per, p->msw_first);
     if (!p->lean)
         memset(p->comment + p->count, 0, n * sizeof *p->comment);
     p->count += n;
@@ -195,6 +211,7 @@ static int parse_line(struct tsr_words *p, const char *s, const char *end, const
         return tsr_diag_error(d, file, lineno, first_col,
                               "too few values: a %u-bit instruction is %u 32-bit values, found %u",
                               p->width, per, n);
+    words_reorder(word, 1, per, p->msw_first);
     tsr_words_push(p, word, NULL, lineno);
     if (s < end && !p->lean) { /* the comment after "//", blanks trimmed */
         const char *c = s + 2, *ce = end;
@@ -310,17 +327,18 @@ int tsr_words_read(struct tsr_words *p, const char *path, enum tsr_wordfmt fmt, 
     return rc;
 }
 
-void tsr_hex_format_one(const uint32_t *w, unsigned per, const char *comment, struct tsr_buf *out)
+void tsr_hex_format_one(const uint32_t *w, unsigned per, bool msw_first, const char *comment, struct tsr_buf *out)
 {
     static const char digits[] = "0123456789abcdef";
     for (unsigned k = 0; k < per; k++) {   /* "0x%08x," (" 0x%08x," after the first) */
         char v[13], *q = v;
+        uint32_t x = w[msw_first ? per - 1 - k : k];
         if (k)
             *q++ = ' ';
         *q++ = '0';
         *q++ = 'x';
         for (int sh = 28; sh >= 0; sh -= 4)
-            *q++ = digits[w[k] >> sh & 15];
+            *q++ = digits[x >> sh & 15];
         *q++ = ',';
         tsr_buf_append(out, v, (size_t)(q - v));
     }
@@ -331,10 +349,10 @@ void tsr_hex_format_one(const uint32_t *w, unsigned per, const char *comment, st
     tsr_buf_append(out, "\n", 1);
 }
 
-void tsr_bin_format_words(const uint32_t *w, size_t n, struct tsr_buf *out)
+void tsr_bin_format_one(const uint32_t *w, unsigned per, bool msw_first, struct tsr_buf *out)
 {
-    for (size_t i = 0; i < n; i++) {
-        uint32_t v = w[i];
+    for (unsigned i = 0; i < per; i++) {
+        uint32_t v = w[msw_first ? per - 1 - i : i];
         unsigned char b[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
                               (unsigned char)(v >> 24)};
         tsr_buf_append(out, b, 4);
@@ -344,12 +362,14 @@ void tsr_bin_format_words(const uint32_t *w, size_t n, struct tsr_buf *out)
 void tsr_hex_format(const struct tsr_words *p, struct tsr_buf *out)
 {
     for (size_t i = 0; i < p->count; i++)
-        tsr_hex_format_one(tsr_words_at(p, i), tsr_words_per(p), p->comment ? p->comment[i] : NULL, out);
+        tsr_hex_format_one(tsr_words_at(p, i), tsr_words_per(p), p->msw_first, p->comment ? p->comment[i] : NULL,
+                           out);
 }
 
 void tsr_bin_format(const struct tsr_words *p, struct tsr_buf *out)
 {
-    tsr_bin_format_words(p->w, p->count * tsr_words_per(p), out);
+    for (size_t i = 0; i < p->count; i++)
+        tsr_bin_format_one(tsr_words_at(p, i), tsr_words_per(p), p->msw_first, out);
 }
 
 int tsr_words_write(const struct tsr_words *p, const char *path, enum tsr_wordfmt fmt,
@@ -408,6 +428,7 @@ static int stream_bin(struct tsr_words *p, FILE *f, size_t size, const char *pat
         pend += n;
         size_t k = pend / bytes;
         words_from_le(p->w + p->count * per, k, per);
+        words_reorder(p->w + p->count * per, k, per, p->msw_first);
         if (!p->lean)
             memset(p->comment + p->count, 0, k * sizeof *p->comment);
         p->count += k;

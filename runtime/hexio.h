@@ -6,13 +6,14 @@
  * Hex text format (../shared/corpus/qpu/gpu_fft_r3/hex/shader_256.hex etc., the output of the gpu_fft
  * assembler, 64-bit QPU words):
  *     0x00000040, 0xe00217a7, // mov rb_0x40,    0x40
- *   one instruction per line: W/32 values `0x` + 1..8 hex digits (either case), low word first,
+ *   one instruction per line: W/32 values `0x` + 1..8 hex digits (either case), low word first
+ *   (high word first when the program's msw_first is set: Tegra's `0xPART3, 0xPART2, 0xPART1, 0xPART0,`),
  *   separated by commas, an optional trailing comma, then an optional `//` comment.  The comment
  *   text (blanks around it trimmed) is kept per instruction.  Blank lines and lines holding only
  *   a comment are skipped; `\r\n` line ends are accepted.  Written back as
  *   `0x%08x, 0x%08x, // text` (no ` // text` when there is no comment), which reproduces the
  *   corpus files byte for byte.
- * Binary format: W/8 bytes per instruction, little-endian, low 32-bit word first (the byte
+ * Binary format: W/8 bytes per instruction, little-endian, low 32-bit word first (high first with msw_first) (the byte
  *   order of the QPU's instruction memory and of a `uint64_t` array on a little-endian host).
  *
  * Errors: parse functions return 0 or -1; each malformed line gives one
@@ -52,6 +53,10 @@ struct tsr_words {
     struct tsr_arena arena; /* owns the comment strings */
     bool lean;        /* set before reading: keep no comments (`comment` stays NULL; 4 + width/8 bytes per
                          instruction), for programs of millions of instructions (tsr_words_stream) */
+    bool msw_first;   /* set before reading or writing (from the target's word_msw_first, docs/mdl.md X10
+                         `word_order`): the files list each instruction's 32-bit values most significant first
+                         (hex lines and binary alike; Tegra's `.hex`/`.bin`, grate's upload order part3..part0).
+                         In memory `w` stays least significant first whatever the files' order. */
 };
 
 /* Initialises an empty program of `width`-bit words.  The width is checked by the parse
@@ -141,10 +146,11 @@ const char *tsr_hex_comments_at(struct tsr_hex_comments *c, unsigned line);
 void tsr_hex_comments_close(struct tsr_hex_comments *c);
 
 /* Appends one instruction (per uint32_t at w, low first) with its comment (NULL or "" for none) as one line
- * of hex text, as tsr_hex_format writes it. */
-void tsr_hex_format_one(const uint32_t *w, unsigned per, const char *comment, struct tsr_buf *out);
-/* Appends n uint32_t as little-endian bytes (tsr_bin_format's layout). */
-void tsr_bin_format_words(const uint32_t *w, size_t n, struct tsr_buf *out);
+ * of hex text, as tsr_hex_format writes it: its values most significant first when msw_first. */
+void tsr_hex_format_one(const uint32_t *w, unsigned per, bool msw_first, const char *comment, struct tsr_buf *out);
+/* Appends one instruction (per uint32_t at w, low first) as little-endian bytes (tsr_bin_format's layout):
+ * its 32-bit values most significant first when msw_first. */
+void tsr_bin_format_one(const uint32_t *w, unsigned per, bool msw_first, struct tsr_buf *out);
 
 /* Appends `p` as hex text, one line per instruction, to `out`. */
 void tsr_hex_format(const struct tsr_words *p, struct tsr_buf *out);

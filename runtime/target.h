@@ -17,6 +17,7 @@
 #ifndef TSR_TARGET_H
 #define TSR_TARGET_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,6 +39,9 @@ struct tsr_target {
     unsigned nwords;     /* uint32_t per instruction: word_bits / 32 */
     unsigned lanes;      /* SIMD lanes of a vector value */
     unsigned pc_step;    /* bytes from one instruction to the next */
+    bool word_msw_first; /* `word_order msw_first` (docs/mdl.md X10): hex and binary files list an instruction's
+                            32-bit words most significant first (set struct tsr_words.msw_first from it before
+                            reading or writing a file); in memory words are least significant first regardless */
     size_t inst_size;    /* sizeof(struct <t>_inst) */
 
     /* Decodes the nwords at w into *inst (a struct <t>_inst).  Returns 0, or -1 when no format's

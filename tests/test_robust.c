@@ -413,7 +413,7 @@ Test(robust, options, .timeout = 600)
 			{ { "pack", "--target", T, in, "--base", "8", "-o", out }, "--base" },
 			{ { "asm", "--target", T, in, "--base", "99999999999999999999", "-o", out }, "--base" },
 			{ { "asm", "--target", T, in, "--base", "0x100000000", "-o", out }, "--base" },
-			{ { "dis", "--target", T, in, "--base", "1", "-o", out }, "--base" },
+			{ { "dis", "--target", T, in, "--base", t->pc_step > 1 ? "1" : "0x100000000", "-o", out }, "--base" },
 			{ { "asm", "--target", T, in, "--qpus", "2", "-o", out }, "--qpus" },
 			{ { "validate", "--target", T, in, "-o", out }, "-o" },
 			{ { "dis", "--target", T, in, "--input-format", "elf", "-o", out }, "--input-format" },

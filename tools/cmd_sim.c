@@ -78,10 +78,6 @@ int cmd_sim(struct tool_opts *o)
 		fprintf(stderr, "tessera: error: 'sim' takes one program file\n");
 		return 2;
 	}
-	if (strcmp(o->target->name, "qpu")) {
-		fprintf(stderr, "tessera: error: no simulator platform for target '%s' yet\n", o->target->name);
-		return 1;
-	}
 	uint32_t unif[1024];
 	size_t nunif = 0;
 	uint64_t addr, len, qpus = 1;
@@ -93,9 +89,15 @@ int cmd_sim(struct tool_opts *o)
 	struct tsr_diag d;
 	struct tsr_words w;
 	tsr_diag_init(&d, TSR_DIAG_PRINT, stderr);
-	tsr_words_init(&w, o->target->word_bits);
+	tool_words_init(o, &w);
 	const char *name = strcmp(o->args[0], "-") ? o->args[0] : "<stdin>";
-	int rc = tool_load_program(o, o->args[0], &w, &d) ? TOOL_EXIT_INPUT : tool_run_qpu(o, name, &w, unif, nunif, NULL);
+	int rc = tool_load_program(o, o->args[0], &w, &d) ? TOOL_EXIT_INPUT : TOOL_EXIT_OK;
+	if (!rc && strcmp(o->target->name, "qpu")) {   /* the options and the program are checked first, for every target */
+		fprintf(stderr, "tessera: error: no simulator platform for target '%s' yet\n", o->target->name);
+		rc = 1;
+	} else if (!rc) {
+		rc = tool_run_qpu(o, name, &w, unif, nunif, NULL);
+	}
 	if (rc == TOOL_EXIT_CUT)
 		fprintf(stderr, "%s: error: run cut short by --max-steps %" PRIu64 " before every QPU ended\n", name,
 			o->max_steps);

@@ -6,6 +6,12 @@
 #include "text/textcodec.h"
 #include "tools.h"
 
+void tool_words_init(const struct tool_opts *o, struct tsr_words *w)
+{
+	tsr_words_init(w, o->target->word_bits);
+	w->msw_first = o->target->word_msw_first;
+}
+
 int tool_read_input(const char *path, struct tsr_buf *b, struct tsr_diag *d)
 {
 	if (strcmp(path, "-"))
@@ -200,7 +206,7 @@ int cmd_dis(struct tool_opts *o)
 	struct tsr_words w;
 	enum tsr_wordfmt f;
 	tsr_diag_init(&d, TSR_DIAG_PRINT, stderr);
-	tsr_words_init(&w, o->target->word_bits);
+	tool_words_init(o, &w);
 	rc = tool_load_words(o, o->args[0], &w, &f, &d);
 	if (!rc && !o->target->text) {
 		struct tsr_buf out = { 0 };
@@ -229,7 +235,7 @@ static int not_text(const char *name, struct tsr_diag *d)
 struct asm_emit {
 	struct tool_out *x;
 	unsigned per;
-	bool bin;
+	bool bin, msw_first;
 	struct tsr_buf line;
 	size_t count;   /* instructions so far */
 };
@@ -241,9 +247,9 @@ static void asm_emit(void *ctx, const uint32_t *w, const char *comment, unsigned
 	e->count++;
 	tsr_buf_clear(&e->line);
 	if (e->bin)
-		tsr_bin_format_words(w, e->per, &e->line);
+		tsr_bin_format_one(w, e->per, e->msw_first, &e->line);
 	else
-		tsr_hex_format_one(w, e->per, comment, &e->line);
+		tsr_hex_format_one(w, e->per, e->msw_first, comment, &e->line);
 	out_put(e->x, e->line.data, e->line.len);
 }
 
@@ -259,7 +265,7 @@ int cmd_asm(struct tool_opts *o)
 	if (!strcmp(o->args[0], "-") || !isa) {   /* read whole: standard input cannot be read twice */
 		struct tsr_words w;
 		struct tsr_buf out = { 0 }, src = { 0 };
-		tsr_words_init(&w, o->target->word_bits);
+		tool_words_init(o, &w);
 		rc = tool_read_input(o->args[0], &src, &d);
 		if (!rc && !tsr_data_is_text(src.data, src.len))   /* by content, as the other commands (docs/tools.md) */
 			rc = not_text(name, &d);
@@ -291,7 +297,7 @@ int cmd_asm(struct tool_opts *o)
 	rc = tsr_lines_open(&in, o->args[0], &d);
 	if (!rc) {
 		out_open(o, &x, true);
-		struct asm_emit e = { &x, o->target->word_bits / 32, o->outfmt == TSR_WORDS_BIN, { 0 }, 0 };
+		struct asm_emit e = { &x, o->target->word_bits / 32, o->outfmt == TSR_WORDS_BIN, o->target->word_msw_first, { 0 }, 0 };
 		struct tsr_tc_asm *A = tsr_tc_asm_begin(isa, o->args[0], o->base, &d);
 		const char *b, *end;
 		while (tsr_lines_next(&in, &b, &end))

@@ -14,7 +14,7 @@ int cmd_unbundle(struct tool_opts *o)
     struct tsr_diag d;
     tsr_diag_init(&d, TSR_DIAG_PRINT, stderr);
     struct tsr_words w;
-    tsr_words_init(&w, o->target->word_bits);
+    tool_words_init(o, &w);
     struct tsr_buf out = { 0 };
     unsigned pinned = 0;
     int rc = tool_load_program(o, o->args[0], &w, &d);

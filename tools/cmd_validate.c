@@ -73,7 +73,7 @@ int cmd_validate(struct tool_opts *o)
 		struct tsr_words w;
 		tsr_diag_init(&d, TSR_DIAG_PRINT, stderr);
 		d.max_errors = 0;
-		tsr_words_init(&w, o->target->word_bits);
+		tool_words_init(o, &w);
 		const char *path = strcmp(o->args[i], "-") ? o->args[i] : "<stdin>";
 		enum tsr_wordfmt f;
 		if (tool_load_words(o, o->args[i], &w, &f, &d) < 0) {

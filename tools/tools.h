@@ -54,6 +54,10 @@ int cmd_unbundle(struct tool_opts *o);
 /* `tessera gpu-fft ...`: parses its own arguments (those after the command name); tools/cmd_gpufft.c. */
 int cmd_gpufft(int argc, char **argv);
 
+/* Initialises w for o->target's programs: its word width and its files' word order (tsr_words.msw_first from
+ * the target's word_msw_first, docs/mdl.md X10). */
+void tool_words_init(const struct tool_opts *o, struct tsr_words *w);
+
 /* Reads a program for o->target from path ("-" = standard input) in o->infmt; TSR_WORDS_AUTO: by
  * content (tsr_words_detect: binary, hex words or assembly; never by name or size).  Assembly is
  * assembled with its first instruction at o->base.  An empty program, or one that would pass 2^32 from

@@ -394,6 +394,21 @@ static bool number_hole(struct tsr_asm *a, const struct tsr_tc_part *p, const st
             u = false;
         }
     }
+    if (p->kind == TSR_TC_LABEL && p->unit > 1 && !huge) {   /* X9: the field counts units of p->unit */
+        uint64_t mag = u || x >= 0 ? (uint64_t)x : 0 - (uint64_t)x;
+        if (mag % p->unit) {
+            if (record(a, F_EXPR, pos)) {
+                a->fail.text = rel ? "offset to '%.*s' is not a multiple of the label's unit"
+                                   : "label target '%.*s' is not a multiple of the label's unit";
+                a->fail.tpos = pos;
+                a->fail.tlen = (uint32_t)e - pos;
+            }
+            return false;
+        }
+        mag /= p->unit;
+        x = u || x >= 0 ? (int64_t)mag : -(int64_t)mag;
+        u = false;
+    }
     if (huge || !am_fits(fd, x, u)) {
         if (record(a, F_FIT, pos)) {
             a->fail.field = p->field;

@@ -134,9 +134,10 @@ static bool print_seq(struct dis *d, uint32_t first, uint32_t n, const uint64_t 
             uint64_t t;
             if (p->pcrel) {
                 unsigned w = fd->width < 32 ? 32 : fd->width;
-                t = (pc + (uint64_t)p->pcoff + (uint64_t)tsr_bits_sext(f[p->field], fd->width)) & tsr_bits_mask(w);
+                t = (pc + (uint64_t)p->pcoff + (uint64_t)tsr_bits_sext(f[p->field], fd->width) * p->unit) &
+                    tsr_bits_mask(w);
             } else {
-                t = fd->is_signed ? (uint64_t)tsr_bits_sext(f[p->field], fd->width) : f[p->field];
+                t = (fd->is_signed ? (uint64_t)tsr_bits_sext(f[p->field], fd->width) : f[p->field]) * p->unit;
             }
             int l = snprintf(b, sizeof b, "L%" PRIx64, t);
             put(out, b, (size_t)l);

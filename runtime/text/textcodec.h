@@ -93,7 +93,7 @@ enum tsr_tc_partkind {
     TSR_TC_INT,     /* {FIELD}: constant expression, printed as the field's print format says */
     TSR_TC_OPND,    /* {NAME=OPERAND}: one of the operand's alternatives */
     TSR_TC_OPT,     /* {?'text' conds}: optional text */
-    TSR_TC_LABEL,   /* {label:FIELD [pcrel N]} */
+    TSR_TC_LABEL,   /* {label:FIELD [pcrel N | pcrel next] [unit U]} */
 };
 struct tsr_tc_part {
     uint8_t kind;          /* enum tsr_tc_partkind */
@@ -104,6 +104,7 @@ struct tsr_tc_part {
     uint16_t field;        /* TABLE, INT, LABEL */
     uint16_t arg;          /* TABLE: table index; OPND: operand index */
     uint32_t cond, ncond;  /* OPT: conditions */
+    uint32_t unit;         /* LABEL: the field holds (target - base) / unit (docs/mdl.md X9; 1 = addresses) */
     int64_t pcoff;         /* LABEL */
     const char *text;      /* TEXT/OPT */
 };
