@@ -369,7 +369,7 @@ static void seq_code(struct pgen *g, int first, int n, const char *ind, const ch
         case TSR_TC_LABEL: {
             const struct mdl_field *fd = &m->fields[p->field];
             tsr_buf_printf(o, "%s{\n%s    const uint64_t t = ", ind, ind);
-            char unit[32] = "";   /* X9: the field counts units (nothing printed for 1: the QPU's code unchanged) */
+            char unit[32] = "";   /* X9: the field counts units (nothing printed for 1: code without units unchanged) */
             if (p->unit > 1)
                 snprintf(unit, sizeof unit, " * %uu", (unsigned)p->unit);
             if (p->pcrel) {

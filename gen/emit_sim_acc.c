@@ -322,7 +322,7 @@ void sg_opnd_body(struct sg *g, int fn)
     g->ind = 1;
     sg_line(g, "int rc = 0, k = -1;");
     sg_line(g, "*out = buf;");
-    sg_line(g, "(void)I;");   /* unread when no alternative has a condition or a value (Tegra's destinations) */
+    sg_line(g, "(void)I;");   /* unread when no alternative has a condition or a value (an operand that only prints, such as a destination whose writes the op's commit does) */
     for (int a = 0; a < o->nalt; a++) {
         sg_line(g, "if (k < 0) {");
         g->ind++;

@@ -2,8 +2,7 @@
  * w = 1:0);` names every code of a vector swizzle, and `table T mask(x = 3, y = 2, z = 1, w = 0, blank "*");` every
  * code of a write mask. The parser calls ast_table_gen with the items; it checks them and adds ordinary name
  * entries (one name per code) to the table being declared, so the checker, the assembler and the disassembler
- * see an ordinary table. Tegra's sources and destinations are the first users (seed 004: swizzle x in bits 7:6;
- * write mask x in bit 3; grate prints a clear component as '*').
+ * see an ordinary table (a vec4 ISA's source swizzles and destination write masks: docs/mdl.md names its users).
  */
 #include <inttypes.h>
 #include <string.h>

@@ -7,7 +7,7 @@
  * assembler, 64-bit QPU words):
  *     0x00000040, 0xe00217a7, // mov rb_0x40,    0x40
  *   one instruction per line: W/32 values `0x` + 1..8 hex digits (either case), low word first
- *   (high word first when the program's msw_first is set: Tegra's `0xPART3, 0xPART2, 0xPART1, 0xPART0,`),
+ *   (high word first when the program's msw_first is set: `0xBITS127_96, ..., 0xBITS31_0,` for 128 bits),
  *   separated by commas, an optional trailing comma, then an optional `//` comment.  The comment
  *   text (blanks around it trimmed) is kept per instruction.  Blank lines and lines holding only
  *   a comment are skipped; `\r\n` line ends are accepted.  Written back as
@@ -55,7 +55,7 @@ struct tsr_words {
                          instruction), for programs of millions of instructions (tsr_words_stream) */
     bool msw_first;   /* set before reading or writing (from the target's word_msw_first, docs/mdl.md X10
                          `word_order`): the files list each instruction's 32-bit values most significant first
-                         (hex lines and binary alike; Tegra's `.hex`/`.bin`, grate's upload order part3..part0).
+                         (hex lines and binary alike, e.g. a driver that uploads the high word first).
                          In memory `w` stays least significant first whatever the files' order. */
 };
 
