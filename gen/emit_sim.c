@@ -167,7 +167,7 @@ static void hook_proto(const struct mdl_model *m, struct tsr_buf *o, int h)
         tsr_buf_printf(o, ", uint32_t a%d", i);
     if (hook_vec(m, h, &in, &out))
         tsr_buf_printf(o, ", %suint32_t %s[%d]", in && !out ? "const " : "", in && out ? "v" : in ? "value" : "out",
-                       m->lanes);
+                       mdl_sim_lanes(m));
     tsr_buf_puts(o, ", uint32_t lanemask)");
 }
 
@@ -180,7 +180,7 @@ int gen_sim_header(const struct mdl_model *m, struct tsr_buf *o, struct tsr_diag
     char P[64];
     upper(P, m->name, sizeof P);
     const char *t = m->name;
-    int L = m->lanes;
+    int L = mdl_sim_lanes(m);
     tsr_buf_printf(o, "\n/* ---- simulator (gen/emit_sim.c; runtime/sim/sim.h; docs/sim.md) ---- */\n#include \"sim/sim.h\"\n\n");
     tsr_buf_printf(o, "#define %s_SIM_LANES %d\n#define %s_SIM_MAXW %d     /* write-log entries per bundle */\n"
                    "#define %s_SIM_MAXMEMO %d  /* peripheral (hook) reads per bundle */\n\n",
@@ -218,7 +218,7 @@ int gen_sim_header(const struct mdl_model *m, struct tsr_buf *o, struct tsr_diag
         tsr_buf_printf(o, ";%*s/* %s %s", 1, "", st->count ? "regfile" : "state", st->name);
         if (st->count)
             tsr_buf_printf(o, "[%d]", st->count);
-        tsr_buf_printf(o, " : %s", st->vec ? "vec" : "u32");
+        tsr_buf_printf(o, " : %s", st->vec4 ? "vec4" : st->vec ? "vec" : "u32");
         if (st->latency)
             tsr_buf_printf(o, " latency %d", st->latency);
         tsr_buf_puts(o, " */\n");
@@ -897,8 +897,9 @@ static void emit_desc(struct sg *g)
         "    .bundle_words = %d, .pc_step = %du, .sim_size = sizeof(struct %s_sim),\n"
         "    .init = d_init, .fini = d_fini, .decode = d_decode, .exec = d_exec, .step = d_step,\n"
         "    .state = d_state, .wtime = d_wtime, .ctl = d_ctl, .set_hooks = d_set_hooks,\n"
-        "    .state_names = sim_state_names, .state_count = sim_state_count, .state_vec = sim_state_vec,\n};\n",
-        t, t, m->lanes, m->nstates, m->nslots, m->nfields, m->nformats, m->nhooks, m->word_bits / 32, m->pc_step, t);
+        "    .state_names = sim_state_names, .state_count = sim_state_count, .state_vec = sim_state_vec,\n%s};\n",
+        t, t, mdl_sim_lanes(m), m->nstates, m->nslots, m->nfields, m->nformats, m->nhooks, m->word_bits / 32, m->pc_step, t,
+        m->vec4 ? "    .comps = 4, /* the lanes are the components of vec4 values */\n" : "");
 }
 
 int gen_sim(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d)
@@ -909,11 +910,11 @@ int gen_sim(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d)
     memset(&g, 0, sizeof g);
     g.m = m;
     g.d = d;
-    g.L = m->lanes;
+    g.L = mdl_sim_lanes(m);
     g.P = m->name;
     struct tsr_buf body = {0};
     g.o = &body;
-    g.all = sg_fmt(&g, "0x%" PRIx32 "u", tsr_sim_all_lanes(m->lanes));
+    g.all = sg_fmt(&g, "0x%" PRIx32 "u", tsr_sim_all_lanes(mdl_sim_lanes(m)));
     char P[64];
     upper(P, m->name, sizeof P);
     g.UP = sg_fmt(&g, "%s", P);
@@ -923,7 +924,7 @@ int gen_sim(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d)
                    "#include \"bits.h\"\n#include \"sem.h\"\n#include \"target.h\"\n#include \"%s.h\"\n\n", m->name);
     g.known = tsr_arena_alloc(&g.ar, (size_t)(m->nfields + 1) * sizeof *g.known);
     g.kval = tsr_arena_alloc(&g.ar, (size_t)(m->nfields + 1) * sizeof *g.kval);
-    g.vec_ok = m->lanes >= 4 && m->lanes % 4 == 0;
+    g.vec_ok = mdl_sim_lanes(m) >= 4 && mdl_sim_lanes(m) % 4 == 0;
     emit_support(&g);
     emit_spaces(&g);
     emit_exec(&g);

@@ -309,6 +309,19 @@ int sg_opnd_fn(struct sg *g, int opnd, uint64_t attrs)
 
 /* Body of `static int sim_opnd_N(S, I, pc, opname, alt, out)`: chooses the first alternative whose
  * conditions hold (*alt), reads its value into out[lanes] (all lanes). */
+/* True if e reads a field (the operand function's `I`). */
+static bool reads_field(const struct mdl_expr *e)
+{
+    if (!e)
+        return false;
+    if (e->kind == MDL_E_FIELD)
+        return true;
+    for (int i = 0; i < mdl_expr_arity(e); i++)
+        if (reads_field(e->a[i]))
+            return true;
+    return false;
+}
+
 void sg_opnd_body(struct sg *g, int fn)
 {
     const struct mdl_opnd *o = &g->m->opnds[g->opfn[fn].opnd];
@@ -322,7 +335,15 @@ void sg_opnd_body(struct sg *g, int fn)
     g->ind = 1;
     sg_line(g, "int rc = 0, k = -1;");
     sg_line(g, "*out = buf;");
-    sg_line(g, "(void)I;");   /* unread when no alternative has a condition or a value (an operand that only prints, such as a destination whose writes the op's commit does) */
+    bool fields = false;   /* an operand of no field (a description's fixed register): I is unused */
+    for (int a = 0; a < o->nalt && !fields; a++) {
+        const struct mdl_opnd_alt *al = &o->alt[a];
+        fields = reads_field(al->read);   /* the body tests conditions and reads; writes are inline */
+        for (int j = 0; j < al->ncond && !fields; j++)
+            fields = reads_field(al->cond[j].e);
+    }
+    if (!fields)
+        sg_line(g, "(void)I;");
     for (int a = 0; a < o->nalt; a++) {
         sg_line(g, "if (k < 0) {");
         g->ind++;

@@ -200,7 +200,7 @@ static struct sv sg_expr_nocse(struct sg *g, const struct mdl_expr *e);
 
 static int dom2(enum mdl_type a, enum mdl_type b)
 {
-    if (a == MDL_T_F32 && b == MDL_T_F32)
+    if (mdl_type_float(a) && mdl_type_float(b))
         return 2;
     if (a == MDL_T_I32 || b == MDL_T_I32)
         return 1;
@@ -226,6 +226,11 @@ static const struct bspec bspecs[] = {
     {MDL_B_V8SUBS, "tsr_sem_v8subs", 2, false}, {MDL_B_V8MIN, "tsr_sem_v8min", 2, false},
     {MDL_B_V8MAX, "tsr_sem_v8max", 2, false}, {MDL_B_V8MULD, "tsr_sem_v8muld", 2, false},
     {MDL_B_BYTE, "tsr_sem_byte", 2, false}, {MDL_B_BYTES, "tsr_sem_bytes", 4, false},
+    {MDL_B_FLOOR, "tsr_sem_floor", 1, true}, {MDL_B_ROUND, "tsr_sem_round", 1, true},
+    {MDL_B_FRACT, "tsr_sem_fract", 1, true}, {MDL_B_RSQRT, "tsr_sem_rsqrt", 1, true},
+    {MDL_B_RCP, "tsr_sem_rcp", 1, true}, {MDL_B_EXP2, "tsr_sem_exp2", 1, true},
+    {MDL_B_LOG2, "tsr_sem_log2", 1, true}, {MDL_B_SIN, "tsr_sem_sin", 1, true},
+    {MDL_B_COS, "tsr_sem_cos", 1, true}, {MDL_B_FMA, "tsr_sem_fma", 3, true},
 };
 
 static struct sv call(struct sg *g, const struct mdl_expr *e)
@@ -233,8 +238,8 @@ static struct sv call(struct sg *g, const struct mdl_expr *e)
     int L = g->L;
     if (e->index == MDL_B_ELEM)
         return g->vec_ok ? VV("((uint32_t)l)", "(sim_velem + 4u * (uint32_t)q)") : V("((uint32_t)l)", NULL);
-    struct sv a[4];
-    if (e->nargs > 4) {
+    struct sv a[5];
+    if (e->nargs > 5) {
         sg_error(g, e->loc, "built-in with %d arguments", e->nargs);
         return U("0u");
     }
@@ -315,6 +320,36 @@ static struct sv call(struct sg *g, const struct mdl_expr *e)
         return vt ? VV(t, vt) : V(t, NULL);
     }
     switch (e->index) {
+    /* X11 component values: the lanes are the 4 components (mdl_sim_lanes); scalars are uniform */
+    case MDL_B_COMP:
+        if (e->nargs == 2) {
+            if (!a[0].vary)
+                return a[0];
+            return U(sg_fmt(g, "tsr_sem_comp(%s, %s)", sg_vec(g, a[0]), sg_uni(g, a[1])));
+        }
+        break;
+    case MDL_B_SPLAT:
+        if (e->nargs == 1)
+            return a[0].vary ? U(sg_uni(g, a[0])) : a[0];
+        break;
+    case MDL_B_VEC4:
+        if (e->nargs == 4) {
+            for (int i = 0; i < 4; i++)
+                a[i] = sg_hoist(g, a[i]);
+            return V(sg_fmt(g, "(l == 0 ? %s : l == 1 ? %s : l == 2 ? %s : %s)", a[0].t, a[1].t, a[2].t, a[3].t), NULL);
+        }
+        break;
+    case MDL_B_SWIZZLE:
+        if (e->nargs == 5) {
+            if (!a[0].vary)
+                return a[0];
+            const char *x = sg_vec(g, a[0]), *i0 = sg_uni(g, a[1]), *i1 = sg_uni(g, a[2]), *i2 = sg_uni(g, a[3]);
+            const char *i3 = sg_uni(g, a[4]), *t = sg_tmp(g, "tr");
+            sg_line(g, "uint32_t %s[%d];", t, L);
+            sg_line(g, "tsr_sem_swizzle(%s, %s, %s, %s, %s, %s);", t, x, i0, i1, i2, i3);
+            return V(sg_fmt(g, "%s[l]", t), t);
+        }
+        break;
     case MDL_B_LANE:
         if (e->nargs == 2) {
             if (!a[0].vary)
@@ -405,11 +440,11 @@ static bool inline_ok(struct sg *g, const struct mdl_expr *e)
         break;
     case MDL_E_CALL:
         switch (e->index) {
-        case MDL_B_LANE: case MDL_B_ALL: case MDL_B_ANY:
+        case MDL_B_LANE: case MDL_B_ALL: case MDL_B_ANY: case MDL_B_COMP: case MDL_B_SPLAT:
             if (e->nargs > 0 && sg_vary(g, e->a[0], g->vary, g->nloc))
                 return false;
             break;
-        case MDL_B_ROTATE: case MDL_B_ROTATE_QUAD: case MDL_B_QUAD_BCAST:
+        case MDL_B_ROTATE: case MDL_B_ROTATE_QUAD: case MDL_B_QUAD_BCAST: case MDL_B_SWIZZLE:
             return false;
         default:
             break;
@@ -639,7 +674,7 @@ static struct sv sg_expr_nocse(struct sg *g, const struct mdl_expr *e)
         return VS(sg_fmt(g, "%s[l]", g->value), g->value);
     case MDL_E_UN: {
         struct sv a = sg_expr(g, e->a[0]);
-        const char *t = e->op == '-' ? (e->a[0]->type == MDL_T_F32 ? sg_fmt(g, "tsr_fneg(%s)", a.t)
+        const char *t = e->op == '-' ? (mdl_type_float(e->a[0]->type) ? sg_fmt(g, "tsr_fneg(%s)", a.t)
                                                                    : sg_fmt(g, "(0u - %s)", a.t))
                       : e->op == '~' ? sg_fmt(g, "((uint32_t)~%s)", a.t)
                       : sg_fmt(g, "((uint32_t)((%s) == 0))", a.t);
@@ -648,7 +683,7 @@ static struct sv sg_expr_nocse(struct sg *g, const struct mdl_expr *e)
         const char *va = sg_vt(g, a);
         if (!va)
             return V(t, NULL);
-        const char *vt = e->op == '-' ? (e->a[0]->type == MDL_T_F32 ? sg_fmt(g, "(%s ^ 0x80000000u)", va)
+        const char *vt = e->op == '-' ? (mdl_type_float(e->a[0]->type) ? sg_fmt(g, "(%s ^ 0x80000000u)", va)
                                                                     : sg_fmt(g, "(0u - %s)", va))
                        : e->op == '~' ? sg_fmt(g, "(~%s)", va)
                        : sg_fmt(g, "((sim_v)(%s == 0u) & 1u)", va);

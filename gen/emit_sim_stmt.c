@@ -9,6 +9,7 @@
 
 #include "bits.h"
 #include "emit_sim.h"
+#include "emit_util.h"
 #include "eval.h"
 #include "sem.h"
 
@@ -80,6 +81,14 @@ static void write_operand(struct sg *g, const struct mdl_stmt *s, struct sv v)
         const struct mdl_opnd_alt *alt = &op->alt[k];
         sg_line(g, "case %d: {", k);
         g->ind++;
+        const char *save = g->mask;
+        if (alt->wmask) { /* X11 `write PLACE mask e`: the components (lanes) of e's set bits, none: no write */
+            const char *mk = sg_tmp(g, "mk");
+            sg_line(g, "const uint32_t %s = %s & (uint32_t)(%s);", mk, M(g), sg_uni(g, sg_expr(g, alt->wmask)));
+            sg_line(g, "if (%s) {", mk);
+            g->ind++;
+            g->mask = mk;
+        }
         if (alt->wspace >= 0) {
             sg_space_write(g, alt->wspace, sg_uni(g, sg_expr(g, alt->waddr)), val);
         } else if (alt->wstate >= 0) {
@@ -88,6 +97,11 @@ static void write_operand(struct sg *g, const struct mdl_stmt *s, struct sv v)
         } else {
             fail(g, sg_fmt(g, "tsr_sim_error(&S->core, pc, \"operand %s has no write target at 0x%%08\" PRIx32, pc)",
                            op->inst_name ? op->inst_name : op->name));
+        }
+        if (alt->wmask) {
+            g->mask = save;
+            g->ind--;
+            sg_line(g, "}");
         }
         sg_line(g, "break;");
         g->ind--;
@@ -189,6 +203,24 @@ static void into(struct sg *g, const struct mdl_expr *e, const char *dst)
     sg_store(g, dst, sg_expr(g, e), NULL);
 }
 
+/* X11 `PLACE = e mask m;`: the write runs under the lanes (components) of the current mask and m's set bits, and
+ * not at all when none is left (the evaluator's rule, mdl/eval.c ev_wmask); wmask_close ends it. */
+static void wmask_open(struct sg *g, const struct mdl_expr *m)
+{
+    const char *mk = sg_tmp(g, "mk");
+    sg_line(g, "const uint32_t %s = %s & (uint32_t)(%s);", mk, M(g), sg_uni(g, sg_expr(g, m)));
+    sg_line(g, "if (%s) {", mk);
+    g->ind++;
+    g->mask = mk;
+}
+
+static void wmask_close(struct sg *g, const char *save)
+{
+    g->mask = save;
+    g->ind--;
+    sg_line(g, "}");
+}
+
 static void stmt(struct sg *g, const struct mdl_stmt *s)
 {
     const struct mdl_expr *es[18];
@@ -231,6 +263,9 @@ static void stmt(struct sg *g, const struct mdl_stmt *s)
             return;
         }
         struct sv v = sg_expr(g, s->e);
+        const char *save = g->mask;
+        if (s->mask)
+            wmask_open(g, s->mask);
         if (t->kind == MDL_E_LOCAL) {
             assign_local(g, t->index, v, s->loc);
         } else if (t->kind == MDL_E_STATE) {
@@ -242,6 +277,8 @@ static void stmt(struct sg *g, const struct mdl_stmt *s)
         } else {
             sg_error(g, s->loc, "bad assignment target");
         }
+        if (s->mask)
+            wmask_close(g, save);
         sg_cse_end(g);
         sg_close(g);
         return;
@@ -251,7 +288,12 @@ static void stmt(struct sg *g, const struct mdl_stmt *s)
         es[nes++] = s->e;
         sg_cse_begin(g, es, nes);
         struct sv v = sg_expr(g, s->e);
+        const char *save = g->mask;
+        if (s->mask)
+            wmask_open(g, s->mask);
         write_operand(g, s, v);
+        if (s->mask)
+            wmask_close(g, save);
         sg_cse_end(g);
         sg_close(g);
         return;
@@ -352,6 +394,14 @@ static void stmt(struct sg *g, const struct mdl_stmt *s)
     case MDL_S_BLOCK:
         sg_stmts(g, s->body, s->nbody);
         return;
+    case MDL_S_ABORT: {
+        struct tsr_buf b = {0};
+        gen_cstring(&b, s->msg ? s->msg : "");
+        tsr_buf_puts(&b, "");   /* a terminated string even when empty */
+        fail(g, sg_fmt(g, "tsr_sim_abort(&S->core, pc, %.*s)", (int)b.len, b.data));
+        tsr_buf_free(&b);
+        return;
+    }
     }
     sg_error(g, s->loc, "unknown statement kind %d", (int)s->kind);
 }

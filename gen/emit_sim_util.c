@@ -204,8 +204,11 @@ bool sg_vary(const struct sg *g, const struct mdl_expr *e, const bool *vary, int
     case MDL_E_CALL:
         if (e->index == MDL_B_ELEM)
             return true;
-        if (e->index == MDL_B_ALL || e->index == MDL_B_ANY || e->index == MDL_B_LANE)
+        if (e->index == MDL_B_ALL || e->index == MDL_B_ANY || e->index == MDL_B_LANE || e->index == MDL_B_COMP ||
+            e->index == MDL_B_SPLAT)
             return false;
+        if (e->index == MDL_B_VEC4)
+            return true;   /* X11: one value per component */
         break;
     default:
         break;

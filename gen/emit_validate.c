@@ -638,6 +638,8 @@ static void stmt(struct vg *g, const struct mdl_stmt *s)
         for (int i = 0; i < s->nargs; i++)
             reads(g, s->args[i]);
         break;
+    case MDL_S_ABORT: /* (X11) no event: the program stops */
+        break;
     case MDL_S_JUMP:
     case MDL_S_HALT: {
         if (s->kind == MDL_S_JUMP) {

@@ -228,6 +228,21 @@ struct ast_stmt *ast_assign(struct mdl_pctx *c, struct ast_name n, struct ast_ex
 	return s;
 }
 
+struct ast_stmt *ast_mask(struct mdl_pctx *c, struct ast_stmt *s, struct ast_expr *m)
+{
+	(void)c;
+	if (s)
+		s->mask = m;
+	return s;
+}
+
+struct ast_stmt *ast_abort(struct mdl_pctx *c, struct mdl_tok kw, struct mdl_tok msg)
+{
+	struct ast_stmt *s = snew(c, AS_ABORT, kw.loc);
+	s->msg = ast_str(msg);
+	return s;
+}
+
 struct ast_stmt *ast_if(struct mdl_pctx *c, struct mdl_tok kw, struct ast_expr *e, struct ast_stmt *t,
                         struct ast_stmt *el)
 {
@@ -618,6 +633,14 @@ void ast_uses_item(struct mdl_pctx *c, struct ast_vec *uses)
 		return;
 	for (int i = 0; i < uses->n; i++)
 		ast_push(c->arena, &d->uses, uses->v[i]);
+}
+
+void ast_alt_mask(struct mdl_pctx *c, struct ast_expr *m)
+{
+	struct ast_decl *d = cur(c, AD_OPERAND);
+	if (!d || !d->items.n)
+		return;
+	((struct ast_alt *)d->items.v[d->items.n - 1])->wmask = m;
 }
 
 void ast_alt_uses(struct mdl_pctx *c, struct ast_vec *uses)

@@ -49,7 +49,7 @@ struct ast_expr {
 };
 #define MDL_MAX_DEPTH 256
 
-enum ast_skind { AS_LET, AS_ASSIGN, AS_IF, AS_HOOK, AS_CALL, AS_BLOCK };
+enum ast_skind { AS_LET, AS_ASSIGN, AS_IF, AS_HOOK, AS_CALL, AS_BLOCK, AS_ABORT /* (addition) */ };
 struct ast_stmt {
 	enum ast_skind kind;
 	struct ast_name name;       /* LET/ASSIGN target, HOOK/CALL callee */
@@ -59,6 +59,8 @@ struct ast_stmt {
 	struct ast_stmt *then, *els;
 	struct ast_vec body;        /* BLOCK: struct ast_stmt * */
 	struct mdl_loc loc;
+	struct ast_expr *mask;      /* (addition) ASSIGN `... mask m`: the component mask (NULL: none) */
+	struct ast_str msg;         /* (addition) ABORT: the message */
 };
 
 /* ---- declarations -------------------------------------------------------------------------------------- */
@@ -85,6 +87,7 @@ struct ast_alt {
 	struct ast_expr *write;     /* place written: AE_NAME or AE_INDEX (NULL if none) */
 	struct mdl_loc loc;
 	struct ast_vec uses;        /* (addition) struct ast_use * */
+	struct ast_expr *wmask;     /* (addition) `write PLACE mask e`: the component mask (NULL: none) */
 };
 enum ast_sekind { ASE_STATE, ASE_HOOK, ASE_NONE };
 struct ast_sentry {
@@ -201,6 +204,9 @@ struct ast_stmt *ast_if(struct mdl_pctx *c, struct mdl_tok kw, struct ast_expr *
 struct ast_stmt *ast_hookstmt(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct ast_vec *args);
 struct ast_stmt *ast_callstmt(struct mdl_pctx *c, struct ast_name n, struct ast_vec *args);
 struct ast_stmt *ast_block(struct mdl_pctx *c, struct mdl_tok lb, struct ast_vec *body);
+/* (addition) X11: sets the component mask of assignment s (returns s); `abort "message";`. */
+struct ast_stmt *ast_mask(struct mdl_pctx *c, struct ast_stmt *s, struct ast_expr *m);
+struct ast_stmt *ast_abort(struct mdl_pctx *c, struct mdl_tok kw, struct mdl_tok msg);
 
 /* Declarations: each creates the node, appends it to c->decls and makes it c->cur (the target of the item
  * functions further down). */
@@ -259,6 +265,8 @@ void ast_alt(struct mdl_pctx *c, struct mdl_tok s, struct ast_vec *conds, struct
              struct ast_expr *place);
 /* (addition) `uses` of the alternative / space entry just added (uses may be NULL or empty). */
 void ast_alt_uses(struct mdl_pctx *c, struct ast_vec *uses);
+/* (addition) X11: the `mask e` of the alternative just added. */
+void ast_alt_mask(struct mdl_pctx *c, struct ast_expr *m);
 void ast_sentry_uses(struct mdl_pctx *c, struct ast_vec *uses);
 /* Space entry: place (ASE_STATE: AE_NAME/AE_INDEX) with optional `= value`, or hook(args), or none. */
 void ast_sentry(struct mdl_pctx *c, struct ast_vec *codes, bool write, enum ast_sekind k, struct ast_expr *place,

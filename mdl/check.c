@@ -436,6 +436,7 @@ int mdl_check(struct mdl_pctx *p, struct mdl_model *m)
 	ck_op_duplicates(&k);
 	ck_table_ranges(&k);
 	ck_rules(&k);
+	ck_vec4_final(&k);
 	struct ck_sym *pc = ck_lookup(&k, NS_VALUE, ck_intern(&k, "pc"));
 	if (pc && pc->kind == SYM_STATE && m->states[pc->index].count == 0)
 		m->pc_state = pc->index;

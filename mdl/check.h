@@ -64,6 +64,10 @@ struct ck {
 	long sel_budget;                /* selector evaluations left */
 	int64_t space_codes;            /* entries of all spaces so far (bounded) */
 	bool jump_used; struct mdl_loc jump_loc;
+	/* (addition, X11) the first vec4 value and the first cross-lane built-in (elem, lane, rotate, ...): a
+	   description cannot have both (mdl_check) */
+	bool vec4_used; struct mdl_loc vec4_loc;
+	bool lanefn_used; struct mdl_loc lanefn_loc; const char *lanefn_name;
 };
 
 /* check.c */
@@ -92,6 +96,16 @@ struct mdl_expr *ck_adapt(struct ck *k, struct mdl_expr *e, bool lit, enum mdl_t
 struct mdl_expr *ck_not_allowed(struct ck *k, struct ck_scope *s, const char *what, const char *name,
                                 struct mdl_loc loc);
 bool ck_is_int(enum mdl_type t);
+
+/* check_vec4.c (addition, X11): notes of vec4 values and cross-lane built-ins; the checks of a description with
+ * vec4 values (lanes 1, no `vec` state, no cross-lane built-in, no hook returning a value) */
+void ck_note_vec4(struct ck *k, struct mdl_loc loc);
+void ck_note_lanefn(struct ck *k, const char *name, struct mdl_loc loc);
+void ck_vec4_final(struct ck *k);
+/* Place checks of a write (X11): a vec4 value v or a `mask` needs a vec4 place, named kind 'name' in the
+ * diagnostics ("regfile", "acc").  0 or -1 (reported). */
+int ck_vec4_place(struct ck *k, const struct mdl_expr *v, const struct mdl_expr *mask, bool place_vec4,
+                  const char *kind, const char *name, struct mdl_loc loc);
 
 /* check_call.c */
 struct mdl_expr *ck_call(struct ck *k, struct ck_scope *s, const struct ast_expr *a, bool *lit);

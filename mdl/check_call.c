@@ -5,7 +5,7 @@
 #include <string.h>
 #include "check.h"
 
-enum { P_F = 'F', P_I = 'I', P_A = 'A', P_B = 'B', P_L = 'L' };   /* argument kinds, see check_arg */
+enum { P_F = 'F', P_I = 'I', P_A = 'A', P_B = 'B', P_L = 'L', P_V = 'V', P_S = 'S' };   /* argument kinds, see check_arg */
 static const struct builtin {
 	const char *name; int id, nargs; char kind; enum mdl_type ret;   /* ret VOID: the first argument's type */
 } builtins[] = {
@@ -30,7 +30,53 @@ static const struct builtin {
 	{ "rotate", MDL_B_ROTATE, 2, P_L, MDL_T_VOID }, { "rotate_quad", MDL_B_ROTATE_QUAD, 2, P_L, MDL_T_VOID },
 	{ "quad_bcast", MDL_B_QUAD_BCAST, 1, P_A, MDL_T_VOID }, { "all", MDL_B_ALL, 1, P_B, MDL_T_BOOL },
 	{ "any", MDL_B_ANY, 1, P_B, MDL_T_BOOL },
+	/* (addition) float functions (runtime/sem.h; precision: docs/sim.md "Float built-ins") */
+	{ "floor", MDL_B_FLOOR, 1, P_F, MDL_T_F32 }, { "round", MDL_B_ROUND, 1, P_F, MDL_T_F32 },
+	{ "fract", MDL_B_FRACT, 1, P_F, MDL_T_F32 }, { "rsqrt", MDL_B_RSQRT, 1, P_F, MDL_T_F32 },
+	{ "rcp", MDL_B_RCP, 1, P_F, MDL_T_F32 }, { "exp2", MDL_B_EXP2, 1, P_F, MDL_T_F32 },
+	{ "log2", MDL_B_LOG2, 1, P_F, MDL_T_F32 }, { "sin", MDL_B_SIN, 1, P_F, MDL_T_F32 },
+	{ "cos", MDL_B_COS, 1, P_F, MDL_T_F32 }, { "fma", MDL_B_FMA, 3, P_F, MDL_T_F32 },
+	/* (addition) X11 component values: comp(v, i), vec4(a, b, c, d), splat(x), swizzle(v, i0, i1, i2, i3) */
+	{ "comp", MDL_B_COMP, 2, P_V, MDL_T_F32 }, { "vec4", MDL_B_VEC4, 4, P_S, MDL_T_VEC4 },
+	{ "splat", MDL_B_SPLAT, 1, P_S, MDL_T_VEC4 }, { "swizzle", MDL_B_SWIZZLE, 5, P_V, MDL_T_VEC4 },
 };
+
+/* (addition, X11) What a built-in call e (arguments checked) becomes with vec4 arguments: a built-in of f32 or
+ * bits (F, A) with a vec4 argument gives a vec4 (per component) (min and max with an f32 or vec4 argument are
+ * fmin and fmax: ck_call); comp and swizzle indices that are constants must lie in 0..3; the component
+ * built-ins note a vec4 value, the cross-lane ones (lane, rotate, rotate_quad, quad_bcast) their use. */
+static struct mdl_expr *ck_call_vec4(struct ck *k, int id, struct mdl_expr *e)
+{
+	bool v4 = false;
+	for (int i = 0; i < e->nargs; i++)
+		v4 = v4 || e->a[i]->type == MDL_T_VEC4;
+	switch (id) {
+	case MDL_B_COMP: case MDL_B_SWIZZLE:
+		for (int i = 1; i < e->nargs; i++) {
+			uint64_t c;
+			if (mdl_ceval(e->a[i], NULL, &c) == 0 && mdl_cnorm(c, MDL_T_U32) > 3) {
+				mdl_error(k->p, e->a[i]->loc, "component index %llu outside 0..3",
+				          (unsigned long long)mdl_cnorm(c, MDL_T_U32));
+				return NULL;
+			}
+		}
+		ck_note_vec4(k, e->loc);
+		return e;
+	case MDL_B_VEC4: case MDL_B_SPLAT:
+		ck_note_vec4(k, e->loc);
+		return e;
+	case MDL_B_LANE: case MDL_B_ROTATE: case MDL_B_ROTATE_QUAD: case MDL_B_QUAD_BCAST:
+		ck_note_lanefn(k, id == MDL_B_LANE ? "lane" : id == MDL_B_ROTATE ? "rotate" : id == MDL_B_ROTATE_QUAD
+		               ? "rotate_quad" : "quad_bcast", e->loc);
+		return e;
+	case MDL_B_ALL: case MDL_B_ANY:
+		return e;
+	default:
+		if (v4)
+			e->type = MDL_T_VEC4;
+		return e;
+	}
+}
 
 static const struct builtin *find_builtin(const char *name)
 {
@@ -56,18 +102,33 @@ bool ck_reserved_name(const char *name)
 	return find_builtin(name) != NULL;
 }
 
-/* Argument i of a built-in: F any 32-bit value (bits; int literals become floats), I integer, A any 32-bit
- * value, B a condition (bool or integer). */
+/* Argument i of a built-in: F any 32-bit value or a vec4 (bits; int literals become floats), I integer, A any
+ * 32-bit value or a vec4, B a condition (bool, integer or vec4), S one 32-bit value (a component: int literals
+ * become floats); L (lane, rotate) and V (comp, swizzle) take a value first (V: a vec4), then integers. */
 static struct mdl_expr *check_arg(struct ck *k, const struct builtin *b, int i, struct mdl_expr *e, bool lit,
                                   struct mdl_loc loc)
 {
-	char kind = b->kind == P_L ? (i == 0 ? P_A : P_I) : b->kind;
+	char kind = b->kind == P_L ? (i == 0 ? P_A : P_I) : b->kind == P_V ? (i == 0 ? P_V : P_I) : b->kind;
+	if (kind == P_V) {
+		if (e->type == MDL_T_VEC4)
+			return e;
+		mdl_error(k->p, loc, "argument 1 of '%s' must be a vec4, not %s", b->name, ck_type_name(e->type));
+		return NULL;
+	}
+	if (kind == P_S) {
+		e = ck_adapt(k, e, lit, MDL_T_F32);
+		if (e->type != MDL_T_BOOL && e->type != MDL_T_VOID && e->type != MDL_T_VEC4)
+			return e;
+		mdl_error(k->p, loc, "argument %d of '%s' must be one 32-bit value, not %s", i + 1, b->name,
+		          ck_type_name(e->type));
+		return NULL;
+	}
 	if (kind == P_F)
 		e = ck_adapt(k, e, lit, MDL_T_F32);
 	else if (kind == P_I)
 		e = ck_adapt(k, e, lit, MDL_T_U32);
 	if (kind == P_B) {
-		if (e->type == MDL_T_BOOL || ck_is_int(e->type))
+		if (e->type == MDL_T_BOOL || ck_is_int(e->type) || e->type == MDL_T_VEC4)
 			return e;
 	} else if (kind == P_I ? ck_is_int(e->type) : e->type != MDL_T_BOOL && e->type != MDL_T_VOID) {
 		return e;
@@ -122,6 +183,10 @@ static struct mdl_expr *conv_cast(struct ck *k, struct ck_scope *s, const struct
 	struct mdl_expr *x = ck_expr(k, s, a->args.v[0], &lit);
 	if (!x)
 		return NULL;
+	if (x->type == MDL_T_VEC4) {
+		mdl_error(k->p, a->loc, "'%s' cannot take a vec4 (take a component: comp(v, i))", a->name);
+		return NULL;
+	}
 	if ((t == MDL_T_F32 && x->type == MDL_T_BOOL) || (t == MDL_T_F16 && x->type == MDL_T_F32) ||
 	    (t == MDL_T_F32 && x->type == MDL_T_F16)) {
 		mdl_error(k->p, a->loc, "'%s' cannot take a %s (%s)", a->name, ck_type_name(x->type),
@@ -201,20 +266,27 @@ struct mdl_expr *ck_call(struct ck *k, struct ck_scope *s, const struct ast_expr
 		return NULL;
 	}
 	struct mdl_expr *e = ck_mk(k, MDL_E_CALL, b->ret, a->loc, b->nargs);
-	e->index = b->id;
-	bool ok = true;
+	bool ok = true, lits[5] = { false };
 	for (int i = 0; i < b->nargs; i++) {
-		bool l = false;
-		struct mdl_expr *x = ck_expr(k, s, a->args.v[i], &l);
-		if (x)
-			x = check_arg(k, b, i, x, l, ((struct ast_expr *)a->args.v[i])->loc);
-		ok = ok && x;
-		e->a[i] = x;
+		e->a[i] = ck_expr(k, s, a->args.v[i], &lits[i]);
+		ok = ok && e->a[i];
+	}
+	if (ok && (b->id == MDL_B_MIN || b->id == MDL_B_MAX))   /* (addition) of f32 or vec4: fmin, fmax */
+		for (int i = 0; i < b->nargs; i++)
+			if (mdl_type_float(e->a[i]->type)) {
+				b = find_builtin(b->id == MDL_B_MIN ? "fmin" : "fmax");
+				e->type = b->ret;
+				break;
+			}
+	e->index = b->id;
+	for (int i = 0; ok && i < b->nargs; i++) {
+		e->a[i] = check_arg(k, b, i, e->a[i], lits[i], ((struct ast_expr *)a->args.v[i])->loc);
+		ok = ok && e->a[i];
 	}
 	if (!ok)
 		return NULL;
 	if (b->ret == MDL_T_VOID)
 		e->type = e->a[0]->type;
-	return e;
+	return ck_call_vec4(k, b->id, e);
 }
 

@@ -12,8 +12,8 @@
 
 const char *ck_type_name(enum mdl_type t)
 {
-	static const char *const n[] = { "void", "u32", "i32", "f32", "f16", "bool" };
-	return (unsigned)t < 6 ? n[t] : "?";
+	static const char *const n[] = { "void", "u32", "i32", "f32", "f16", "bool", "vec4" };
+	return (unsigned)t < 7 ? n[t] : "?";
 }
 
 static const char *op_name(int op)
@@ -68,6 +68,8 @@ static struct mdl_expr *lit_float(struct ck *k, float f, struct mdl_loc loc)
 struct mdl_expr *ck_adapt(struct ck *k, struct mdl_expr *e, bool lit, enum mdl_type t)
 {
 	uint64_t v;
+	if (t == MDL_T_VEC4)
+		t = MDL_T_F32;   /* a literal beside a vec4 is a float (splatted) */
 	if (!lit || e->type == t || mdl_ceval(e, NULL, &v))
 		return e;
 	if (t == MDL_T_F32 && ck_is_int(e->type))
@@ -170,7 +172,7 @@ static struct mdl_expr *conv_name(struct ck *k, struct ck_scope *s, const struct
 				mdl_error(k->p, a->loc, "regfile '%s' needs an element index", n);
 				return NULL;
 			}
-			struct mdl_expr *e = ck_mk(k, MDL_E_STATE, MDL_T_U32, a->loc, 0);
+			struct mdl_expr *e = ck_mk(k, MDL_E_STATE, k->m->states[y->index].vec4 ? MDL_T_VEC4 : MDL_T_U32, a->loc, 0);
 			e->index = y->index;
 			return e;
 		}
@@ -184,6 +186,7 @@ static struct mdl_expr *conv_name(struct ck *k, struct ck_scope *s, const struct
 	}
 	int b = ck_builtin0(n);
 	if (b >= 0) {
+		ck_note_lanefn(k, n, a->loc);
 		struct mdl_expr *e = ck_mk(k, MDL_E_CALL, MDL_T_U32, a->loc, 0);
 		e->index = b;
 		return e;
@@ -243,7 +246,8 @@ static struct mdl_expr *conv_index(struct ck *k, struct ck_scope *s, const struc
 			return NULL;
 		}
 	}
-	struct mdl_expr *e = ck_mk(k, y->kind == SYM_STATE ? MDL_E_STATE : MDL_E_SPACE, MDL_T_U32, a->loc, 1);
+	bool v4 = y->kind == SYM_STATE && k->m->states[y->index].vec4;
+	struct mdl_expr *e = ck_mk(k, y->kind == SYM_STATE ? MDL_E_STATE : MDL_E_SPACE, v4 ? MDL_T_VEC4 : MDL_T_U32, a->loc, 1);
 	e->index = y->index;
 	e->a[0] = i;
 	return e;
@@ -263,6 +267,13 @@ static int unify(struct ck *k, struct mdl_expr **a, bool la, struct mdl_expr **b
 	enum mdl_type ta = (*a)->type, tb = (*b)->type;
 	if (ta == tb || (ck_is_int(ta) && ck_is_int(tb)))
 		return 0;
+	if ((ta == MDL_T_VEC4 && tb == MDL_T_F32) || (ta == MDL_T_F32 && tb == MDL_T_VEC4))
+		return 0;   /* the f32 is splatted (X11) */
+	if (ta == MDL_T_VEC4 || tb == MDL_T_VEC4) {
+		mdl_error(k->p, loc, "operator '%s' cannot mix %s and %s (vec4 components are f32: convert with f32() or "
+		          "itof())", op_name(op), ck_type_name(ta), ck_type_name(tb));
+		return -1;
+	}
 	if (ta == MDL_T_F32 || tb == MDL_T_F32 || ta == MDL_T_F16 || tb == MDL_T_F16)
 		mdl_error(k->p, loc, "operator '%s' cannot mix %s and %s (convert with f32(), u32(), itof() or ftoi())",
 		          op_name(op), ck_type_name(ta), ck_type_name(tb));
@@ -273,6 +284,8 @@ static int unify(struct ck *k, struct mdl_expr **a, bool la, struct mdl_expr **b
 
 static enum mdl_type join(enum mdl_type a, enum mdl_type b)
 {
+	if (a == MDL_T_VEC4 || b == MDL_T_VEC4)
+		return MDL_T_VEC4;           /* vec4 with a splatted f32 */
 	return a == b ? a : MDL_T_I32;   /* only u32/i32 reach here mixed */
 }
 
@@ -382,12 +395,12 @@ static struct mdl_expr *conv_bin(struct ck *k, struct ck_scope *s, const struct 
 		enum mdl_type t = join(x->type, y->type);
 		bool cmp = op >= MDL_OP_EQ && op <= MDL_OP_GE;
 		bool eq = op == MDL_OP_EQ || op == MDL_OP_NE;
-		bool ok = ck_is_int(t) || (t == MDL_T_F32 && (cmp || strchr("+-*/%", op))) || (t == MDL_T_BOOL && eq);
+		bool ok = ck_is_int(t) || (mdl_type_float(t) && (cmp || strchr("+-*/%", op))) || (t == MDL_T_BOOL && eq);
 		if (!ok) {
 			mdl_error(k->p, a->loc, "operator '%s' cannot take %s operands", op_name(op), ck_type_name(t));
 			return NULL;
 		}
-		e->type = cmp ? MDL_T_BOOL : t;
+		e->type = cmp && t != MDL_T_VEC4 ? MDL_T_BOOL : t;   /* a vec4 comparison: 0 or 1 per component */
 	}
 	e->a[0] = x;
 	e->a[1] = y;
@@ -413,7 +426,7 @@ static struct mdl_expr *conv_un(struct ck *k, struct ck_scope *s, const struct a
 		e->type = MDL_T_BOOL;
 		return e;
 	}
-	if (!ck_is_int(x->type) && !(a->op == '-' && x->type == MDL_T_F32)) {
+	if (!ck_is_int(x->type) && !(a->op == '-' && mdl_type_float(x->type))) {
 		mdl_error(k->p, a->loc, "operator '%c' cannot take a %s operand", a->op, ck_type_name(x->type));
 		return NULL;
 	}
@@ -433,13 +446,22 @@ static struct mdl_expr *conv_cond(struct ck *k, struct ck_scope *s, const struct
 	struct mdl_expr *c = conv(k, s, a->a[0], &lc), *x = conv(k, s, a->a[1], &la), *y = conv(k, s, a->a[2], &lb);
 	if (!c || !x || !y)
 		return NULL;
-	if (c->type != MDL_T_BOOL && !ck_is_int(c->type)) {
+	if (c->type != MDL_T_BOOL && !ck_is_int(c->type) && c->type != MDL_T_VEC4) {
 		mdl_error(k->p, a->a[0]->loc, "condition must be bool or an integer, not %s", ck_type_name(c->type));
 		return NULL;
 	}
+	if (c->type == MDL_T_VEC4) {   /* per component (X11): the arms are f32 or vec4 */
+		x = ck_adapt(k, x, la, MDL_T_F32);
+		y = ck_adapt(k, y, lb, MDL_T_F32);
+		la = lb = false;
+	}
 	if (unify(k, &x, la, &y, lb, '?', a->loc))
 		return NULL;
-	struct mdl_expr *e = ck_mk(k, MDL_E_COND, join(x->type, y->type), a->loc, 3);
+	if (c->type == MDL_T_VEC4 && (!mdl_type_float(x->type) || !mdl_type_float(y->type))) {
+		mdl_error(k->p, a->loc, "a vec4 condition selects f32 or vec4 values, not %s", ck_type_name(x->type));
+		return NULL;
+	}
+	struct mdl_expr *e = ck_mk(k, MDL_E_COND, c->type == MDL_T_VEC4 ? MDL_T_VEC4 : join(x->type, y->type), a->loc, 3);
 	e->a[0] = c;
 	e->a[1] = x;
 	e->a[2] = y;

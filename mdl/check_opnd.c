@@ -99,6 +99,17 @@ static int alternative(struct ck *k, struct ck_scope *ps, struct ast_alt *a, str
 		bad = -1;
 	if (a->write && write_place(k, &rs, a->write, alt))
 		bad = -1;
+	else if (a->write && a->wmask) {   /* (addition, X11) `write PLACE mask e`: e over fields, the place vec4 */
+		struct ck_scope ms = *ps;
+		ms.allow = CX_FIELDS;
+		ms.what = "a write mask";
+		if (!(alt->wmask = ck_int(k, &ms, a->wmask, "a write mask")))
+			bad = -1;
+		else if (ck_vec4_place(k, NULL, alt->wmask, alt->wstate >= 0 && k->m->states[alt->wstate].vec4,
+		                       alt->wstate < 0 ? "space" : k->m->states[alt->wstate].count ? "regfile" : "state",
+		                       a->write->name, a->write->loc))
+			bad = -1;
+	}
 	cs.what = "a resource use";
 	alt->nuses = ck_uses(k, &cs, &a->uses, &alt->uses);
 	return bad;

@@ -17,7 +17,10 @@ void ck_states(struct ck *k)
 		s->guard_elem = s->guard_hook = -1;
 		if (!strcmp(d->ref.s, "vec"))
 			s->vec = true;
-		else if (strcmp(d->ref.s, "u32"))
+		else if (!strcmp(d->ref.s, "vec4")) {   /* (addition, X11): stored as the simulator's 4 lanes */
+			s->vec = s->vec4 = true;
+			ck_note_vec4(k, d->ref.loc);
+		} else if (strcmp(d->ref.s, "u32"))
 			mdl_error(k->p, d->ref.loc, "unknown state type '%s' (expected u32 or vec)", d->ref.s);
 		if (d->kind == AD_REGFILE) {
 			if (d->count < 1 || d->count > MAX_ELEMS)
@@ -109,6 +112,10 @@ static int entry(struct ck *k, struct ast_sentry *se, struct mdl_sentry *out)
 		return -1;
 	}
 	const struct mdl_state *st = &k->m->states[y->index];
+	if (st->vec4) {   /* (X11) a space's values are u32: a vec4 is read and written by name */
+		mdl_error(k->p, p->loc, "a space entry cannot reach vec4 state '%s' (read and write it by name)", p->name);
+		return -1;
+	}
 	if ((st->count > 0) != (p->kind == AE_INDEX)) {
 		mdl_error(k->p, p->loc, st->count ? "regfile '%s' needs an element index" : "state '%s' is not a regfile",
 		          p->name);

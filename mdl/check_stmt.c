@@ -121,11 +121,18 @@ static struct mdl_stmt *assign_indexed(struct ck *k, struct ck_scope *s, const s
 		          (unsigned long long)c, reg ? "regfile" : "space", a->name.s, limit, reg ? "elements" : "entries");
 		return NULL;
 	}
+	bool v4 = reg && k->m->states[y->index].vec4;
+	struct mdl_expr *mask = NULL;
+	if (a->mask && !(mask = ck_int(k, s, a->mask, "a write mask")))
+		return NULL;
+	if (ck_vec4_place(k, v, mask, v4, reg ? "regfile" : "space", a->name.s, a->loc))
+		return NULL;
 	struct mdl_stmt *st = mks(k, MDL_S_ASSIGN, a->loc);
-	st->target = ck_mk(k, reg ? MDL_E_STATE : MDL_E_SPACE, MDL_T_U32, a->name.loc, 1);
+	st->target = ck_mk(k, reg ? MDL_E_STATE : MDL_E_SPACE, v4 ? MDL_T_VEC4 : MDL_T_U32, a->name.loc, 1);
 	st->target->index = y->index;
 	st->target->a[0] = i;
 	st->e = v;
+	st->mask = mask;
 	return st;
 }
 
@@ -141,6 +148,9 @@ static struct mdl_stmt *assign(struct ck *k, struct ck_scope *s, const struct as
 		return assign_indexed(k, s, a, v);
 	const char *n = a->name.s;
 	int l = s->L && (s->allow & CX_LOCALS) ? ck_local_find(s->L, n) : -1;
+	struct mdl_expr *mask = NULL;
+	if (a->mask && !(mask = ck_int(k, s, a->mask, "a write mask")))
+		return NULL;
 	if (l >= 0) {
 		struct ck_locals *L = s->L;
 		struct mdl_stmt *st = mks(k, MDL_S_ASSIGN, a->loc);
@@ -151,10 +161,24 @@ static struct mdl_stmt *assign(struct ck *k, struct ck_scope *s, const struct as
 				          k->m->opnds[L->opnd[l]].inst_name, n);
 				return NULL;
 			}
+			/* (X11) a vec4 or masked write: every alternative that writes state writes a vec4 */
+			bool v4 = L->opnd[l] >= 0;
+			for (int j = 0; v4 && j < k->m->opnds[L->opnd[l]].nalt; j++) {
+				const struct mdl_opnd_alt *al = &k->m->opnds[L->opnd[l]].alt[j];
+				v4 = al->wspace < 0 && (al->wstate < 0 || k->m->states[al->wstate].vec4);
+			}
+			if (ck_vec4_place(k, v, mask, v4 || (!mask && v->type != MDL_T_VEC4), "operand",
+			                  L->opnd[l] >= 0 ? k->m->opnds[L->opnd[l]].inst_name : n, a->loc))
+				return NULL;
 			st->kind = MDL_S_WRITE;
 			st->local = l;
+			st->mask = mask;
 			L->provided[l] = true;
 			return st;
+		}
+		if (mask) {
+			mdl_error(k->p, mask->loc, "'mask' writes components of a vec4 state or operand, not of the local '%s'", n);
+			return NULL;
 		}
 		if (L->kinds[l] == LK_LET) {
 			enum mdl_type t = L->types[l];
@@ -200,10 +224,14 @@ static struct mdl_stmt *assign(struct ck *k, struct ck_scope *s, const struct as
 		mdl_error(k->p, a->name.loc, "state '%s' cannot be written in %s", n, s->what);
 		return NULL;
 	}
+	bool v4 = k->m->states[y->index].vec4;
+	if (ck_vec4_place(k, v, mask, v4, "state", n, a->loc))
+		return NULL;
 	struct mdl_stmt *st = mks(k, MDL_S_ASSIGN, a->loc);
-	st->target = ck_mk(k, MDL_E_STATE, MDL_T_U32, a->name.loc, 0);
+	st->target = ck_mk(k, MDL_E_STATE, v4 ? MDL_T_VEC4 : MDL_T_U32, a->name.loc, 0);
 	st->target->index = y->index;
 	st->e = v;
+	st->mask = mask;
 	return st;
 }
 
@@ -301,6 +329,14 @@ static struct mdl_stmt *stmt(struct ck *k, struct ck_scope *s, const struct ast_
 	}
 	case AS_CALL:
 		return call(k, s, a);
+	case AS_ABORT: {   /* (addition) `abort "message";` */
+		st = mks(k, MDL_S_ABORT, a->loc);
+		char *msg = tsr_arena_alloc(k->A, (size_t)a->msg.len + 1);
+		memcpy(msg, a->msg.s, (size_t)a->msg.len);
+		msg[a->msg.len] = 0;
+		st->msg = msg;
+		return st;
+	}
 	case AS_BLOCK:
 		st = mks(k, MDL_S_BLOCK, a->loc);
 		st->nbody = a->body.n;
@@ -365,6 +401,7 @@ static void fv_stmt(struct fv *f, const struct ast_stmt *a)
 			free_name(f, a->name.s, a->name.loc);
 		fv_expr(f, a->index);
 		fv_expr(f, a->e);
+		fv_expr(f, a->mask);
 		return;
 	case AS_IF:
 		fv_expr(f, a->e);
@@ -376,6 +413,8 @@ static void fv_stmt(struct fv *f, const struct ast_stmt *a)
 	case AS_HOOK: case AS_CALL:
 		for (int i = 0; i < a->args.n; i++)
 			fv_expr(f, a->args.v[i]);
+		return;
+	case AS_ABORT:
 		return;
 	case AS_BLOCK:
 		for (int i = 0; i < a->body.n; i++)

@@ -136,7 +136,7 @@ int mdl_diffsim_init(struct mdl_diffsim *ds, const struct mdl_model *m, const st
         return -1;
     }
     const struct tsr_sim_desc *d = ds->d;
-    if (d->nstates != m->nstates || d->nslots != m->nslots || d->nfields != m->nfields || d->lanes != m->lanes ||
+    if (d->nstates != m->nstates || d->nslots != m->nslots || d->nfields != m->nfields || d->lanes != mdl_sim_lanes(m) ||
         (unsigned)m->nfields != t->nfields || (unsigned)m->nslots != t->nslots) {
         snprintf(ds->report, sizeof ds->report, "diffsim: the target was not generated from this model");
         return -1;
@@ -265,8 +265,8 @@ int mdl_diffsim_one(struct mdl_diffsim *ds, const uint8_t *data, size_t size)
     ds->fs.stall_per_256 = ds->fe.stall_per_256 = rate;
     ds->fs.error_per_256 = ds->fe.error_per_256 = rate / 3;
     ds->fs.busy_per_256 = ds->fe.busy_per_256 = 32;
-    mdl_fakehooks_reset(&ds->fs, seed, m->lanes);
-    mdl_fakehooks_reset(&ds->fe, seed, m->lanes);
+    mdl_fakehooks_reset(&ds->fs, seed, mdl_sim_lanes(m));
+    mdl_fakehooks_reset(&ds->fe, seed, mdl_sim_lanes(m));
 
     int nb = 1 + (flags & 3);
     for (int b = 0; b < nb; b++) {

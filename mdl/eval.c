@@ -57,10 +57,10 @@ int mdl_evstate_elems(const struct mdl_evstate *st, int s)
 int mdl_evstate_init(struct mdl_evstate *st, const struct mdl_model *m)
 {
     memset(st, 0, sizeof *st);
-    if (m->lanes < 1 || m->lanes > ML || m->nstates < 0)
+    if (mdl_sim_lanes(m) < 1 || mdl_sim_lanes(m) > ML || m->nstates < 0)
         return -1;
     st->m = m;
-    st->lanes = m->lanes;
+    st->lanes = mdl_sim_lanes(m); /* a description with vec4 values: its 4 components (X11) */
     tsr_sim_ctl_init(&st->ctl);
     st->val = calloc((size_t)m->nstates + 1, sizeof *st->val);
     st->wtime = calloc((size_t)m->nstates + 1, sizeof *st->wtime);
@@ -390,7 +390,7 @@ static int space_write(struct ev *E, struct scope *S, int sp_i, uint32_t addr, c
 
 static int dom2(enum mdl_type a, enum mdl_type b)
 {
-    if (a == MDL_T_F32 && b == MDL_T_F32)
+    if (mdl_type_float(a) && mdl_type_float(b))
         return TSR_DOM_F;
     if (a == MDL_T_I32 || b == MDL_T_I32)
         return TSR_DOM_I;
@@ -400,7 +400,7 @@ static int dom2(enum mdl_type a, enum mdl_type b)
 uint32_t mdl_sem_unop(const struct mdl_expr *e, uint32_t x)
 {
     switch (e->op) {
-    case '-': return e->a[0]->type == MDL_T_F32 ? tsr_fneg(x) : 0u - x;
+    case '-': return mdl_type_float(e->a[0]->type) ? tsr_fneg(x) : 0u - x;
     case '~': return ~x;
     default: return x == 0;
     }
@@ -447,14 +447,14 @@ static int ev_lazy(struct ev *E, struct scope *S, const struct mdl_expr *e, uint
 
 static int ev_call(struct ev *E, struct scope *S, const struct mdl_expr *e, uint32_t mask, uint32_t *out)
 {
-    uint32_t a[4][ML];
+    uint32_t a[5][ML];
     int L = E->L, fm = E->m->float_mode, n = e->nargs;
     if (e->index == MDL_B_ELEM) {
         for (int l = 0; l < L; l++)
             out[l] = (uint32_t)l;
         return 0;
     }
-    if (n > 4)
+    if (n > 5)
         return tsr_sim_error(E->ctl, E->pc, "built-in with %d arguments", n);
     for (int i = 0; i < n; i++) {
         int rc = ev_expr(E, S, e->a[i], mask, a[i]);
@@ -499,6 +499,15 @@ static int ev_call(struct ev *E, struct scope *S, const struct mdl_expr *e, uint
     BI2(MDL_B_V8MAX, tsr_sem_v8max)
     BI2(MDL_B_V8MULD, tsr_sem_v8muld)
     BI2(MDL_B_BYTE, tsr_sem_byte)
+    UN1M(MDL_B_FLOOR, tsr_sem_floor)
+    UN1M(MDL_B_ROUND, tsr_sem_round)
+    UN1M(MDL_B_FRACT, tsr_sem_fract)
+    UN1M(MDL_B_RSQRT, tsr_sem_rsqrt)
+    UN1M(MDL_B_RCP, tsr_sem_rcp)
+    UN1M(MDL_B_EXP2, tsr_sem_exp2)
+    UN1M(MDL_B_LOG2, tsr_sem_log2)
+    UN1M(MDL_B_SIN, tsr_sem_sin)
+    UN1M(MDL_B_COS, tsr_sem_cos)
 #undef UN1
 #undef UN1M
 #undef BI2
@@ -506,6 +515,27 @@ static int ev_call(struct ev *E, struct scope *S, const struct mdl_expr *e, uint
     case MDL_B_BYTES:
         for (int l = 0; l < L; l++)
             out[l] = tsr_sem_bytes(a[0][l], a[1][l], a[2][l], a[3][l]);
+        return 0;
+    case MDL_B_FMA:
+        for (int l = 0; l < L; l++)
+            out[l] = tsr_sem_fma(a[0][l], a[1][l], a[2][l], fm);
+        return 0;
+    /* X11: the lanes are the components (a description with vec4 values has 4); scalars are uniform */
+    case MDL_B_COMP:
+        bcast(out, L >= 4 ? tsr_sem_comp(a[0], a[1][0]) : a[0][0], L);
+        return 0;
+    case MDL_B_VEC4:
+        for (int l = 0; l < L; l++)
+            out[l] = a[l & 3][l];
+        return 0;
+    case MDL_B_SPLAT:
+        bcast(out, a[0][0], L);
+        return 0;
+    case MDL_B_SWIZZLE:
+        if (L >= 4)
+            tsr_sem_swizzle(out, a[0], a[1][0], a[2][0], a[3][0], a[4][0]);
+        else
+            memcpy(out, a[0], (size_t)L * sizeof *out);
         return 0;
     case MDL_B_LANE:
         bcast(out, tsr_sem_lane(a[0], a[1][0], L), L);
@@ -668,6 +698,13 @@ static int write_operand(struct ev *E, struct scope *S, int i, const uint32_t *v
     const struct mdl_opnd_alt *alt = &o->alt[S->alt[i]];
     uint32_t idx = 0;
     int rc;
+    if (alt->wmask) { /* X11 `write PLACE mask e`: only the components (lanes) of e's set bits */
+        uint32_t wm;
+        if ((rc = ev_uniform(E, S, alt->wmask, mask, &wm)))
+            return rc;
+        if (!(mask &= wm))
+            return 0;
+    }
     if (alt->wspace >= 0) {
         if ((rc = ev_uniform(E, S, alt->waddr, mask, &idx)))
             return rc;
@@ -680,6 +717,20 @@ static int write_operand(struct ev *E, struct scope *S, int i, const uint32_t *v
     }
     return tsr_sim_error(E->ctl, E->pc, "operand %s has no write target at 0x%08" PRIx32,
                          o->inst_name ? o->inst_name : o->name, E->pc);
+}
+
+/* X11 `PLACE = e mask m;`: *mask keeps the components (lanes) of m's set bits; a write with none left writes
+ * nothing (no write time either). */
+static int ev_wmask(struct ev *E, struct scope *S, const struct mdl_stmt *s, uint32_t *mask)
+{
+    uint32_t wm;
+    int rc;
+    if (!s->mask)
+        return 0;
+    if ((rc = ev_uniform(E, S, s->mask, *mask, &wm)))
+        return rc;
+    *mask &= wm;
+    return 0;
 }
 
 static int ev_stmt(struct ev *E, struct scope *S, const struct mdl_stmt *s, uint32_t mask)
@@ -697,6 +748,8 @@ static int ev_stmt(struct ev *E, struct scope *S, const struct mdl_stmt *s, uint
     case MDL_S_ASSIGN: {
         const struct mdl_expr *t = s->target;
         if ((rc = ev_expr(E, S, s->e, mask, v)))
+            return rc;
+        if ((rc = ev_wmask(E, S, s, &mask)) || !mask)
             return rc;
         if (t->kind == MDL_E_LOCAL) {
             if (t->index < 0 || t->index >= S->nloc)
@@ -721,7 +774,11 @@ static int ev_stmt(struct ev *E, struct scope *S, const struct mdl_stmt *s, uint
     case MDL_S_WRITE:
         if ((rc = ev_expr(E, S, s->e, mask, v)))
             return rc;
+        if ((rc = ev_wmask(E, S, s, &mask)) || !mask)
+            return rc;
         return write_operand(E, S, s->local, v, mask);
+    case MDL_S_ABORT:
+        return tsr_sim_abort(E->ctl, E->pc, s->msg);
     case MDL_S_IF: {
         if ((rc = ev_expr(E, S, s->e, mask, v)))
             return rc;

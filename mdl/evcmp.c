@@ -101,8 +101,8 @@ static int cmp_states(const struct mdl_model *m, int lanes, const struct side *A
                 if (x[l] != y[l]) {
                     elem_name(name, sizeof name, m, s, e);
                     if (w > 1)
-                        snprintf(r, n, "%s lane %d: %s 0x%08" PRIx32 ", %s 0x%08" PRIx32, name, l, A->name, x[l],
-                                 B->name, y[l]);
+                        snprintf(r, n, "%s %s %d: %s 0x%08" PRIx32 ", %s 0x%08" PRIx32, name,
+                                 m->states[s].vec4 ? "component" : "lane", l, A->name, x[l], B->name, y[l]);
                     else
                         snprintf(r, n, "%s: %s 0x%08" PRIx32 ", %s 0x%08" PRIx32, name, A->name, x[l], B->name, y[l]);
                     return 1;

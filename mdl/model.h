@@ -19,7 +19,10 @@
 struct mdl_loc { const char *file; int line, col; };   /* 1-based line and column */
 
 /* ---- expressions ---------------------------------------------------------------------------------- */
-enum mdl_type { MDL_T_VOID, MDL_T_U32, MDL_T_I32, MDL_T_F32, MDL_T_F16, MDL_T_BOOL };
+enum mdl_type { MDL_T_VOID, MDL_T_U32, MDL_T_I32, MDL_T_F32, MDL_T_F16, MDL_T_BOOL,
+                MDL_T_VEC4 /* (addition, X11) four 32-bit components, 0 = x; operators take them as f32 */ };
+/* The float domain of an operator: f32 and vec4 operands (docs/mdl.md "Component values"). */
+static inline bool mdl_type_float(enum mdl_type t) { return t == MDL_T_F32 || t == MDL_T_VEC4; }
 
 enum mdl_ekind {
 	MDL_E_INT,      /* ival (uint64_t; i32 values sign-extended) */
@@ -52,6 +55,9 @@ enum mdl_builtin {
 	MDL_B_SADD_SAT, MDL_B_SSUB_SAT,
 	MDL_B_V8ADDS, MDL_B_V8SUBS, MDL_B_V8MIN, MDL_B_V8MAX, MDL_B_V8MULD, MDL_B_BYTE, MDL_B_BYTES,
 	MDL_B_ELEM, MDL_B_LANE, MDL_B_ROTATE, MDL_B_ROTATE_QUAD, MDL_B_QUAD_BCAST, MDL_B_ALL, MDL_B_ANY,
+	/* (addition) float functions (runtime/sem.h, precision in docs/sim.md) and X11 component values */
+	MDL_B_FLOOR, MDL_B_ROUND, MDL_B_FRACT, MDL_B_RSQRT, MDL_B_RCP, MDL_B_EXP2, MDL_B_LOG2, MDL_B_SIN, MDL_B_COS,
+	MDL_B_FMA, MDL_B_COMP, MDL_B_VEC4, MDL_B_SPLAT, MDL_B_SWIZZLE,
 	MDL_B_COUNT
 };
 
@@ -76,6 +82,7 @@ enum mdl_skind {
 	MDL_S_JUMP,     /* jump(e = target in bytes, delay = args[0] constant) */
 	MDL_S_HALT,     /* halt(delay = args[0] constant) */
 	MDL_S_BLOCK,
+	MDL_S_ABORT,    /* (addition) `abort "msg";`: the program stops with an abort report (runtime/sim/sim.h) */
 };
 struct mdl_stmt {
 	enum mdl_skind kind;
@@ -86,6 +93,9 @@ struct mdl_stmt {
 	struct mdl_stmt **body; int nbody;   /* MDL_S_IF then-part, MDL_S_BLOCK */
 	struct mdl_stmt **elseb; int nelse;
 	struct mdl_loc loc;
+	struct mdl_expr *mask;       /* (addition) MDL_S_ASSIGN / MDL_S_WRITE `... mask m`: an integer whose bit i lets
+	                                component i be written (NULL: every component); the place is vec4 */
+	const char *msg;             /* (addition) MDL_S_ABORT: the message */
 };
 
 /* ---- encoding --------------------------------------------------------------------------------------- */
@@ -149,6 +159,7 @@ struct mdl_opnd_alt {
 	int wstate; struct mdl_expr *windex; /*        directly to state wstate (>= 0) element windex */
 	struct mdl_loc loc;
 	int nuses; struct mdl_use *uses;     /* (addition) `uses R [= value]` of the alternative: docs/mdl.md "Resources" */
+	struct mdl_expr *wmask;      /* (addition) `write PLACE mask e`: component mask over fields (NULL: all) */
 };
 struct mdl_opnd { const char *name; const char *inst_name; /* e.g. "src(add_a)" */ int nalt; struct mdl_opnd_alt *alt; };
 
@@ -199,6 +210,8 @@ struct mdl_state {
 	bool vec;                    /* per lane (vec) or one value (u32) */
 	int latency;                 /* regfile: reads before `latency` instructions after a write are hazards */
 	int guard_elem, guard_hook;  /* `guard R[elem] : hook` (-1 if none) */
+	bool vec4;                   /* (addition, X11) type vec4: four components (then also `vec`: the simulator
+	                                stores the components as its lanes, docs/sim.md) */
 	int latency_rule;            /* (addition) regfile with a latency: the `latency` rule that states it (plain
 	                                `write R -> read R same min L`), or -1 (the validator then applies the latency
 	                                as an implicit rule named "R.latency") */
@@ -292,11 +305,17 @@ struct mdl_model {
 	                                isa item `float NAME;` with NAME ieee (0, the default) or qpu (1). Added for the
 	                                simulator and evaluator (gen/emit_sim.c, mdl/eval.c). */
 	struct tsr_arena *arena;
+	bool vec4;                   /* (addition, X11) the description has vec4 values: it has lanes 1, and the
+	                                simulator and evaluator run the 4 components as their lanes (mdl_sim_lanes) */
 	/* (addition) resources, named events and rules, in declaration order (docs/mdl.md "Resources and hazards") */
 	int nresources; struct mdl_resource *resources;
 	int nevents; struct mdl_event *events;
 	int nrules; struct mdl_rule *rules;
 };
+
+/* (addition, X11) Lanes of the simulator and the evaluator: 4 (the components x, y, z, w) in a description
+ * with vec4 values, else the isa's lanes (docs/sim.md "Component values"). */
+static inline int mdl_sim_lanes(const struct mdl_model *m) { return m->vec4 ? 4 : m->lanes; }
 
 struct tsr_diag;
 /* Parse and check the description at path. Returns the model, or NULL after reporting every error found

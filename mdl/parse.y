@@ -38,9 +38,12 @@ static void report_syntax_error(struct mdl_pctx *ctx, struct yyParser *p, int ma
 %token RESOURCE USES COUNT EVENT FORBID REF MIN MAX SAME AT IN USE JUMP HALT START CONDITIONAL ORDER RARROW.
 /* (addition) a field's print format (docs/mdl.md "Fields") */
 %token PRINT.
+/* (addition) X11 masked writes and the abort statement (docs/mdl.md "Semantics") */
+%token MASK ABORT.
 %fallback IDENT ISA FIELD TABLE FORMAT SLOT OPERAND OP STATE REGFILE GUARD SPACE FUNC HOOK SIGNED FIELDS IGNORE
        SLOTS DEFAULT SEM COMMIT SYNTAX ENCODE WHEN READ WRITE NONE LATENCY LET IF ELSE RETURNS
-       RESOURCE USES COUNT EVENT FORBID REF MIN MAX SAME AT IN USE JUMP HALT START CONDITIONAL ORDER PRINT.
+       RESOURCE USES COUNT EVENT FORBID REF MIN MAX SAME AT IN USE JUMP HALT START CONDITIONAL ORDER PRINT
+       MASK ABORT.
 
 /* C's precedence, lowest first. */
 %right QUESTION COLON.
@@ -172,6 +175,11 @@ alt ::= STRING(S) when(W) READ expr(R) uses(U) SEMI. { ast_alt(ctx, S, W, R, NUL
 alt ::= STRING(S) when(W) WRITE place(P) uses(U) SEMI. { ast_alt(ctx, S, W, NULL, P); ast_alt_uses(ctx, U); }
 alt ::= STRING(S) when(W) READ expr(R) WRITE place(P) uses(U) SEMI.
 	{ ast_alt(ctx, S, W, R, P); ast_alt_uses(ctx, U); }
+/* (addition) X11: `write PLACE mask e` writes only the components whose bit of e is set */
+alt ::= STRING(S) when(W) WRITE place(P) MASK expr(M) uses(U) SEMI.
+	{ ast_alt(ctx, S, W, NULL, P); ast_alt_mask(ctx, M); ast_alt_uses(ctx, U); }
+alt ::= STRING(S) when(W) READ expr(R) WRITE place(P) MASK expr(M) uses(U) SEMI.
+	{ ast_alt(ctx, S, W, R, P); ast_alt_mask(ctx, M); ast_alt_uses(ctx, U); }
 %type when {struct ast_vec *}
 when(A) ::= . { A = ast_vec1(ctx, NULL); }
 when(A) ::= WHEN conds(L). { A = L; }
@@ -317,6 +325,11 @@ stmt(A) ::= IF(K) LPAREN expr(E) RPAREN stmt(T) ELSE stmt(F). { A = ast_if(ctx, 
 stmt(A) ::= HOOK(K) name(N) LPAREN args(L) RPAREN SEMI. { A = ast_hookstmt(ctx, K, N, L); }
 stmt(A) ::= name(N) LPAREN args(L) RPAREN SEMI. { A = ast_callstmt(ctx, N, L); }
 stmt(A) ::= block(B). { A = B; }
+/* (addition) X11 masked writes `PLACE = e mask m;` and `abort "message";` */
+stmt(A) ::= name(N) ASSIGN expr(E) MASK expr(M) SEMI. { A = ast_mask(ctx, ast_assign(ctx, N, NULL, E), M); }
+stmt(A) ::= name(N) LBRACKET expr(I) RBRACKET ASSIGN expr(E) MASK expr(M) SEMI.
+	{ A = ast_mask(ctx, ast_assign(ctx, N, I, E), M); }
+stmt(A) ::= ABORT(K) STRING(S) SEMI. { A = ast_abort(ctx, K, S); }
 
 /* ---- expressions ---- */
 %type expr {struct ast_expr *}

@@ -365,7 +365,10 @@ static int bind(struct ck *k, struct ck_scope *s, const struct ast_name *n, int 
 		L->kinds[l] = LK_OPND;
 		L->locs[l] = n->loc;
 	} else {
-		l = ck_local_add(k, L, n->s, MDL_T_U32, LK_OPND, n->loc);
+		bool v4 = false;   /* (X11) an operand that reads a vec4 in some alternative gives a vec4 */
+		for (int i = 0; opnd >= 0 && i < k->m->opnds[opnd].nalt; i++)
+			v4 = v4 || (k->m->opnds[opnd].alt[i].read && k->m->opnds[opnd].alt[i].read->type == MDL_T_VEC4);
+		l = ck_local_add(k, L, n->s, v4 ? MDL_T_VEC4 : MDL_T_U32, LK_OPND, n->loc);
 		if (l < 0)
 			return -1;
 	}

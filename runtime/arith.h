@@ -195,6 +195,33 @@ uint32_t tsr_rsqrt(uint32_t x, unsigned bits, struct tsr_fpmode m);
 uint32_t tsr_exp2(uint32_t x, unsigned bits, struct tsr_fpmode m);
 uint32_t tsr_log2(uint32_t x, unsigned bits, struct tsr_fpmode m);
 
+/* ---- float functions of the description language (addition; docs/sim.md "Float built-ins") ------
+ * Each takes binary32 bits and a mode (ftz_in, the NaN rule, zero_pos, ftz_out and the rounding of the one
+ * rounding step apply as for tsr_fmul; a NaN operand gives a NaN per the nan rule).
+ * tsr_floor    the largest integer <= x, exact (floor(-0.5) = -1, floor(-0) = -0).
+ * tsr_round    the nearest integer, ties to even (round(2.5) = 2, round(-0.5) = -0), exact: IEEE
+ *              roundToIntegralTiesToEven.  Ties away from zero is floor(x + 0.5) only for x >= 0; no
+ *              description needs it yet.
+ * tsr_fract    x - floor(x) rounded once by the mode: in [0, 1], and 1.0 when a tiny negative x rounds up
+ *              (fract(-2^-30) = 1.0: NV_vertex_program's FRC and GLSL's fract are defined as this
+ *              difference); fract(+-inf) is NaN (inf - inf).
+ * tsr_sin, tsr_cos  of x in radians: the C library's double sin/cos of the exact value, rounded once
+ *              (error below 1 ulp of the binary32 result on glibc; the hardware's error is unknown);
+ *              sin(+-0) = +-0, cos(+-0) = 1, infinities give the default NaN.
+ * tsr_fma      a * b + c with one rounding (IEEE fusedMultiplyAdd; computed exactly in integers); a zero
+ *              or infinite product is a multiply then an add (inf * 0 as tsr_fmul).
+ * The reciprocal, reciprocal square root, exp2 and log2 built-ins are tsr_recip, tsr_rsqrt, tsr_exp2 and
+ * tsr_log2 above with all 23 fraction bits (rcp exact, rounded once; rsqrt(x) = 1/sqrt(|x|)).
+ * These are deterministic IEEE-correct choices: the exact results of the vertex units they were added for are
+ * not published (only bounds such as Direct3D vs_1_1's 2^-22 absolute error for rcp/rsq, learn.microsoft.com
+ * "rcp - vs"; docs/sim.md "Float built-ins" names the machines, the sources and which needs which rounding). */
+uint32_t tsr_floor(uint32_t x, struct tsr_fpmode m);
+uint32_t tsr_round(uint32_t x, struct tsr_fpmode m);
+uint32_t tsr_fract(uint32_t x, struct tsr_fpmode m);
+uint32_t tsr_sin(uint32_t x, struct tsr_fpmode m);
+uint32_t tsr_cos(uint32_t x, struct tsr_fpmode m);
+uint32_t tsr_fma(uint32_t a, uint32_t b, uint32_t c, struct tsr_fpmode m);
+
 /* Fraction bits the QPU SFU is modelled with: doe300/VC4C @ src/tools/Emulator.cpp (latest)
  * clears the low 10 of 23 ("accuracy better than half-float ... error between 512 and 1024
  * ULP" on hardware); Idein/py-videocore @ tests/test_sfu.py checks rtol 1e-3 on hardware. */

@@ -159,24 +159,9 @@ static uint32_t round_pack(const struct fmt *f, unsigned keep, uint32_t s, int32
 
 /* ---- add, sub, mul ------------------------------------------------------------------------ */
 
-static uint32_t add_core(uint32_t a, uint32_t b, uint32_t negate_b, struct tsr_fpmode md)
+/* The sum of two finite non-zero values x + y (mantissas of at most 61 bits), rounded once. */
+static uint32_t add_finite(struct unp x, struct unp y, struct tsr_fpmode md)
 {
-    struct unp x = unpack32(a, md), y = unpack32(b, md);
-    y.s ^= negate_b;
-    if (x.c == NAN_ || y.c == NAN_)
-        return nan_result(a, b, x.c == NAN_, y.c == NAN_, md);
-    if (x.c == INF || y.c == INF) {
-        if (x.c == INF && y.c == INF && x.s != y.s) /* QPU: the second addend wins */
-            return md.nan == TSR_NAN_QPU ? inf(&F32, y.s) : QNAN32;
-        return inf(&F32, x.c == INF ? x.s : y.s);
-    }
-    if (x.c == ZERO && y.c == ZERO)
-        return zero(&F32, x.s == y.s ? x.s : md.round == TSR_RDN, md);
-    if (x.c == ZERO)
-        return round_pack(&F32, 23, y.s, y.e, y.m, 0, md);
-    if (y.c == ZERO)
-        return round_pack(&F32, 23, x.s, x.e, x.m, 0, md);
-
     /* Leading bits to bit 61 (room for the carry), larger magnitude first. */
     int lx = clz64(x.m) - 2, ly = clz64(y.m) - 2;
     x.m <<= lx;
@@ -201,6 +186,26 @@ static uint32_t add_core(uint32_t a, uint32_t b, uint32_t negate_b, struct tsr_f
     if (r == 0)
         return zero(&F32, md.round == TSR_RDN, md);
     return round_pack(&F32, 23, x.s, x.e, r, 0, md);
+}
+
+static uint32_t add_core(uint32_t a, uint32_t b, uint32_t negate_b, struct tsr_fpmode md)
+{
+    struct unp x = unpack32(a, md), y = unpack32(b, md);
+    y.s ^= negate_b;
+    if (x.c == NAN_ || y.c == NAN_)
+        return nan_result(a, b, x.c == NAN_, y.c == NAN_, md);
+    if (x.c == INF || y.c == INF) {
+        if (x.c == INF && y.c == INF && x.s != y.s) /* QPU: the second addend wins */
+            return md.nan == TSR_NAN_QPU ? inf(&F32, y.s) : QNAN32;
+        return inf(&F32, x.c == INF ? x.s : y.s);
+    }
+    if (x.c == ZERO && y.c == ZERO)
+        return zero(&F32, x.s == y.s ? x.s : md.round == TSR_RDN, md);
+    if (x.c == ZERO)
+        return round_pack(&F32, 23, y.s, y.e, y.m, 0, md);
+    if (y.c == ZERO)
+        return round_pack(&F32, 23, x.s, x.e, x.m, 0, md);
+    return add_finite(x, y, md);
 }
 
 uint32_t tsr_fadd(uint32_t a, uint32_t b, struct tsr_fpmode m)
@@ -531,4 +536,97 @@ uint32_t tsr_log2(uint32_t x, unsigned bits, struct tsr_fpmode md)
     if (u.c == INF)
         return inf(&F32, 0);
     return from_double(log2(ldexp((double)u.m, u.e)), clamp_bits(bits), md);
+}
+
+/* ---- the language's float functions (addition; arith.h "float functions") ----------------------- */
+
+/* floor (away = 0, even = 0), round to nearest even (even = 1) of a finite non-zero u, exactly. */
+static uint32_t to_integral(uint32_t x, struct unp u, int even, struct tsr_fpmode md)
+{
+    if (u.e >= 0)
+        return round_pack(&F32, 23, u.s, u.e, u.m, 0, md); /* already an integer (x itself, flushed) */
+    uint32_t sh = (uint32_t)-u.e;
+    uint64_t ip = sh >= 64 ? 0 : u.m >> sh;
+    uint64_t frac = sh >= 64 ? u.m : u.m & (((uint64_t)1 << sh) - 1);
+    uint64_t half = sh >= 65 ? 0 : (uint64_t)1 << (sh - 1);   /* u.m < 2^24: sh >= 25 means |x| < 1/2 */
+    (void)x;
+    if (even) {
+        if (sh <= 64 && (frac > half || (frac == half && (ip & 1))))
+            ip++;
+    } else if (u.s && frac) {
+        ip++;   /* floor of a negative non-integer: one further from zero */
+    }
+    if (ip == 0)
+        return zero(&F32, u.s, md);
+    return round_pack(&F32, 23, u.s, 0, ip, 0, md);
+}
+
+uint32_t tsr_floor(uint32_t x, struct tsr_fpmode md)
+{
+    struct unp u = unpack32(x, md);
+    switch (u.c) {
+    case NAN_: return nan_result(x, 0, 1, 0, md);
+    case INF: return inf(&F32, u.s);
+    case ZERO: return zero(&F32, u.s, md);
+    default: return to_integral(x, u, 0, md);
+    }
+}
+
+uint32_t tsr_round(uint32_t x, struct tsr_fpmode md)
+{
+    struct unp u = unpack32(x, md);
+    switch (u.c) {
+    case NAN_: return nan_result(x, 0, 1, 0, md);
+    case INF: return inf(&F32, u.s);
+    case ZERO: return zero(&F32, u.s, md);
+    default: return to_integral(x, u, 1, md);
+    }
+}
+
+uint32_t tsr_fract(uint32_t x, struct tsr_fpmode md)
+{
+    return add_core(x, tsr_floor(x, md), 1, md);
+}
+
+/* sin / cos of a finite non-zero value: the C library in double, rounded once. */
+uint32_t tsr_sin(uint32_t x, struct tsr_fpmode md)
+{
+    struct unp u = unpack32(x, md);
+    switch (u.c) {
+    case NAN_: return nan_result(x, 0, 1, 0, md);
+    case INF: return QNAN32;
+    case ZERO: return zero(&F32, u.s, md);
+    default: break;
+    }
+    double v = ldexp((double)u.m, u.e);
+    return from_double(sin(u.s ? -v : v), 23, md);
+}
+
+uint32_t tsr_cos(uint32_t x, struct tsr_fpmode md)
+{
+    struct unp u = unpack32(x, md);
+    switch (u.c) {
+    case NAN_: return nan_result(x, 0, 1, 0, md);
+    case INF: return QNAN32;
+    case ZERO: return 0x3f800000u;
+    default: break;
+    }
+    return from_double(cos(ldexp((double)u.m, u.e)), 23, md);
+}
+
+uint32_t tsr_fma(uint32_t a, uint32_t b, uint32_t c, struct tsr_fpmode md)
+{
+    struct unp x = unpack32(a, md), y = unpack32(b, md), z = unpack32(c, md);
+    if (x.c == NAN_ || y.c == NAN_)
+        return nan_result(a, b, x.c == NAN_, y.c == NAN_, md);
+    if (z.c == NAN_)
+        return nan_result(c, 0, 1, 0, md);
+    if (x.c != FINITE || y.c != FINITE)   /* a zero or infinite product is exact: as a multiply, then an add */
+        return add_core(tsr_fmul(a, b, md), c, 0, md);
+    if (z.c == INF)
+        return inf(&F32, z.s);
+    struct unp p = {x.s ^ y.s, x.e + y.e, x.m * y.m, FINITE};   /* exact: at most 48 bits */
+    if (z.c == ZERO)
+        return round_pack(&F32, 23, p.s, p.e, p.m, 0, md);
+    return add_finite(p, z, md);
 }

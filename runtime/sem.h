@@ -243,6 +243,35 @@ static inline uint32_t tsr_sem_bytes(uint32_t b3, uint32_t b2, uint32_t b1, uint
     return (b3 & 0xffu) << 24 | (b2 & 0xffu) << 16 | (b1 & 0xffu) << 8 | (b0 & 0xffu);
 }
 
+/* (addition) the float functions (arith.h "float functions of the description language") */
+static inline uint32_t tsr_sem_floor(uint32_t a, int fm) { return tsr_floor(a, tsr_sem_fpmode(fm, 0)); }
+static inline uint32_t tsr_sem_round(uint32_t a, int fm) { return tsr_round(a, tsr_sem_fpmode(fm, 0)); }
+static inline uint32_t tsr_sem_fract(uint32_t a, int fm) { return tsr_fract(a, tsr_sem_fpmode(fm, 0)); }
+static inline uint32_t tsr_sem_rsqrt(uint32_t a, int fm) { return tsr_rsqrt(a, 23, tsr_sem_fpmode(fm, 0)); }
+static inline uint32_t tsr_sem_rcp(uint32_t a, int fm) { return tsr_recip(a, 23, tsr_sem_fpmode(fm, 0)); }
+static inline uint32_t tsr_sem_exp2(uint32_t a, int fm) { return tsr_exp2(a, 23, tsr_sem_fpmode(fm, 0)); }
+static inline uint32_t tsr_sem_log2(uint32_t a, int fm) { return tsr_log2(a, 23, tsr_sem_fpmode(fm, 0)); }
+static inline uint32_t tsr_sem_sin(uint32_t a, int fm) { return tsr_sin(a, tsr_sem_fpmode(fm, 0)); }
+static inline uint32_t tsr_sem_cos(uint32_t a, int fm) { return tsr_cos(a, tsr_sem_fpmode(fm, 0)); }
+static inline uint32_t tsr_sem_fma(uint32_t a, uint32_t b, uint32_t c, int fm)
+{
+    return tsr_fma(a, b, c, tsr_sem_fpmode(fm, 0));
+}
+
+/* ---- component values (addition, X11): a vec4 is the 4 lanes of a description with vec4 values ---- */
+/* comp(v, i): v[i & 3] (a run-time index is taken modulo 4; constants are checked by mdlc) */
+static inline uint32_t tsr_sem_comp(const uint32_t *v, uint32_t i) { return v[i & 3]; }
+/* swizzle(v, i0, i1, i2, i3): out[c] = v[ic & 3] */
+static inline void tsr_sem_swizzle(uint32_t *out, const uint32_t *v, uint32_t i0, uint32_t i1, uint32_t i2,
+                                   uint32_t i3)
+{
+    uint32_t x = v[i0 & 3], y = v[i1 & 3], z = v[i2 & 3], w = v[i3 & 3];
+    out[0] = x;
+    out[1] = y;
+    out[2] = z;
+    out[3] = w;
+}
+
 /* ---- cross-lane built-ins (vectors of n lanes) ---------------------------------------------- */
 /* rotate(x, k): out[i] = x[(i - k) mod n]  (qpu.md "Rotation": result[i] = src[(i-n) mod 16]) */
 static inline void tsr_sem_rotate(uint32_t *out, const uint32_t *x, uint32_t k, int n)

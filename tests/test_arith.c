@@ -1189,3 +1189,69 @@ Test(intops, bytes_vs_reference)
         }
     }
 }
+
+/* ---- the description language's float functions (addition; arith.h "float functions") -------------------- */
+
+static int isnan_bits(uint32_t x) { return (x & 0x7fffffffu) > 0x7f800000u; }
+
+/* floor, round (ties to even) and fma in IEEE mode are exact operations: the C library's floorf, nearbyintf (in
+ * the default rounding mode, to nearest even) and fmaf are the reference, bit for bit (NaNs: any NaN), on random
+ * bit patterns of every class, the special values and near-integers. */
+Test(floatfn, ieee_matches_the_c_library)
+{
+    static const uint32_t special[] = {0, 0x80000000u, 0x3f000000u, 0xbf000000u, 0x3fc00000u, 0xbfc00000u,
+                                       0x40200000u, 0x4b000000u, 0x4b7fffffu, 0xcb7fffffu, 0x4affffffu, 0x7f800000u,
+                                       0xff800000u, 0x7fc00000u, 0x00000001u, 0x80000001u, 0x7f7fffffu, 0x3effffffu};
+    uint64_t s = 0x243f6a8885a308d3u;
+    size_t n = sizeof special / sizeof *special, bad = 0;
+    for (size_t i = 0; i < 400000 + n * n * n && bad < 5; i++) {
+        uint32_t a, b, c;
+        if (i < n * n * n) {
+            a = special[i % n];
+            b = special[i / n % n];
+            c = special[i / n / n % n];
+        } else {
+            s = s * 6364136223846793005u + 1442695040888963407u;
+            a = (uint32_t)(s >> 32);
+            b = (uint32_t)s ^ (uint32_t)(s >> 17);
+            c = (uint32_t)(s >> 7);
+            if (i & 1)   /* exponents near each other: cancellation in fma, fractions in floor/round */
+                b = (b & 0x807fffffu) | ((a >> 23 & 0xffu) ^ 0x7fu) << 23, c = (c & 0x807fffffu) | (a & 0x7f800000u);
+        }
+        uint32_t f = tsr_floor(a, IEEE), r = tsr_round(a, IEEE), m = tsr_fma(a, b, c, IEEE);
+        uint32_t wf = fb(floorf(bf(a))), wr = fb(nearbyintf(bf(a))), wm = fb(fmaf(bf(a), bf(b), bf(c)));
+        if (!(f == wf || (isnan_bits(f) && isnan_bits(wf)))) {
+            cr_log_error("floor(0x%08x) = 0x%08x, C 0x%08x", a, f, wf);
+            bad++;
+        }
+        if (!(r == wr || (isnan_bits(r) && isnan_bits(wr)))) {
+            cr_log_error("round(0x%08x) = 0x%08x, C 0x%08x", a, r, wr);
+            bad++;
+        }
+        if (!(m == wm || (isnan_bits(m) && isnan_bits(wm)))) {
+            cr_log_error("fma(0x%08x, 0x%08x, 0x%08x) = 0x%08x, C 0x%08x", a, b, c, m, wm);
+            bad++;
+        }
+    }
+    cr_assert_eq(bad, 0);
+}
+
+Test(floatfn, known_answers)
+{
+    cr_expect_eq(tsr_round(fb(2.5f), IEEE), fb(2.0f));
+    cr_expect_eq(tsr_round(fb(-0.5f), IEEE), 0x80000000u);
+    cr_expect_eq(tsr_floor(fb(-0.5f), IEEE), fb(-1.0f));
+    cr_expect_eq(tsr_fract(fb(-1.25f), IEEE), fb(0.75f));
+    cr_expect_eq(tsr_fract(fb(-0x1p-30f), IEEE), fb(1.0f));   /* 1 - 2^-30 rounds to 1 */
+    cr_expect(isnan_bits(tsr_fract(0x7f800000u, IEEE)));
+    cr_expect_eq(tsr_sin(0x80000000u, IEEE), 0x80000000u);
+    cr_expect_eq(tsr_cos(0x80000000u, IEEE), fb(1.0f));
+    cr_expect(isnan_bits(tsr_sin(0xff800000u, IEEE)));
+    cr_expect_eq(tsr_sin(fb(1.0f), IEEE), fb((float)sin(1.0)));
+    /* (1 + 2^-12)^2 - (1 + 2^-11) = 2^-24 exactly: one rounding keeps it */
+    cr_expect_eq(tsr_fma(fb(1 + 0x1p-12f), fb(1 + 0x1p-12f), fb(-(1 + 0x1p-11f)), IEEE), fb(0x1p-24f));
+    /* QPU mode: denormal operands read as zero, the result truncated */
+    cr_expect_eq(tsr_floor(0x80000001u, QPU), 0u);
+    cr_expect_eq(tsr_fma(fb(1.0f), fb(1.0f), fb(0x1p-30f), QPU), fb(1.0f));
+    cr_expect_eq(tsr_fma(fb(1.0f), fb(1.0f), fb(-0x1p-30f), QPU), 0x3f7fffffu);
+}

@@ -31,6 +31,16 @@ int tsr_sim_error(struct tsr_sim_ctl *c, uint32_t pc, const char *fmt, ...)
     return TSR_SIM_ERROR;
 }
 
+int tsr_sim_abort(struct tsr_sim_ctl *c, uint32_t pc, const char *msg)
+{
+    if (c->status >= 0) {
+        c->status = TSR_SIM_ABORT;
+        c->err_pc = pc;
+        snprintf(c->msg, sizeof c->msg, "abort: %s", msg ? msg : "");
+    }
+    return TSR_SIM_ABORT;
+}
+
 int tsr_sim_hazard(struct tsr_sim_ctl *c, uint32_t pc, const char *fmt, ...)
 {
     c->nhazards++;

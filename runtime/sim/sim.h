@@ -33,6 +33,8 @@ enum {
     TSR_SIM_HALTED = 2,
     TSR_SIM_ERROR = -1,  /* bad bundle, bad address, a hook's error, ...: see ctl.msg */
     TSR_SIM_HAZARD = -2, /* a latency or guard rule was broken: see ctl.msg */
+    TSR_SIM_ABORT = -3,  /* (addition) the program did what the machine aborts on: an `abort "message";` statement
+                            of the description ran (docs/mdl.md "Semantics"); ctl.msg "abort: message" */
 };
 
 #define TSR_SIM_MAX_LANES 32   /* lane masks are uint32_t, bit i = lane i */
@@ -139,6 +141,10 @@ int tsr_sim_error(struct tsr_sim_ctl *c, uint32_t pc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int tsr_sim_verror(struct tsr_sim_ctl *c, uint32_t pc, const char *fmt, va_list ap);
 
+/* (addition) The bundle at pc executed `abort "msg";`: keeps "abort: <msg>" (only the first report is kept),
+ * sets c->status and c->err_pc.  Returns TSR_SIM_ABORT. */
+int tsr_sim_abort(struct tsr_sim_ctl *c, uint32_t pc, const char *msg);
+
 /* Reports a hazard "hazard: <what>" at pc.  Returns TSR_SIM_HAZARD, or 0 (keep going) when
  * TSR_SIM_F_HAZARD_WARN is set; either way nhazards counts it and the first message is kept. */
 int tsr_sim_hazard(struct tsr_sim_ctl *c, uint32_t pc, const char *fmt, ...)
@@ -232,6 +238,9 @@ struct tsr_sim_desc {
     const char *const *state_names;
     const int *state_count;   /* 0 = scalar */
     const bool *state_vec;
+    int comps;                /* (addition) 4 in a description with vec4 values (docs/sim.md "Component values"):
+                                 its `lanes` (4) are the components x, y, z, w of one thread, and every state
+                                 with state_vec set is a vec4; 0 otherwise */
 };
 
 #endif
