@@ -519,6 +519,11 @@ static void opnd_fn(struct pgen *g, int oi)
         tsr_buf_printf(o, "    {   /* alternatives %d-%d: their first %d parts printed once */\n", j, k, plen);
         seq_code(g, alts[j].part, plen, "        ", "return (struct tsr_tc_pres){0, NULL}");
         tsr_buf_puts(o, "        const size_t o1 = o;\n        struct tsr_dis_ev *const ev1 = ev;\n");
+        bool run_fails = false;   /* no alternative of the run can fail after its prefix: o1, ev1 unused */
+        for (int l = j; l <= k; l++)
+            run_fails = run_fails || seq_can_fail(g, alts[l].part + plen, alts[l].npart - plen);
+        if (!run_fails)
+            tsr_buf_puts(o, "        (void)o1;\n        (void)ev1;\n");
         for (; j <= k; j++)
             alt_code(g, j, &alts[j], plen, "        ", "o1", "ev1");
         tsr_buf_puts(o, "        o = o0;\n        ev = oe + 1;\n    }\n");
