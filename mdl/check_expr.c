@@ -292,7 +292,9 @@ static struct mdl_expr *conv_slice(struct ck *k, struct ck_scope *s, const struc
 		lo = hi;
 	if (!(s->allow & CX_FIELDS))
 		return ck_not_allowed(k, s, "field", a->name, a->loc);
-	int d = ck_slice_field(k, f, (int64_t)(hi > 64 ? 64 : hi), (int64_t)(lo > 64 ? 64 : lo), a->loc);
+	hi = hi > 1000000 ? 1000000 : hi;   /* numbers far outside any field stay outside it, reported as written */
+	lo = lo > 1000000 ? 1000000 : lo;
+	int d = ck_slice_field(k, f, (int64_t)hi, (int64_t)lo, a->loc);
 	return d < 0 ? NULL : field_expr(k, d, a->loc);
 }
 

@@ -148,8 +148,8 @@ static void slice_suffix(struct tp_in *in, struct tpart *p, int *i, int end)
 		return;
 	}
 	p->slice = true;
-	p->shi = hi > 64 ? 64 : hi;
-	p->slo = lo > 64 ? 64 : lo;
+	p->shi = hi > 1000000 ? 1000000 : hi;
+	p->slo = lo > 1000000 ? 1000000 : lo;
 	*i += 1 + (int)(e - buf) + 1;
 	while (*i < end && isspace((unsigned char)s[*i]))
 		(*i)++;
