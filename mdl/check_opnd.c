@@ -155,7 +155,9 @@ int ck_opnd_instance(struct ck *k, const char *name, const struct ast_vec *args,
 			/* X8: a constant argument (docs/mdl.md "Constant operand arguments") */
 			char *e;
 			errno = 0;
-			long long v = strtoll(f->s, &e, 0);
+			const char *digits = f->s + (f->s[0] == '-');
+			bool hex = digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X');
+			long long v = strtoll(f->s, &e, hex ? 16 : 10);   /* decimal or 0x hex, as the docs say (no octal) */
 			if (*e || errno || v < INT32_MIN || v > (long long)UINT32_MAX) {
 				mdl_error(k->p, f->loc, "operand argument '%s' is neither a field nor a 32-bit integer", f->s);
 				return -1;
