@@ -19,7 +19,9 @@ int mdl_error(struct mdl_pctx *c, struct mdl_loc loc, const char *fmt, ...)
 	char msg[512], key[640];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	size_t pre = c->err_prefix ? (size_t)snprintf(msg, sizeof msg, "%s", c->err_prefix) : 0;
+	vsnprintf(msg + (pre < sizeof msg ? pre : sizeof msg - 1), sizeof msg - (pre < sizeof msg ? pre : sizeof msg - 1),
+	          fmt, ap);
 	va_end(ap);
 	snprintf(key, sizeof key, "%s:%d:%d:%s", loc.file ? loc.file : "", loc.line, loc.col, msg);
 	uint64_t h = diag_hash(key);

@@ -181,6 +181,8 @@ struct mdl_pctx {
 	bool conds_mode;                /* parsing a template hole's conditions (TCONDS) */
 	struct ast_vec *conds_out;      /* TCONDS mode: the parsed condition list */
 	struct mdl_loc tok_loc;         /* position of the token being fed to the parser */
+	const char *err_prefix;         /* (addition) X7: put before every message while an op instance of a
+	                                   several-slot op is checked ("op 'add', instance for slot 'a1': "), or NULL */
 };
 
 /* Reports an error at loc (file:line:col: error: ...), once: an identical diagnostic (same position and text)

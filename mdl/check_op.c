@@ -37,7 +37,22 @@ static void defaults(struct ck *k, const struct ast_vec *in, int *n, struct mdl_
 	}
 }
 
+static void op_body(struct ck *k, int i);
+
+/* (addition) X7: the errors of an instance of `op N : S1 | S2` name the slot whose scope they arise in */
 static void op(struct ck *k, int i)
+{
+	struct ast_decl *d = k->opdecl[i];
+	char prefix[300];
+	if (d->oslots.n > 1) {
+		snprintf(prefix, sizeof prefix, "op '%s', instance for slot '%s': ", d->name.s, d->ref.s);
+		k->p->err_prefix = prefix;
+	}
+	op_body(k, i);
+	k->p->err_prefix = NULL;
+}
+
+static void op_body(struct ck *k, int i)
 {
 	struct mdl_model *m = k->m;
 	struct ast_decl *d = k->opdecl[i];
