@@ -305,7 +305,10 @@ def main():
         # target's description, tests/neg/*.mdl and the target's part of the shared corpus (every file of it
         # an input).
         corpus = os.path.join(os.environ.get('TESSERA_SHARED') or '../shared', 'corpus')
-        corpus_files = sorted(os.path.join(r, f) for t in targets for r, _, fs in os.walk(os.path.join(corpus, t))
+        # a target's part: corpus/<t>/ and corpus/<t>-*/ (utgard-gp for utgard)
+        parts = [d for d in (sorted(os.listdir(corpus)) if os.path.isdir(corpus) else [])
+                 for t in targets if d == t or d.startswith(t + '-')]
+        corpus_files = sorted(os.path.join(r, f) for d in parts for r, _, fs in os.walk(os.path.join(corpus, d))
                               for f in fs)
         n.rule('seedgen', '$builddir/fuzz/seedgen -o $builddir/fuzz/seeds' +
                (' -c ' + shlex.quote(corpus) if os.path.isdir(corpus) else ''), description='SEEDGEN $out')

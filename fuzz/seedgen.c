@@ -5,8 +5,8 @@
  *
  * ROOT (default ".") is the repository root: each target's description is read from
  * ROOT/targets/<t>/<t>.mdl.  CORPUS is the shared corpus directory (../shared/corpus); its part for a
- * target, CORPUS/<t>/, is read recursively in byte order of the names when it exists (a missing CORPUS
- * or CORPUS/<t>/ gives no program seeds, not an error).  Written, per fuzzer (fuzz/fuzz_<name>.c), into
+ * target, CORPUS/<t>/ and CORPUS/<t>-NAME/ (utgard-gp for utgard), is read recursively in byte order of
+ * the names when it exists (a missing CORPUS or part gives no program seeds, not an error).  Written, per fuzzer (fuzz/fuzz_<name>.c), into
  * OUTDIR/<name>/, the target's index in tsr_all_targets as the first byte where the fuzzer reads one:
  *   mdl    the description itself; the description without all its declarations of one kind, for each
  *          kind it uses (`op`, `func`, `forbid`, ...: the checks' errors for whatever refers to them);
@@ -500,17 +500,36 @@ static void text_seeds(struct out *o, const struct tsr_target *t, int ti, const 
 	tsr_buf_free(&piece);
 }
 
+/* The target's part of the shared corpus: CORPUS/<t>/ and every CORPUS/<t>-NAME/ (utgard-gp for utgard), in byte
+ * order of the names. */
+static int corpus_part_files(const char *corpus, const char *t, struct strlist *files)
+{
+	DIR *d = opendir(corpus);
+	if (!d)
+		return 0;
+	struct strlist names = { 0 };
+	size_t tl = strlen(t);
+	for (struct dirent *e; (e = readdir(d));)
+		if (!strcmp(e->d_name, t) || (!strncmp(e->d_name, t, tl) && e->d_name[tl] == '-'))
+			strlist_push(&names, path_join(corpus, e->d_name));
+	closedir(d);
+	if (names.n)
+		qsort(names.v, names.n, sizeof *names.v, cmp_str);
+	int rc = 0;
+	for (size_t i = 0; i < names.n && !rc; i++) {
+		struct stat st;
+		if (!stat(names.v[i], &st) && S_ISDIR(st.st_mode))
+			rc = list_files(names.v[i], 0, files);
+	}
+	strlist_free(&names);
+	return rc;
+}
+
 static int corpus_seeds(struct out *o, const char *corpus, const struct tsr_target *t, int ti)
 {
-	char *dir = path_join(corpus, t->name);
-	struct stat st;
 	int rc = 0;
-	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
-		free(dir);
-		return 0;
-	}
 	struct strlist files = { 0 };
-	rc = list_files(dir, 0, &files);
+	rc = corpus_part_files(corpus, t->name, &files);
 	struct keyset sh = { 1 + t->nslots, 0, 0, NULL, NULL }, lines = { 2, 0, 0, NULL, NULL };
 	for (size_t i = 0; i < files.n && !rc; i++) {
 		const char *f = files.v[i];
@@ -541,7 +560,6 @@ static int corpus_seeds(struct out *o, const char *corpus, const struct tsr_targ
 	free(sh.keys);
 	free(sh.used);
 	strlist_free(&files);
-	free(dir);
 	return rc;
 }
 

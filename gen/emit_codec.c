@@ -52,6 +52,24 @@ static void field_uses(const struct mdl_expr *e, bool *used)
         field_uses(e->a[i], used);
 }
 
+/* (addition) X4: whether every bit of derived field i is a bit of one of format F's fields. */
+static bool derived_in_format(const struct mdl_model *m, const struct mdl_format *F, int i)
+{
+    const struct mdl_field *d = &m->fields[i];
+    for (int p = 0; p < d->npieces; p++)
+        for (int b = d->pieces[p].lo; b <= d->pieces[p].hi; b++) {
+            bool in = false;
+            for (int j = 0; j < F->nfields && !in; j++) {
+                const struct mdl_field *g = &m->fields[F->fields[j]];
+                for (int q = 0; q < g->npieces && !in; q++)
+                    in = b >= g->pieces[q].lo && b <= g->pieces[q].hi;
+            }
+            if (!in)
+                return false;
+        }
+    return true;
+}
+
 /* ---- encode ------------------------------------------------------------------------------------ */
 
 int gen_encode(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d)
@@ -625,6 +643,11 @@ static int format_body(const struct mdl_model *m, struct tsr_buf *out, struct ts
         abort();
     tsr_buf_printf(out, "\nint %s_decode_format(const uint32_t *w)\n{\n", lo);
     selector_fields(m, sel, out);
+    bool any_sel = false;
+    for (int i = 0; i < m->nfields; i++)
+        any_sel = any_sel || sel[i];
+    for (int c = 0; !any_sel && c < (m->word_bits + 63) / 64; c++)   /* one format without a selector */
+        tsr_buf_printf(out, "    (void)d%d;\n", c);
     int rc = 0;
     uint8_t *tab = NULL;
     int n = fsel_size(m, sel, &tab);
@@ -719,6 +742,15 @@ static int decode_body(const struct mdl_model *m, bool next, struct tsr_buf *pre
                 continue;
             tsr_buf_printf(out, "        const uint64_t v_%s = ", m->fields[fd].name);
             gen_extract(m, fd, out);
+            tsr_buf_puts(out, ";\n");
+        }
+        /* (addition) X4: a derived field (composite, slice) whose bits the format's fields hold, from the word */
+        for (int i = 0; i < m->nfields; i++) {
+            if (!m->fields[i].derived || !derived_in_format(m, F, i) || sel[i])
+                continue;
+            avail[i] = true;
+            tsr_buf_printf(out, "        const uint64_t v_%s = ", m->fields[i].name);
+            gen_extract(m, i, out);
             tsr_buf_puts(out, ";\n");
         }
         /* every field: the format's, and 0 for the others (explicit stores measured faster than a memset);

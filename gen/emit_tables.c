@@ -243,6 +243,29 @@ int gen_tables(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
     }
     tsr_buf_puts(out, "    default:\n        return false;\n    }\n}\n\n");
 
+    /* (addition) X4: derived fields and every field's word bits, only when the description has derived fields */
+    bool any_derived = false;
+    for (int i = 0; i < m->nfields; i++)
+        any_derived = any_derived || m->fields[i].derived;
+    if (any_derived) {
+        tsr_buf_puts(out, "static const uint8_t fderived[] = {");
+        for (int i = 0; i < m->nfields; i++)
+            tsr_buf_printf(out, "%s%d", i ? ", " : " ", m->fields[i].derived ? 1 : 0);
+        tsr_buf_puts(out, " };\nstatic const uint32_t fpiece_first[] = {");
+        int np = 0;
+        for (int i = 0; i <= m->nfields; i++) {
+            tsr_buf_printf(out, "%s%d", i ? ", " : " ", np);
+            if (i < m->nfields)
+                np += m->fields[i].npieces;
+        }
+        tsr_buf_puts(out, " };\nstatic const struct tsr_tc_fpiece fpieces[] = {\n");
+        for (int i = 0; i < m->nfields; i++)
+            for (int j = 0; j < m->fields[i].npieces; j++)
+                tsr_buf_printf(out, "    {%d, %d, %d},\n", m->fields[i].pieces[j].hi, m->fields[i].pieces[j].lo,
+                               m->fields[i].pieces[j].inverted ? 1 : 0);
+        tsr_buf_puts(out, "};\n\n");
+    }
+
     tsr_buf_printf(out,
         "static int decode(const uint32_t *w, void *inst) { return %s_decode(w, inst); }\n"
         "static int decode_next(const uint32_t *w, void *inst) { return %s_decode_next(w, inst); }\n"
@@ -267,9 +290,11 @@ int gen_tables(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
         "    .pops = %s_tc_pops, .pfmts = %s_tc_pfmts, .fx = &%s_fx,\n"
         "    .check = check, .decode = decode, .encode = encode, .decode_format = %s_decode_format,\n"
         "    .decode_next = decode_next,\n"
+        "%s"
         "};\n",
         lo, m->name, m->word_bits, m->word_bits / 32, m->pc_step, lo, lo, lo, lo, m->nfields, m->ntables, m->nformats,
-        m->nslots, m->nops, m->nopnds, lo, lo, lo, lo, lo, lo, lo, lo);
+        m->nslots, m->nops, m->nopnds, lo, lo, lo, lo, lo, lo, lo, lo,
+        any_derived ? "    .fderived = fderived, .fpiece_first = fpiece_first, .fpieces = fpieces,\n" : "");
     tc_free(&L);
     return rc;
 }

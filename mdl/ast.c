@@ -19,7 +19,9 @@ int mdl_error(struct mdl_pctx *c, struct mdl_loc loc, const char *fmt, ...)
 	char msg[512], key[640];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	size_t pre = c->err_prefix ? (size_t)snprintf(msg, sizeof msg, "%s", c->err_prefix) : 0;
+	vsnprintf(msg + (pre < sizeof msg ? pre : sizeof msg - 1), sizeof msg - (pre < sizeof msg ? pre : sizeof msg - 1),
+	          fmt, ap);
 	va_end(ap);
 	snprintf(key, sizeof key, "%s:%d:%d:%s", loc.file ? loc.file : "", loc.line, loc.col, msg);
 	uint64_t h = diag_hash(key);
@@ -164,6 +166,15 @@ struct ast_expr *ast_index(struct mdl_pctx *c, struct ast_name n, struct ast_exp
 	struct ast_expr *e = enew(c, AE_INDEX, n.loc);
 	e->name = n.s;
 	e->a[0] = i;
+	return deep(c, e);
+}
+
+struct ast_expr *ast_slice(struct mdl_pctx *c, struct ast_name n, struct ast_expr *hi, struct ast_expr *lo)
+{
+	struct ast_expr *e = enew(c, AE_INDEX, n.loc);
+	e->name = n.s;
+	e->a[0] = hi;
+	e->a[1] = lo;
 	return deep(c, e);
 }
 
@@ -328,6 +339,65 @@ void ast_slot(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct a
 		d->has_commit = true;
 		d->commit = commit->body;
 	}
+}
+
+void ast_slot_aliases(struct mdl_pctx *c, struct ast_vec *aliases)
+{
+	struct ast_decl *d = cur(c, AD_SLOT);
+	if (d && aliases)
+		d->aliases = *aliases;
+}
+
+struct ast_alias *ast_alias(struct mdl_pctx *c, struct ast_name alias, struct ast_name field)
+{
+	struct ast_alias *a = tsr_arena_alloc(c->arena, sizeof *a);
+	a->alias = alias;
+	a->field = field;
+	return a;
+}
+
+struct ast_alias *ast_alias_const(struct mdl_pctx *c, struct ast_name alias, struct mdl_tok v)
+{
+	struct ast_alias *a = tsr_arena_alloc(c->arena, sizeof *a);
+	a->alias = alias;
+	a->field = (struct ast_name){ NULL, v.loc };
+	a->is_const = true;
+	if (v.ival > 0xffffffffu)
+		mdl_error(c, v.loc, "alias '%s' = %llu does not fit 32 bits", alias.s, (unsigned long long)v.ival);
+	a->val = (int64_t)v.ival;
+	return a;
+}
+
+void ast_field_composite(struct mdl_pctx *c, struct ast_vec *cpieces)
+{
+	struct ast_decl *d = cur(c, AD_FIELD);
+	if (d && cpieces)
+		d->cpieces = *cpieces;
+}
+
+struct ast_cpiece *ast_cpiece(struct mdl_pctx *c, struct ast_name g, struct mdl_tok *hi, struct mdl_tok *lo, bool inv,
+                              struct mdl_loc loc)
+{
+	struct ast_cpiece *p = tsr_arena_alloc(c->arena, sizeof *p);
+	p->field = g;
+	p->inverted = inv;
+	p->loc = loc;
+	if (hi) {
+		p->slice = true;
+		p->hi = hi->ival > 1000000 ? 1000000 : (int64_t)hi->ival;
+		p->lo = lo ? (lo->ival > 1000000 ? 1000000 : (int64_t)lo->ival) : p->hi;
+	}
+	return p;
+}
+
+void ast_op_slots(struct mdl_pctx *c, struct ast_name first, struct ast_vec *rest)
+{
+	struct ast_decl *d = cur(c, AD_OP);
+	if (!d)
+		return;
+	ast_push(c->arena, &d->oslots, ast_pname(c, first));
+	for (int i = 0; rest && i < rest->n; i++)
+		ast_push(c->arena, &d->oslots, rest->v[i]);
 }
 
 void ast_operand(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct ast_vec *params)

@@ -150,7 +150,19 @@ struct ast_decl {
 	bool same, has_max;             /* RULE (LATENCY) */
 	int64_t rlo, rhi;               /* RULE: LATENCY min/max, WINDOW lo..hi; RESOURCE: count (rlo, -1 = none) */
 	struct ast_str refstr; bool has_ref;   /* RESOURCE, RULE: `ref "..."` */
+	/* (addition) X7 (docs/mdl.md "One op for several slots"): OP: every slot of `op NAME : S1 | S2 ...`
+	 * (ast_name*; the checker makes one instance per slot, each with ref = its slot); SLOT: `with(ALIAS = FIELD,
+	 * ...)` (struct ast_alias *), names an op instance for this slot and the slot's commit see as those fields. */
+	struct ast_vec oslots;
+	struct ast_vec aliases;
+	/* (addition) X4: FIELD `field F = { G, H[3:0], ~K[5] }`: the constituents (struct ast_cpiece *), first most
+	 * significant; empty for a field of word bits */
+	struct ast_vec cpieces;
 };
+/* One constituent of a composite field: a field, whole or sliced (hi..lo of its value bits), possibly inverted. */
+struct ast_cpiece { struct ast_name field; bool slice; int64_t hi, lo; bool inverted; struct mdl_loc loc; };
+/* `ALIAS = FIELD`, or `ALIAS = INT` (is_const: the slot's constant, e.g. which unit a shared op runs in) */
+struct ast_alias { struct ast_name alias, field; bool is_const; int64_t val; };
 
 /* ---- parse context --------------------------------------------------------------------------------------- */
 /* Shared by lexer, parser, template parser and checker: where diagnostics go, where memory comes from. */
@@ -172,6 +184,8 @@ struct mdl_pctx {
 	bool conds_mode;                /* parsing a template hole's conditions (TCONDS) */
 	struct ast_vec *conds_out;      /* TCONDS mode: the parsed condition list */
 	struct mdl_loc tok_loc;         /* position of the token being fed to the parser */
+	const char *err_prefix;         /* (addition) X7: put before every message while an op instance of a
+	                                   several-slot op is checked ("op 'add', instance for slot 'a1': "), or NULL */
 };
 
 /* Reports an error at loc (file:line:col: error: ...), once: an identical diagnostic (same position and text)
@@ -192,6 +206,8 @@ struct ast_expr *ast_float(struct mdl_pctx *c, struct mdl_tok t);
 struct ast_expr *ast_ename(struct mdl_pctx *c, struct ast_name n);
 struct ast_expr *ast_index(struct mdl_pctx *c, struct ast_name n, struct ast_expr *i);
 struct ast_expr *ast_call(struct mdl_pctx *c, struct ast_name n, struct ast_vec *args);
+/* (addition) X4: `name[hi:lo]`, an AE_INDEX with a[0] = hi and a[1] = lo */
+struct ast_expr *ast_slice(struct mdl_pctx *c, struct ast_name n, struct ast_expr *hi, struct ast_expr *lo);
 struct ast_expr *ast_un(struct mdl_pctx *c, struct mdl_tok op, int opc, struct ast_expr *a);
 struct ast_expr *ast_bin(struct mdl_pctx *c, struct mdl_tok op, int opc, struct ast_expr *a, struct ast_expr *b);
 struct ast_expr *ast_cond(struct mdl_pctx *c, struct mdl_tok q, struct ast_expr *a, struct ast_expr *b,
@@ -215,6 +231,17 @@ void ast_field(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct 
                const struct ast_fprint *print);
 void ast_format(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct ast_expr *selector);
 void ast_slot(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct ast_name dflt, struct ast_stmt *commit);
+/* (addition) X7: `slot NAME with(ALIAS = FIELD, ...) ...`: aliases (struct ast_alias *) of the slot just declared;
+ * `op NAME : S1 | S2 ...`: the slots (ast_name *) of the op just declared. */
+void ast_slot_aliases(struct mdl_pctx *c, struct ast_vec *aliases);
+struct ast_alias *ast_alias(struct mdl_pctx *c, struct ast_name alias, struct ast_name field);
+struct ast_alias *ast_alias_const(struct mdl_pctx *c, struct ast_name alias, struct mdl_tok v);
+void ast_op_slots(struct mdl_pctx *c, struct ast_name first, struct ast_vec *rest);
+/* (addition) X4: the constituents of the composite field just declared; one constituent `[~]G[hi:lo]` (hi, lo
+ * NULL: the whole field; lo NULL: one bit). */
+void ast_field_composite(struct mdl_pctx *c, struct ast_vec *cpieces);
+struct ast_cpiece *ast_cpiece(struct mdl_pctx *c, struct ast_name g, struct mdl_tok *hi, struct mdl_tok *lo, bool inv,
+                              struct mdl_loc loc);
 void ast_operand(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct ast_vec *params);
 void ast_op(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct ast_name slot, struct ast_vec *attrs);
 void ast_state(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct ast_name type);

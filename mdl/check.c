@@ -413,10 +413,12 @@ int mdl_check(struct mdl_pctx *p, struct mdl_model *m)
 	k.A = m->arena;
 	k.budget = 2000000;
 	m->pc_state = -1;
+	ck_expand_ops(p);
 	collect(&k);
 	isa(&k);
 	ck_resources(&k);
 	ck_fields(&k);
+	ck_composites(&k);
 	ck_tables(&k);
 	hook_decls(&k);
 	ck_states(&k);

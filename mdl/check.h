@@ -29,6 +29,8 @@ struct ck_scope {
 	unsigned allow;
 	const char *what;               /* "a condition", "a table entry", ... (diagnostics) */
 	int nparams; const char **pnames; int *pfields;       /* operand parameters -> fields */
+	const int64_t *pconsts;         /* (addition) X8: pfields[i] < 0: parameter i is this constant (pconsts[i]) */
+	const struct ast_vec *aliases;  /* (addition) X7: the slot's `with(ALIAS = FIELD)` (struct ast_alias *), or NULL */
 	int nfargs; const char **fnames; struct mdl_expr **fargs; bool *flits;   /* func parameters -> arguments */
 	struct ck_locals *L;
 	int slot;                       /* slot of the op or commit being checked (-1 if none) */
@@ -90,6 +92,8 @@ struct mdl_expr *ck_value(struct ck *k, struct ck_scope *s, const struct ast_exp
 struct mdl_expr *ck_int(struct ck *k, struct ck_scope *s, const struct ast_expr *a, const char *what);  /* integer */
 int ck_const(struct ck *k, struct ck_scope *s, const struct ast_expr *a, uint64_t *v, enum mdl_type *t);
 struct mdl_expr *ck_mk(struct ck *k, enum mdl_ekind kind, enum mdl_type t, struct mdl_loc loc, int nargs);
+/* Field named `name` in scope s: operand parameters, then the slot's aliases (X7), then fields. -1 if none (reported
+ * when `report`); -2 when name is an operand parameter given a constant (X8), always reported. */
 int ck_field_ref(struct ck *k, struct ck_scope *s, const char *name, struct mdl_loc loc, bool report);
 const char *ck_type_name(enum mdl_type t);
 struct mdl_expr *ck_adapt(struct ck *k, struct mdl_expr *e, bool lit, enum mdl_type t);   /* literal to type t */
@@ -122,6 +126,19 @@ bool ck_is_global_value(struct ck *k, const char *name);
 
 /* check_cond.c */
 int ck_conds(struct ck *k, struct ck_scope *s, const struct ast_vec *in, struct mdl_cond **out);
+
+/* check_slotop.c (addition): X7, one op for several slots and slot scopes */
+void ck_expand_ops(struct mdl_pctx *p);          /* `op N : S1 | S2` -> one op declaration per slot (before collect) */
+const struct ast_vec *ck_slot_aliases(struct ck *k, int slot);   /* the slot's aliases (NULL if none / no slot) */
+bool ck_is_alias(struct ck *k, int slot, const char *name);
+const struct ast_alias *ck_alias_const(const struct ck_scope *s, const char *name);   /* check_expr.c; NULL if none */
+void ck_slot_alias_check(struct ck *k, int slot); /* aliases name fields, once each */
+
+/* check_composite.c (addition): X4, composite fields and slices */
+void ck_composites(struct ck *k);                /* after ck_fields: the pieces of every `field F = { ... }` */
+/* The derived field of bits hi..lo of field `field`'s value (made on first use, named "G__hi_lo"); -1 after
+ * reporting when the slice is not within the field. */
+int ck_slice_field(struct ck *k, int field, int64_t hi, int64_t lo, struct mdl_loc loc);
 
 /* check_opnd.c */
 int ck_opnd_instance(struct ck *k, const char *name, const struct ast_vec *args, struct ck_scope *s,

@@ -15,6 +15,12 @@ void ck_fields(struct ck *k)
 	for (int i = 0; i < m->nfields; i++) {
 		struct ast_decl *d = k->fdecl[i];
 		struct mdl_field *f = &m->fields[i];
+		if (d->cpieces.n) {   /* (addition) X4: a composite field, resolved by ck_composites */
+			f->is_signed = d->is_signed;
+			f->print = d->print;
+			f->width = 1;
+			continue;
+		}
 		memset(seen, 0, (size_t)word);
 		f->is_signed = d->is_signed;
 		f->npieces = d->pieces.n;
@@ -75,6 +81,11 @@ void ck_formats(struct ck *k)
 		for (int j = 0; j < d->names.n; j++) {
 			struct ast_name *n = d->names.v[j];
 			f->fields[j] = ck_field_ref(k, NULL, n->s, n->loc, true);
+			if (f->fields[j] >= 0 && m->fields[f->fields[j]].derived) {   /* (addition) X4 */
+				mdl_error(k->p, n->loc, "field '%s' is made of other fields' bits: format '%s' lists those fields",
+				          n->s, f->name);
+				f->fields[j] = -1;   /* as an unknown name: no overlap reports follow */
+			}
 			for (int l = 0; l < j && f->fields[j] >= 0; l++)
 				if (f->fields[l] == f->fields[j])
 					mdl_error(k->p, n->loc, "field '%s' listed twice in format '%s'", n->s, f->name);

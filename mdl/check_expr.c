@@ -94,12 +94,48 @@ static struct mdl_expr *copy_expr(struct ck *k, const struct mdl_expr *e)
 	return c;
 }
 
-/* Field named `name` in scope s (operand parameters first), or -1 (reported if `report`). */
+const struct ast_alias *ck_alias_const(const struct ck_scope *s, const char *name)
+{
+	for (int i = 0; s && s->aliases && i < s->aliases->n; i++) {
+		const struct ast_alias *a = s->aliases->v[i];
+		if (a->alias.s == name)
+			return a->is_const ? a : NULL;
+	}
+	return NULL;
+}
+
+static int alias_field(struct ck *k, const struct ck_scope *s, const char *name)
+{
+	for (int i = 0; s && s->aliases && i < s->aliases->n; i++) {
+		const struct ast_alias *a = s->aliases->v[i];
+		if (a->alias.s == name && a->is_const)
+			return -3;
+		if (a->alias.s == name) {
+			struct ck_sym *y = ck_lookup(k, NS_VALUE, a->field.s);
+			return y && y->kind == SYM_FIELD ? y->index : -2;   /* -2: reported by ck_slot_alias_check */
+		}
+	}
+	return -1;
+}
+
 int ck_field_ref(struct ck *k, struct ck_scope *s, const char *name, struct mdl_loc loc, bool report)
 {
 	for (int i = 0; s && i < s->nparams; i++)
-		if (s->pnames[i] == name)
-			return s->pfields[i];
+		if (s->pnames[i] == name) {
+			if (s->pfields[i] >= 0)
+				return s->pfields[i];
+			mdl_error(k->p, loc, "operand parameter '%s' is the constant %lld here: it cannot be printed or bound "
+			          "as a field", name, (long long)s->pconsts[i]);
+			return -2;
+		}
+	int af = alias_field(k, s, name);
+	if (af == -3) {
+		mdl_error(k->p, loc, "'%s' is the constant %lld of slot '%s': it cannot be printed or bound as a field", name,
+		          (long long)ck_alias_const(s, name)->val, s->slot >= 0 ? k->m->slots[s->slot].name : "?");
+		return -2;
+	}
+	if (af != -1)
+		return af;
 	struct ck_sym *y = ck_lookup(k, NS_VALUE, name);
 	if (y && y->kind == SYM_FIELD)
 		return y->index;
@@ -137,8 +173,32 @@ static struct mdl_expr *conv_name(struct ck *k, struct ck_scope *s, const struct
 			return copy_expr(k, s->fargs[i]);
 		}
 	for (int i = 0; i < s->nparams; i++)
-		if (s->pnames[i] == n)
-			return field_expr(k, s->pfields[i], a->loc);
+		if (s->pnames[i] == n) {
+			if (s->pfields[i] >= 0)
+				return field_expr(k, s->pfields[i], a->loc);
+			int64_t v = s->pconsts[i];   /* X8: a constant argument, a literal of the type of its sign */
+			struct mdl_expr *e = ck_mk(k, MDL_E_INT, v < 0 ? MDL_T_I32 : MDL_T_U32, a->loc, 0);
+			e->ival = (uint64_t)v;
+			*lit = true;
+			return e;
+		}
+	{
+		const struct ast_alias *ca = ck_alias_const(s, n);
+		if (ca) {
+			struct mdl_expr *e = ck_mk(k, MDL_E_INT, MDL_T_U32, a->loc, 0);
+			e->ival = (uint64_t)ca->val;
+			*lit = true;
+			return e;
+		}
+		int af = alias_field(k, s, n);
+		if (af >= 0) {
+			if (!(s->allow & CX_FIELDS))
+				return ck_not_allowed(k, s, "field", n, a->loc);
+			return field_expr(k, af, a->loc);
+		}
+		if (af == -2)
+			return NULL;
+	}
 	if (s->L && (s->allow & CX_LOCALS)) {
 		int l = ck_local_find(s->L, n);
 		if (l >= 0) {
@@ -210,8 +270,47 @@ struct mdl_expr *ck_int(struct ck *k, struct ck_scope *s, const struct ast_expr 
 	return e;
 }
 
+/* (addition) X4: `G[b]` or `G[hi:lo]` (a->a[1] set) of a field G (or an operand parameter or alias naming one): the
+ * slice, a derived field; NULL after reporting, or (not a field) *tried = false. */
+static struct mdl_expr *conv_slice(struct ck *k, struct ck_scope *s, const struct ast_expr *a, bool *tried)
+{
+	*tried = false;
+	bool param = false;
+	for (int i = 0; s && i < s->nparams; i++)
+		param = param || s->pnames[i] == a->name;
+	bool local = s->L && (s->allow & CX_LOCALS) && ck_local_find(s->L, a->name) >= 0;
+	if (local && !param)
+		return NULL;
+	int f = ck_field_ref(k, s, a->name, a->loc, false);
+	if (f == -1)
+		return NULL;
+	*tried = true;
+	if (f < 0)
+		return NULL;
+	uint64_t hi, lo;
+	enum mdl_type t;
+	if (ck_const(k, s, a->a[0], &hi, &t) || (a->a[1] && ck_const(k, s, a->a[1], &lo, &t)))
+		return NULL;
+	if (!a->a[1])
+		lo = hi;
+	if (!(s->allow & CX_FIELDS))
+		return ck_not_allowed(k, s, "field", a->name, a->loc);
+	hi = hi > 1000000 ? 1000000 : hi;   /* numbers far outside any field stay outside it, reported as written */
+	lo = lo > 1000000 ? 1000000 : lo;
+	int d = ck_slice_field(k, f, (int64_t)hi, (int64_t)lo, a->loc);
+	return d < 0 ? NULL : field_expr(k, d, a->loc);
+}
+
 static struct mdl_expr *conv_index(struct ck *k, struct ck_scope *s, const struct ast_expr *a)
 {
+	bool tried;
+	struct mdl_expr *sl = conv_slice(k, s, a, &tried);
+	if (tried || sl)
+		return sl;
+	if (a->a[1]) {
+		mdl_error(k->p, a->loc, "'%s' is not a field: only a field has slices [hi:lo]", a->name);
+		return NULL;
+	}
 	struct ck_sym *y = ck_lookup(k, NS_VALUE, a->name);
 	bool local = s->L && (s->allow & CX_LOCALS) && ck_local_find(s->L, a->name) >= 0;
 	if (!y && !local) {

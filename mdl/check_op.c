@@ -11,13 +11,16 @@ void ck_slots(struct ck *k)
 {
 	for (int i = 0; i < k->m->nslots; i++) {
 		k->m->slots[i].default_op = -1;
+		ck_slot_alias_check(k, i);
 		ck_slot_prepass(k, i);
 		k->slotinfo[i].opnd = tsr_arena_alloc(k->A, (size_t)(k->slotinfo[i].nloc + 1) * sizeof(int));
 	}
 }
 
-static void defaults(struct ck *k, const struct ast_vec *in, int *n, struct mdl_default **out)
+static void defaults(struct ck *k, const struct ast_vec *in, int *n, struct mdl_default **out,
+                     const struct ast_vec *aliases)
 {
+	struct ck_scope fs = { .slot = -1, .aliases = aliases };
 	*n = in->n;
 	*out = tsr_arena_alloc(k->A, (size_t)(in->n + 1) * sizeof **out);
 	for (int j = 0; j < in->n; j++) {
@@ -25,7 +28,7 @@ static void defaults(struct ck *k, const struct ast_vec *in, int *n, struct mdl_
 		struct ck_scope cs = { .what = "a default value", .slot = -1 };
 		uint64_t v;
 		enum mdl_type t;
-		int f = ck_field_ref(k, NULL, df->field.s, df->field.loc, true);
+		int f = ck_field_ref(k, &fs, df->field.s, df->field.loc, true);
 		(*out)[j] = (struct mdl_default){ f, 0 };
 		if (f < 0 || ck_const(k, &cs, df->e, &v, &t) || ck_field_width_fits(k, f, v, t, df->e->loc))
 			continue;
@@ -34,7 +37,22 @@ static void defaults(struct ck *k, const struct ast_vec *in, int *n, struct mdl_
 	}
 }
 
+static void op_body(struct ck *k, int i);
+
+/* (addition) X7: the errors of an instance of `op N : S1 | S2` name the slot whose scope they arise in */
 static void op(struct ck *k, int i)
+{
+	struct ast_decl *d = k->opdecl[i];
+	char prefix[300];
+	if (d->oslots.n > 1) {
+		snprintf(prefix, sizeof prefix, "op '%s', instance for slot '%s': ", d->name.s, d->ref.s);
+		k->p->err_prefix = prefix;
+	}
+	op_body(k, i);
+	k->p->err_prefix = NULL;
+}
+
+static void op_body(struct ck *k, int i)
 {
 	struct mdl_model *m = k->m;
 	struct ast_decl *d = k->opdecl[i];
@@ -52,8 +70,9 @@ static void op(struct ck *k, int i)
 	struct ck_slotinfo *si = y ? &k->slotinfo[o->slot] : NULL;
 	for (int j = 0; si && j < si->nloc; j++)
 		ck_local_add(k, L, si->names[j], MDL_T_U32, LK_OUTPUT, si->locs[j]);
+	const struct ast_vec *al = ck_slot_aliases(k, o->slot);
 	struct ck_scope s = { .allow = CX_FIELDS | CX_STATE | CX_LOCALS | CX_ATTR, .what = "an op's semantics", .L = L,
-	                      .slot = o->slot, .opname = o->name };
+	                      .slot = o->slot, .opname = o->name, .aliases = al };
 	if (!d->has_syntax) {
 		mdl_error(k->p, d->name.loc, "op '%s' has no syntax", o->name);
 	} else {
@@ -61,10 +80,10 @@ static void op(struct ck *k, int i)
 			d->parsed = mdl_template_parse(k->p, &d->syntax);
 		mdl_template_resolve(k, &s, &d->syntax, d->parsed, true, &o->tmpl);
 	}
-	struct ck_scope cs = { .allow = CX_FIELDS, .what = "an encode condition", .slot = -1 };
+	struct ck_scope cs = { .allow = CX_FIELDS, .what = "an encode condition", .slot = -1, .aliases = al };
 	if ((o->ncond = ck_conds(k, &cs, &d->conds, &o->cond)) < 0)
 		o->ncond = 0;
-	defaults(k, &d->defaults, &o->ndef, &o->def);
+	defaults(k, &d->defaults, &o->ndef, &o->def, al);
 	o->nuses = ck_uses(k, &cs, &d->uses, &o->uses);
 	if (!d->has_sem)
 		mdl_error(k->p, d->name.loc, "op '%s' has no semantics (sem)", o->name);
@@ -144,7 +163,7 @@ static void commit(struct ck *k, int si_)
 		L->nvis--;
 	}
 	struct ck_scope s = { .allow = CX_FIELDS | CX_STATE | CX_LOCALS | CX_ATTR, .what = "a slot's commit", .L = L,
-	                      .slot = si_ };
+	                      .slot = si_, .aliases = ck_slot_aliases(k, si_) };
 	sl->ncommit = d->commit.n;
 	ck_stmts(k, &s, &d->commit, &sl->commit);
 	for (int j = 0; j < sl->nops; j++) {

@@ -1,7 +1,13 @@
 /* Operands (docs/mdl.md "Operands"): one instance (struct mdl_opnd) per distinct use OPERAND(FIELD, ...), with
  * the parameters replaced by the fields; instances are created as op templates are resolved, in that order.
+ * (addition) X8: an argument may be an integer constant (`src(acc0_src1, 1)`); the conditions it makes constant
+ * are folded and the alternatives they make false are dropped from that instance.
  */
+#include <ctype.h>
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "check.h"
 
@@ -112,7 +118,22 @@ static int alternative(struct ck *k, struct ck_scope *ps, struct ast_alt *a, str
 	}
 	cs.what = "a resource use";
 	alt->nuses = ck_uses(k, &cs, &a->uses, &alt->uses);
-	return bad;
+	if (bad)
+		return bad;
+	/* X8: conditions made constant by constant arguments are folded: a false one drops the alternative (1), a
+	 * true one is left out */
+	int kept = 0;
+	for (int i = 0; i < alt->ncond; i++) {
+		uint64_t v;
+		if (mdl_ceval(alt->cond[i].e, NULL, &v) == 0) {
+			if (!v)
+				return 1;
+			continue;
+		}
+		alt->cond[kept++] = alt->cond[i];
+	}
+	alt->ncond = kept;
+	return 0;
 }
 
 int ck_opnd_instance(struct ck *k, const char *name, const struct ast_vec *args, struct ck_scope *s,
@@ -127,22 +148,50 @@ int ck_opnd_instance(struct ck *k, const char *name, const struct ast_vec *args,
 	}
 	int n = args->n;
 	int *fields = tsr_arena_alloc(k->A, (size_t)(n ? n : 1) * sizeof *fields);
+	int64_t *consts = tsr_arena_alloc(k->A, (size_t)(n ? n : 1) * sizeof *consts);
 	const char **pnames = tsr_arena_alloc(k->A, (size_t)(n ? n : 1) * sizeof *pnames);
+	const char **anames = tsr_arena_alloc(k->A, (size_t)(n ? n : 1) * sizeof *anames);
 	size_t len = strlen(name) + 3;
 	for (int i = 0; i < n; i++) {
 		const struct ast_name *f = args->v[i];
-		fields[i] = ck_field_ref(k, s, f->s, f->loc, false);
-		if (fields[i] < 0) {
-			mdl_error(k->p, f->loc, "unknown field '%s' in template", f->s);
-			return -1;
-		}
 		pnames[i] = ((struct ast_name *)d->params.v[i])->s;
-		len += strlen(k->m->fields[fields[i]].name) + 1;
+		const struct ast_alias *ca = ck_alias_const(s, f->s);
+		if (ca) {   /* X7/X8: the slot's constant */
+			fields[i] = -1;
+			consts[i] = ca->val;
+			char buf[24];
+			snprintf(buf, sizeof buf, "%lld", (long long)ca->val);
+			anames[i] = ck_intern(k, buf);
+		} else if (f->s[0] == '-' || isdigit((unsigned char)f->s[0])) {
+			/* X8: a constant argument (docs/mdl.md "Constant operand arguments") */
+			char *e;
+			errno = 0;
+			const char *digits = f->s + (f->s[0] == '-');
+			bool hex = digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X');
+			long long v = strtoll(f->s, &e, hex ? 16 : 10);   /* decimal or 0x hex, as the docs say (no octal) */
+			if (*e || errno || v < INT32_MIN || v > (long long)UINT32_MAX) {
+				mdl_error(k->p, f->loc, "operand argument '%s' is neither a field nor a 32-bit integer", f->s);
+				return -1;
+			}
+			fields[i] = -1;
+			consts[i] = v;
+			char buf[24];
+			snprintf(buf, sizeof buf, "%lld", v);
+			anames[i] = ck_intern(k, buf);
+		} else {
+			fields[i] = ck_field_ref(k, s, f->s, f->loc, false);
+			if (fields[i] == -1)
+				mdl_error(k->p, f->loc, "unknown field '%s' in template", f->s);
+			if (fields[i] < 0)
+				return -1;
+			anames[i] = k->m->fields[fields[i]].name;
+		}
+		len += strlen(anames[i]) + 1;
 	}
 	char *inst = tsr_arena_alloc(k->A, len);
 	size_t o = (size_t)snprintf(inst, len, "%s", name);
 	for (int i = 0; i < n; i++)
-		o += (size_t)snprintf(inst + o, len - o, "%s%s", i ? "," : "(", k->m->fields[fields[i]].name);
+		o += (size_t)snprintf(inst + o, len - o, "%s%s", i ? "," : "(", anames[i]);
 	if (n)
 		snprintf(inst + o, len - o, ")");
 	const char *key = ck_intern(k, inst);
@@ -156,15 +205,25 @@ int ck_opnd_instance(struct ck *k, const char *name, const struct ast_vec *args,
 	ps.nparams = n;
 	ps.pnames = pnames;
 	ps.pfields = fields;
+	ps.pconsts = consts;
 	ps.slot = -1;
 	int bad = 0;
-	for (int i = 0; i < d->items.n; i++)
-		if (alternative(k, &ps, d->items.v[i], &op.alt[i]))
+	op.nalt = 0;
+	for (int i = 0; i < d->items.n; i++) {
+		int r = alternative(k, &ps, d->items.v[i], &op.alt[op.nalt]);
+		if (r < 0)
 			bad = -1;
+		else if (r == 0)
+			op.nalt++;
+	}
 	if (bad)
 		return -1;
 	if (d->items.n == 0) {
 		mdl_error(k->p, d->name.loc, "operand '%s' has no alternatives", name);
+		return -1;
+	}
+	if (op.nalt == 0) {
+		mdl_error(k->p, loc, "operand '%s' has no alternative whose conditions can hold for %s", name, key);
 		return -1;
 	}
 	k->m->opnds = ck_grow(k, k->m->opnds, k->m->nopnds, &k->nopnd_cap, sizeof *k->m->opnds);

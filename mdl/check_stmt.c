@@ -431,6 +431,13 @@ void ck_slot_prepass(struct ck *k, int slot)
 	struct fv f = { k, si, NULL, 0, 0 };
 	for (int i = 0; i < d->commit.n; i++)
 		fv_stmt(&f, d->commit.v[i]);
+	int kept = 0;   /* (addition) X7: the slot's aliases are fields, not outputs */
+	for (int i = 0; i < si->nloc; i++)
+		if (!ck_is_alias(k, slot, si->names[i])) {
+			si->names[kept] = si->names[i];
+			si->locs[kept++] = si->locs[i];
+		}
+	si->nloc = kept;
 	si->kinds = tsr_arena_alloc(k->A, (size_t)(si->nloc + 1) * sizeof *si->kinds);
 	si->first_op = tsr_arena_alloc(k->A, (size_t)(si->nloc + 1) * sizeof *si->first_op);
 	si->provided = tsr_arena_alloc(k->A, (size_t)(si->nloc + 1) * sizeof *si->provided);

@@ -51,6 +51,8 @@ static const struct { const char *s, *quoted; int code; } keywords[] = {
 	{ "order", "'order'", TK_ORDER }, { "print", "'print'", TK_PRINT },
 	/* (addition) X11 masked writes, the abort statement */
 	{ "mask", "'mask'", TK_MASK }, { "abort", "'abort'", TK_ABORT },
+	/* (addition) X7 slot scopes */
+	{ "with", "'with'", TK_WITH },
 };
 
 bool mdl_token_is_decl_start(int code)

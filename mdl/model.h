@@ -111,6 +111,10 @@ struct mdl_field {
 	int npieces; struct mdl_piece *pieces;   /* first piece most significant */
 	bool is_signed;
 	int print;                   /* enum mdl_print */
+	bool derived;                /* (addition) X4: a composite `field F = {G, H[3:0]}` or a slice `G[4:2]`: its pieces
+	                                are bits of other fields; no format lists it; the decoder computes it from the
+	                                word, the assembler routes a value bound to it into the fields that hold its bits
+	                                (conflicts per bit) */
 };
 
 struct mdl_tentry {

@@ -40,10 +40,12 @@ static void report_syntax_error(struct mdl_pctx *ctx, struct yyParser *p, int ma
 %token PRINT.
 /* (addition) X11 masked writes and the abort statement (docs/mdl.md "Semantics") */
 %token MASK ABORT.
+/* (addition) X7 slot scopes: `slot NAME with(ALIAS = FIELD, ...)` */
+%token WITH.
 %fallback IDENT ISA FIELD TABLE FORMAT SLOT OPERAND OP STATE REGFILE GUARD SPACE FUNC HOOK SIGNED FIELDS IGNORE
        SLOTS DEFAULT SEM COMMIT SYNTAX ENCODE WHEN READ WRITE NONE LATENCY LET IF ELSE RETURNS
        RESOURCE USES COUNT EVENT FORBID REF MIN MAX SAME AT IN USE JUMP HALT START CONDITIONAL ORDER PRINT
-       MASK ABORT.
+       MASK ABORT WITH.
 
 /* C's precedence, lowest first. */
 %right QUESTION COLON.
@@ -84,6 +86,19 @@ isa_item ::= name(K) name(V) SEMI. { ast_isa_item(ctx, K, NULL, &V); }
 
 /* field NAME [63:60, ~8, 3] signed print hex; */
 decl ::= FIELD(K) name(N) LBRACKET pieces(P) RBRACKET signed(S) fprint(F) SEMI. { ast_field(ctx, K, N, P, S, &F); }
+/* (addition) X4: field NAME = { [~]FIELD[hi:lo], ... } [signed] [print KIND]; */
+decl ::= FIELD(K) name(N) ASSIGN LBRACE cpieces(P) RBRACE signed(S) fprint(F) SEMI.
+	{ ast_field(ctx, K, N, ast_vec1(ctx, NULL), S, &F); ast_field_composite(ctx, P); }
+%type cpieces {struct ast_vec *}
+cpieces(A) ::= cpiece(P). { A = ast_vec1(ctx, P); }
+cpieces(A) ::= cpieces(B) COMMA cpiece(P). { A = ast_vadd(ctx, B, P); }
+%type cpiece {struct ast_cpiece *}
+cpiece(A) ::= cslice(P). { A = P; }
+cpiece(A) ::= TILDE cslice(P). { A = P; A->inverted = true; }
+%type cslice {struct ast_cpiece *}
+cslice(A) ::= name(G). { A = ast_cpiece(ctx, G, NULL, NULL, false, G.loc); }
+cslice(A) ::= name(G) LBRACKET INT(H) RBRACKET. { A = ast_cpiece(ctx, G, &H, NULL, false, G.loc); }
+cslice(A) ::= name(G) LBRACKET INT(H) COLON INT(L) RBRACKET. { A = ast_cpiece(ctx, G, &H, &L, false, G.loc); }
 /* `print KIND`: the kind is an identifier (or `signed`), checked in ast_field */
 %type fprint {struct ast_fprint}
 fprint(A) ::= . { A = (struct ast_fprint){0}; }
@@ -155,6 +170,16 @@ names(A) ::= names(B) name(N). { A = ast_vadd(ctx, B, ast_pname(ctx, N)); }
 /* slot NAME default OP [commit { ... }] */
 decl ::= SLOT(K) name(N) DEFAULT name(D) SEMI. { ast_slot(ctx, K, N, D, NULL); }
 decl ::= SLOT(K) name(N) DEFAULT name(D) COMMIT block(B). { ast_slot(ctx, K, N, D, B); }
+/* (addition) X7: slot NAME with(ALIAS = FIELD, ...) default OP [commit { ... }] */
+decl ::= SLOT(K) name(N) WITH LPAREN aliases(A) RPAREN DEFAULT name(D) SEMI.
+	{ ast_slot(ctx, K, N, D, NULL); ast_slot_aliases(ctx, A); }
+decl ::= SLOT(K) name(N) WITH LPAREN aliases(A) RPAREN DEFAULT name(D) COMMIT block(B).
+	{ ast_slot(ctx, K, N, D, B); ast_slot_aliases(ctx, A); }
+%type aliases {struct ast_vec *}
+aliases(A) ::= name(X) ASSIGN name(F). { A = ast_vec1(ctx, ast_alias(ctx, X, F)); }
+aliases(A) ::= aliases(B) COMMA name(X) ASSIGN name(F). { A = ast_vadd(ctx, B, ast_alias(ctx, X, F)); }
+aliases(A) ::= name(X) ASSIGN INT(V). { A = ast_vec1(ctx, ast_alias_const(ctx, X, V)); }
+aliases(A) ::= aliases(B) COMMA name(X) ASSIGN INT(V). { A = ast_vadd(ctx, B, ast_alias_const(ctx, X, V)); }
 
 /* operand NAME[(params)] { "template" when c, ... read e write place; ... } */
 decl ::= operand_head LBRACE alts RBRACE.
@@ -193,6 +218,12 @@ place(A) ::= name(N) LBRACKET expr(I) RBRACKET. { A = ast_index(ctx, N, I); }
 /* op NAME : SLOT ATTR... { syntax "..."; encode c, ...; default F = V; sem s... } */
 decl ::= op_head LBRACE oitems RBRACE.
 op_head ::= OP(K) name(N) COLON name(S) attrs(L). { ast_op(ctx, K, N, S, L); }
+/* (addition) X7: op NAME : S1 | S2 ... ATTR... (one instance per slot) */
+op_head ::= OP(K) name(N) COLON name(S) PIPE oslots(O) attrs(L).
+	{ ast_op(ctx, K, N, S, L); ast_op_slots(ctx, S, O); }
+%type oslots {struct ast_vec *}
+oslots(A) ::= name(N). { A = ast_vec1(ctx, ast_pname(ctx, N)); }
+oslots(A) ::= oslots(B) PIPE name(N). { A = ast_vadd(ctx, B, ast_pname(ctx, N)); }
 %type attrs {struct ast_vec *}
 attrs(A) ::= . { A = ast_vec1(ctx, NULL); }
 attrs(A) ::= attrs(B) name(N). { A = ast_vadd(ctx, B, ast_pname(ctx, N)); }
@@ -337,6 +368,8 @@ expr(A) ::= INT(T). { A = ast_int(ctx, T); }
 expr(A) ::= FLOAT(T). { A = ast_float(ctx, T); }
 expr(A) ::= name(N). { A = ast_ename(ctx, N); }
 expr(A) ::= name(N) LBRACKET expr(I) RBRACKET. { A = ast_index(ctx, N, I); }
+/* (addition) X4: a slice of a field, bits hi..lo of its value */
+expr(A) ::= name(N) LBRACKET INT(H) COLON INT(L) RBRACKET. { A = ast_slice(ctx, N, ast_int(ctx, H), ast_int(ctx, L)); }
 expr(A) ::= name(N) LPAREN args(L) RPAREN. { A = ast_call(ctx, N, L); }
 expr(A) ::= LPAREN expr(E) RPAREN. { A = E; }
 expr(A) ::= MINUS(T) expr(E). [BANG] { A = ast_un(ctx, T, '-', E); }

@@ -19,6 +19,7 @@ struct tpart {
 	struct ast_vec args;                 /* OPND: ast_name* */
 	struct ast_vec *conds;               /* OPT */
 	bool pcrel, pcnext; int64_t pcoff; uint32_t unit;   /* LABEL (pcnext: `pcrel next`, resolved with pc_step) */
+	bool slice; int64_t shi, slo;        /* (addition) X4: TABLE/NAME field `F[hi:lo]` */
 	struct mdl_loc loc;
 };
 struct ast_tmpl { int n, cap; struct tpart *parts; bool bad; };
@@ -114,6 +115,44 @@ static struct ast_name ident(struct tp_in *in, int *i, int end)
 	while (*i < end && isspace((unsigned char)s[*i]))
 		(*i)++;
 	return n;
+}
+
+/* (addition) X4: an optional slice `[hi:lo]` or `[b]` after a hole's field name at s[*i]. */
+static void slice_suffix(struct tp_in *in, struct tpart *p, int *i, int end)
+{
+	const char *s = in->src->s;
+	if (*i >= end || s[*i] != '[')
+		return;
+	int b = *i;
+	char *e;
+	char buf[32];
+	int n = end - (*i + 1) < 31 ? end - (*i + 1) : 31;
+	memcpy(buf, s + *i + 1, (size_t)n);
+	buf[n] = 0;
+	long long hi = strtoll(buf, &e, 10), lo = hi;
+	if (e == buf || !isdigit((unsigned char)buf[0])) {
+		err(in, b, "expected a bit number after '[' in template hole", NULL);
+		return;
+	}
+	if (*e == ':') {
+		char *e2;
+		lo = strtoll(e + 1, &e2, 10);
+		if (e2 == e + 1 || !isdigit((unsigned char)e[1])) {
+			err(in, b, "expected a bit number after ':' in template hole", NULL);
+			return;
+		}
+		e = e2;
+	}
+	if (*e != ']') {
+		err(in, b, "expected ']' after a slice in template hole", NULL);
+		return;
+	}
+	p->slice = true;
+	p->shi = hi > 1000000 ? 1000000 : hi;
+	p->slo = lo > 1000000 ? 1000000 : lo;
+	*i += 1 + (int)(e - buf) + 1;
+	while (*i < end && isspace((unsigned char)s[*i]))
+		(*i)++;
 }
 
 static void hole_end(struct tp_in *in, int i, int end)
@@ -254,10 +293,12 @@ static void hole(struct tp_in *in, int b, int end)
 		struct tpart *p = add(in, label ? TP_LABEL : TP_TABLE, b);
 		p->a = a;
 		p->b = f;
-		if (label)
+		if (label) {
 			hole_label(in, p, i, end);
-		else
+		} else {
+			slice_suffix(in, p, &i, end);
 			hole_end(in, i, end);
+		}
 		return;
 	}
 	struct ast_name name = { NULL, a.loc };
@@ -276,7 +317,21 @@ static void hole(struct tp_in *in, int b, int end)
 		while (i < end && isspace((unsigned char)s[i]))
 			i++;
 		while (i < end && s[i] != ')') {
-			struct ast_name f = ident(in, &i, end);
+			struct ast_name f;
+			while (i < end && isspace((unsigned char)s[i]))
+				i++;
+			if (i < end && (s[i] == '-' || isdigit((unsigned char)s[i]))) {
+				/* (addition) X8: a constant argument, kept as its text (a name that starts with a digit or '-',
+				 * which no field can have); ck_opnd_instance reads its value */
+				int b0 = i++;
+				while (i < end && (isalnum((unsigned char)s[i]) || s[i] == '_'))
+					i++;
+				f = (struct ast_name){ tsr_intern(in->c->intern, s + b0, (size_t)(i - b0)), loc(in, b0) };
+				while (i < end && isspace((unsigned char)s[i]))
+					i++;
+			} else {
+				f = ident(in, &i, end);
+			}
 			if (!f.s)
 				return;
 			struct ast_name *pf = tsr_arena_alloc(in->c->arena, sizeof *pf);
@@ -295,6 +350,7 @@ static void hole(struct tp_in *in, int b, int end)
 	} else if (!name.s) {
 		p->kind = TP_NAME;
 		p->a = a;
+		slice_suffix(in, p, &i, end);
 	}
 	hole_end(in, i, end);
 }
@@ -352,7 +408,7 @@ struct ast_tmpl *mdl_template_parse(struct mdl_pctx *c, const struct ast_str *sr
 static int field_of(struct ck *k, struct ck_scope *s, const struct ast_name *n)
 {
 	int f = ck_field_ref(k, s, n->s, n->loc, false);
-	if (f < 0)
+	if (f == -1)
 		mdl_error(k->p, n->loc, "unknown field '%s' in template", n->s);
 	return f;
 }
@@ -409,6 +465,8 @@ int mdl_template_resolve(struct ck *k, struct ck_scope *s, const struct ast_str 
 				q->table = y->index;
 			}
 			q->field = field_of(k, s, &p->b);
+			if (q->field >= 0 && p->slice)
+				q->field = ck_slice_field(k, q->field, p->shi, p->slo, p->b.loc);
 			if (q->field < 0)
 				bad = -1;
 			if (q->table >= 0 && q->field >= 0) {
@@ -436,8 +494,21 @@ int mdl_template_resolve(struct ck *k, struct ck_scope *s, const struct ast_str 
 		case TP_NAME:
 			q->kind = MDL_TP_INT;
 			q->field = ck_field_ref(k, s, p->a.s, p->a.loc, false);
+			if (q->field >= 0 && p->slice && (q->field = ck_slice_field(k, q->field, p->shi, p->slo, p->a.loc)) < 0)
+				q->field = -2;
 			if (q->field >= 0)
 				break;
+			if (q->field == -2) {
+				bad = -1;
+				break;
+			}
+			if (s->slot >= 0 && p->a.s == ck_intern(k, "slot") && !ck_lookup(k, NS_OPERAND, p->a.s)) {
+				/* (addition) X7: `{slot}` is the name of the op instance's slot, literal text */
+				q->kind = MDL_TP_TEXT;
+				q->text = k->m->slots[s->slot].name;
+				q->field = -1;
+				break;
+			}
 			if (!ck_lookup(k, NS_OPERAND, p->a.s)) {
 				mdl_error(k->p, p->a.loc, "unknown field or operand '%s' in template", p->a.s);
 				bad = -1;
@@ -467,5 +538,21 @@ int mdl_template_resolve(struct ck *k, struct ck_scope *s, const struct ast_str 
 			break;
 		}
 	}
+	/* adjacent literal parts (a `{slot}` beside text) become one, as the parser makes them */
+	int n = 0;
+	for (int i = 0; i < out->nparts; i++) {
+		struct mdl_tpart *q = &out->parts[i];
+		if (n && q->kind == MDL_TP_TEXT && out->parts[n - 1].kind == MDL_TP_TEXT) {
+			struct mdl_tpart *pr = &out->parts[n - 1];
+			size_t la = strlen(pr->text), lb = strlen(q->text);
+			char *t = tsr_arena_alloc(k->A, la + lb + 1);
+			memcpy(t, pr->text, la);
+			memcpy(t + la, q->text, lb + 1);
+			pr->text = ck_intern(k, t);
+			continue;
+		}
+		out->parts[n++] = *q;
+	}
+	out->nparts = n;
 	return bad;
 }

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "asm_derived.h"
 #include "asm_match.h"
 #include "bits.h"
 #include "xalloc.h"
@@ -117,6 +118,21 @@ static void set_field(struct tsr_asm *a, unsigned field, uint64_t v, int st, str
     a->set[field] = (struct setrec){by.p, by.n, (uint8_t)st, a->verb};
 }
 
+/* (addition) X4: a field that shares word bits with a derived field agrees with it bit by bit (asm_derived.c). */
+static bool derived_agree(struct tsr_asm *a, unsigned field, uint64_t v, struct span by, uint32_t pos)
+{
+    const struct tsr_tc_isa *isa = a->isa;
+    for (unsigned g = 0; g < isa->nfields; g++) {
+        if (g == field || a->set[g].st == ST_UNSET || !(isa->fderived[field] || isa->fderived[g]) ||
+            !tsr_dv_overlap(isa, field, g) || tsr_dv_agree(isa, field, v, g, a->f[g]))
+            continue;
+        a->nconflict++;
+        fail_conflict(a, g, by_of(&a->set[g]), by, pos);
+        return false;
+    }
+    return true;
+}
+
 static bool bind(struct tsr_asm *a, unsigned field, uint64_t v, struct span by, uint32_t pos)
 {
     v &= fmask(a, field);
@@ -127,8 +143,46 @@ static bool bind(struct tsr_asm *a, unsigned field, uint64_t v, struct span by, 
         fail_conflict(a, field, by_of(&a->set[field]), by, pos);
         return false;
     }
+    if (a->isa->fderived && !derived_agree(a, field, v, by, pos))
+        return false;
     set_field(a, field, v, ST_BOUND, by);
     return true;
+}
+
+/* (addition) X4, after the defaults: each derived field bound in the bundle gives its bits to the format's fields
+ * that hold them; then every derived field the format holds reads its value from them (the checks and the
+ * encoder see one consistent bundle). */
+static void derived_route(struct tsr_asm *a, const struct tsr_tc_format *F)
+{
+    const struct tsr_tc_isa *isa = a->isa;
+    for (unsigned d = 0; d < isa->nfields; d++) {
+        if (!isa->fderived[d] || a->set[d].st == ST_UNSET)
+            continue;
+        for (uint32_t j = 0; j < F->nfield; j++) {
+            unsigned c = isa->idx[F->field + j];
+            if (!tsr_dv_overlap(isa, c, d))
+                continue;
+            uint64_t nv = tsr_dv_route(isa, c, a->f[c], d, a->f[d]) & fmask(a, c);
+            if (nv != a->f[c] || a->set[c].st == ST_UNSET)
+                set_field(a, c, nv, a->set[c].st == ST_UNSET ? ST_BOUND : a->set[c].st, by_of(&a->set[d]));
+        }
+    }
+    uint64_t img[TSR_DV_CHUNKS] = { 0 }, have[TSR_DV_CHUNKS] = { 0 };
+    for (uint32_t j = 0; j < F->nfield; j++) {
+        unsigned c = isa->idx[F->field + j];
+        tsr_dv_image(isa, c, a->f[c], img, have);
+    }
+    for (unsigned d = 0; d < isa->nfields; d++) {
+        if (!isa->fderived[d] || a->set[d].st != ST_UNSET)
+            continue;
+        uint64_t mine[TSR_DV_CHUNKS] = { 0 }, mask[TSR_DV_CHUNKS] = { 0 };
+        tsr_dv_image(isa, d, 0, mine, mask);
+        bool inside = true;
+        for (unsigned k = 0; k < TSR_DV_CHUNKS; k++)
+            inside = inside && !(mask[k] & ~have[k]);
+        if (inside)
+            set_field(a, d, tsr_dv_extract(isa, d, img), ST_DEFAULT, cspan(F->name));
+    }
 }
 
 static bool bind_conds(struct tsr_asm *a, uint32_t first, uint32_t n, struct span by, uint32_t pos)
@@ -566,6 +620,8 @@ static bool finalize(struct tsr_asm *a)
             }
         }
     }
+    if (isa->fderived)
+        derived_route(a, F);
     for (size_t i = 0; i < a->nchk; i++) {
         const struct tsr_tc_cond *c = &isa->conds[a->chk[i].cond];
         if (!eval_cond(isa, c, a->f)) {

@@ -211,7 +211,16 @@ struct tsr_tc_isa {
      * format byte is TSR_TC_NO_FORMAT; only what differs from it for the words' format is written (the
      * fields and slots outside a format are 0 and TSR_TC_NO_OP in both). */
     int (*decode_next)(const uint32_t *w, void *inst);
+    /* (addition) X4 composite fields and slices (docs/mdl.md "Composite fields and slices"), NULL when the
+     * description has none: fderived[f] is 1 for a derived field (no format lists it; its bits are bits of the
+     * format's fields); field f's word bits are fpieces[fpiece_first[f] .. fpiece_first[f + 1] - 1], the first
+     * most significant.  The assembler checks a derived field's bits against every overlapping field set in the
+     * bundle, bit by bit, and routes its value into the format's fields before the checks (asm_derived.c). */
+    const uint8_t *fderived;
+    const uint32_t *fpiece_first;
+    const struct tsr_tc_fpiece *fpieces;
 };
+struct tsr_tc_fpiece { uint16_t hi, lo; uint8_t inverted; };
 
 /* ---- engines --------------------------------------------------------------------------------- */
 
