@@ -21,9 +21,9 @@ void tsr_pack_stats_free(struct tsr_pack_stats *s)
 
 /* ---- units ------------------------------------------------------------------------------------ */
 
-/* Appends text without its parts that are a slot's idle `nop` ("nop" when nothing is left); field overrides
- * (` {ws=1}`, which end a bundle's text) are kept at the end. */
-static void strip_nops(const char *text, struct tsr_buf *c)
+/* Appends text without its parts that are an idle op's text (tsr_pack_idle_text: the QPU's `nop`; the idle
+ * bundle's text when nothing is left); field overrides (` {ws=1}`, which end a bundle's text) are kept at the end. */
+static void strip_nops(const struct tsr_target *t, const char *text, struct tsr_buf *c)
 {
     const char *ov = strstr(text, " {");
     size_t body = ov ? (size_t)(ov - text) : strlen(text);
@@ -33,30 +33,30 @@ static void strip_nops(const char *text, struct tsr_buf *c)
         if (e && e > text + body)
             e = NULL;
         size_t n = e ? (size_t)(e - p) : (size_t)(text + body - p);
-        if (!(n == 3 && !memcmp(p, "nop", 3))) {
+        if (!tsr_pack_idle_text(t, p, n)) {
             if (c->len > start)
                 tsr_buf_puts(c, "; ");
             tsr_buf_append(c, p, n);
         }
         p = e ? e + 2 : text + body;
     }
-    if (c->len == start)
-        tsr_buf_puts(c, "nop");
+    if (c->len == start && tsr_pack_idle_bundle(t))
+        tsr_buf_puts(c, tsr_pack_idle_bundle(t));
     if (ov)
         tsr_buf_puts(c, ov);
 }
 
-/* Canonical text of the instruction at w: its disassembly without the parts that are a slot's idle
- * `nop`, checked to assemble back to the same words; NULL if it does not, or if it needs field overrides
+/* Canonical text of the instruction at w: its disassembly without the parts that are an idle op's text
+ * (the QPU's `nop`), checked to assemble back to the same words; NULL if it does not, or if it needs field overrides
  * (the unit is then solo and is printed as its full disassembly, *full). */
 char *tsr_pack_canon(const struct tsr_target *t, const uint32_t *w, char **full)
 {
     struct tsr_buf b = { 0 }, c = { 0 };
     t->disasm(w, 0, &b);
-    *full = strdup(b.data ? b.data : "nop");
+    *full = strdup(b.data ? b.data : "");
     char *res = NULL;
     if (!strchr(*full, '{')) {
-        strip_nops(*full, &c);
+        strip_nops(t, *full, &c);
         uint32_t w2[8] = { 0 };
         if (!t->assemble_one(c.data, c.len, 0, w2, NULL, 0) && !memcmp(w, w2, t->nwords * 4))
             res = strdup(c.data);
@@ -66,11 +66,11 @@ char *tsr_pack_canon(const struct tsr_target *t, const uint32_t *w, char **full)
     return res;
 }
 
-/* The text of an instruction without its idle `nop` parts (overrides kept), if it assembles; else NULL. */
+/* The text of an instruction without its idle ops' parts (overrides kept), if it assembles; else NULL. */
 static char *short_form(const struct tsr_target *t, const char *full)
 {
     struct tsr_buf c = { 0 };
-    strip_nops(full, &c);
+    strip_nops(t, full, &c);
     uint32_t w[8];
     char *r = !t->assemble_one(c.data, c.len, 0, w, NULL, 0) ? strdup(c.data) : NULL;
     tsr_buf_free(&c);

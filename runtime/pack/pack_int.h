@@ -110,9 +110,17 @@ bool tsr_pack_same_meaning(const struct tsr_target *t, const uint32_t *a, const 
  * changes meaning with the ALU it lands on, a `mov.setf` immediate that becomes an `or` and clears C). */
 bool tsr_pack_merge_same(const struct tsr_target *t, const uint32_t *m, const uint32_t *const *parts, int k);
 
-/* Is op (an index of t's ops, or TSR_NO_OP) a slot's idle op: none decoded, `nop`, the signal slot's `none`,
- * `idle`? */
+/* pack_idle.c: is op (an index of t's ops, or TSR_NO_OP) a slot's idle op: none decoded, or an op with the
+ * attribute `nop` (docs/mdl.md X12; in a description without that attribute, its slot's default op)? */
 bool tsr_pack_op_idle(const struct tsr_target *t, unsigned op);
+/* pack_idle.c: is s[0..n) the text of an idle op (its literal template; n > 0)? */
+bool tsr_pack_idle_text(const struct tsr_target *t, const char *s, size_t n);
+/* pack_idle.c: the text of the idle bundle (the first idle op's literal text, in format and slot order, that
+ * assembles alone to a bundle of idle ops: the QPU's `nop`), or NULL when the target has none. */
+const char *tsr_pack_idle_bundle(const struct tsr_target *t);
+/* pack_idle.c: the text that keeps bundle position pos idle in a bundle of format `format` (a literal idle op of
+ * that slot; else of that position in another format; else the idle bundle's text; NULL: none). */
+const char *tsr_pack_idle_at(const struct tsr_target *t, unsigned format, unsigned pos);
 
 /* The dependence graph of a block: pred[j] lists (i, lat), i < j: j goes at least lat bundles after i. */
 struct tsr_pack_edge { int to, lat; };

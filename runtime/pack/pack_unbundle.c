@@ -38,16 +38,34 @@ static int split_bundle(const struct tsr_target *t, const char *text, struct tsr
     size_t body = ov ? (size_t)(ov - text) : strlen(text);
     int pos = 0;
     bool bad = false;
+    /* the bundle's format: the idle texts that keep the positions before a part are its slots' (pack_idle.c) */
+    unsigned format = TSR_NO_FORMAT;
+    {
+        uint32_t bw[8];
+        void *inst = calloc(1, t->inst_size);
+        if (!inst)
+            abort();
+        if (!t->assemble_one(text, strlen(text), 0, bw, NULL, 0) && !t->decode(bw, inst))
+            format = t->inst_format(inst);
+        free(inst);
+    }
     if (!ov || !strchr(ov + 2, '{'))
         while (p < text + body && k < 8) {
             const char *e = strstr(p, "; ");
             if (e && e > text + body)
                 e = NULL;
             size_t n = e ? (size_t)(e - p) : (size_t)(text + body - p);
-            if (!(n == 3 && !memcmp(p, "nop", 3))) {
+            if (!tsr_pack_idle_text(t, p, n)) {
                 struct tsr_buf pb = { 0 };
-                for (int q = 0; q < pos; q++)
-                    tsr_buf_puts(&pb, "nop; ");
+                for (int q = 0; q < pos; q++) {
+                    const char *idle = tsr_pack_idle_at(t, format, (unsigned)q);
+                    if (!idle) {
+                        bad = true;
+                        break;
+                    }
+                    tsr_buf_puts(&pb, idle);
+                    tsr_buf_puts(&pb, "; ");
+                }
                 tsr_buf_append(&pb, p, n);
                 if (ov)
                     tsr_buf_puts(&pb, ov);
