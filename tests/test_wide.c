@@ -242,3 +242,27 @@ Test(wide, packer_idle_ops_from_the_description)
     tsr_buf_free(&ops);
     tsr_buf_free(&again);
 }
+
+/* Instructions wider than the packer takes (TSR_PACK_MAX_NWORDS words: 256 bits) are an error at the call, never
+ * truncated: wide's descriptor with its word claimed to be 288 bits. */
+Test(wide, packer_word_limit_is_an_error)
+{
+    struct tsr_target big = wide_target;
+    big.word_bits = 32 * (TSR_PACK_MAX_NWORDS + 1);
+    big.nwords = TSR_PACK_MAX_NWORDS + 1;
+    const char *src = "    li r1, 5\n    stop\n";
+    struct tsr_buf out = { 0 };
+    struct tsr_diag d;
+    tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
+    cr_expect_eq(tsr_pack_text(&big, "ops.s", src, strlen(src), &out, NULL, &d), -1);
+    cr_expect_eq(out.len, 0u, "nothing appended on error");
+    uint32_t w[2 * (TSR_PACK_MAX_NWORDS + 1)] = { 0 };
+    unsigned pinned = 0;
+    cr_expect_eq(tsr_unbundle(&big, "p.hex", w, NULL, 2, 0, &out, &pinned, &d), -1);
+    cr_assert_eq(d.count, 2u);
+    for (int i = 0; i < 2; i++)
+        cr_expect(strstr(d.entries[i].text, ": error: target 'wide' has 288-bit instructions: the packer takes at most "
+                                            "256"), "%s", d.entries[i].text);
+    tsr_diag_fini(&d);
+    tsr_buf_free(&out);
+}

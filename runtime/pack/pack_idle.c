@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diag.h"
 #include "fileout.h"
 #include "pack.h"
 #include "pack_int.h"
@@ -187,4 +188,16 @@ const char *tsr_pack_idle_at(const struct tsr_target *t, unsigned format, unsign
             return s;
     }
     return e->bundle;
+}
+
+/* (pack_int.h) */
+int tsr_pack_target_ok(const struct tsr_target *t, const char *path, struct tsr_diag *d)
+{
+    if (!t->vdesc)
+        return tsr_diag_error(d, path, 0, 0, "target '%s' has no hazard description: the packer needs one", t->name);
+    if (t->nwords > TSR_PACK_MAX_NWORDS)
+        return tsr_diag_error(d, path, 0, 0, "target '%s' has %u-bit instructions: the packer takes at most %d "
+                              "(TSR_PACK_MAX_NWORDS, runtime/pack/pack.h)", t->name, t->word_bits,
+                              32 * TSR_PACK_MAX_NWORDS);
+    return 0;
 }

@@ -41,7 +41,7 @@ struct tsr_pack_ev {
 
 /* One input line: an operation, or a pinned group written as one bundle. */
 struct tsr_pack_unit {
-    uint32_t w[4];              /* its words assembled alone (0 past the target's t->nwords) */
+    uint32_t w[TSR_PACK_MAX_NWORDS]; /* its words assembled alone (0 past the target's t->nwords) */
     unsigned line, col;         /* source position */
     char *text;                 /* canonical text (parts joined by "; "), NULL: cannot share a bundle */
     char *full;                 /* full disassembly */
@@ -110,6 +110,9 @@ bool tsr_pack_same_meaning(const struct tsr_target *t, const uint32_t *a, const 
  * changes meaning with the ALU it lands on, a `mov.setf` immediate that becomes an `or` and clears C). */
 bool tsr_pack_merge_same(const struct tsr_target *t, const uint32_t *m, const uint32_t *const *parts, int k);
 
+/* pack_idle.c: 0 when the packer can take target t (a hazard description, instructions of at most
+ * TSR_PACK_MAX_NWORDS words), else -1 with `path: error: ...` through d. */
+int tsr_pack_target_ok(const struct tsr_target *t, const char *path, struct tsr_diag *d);
 /* pack_idle.c: is op (an index of t's ops, or TSR_NO_OP) a slot's idle op: none decoded, or an op with the
  * attribute `nop` (docs/mdl.md X12; in a description without that attribute, its slot's default op)? */
 bool tsr_pack_op_idle(const struct tsr_target *t, unsigned op);
