@@ -21,7 +21,7 @@ void tsr_pack_stats_free(struct tsr_pack_stats *s)
 
 /* ---- units ------------------------------------------------------------------------------------ */
 
-/* Appends text without its parts that are an idle op's text (tsr_pack_idle_text: the QPU's `nop`; the idle
+/* Appends text without its parts that are an idle op's text (tsr_pack_idle_text, e.g. `nop`; the idle
  * bundle's text when nothing is left); field overrides (` {ws=1}`, which end a bundle's text) are kept at the end. */
 static void strip_nops(const struct tsr_target *t, const char *text, struct tsr_buf *c)
 {
@@ -47,7 +47,7 @@ static void strip_nops(const struct tsr_target *t, const char *text, struct tsr_
 }
 
 /* Canonical text of the instruction at w: its disassembly without the parts that are an idle op's text
- * (the QPU's `nop`), checked to assemble back to the same words; NULL if it does not, or if it needs field overrides
+ * (e.g. `nop`), checked to assemble back to the same words; NULL if it does not, or if it needs field overrides
  * (the unit is then solo and is printed as its full disassembly, *full). */
 char *tsr_pack_canon(const struct tsr_target *t, const uint32_t *w, char **full)
 {

@@ -1,10 +1,9 @@
 /* A target's idle operations and idle bundle, from its description (pack_int.h tsr_pack_op_idle and the
  * tsr_pack_idle_* below), never from op names: an op is idle when it has the attribute `nop` (docs/mdl.md X12:
- * the slot's do-nothing op; the QPU's `nop` of the ALUs, `none` of the signal slot, `idle` of the load-immediate,
- * per-element and semaphore mul halves) or, in a description that gives no op that attribute, when it is its
- * slot's declared default op (`slot NAME default OP`).  The texts come from the ops' own syntax: an idle op whose
- * template is literal text (no holes) prints that text, and the idle bundle is the first such text, in format and
- * slot order, that assembles alone to a bundle of idle ops only (the QPU's `nop`).
+ * the slot's do-nothing op, whatever its name: `nop`, `none`, `idle`, `pass` ...) or, in a description that gives no
+ * op that attribute, when it is its slot's declared default op (`slot NAME default OP`).  The texts come from the
+ * ops' own syntax: an idle op whose template is literal text (no holes) prints that text, and the idle bundle is
+ * the first such text, in format and slot order, that assembles alone to a bundle of idle ops only.
  *
  * The facts are worked out once per target and thread (a small per-thread table, runtime/tls.h). */
 #include <stdatomic.h>

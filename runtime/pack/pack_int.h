@@ -119,7 +119,7 @@ bool tsr_pack_op_idle(const struct tsr_target *t, unsigned op);
 /* pack_idle.c: is s[0..n) the text of an idle op (its literal template; n > 0)? */
 bool tsr_pack_idle_text(const struct tsr_target *t, const char *s, size_t n);
 /* pack_idle.c: the text of the idle bundle (the first idle op's literal text, in format and slot order, that
- * assembles alone to a bundle of idle ops: the QPU's `nop`), or NULL when the target has none. */
+ * assembles alone to a bundle of idle ops, e.g. `nop`), or NULL when the target has none. */
 const char *tsr_pack_idle_bundle(const struct tsr_target *t);
 /* pack_idle.c: the text that keeps bundle position pos idle in a bundle of format `format` (a literal idle op of
  * that slot; else of that position in another format; else the idle bundle's text; NULL: none). */

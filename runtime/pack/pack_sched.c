@@ -634,7 +634,7 @@ int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_
 {
     struct prog P = { t, t->vdesc, NULL, 0, 0, { 0 }, false, false, NULL, 0, { NULL, 0 } };
     uint32_t nw[TSR_PACK_MAX_NWORDS] = { 0 };
-    const char *idle = tsr_pack_idle_bundle(t);   /* the empty bundle (pack_idle.c): the QPU's `nop` */
+    const char *idle = tsr_pack_idle_bundle(t);   /* the empty bundle (pack_idle.c), e.g. `nop` */
     if (!idle || t->assemble_one(idle, strlen(idle), 0, nw, NULL, 0))
         return tsr_diag_error(d, path, 0, 0, "target '%s' has no idle instruction: no slot has an op with the "
                               "attribute 'nop' and a template without holes that assembles alone (docs/mdl.md X12)",
