@@ -1,7 +1,7 @@
 /* The targets this build of a program (tools, tests, fuzzers, benchmarks) knows: configure.py defines TSR_TARGETS as a list of
  * X(name) entries, one per targets/<name>/<name>.mdl, and each generated backend exports
  * `const struct tsr_target <name>_target` (runtime/target.h).  configure.py also defines TSR_DEFAULT_TARGET as the
- * name of the target the tools use when none is asked for (its --default-target, qpu unless told otherwise): a
+ * name of the target the tools use when none is asked for (its --default-target; see configure.py for the default): a
  * fact of the registry, so that adding a target never changes what `tessera dis FILE` does. */
 #ifndef TOOLS_REGISTRY_H
 #define TOOLS_REGISTRY_H

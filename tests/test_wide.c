@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pack/pack.h"
 #include "tsr.h"
 #include "wide.h"
 
@@ -187,4 +188,81 @@ Test(wide, validator_reports_dropped_events)
     cr_expect_eq(d.errors, 0u);
     tsr_diag_fini(&d);
     tsr_words_free(&w);
+}
+
+/* The packer on a target whose idle ops are not called `nop` (wide's `pass` and `hold` carry the attribute `nop`,
+ * docs/mdl.md X12): single operations are joined into bundles of both slots, the output assembles and computes
+ * what the input computes, and its unbundled form packs again to as many bundles. */
+Test(wide, packer_idle_ops_from_the_description)
+{
+    const char *src = "    li r1, 5\n"
+                      "    li r2, 7\n"
+                      "    mv r3, r1\n"
+                      "    add r4, r1, r2\n"
+                      "    mvc.p r5, r2\n"
+                      "    stop\n";
+    struct tsr_buf out = { 0 };
+    struct tsr_diag d;
+    tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
+    int rc = tsr_pack_text(&wide_target, "ops.s", src, strlen(src), &out, NULL, &d);
+    cr_assert_eq(rc, 0, "%u errors, the first: %s", d.errors, d.count ? d.entries[0].text : "");
+    tsr_diag_fini(&d);
+    struct tsr_words in, packed;
+    assemble(src, &in);
+    assemble(out.data, &packed);
+    cr_expect_lt(packed.count, in.count, "packed:\n%s", out.data);
+    cr_expect(strstr(out.data, "; mv r3, r1") || strstr(out.data, "; mvc.p r5, r2"), "no bundle of both slots:\n%s",
+              out.data);
+    struct wide_sim a, b;
+    wide_sim_init(&a);
+    wide_sim_init(&b);
+    cr_assert_eq(wide_sim_run(&a, in.w, in.count * 4, 100), TSR_SIM_HALTED, "%s", a.core.msg);
+    cr_assert_eq(wide_sim_run(&b, packed.w, packed.count * 4, 100), TSR_SIM_HALTED, "%s\n%s", b.core.msg, out.data);
+    cr_expect_eq(memcmp(a.r, b.r, sizeof a.r), 0, "registers differ; packed:\n%s", out.data);
+    cr_expect_eq(b.r[3], 5u);
+    cr_expect_eq(b.r[5], 7u);
+    /* unbundled again: one operation per line, which packs to as many bundles */
+    struct tsr_buf ops = { 0 }, again = { 0 };
+    unsigned pinned = 0;
+    tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
+    cr_assert_eq(tsr_unbundle(&wide_target, "p.s", packed.w, NULL, packed.count, 0, &ops, &pinned, &d), 0,
+                 "%s", d.count ? d.entries[0].text : "");
+    cr_assert_eq(tsr_pack_text(&wide_target, "ops2.s", ops.data, ops.len, &again, NULL, &d), 0, "%s",
+                 d.count ? d.entries[0].text : "");
+    tsr_diag_fini(&d);
+    struct tsr_words w2;
+    assemble(again.data, &w2);
+    cr_expect_eq(w2.count, packed.count, "unbundled:\n%s\nrepacked:\n%s", ops.data, again.data);
+    wide_sim_fini(&a);
+    wide_sim_fini(&b);
+    tsr_words_free(&in);
+    tsr_words_free(&packed);
+    tsr_words_free(&w2);
+    tsr_buf_free(&out);
+    tsr_buf_free(&ops);
+    tsr_buf_free(&again);
+}
+
+/* Instructions wider than the packer takes (TSR_PACK_MAX_NWORDS words: 256 bits) are an error at the call, never
+ * truncated: wide's descriptor with its word claimed to be 288 bits. */
+Test(wide, packer_word_limit_is_an_error)
+{
+    struct tsr_target big = wide_target;
+    big.word_bits = 32 * (TSR_PACK_MAX_NWORDS + 1);
+    big.nwords = TSR_PACK_MAX_NWORDS + 1;
+    const char *src = "    li r1, 5\n    stop\n";
+    struct tsr_buf out = { 0 };
+    struct tsr_diag d;
+    tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
+    cr_expect_eq(tsr_pack_text(&big, "ops.s", src, strlen(src), &out, NULL, &d), -1);
+    cr_expect_eq(out.len, 0u, "nothing appended on error");
+    uint32_t w[2 * (TSR_PACK_MAX_NWORDS + 1)] = { 0 };
+    unsigned pinned = 0;
+    cr_expect_eq(tsr_unbundle(&big, "p.hex", w, NULL, 2, 0, &out, &pinned, &d), -1);
+    cr_assert_eq(d.count, 2u);
+    for (int i = 0; i < 2; i++)
+        cr_expect(strstr(d.entries[i].text, ": error: target 'wide' has 288-bit instructions: the packer takes at most "
+                                            "256"), "%s", d.entries[i].text);
+    tsr_diag_fini(&d);
+    tsr_buf_free(&out);
 }

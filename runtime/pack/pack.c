@@ -21,9 +21,9 @@ void tsr_pack_stats_free(struct tsr_pack_stats *s)
 
 /* ---- units ------------------------------------------------------------------------------------ */
 
-/* Appends text without its parts that are a slot's idle `nop` ("nop" when nothing is left); field overrides
- * (` {ws=1}`, which end a bundle's text) are kept at the end. */
-static void strip_nops(const char *text, struct tsr_buf *c)
+/* Appends text without its parts that are an idle op's text (tsr_pack_idle_text, e.g. `nop`; the idle
+ * bundle's text when nothing is left); field overrides (` {ws=1}`, which end a bundle's text) are kept at the end. */
+static void strip_nops(const struct tsr_target *t, const char *text, struct tsr_buf *c)
 {
     const char *ov = strstr(text, " {");
     size_t body = ov ? (size_t)(ov - text) : strlen(text);
@@ -33,31 +33,31 @@ static void strip_nops(const char *text, struct tsr_buf *c)
         if (e && e > text + body)
             e = NULL;
         size_t n = e ? (size_t)(e - p) : (size_t)(text + body - p);
-        if (!(n == 3 && !memcmp(p, "nop", 3))) {
+        if (!tsr_pack_idle_text(t, p, n)) {
             if (c->len > start)
                 tsr_buf_puts(c, "; ");
             tsr_buf_append(c, p, n);
         }
         p = e ? e + 2 : text + body;
     }
-    if (c->len == start)
-        tsr_buf_puts(c, "nop");
+    if (c->len == start && tsr_pack_idle_bundle(t))
+        tsr_buf_puts(c, tsr_pack_idle_bundle(t));
     if (ov)
         tsr_buf_puts(c, ov);
 }
 
-/* Canonical text of the instruction at w: its disassembly without the parts that are a slot's idle
- * `nop`, checked to assemble back to the same words; NULL if it does not, or if it needs field overrides
+/* Canonical text of the instruction at w: its disassembly without the parts that are an idle op's text
+ * (e.g. `nop`), checked to assemble back to the same words; NULL if it does not, or if it needs field overrides
  * (the unit is then solo and is printed as its full disassembly, *full). */
 char *tsr_pack_canon(const struct tsr_target *t, const uint32_t *w, char **full)
 {
     struct tsr_buf b = { 0 }, c = { 0 };
     t->disasm(w, 0, &b);
-    *full = strdup(b.data ? b.data : "nop");
+    *full = strdup(b.data ? b.data : "");
     char *res = NULL;
     if (!strchr(*full, '{')) {
-        strip_nops(*full, &c);
-        uint32_t w2[8] = { 0 };
+        strip_nops(t, *full, &c);
+        uint32_t w2[TSR_PACK_MAX_NWORDS] = { 0 };
         if (!t->assemble_one(c.data, c.len, 0, w2, NULL, 0) && !memcmp(w, w2, t->nwords * 4))
             res = strdup(c.data);
     }
@@ -66,12 +66,12 @@ char *tsr_pack_canon(const struct tsr_target *t, const uint32_t *w, char **full)
     return res;
 }
 
-/* The text of an instruction without its idle `nop` parts (overrides kept), if it assembles; else NULL. */
+/* The text of an instruction without its idle ops' parts (overrides kept), if it assembles; else NULL. */
 static char *short_form(const struct tsr_target *t, const char *full)
 {
     struct tsr_buf c = { 0 };
-    strip_nops(full, &c);
-    uint32_t w[8];
+    strip_nops(t, full, &c);
+    uint32_t w[TSR_PACK_MAX_NWORDS];
     char *r = !t->assemble_one(c.data, c.len, 0, w, NULL, 0) ? strdup(c.data) : NULL;
     tsr_buf_free(&c);
     return r;
@@ -112,7 +112,7 @@ static char *swapped(const struct tsr_target *t, const struct tsr_pack_unit *x)
     tsr_buf_puts(&b, c2 + 2);
     tsr_buf_puts(&b, ", ");
     tsr_buf_append(&b, c1 + 2, (size_t)(c2 - c1 - 2));
-    uint32_t w[8];
+    uint32_t w[TSR_PACK_MAX_NWORDS];
     char *r = NULL;
     if (!t->assemble_one(b.data, b.len, 0, w, NULL, 0) && tsr_pack_same_meaning(t, x->w, w))
         r = strdup(b.data);
@@ -212,10 +212,10 @@ static size_t *same_words(struct words_set *s, const struct tsr_target *t, const
             abort();
     }
     uint64_t h = 0x9e3779b97f4a7c15u;
-    for (unsigned k = 0; k < t->nwords && k < 4; k++)
+    for (unsigned k = 0; k < t->nwords; k++)
         h = (h ^ u[i].w[k]) * 0xff51afd7ed558ccdu;
     size_t at = (size_t)(h >> 17) & (s->cap - 1);
-    while (s->tab[at] && memcmp(u[s->tab[at] - 1].w, u[i].w, (t->nwords < 4 ? t->nwords : 4) * sizeof *u[i].w))
+    while (s->tab[at] && memcmp(u[s->tab[at] - 1].w, u[i].w, t->nwords * sizeof *u[i].w))
         at = (at + 1) & (s->cap - 1);
     return &s->tab[at];
 }
@@ -325,8 +325,8 @@ int tsr_pack_text_effort(const struct tsr_target *t, const char *path, const cha
                          enum tsr_pack_effort effort, struct tsr_buf *out, struct tsr_pack_stats *st,
                          struct tsr_diag *d)
 {
-    if (!t->vdesc)
-        return tsr_diag_error(d, path, 0, 0, "target '%s' has no hazard description: the packer needs one", t->name);
+    if (tsr_pack_target_ok(t, path, d))
+        return -1;
     struct label *labels;
     int nlabels;
     struct tsr_buf dirs = { 0 };

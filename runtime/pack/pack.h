@@ -50,6 +50,12 @@ enum tsr_pack_effort {
                                GPU_FFT (docs/PERFORMANCE.md "Packer speed on GPU_FFT") */
 };
 
+/* The widest instruction the packer takes: TSR_PACK_MAX_NWORDS 32-bit words (256 bits).  A wider target is
+ * an error at the call (tsr_pack_text, tsr_packer_run, tsr_unbundle: `target 'x' has N-bit instructions: the
+ * packer takes at most 256`), never truncated.  Its caches of per-word answers hold instructions of up to 128
+ * bits; wider ones are worked out each time. */
+#define TSR_PACK_MAX_NWORDS 8
+
 /* Packs the program (len bytes of assembly text; path for diagnostics) for target t and appends the
  * bundled assembly to out.  st may be NULL.  Returns 0, or -1 after reporting every error through d as
  * `path:line:col: error: ...` (unknown operations, operands that do not fit, an operation that breaks a

@@ -59,7 +59,7 @@ static bool pair_assembles(const struct tsr_target *t, const struct tsr_pack_uni
                 continue;   /* (a form written as an earlier one: tried already) */
             const char *parts[TSR_PACK_MAXPARTS] = { as[x] };
             const uint32_t *pw[TSR_PACK_MAXPARTS] = { a->w };
-            uint32_t w[8];
+            uint32_t w[TSR_PACK_MAX_NWORDS];
             if (!tsr_pack_try_merge(t, parts, pw, 1, bs[y], b->w, w))
                 continue;
             struct tsr_pack_ev ev = { 0 };   /* and the pair breaks no rule within one bundle */

@@ -357,11 +357,6 @@ size_t tsr_pack_solo_check(const struct tsr_vdesc *D, const struct tsr_vbundle *
     return tsr_validate_hist(D, &b, 1, first_msg, &f);
 }
 
-bool tsr_pack_op_idle(const struct tsr_target *t, unsigned op)
-{
-    return op == TSR_NO_OP || !strcmp(t->op_names[op], "nop") || !strcmp(t->op_names[op], "none") ||
-           !strcmp(t->op_names[op], "idle");
-}
 
 /* ---- the dependence graph of a block ---------------------------------------------------------------- */
 

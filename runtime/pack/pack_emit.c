@@ -16,8 +16,8 @@ static void bundle_text(const struct prog *P, const struct obundle *b, struct ts
     if (b->ctl == TSR_PACK_CTL_NONE) {
         /* the words are the truth (the parts were checked to mean the same joined): print them */
         P->t->disasm(b->w, 0, out);
-    } else if (!b->k) {
-        tsr_buf_puts(out, "nop");
+    } else if (!b->k) {   /* an empty bundle (tsr_pack_schedule checked that the target has an idle one) */
+        tsr_buf_puts(out, tsr_pack_idle_bundle(P->t));
     } else {   /* a branch keeps its label; the parts' overrides end the text, as when the scheduler joined them */
         struct tsr_buf j = { 0 }, ov = { 0 };
         tsr_pack_join_text(&j, &ov, (const char *const *)b->parts, b->k - 1, b->parts[b->k - 1], b->k - 1);

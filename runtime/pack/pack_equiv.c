@@ -307,7 +307,7 @@ static bool merge_same_runs(const struct tsr_target *t, const uint32_t *m, const
 struct run {
     const struct tsr_sim_desc *S;
     uint64_t seed;
-    uint32_t w[8];
+    uint32_t w[TSR_PACK_MAX_NWORDS];
     bool used;
     int rc, nlog;
     uint64_t *log;            /* nlog hashes (malloc'd, like idx and val) */
@@ -423,7 +423,7 @@ bool tsr_pack_merge_same(const struct tsr_target *t, const uint32_t *m, const ui
     const struct mverdict *mv = mverdict_at(key);
     if (mv->key == key && mv->key2 == key2)
         return mv->verdict > 0;
-    if (t->nwords > 8)
+    if (t->nwords > TSR_PACK_MAX_NWORDS)
         return merge_same_runs(t, m, parts, k, key, key2);
     size_t n = state_size(t->sim);
     struct snap mm;
@@ -500,7 +500,7 @@ bool tsr_pack_same_meaning(const struct tsr_target *t, const uint32_t *a, const 
     if (!t->sim)
         return false;
     size_t n = state_size(t->sim);
-    if (t->nwords > 8)
+    if (t->nwords > TSR_PACK_MAX_NWORDS)
         return same_meaning_runs(t, a, b, n);
     uint32_t *scratch = malloc((n + 1) * sizeof *scratch);
     if (!scratch)

@@ -41,7 +41,7 @@ struct tsr_pack_ev {
 
 /* One input line: an operation, or a pinned group written as one bundle. */
 struct tsr_pack_unit {
-    uint32_t w[4];              /* its words assembled alone (0 past the target's t->nwords) */
+    uint32_t w[TSR_PACK_MAX_NWORDS]; /* its words assembled alone (0 past the target's t->nwords) */
     unsigned line, col;         /* source position */
     char *text;                 /* canonical text (parts joined by "; "), NULL: cannot share a bundle */
     char *full;                 /* full disassembly */
@@ -110,9 +110,20 @@ bool tsr_pack_same_meaning(const struct tsr_target *t, const uint32_t *a, const 
  * changes meaning with the ALU it lands on, a `mov.setf` immediate that becomes an `or` and clears C). */
 bool tsr_pack_merge_same(const struct tsr_target *t, const uint32_t *m, const uint32_t *const *parts, int k);
 
-/* Is op (an index of t's ops, or TSR_NO_OP) a slot's idle op: none decoded, `nop`, the signal slot's `none`,
- * `idle`? */
+/* pack_idle.c: 0 when the packer can take target t (a hazard description, instructions of at most
+ * TSR_PACK_MAX_NWORDS words), else -1 with `path: error: ...` through d. */
+int tsr_pack_target_ok(const struct tsr_target *t, const char *path, struct tsr_diag *d);
+/* pack_idle.c: is op (an index of t's ops, or TSR_NO_OP) a slot's idle op: none decoded, or an op with the
+ * attribute `nop` (docs/mdl.md X12; in a description without that attribute, its slot's default op)? */
 bool tsr_pack_op_idle(const struct tsr_target *t, unsigned op);
+/* pack_idle.c: is s[0..n) the text of an idle op (its literal template; n > 0)? */
+bool tsr_pack_idle_text(const struct tsr_target *t, const char *s, size_t n);
+/* pack_idle.c: the text of the idle bundle (the first idle op's literal text, in format and slot order, that
+ * assembles alone to a bundle of idle ops, e.g. `nop`), or NULL when the target has none. */
+const char *tsr_pack_idle_bundle(const struct tsr_target *t);
+/* pack_idle.c: the text that keeps bundle position pos idle in a bundle of format `format` (a literal idle op of
+ * that slot; else of that position in another format; else the idle bundle's text; NULL: none). */
+const char *tsr_pack_idle_at(const struct tsr_target *t, unsigned format, unsigned pos);
 
 /* The dependence graph of a block: pred[j] lists (i, lat), i < j: j goes at least lat bundles after i. */
 struct tsr_pack_edge { int to, lat; };

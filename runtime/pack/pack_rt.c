@@ -108,7 +108,7 @@ static bool round_trips(struct tsr_pack_rt *r, const uint32_t *w, const uint32_t
     t->disasm(w, 0, &r->text);
     const char *s = r->text.data ? r->text.data : "";
     size_t n = r->text.len;
-    uint32_t back[8] = { 0 };
+    uint32_t back[TSR_PACK_MAX_NWORDS] = { 0 };
     e->t = t;
     memcpy(e->w, key, sizeof e->w);
     e->nid = 0;

@@ -217,7 +217,7 @@ static int place_delay(struct sched *S, const struct tsr_pack_unit *u, int ctl, 
             struct obundle *b = &S->bs[c];
             const char *parts[MAXPARTS];
             const uint32_t *pw[MAXPARTS];
-            uint32_t w[8];
+            uint32_t w[TSR_PACK_MAX_NWORDS];
             bool filled;
             if (b->k >= MAXPARTS || !with_unit(P, b, &u[i], true, parts, pw, w) ||
                 oracle(S, P->n + (size_t)c, w, &cand, &filled))
@@ -270,7 +270,7 @@ static int place_ctl(struct sched *S, const struct tsr_pack_unit *u, int ctl, in
                 continue;
             if (merge) {
                 struct obundle *b = &S->bs[bpos];
-                uint32_t w[8];
+                uint32_t w[TSR_PACK_MAX_NWORDS];
                 if (b->k >= MAXPARTS - 1 || !tsr_pack_try_merge(P->t, b->parts, b->pw, b->k, unit_text(x), x->w, w))
                     continue;
                 add_items(b, x);
@@ -391,7 +391,7 @@ static bool realize(struct sched *S, const struct tsr_pack_unit *u, int n, int c
         struct obundle *b = &S->bs[at[i]];
         const char *parts[MAXPARTS];
         const uint32_t *pw[MAXPARTS];
-        uint32_t w[8];
+        uint32_t w[TSR_PACK_MAX_NWORDS];
         if (!with_unit(P, b, &u[i], true, parts, pw, w))
             return false;
         add_unit(P, b, &u[i], parts, pw, w, NULL);
@@ -542,7 +542,7 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, struc
                     continue;
                 const char *parts[MAXPARTS];
                 const uint32_t *pw[MAXPARTS];
-                uint32_t w[8];
+                uint32_t w[TSR_PACK_MAX_NWORDS];
                 bool filled;
                 if ((b->k && (fixed[i] & b->fixed)) || !with_unit(P, b, &u[i], false, parts, pw, w))
                     continue;   /* (two ops that only one slot can do never share a bundle) */
@@ -633,9 +633,12 @@ int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_
                       struct tsr_buf *out, struct tsr_pack_stats *st, const char *path, struct tsr_diag *d)
 {
     struct prog P = { t, t->vdesc, NULL, 0, 0, { 0 }, false, false, NULL, 0, { NULL, 0 } };
-    uint32_t nw[8] = { 0 };
-    if (t->assemble_one("nop", 3, 0, nw, NULL, 0))
-        return tsr_diag_error(d, path, 0, 0, "target '%s' cannot assemble 'nop'", t->name);
+    uint32_t nw[TSR_PACK_MAX_NWORDS] = { 0 };
+    const char *idle = tsr_pack_idle_bundle(t);   /* the empty bundle (pack_idle.c), e.g. `nop` */
+    if (!idle || t->assemble_one(idle, strlen(idle), 0, nw, NULL, 0))
+        return tsr_diag_error(d, path, 0, 0, "target '%s' has no idle instruction: no slot has an op with the "
+                              "attribute 'nop' and a template without holes that assembles alone (docs/mdl.md X12)",
+                              t->name);
     tsr_pack_pairs_init(&P.pairs, u, n);
     memcpy(P.nopw, nw, sizeof P.nopw);
     P.nf = t->text->nformats;

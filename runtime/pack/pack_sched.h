@@ -16,7 +16,7 @@ struct obundle {
     int k;
     const char *const *labels;    /* printed before it */
     int nlabels;
-    uint32_t w[4];                /* its words (branches: as assembled alone; the target does not matter) */
+    uint32_t w[TSR_PACK_MAX_NWORDS]; /* its words (branches: as assembled alone; the target does not matter) */
     struct tsr_pack_ev ev;        /* events of w when evok (listed when the validator needs them: events()) */
     bool evok;
     int block;                    /* index into the stats' blocks */
@@ -33,7 +33,7 @@ struct prog {
     const struct tsr_vdesc *D;
     struct obundle *b;
     size_t n, cap;
-    uint32_t nopw[4];             /* an empty bundle */
+    uint32_t nopw[TSR_PACK_MAX_NWORDS]; /* an empty bundle */
     bool want_lower;              /* the caller wants statistics: compute each block's lower bound */
     bool search;                  /* search the relaxation for schedules shorter than the list scheduler's */
     uint64_t *fmask;              /* per format of the target's text tables: its slots (the first 64) */

@@ -38,20 +38,38 @@ static int split_bundle(const struct tsr_target *t, const char *text, struct tsr
     size_t body = ov ? (size_t)(ov - text) : strlen(text);
     int pos = 0;
     bool bad = false;
+    /* the bundle's format: the idle texts that keep the positions before a part are its slots' (pack_idle.c) */
+    unsigned format = TSR_NO_FORMAT;
+    {
+        uint32_t bw[TSR_PACK_MAX_NWORDS];
+        void *inst = calloc(1, t->inst_size);
+        if (!inst)
+            abort();
+        if (!t->assemble_one(text, strlen(text), 0, bw, NULL, 0) && !t->decode(bw, inst))
+            format = t->inst_format(inst);
+        free(inst);
+    }
     if (!ov || !strchr(ov + 2, '{'))
         while (p < text + body && k < 8) {
             const char *e = strstr(p, "; ");
             if (e && e > text + body)
                 e = NULL;
             size_t n = e ? (size_t)(e - p) : (size_t)(text + body - p);
-            if (!(n == 3 && !memcmp(p, "nop", 3))) {
+            if (!tsr_pack_idle_text(t, p, n)) {
                 struct tsr_buf pb = { 0 };
-                for (int q = 0; q < pos; q++)
-                    tsr_buf_puts(&pb, "nop; ");
+                for (int q = 0; q < pos; q++) {
+                    const char *idle = tsr_pack_idle_at(t, format, (unsigned)q);
+                    if (!idle) {
+                        bad = true;
+                        break;
+                    }
+                    tsr_buf_puts(&pb, idle);
+                    tsr_buf_puts(&pb, "; ");
+                }
                 tsr_buf_append(&pb, p, n);
                 if (ov)
                     tsr_buf_puts(&pb, ov);
-                uint32_t pw[8], sw[8];
+                uint32_t pw[TSR_PACK_MAX_NWORDS], sw[TSR_PACK_MAX_NWORDS];
                 char *full = NULL, *canon = NULL;
                 if (!t->assemble_one(pb.data, pb.len, 0, pw, NULL, 0)) {
                     canon = tsr_pack_canon(t, pw, &full);
@@ -86,7 +104,7 @@ static int split_bundle(const struct tsr_target *t, const char *text, struct tsr
     memset(info, 0, sizeof info);
     bool ok = true;
     for (int i = 0; i < k && ok; i++) {
-        uint32_t pw[8];
+        uint32_t pw[TSR_PACK_MAX_NWORDS];
         if (t->assemble_one(parts[i], strlen(parts[i]), 0, pw, NULL, 0))
             ok = false;
         else
@@ -142,8 +160,8 @@ static int split_bundle(const struct tsr_target *t, const char *text, struct tsr
 int tsr_unbundle(const struct tsr_target *t, const char *path, const uint32_t *w, const unsigned *line, size_t n,
                  uint64_t base, struct tsr_buf *out, unsigned *pinned, struct tsr_diag *d)
 {
-    if (!t->vdesc)
-        return tsr_diag_error(d, path, 0, 0, "target '%s' has no hazard description: the packer needs one", t->name);
+    if (tsr_pack_target_ok(t, path, d))
+        return -1;
     /* The program's text with labels, split into per-instruction lines. */
     struct tsr_buf dis = { 0 };
     t->disasm_program(w, n, base, &dis);
@@ -187,7 +205,7 @@ int tsr_unbundle(const struct tsr_target *t, const char *path, const uint32_t *w
              * it (on the signal alone, not on the ALU ops of its bundle, which stay before it). */
             struct tsr_buf sb = { 0 };
             const uint32_t *cw = w + i * nw;
-            uint32_t sw[8];
+            uint32_t sw[TSR_PACK_MAX_NWORDS];
             char *ctext = NULL;
             if (ci.ctl == TSR_PACK_CTL_END && strchr(itext[i], ';')) {
                 split_bundle(t, itext[i], &sb, &pin);
@@ -214,7 +232,7 @@ int tsr_unbundle(const struct tsr_target *t, const char *path, const uint32_t *w
              * operations that read those flags: GPU_FFT releases 1 and 2). */
             struct tsr_buf after = { 0 };
             size_t e = i + 1 + (size_t)ci.delay, nkept = 0;
-            uint32_t kept[MAXKEPT][8];   /* the words of the operations that stay, alone */
+            uint32_t kept[MAXKEPT][TSR_PACK_MAX_NWORDS];   /* the words of the operations that stay, alone */
             for (size_t j = i + 1; j < e && j < n; j++) {
                 struct tsr_pack_ev di = { 0 };
                 tsr_pack_ev_init(t, w + j * nw, &di);
@@ -238,7 +256,7 @@ int tsr_unbundle(const struct tsr_target *t, const char *path, const uint32_t *w
                     const char *lp = sp.data + o, *le = memchr(lp, '\n', sp.len - o);
                     size_t len = le ? (size_t)(le - lp) + 1 : sp.len - o;
                     const char *op = lp + strspn(lp, " ");
-                    uint32_t ow[8];
+                    uint32_t ow[TSR_PACK_MAX_NWORDS];
                     const uint32_t *opw = ow;
                     if (t->assemble_one(op, strcspn(op, "\n"), 0, ow, NULL, 0))
                         opw = w + j * nw;   /* (split_bundle's lines assemble; else the whole slot's accesses) */

@@ -78,7 +78,7 @@ void tsr_pack_join_text(struct tsr_buf *b, struct tsr_buf *ov, const char *const
 static void verify_refused(const struct tsr_target *t, const char *const *parts, int k, const char *add)
 {
     struct tsr_buf b = { 0 }, ov = { 0 };
-    uint32_t w[8];
+    uint32_t w[TSR_PACK_MAX_NWORDS];
     for (int pos = 0; pos <= k; pos++) {
         tsr_pack_join_text(&b, &ov, parts, k, add, pos);
         if (!t->assemble_one(b.data, b.len, 0, w, NULL, 0)) {

@@ -251,7 +251,7 @@ static int number(struct px *x, struct tsr_asm_val *v)
             q = r;
         }
         /* else the '.' is not the number's: a float has a digit after its '.' (docs/asm.md: `2.0`, `.5`), so a
-         * number hole followed by `.` in a template (`r{r}.{wm:m}` printing `r5.****`, Tegra's write masks) reads
+         * number hole followed by `.` in a template (`r{r}.{wm:m}` printing `r5.****`, a write mask) reads
          * the integer and leaves the '.' to the template */
     }
     if (nb && q < lim && (s[q] == 'e' || s[q] == 'E')) {

@@ -45,7 +45,7 @@ enum tsr_vkind {
 };
 #define TSR_V_NOVAL INT64_MIN
 #define TSR_V_MAXEV 64          /* events of one bundle (more set `overflow`, which the validator reports as the
-                                   violation TSR_VVIOL_EVENTS: the bundle is not checked; the QPU has at most 32) */
+                                   violation TSR_VVIOL_EVENTS: the bundle is not checked) */
 #define TSR_V_MAXDIST 64        /* distances in rules */
 #define TSR_V_OPEN INT32_MAX    /* the hi of an open window (`forbid ... at LO..`): no upper bound */
 
