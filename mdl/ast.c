@@ -332,6 +332,42 @@ void ast_state(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct 
 	ast_decl(c, AD_STATE, kw, n)->ref = type;
 }
 
+struct ast_sattrs ast_sattrs_join(struct mdl_pctx *c, struct ast_sattrs a, struct ast_sattrs b)
+{
+	if (b.output) {
+		if (a.output)
+			mdl_error(c, b.output_loc, "'output' given twice");
+		a.output = true;
+		a.output_loc = b.output_loc;
+	}
+	if (b.print) {
+		if (a.print)
+			mdl_error(c, b.kind.loc, "'print' given twice");
+		a.print = true;
+		a.kind = b.kind;
+	}
+	return a;
+}
+
+void ast_state_attrs(struct mdl_pctx *c, const struct ast_sattrs *a)
+{
+	struct ast_decl *d = c->cur;
+	if (!d || (d->kind != AD_STATE && d->kind != AD_REGFILE && d->kind != AD_SPACE))
+		return;
+	d->output = a->output;
+	d->sprint = MDL_PRINT_DEFAULT;
+	if (!a->print)
+		return;
+	if (d->kind == AD_SPACE)
+		mdl_error(c, a->kind.loc, "'print' is not an attribute of a space (its values are its targets')");
+	else if (!strcmp(a->kind.s, "hex"))
+		d->sprint = MDL_PRINT_HEX;
+	else if (!strcmp(a->kind.s, "float"))
+		d->sprint = MDL_PRINT_FLOAT;
+	else
+		mdl_error(c, a->kind.loc, "unknown print format '%s' for '%s' (hex or float)", a->kind.s, d->name.s);
+}
+
 static int64_t clamp(uint64_t v)
 {
 	return v > (uint64_t)1 << 40 ? (int64_t)1 << 40 : (int64_t)v;

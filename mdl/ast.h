@@ -33,6 +33,9 @@ struct mdl_tok {
 struct ast_name { const char *s; struct mdl_loc loc; };
 /* A field's `print KIND` clause (docs/mdl.md "Fields"): the kind as written, checked by ast_field. */
 struct ast_fprint { bool present; struct ast_name kind; };
+/* (addition) A state's, regfile's or space's attributes (docs/mdl.md "Machine state"): `output` (tessera sim prints it
+ * after a run) and `print KIND` (hex or float: how its 32-bit values are printed); checked by ast_state_attrs. */
+struct ast_sattrs { bool output, print; struct mdl_loc output_loc; struct ast_name kind; };
 struct ast_str { const char *s; int len; const int *cols; struct mdl_loc loc; };
 
 /* ---- expressions and statements ---------------------------------------------------------------------- */
@@ -139,6 +142,8 @@ struct ast_decl {
 	uint64_t count;                 /* REGFILE, SPACE: element count */
 	int64_t latency; bool has_latency;   /* REGFILE */
 	bool returns;                   /* HOOK */
+	bool output;                    /* (addition) STATE, REGFILE, SPACE: `output` */
+	int sprint;                     /* (addition) STATE, REGFILE: `print KIND`, enum mdl_print (DEFAULT: none) */
 	/* (addition) resources, events and rules; `uses` of formats and ops */
 	struct ast_vec uses;            /* FORMAT, OP: struct ast_use * */
 	struct ast_vec pats;            /* EVENT: one pattern; RULE: A, B (LATENCY, WINDOW) or all (BUNDLE); each a
@@ -212,6 +217,10 @@ void ast_slot(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct a
 void ast_operand(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct ast_vec *params);
 void ast_op(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct ast_name slot, struct ast_vec *attrs);
 void ast_state(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct ast_name type);
+/* (addition) The attributes a of the state, regfile or space just declared; a repeated attribute, `print` on a
+ * space or a kind other than hex and float is an error at its place. */
+void ast_state_attrs(struct mdl_pctx *c, const struct ast_sattrs *a);
+struct ast_sattrs ast_sattrs_join(struct mdl_pctx *c, struct ast_sattrs a, struct ast_sattrs b);
 void ast_regfile(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct mdl_tok count, struct ast_name type,
                  struct ast_expr *latency);
 void ast_guard(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct ast_expr *elem, struct ast_name hook);

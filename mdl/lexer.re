@@ -49,6 +49,7 @@ static const struct { const char *s, *quoted; int code; } keywords[] = {
 	{ "in", "'in'", TK_IN }, { "use", "'use'", TK_USE }, { "jump", "'jump'", TK_JUMP }, { "halt", "'halt'", TK_HALT },
 	{ "start", "'start'", TK_START }, { "conditional", "'conditional'", TK_CONDITIONAL },
 	{ "order", "'order'", TK_ORDER }, { "print", "'print'", TK_PRINT },
+	{ "output", "'output'", TK_OUTPUT },
 };
 
 bool mdl_token_is_decl_start(int code)

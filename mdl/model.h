@@ -198,6 +198,8 @@ struct mdl_state {
 	bool vec;                    /* per lane (vec) or one value (u32) */
 	int latency;                 /* regfile: reads before `latency` instructions after a write are hazards */
 	int guard_elem, guard_hook;  /* `guard R[elem] : hook` (-1 if none) */
+	bool output;                 /* (addition) `output`: `tessera sim` prints it after a run (docs/tools.md) */
+	int print;                   /* (addition) `print KIND`: enum mdl_print, MDL_PRINT_FLOAT or MDL_PRINT_HEX (DEFAULT) */
 	int latency_rule;            /* (addition) regfile with a latency: the `latency` rule that states it (plain
 	                                `write R -> read R same min L`), or -1 (the validator then applies the latency
 	                                as an implicit rule named "R.latency") */
@@ -212,7 +214,8 @@ struct mdl_sentry {
 	struct mdl_loc loc;
 	int nuses; struct mdl_use *uses;     /* (addition) resources taken by an access through this entry */
 };
-struct mdl_space { const char *name; struct mdl_loc loc; int size; int nent; struct mdl_sentry *ent; };
+struct mdl_space { const char *name; struct mdl_loc loc; int size; int nent; struct mdl_sentry *ent;
+                   bool output;   /* (addition) `output`: tessera sim prints its state-backed read entries */ };
 /* returns_value: used in a space `read` entry (or declared `returns`): produces the lanes' values (out).
  * takes_value (addition): used in a space `write` entry: receives the lanes' values being written after its args.
  * Neither: a statement `hook h(...);` or a `guard` (the return code is the answer). Never both. */
