@@ -49,7 +49,7 @@ static const struct { const char *s, *quoted; int code; } keywords[] = {
 	{ "in", "'in'", TK_IN }, { "use", "'use'", TK_USE }, { "jump", "'jump'", TK_JUMP }, { "halt", "'halt'", TK_HALT },
 	{ "start", "'start'", TK_START }, { "conditional", "'conditional'", TK_CONDITIONAL },
 	{ "order", "'order'", TK_ORDER }, { "print", "'print'", TK_PRINT },
-	{ "output", "'output'", TK_OUTPUT },
+	{ "output", "'output'", TK_OUTPUT }, { "asm", "'asm'", TK_ASM },
 };
 
 bool mdl_token_is_decl_start(int code)
@@ -58,6 +58,7 @@ bool mdl_token_is_decl_start(int code)
 	case TK_ISA: case TK_FIELD: case TK_TABLE: case TK_FORMAT: case TK_SLOT: case TK_OPERAND: case TK_OP:
 	case TK_STATE: case TK_REGFILE: case TK_GUARD: case TK_SPACE: case TK_FUNC: case TK_HOOK:
 	case TK_RESOURCE: case TK_EVENT: case TK_FORBID:
+	case TK_ASM:
 		return true;
 	default:
 		return false;

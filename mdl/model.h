@@ -272,6 +272,22 @@ struct mdl_rule {
 	const char *ref;
 };
 
+/* ---- (addition) the assembly source's declared syntax (`asm { ... }`, docs/asm.md "Declared syntax") ---------- */
+enum mdl_seckind { MDL_SEC_CODE, MDL_SEC_NAMES, MDL_SEC_VALUES };
+struct mdl_section {
+	const char *name;            /* as written, with its leading '.' (".constants") */
+	enum mdl_seckind kind;       /* CODE: the bundles follow; NAMES: `[i] = "name";`; VALUES: `[i] = v;`, `[i].c = v;` */
+	int state;                   /* NAMES, VALUES: the regfile whose elements the entries name (-1: none) */
+	const char *comps;           /* VALUES: the components' one-letter names, in order ("xyzw"), or "" */
+	struct mdl_loc loc;
+};
+struct mdl_syntax {
+	const char *bundle_end;      /* a bundle runs over lines until this text (NULL: one bundle a line) */
+	int ncomments; const char *comments[4];   /* line comments (default "#" and "//") */
+	const char *block_open, *block_close;     /* a block comment (NULL: none) */
+	int nsections; struct mdl_section *sections;
+};
+
 /* ---- the model ---------------------------------------------------------------------------------- */
 struct mdl_model {
 	const char *path, *name;     /* description file; isa name (C prefix of the generated code) */
@@ -297,6 +313,7 @@ struct mdl_model {
 	int nresources; struct mdl_resource *resources;
 	int nevents; struct mdl_event *events;
 	int nrules; struct mdl_rule *rules;
+	const struct mdl_syntax *syntax; /* (addition) `asm { ... }`, or NULL: the default syntax (docs/asm.md) */
 };
 
 struct tsr_diag;

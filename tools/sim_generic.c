@@ -9,13 +9,15 @@
  *   NAME[I] = V,...     a regfile element
  *   NAME[I].C = V,...   component C (x, y, z, w or its number) of an element of several components (vec4)
  *   SPACE:ADDR = V,...  written through the space's write entry for ADDR (--mem; a file line too)
- * Values are tool_word32's.  An element takes one value (every lane and component gets it) or exactly as many
+ * Values are tool_word32's.  A program assembled from a source in a declared syntax brings the values of its
+ * sections (`.constants [0].z = 0.0;`, struct tsr_words.meta): they are set first, then --init's, then the options'.  An element takes one value (every lane and component gets it) or exactly as many
  * as it holds (lanes x components, lane by lane); a component one per lane.
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "progmeta.h"
 #include "sim/sim.h"
 #include "text/textcodec.h"
 #include "tools.h"
@@ -226,6 +228,31 @@ static int apply(const struct tsr_sim_desc *D, void *sim, const struct assign *a
 	return 0;
 }
 
+/* The initial values a program's source gave in its declared sections (struct tsr_words.meta: `.constants
+ * [0].z = 0.0;`), as assignments: each entry's element, or its component (as --set's `.C`).  Returns 0, or -1 with
+ * `path:line: error: ...` for an entry the simulator has no place for. */
+static int apply_meta(const struct tsr_sim_desc *D, void *sim, const struct tsr_progmeta *m, const char *path,
+		      struct tsr_diag *d)
+{
+	int rc = 0;
+	for (size_t i = 0; i < m->n; i++) {
+		const struct tsr_progmeta_ent *e = &m->e[i];
+		if (!e->is_value || !e->state)
+			continue;
+		struct assign a = { .idx = find_state(D, e->state, strlen(e->state)), .elem = e->index, .comp = e->comp,
+				    .nv = 1, .v = { e->value } };
+		int nc = a.idx < 0 ? 0 : D->state_ncomp[a.idx] > 1 ? D->state_ncomp[a.idx] : D->state_vec[a.idx] ? D->lanes : 1;
+		if (a.idx < 0 || (int64_t)e->index >= D->state_count[a.idx] || e->comp >= nc) {
+			tsr_diag_error(d, path, e->line, 0, "%s entry [%u]%s%c: the simulator has no such element of '%s'",
+				       e->section, e->index, e->comp >= 0 ? "." : "", e->comp >= 0 ? e->compname : ' ', e->state);
+			rc = -1;
+			continue;
+		}
+		apply(D, sim, &a, path);
+	}
+	return rc;
+}
+
 /* The --init file: every line parsed first (a bad line is file:line:col: error: ..., nothing is set), then set. */
 static int init_file(const struct tool_opts *o, const struct tsr_sim_desc *D, void *sim, struct tsr_diag *d)
 {
@@ -400,7 +427,9 @@ int tool_sim_generic(const struct tool_opts *o, const char *path, const struct t
 	struct tsr_diag d;
 	tsr_diag_init(&d, TSR_DIAG_PRINT, stderr);
 	int rc = TOOL_EXIT_OK;
-	if (o->init && init_file(o, D, sim, &d))
+	if (w->meta && apply_meta(D, sim, w->meta, path, &d))
+		rc = TOOL_EXIT_INPUT;
+	if (!rc && o->init && init_file(o, D, sim, &d))
 		rc = TOOL_EXIT_INPUT;
 	for (int i = 0; i < o->nsets + o->nmems && !rc; i++)
 		if (apply(D, sim, &as[i], "tessera"))
