@@ -5,8 +5,9 @@
  *   comment "TEXT";                           a line comment (the first one replaces the default `#` and `//`)
  *   comment "OPEN" "CLOSE";                   a block comment, across lines
  *   section ".NAME" code;                     the bundles follow
- *   section ".NAME" names R;                  entries `[i] = "text";` naming element i of regfile R
- *   section ".NAME" values R [components "xyzw"];   entries `[i] = v;` / `[i].c = v;`: initial values of R[i]
+ *   section ".NAME" names [R];                entries `[i] = "text";` naming element i of regfile R
+ *   section ".NAME" values [R] [components "xyzw"];   entries `[i] = v;` / `[i].c = v;`: initial values of R[i]
+ * (without R the entries are kept, of any index, and set nowhere: a description whose state is not written yet)
  * Each mistake is reported at its place; the model keeps the syntax only when the block had none.
  */
 #include <string.h>
@@ -56,7 +57,7 @@ static void section(struct ck *k, struct mdl_syntax *sx, const struct ast_asmite
 	int n = it->args.n;
 	const struct ast_asmarg *kind = n >= 2 ? it->args.v[1] : NULL;
 	if (n < 2 || kind->str) {
-		*bad = nargs_error(k, it, "a name and a kind: section \".NAME\" code | names R | values R [components \"xyzw\"]");
+		*bad = nargs_error(k, it, "a name and a kind: section \".NAME\" code | names [R] | values [R] [components \"xyzw\"]");
 		return;
 	}
 	const char *name = str_arg(k, it, 0, "a section's name");
@@ -88,33 +89,40 @@ static void section(struct ck *k, struct mdl_syntax *sx, const struct ast_asmite
 		}
 	} else if (!strcmp(kn, "names") || !strcmp(kn, "values")) {
 		s.kind = kn[0] == 'n' ? MDL_SEC_NAMES : MDL_SEC_VALUES;
+		/* the regfile may be left out (entries of any index, kept for the tools but set nowhere) */
 		const struct ast_asmarg *r = n >= 3 ? it->args.v[2] : NULL;
-		if (!r || r->str) {
-			*bad = mdl_error(k->p, kind->name.loc, "'%s' needs the regfile its entries are of", kn);
+		int at = 3;
+		if (r && !r->str && !strcmp(r->name.s, "components")) {
+			r = NULL;
+			at = 2;
+		} else if (r && r->str) {
+			*bad = mdl_error(k->p, r->s.loc, "expected the regfile the entries are of, or nothing");
 			return;
 		}
-		struct ck_sym *y = ck_lookup(k, NS_VALUE, r->name.s);
-		if (!y || y->kind != SYM_STATE || k->m->states[y->index].count == 0) {
-			*bad = mdl_error(k->p, r->name.loc, y ? "'%s' is not a regfile" : "undefined name '%s'", r->name.s);
-			return;
+		if (r) {
+			struct ck_sym *y = ck_lookup(k, NS_VALUE, r->name.s);
+			if (!y || y->kind != SYM_STATE || k->m->states[y->index].count == 0) {
+				*bad = mdl_error(k->p, r->name.loc, y ? "'%s' is not a regfile" : "undefined name '%s'", r->name.s);
+				return;
+			}
+			s.state = y->index;
 		}
-		s.state = y->index;
-		if (n > 3) {
-			const struct ast_asmarg *c = it->args.v[3];
-			if (s.kind != MDL_SEC_VALUES || c->str || strcmp(c->name.s, "components") || n != 5) {
+		if (n > at) {
+			const struct ast_asmarg *c = it->args.v[at];
+			if (s.kind != MDL_SEC_VALUES || c->str || strcmp(c->name.s, "components") || n != at + 2) {
 				*bad = mdl_error(k->p, c->name.loc, s.kind == MDL_SEC_VALUES
 				                 ? "expected 'components \"xyzw\"' (or nothing) after the regfile"
 				                 : "a names section takes nothing after the regfile");
 				return;
 			}
-			const char *cs = str_arg(k, it, 4, "the components' names");
+			const char *cs = str_arg(k, it, at + 1, "the components' names");
 			if (!cs) {
 				*bad = true;
 				return;
 			}
 			for (const char *p = cs; *p; p++)
 				if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')) || strchr(p + 1, *p)) {
-					*bad = mdl_error(k->p, ((const struct ast_asmarg *)it->args.v[4])->s.loc,
+					*bad = mdl_error(k->p, ((const struct ast_asmarg *)it->args.v[at + 1])->s.loc,
 					                 "components \"%s\": one distinct letter each", cs);
 					return;
 				}

@@ -309,12 +309,14 @@ static void entries(struct tsr_asm_front *F, const char *c, size_t p, size_t n)
         struct tsr_asm_val v;
         const char *em;
         int r = tsr_asm_expr(c, q, n, NULL, &end, &v, &em, &ep, &el);
-        if (r <= 0 || !tsr_asm_int_in(&v, 0, (int64_t)S->count - 1)) {
+        if (r <= 0 || !tsr_asm_int_in(&v, 0, S->state ? (int64_t)S->count - 1 : (int64_t)UINT32_MAX)) {
             if (r < 0)
                 ferr(F, F->line, ep, em, (int)el, c + ep);
-            else
+            else if (S->state)
                 ferr(F, F->line, q, "'%.*s' is not an element of %s (0..%u)", (int)((r ? end : q + 1) - q), c + q,
                      S->state, S->count - 1);
+            else
+                ferr(F, F->line, q, "'%.*s' is not an index (0..4294967295)", (int)((r ? end : q + 1) - q), c + q);
             return;
         }
         struct tsr_progmeta_ent e = { S->name, S->state, (uint32_t)v.i, -1, 0, S->kind == TSR_TC_SEC_VALUES, false, 0,

@@ -177,8 +177,8 @@ enum tsr_tc_seckind { TSR_TC_SEC_CODE, TSR_TC_SEC_NAMES, TSR_TC_SEC_VALUES };
 struct tsr_tc_section {
     const char *name;       /* ".constants" */
     int kind;               /* enum tsr_tc_seckind: the bundles follow; `[i] = "text";`; `[i] = v;` / `[i].c = v;` */
-    const char *state;      /* NAMES, VALUES: the regfile the entries are of, or NULL */
-    uint32_t count;         /* its elements: an entry's index is below */
+    const char *state;      /* NAMES, VALUES: the regfile the entries are of, or NULL (any index, set nowhere) */
+    uint32_t count;         /* its elements: an entry's index is below (state NULL: 0, no bound) */
     const char *comps;      /* VALUES: the components' one-letter names ("xyzw"), or "" (no `.c`) */
 };
 struct tsr_tc_syntax {
