@@ -304,6 +304,23 @@ Test(front_asm, constants_are_initial_values)
 	tsr_words_free(&w);
 }
 
+/* A section without a regfile: its entries are kept whatever their index, and the simulator sets nothing from them. */
+Test(front_asm, section_without_regfile)
+{
+	struct tsr_words w;
+	assemble(".notes\n  [100000] = \"anything\";\n.asm\nEXEC_END(export[0]=vector) MOVv r63, a[0];\n", &w);
+	cr_assert(w.meta);
+	cr_assert_eq(w.meta->n, 1);
+	cr_expect_null(w.meta->e[0].state);
+	cr_expect_eq(w.meta->e[0].index, 100000);
+	cr_expect_str_eq(w.meta->e[0].name, "anything");
+	struct tool_opts o = { 0 };
+	char *out;
+	cr_expect_eq(run(&o, &w, &out), TOOL_EXIT_OK);
+	free(out);
+	tsr_words_free(&w);
+}
+
 /* The program printers write the declared syntax (a bundle over lines, ended by ';'), which assembles back to the
  * same words; the sections print back (tsr_tc_meta_print) and read back to the same entries. */
 Test(front_asm, disassembly_reads_back)
@@ -377,7 +394,7 @@ Test(front_asm, errors_at_their_place, .init = cr_redirect_stderr)
 	tsr_words_free(&w2);
 	fflush(stderr);
 	cr_expect_stderr_eq_str(
-		"t.s:3:1: error: unknown section '.outputs' (sections: .exports, .attributes, .uniforms, .constants, .asm)\n"
+		"t.s:3:1: error: unknown section '.outputs' (sections: .exports, .attributes, .uniforms, .constants, .asm, .notes)\n"
 		"t.s:5:7: error: 'q' is not a component of section '.constants' (one of \"xyzw\")\n"
 		"t.s:6:4: error: '64' is not an element of C (0..63)\n"
 		"t.s:7:9: error: expected a value (an integer or a float) in section '.constants'\n"
