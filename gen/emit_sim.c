@@ -891,6 +891,8 @@ static void emit_desc(struct sg *g)
         "static struct tsr_sim_ctl *d_ctl(void *s) { return &((struct %s_sim *)s)->core; }\n"
         "static void d_set_hooks(void *s, const struct tsr_sim_hooks *h) { ((struct %s_sim *)s)->hookfns = h; }\n\n",
         t, t, t, t, m->nslots, m->nfields, t, m->nformats, m->nslots, m->nops, m->nfields, t, t, t, t);
+    sg_emit_io_tables(g);   /* outputs, print formats, spaces (emit_sim_io.c) */
+    sg_emit_io_funcs(g);
     tsr_buf_printf(o,
         "const struct tsr_sim_desc %s_sim_desc = {\n"
         "    .name = \"%s\", .lanes = %d, .nstates = %d, .nslots = %d, .nfields = %d, .nformats = %d, .nhooks = %d,\n"
@@ -899,7 +901,7 @@ static void emit_desc(struct sg *g)
         "    .state = d_state, .wtime = d_wtime, .ctl = d_ctl, .set_hooks = d_set_hooks,\n"
         "    .state_names = sim_state_names, .state_count = sim_state_count, .state_vec = sim_state_vec,\n%s};\n",
         t, t, mdl_sim_lanes(m), m->nstates, m->nslots, m->nfields, m->nformats, m->nhooks, m->word_bits / 32, m->pc_step, t,
-        m->vec4 ? "    .comps = 4, /* the lanes are the components of vec4 values */\n" : "");
+        m->vec4 ? "    .comps = 4, /* the lanes are the components of vec4 values */\n" : "", sg_io_desc_members(g));
 }
 
 int gen_sim(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d)

@@ -163,6 +163,11 @@ struct sv sg_expr(struct sg *g, const struct mdl_expr *e);
 /* The bodies of a space's read / write function (static int sim_rd_N / sim_wr_N, see emit_sim.c). */
 void sg_space_read_body(struct sg *g, int space);
 void sg_space_write_body(struct sg *g, int space);
+/* (emit_sim_io.c) The descriptor's outputs, print formats and spaces (tables; d_space_read / d_space_write, after
+ * the space functions and sim_bit), and the descriptor members that name them. */
+void sg_emit_io_tables(struct sg *g);
+void sg_emit_io_funcs(struct sg *g);
+const char *sg_io_desc_members(struct sg *g);
 /* Known field values of a scope from conditions `FIELD == constant` (&&-conjuncts of e). */
 void sg_learn_fields(struct sg *g, const struct mdl_expr *e);
 

@@ -271,6 +271,7 @@ int gen_tables(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
         "static int decode_next(const uint32_t *w, void *inst) { return %s_decode_next(w, inst); }\n"
         "static int encode(const void *inst, uint32_t *w) { return %s_encode(inst, w); }\n\n", lo, lo, lo);
 
+    gen_tc_syntax(m, out);
     tsr_buf_printf(out,
         "const struct tsr_tc_isa %s_tc_isa = {\n"
         "    .name = \"%s\",\n"
@@ -290,11 +291,12 @@ int gen_tables(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
         "    .pops = %s_tc_pops, .pfmts = %s_tc_pfmts, .fx = &%s_fx,\n"
         "    .check = check, .decode = decode, .encode = encode, .decode_format = %s_decode_format,\n"
         "    .decode_next = decode_next,\n"
-        "%s"
+        "%s%s"
         "};\n",
         lo, m->name, m->word_bits, m->word_bits / 32, m->pc_step, lo, lo, lo, lo, m->nfields, m->ntables, m->nformats,
         m->nslots, m->nops, m->nopnds, lo, lo, lo, lo, lo, lo, lo, lo,
-        any_derived ? "    .fderived = fderived, .fpiece_first = fpiece_first, .fpieces = fpieces,\n" : "");
+        any_derived ? "    .fderived = fderived, .fpiece_first = fpiece_first, .fpieces = fpieces,\n" : "",
+        m->syntax ? "    .syntax = &tc_syntax,\n" : "");
     tc_free(&L);
     return rc;
 }

@@ -24,4 +24,8 @@ int gen_target(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
 /* <t>_validate.c: the hazard validator's events and rules (gen/emit_validate.c, runtime/validate/validate.h). */
 int gen_validate(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d);
 
+/* (addition) emit_syntax.c: the declared assembly syntax `static const struct tsr_tc_syntax tc_syntax` (nothing
+ * when the description declares none; <t>_tables.c's isa then has no `.syntax`). */
+void gen_tc_syntax(const struct mdl_model *m, struct tsr_buf *out);
+
 #endif

@@ -417,6 +417,74 @@ void ast_state(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct 
 	ast_decl(c, AD_STATE, kw, n)->ref = type;
 }
 
+void ast_asm(struct mdl_pctx *c, struct mdl_tok kw)
+{
+	if (c->nasm++)
+		mdl_error(c, kw.loc, "a second 'asm' block (the first is at %s:%d:%d)", c->asm_loc.file, c->asm_loc.line,
+		          c->asm_loc.col);
+	else
+		c->asm_loc = kw.loc;
+	c->cur = NULL;
+}
+
+void ast_asm_item(struct mdl_pctx *c, struct ast_name key, struct ast_vec *args)
+{
+	struct ast_asmitem *it = tsr_arena_alloc(c->arena, sizeof *it);
+	it->key = key;
+	it->args = *args;
+	ast_push(c->arena, &c->asm_items, it);
+}
+
+struct ast_asmarg *ast_asmarg(struct mdl_pctx *c, const struct ast_name *n, const struct mdl_tok *s)
+{
+	struct ast_asmarg *a = tsr_arena_alloc(c->arena, sizeof *a);
+	memset(a, 0, sizeof *a);
+	if (n) {
+		a->name = *n;
+	} else {
+		a->str = true;
+		a->s = ast_str(*s);
+		a->name.loc = s->loc;
+	}
+	return a;
+}
+
+struct ast_sattrs ast_sattrs_join(struct mdl_pctx *c, struct ast_sattrs a, struct ast_sattrs b)
+{
+	if (b.output) {
+		if (a.output)
+			mdl_error(c, b.output_loc, "'output' given twice");
+		a.output = true;
+		a.output_loc = b.output_loc;
+	}
+	if (b.print) {
+		if (a.print)
+			mdl_error(c, b.kind.loc, "'print' given twice");
+		a.print = true;
+		a.kind = b.kind;
+	}
+	return a;
+}
+
+void ast_state_attrs(struct mdl_pctx *c, const struct ast_sattrs *a)
+{
+	struct ast_decl *d = c->cur;
+	if (!d || (d->kind != AD_STATE && d->kind != AD_REGFILE && d->kind != AD_SPACE))
+		return;
+	d->output = a->output;
+	d->sprint = MDL_PRINT_DEFAULT;
+	if (!a->print)
+		return;
+	if (d->kind == AD_SPACE)
+		mdl_error(c, a->kind.loc, "'print' is not an attribute of a space (its values are its targets')");
+	else if (!strcmp(a->kind.s, "hex"))
+		d->sprint = MDL_PRINT_HEX;
+	else if (!strcmp(a->kind.s, "float"))
+		d->sprint = MDL_PRINT_FLOAT;
+	else
+		mdl_error(c, a->kind.loc, "unknown print format '%s' for '%s' (hex or float)", a->kind.s, d->name.s);
+}
+
 static int64_t clamp(uint64_t v)
 {
 	return v > (uint64_t)1 << 40 ? (int64_t)1 << 40 : (int64_t)v;

@@ -33,7 +33,13 @@ struct mdl_tok {
 struct ast_name { const char *s; struct mdl_loc loc; };
 /* A field's `print KIND` clause (docs/mdl.md "Fields"): the kind as written, checked by ast_field. */
 struct ast_fprint { bool present; struct ast_name kind; };
+/* (addition) A state's, regfile's or space's attributes (docs/mdl.md "Machine state"): `output` (tessera sim prints it
+ * after a run) and `print KIND` (hex or float: how its 32-bit values are printed); checked by ast_state_attrs. */
+struct ast_sattrs { bool output, print; struct mdl_loc output_loc; struct ast_name kind; };
 struct ast_str { const char *s; int len; const int *cols; struct mdl_loc loc; };
+/* (addition) An item of the `asm { ... }` block: KEY then names and strings (docs/asm.md "Declared syntax"). */
+struct ast_asmarg { bool str; struct ast_name name; struct ast_str s; };
+struct ast_asmitem { struct ast_name key; struct ast_vec args; };
 
 /* ---- expressions and statements ---------------------------------------------------------------------- */
 enum ast_ekind { AE_INT, AE_FLOAT, AE_NAME, AE_INDEX, AE_CALL, AE_UN, AE_BIN, AE_COND };
@@ -142,6 +148,8 @@ struct ast_decl {
 	uint64_t count;                 /* REGFILE, SPACE: element count */
 	int64_t latency; bool has_latency;   /* REGFILE */
 	bool returns;                   /* HOOK */
+	bool output;                    /* (addition) STATE, REGFILE, SPACE: `output` */
+	int sprint;                     /* (addition) STATE, REGFILE: `print KIND`, enum mdl_print (DEFAULT: none) */
 	/* (addition) resources, events and rules; `uses` of formats and ops */
 	struct ast_vec uses;            /* FORMAT, OP: struct ast_use * */
 	struct ast_vec pats;            /* EVENT: one pattern; RULE: A, B (LATENCY, WINDOW) or all (BUNDLE); each a
@@ -186,6 +194,8 @@ struct mdl_pctx {
 	struct mdl_loc tok_loc;         /* position of the token being fed to the parser */
 	const char *err_prefix;         /* (addition) X7: put before every message while an op instance of a
 	                                   several-slot op is checked ("op 'add', instance for slot 'a1': "), or NULL */
+	/* (addition) the `asm { ... }` blocks: how many, where the first is, their items (ast_asmitem*) in order */
+	int nasm; struct mdl_loc asm_loc; struct ast_vec asm_items;
 };
 
 /* Reports an error at loc (file:line:col: error: ...), once: an identical diagnostic (same position and text)
@@ -245,6 +255,14 @@ struct ast_cpiece *ast_cpiece(struct mdl_pctx *c, struct ast_name g, struct mdl_
 void ast_operand(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct ast_vec *params);
 void ast_op(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct ast_name slot, struct ast_vec *attrs);
 void ast_state(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct ast_name type);
+/* (addition) The attributes a of the state, regfile or space just declared; a repeated attribute, `print` on a
+ * space or a kind other than hex and float is an error at its place. */
+void ast_state_attrs(struct mdl_pctx *c, const struct ast_sattrs *a);
+/* (addition) `asm {` (a second block is an error at its keyword), its items, an item's argument. */
+void ast_asm(struct mdl_pctx *c, struct mdl_tok kw);
+void ast_asm_item(struct mdl_pctx *c, struct ast_name key, struct ast_vec *args);
+struct ast_asmarg *ast_asmarg(struct mdl_pctx *c, const struct ast_name *n, const struct mdl_tok *s);
+struct ast_sattrs ast_sattrs_join(struct mdl_pctx *c, struct ast_sattrs a, struct ast_sattrs b);
 void ast_regfile(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct mdl_tok count, struct ast_name type,
                  struct ast_expr *latency);
 void ast_guard(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct ast_expr *elem, struct ast_name hook);

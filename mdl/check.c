@@ -423,6 +423,7 @@ int mdl_check(struct mdl_pctx *p, struct mdl_model *m)
 	hook_decls(&k);
 	ck_states(&k);
 	ck_spaces(&k);
+	ck_asm(&k);   /* (addition) the assembly source's declared syntax (check_asm.c) */
 	for (int i = 0; i < m->nops; i++)
 		for (int j = 0; j < k.opdecl[i]->names.n; j++) {
 			struct ast_name *a = k.opdecl[i]->names.v[j];

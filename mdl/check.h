@@ -170,6 +170,8 @@ void ck_rules(struct ck *k);                     /* events and rules, ops' delay
 /* check_state.c */
 void ck_states(struct ck *k);
 void ck_spaces(struct ck *k);
+/* (addition) check_asm.c: `asm { ... }` into m->syntax */
+void ck_asm(struct ck *k);
 
 /* check_op.c */
 void ck_slots(struct ck *k);

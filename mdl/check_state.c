@@ -22,6 +22,8 @@ void ck_states(struct ck *k)
 			ck_note_vec4(k, d->ref.loc);
 		} else if (strcmp(d->ref.s, "u32"))
 			mdl_error(k->p, d->ref.loc, "unknown state type '%s' (expected u32 or vec)", d->ref.s);
+		s->output = d->output;   /* (addition) tessera sim's outputs and their print format */
+		s->print = d->sprint;
 		if (d->kind == AD_REGFILE) {
 			if (d->count < 1 || d->count > MAX_ELEMS)
 				mdl_error(k->p, d->name.loc, "regfile '%s' must have 1 to %d elements", s->name, MAX_ELEMS);
@@ -186,7 +188,12 @@ void ck_spaces(struct ck *k)
 				x->lo = (uint32_t)rg->lo;
 				x->hi = (uint32_t)rg->hi;
 				x->loc = rg->loc;
+				/* (addition) an output is printed after a run by reading it: a read through a hook would act */
+				if (d->output && !se->write && e.kind == MDL_SE_HOOK)
+					mdl_error(k->p, rg->loc, "output space '%s' reads address %" PRId64 " through hook '%s': "
+					          "only state and none entries can be printed", sp->name, rg->lo, m->hooks[e.hook].name);
 			}
 		}
+		sp->output = d->output;
 	}
 }

@@ -53,6 +53,7 @@ static const struct { const char *s, *quoted; int code; } keywords[] = {
 	{ "mask", "'mask'", TK_MASK }, { "abort", "'abort'", TK_ABORT },
 	/* (addition) X7 slot scopes */
 	{ "with", "'with'", TK_WITH },
+	{ "output", "'output'", TK_OUTPUT }, { "asm", "'asm'", TK_ASM },
 };
 
 bool mdl_token_is_decl_start(int code)
@@ -61,6 +62,7 @@ bool mdl_token_is_decl_start(int code)
 	case TK_ISA: case TK_FIELD: case TK_TABLE: case TK_FORMAT: case TK_SLOT: case TK_OPERAND: case TK_OP:
 	case TK_STATE: case TK_REGFILE: case TK_GUARD: case TK_SPACE: case TK_FUNC: case TK_HOOK:
 	case TK_RESOURCE: case TK_EVENT: case TK_FORBID:
+	case TK_ASM:
 		return true;
 	default:
 		return false;

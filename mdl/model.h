@@ -216,6 +216,8 @@ struct mdl_state {
 	int guard_elem, guard_hook;  /* `guard R[elem] : hook` (-1 if none) */
 	bool vec4;                   /* (addition, X11) type vec4: four components (then also `vec`: the simulator
 	                                stores the components as its lanes, docs/sim.md) */
+	bool output;                 /* (addition) `output`: `tessera sim` prints it after a run (docs/tools.md) */
+	int print;                   /* (addition) `print KIND`: enum mdl_print, MDL_PRINT_FLOAT or MDL_PRINT_HEX (DEFAULT) */
 	int latency_rule;            /* (addition) regfile with a latency: the `latency` rule that states it (plain
 	                                `write R -> read R same min L`), or -1 (the validator then applies the latency
 	                                as an implicit rule named "R.latency") */
@@ -230,7 +232,8 @@ struct mdl_sentry {
 	struct mdl_loc loc;
 	int nuses; struct mdl_use *uses;     /* (addition) resources taken by an access through this entry */
 };
-struct mdl_space { const char *name; struct mdl_loc loc; int size; int nent; struct mdl_sentry *ent; };
+struct mdl_space { const char *name; struct mdl_loc loc; int size; int nent; struct mdl_sentry *ent;
+                   bool output;   /* (addition) `output`: tessera sim prints its state-backed read entries */ };
 /* returns_value: used in a space `read` entry (or declared `returns`): produces the lanes' values (out).
  * takes_value (addition): used in a space `write` entry: receives the lanes' values being written after its args.
  * Neither: a statement `hook h(...);` or a `guard` (the return code is the answer). Never both. */
@@ -287,6 +290,22 @@ struct mdl_rule {
 	const char *ref;
 };
 
+/* ---- (addition) the assembly source's declared syntax (`asm { ... }`, docs/asm.md "Declared syntax") ---------- */
+enum mdl_seckind { MDL_SEC_CODE, MDL_SEC_NAMES, MDL_SEC_VALUES };
+struct mdl_section {
+	const char *name;            /* as written, with its leading '.' (".constants") */
+	enum mdl_seckind kind;       /* CODE: the bundles follow; NAMES: `[i] = "name";`; VALUES: `[i] = v;`, `[i].c = v;` */
+	int state;                   /* NAMES, VALUES: the regfile whose elements the entries name (-1: none) */
+	const char *comps;           /* VALUES: the components' one-letter names, in order ("xyzw"), or "" */
+	struct mdl_loc loc;
+};
+struct mdl_syntax {
+	const char *bundle_end;      /* a bundle runs over lines until this text (NULL: one bundle a line) */
+	int ncomments; const char *comments[4];   /* line comments (default "#" and "//") */
+	const char *block_open, *block_close;     /* a block comment (NULL: none) */
+	int nsections; struct mdl_section *sections;
+};
+
 /* ---- the model ---------------------------------------------------------------------------------- */
 struct mdl_model {
 	const char *path, *name;     /* description file; isa name (C prefix of the generated code) */
@@ -315,6 +334,7 @@ struct mdl_model {
 	int nresources; struct mdl_resource *resources;
 	int nevents; struct mdl_event *events;
 	int nrules; struct mdl_rule *rules;
+	const struct mdl_syntax *syntax; /* (addition) `asm { ... }`, or NULL: the default syntax (docs/asm.md) */
 };
 
 /* (addition, X11) Lanes of the simulator and the evaluator: 4 (the components x, y, z, w) in a description

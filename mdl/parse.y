@@ -42,10 +42,14 @@ static void report_syntax_error(struct mdl_pctx *ctx, struct yyParser *p, int ma
 %token MASK ABORT.
 /* (addition) X7 slot scopes: `slot NAME with(ALIAS = FIELD, ...)` */
 %token WITH.
+/* (addition) state, regfile and space attributes: `output`, `print KIND` (docs/mdl.md "Machine state") */
+%token OUTPUT.
+/* (addition) the assembly source syntax: `asm { bundle_end ";"; section ".asm" code; ... }` (docs/asm.md) */
+%token ASM.
 %fallback IDENT ISA FIELD TABLE FORMAT SLOT OPERAND OP STATE REGFILE GUARD SPACE FUNC HOOK SIGNED FIELDS IGNORE
        SLOTS DEFAULT SEM COMMIT SYNTAX ENCODE WHEN READ WRITE NONE LATENCY LET IF ELSE RETURNS
        RESOURCE USES COUNT EVENT FORBID REF MIN MAX SAME AT IN USE JUMP HALT START CONDITIONAL ORDER PRINT
-       MASK ABORT WITH.
+       MASK ABORT WITH OUTPUT ASM.
 
 /* C's precedence, lowest first. */
 %right QUESTION COLON.
@@ -242,10 +246,35 @@ decl ::= REGFILE(K) name(N) LBRACKET INT(C) RBRACKET COLON name(T) latency(L) SE
 latency(A) ::= . { A = NULL; }
 latency(A) ::= LATENCY INT(V). { A = ast_int(ctx, V); }
 decl ::= GUARD(K) name(N) LBRACKET expr(E) RBRACKET COLON name(H) SEMI. { ast_guard(ctx, K, N, E, H); }
+/* (addition) `state S : T output print float;`, `regfile R[N] : T [latency L] output;`: what `tessera sim` prints
+ * after a run and how (ast_state_attrs) */
+decl ::= STATE(K) name(N) COLON name(T) sattrs(A) SEMI. { ast_state(ctx, K, N, T); ast_state_attrs(ctx, &A); }
+decl ::= REGFILE(K) name(N) LBRACKET INT(C) RBRACKET COLON name(T) latency(L) sattrs(A) SEMI.
+	{ ast_regfile(ctx, K, N, C, T, L); ast_state_attrs(ctx, &A); }
+%type sattrs {struct ast_sattrs}
+sattrs(A) ::= sattr(B). { A = B; }
+sattrs(A) ::= sattrs(B) sattr(C). { A = ast_sattrs_join(ctx, B, C); }
+%type sattr {struct ast_sattrs}
+sattr(A) ::= OUTPUT(K). { A = (struct ast_sattrs){ .output = true, .output_loc = K.loc }; }
+sattr(A) ::= PRINT name(K). { A = (struct ast_sattrs){ .print = true, .kind = K }; }
+
+/* (addition) asm { KEY ARG...; ... }: the assembly source's syntax (check_asm.c interprets the items) */
+decl ::= asm_head LBRACE asm_items RBRACE.
+asm_head ::= ASM(K). { ast_asm(ctx, K); }
+asm_items ::= .
+asm_items ::= asm_items asm_item.
+asm_item ::= name(K) asm_args(L) SEMI. { ast_asm_item(ctx, K, L); }
+%type asm_args {struct ast_vec *}
+asm_args(A) ::= asm_arg(X). { A = ast_vec1(ctx, X); }
+asm_args(A) ::= asm_args(L) asm_arg(X). { A = ast_vadd(ctx, L, X); }
+%type asm_arg {struct ast_asmarg *}
+asm_arg(A) ::= name(N). { A = ast_asmarg(ctx, &N, NULL); }
+asm_arg(A) ::= STRING(S). { A = ast_asmarg(ctx, NULL, &S); }
 
 /* space NAME[N] { CODES read|write target; ... } */
 decl ::= space_head LBRACE sentries RBRACE.
 space_head ::= SPACE(K) name(N) LBRACKET INT(C) RBRACKET. { ast_space(ctx, K, N, C); }
+space_head ::= SPACE(K) name(N) LBRACKET INT(C) RBRACKET sattrs(A). { ast_space(ctx, K, N, C); ast_state_attrs(ctx, &A); }
 sentries ::= .
 sentries ::= sentries sentry.
 sentry ::= codes(L) READ place(P) uses(U) SEMI.

@@ -1,5 +1,6 @@
 /* Reading and writing instruction words as corpus hex text or raw binary (see hexio.h). */
 #include "hexio.h"
+#include "progmeta.h"
 #include "xalloc.h"
 
 #include <errno.h>
@@ -22,6 +23,7 @@ void tsr_words_free(struct tsr_words *p)
     free(p->comment);
     free(p->line);
     tsr_arena_free_all(&p->arena);
+    tsr_progmeta_free(p->meta);
     bool lean = p->lean, msw = p->msw_first;
     tsr_words_init(p, p->width);
     p->lean = lean;

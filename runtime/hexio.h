@@ -43,6 +43,7 @@ enum tsr_wordfmt {
 };
 
 /* A program: `count` instruction words of `width` bits.  Initialise with tsr_words_init(). */
+struct tsr_progmeta;   /* runtime/progmeta.h */
 struct tsr_words {
     unsigned width;   /* bits per instruction: 32, 64 or 128 */
     size_t count;     /* number of instructions */
@@ -51,6 +52,8 @@ struct tsr_words {
     unsigned *line;   /* per instruction: 1-based source line (hex input), else 0 */
     size_t cap;       /* allocated instructions */
     struct tsr_arena arena; /* owns the comment strings */
+    struct tsr_progmeta *meta; /* (addition) what an assembly source said besides its instructions (sections:
+                                  runtime/progmeta.h), or NULL; freed with the words */
     bool lean;        /* set before reading: keep no comments (`comment` stays NULL; 4 + width/8 bytes per
                          instruction), for programs of millions of instructions (tsr_words_stream) */
     bool msw_first;   /* set before reading or writing (from the target's word_msw_first, docs/mdl.md X10

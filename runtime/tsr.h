@@ -10,6 +10,7 @@
 #include "diag.h"
 #include "fileout.h"
 #include "hexio.h"
+#include "progmeta.h"
 #include "intern.h"
 #include "target.h"
 #include "tls.h"

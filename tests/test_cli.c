@@ -310,3 +310,47 @@ Test(cli, driver_default_is_the_registrys)
 	cr_expect(strstr(r.out, want), "tessera --help:\n%s", r.out);
 	run_result_free(&r);
 }
+
+/* `tessera sim` initial values on every target of the build (docs/tools.md "sim"): a target with a platform of its
+ * own (the QPU's, which sets its processors up from --uniforms and memory) refuses --set, --mem and --init (status
+ * 2); any other reads them through its simulator descriptor: an --init file with a bad line is file:line:col, status
+ * 1, nothing run; a --set naming no state is status 2.  (tests/test_front.c runs the generic path in full.) */
+Test(cli, sim_initial_values_every_target)
+{
+	char *dir = run_mkdtemp();
+	cr_assert(dir);
+	char prog[4200], init[4200], bad[4300];
+	snprintf(prog, sizeof prog, "%s/prog.bin", dir);
+	snprintf(init, sizeof init, "%s/init.txt", dir);
+	const char text[] = "# initial values\nno_such_state_xyz = 1\n";
+	cr_assert_eq(run_write_file(init, text, sizeof text - 1), 0);
+	for (size_t i = 0; tsr_all_targets[i]; i++) {
+		const struct tsr_target *t = tsr_all_targets[i];
+		bool platform = !strcmp(t->name, "qpu");
+		static const uint32_t zero[64];
+		cr_assert_eq(run_write_file(prog, zero, t->nwords * 4), 0);
+		struct run_result r;
+		const char *a[] = { "sim", "--target", t->name, "--input-format", "bin", prog, "--init", init, NULL };
+		run_ok(a, platform ? 2 : 1, &r);
+		if (platform) {
+			cr_expect(strstr(r.err, "tessera: error: 'sim' on target 'qpu' does not take --init"), "%s", r.err);
+		} else {
+			snprintf(bad, sizeof bad, "%s:2:1: error: no state or regfile 'no_such_state_xyz' in this description",
+				 init);
+			cr_expect(strstr(r.err, bad), "%s: %s", t->name, r.err);
+			cr_expect_str_empty(r.out, "%s: ran: %s", t->name, r.out);
+		}
+		run_result_free(&r);
+		const char *s[] = { "sim", "--target", t->name, "--input-format", "bin", prog, "--set", "no_such_state_xyz=1",
+				    NULL };
+		run_ok(s, 2, &r);
+		cr_expect(strstr(r.err, platform ? "does not take --set" : "--set 'no_such_state_xyz=1': no state"), "%s: %s",
+			  t->name, r.err);
+		run_result_free(&r);
+		const char *m[] = { "sim", "--target", t->name, "--input-format", "bin", prog, "--mem", "nospace:0=1", NULL };
+		run_ok(m, 2, &r);
+		run_result_free(&r);
+	}
+	run_rmtree(dir);
+	free(dir);
+}

@@ -72,11 +72,37 @@ int tool_run_qpu(const struct tool_opts *o, const char *path, const struct tsr_w
 	return st == TSR_SIM_HALTED ? TOOL_EXIT_OK : st == TSR_SIM_OK ? TOOL_EXIT_CUT : TOOL_EXIT_INPUT;
 }
 
+/* `tessera sim` through the target's simulator descriptor alone (tool_sim_generic). */
+static int sim_generic(struct tool_opts *o)
+{
+	if (o->qpus_text || o->uniforms) {
+		fprintf(stderr, "tessera: error: 'sim' on target '%s' does not take %s: it runs one processor with the "
+			"initial values of --set, --mem and --init\n", o->target->name, o->qpus_text ? "--qpus" : "--uniforms");
+		return TOOL_EXIT_USAGE;
+	}
+	struct tsr_diag d;
+	struct tsr_words w;
+	tsr_diag_init(&d, TSR_DIAG_PRINT, stderr);
+	tool_words_init(o, &w);
+	const char *name = strcmp(o->args[0], "-") ? o->args[0] : "<stdin>";
+	int rc = tool_load_program(o, o->args[0], &w, &d) ? TOOL_EXIT_INPUT : tool_sim_generic(o, name, &w, stdout);
+	tsr_words_free(&w);
+	tsr_diag_fini(&d);
+	return rc;
+}
+
 int cmd_sim(struct tool_opts *o)
 {
 	if (o->nargs != 1) {
 		fprintf(stderr, "tessera: error: 'sim' takes one program file\n");
 		return 2;
+	}
+	if (strcmp(o->target->name, "qpu"))   /* a target without a platform of its own: tools/sim_generic.c */
+		return sim_generic(o);
+	if (o->nsets || o->nmems || o->init) {
+		fprintf(stderr, "tessera: error: 'sim' on target '%s' does not take %s: its platform sets up the processors "
+			"(--uniforms, memory)\n", o->target->name, o->nsets ? "--set" : o->nmems ? "--mem" : "--init");
+		return TOOL_EXIT_USAGE;
 	}
 	uint32_t unif[1024];
 	size_t nunif = 0;
@@ -92,12 +118,8 @@ int cmd_sim(struct tool_opts *o)
 	tool_words_init(o, &w);
 	const char *name = strcmp(o->args[0], "-") ? o->args[0] : "<stdin>";
 	int rc = tool_load_program(o, o->args[0], &w, &d) ? TOOL_EXIT_INPUT : TOOL_EXIT_OK;
-	if (!rc && strcmp(o->target->name, "qpu")) {   /* the options and the program are checked first, for every target */
-		fprintf(stderr, "tessera: error: no simulator platform for target '%s' yet\n", o->target->name);
-		rc = 1;
-	} else if (!rc) {
+	if (!rc)
 		rc = tool_run_qpu(o, name, &w, unif, nunif, NULL);
-	}
 	if (rc == TOOL_EXIT_CUT)
 		fprintf(stderr, "%s: error: run cut short by --max-steps %" PRIu64 " before every QPU ended\n", name,
 			o->max_steps);

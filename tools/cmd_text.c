@@ -216,6 +216,7 @@ int cmd_dis(struct tool_opts *o)
 	} else if (!rc) {   /* printed and written in pieces: memory does not grow with the program's text */
 		struct tool_out x;
 		out_open(o, &x, false);
+		tsr_tc_meta_sink(o->target->text, w.meta, dis_write, &x);   /* a declared syntax's sections, first */
 		tsr_tc_disasm_program_stream(o->target->text, w.w, w.count, o->base, dis_write, &x);
 		rc = out_close(&x, true, &d);
 	}

@@ -64,6 +64,39 @@ int tool_opt_u64(const char *opt, const char *text, uint64_t lo, uint64_t hi, ui
 	return tool_opt_number(opt, text, strlen(text), lo, hi, v);
 }
 
+int tool_word32(const char *s, size_t n, uint32_t *out, const char **why)
+{
+	char buf[64];
+	bool neg = n && s[0] == '-';
+	uint64_t x;
+	int r = n ? scan_u64(s + neg, n - neg, &x) : -1;
+	if (r != -1) {
+		if (r == 0 && (neg ? x <= (uint64_t)INT32_MAX + 1 : x <= UINT32_MAX)) {
+			*out = neg ? (uint32_t)(0u - (uint32_t)x) : (uint32_t)x;
+			return 0;
+		}
+		*why = "does not fit in 32 bits (-2147483648..4294967295)";
+		return -1;
+	}
+	char *end;
+	if (n && n < sizeof buf && !memchr(s, 'x', n) && !memchr(s, 'X', n)) {
+		memcpy(buf, s, n);
+		buf[n] = 0;
+		errno = 0;
+		float f = strtof(buf, &end);
+		if (end == buf + n && !(errno == ERANGE && isinf(f))) {
+			memcpy(out, &f, 4);
+			return 0;
+		}
+		if (end == buf + n) {
+			*why = "is too large for a 32-bit float";
+			return -1;
+		}
+	}
+	*why = "is neither a 32-bit integer nor a float";
+	return -1;
+}
+
 /* One --uniforms entry [s, s+n) (blanks trimmed) as a 32-bit word; see tool_opt_words32. */
 static int word32(const char *opt, const char *s, size_t n, unsigned k, uint32_t *out)
 {

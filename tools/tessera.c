@@ -35,6 +35,11 @@ static void usage(FILE *f)
 		"  --uniforms V,V,...       sim: uniform stream (32-bit integers, 0x..., or floats like 1.5)\n"
 		"  --max-steps N            sim, demo: stop after N rounds (default 10000000; exit status 3)\n"
 		"  --dump ADDR[,LEN]        sim: print LEN bytes (default 64) of memory at ADDR after the run\n"
+		"  --dump NAME[,NAME...]    sim (targets without a platform): print that declared state after the run\n"
+		"  --set NAME[I]=V,...      sim: initial value of a state or regfile element (repeatable; also\n"
+		"                           NAME=V for a scalar, NAME[I].C=V for one component)\n"
+		"  --mem SPACE:ADDR=V,...   sim: initial value written through an address space (repeatable)\n"
+		"  --init FILE              sim: initial values, one assignment a line (# and // comments)\n"
 		"  --effort list|search     pack: list scheduling only, or also a bounded search per block for\n"
 		"                           a shorter schedule (default search; list is about 10x faster)\n"
 		"  --trace                  sim, demo: print every bundle executed and what it wrote; validate:\n"
@@ -76,6 +81,9 @@ static const struct option {
 	{ "--uniforms", true, C_SIM },
 	{ "--max-steps", true, C_SIM | C_DEMO },
 	{ "--dump", true, C_SIM },
+	{ "--set", true, C_SIM },
+	{ "--mem", true, C_SIM },
+	{ "--init", true, C_SIM },
 	{ "--effort", true, C_PACK },
 	{ "--trace", false, C_SIM | C_VALIDATE | C_PACK | C_DEMO },
 	{ "--rules", false, C_SIM | C_DEMO },
@@ -140,6 +148,17 @@ static int set_option(struct tool_opts *o, const char *a, const char *val)
 		o->uniforms = val;
 	} else if (!strcmp(a, "--dump")) {
 		o->dump = val;
+	} else if (!strcmp(a, "--set") || !strcmp(a, "--mem")) {   /* repeatable: kept in order */
+		bool set = a[2] == 's';
+		const char ***v = set ? &o->sets : &o->mems;
+		int *n = set ? &o->nsets : &o->nmems;
+		const char **grown = realloc((void *)*v, (size_t)(*n + 1) * sizeof **v);
+		if (!grown)
+			return usage_error("out of memory");
+		grown[(*n)++] = val;
+		*v = grown;
+	} else if (!strcmp(a, "--init")) {
+		o->init = val;
 	} else if (!strcmp(a, "--effort")) {
 		if (strcmp(val, "list") && strcmp(val, "search"))
 			return usage_error("--effort takes 'list' or 'search', not '%s'", val);
@@ -221,5 +240,7 @@ int main(int argc, char **argv)
 		rc = cmd->run(&o);
 	}
 	free(pos);
+	free((void *)o.sets);
+	free((void *)o.mems);
 	return rc;
 }

@@ -4,6 +4,7 @@
 #define TOOLS_TOOLS_H
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "target.h"
 #include "hexio.h"
 #include "diag.h"
@@ -29,7 +30,13 @@ struct tool_opts {
 	unsigned qpus;                   /* processors to run (sim: from qpus_text, default 1) */
 	uint64_t max_steps;              /* --max-steps N (1..2^64-1) */
 	const char *uniforms;            /* --uniforms v,v,... (numbers or floats) */
-	const char *dump;                /* --dump ADDR,LEN: memory to print after a run */
+	const char *dump;                /* --dump ADDR,LEN: memory to print after a run (a platform's processors);
+	                                    --dump NAME[,NAME...]: declared state to print (other targets) */
+	const char **sets;               /* --set NAME[=...] (sim, repeatable): initial values of state */
+	int nsets;
+	const char **mems;               /* --mem SPACE:ADDR=V,... (sim, repeatable): initial values through a space */
+	int nmems;
+	const char *init;                /* --init FILE (sim): initial values, one assignment a line */
 	bool fast;                       /* --effort list: pack by list scheduling only (TSR_PACK_LIST) */
 	bool rules;                      /* --rules / --no-rules: sim checks every issued bundle against the
 	                                    description's hazard rules (TSR_SIM_F_RULES; default TOOL_SIM_RULES) */
@@ -40,6 +47,16 @@ struct tool_opts {
 /* Whether `tessera sim` (and `demo`) check the description's rules when neither --rules nor --no-rules
  * is given (docs/PERFORMANCE.md "Rule checks" measures the cost). */
 #define TOOL_SIM_RULES true
+
+/* `tessera sim` on a target without a platform of its own (tools/sim_generic.c, docs/tools.md "sim"): one
+ * processor from the target's simulator descriptor, initial values from o->sets, o->mems and o->init, program w
+ * (read from path) run from address 0 until it halts, fails or o->max_steps bundles ran; prints the outcome and
+ * the declared outputs (and o->dump's state) to out, diagnostics to stderr.  Returns TOOL_EXIT_*. */
+int tool_sim_generic(const struct tool_opts *o, const char *path, const struct tsr_words *w, FILE *out);
+/* A 32-bit value as the sim options take it, [s, s+n): an integer -2^31..2^32-1 (decimal or 0x-hex; negative
+ * as two's complement) or a decimal float (binary32 bits; `1.5`, `-2e3`, `inf`, `nan`).  Returns 0, or -1 with
+ * *why (not a number, too large). */
+int tool_word32(const char *s, size_t n, uint32_t *out, const char **why);
 
 /* Each command returns the process exit status (TOOL_EXIT_*). */
 int cmd_asm(struct tool_opts *o);

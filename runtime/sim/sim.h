@@ -211,6 +211,24 @@ void tsr_sim_trace_hook(struct tsr_sim_ctl *c, const char *hook, const uint32_t 
 /* "    -> jump 0x00000040 after 3" / "-> halt after 2" / "-> stall" lines. */
 void tsr_sim_trace_note(struct tsr_sim_ctl *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* ---- (addition) the machine as tools see it: spaces, outputs -------------------------------------------
+ * What `tessera sim` needs to set initial values and print results of any target (docs/tools.md "sim"): every
+ * address space with its entries (docs/mdl.md "Address spaces"), in declaration order. */
+enum { TSR_SIM_SE_STATE, TSR_SIM_SE_HOOK, TSR_SIM_SE_NONE };
+struct tsr_sim_sentry {
+    uint32_t lo, hi;     /* the codes lo..hi of the entry */
+    bool write;          /* a write entry (else read) */
+    int kind;            /* TSR_SIM_SE_*: a state element (its index computed from the code), a hook, nothing */
+    int state;           /* TSR_SIM_SE_STATE: the state's index, else -1 */
+};
+struct tsr_sim_space {
+    const char *name;
+    uint32_t size;       /* codes 0..size-1 */
+    bool output;         /* declared `output`: its state read entries are printed after a run */
+    int nent;
+    const struct tsr_sim_sentry *ent;
+};
+
 /* ---- per-target descriptor ---------------------------------------------------------------------
  * Every generated simulator exports `const struct tsr_sim_desc <t>_sim_desc`, so tests, fuzzers
  * and tools can run and inspect any target through one interface.  `void *sim` points to a
@@ -241,6 +259,22 @@ struct tsr_sim_desc {
     int comps;                /* (addition) 4 in a description with vec4 values (docs/sim.md "Component values"):
                                  its `lanes` (4) are the components x, y, z, w of one thread, and every state
                                  with state_vec set is a vec4; 0 otherwise */
+    /* (addition) Per state: declared `output` (printed after `tessera sim`); `print float` (its values print as
+     * binary32 beside their hex); values per lane of one element (1 for u32 and vec; a component type such as
+     * vec4 holds its components together: lane l component c at [l * ncomp + c] of state()'s pointer, which then
+     * holds lanes * ncomp values for vec state, ncomp for one value). */
+    const bool *state_output;
+    const bool *state_float;
+    const unsigned char *state_ncomp;
+    /* (addition) Address spaces (nspaces of them).  space_read reads address addr of space sp into v[lanes] as
+     * an instruction's read would (a hook entry calls its hook), outside any bundle and without hazard checks;
+     * space_write writes v[lanes] there and applies the entry's state writes at once, leaving their write times
+     * alone (an initial value, not an instruction's write).  Both return 0, or a negative TSR_SIM_* code with the
+     * message in ctl()->msg (an address without an entry of that direction, a hook's failure), -1 for a bad sp. */
+    int nspaces;
+    const struct tsr_sim_space *spaces;
+    int (*space_read)(void *sim, int sp, uint32_t addr, uint32_t *v);
+    int (*space_write)(void *sim, int sp, uint32_t addr, const uint32_t *v);
 };
 
 #endif

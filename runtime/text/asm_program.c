@@ -13,9 +13,11 @@
 
 #include "arena.h"
 #include "asm_engine.h"
+#include "asm_front.h"
 #include "diag.h"
 #include "fileout.h"
 #include "hexio.h"
+#include "progmeta.h"
 #include "tls.h"
 
 struct seg { uint32_t nb, ne, ob; bool sub; };   /* substituted text [nb,ne) came from orig ob.. */
@@ -44,6 +46,13 @@ struct prog {
      * 64 or more), bit c of last for each last character c */
     uint64_t lens, last[4];
     bool long_name;
+    /* (addition) a declared source syntax (isa->syntax): the front end that turns the source's lines into the
+     * lines read here (asm_front.h), the map of the logical line being read back to the source (NULL: the line
+     * is the source's), and the sections' entries (pass 2) */
+    struct tsr_asm_front *front;
+    const struct tsr_front_seg *fseg;
+    size_t nfseg;
+    struct tsr_progmeta *meta;
 };
 
 /* One-bundle calls reuse a per-thread matcher and memo (text -> struct <t>_inst of the bundles whose
@@ -65,7 +74,10 @@ static void err(struct prog *P, unsigned line, size_t col0, const char *fmt, ...
 {
     va_list ap;
     va_start(ap, fmt);
-    tsr_diag_vreport(P->d, TSR_ERROR, P->path, line, (unsigned)col0 + 1, fmt, ap);
+    unsigned col = (unsigned)col0 + 1;
+    if (P->fseg)   /* a logical line of the front end: the source's line and column */
+        tsr_front_map(P->fseg, P->nfseg, col0, &line, &col);
+    tsr_diag_vreport(P->d, TSR_ERROR, P->path, line, col, fmt, ap);
     va_end(ap);
     P->rc = -1;
 }
@@ -404,6 +416,38 @@ static void do_word(struct prog *P, const char *lb, const char *p, const char *e
     }
 }
 
+/* (inlined into the public line functions: a source in the default syntax pays one test a line for the front end) */
+static inline __attribute__((always_inline)) void labels_line(struct prog *P, const char *lb, const char *le);
+static inline __attribute__((always_inline)) void asm_line(struct prog *P, const char *lb, const char *le);
+
+/* The front end's logical lines (asm_front.h): read as the source's own, their positions mapped back. */
+static void front_labels(void *ctx, const char *text, size_t len, unsigned line, const struct tsr_front_seg *seg,
+                         size_t nseg)
+{
+    struct prog *P = ctx;
+    (void)seg, (void)nseg;
+    P->line = line - 1;
+    labels_line(P, text, text + len);
+}
+
+static void front_asm(void *ctx, const char *text, size_t len, unsigned line, const struct tsr_front_seg *seg,
+                      size_t nseg)
+{
+    struct prog *P = ctx;
+    P->line = line - 1;
+    P->fseg = seg;
+    P->nfseg = nseg;
+    asm_line(P, text, text + len);
+    P->fseg = NULL;
+}
+
+static void front_err(void *ctx, unsigned line, unsigned col, const char *msg)
+{
+    struct prog *P = ctx;
+    tsr_diag_error(P->d, P->path, line, col, "%s", msg);
+    P->rc = -1;
+}
+
 struct tsr_tc_asm *tsr_tc_asm_begin(const struct tsr_tc_isa *isa, const char *path, uint64_t base,
                                     struct tsr_diag *d)
 {
@@ -414,13 +458,16 @@ struct tsr_tc_asm *tsr_tc_asm_begin(const struct tsr_tc_isa *isa, const char *pa
     P->path = path;
     P->d = d;
     P->base = P->addr = base;
+    if (isa->syntax) {
+        P->front = tsr_asm_front_new(isa);
+        tsr_asm_front_pass(P->front, front_labels, NULL, P, NULL);
+    }
     return (struct tsr_tc_asm *)P;
 }
 
 /* pass 1: the labels of the line [lb, le) and the address after it */
-void tsr_tc_asm_labels(struct tsr_tc_asm *A, const char *lb, const char *le)
+static inline void labels_line(struct prog *P, const char *lb, const char *le)
 {
-    struct prog *P = (struct prog *)A;
     const struct tsr_tc_isa *isa = P->isa;
     P->line++;
     const char *e = strip_comment(lb, le), *p = skip_blank(lb, e), *q;
@@ -445,9 +492,22 @@ void tsr_tc_asm_labels(struct tsr_tc_asm *A, const char *lb, const char *le)
     }
 }
 
+void tsr_tc_asm_labels(struct tsr_tc_asm *A, const char *lb, const char *le)
+{
+    struct prog *P = (struct prog *)A;
+    if (P->front)
+        tsr_asm_front_line(P->front, lb, le);
+    else
+        labels_line(P, lb, le);
+}
+
 void tsr_tc_asm_pass2(struct tsr_tc_asm *A, tsr_tc_emit emit, void *ctx)
 {
     struct prog *P = (struct prog *)A;
+    if (P->front) {
+        tsr_asm_front_finish(P->front);
+        tsr_asm_front_pass(P->front, front_asm, front_err, P, &P->meta);
+    }
     struct one_ctx *c = one_for(P->isa);
     P->a = c->spare ? c->spare : tsr_asm_new(P->isa);   /* (a matcher keeps nothing from bundle to bundle) */
     c->spare = NULL;
@@ -463,9 +523,8 @@ void tsr_tc_asm_pass2(struct tsr_tc_asm *A, tsr_tc_emit emit, void *ctx)
 }
 
 /* pass 2: the line [lb, le) */
-void tsr_tc_asm_line(struct tsr_tc_asm *A, const char *lb, const char *le)
+static inline void asm_line(struct prog *P, const char *lb, const char *le)
 {
-    struct prog *P = (struct prog *)A;
     const struct tsr_tc_isa *isa = P->isa;
     uint32_t *w = P->w;
     unsigned line = ++P->line;
@@ -551,6 +610,15 @@ void tsr_tc_asm_line(struct tsr_tc_asm *A, const char *lb, const char *le)
     P->addr += isa->pc_step;
 }
 
+void tsr_tc_asm_line(struct tsr_tc_asm *A, const char *lb, const char *le)
+{
+    struct prog *P = (struct prog *)A;
+    if (P->front)
+        tsr_asm_front_line(P->front, lb, le);
+    else
+        asm_line(P, lb, le);
+}
+
 void tsr_tc_asm_skip(struct tsr_tc_asm *A, size_t n)
 {
     struct prog *P = (struct prog *)A;
@@ -558,9 +626,21 @@ void tsr_tc_asm_skip(struct tsr_tc_asm *A, size_t n)
     P->addr += n * P->isa->pc_step;
 }
 
+struct tsr_progmeta *tsr_tc_asm_take_meta(struct tsr_tc_asm *A)
+{
+    struct prog *P = (struct prog *)A;
+    struct tsr_progmeta *m = P->meta;
+    P->meta = NULL;
+    return m;
+}
+
 int tsr_tc_asm_end(struct tsr_tc_asm *A)
 {
     struct prog *P = (struct prog *)A;
+    if (P->front && P->a)   /* (pass 2 ran: the end of the source) */
+        tsr_asm_front_finish(P->front);
+    tsr_asm_front_free(P->front);
+    tsr_progmeta_free(P->meta);
     int rc = P->rc;
     tsr_buf_free(&P->comment);
     free(P->inst);
@@ -618,6 +698,8 @@ int tsr_tc_assemble_at(const struct tsr_tc_isa *isa, const char *path, const cha
             lb = le < end ? le + 1 : end;
         }
     }
+    tsr_progmeta_free(out->meta);
+    out->meta = tsr_tc_asm_take_meta(A);
     return tsr_tc_asm_end(A);
 }
 

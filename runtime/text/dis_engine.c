@@ -25,6 +25,7 @@
 #include "asm_engine.h"
 #include "bits.h"
 #include "dis_engine.h"
+#include "dis_front.h"
 #include "dis_exact.h"
 #include "dis_path.h"
 #include "fileout.h"
@@ -596,8 +597,37 @@ static inline const char *memo_next(struct dis *d, struct memo_walk *m, const ui
     return tsr_tc_cache_get_gated(&d->cache, wi, klen, m->h, vlen);
 }
 
+static int program_text(const struct tsr_tc_isa *isa, const uint32_t *w, size_t n, uint64_t base,
+                        struct tsr_buf *out);
+static int program_stream(const struct tsr_tc_isa *isa, const uint32_t *w, size_t n, uint64_t base, tsr_tc_sink sink,
+                          void *ctx);
+
+/* (addition) an isa with a declared bundle end prints each bundle over lines in its syntax (dis_front.c) */
 int tsr_tc_disasm_program(const struct tsr_tc_isa *isa, const uint32_t *w, size_t n, uint64_t base,
                           struct tsr_buf *out)
+{
+    if (!isa->syntax || !isa->syntax->bundle_end)
+        return program_text(isa, w, n, base, out);
+    struct tsr_buf t = {0};
+    int r = program_text(isa, w, n, base, &t);
+    tsr_dis_front_rewrite(isa->syntax, t.data ? t.data : "", t.len, out);
+    tsr_buf_free(&t);
+    return r;
+}
+
+int tsr_tc_disasm_program_stream(const struct tsr_tc_isa *isa, const uint32_t *w, size_t n, uint64_t base,
+                                 tsr_tc_sink sink, void *ctx)
+{
+    if (!isa->syntax || !isa->syntax->bundle_end)
+        return program_stream(isa, w, n, base, sink, ctx);
+    struct tsr_dis_front_sink fs = { isa->syntax, sink, ctx, {0}, {0} };
+    int r = program_stream(isa, w, n, base, tsr_dis_front_put, &fs);
+    int f = tsr_dis_front_flush(&fs);
+    return r ? r : f;
+}
+
+static int program_text(const struct tsr_tc_isa *isa, const uint32_t *w, size_t n, uint64_t base,
+                        struct tsr_buf *out)
 {
     struct dis d;
     dis_init(&d, isa);
@@ -645,8 +675,8 @@ int tsr_tc_disasm_program(const struct tsr_tc_isa *isa, const uint32_t *w, size_
     return 0;
 }
 
-int tsr_tc_disasm_program_stream(const struct tsr_tc_isa *isa, const uint32_t *w, size_t n, uint64_t base,
-                                 tsr_tc_sink sink, void *ctx)
+static int program_stream(const struct tsr_tc_isa *isa, const uint32_t *w, size_t n, uint64_t base, tsr_tc_sink sink,
+                          void *ctx)
 {
     struct dis d;
     dis_init(&d, isa);

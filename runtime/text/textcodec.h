@@ -171,6 +171,24 @@ struct tsr_tc_format {
     uint32_t sel_decoded;
 };
 
+/* (addition) The assembly source's declared syntax (mdl `asm { ... }`, docs/asm.md "Declared syntax"), read by the
+ * program-level assembler's front end (asm_front.c) and the program printers (dis_front.c); the isa's `syntax` is
+ * NULL for the default (one bundle a line, `#` and `//` comments, no sections). */
+enum tsr_tc_seckind { TSR_TC_SEC_CODE, TSR_TC_SEC_NAMES, TSR_TC_SEC_VALUES };
+struct tsr_tc_section {
+    const char *name;       /* ".constants" */
+    int kind;               /* enum tsr_tc_seckind: the bundles follow; `[i] = "text";`; `[i] = v;` / `[i].c = v;` */
+    const char *state;      /* NAMES, VALUES: the regfile the entries are of, or NULL (any index, set nowhere) */
+    uint32_t count;         /* its elements: an entry's index is below (state NULL: 0, no bound) */
+    const char *comps;      /* VALUES: the components' one-letter names ("xyzw"), or "" (no `.c`) */
+};
+struct tsr_tc_syntax {
+    const char *bundle_end;                  /* a bundle runs over lines until this text (NULL: one bundle a line) */
+    unsigned ncomments; const char *comments[4];   /* line comments (0: the default `#` and `//`) */
+    const char *block_open, *block_close;    /* a block comment (NULL: none) */
+    unsigned nsections; const struct tsr_tc_section *sections;
+};
+
 struct tsr_tc_isa {
     const char *name;
     unsigned word_bits, nwords, pc_step;
@@ -219,6 +237,7 @@ struct tsr_tc_isa {
     const uint8_t *fderived;
     const uint32_t *fpiece_first;
     const struct tsr_tc_fpiece *fpieces;
+    const struct tsr_tc_syntax *syntax;      /* (addition) the declared source syntax, or NULL (above) */
 };
 struct tsr_tc_fpiece { uint16_t hi, lo; uint8_t inverted; };
 
@@ -270,6 +289,17 @@ void tsr_tc_asm_line(struct tsr_tc_asm *A, const char *lb, const char *le);
  * output (runtime/pack/pack_emit.c) gives only the lines whose words it does not know. */
 void tsr_tc_asm_skip(struct tsr_tc_asm *A, size_t n);
 int tsr_tc_asm_end(struct tsr_tc_asm *A);
+/* (addition) The sections' entries of a source in a declared syntax (runtime/progmeta.h; docs/asm.md "Declared
+ * syntax"), read in pass 2; the caller owns them (tsr_progmeta_free).  NULL when there were none.  Call before
+ * tsr_tc_asm_end. */
+struct tsr_progmeta;
+struct tsr_progmeta *tsr_tc_asm_take_meta(struct tsr_tc_asm *A);
+/* (addition) Appends the sections' entries m (NULL: nothing) in the isa's declared syntax: each section with
+ * entries, `    [i] = "text";` / `    [i].c = v;`, then the first code section's name, so that the program
+ * printed after it assembles back with the same metadata (dis_front.c).  Nothing without a declared syntax. */
+void tsr_tc_meta_print(const struct tsr_tc_isa *isa, const struct tsr_progmeta *m, struct tsr_buf *out);
+/* The same text given to sink (nothing when there is none).  Returns the sink's answer, or 0. */
+int tsr_tc_meta_sink(const struct tsr_tc_isa *isa, const struct tsr_progmeta *m, tsr_tc_sink sink, void *ctx);
 
 /* Assembles one bundle into a struct <t>_inst (inst, isa->inst_size bytes).  Returns 0, or -1
  * with a message in err (may be NULL). */
