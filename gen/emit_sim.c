@@ -899,7 +899,7 @@ static void emit_desc(struct sg *g)
         "    .bundle_words = %d, .pc_step = %du, .sim_size = sizeof(struct %s_sim),\n"
         "    .init = d_init, .fini = d_fini, .decode = d_decode, .exec = d_exec, .step = d_step,\n"
         "    .state = d_state, .wtime = d_wtime, .ctl = d_ctl, .set_hooks = d_set_hooks,\n"
-        "    .state_names = sim_state_names, .state_count = sim_state_count, .state_vec = sim_state_vec,\n%s};\n",
+        "    .state_names = sim_state_names, .state_count = sim_state_count, .state_vec = sim_state_vec,\n%s%s};\n",
         t, t, mdl_sim_lanes(m), m->nstates, m->nslots, m->nfields, m->nformats, m->nhooks, m->word_bits / 32, m->pc_step, t,
         m->vec4 ? "    .comps = 4, /* the lanes are the components of vec4 values */\n" : "", sg_io_desc_members(g));
 }

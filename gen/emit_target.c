@@ -1,8 +1,9 @@
 /* gen_target: <t>_target.c, `const struct tsr_target <t>_target` (runtime/target.h), the one
  * descriptor through which tools, tests and fuzzers use the target.
  *
- * The simulator descriptor `<t>_sim_desc` (runtime/sim/sim.h) is defined in <t>_sim.c by gen_sim; it is
- * referenced weakly, so the descriptor's `sim` is NULL in a build without a simulator. */
+ * The simulator descriptor `<t>_sim_desc` (runtime/sim/sim.h) is defined in <t>_sim.c by gen_sim.  The
+ * reference is strong, so linking the target links its simulator: a weak one left `sim` NULL for every target
+ * whose hooks do not happen to reference the simulator (only the QPU's did). */
 #include <stdio.h>
 
 #include "emit_util.h"
@@ -18,8 +19,8 @@ int gen_target(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
     tsr_buf_printf(out, "#include \"%s.h\"\n\n", m->name);
     tsr_buf_printf(out,
         "struct tsr_sim_desc;\n"
-        "/* Defined by the generated simulator (%s_sim.c); NULL if it is not linked in. */\n"
-        "extern const struct tsr_sim_desc %s_sim_desc __attribute__((weak));\n\n", lo, lo);
+        "/* Defined by the generated simulator (%s_sim.c). */\n"
+        "extern const struct tsr_sim_desc %s_sim_desc;\n\n", lo, lo);
     tsr_buf_printf(out,
         "static int decode(const uint32_t *w, void *inst) { return %s_decode(w, inst); }\n"
         "static int encode(const void *inst, uint32_t *w) { return %s_encode(inst, w); }\n\n"
