@@ -24,6 +24,7 @@
 #include "fileout.h"
 #include "registry.h"
 #include "support_run.h"
+#include "text/textcodec.h"
 
 /* The commands that read a program, and whether each writes an output file with -o. */
 static const struct command {
@@ -146,9 +147,12 @@ static void mk_megabyte_number(struct tsr_buf *b, const struct tsr_target *t)
 	fill(b, '0', 1u << 20);
 	tsr_buf_puts(b, "1\n");
 }
+/* A line comment in the target's source syntax: `#` by default, else the first one its `asm { comment ... }`
+ * declares (docs/asm.md). */
 static void mk_megabyte_comment(struct tsr_buf *b, const struct tsr_target *t)
 {
-	tsr_buf_puts(b, "# ");
+	const struct tsr_tc_syntax *sx = t->text ? t->text->syntax : NULL;
+	tsr_buf_printf(b, "%s ", sx && sx->ncomments ? sx->comments[0] : "#");
 	fill(b, 'c', 1u << 20);
 	tsr_buf_puts(b, "\n");
 	word_line(b, t, "nowhere", "\n");

@@ -235,54 +235,16 @@ Test(tegra, disasm_names_grates_operations)
 	cr_expect_eq(agree, NINSTR);
 }
 
-/* Removes / * ... * / and // comments in place. */
-static void strip_comments(char *s)
-{
-	char *o = s;
-	while (*s) {
-		if (s[0] == '/' && s[1] == '*') {
-			char *e = strstr(s + 2, "*/");
-			s = e ? e + 2 : s + strlen(s);
-		} else if (s[0] == '/' && s[1] == '/') {
-			while (*s && *s != '\n')
-				s++;
-		} else {
-			*o++ = *s++;
-		}
-	}
-	*o = 0;
-}
-
-/* One grate instruction (the text of `EXEC ... ;` without its `;`) in our one-line form: the EXEC word and its
- * option groups, then each op (ops are on their own lines, or one op after the options on the EXEC line),
- * joined by "; ". */
-static void one_line(char *ins, struct tsr_buf *out)
-{
-	char *s = trim(ins);
-	size_t h = 0;
-	while (s[h] && s[h] != '(' && s[h] != ' ' && s[h] != '\t' && s[h] != '\n')
-		h++;
-	while (s[h] == '(') {   /* option groups */
-		char *c = strchr(s + h, ')');
-		cr_assert_not_null(c);
-		h = (size_t)(c - s) + 1;
-	}
-	tsr_buf_append(out, s, h);
-	char *rest = s + h;
-	for (char *line = strtok(rest, "\n"); line; line = strtok(NULL, "\n")) {
-		char *l = trim(line);
-		if (*l) {
-			tsr_buf_puts(out, "; ");
-			tsr_buf_puts(out, l);
-		}
-	}
-}
-
+/* grate's sources as written (comments, sections, instructions over several lines ended by ';': the description's
+ * `asm { ... }` block) assemble through the target's whole-program assembler to grate's words.  Where a source
+ * has no EXEC_END, grate-asm.c and the driver set end_of_program (bit 0) on the last instruction when they
+ * upload the program (../shared/corpus/tegra/grate/MANIFEST.md); the assembler does not, so the test applies
+ * that upload rule and counts the programs that needed it. */
 Test(tegra, grate_source_assembles_to_grates_words)
 {
 	load_all();
 	const struct tsr_target *t = tsr_find_target("tegra");
-	unsigned exact = 0;
+	unsigned exact = 0, forced = 0;
 	for (int p = 0; p < nprogs; p++) {
 		char path[720];
 		struct tsr_buf src = { 0 };
@@ -290,36 +252,26 @@ Test(tegra, grate_source_assembles_to_grates_words)
 		tsr_diag_init(&d, TSR_DIAG_PRINT, stderr);
 		snprintf(path, sizeof path, "%.700s.asm", progs[p].path);
 		cr_assert_eq(tsr_file_read(path, &src, &d), 0);
+		struct tsr_words w;
+		tsr_words_init(&w, 128);
+		cr_assert_eq(t->assemble(path, src.data, src.len, &w, &d), 0, "%s does not assemble", path);
 		tsr_diag_fini(&d);
-		strip_comments(src.data);
-		char *s = strstr(src.data, ".asm");
-		cr_assert_not_null(s, "%s: no .asm section", path);
-		s += 4;
-		bool has_end = false;
-		uint32_t words[64][4];
-		size_t n = 0;
-		for (char *e; (e = strchr(s, ';')); s = e + 1) {
-			*e = 0;
-			cr_assert_lt(n, 64);
-			struct tsr_buf line = { 0 };
-			one_line(s, &line);
-			has_end = has_end || !strncmp(line.data, "EXEC_END", 8);
-			char err[256];
-			int rc = t->assemble_one(line.data, line.len, n, words[n], err, sizeof err);
-			cr_expect_eq(rc, 0, "%s: '%s': %s", path, line.data, err);
-			tsr_buf_free(&line);
-			n++;
-		}
+		size_t n = w.count;
 		cr_assert_eq(n, progs[p].w.count, "%s: %zu instructions, the .hex has %zu", path, n, progs[p].w.count);
-		if (!has_end)   /* grate-asm.c and the driver set end_of_program (bit 0) on the last instruction */
-			words[n - 1][0] |= 1;
-		for (size_t i = 0; i < n; i++) {
-			exact += !memcmp(words[i], tsr_words_at(&progs[p].w, i), 16);
-			cr_expect_arr_eq(words[i], tsr_words_at(&progs[p].w, i), 16, "%s instruction %zu", path, i);
+		uint32_t *last = (uint32_t *)tsr_words_at(&w, n - 1);
+		if (!(last[0] & 1)) {   /* no EXEC_END: the upload sets end_of_program on the last instruction */
+			last[0] |= 1;
+			forced++;
 		}
+		for (size_t i = 0; i < n; i++) {
+			exact += !memcmp(tsr_words_at(&w, i), tsr_words_at(&progs[p].w, i), 16);
+			cr_expect_arr_eq(tsr_words_at(&w, i), tsr_words_at(&progs[p].w, i), 16, "%s instruction %zu", path, i);
+		}
+		tsr_words_free(&w);
 		tsr_buf_free(&src);
 	}
-	printf("tegra corpus: %u of %u grate source instructions assemble to grate's words\n", exact, total_instructions());
+	printf("tegra corpus: %u of %u instructions of grate's sources, assembled as written, are grate's words "
+	       "(%u programs without EXEC_END get the upload's end bit)\n", exact, total_instructions(), forced);
 	cr_expect_eq(exact, NINSTR);
 }
 
