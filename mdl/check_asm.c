@@ -1,6 +1,6 @@
 /* (addition) The assembly source's declared syntax (`asm { ... }`, docs/asm.md "Declared syntax"): what an
- * assembler front end reads around the bundles, for sources written in another tool's layout (grate's Tegra
- * assembly: a bundle over several lines ended by `;`, C comments, sections `.exports` ... before `.asm`).
+ * assembler front end reads around the bundles, for sources written in another tool's layout (a vertex
+ * assembler's: a bundle over several lines ended by `;`, C comments, sections `.exports` ... before `.asm`).
  *   bundle_end "TEXT";                        a bundle runs over lines until TEXT (not in a template's text)
  *   comment "TEXT";                           a line comment (the first one replaces the default `#` and `//`)
  *   comment "OPEN" "CLOSE";                   a block comment, across lines
