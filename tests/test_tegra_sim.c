@@ -244,6 +244,7 @@ Test(tegra_sim, corpus_vertex_common)
     expect4(S_R, 3, r3[0], r3[1], r3[2], r3[3]);
     expect4(S_R, 1, mt[0], mt[1], 1, 0);
     /* and the same program instruction by instruction in the evaluator */
+    D->fini(S);   /* a simulator that stepped: free its decode cache first */
     D->init(S);
     set4(S_V, 0, pos[0], pos[1], pos[2], pos[3]);
     set4(S_V, 1, st0[0], st0[1], st0[2], st0[3]);
@@ -532,6 +533,7 @@ Test(tegra_sim, branch_call_return)
     expect4(S_R, 3, 3, 3, 3, 3);
     cr_expect_eq(*st(S_SP, 0), 0u);
     /* a branch whose predicate fails (no lt/eq/gt bit) falls through: 0: BRA 2 (never); 1: MOV r4 = c1, end */
+    D->fini(S);   /* a simulator that stepped: free its decode cache first */
     D->init(S);
     set4(S_C, 1, 1, 1, 1, 1);
     struct w128 q[3] = {branch(9, 2), mov_const(4, 1), end_ins()};
@@ -677,7 +679,8 @@ Test(tegra_sim, random_valid_instructions_sim_vs_evaluator)
     int ok = 0, aborted = 0;
     for (int k = 0; k < 20000; k++) {
         if (k % 64 == 0) {   /* a new random state */
-            D->init(S);
+            D->fini(S);   /* a simulator that stepped: free its decode cache first */
+    D->init(S);
             for (int e = 0; e < 32; e++)
                 set4(S_R, e, rndf(), rndf(), rndf(), rndf());
             for (int e = 0; e < 16; e++)
