@@ -192,6 +192,10 @@ bool sg_vary(const struct sg *g, const struct mdl_expr *e, const bool *vary, int
 {
     if (!e)
         return false;
+    /* X11: a vec4 value is one value per component (lane), whatever its parts: splat(x) of a uniform x is
+       varying once the expression compiler has spread it (a ?: or min/max with a vec4 arm) */
+    if (e->type == MDL_T_VEC4)
+        return true;
     switch (e->kind) {
     case MDL_E_INT: case MDL_E_FLOAT: case MDL_E_FIELD: case MDL_E_CODE: case MDL_E_ATTR:
         return false;
