@@ -14,56 +14,18 @@
 #include "corpus.h"
 #include "support_run.h"
 #include "registry.h"
+#include "support_tegra.h"
 #include "tsr.h"
 
-#define MAXPROG 64
 #define NINSTR 61   /* MANIFEST.md "Counts": the vertex programs' instructions */
 
-struct prog { char path[700]; struct tsr_words w; };   /* path without its extension */
-static struct prog progs[MAXPROG];
+
+static struct tegra_prog *progs;   /* the corpus's vertex programs (support_tegra.h) */
 static int nprogs;
 
-static int by_path(const void *a, const void *b)
-{
-	return strcmp(((const struct prog *)a)->path, ((const struct prog *)b)->path);
-}
-
-/* Every vertex program's .hex, in path order (read once). */
 static void load_all(void)
 {
-	if (nprogs)
-		return;
-	char shared[512], dir[600];
-	corpus_shared_dir(shared, sizeof shared);
-	static const char *const sets[] = { "grate_examples", "opentegra", "opentegra_history" };
-	for (size_t s = 0; s < sizeof sets / sizeof *sets; s++) {
-		snprintf(dir, sizeof dir, "%s/corpus/tegra/grate/vertex/%s", shared, sets[s]);
-		DIR *dp = opendir(dir);
-		cr_assert_not_null(dp, "cannot open %s", dir);
-		struct dirent *e;
-		while ((e = readdir(dp))) {
-			size_t n = strlen(e->d_name);
-			if (n < 5 || strcmp(e->d_name + n - 4, ".hex"))
-				continue;
-			cr_assert_lt(nprogs, MAXPROG);
-			struct prog *p = &progs[nprogs++];
-			snprintf(p->path, sizeof p->path, "%s/%.*s", dir, (int)(n - 4), e->d_name);
-		}
-		closedir(dp);
-	}
-	qsort(progs, (size_t)nprogs, sizeof *progs, by_path);
-	const struct tsr_target *t = tsr_find_target("tegra");
-	cr_assert_not_null(t);
-	for (int i = 0; i < nprogs; i++) {
-		char path[720];
-		struct tsr_diag d;
-		tsr_diag_init(&d, TSR_DIAG_PRINT, stderr);
-		tsr_words_init(&progs[i].w, t->word_bits);
-		progs[i].w.msw_first = t->word_msw_first;
-		snprintf(path, sizeof path, "%.700s.hex", progs[i].path);
-		cr_assert_eq(tsr_words_read(&progs[i].w, path, TSR_WORDS_HEX, &d), 0, "cannot read %s", path);
-		tsr_diag_fini(&d);
-	}
+	progs = tegra_corpus(&nprogs);
 }
 
 static unsigned total_instructions(void)

@@ -17,13 +17,10 @@
 #include "corpus.h"
 #include "pack/pack.h"
 #include "registry.h"
+#include "support_tegra.h"
 #include "tsr.h"
 
-#define MAXPROG 64
 
-struct prog { char name[300]; struct tsr_words w; };
-static struct prog progs[MAXPROG];
-static int nprogs;
 
 static const struct tsr_target *tegra(void)
 {
@@ -32,43 +29,12 @@ static const struct tsr_target *tegra(void)
 	return t;
 }
 
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(((const struct prog *)a)->name, ((const struct prog *)b)->name);
-}
+static struct tegra_prog *progs;   /* the corpus's vertex programs (support_tegra.h) */
+static int nprogs;
 
 static void load_all(void)
 {
-	if (nprogs)
-		return;
-	const struct tsr_target *t = tegra();
-	char shared[512], dir[600], path[1000];
-	corpus_shared_dir(shared, sizeof shared);
-	static const char *const sets[] = { "grate_examples", "opentegra", "opentegra_history" };
-	for (size_t s = 0; s < sizeof sets / sizeof *sets; s++) {
-		snprintf(dir, sizeof dir, "%s/corpus/tegra/grate/vertex/%s", shared, sets[s]);
-		DIR *dp = opendir(dir);
-		cr_assert_not_null(dp, "cannot open %s", dir);
-		struct dirent *e;
-		while ((e = readdir(dp))) {
-			size_t n = strlen(e->d_name);
-			if (n < 5 || strcmp(e->d_name + n - 4, ".hex"))
-				continue;
-			cr_assert_lt(nprogs, MAXPROG);
-			struct prog *p = &progs[nprogs++];
-			snprintf(p->name, sizeof p->name, "%s/%s", sets[s], e->d_name);
-			snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-			struct tsr_diag d;
-			tsr_diag_init(&d, TSR_DIAG_PRINT, stderr);
-			tsr_words_init(&p->w, t->word_bits);
-			p->w.msw_first = t->word_msw_first;
-			cr_assert_eq(tsr_words_read(&p->w, path, TSR_WORDS_HEX, &d), 0, "cannot read %s", path);
-			tsr_diag_fini(&d);
-		}
-		closedir(dp);
-	}
-	qsort(progs, (size_t)nprogs, sizeof *progs, by_name);
-	cr_assert_eq(nprogs, 14);
+	progs = tegra_corpus(&nprogs);
 }
 
 static unsigned slot_index(const char *name)
@@ -95,7 +61,7 @@ static bool idle(unsigned op)
 }
 
 /* The slot bound of a program: max(non-idle vector ops, non-idle scalar ops), at least 1. */
-static unsigned slot_bound(const struct prog *p)
+static unsigned slot_bound(const struct tegra_prog *p)
 {
 	const struct tsr_target *t = tegra();
 	unsigned vs = slot_index("vec"), ss = slot_index("sca"), nv = 0, ns = 0;
@@ -125,7 +91,7 @@ Test(tegra_pack, counts_against_grate, .timeout = 600)
 	unsigned tot_grate = 0, tot_bound = 0, tot_ours = 0, packed = 0;
 	printf("tegra pack: program: grate's instructions, slot bound, operations (pinned bundles), ours\n");
 	for (int k = 0; k < nprogs; k++) {
-		const struct prog *p = &progs[k];
+		const struct tegra_prog *p = &progs[k];
 		unsigned n = (unsigned)p->w.count, bound = slot_bound(p);
 		cr_expect_leq(bound, n, "%s: the slot bound %u exceeds grate's %u instructions", p->name, bound, n);
 		struct tsr_buf ops = { 0 }, out = { 0 };

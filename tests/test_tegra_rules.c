@@ -16,14 +16,11 @@
 #include <string.h>
 #include "corpus.h"
 #include "registry.h"
+#include "support_tegra.h"
 #include "tsr.h"
 #include "validate/validate.h"
 
-#define MAXPROG 64
 
-struct prog { char name[300]; struct tsr_words w; };
-static struct prog progs[MAXPROG];
-static int nprogs;
 
 static const struct tsr_target *tegra(void)
 {
@@ -33,44 +30,12 @@ static const struct tsr_target *tegra(void)
 	return t;
 }
 
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(((const struct prog *)a)->name, ((const struct prog *)b)->name);
-}
+static struct tegra_prog *progs;   /* the corpus's vertex programs (support_tegra.h) */
+static int nprogs;
 
-/* Every vertex program's .hex (read once). */
 static void load_all(void)
 {
-	if (nprogs)
-		return;
-	const struct tsr_target *t = tegra();
-	char shared[512], dir[600], path[1000];
-	corpus_shared_dir(shared, sizeof shared);
-	static const char *const sets[] = { "grate_examples", "opentegra", "opentegra_history" };
-	for (size_t s = 0; s < sizeof sets / sizeof *sets; s++) {
-		snprintf(dir, sizeof dir, "%s/corpus/tegra/grate/vertex/%s", shared, sets[s]);
-		DIR *dp = opendir(dir);
-		cr_assert_not_null(dp, "cannot open %s", dir);
-		struct dirent *e;
-		while ((e = readdir(dp))) {
-			size_t n = strlen(e->d_name);
-			if (n < 5 || strcmp(e->d_name + n - 4, ".hex"))
-				continue;
-			cr_assert_lt(nprogs, MAXPROG);
-			struct prog *p = &progs[nprogs++];
-			snprintf(p->name, sizeof p->name, "%s/%s", sets[s], e->d_name);
-			snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-			struct tsr_diag d;
-			tsr_diag_init(&d, TSR_DIAG_PRINT, stderr);
-			tsr_words_init(&p->w, t->word_bits);
-			p->w.msw_first = t->word_msw_first;
-			cr_assert_eq(tsr_words_read(&p->w, path, TSR_WORDS_HEX, &d), 0, "cannot read %s", path);
-			tsr_diag_fini(&d);
-		}
-		closedir(dp);
-	}
-	qsort(progs, (size_t)nprogs, sizeof *progs, by_name);
-	cr_assert_eq(nprogs, 14);
+	progs = tegra_corpus(&nprogs);
 }
 
 /* ---- validation ------------------------------------------------------------------------------------------ */
@@ -104,7 +69,7 @@ static unsigned field_index(const char *name)
 }
 
 /* The words of instruction i of p with field `name` set to v, into w (a copy of the program). */
-static void mutate(const struct prog *p, size_t i, const char *name, uint64_t v, uint32_t *w)
+static void mutate(const struct tegra_prog *p, size_t i, const char *name, uint64_t v, uint32_t *w)
 {
 	const struct tsr_target *t = tegra();
 	memcpy(w, p->w.w, p->w.count * t->nwords * sizeof *w);
@@ -140,13 +105,13 @@ static unsigned mutate_all(const char *field, const uint64_t *codes, int nc, con
 	const struct tsr_target *t = tegra();
 	unsigned made = 0;
 	for (int k = 0; k < nprogs; k++) {
-		const struct prog *p = &progs[k];
+		const struct tegra_prog *p = &progs[k];
 		uint32_t *w = malloc(p->w.count * t->nwords * sizeof *w);
 		for (size_t i = 0; i < p->w.count; i++)
 			for (int c = 0; c < nc; c++) {
 				mutate(p, i, field, codes[c], w);
 				if (only_if_field)
-					mutate(&(struct prog){ .w = { .w = w, .count = p->w.count } }, i, only_if_field, only_if_value, w);
+					mutate(&(struct tegra_prog){ .w = { .w = w, .count = p->w.count } }, i, only_if_field, only_if_value, w);
 				struct found f;
 				size_t n = run(w, p->w.count, &f);
 				made++;
