@@ -560,10 +560,10 @@ static void selector_fields(const struct mdl_model *m, bool *sel, struct tsr_buf
         gen_extract(m, i, out);
         tsr_buf_puts(out, ";\n");
     }
-    bool any = false;   /* one format without a selector reads no word: -Wunused-variable otherwise */
-    for (int i = 0; i < m->nfields; i++)
-        any = any || sel[i];
-    for (int k = 0; !any && k < nchunks(m); k++)
+    /* A chunk may be read by no selector field (one format without a selector; a 128-bit word's half without
+     * selector bits) and, in decode_format, by nothing else: -Wunused-variable otherwise.  One place for every
+     * caller and every path after it. */
+    for (int k = 0; k < nchunks(m); k++)
         tsr_buf_printf(out, "    (void)d%d;\n", k);
 }
 
@@ -643,18 +643,11 @@ static int format_body(const struct mdl_model *m, struct tsr_buf *out, struct ts
         abort();
     tsr_buf_printf(out, "\nint %s_decode_format(const uint32_t *w)\n{\n", lo);
     selector_fields(m, sel, out);
-    bool any_sel = false;
-    for (int i = 0; i < m->nfields; i++)
-        any_sel = any_sel || sel[i];
-    for (int c = 0; !any_sel && c < (m->word_bits + 63) / 64; c++)   /* one format without a selector */
-        tsr_buf_printf(out, "    (void)d%d;\n", c);
     int rc = 0;
     uint8_t *tab = NULL;
     int n = fsel_size(m, sel, &tab);
     if (n) {   /* the table's entry: a format, or none */
         fsel_emit(m, sel, tab, n, "fsel", out);
-        for (int k = 0; k < nchunks(m); k++)   /* a chunk without selector bits (a 128-bit word's low half) */
-            tsr_buf_printf(out, "    (void)d%d;\n", k);
         tsr_buf_printf(out, "    return fsel[fkey] < %d ? (int)fsel[fkey] : %s_NO_FORMAT;\n}\n", m->nformats,
                        gen_upper(m));
         free(tab);
@@ -675,8 +668,6 @@ static int format_body(const struct mdl_model *m, struct tsr_buf *out, struct ts
         gen_format_enum(m, fi, out);
         tsr_buf_puts(out, ";\n");
     }
-    for (int k = 0; k < nchunks(m); k++)
-        tsr_buf_printf(out, "    (void)d%d;\n", k);
     tsr_buf_printf(out, "    return %s_NO_FORMAT;\n}\n", gen_upper(m));
     free(sel);
     return rc;
@@ -811,9 +802,6 @@ static int decode_body(const struct mdl_model *m, bool next, struct tsr_buf *pre
                    m->nslots > 0 ? m->nslots : 1, gen_upper(m));
     tsr_buf_printf(out, "    for (int i = 0; i < %d; i++)\n        inst->f[i] = 0;\n", m->nfields > 0 ? m->nfields : 1);
     tsr_buf_printf(out, "    for (int i = 0; i < %d; i++)\n        inst->ignored[i] = w[i];\n", nw);
-    /* silence unused chunks when every field is a selector field or there are no formats */
-    for (int k = 0; k < nchunks(m); k++)
-        tsr_buf_printf(out, "    (void)d%d;\n", k);
     tsr_buf_puts(out, "    return -1;\n}\n");
     free(sel);
     free(avail);
