@@ -5,9 +5,10 @@
  *
  * The lower bound is the slot bound: an instruction issues one vector and one scalar op, so a program needs at
  * least as many instructions as it has non-idle ops of either unit (idle: the `nop` attribute, docs/mdl.md X12).
- * It must hold for grate's own schedules (checked).  Ours, when the packer packs the program, must be no more
- * than grate's and at least the packer's own lower bound; when it cannot, the reason is a diagnostic (printed),
- * never a crash.  docs/targets/tegra.md "Packer" says why Tegra cannot be packed yet.
+ * It must hold for grate's own schedules (checked).  Every program must pack, to no more instructions than
+ * grate's and at least the packer's own lower bound; the packed program must assemble, validate with no report,
+ * and compute what grate's computes in the generated simulator: from the same random attributes, constants and
+ * temporaries (8 states a program), both run to their end and leave the same exports and temporaries.
  * The corpus is read from the shared directory (tools/corpus.h corpus_shared_dir). */
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -18,7 +19,9 @@
 #include "pack/pack.h"
 #include "registry.h"
 #include "support_tegra.h"
+#include "sim/sim.h"
 #include "tsr.h"
+#include "validate/validate.h"
 
 
 
@@ -76,6 +79,87 @@ static unsigned slot_bound(const struct tegra_prog *p)
 	return b ? b : 1;
 }
 
+/* The simulator's state index of the regfile or state called name. */
+static int state_index(const struct tsr_sim_desc *D, const char *name)
+{
+	for (int s = 0; s < D->nstates; s++)
+		if (!strcmp(D->state_names[s], name))
+			return s;
+	cr_assert_fail("tegra has no state %s", name);
+	return -1;
+}
+
+static uint64_t rnd(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/* Runs the n instructions w from pc 0 in S until the end of the program (at most 1000 steps); returns the last
+ * code (TSR_SIM_HALTED when it ended). */
+static int run_prog(const struct tsr_sim_desc *D, void *S, const uint32_t *w, size_t n)
+{
+	*D->state(S, state_index(D, "pc"), 0) = 0;
+	for (int k = 0; k < 1000; k++) {
+		int rc = D->step(S, w, n * 4);
+		if (rc != TSR_SIM_OK)
+			return rc;
+	}
+	return TSR_SIM_OK;
+}
+
+/* Runs grate's program a (na instructions) and ours b (nb) from the same random state (seed): both must end
+ * and leave the same exports o[0..15] and temporaries r[0..31], bit for bit. */
+static void same_results(const char *name, const uint32_t *a, size_t na, const uint32_t *b, size_t nb, uint64_t seed)
+{
+	const struct tsr_sim_desc *D = tegra()->sim;
+	cr_assert_not_null(D);
+	void *S[2];
+	int rc[2];
+	int sv = state_index(D, "v"), sc = state_index(D, "c"), sr = state_index(D, "r"), so = state_index(D, "o");
+	for (int k = 0; k < 2; k++) {
+		S[k] = calloc(1, D->sim_size);
+		D->init(S[k]);
+		uint64_t x = seed * 0x9e3779b97f4a7c15ull + 1;
+		for (int e = 0; e < 16; e++)
+			for (int c = 0; c < 4; c++) {
+				float f = (float)(int)(rnd(&x) % 2001 - 1000) / 125.0f;
+				memcpy(&D->state(S[k], sv, e)[c], &f, 4);
+			}
+		for (int e = 0; e < 64; e++)
+			for (int c = 0; c < 4; c++) {
+				float f = (float)(int)(rnd(&x) % 2001 - 1000) / 125.0f;
+				memcpy(&D->state(S[k], sc, e)[c], &f, 4);
+			}
+		for (int e = 0; e < 32; e++)
+			for (int c = 0; c < 4; c++) {
+				float f = (float)(int)(rnd(&x) % 2001 - 1000) / 125.0f;
+				memcpy(&D->state(S[k], sr, e)[c], &f, 4);
+			}
+		rc[k] = k ? run_prog(D, S[k], b, nb) : run_prog(D, S[k], a, na);
+	}
+	cr_expect_eq(rc[0], TSR_SIM_HALTED, "%s: grate's program does not end (%d)", name, rc[0]);
+	cr_expect_eq(rc[1], TSR_SIM_HALTED, "%s: the packed program does not end (%d)", name, rc[1]);
+	for (int e = 0; e < 16; e++)
+		cr_expect_arr_eq(D->state(S[0], so, e), D->state(S[1], so, e), 16, "%s seed %llu: export o[%d] differs",
+		                 name, (unsigned long long)seed, e);
+	for (int e = 0; e < 32; e++)
+		cr_expect_arr_eq(D->state(S[0], sr, e), D->state(S[1], sr, e), 16, "%s seed %llu: r%d differs", name,
+		                 (unsigned long long)seed, e);
+	for (int k = 0; k < 2; k++) {
+		D->fini(S[k]);
+		free(S[k]);
+	}
+}
+
+static void count_report(void *ctx, const struct tsr_vviol *v)
+{
+	(void)v;
+	(*(unsigned *)ctx)++;
+}
+
 static unsigned count_lines(const char *s, size_t n)
 {
 	unsigned k = 0;
@@ -88,7 +172,7 @@ Test(tegra_pack, counts_against_grate, .timeout = 600)
 {
 	load_all();
 	const struct tsr_target *t = tegra();
-	unsigned tot_grate = 0, tot_bound = 0, tot_ours = 0, packed = 0;
+	unsigned tot_grate = 0, tot_bound = 0, tot_ours = 0, packed = 0, tot_reports = 0;
 	printf("tegra pack: program: grate's instructions, slot bound, operations (pinned bundles), ours\n");
 	for (int k = 0; k < nprogs; k++) {
 		const struct tegra_prog *p = &progs[k];
@@ -112,13 +196,28 @@ Test(tegra_pack, counts_against_grate, .timeout = 600)
 			unsigned nb = st.nbundles;
 			cr_expect_leq(nb, n, "%s: %u instructions, grate's %u", p->name, nb, n);
 			cr_expect_leq(st.lower, nb, "%s: the packer's bound %u exceeds its %u", p->name, st.lower, nb);
+			cr_expect_geq(nb, bound, "%s: %u instructions, below the slot bound %u", p->name, nb, bound);
+			/* the output assembles to nb instructions that validate and compute what grate's do */
+			struct tsr_words pw;
+			tsr_words_init(&pw, t->word_bits);
+			struct tsr_diag ad;
+			tsr_diag_init(&ad, TSR_DIAG_PRINT, stderr);
+			cr_assert_eq(t->assemble(p->name, out.data, out.len, &pw, &ad), 0, "%s: the output does not assemble",
+			             p->name);
+			tsr_diag_fini(&ad);
+			cr_expect_eq(pw.count, nb, "%s: %zu instructions assembled, %u packed", p->name, pw.count, nb);
+			unsigned reports = 0;
+			tsr_validate(t->vdesc, pw.w, pw.count, 0, count_report, &reports);
+			cr_expect_eq(reports, 0, "%s: the packed program breaks %u rules", p->name, reports);
+			tot_reports += reports;
+			for (uint64_t seed = 1; seed <= 8; seed++)
+				same_results(p->name, p->w.w, p->w.count, pw.w, pw.count, seed);
+			tsr_words_free(&pw);
 			snprintf(ours, sizeof ours, "%u (packer's bound %u)", nb, st.lower);
 			tot_ours += nb;
 			packed++;
 		} else {
-			/* a refusal is a diagnostic and leaves no output */
-			cr_expect_gt(d.errors, 0, "%s: pack failed without a diagnostic", p->name);
-			cr_expect(out.len == 0, "%s: output written on error", p->name);
+			cr_expect_fail("%s: not packed: %s", p->name, d.count ? d.entries[0].message : "?");
 			snprintf(ours, sizeof ours, "not packed: %s", d.count ? d.entries[0].message : "?");
 		}
 		printf("  %-60s %2u %2u %2u (%u) %s\n", p->name, n, bound, nops, pinned, ours);
@@ -129,6 +228,9 @@ Test(tegra_pack, counts_against_grate, .timeout = 600)
 		tsr_buf_free(&ops);
 		tsr_buf_free(&out);
 	}
-	printf("tegra pack: %d programs: grate %u instructions, slot bound %u; %u packed (%u instructions)\n", nprogs,
-	       tot_grate, tot_bound, packed, tot_ours);
+	printf("tegra pack: %d programs: grate %u instructions, slot bound %u; %u packed: %u instructions, %u validator "
+	       "reports, 8 random states each computing grate's exports and temporaries\n", nprogs, tot_grate, tot_bound,
+	       packed, tot_ours, tot_reports);
+	cr_expect_eq(packed, (unsigned)nprogs);
+	cr_expect_leq(tot_ours, tot_grate);
 }

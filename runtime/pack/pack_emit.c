@@ -10,8 +10,8 @@
 #include "target.h"
 #include "text/textcodec.h"
 
-/* The line of bundle b without its labels and indentation. */
-static void bundle_text(const struct prog *P, const struct obundle *b, struct tsr_buf *out)
+/* The line of bundle b without its labels and indentation, in the default syntax (parts separated by "; "). */
+static void bundle_line(const struct prog *P, const struct obundle *b, struct tsr_buf *out)
 {
     if (b->ctl == TSR_PACK_CTL_NONE) {
         /* the words are the truth (the parts were checked to mean the same joined): print them */
@@ -25,6 +25,19 @@ static void bundle_text(const struct prog *P, const struct obundle *b, struct ts
         tsr_buf_free(&j);
         tsr_buf_free(&ov);
     }
+}
+
+/* The line of bundle b without its labels and indentation, in the target's source syntax (tsr_pack_decl_text). */
+static void bundle_text(const struct prog *P, const struct obundle *b, struct tsr_buf *out)
+{
+    if (!P->t->text || !P->t->text->syntax || !P->t->text->syntax->bundle_end) {
+        bundle_line(P, b, out);
+        return;
+    }
+    struct tsr_buf one = { 0 };
+    bundle_line(P, b, &one);
+    tsr_pack_decl_text(P->t, one.data ? one.data : "", one.len, out);
+    tsr_buf_free(&one);
 }
 
 /* (pack_sched.h) */

@@ -62,6 +62,10 @@ struct tsr_pack_unit {
     struct tsr_pack_ev ev;
 };
 
+/* pack_words.c: appends the one-line text s (n bytes; parts joined by "; ", the default syntax) to out in the
+ * target's declared source syntax (docs/asm.md "Declared syntax"): with a declared bundle end, the parts joined by
+ * a blank (the front end starts a part at an op's mnemonic) and the bundle end after them; else as it is. */
+void tsr_pack_decl_text(const struct tsr_target *t, const char *s, size_t n, struct tsr_buf *out);
 /* pack_words.c: the text of a bundle of the k + 1 parts parts[0..k) with `add` inserted at position pos (0..k)
  * into b (cleared first): the parts joined by "; ", their field overrides (`{ws=1}`, which may only end a
  * bundle's text) gathered into one group at the end; ov is scratch. */

@@ -8,6 +8,7 @@
 #include "diag.h"
 #include "fileout.h"
 #include "target.h"
+#include "text/textcodec.h"
 
 /* Dependence of b on a (a first) for instructions at wa, wb: -1 none, else the least distance. */
 static int dep_words(const struct tsr_target *t, const uint32_t *wa, const uint32_t *wb)
@@ -21,6 +22,127 @@ static int dep_words(const struct tsr_target *t, const uint32_t *wa, const uint3
     return l;
 }
 
+/* Whether a part's events (alone) read, write and use nothing: all it can do is change what the other parts of
+ * its bundle do (an instruction's options: export, predicate, saturation) or end the program. */
+static bool modifier(const struct tsr_pack_ev *e)
+{
+    if (!e->vb)
+        return false;
+    for (int i = 0; i < e->vb->nev; i++) {
+        int kd = e->vb->ev[i].kind;
+        if (kd != TSR_V_OP && kd != TSR_V_JUMP && kd != TSR_V_HALT && kd != TSR_V_START)
+            return false;
+    }
+    return true;
+}
+
+/* The text of the bundle's parts a and b alone (each at its position, the idle texts before them, the bundle's
+ * overrides), canonical when that assembles to the same words (as split_bundle prints a part); NULL if it does
+ * not assemble. */
+static char *pair_text(const struct tsr_target *t, const char *ov, unsigned format, const char *const *raw,
+                       const size_t *rawn, const int *rpos, int a, int b, uint32_t *w)
+{
+    struct tsr_buf pb = { 0 };
+    int hi = rpos[a] > rpos[b] ? rpos[a] : rpos[b];
+    for (int q = 0; q <= hi; q++) {
+        if (q)
+            tsr_buf_puts(&pb, "; ");
+        if (q == rpos[a] || q == rpos[b]) {
+            int x = q == rpos[a] ? a : b;
+            tsr_buf_append(&pb, raw[x], rawn[x]);
+            continue;
+        }
+        const char *idle = tsr_pack_idle_at(t, format, (unsigned)q);
+        if (!idle) {
+            tsr_buf_free(&pb);
+            return NULL;
+        }
+        tsr_buf_puts(&pb, idle);
+    }
+    if (ov)
+        tsr_buf_puts(&pb, ov);
+    char *r = NULL, *full = NULL;
+    if (!t->assemble_one(pb.data, pb.len, 0, w, NULL, 0)) {
+        r = tsr_pack_canon(t, w, &full);
+        if (!r)
+            r = full;
+        else
+            free(full);
+    }
+    tsr_buf_free(&pb);
+    return r;
+}
+
+/* A part that only modifies the others (modifier(): an instruction's options, docs/pack.md "Unbundling") would
+ * lose what it does if it stood alone, and the part it modifies would do something else alone.  So it goes with
+ * the first other part with which the split still does what the bundle does (tsr_pack_merge_same: the generated
+ * simulator runs the bundle and the parts alone); one that also ends the program or branches stays alone when the
+ * split does the same without grouping.  No such grouping: *ok false (the bundle stays whole).  Returns the new
+ * number of parts (parts, raw and info updated: the group takes the other part's place). */
+static int group_modifiers(const struct tsr_target *t, const char *text, const char *ov, unsigned format,
+                           char **parts, const char **raw, size_t *rawn, int *rpos, struct tsr_pack_ev *info, int k,
+                           bool *ok)
+{
+    int m = -1;
+    for (int i = 0; i < k && m < 0; i++)
+        if (modifier(&info[i]))
+            m = i;
+    if (m < 0)
+        return k;
+    uint32_t bw[TSR_PACK_MAX_NWORDS], pw[8][TSR_PACK_MAX_NWORDS];
+    const uint32_t *pp[8];
+    if (t->assemble_one(text, strlen(text), 0, bw, NULL, 0)) {
+        *ok = false;
+        return k;
+    }
+    for (int i = 0; i < k; i++) {
+        if (t->assemble_one(parts[i], strlen(parts[i]), 0, pw[i], NULL, 0)) {
+            *ok = false;
+            return k;
+        }
+        pp[i] = pw[i];
+    }
+    if (info[m].ctl != TSR_PACK_CTL_NONE && tsr_pack_merge_same(t, bw, pp, k))
+        return k;
+    for (int j = 0; j < k; j++) {
+        if (j == m)
+            continue;
+        uint32_t gw[TSR_PACK_MAX_NWORDS];
+        char *g = pair_text(t, ov, format, raw, rawn, rpos, m, j, gw);
+        if (!g)
+            continue;
+        const uint32_t *qq[8];
+        int nq = 0;
+        for (int i = 0; i < k; i++)
+            if (i != m)
+                qq[nq++] = i == j ? gw : pw[i];
+        if (!tsr_pack_merge_same(t, bw, qq, nq)) {
+            free(g);
+            continue;
+        }
+        /* the group replaces part j; part m goes */
+        free(parts[j]);
+        parts[j] = g;
+        tsr_pack_ev_free(&info[j]);
+        memset(&info[j], 0, sizeof info[j]);
+        tsr_pack_ev_init(t, gw, &info[j]);
+        free(parts[m]);
+        tsr_pack_ev_free(&info[m]);
+        for (int i = m; i + 1 < k; i++) {
+            parts[i] = parts[i + 1];
+            raw[i] = raw[i + 1];
+            rawn[i] = rawn[i + 1];
+            rpos[i] = rpos[i + 1];
+            info[i] = info[i + 1];
+        }
+        memset(&info[k - 1], 0, sizeof info[k - 1]);
+        return k - 1;
+    }
+    if (!tsr_pack_merge_same(t, bw, pp, k))
+        *ok = false;
+    return k;
+}
+
 /* Splits the text of one instruction into separately assembled parts in a valid order.  Returns the
  * number of lines appended (1 = kept whole). */
 static int split_bundle(const struct tsr_target *t, const char *text, struct tsr_buf *out,
@@ -28,6 +150,9 @@ static int split_bundle(const struct tsr_target *t, const char *text, struct tsr
 {
     *pinned = false;
     char *parts[8];
+    const char *raw[8];   /* each part's text in the bundle, rawn[i] bytes, at position rpos[i] */
+    size_t rawn[8];
+    int rpos[8];
     int k = 0;
     const char *p = text;
     /* Each part keeps its position in the bundle (`nop; ` before it) and the bundle's field overrides
@@ -82,6 +207,9 @@ static int split_bundle(const struct tsr_target *t, const char *text, struct tsr
                 } else {
                     bad = true;
                 }
+                raw[k] = p;
+                rawn[k] = n;
+                rpos[k] = pos;
                 parts[k++] = canon ? canon : full ? full : strdup(pb.data);
                 if (canon)
                     free(full);
@@ -110,6 +238,8 @@ static int split_bundle(const struct tsr_target *t, const char *text, struct tsr
         else
             tsr_pack_ev_init(t, pw, &info[i]);
     }
+    if (ok && k >= 2)
+        k = group_modifiers(t, text, ov, format, parts, raw, rawn, rpos, info, k, &ok);
     int perm[8];
     for (int i = 0; i < k; i++)
         perm[i] = i;
@@ -121,8 +251,10 @@ static int split_bundle(const struct tsr_target *t, const char *text, struct tsr
             bool good = true;
             for (int i = 0; i < k && good; i++)
                 for (int j = i + 1; j < k && good; j++) {
-                    if (tsr_pack_dep(t->vdesc, &info[perm[i]], &info[perm[j]]) > 0)
-                        good = false;   /* the later part would see the earlier one's effect */
+                    if (tsr_pack_dep(t->vdesc, &info[perm[i]], &info[perm[j]]) > 0 ||
+                        (info[perm[i]].ctl != TSR_PACK_CTL_NONE && info[perm[j]].ctl == TSR_PACK_CTL_NONE))
+                        good = false;   /* the later part would see the earlier one's effect, or follow a branch or
+                                         * end (which the caller prints last) */
                 }
             if (good) {
                 found = true;
@@ -157,12 +289,45 @@ static int split_bundle(const struct tsr_target *t, const char *text, struct tsr
 
 #define MAXKEPT 24   /* delay-slot operations kept after their control operation, at most (then all stay) */
 
+static int unbundle(const struct tsr_target *t, const char *path, const uint32_t *w, const unsigned *line, size_t n,
+                    uint64_t base, struct tsr_buf *out, unsigned *pinned, struct tsr_diag *d);
+
 int tsr_unbundle(const struct tsr_target *t, const char *path, const uint32_t *w, const unsigned *line, size_t n,
                  uint64_t base, struct tsr_buf *out, unsigned *pinned, struct tsr_diag *d)
 {
+    if (!t->text || !t->text->syntax || !t->text->syntax->bundle_end)
+        return unbundle(t, path, w, line, n, base, out, pinned, d);
+    /* a declared source syntax: each operation's line (indented; `.delay` kept in front) in it */
+    struct tsr_buf o = { 0 };
+    int rc = unbundle(t, path, w, line, n, base, &o, pinned, d);
+    for (size_t i = 0; !rc && i < o.len;) {
+        const char *p = o.data + i, *e = memchr(p, '\n', o.len - i);
+        size_t len = e ? (size_t)(e - p) : o.len - i;
+        if (len > 4 && !memcmp(p, "    ", 4)) {
+            size_t skip = 4 + (len >= 11 && !memcmp(p + 4, ".delay ", 7) ? 7 : 0);
+            tsr_buf_append(out, p, skip);
+            tsr_pack_decl_text(t, p + skip, len - skip, out);
+        } else {
+            tsr_buf_append(out, p, len);
+        }
+        tsr_buf_puts(out, "\n");
+        i += len + 1;
+    }
+    tsr_buf_free(&o);
+    return rc;
+}
+
+static int unbundle(const struct tsr_target *t, const char *path, const uint32_t *w, const unsigned *line, size_t n,
+                    uint64_t base, struct tsr_buf *out, unsigned *pinned, struct tsr_diag *d)
+{
     if (tsr_pack_target_ok(t, path, d))
         return -1;
-    /* The program's text with labels, split into per-instruction lines. */
+    /* The program's text with labels, split into per-instruction lines.  With a declared source syntax (a bundle
+     * over lines up to its end, docs/asm.md) the program printer prints a bundle over lines: there the label lines
+     * come from it (a bundle ends at a line that is the bundle end), and each instruction's text is its one-line
+     * disassembly (the default syntax, parts separated by "; "), which the output gives back in the declared
+     * syntax (tsr_pack_decl_text). */
+    const char *bend = t->text && t->text->syntax ? t->text->syntax->bundle_end : NULL;
     struct tsr_buf dis = { 0 };
     t->disasm_program(w, n, base, &dis);
     char **itext = calloc(n + 1, sizeof *itext);
@@ -172,7 +337,23 @@ int tsr_unbundle(const struct tsr_target *t, const char *path, const uint32_t *w
     for (char *p = dis.data; p && *p;) {
         char *e = strchr(p, '\n');
         size_t len = e ? (size_t)(e - p) : strlen(p);
-        if (len > 4 && !memcmp(p, "    ", 4)) {
+        size_t lead = strspn(p, " \t");
+        if (bend) {
+            if (lead < len && len - lead == strlen(bend) && !memcmp(p + lead, bend, len - lead)) {
+                if (ii < n) {
+                    struct tsr_buf one = { 0 };
+                    t->disasm(w + ii * t->nwords, base + ii * t->pc_step, &one);
+                    itext[ii] = strdup(one.data ? one.data : "");
+                    tsr_buf_free(&one);
+                    ilabels[ii] = lab.len ? strdup(lab.data) : NULL;
+                    ii++;
+                }
+                tsr_buf_clear(&lab);
+            } else if (!lead && len && p[len - 1] == ':') {
+                tsr_buf_append(&lab, p, len);
+                tsr_buf_puts(&lab, "\n");
+            }
+        } else if (len > 4 && !memcmp(p, "    ", 4)) {
             if (ii < n) {
                 itext[ii] = strndup(p + 4, len - 4);
                 ilabels[ii] = lab.len ? strdup(lab.data) : NULL;

@@ -74,6 +74,31 @@ void tsr_pack_join_text(struct tsr_buf *b, struct tsr_buf *ov, const char *const
         tsr_buf_printf(b, " {%s}", ov->data);
 }
 
+/* (pack_int.h) */
+void tsr_pack_decl_text(const struct tsr_target *t, const char *s, size_t n, struct tsr_buf *out)
+{
+    const struct tsr_tc_syntax *sx = t->text ? t->text->syntax : NULL;
+    if (!sx || !sx->bundle_end) {
+        tsr_buf_append(out, s, n);
+        return;
+    }
+    /* the parts joined by a blank (the front end starts a part at each op's mnemonic), outside `{ }` */
+    int depth = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '{')
+            depth++;
+        else if (s[i] == '}' && depth > 0)
+            depth--;
+        if (!depth && s[i] == ';' && i + 1 < n && s[i + 1] == ' ') {
+            tsr_buf_puts(out, " ");
+            i++;
+            continue;
+        }
+        tsr_buf_append(out, s + i, 1);
+    }
+    tsr_buf_puts(out, sx->bundle_end);
+}
+
 /* TESSERA_PACK_VERIFY: the pre-test refused the bundle; the assembler must refuse it at every position. */
 static void verify_refused(const struct tsr_target *t, const char *const *parts, int k, const char *add)
 {
