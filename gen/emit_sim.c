@@ -839,6 +839,7 @@ static void emit_step(struct sg *g)
         "int %s_sim_step(struct %s_sim *S, const uint32_t *words, size_t nwords)\n{\n"
         "    if (S->core.halted)\n        return TSR_SIM_HALTED;\n"
         "    const uint32_t pc = S->%s;\n    struct %s_inst tmp;\n"
+        "%s"
         "    const struct %s_inst *I = sim_fetch(S, words, nwords, pc, &tmp);\n"
         "    if (!I)\n        return TSR_SIM_ERROR;\n"
         "    const uint32_t *w = words + (size_t)(pc / %du) * %du; /* the bundle's words (sim_fetch checked pc) */\n"
@@ -856,7 +857,13 @@ static void emit_step(struct sg *g)
         "        if (r < 0)\n            return tsr_sim_error(&S->core, pc, \"hook retire failed at 0x%%08\" PRIx32, pc);\n"
         "    } else if (rc == TSR_SIM_STALL && S->core.trace)\n        tsr_sim_trace_note(&S->core, \"-> stall\");\n"
         "    return rc;\n}\n\n",
-        t, t, pcn, t, t, m->pc_step, W, t);
+        t, t, pcn, t,
+        m->fall_off_halt ? sg_fmt(g, /* `fall_off halt`: the program ends after its last instruction */
+                                  "    if (pc == (uint32_t)(nwords / %du) * %du && S->core.npend == 0) {\n"
+                                  "        S->core.halted = true;\n        if (S->core.rules)\n"
+                                  "            tsr_sim_rules_reset(&S->core);\n        return TSR_SIM_HALTED;\n    }\n",
+                                  W, m->pc_step) : "",
+        t, m->pc_step, W, t);
     tsr_buf_printf(g->o,
         "int %s_sim_run(struct %s_sim *S, const uint32_t *words, size_t nwords, uint64_t max_steps)\n{\n"
         "    for (uint64_t i = 0; i < max_steps; i++) {\n"

@@ -318,11 +318,13 @@ static void isa(struct ck *k)
 		struct ast_isaitem *it = d->items.v[i];
 		const char *key = it->key.s;
 		bool num = !strcmp(key, "word") || !strcmp(key, "lanes") || !strcmp(key, "pc_step");
-		bool named = !strcmp(key, "endian") || !strcmp(key, "float") || !strcmp(key, "word_order");
+		bool named = !strcmp(key, "endian") || !strcmp(key, "float") || !strcmp(key, "word_order") ||
+		             !strcmp(key, "fall_off");
 		if (num != it->is_int || (!num && !named)) {
 			if (!num && !named)
 				mdl_error(k->p, it->loc,
-				          "unknown isa item '%s' (expected word, lanes, endian, word_order, pc_step or float)", key);
+				          "unknown isa item '%s' (expected word, lanes, endian, word_order, pc_step, float or fall_off)",
+				          key);
 			else
 				mdl_error(k->p, it->loc, "isa item '%s' needs %s", key, num ? "a number" : "a name");
 			continue;
@@ -354,6 +356,11 @@ static void isa(struct ck *k)
 				m->word_msw_first = !strcmp(it->sval.s, "msw_first");
 			else
 				mdl_error(k->p, it->sval.loc, "word_order must be lsw_first or msw_first");
+		} else if (!strcmp(key, "fall_off")) {   /* what running past the last instruction does */
+			if (!strcmp(it->sval.s, "error") || !strcmp(it->sval.s, "halt"))
+				m->fall_off_halt = !strcmp(it->sval.s, "halt");
+			else
+				mdl_error(k->p, it->sval.loc, "fall_off must be error or halt");
 		} else {
 			if (!strcmp(it->sval.s, "ieee") || !strcmp(it->sval.s, "qpu"))
 				m->float_mode = !strcmp(it->sval.s, "qpu");

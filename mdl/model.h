@@ -313,6 +313,9 @@ struct mdl_model {
 	int word_bits, lanes, pc_step;
 	bool little_endian;
 	bool word_msw_first;         /* isa item `word_order msw_first` (X10): files list 32-bit words high first */
+	bool fall_off_halt;          /* isa item `fall_off halt`: control reaching the instruction after the program's
+	                              * last ends the program (the simulator's step returns TSR_SIM_HALTED) instead of
+	                              * being an error (`fall_off error`, the default) */
 	int nfields; struct mdl_field *fields;
 	int ntables; struct mdl_table *tables;
 	int nformats; struct mdl_format *formats;
