@@ -227,6 +227,7 @@ int gen_sim_header(const struct mdl_model *m, struct tsr_buf *o, struct tsr_diag
         if (m->states[s].latency > 0)
             tsr_buf_printf(o, "    int64_t wt_%s[%d];  /* write time (icount) of each element */\n",
                            m->states[s].name, m->states[s].count > 0 ? m->states[s].count : 1);
+    sg_fwd_members(m, o);   /* (addition) X6 */
     tsr_buf_printf(o,
                    "    struct tsr_sim_ctl core;            /* time, pending jumps/halts, reports, trace */\n"
                    "    void *hooks;                        /* context of the hand-written hooks */\n"
@@ -366,6 +367,7 @@ static void emit_support(struct sg *g)
             "    r_; })\n\n");
     }
 
+    sg_fwd_support(g);   /* (addition) X6 */
     tsr_buf_printf(o, "void %s_sim_init(struct %s_sim *S)\n{\n    memset(S, 0, sizeof *S);\n"
                    "    tsr_sim_ctl_init(&S->core);\n    S->core.trace_nwords = %d;\n"
                    "    S->core.rules_desc = &%s_vdesc; /* TSR_SIM_F_RULES checks its rules */\n",
@@ -374,6 +376,8 @@ static void emit_support(struct sg *g)
         if (m->states[s].latency > 0)
             tsr_buf_printf(o, "    for (int i = 0; i < %d; i++)\n        S->wt_%s[i] = TSR_SIM_NEVER;\n",
                            m->states[s].count > 0 ? m->states[s].count : 1, m->states[s].name);
+    if (m->nfwds)
+        tsr_buf_puts(o, "    sim_fwd_init(S);\n");
     tsr_buf_printf(o, "}\n\nvoid %s_sim_fini(struct %s_sim *S)\n{\n    free(S->dc);\n    free(S->dc_state);\n"
                    "    tsr_sim_rules_free(&S->core);\n"
                    "    S->dc = NULL;\n    S->dc_state = NULL;\n    S->dc_words = NULL;\n    S->dc_n = 0;\n}\n\n", t, t);
@@ -763,6 +767,8 @@ static void emit_exec(struct sg *g)
     sg_line(g, "S->in_bundle = 1;");
     sg_line(g, "S->nlog = 0;");
     sg_line(g, "S->nmemo = 0;");
+    if (m->nfwds)
+        sg_line(g, "sim_fwd_begin(S);");
     sg_line(g, "switch (I->format) {");
     for (int f = 0; f < m->nformats; f++)
         emit_format(g, f);
@@ -772,6 +778,8 @@ static void emit_exec(struct sg *g)
     sg_line(g, "{");
     sg_line(g, "    bool pcw = false;");
     sg_line(g, "    sim_apply(S, &pcw);");
+    if (m->nfwds)
+        sg_line(g, "    sim_fwd_end(S, pc);");
     sg_line(g, "    if (!pcw && !S->core.npend && !S->core.req_jump && !S->core.req_halt && !S->core.trace) {");
     sg_line(g, "        S->core.icount++; /* the common case of tsr_sim_bundle_end */");
     sg_line(g, "        S->%s = pc + %du;", m->states[m->pc_state].name, m->pc_step);
@@ -839,6 +847,7 @@ static void emit_step(struct sg *g)
         "int %s_sim_step(struct %s_sim *S, const uint32_t *words, size_t nwords)\n{\n"
         "    if (S->core.halted)\n        return TSR_SIM_HALTED;\n"
         "    const uint32_t pc = S->%s;\n    struct %s_inst tmp;\n"
+        "%s"
         "    const struct %s_inst *I = sim_fetch(S, words, nwords, pc, &tmp);\n"
         "    if (!I)\n        return TSR_SIM_ERROR;\n"
         "    const uint32_t *w = words + (size_t)(pc / %du) * %du; /* the bundle's words (sim_fetch checked pc) */\n"
@@ -856,7 +865,13 @@ static void emit_step(struct sg *g)
         "        if (r < 0)\n            return tsr_sim_error(&S->core, pc, \"hook retire failed at 0x%%08\" PRIx32, pc);\n"
         "    } else if (rc == TSR_SIM_STALL && S->core.trace)\n        tsr_sim_trace_note(&S->core, \"-> stall\");\n"
         "    return rc;\n}\n\n",
-        t, t, pcn, t, t, m->pc_step, W, t);
+        t, t, pcn, t,
+        m->fall_off_halt ? sg_fmt(g, /* `fall_off halt`: the program ends after its last instruction */
+                                  "    if (pc == (uint32_t)(nwords / %du) * %du && S->core.npend == 0) {\n"
+                                  "        S->core.halted = true;\n        if (S->core.rules)\n"
+                                  "            tsr_sim_rules_reset(&S->core);\n        return TSR_SIM_HALTED;\n    }\n",
+                                  W, m->pc_step) : "",
+        t, m->pc_step, W, t);
     tsr_buf_printf(g->o,
         "int %s_sim_run(struct %s_sim *S, const uint32_t *words, size_t nwords, uint64_t max_steps)\n{\n"
         "    for (uint64_t i = 0; i < max_steps; i++) {\n"
@@ -893,15 +908,17 @@ static void emit_desc(struct sg *g)
         t, t, t, t, m->nslots, m->nfields, t, m->nformats, m->nslots, m->nops, m->nfields, t, t, t, t);
     sg_emit_io_tables(g);   /* outputs, print formats, spaces (emit_sim_io.c) */
     sg_emit_io_funcs(g);
+    sg_fwd_desc_tables(g);
     tsr_buf_printf(o,
         "const struct tsr_sim_desc %s_sim_desc = {\n"
         "    .name = \"%s\", .lanes = %d, .nstates = %d, .nslots = %d, .nfields = %d, .nformats = %d, .nhooks = %d,\n"
         "    .bundle_words = %d, .pc_step = %du, .sim_size = sizeof(struct %s_sim),\n"
         "    .init = d_init, .fini = d_fini, .decode = d_decode, .exec = d_exec, .step = d_step,\n"
         "    .state = d_state, .wtime = d_wtime, .ctl = d_ctl, .set_hooks = d_set_hooks,\n"
-        "    .state_names = sim_state_names, .state_count = sim_state_count, .state_vec = sim_state_vec,\n%s%s};\n",
+        "    .state_names = sim_state_names, .state_count = sim_state_count, .state_vec = sim_state_vec,\n%s%s%s};\n",
         t, t, mdl_sim_lanes(m), m->nstates, m->nslots, m->nfields, m->nformats, m->nhooks, m->word_bits / 32, m->pc_step, t,
-        m->vec4 ? "    .comps = 4, /* the lanes are the components of vec4 values */\n" : "", sg_io_desc_members(g));
+        m->vec4 ? "    .comps = 4, /* the lanes are the components of vec4 values */\n" : "", sg_io_desc_members(g),
+        sg_fwd_desc_members(g));
 }
 
 int gen_sim(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d)

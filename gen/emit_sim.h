@@ -75,6 +75,8 @@ struct sg {
     /* operand functions sim_opnd_N: (instantiated operand, attributes of the binding op) */
     int nopfn, capopfn;
     struct sg_opfn { int opnd; uint64_t attrs; } *opfn;
+    const char *defer;        /* (addition, X6) compiling a value written into a forward: the C name of its struct
+                                 tsr_fwd_stale, where latency hazards are recorded instead of reported (NULL: none) */
 };
 
 /* ---- small helpers ---- */
@@ -168,6 +170,13 @@ void sg_space_write_body(struct sg *g, int space);
 void sg_emit_io_tables(struct sg *g);
 void sg_emit_io_funcs(struct sg *g);
 const char *sg_io_desc_members(struct sg *g);
+/* ---- emit_sim_fwd.c (addition, X6): forwards; nothing for a description without them ---- */
+void sg_fwd_members(const struct mdl_model *m, struct tsr_buf *o);   /* struct <t>_sim's rings and staging entries */
+void sg_fwd_support(struct sg *g);            /* sim_fwd_init, sim_fwd_begin, sim_fwd_end */
+struct sv sg_fwd_read(struct sg *g, const struct mdl_expr *e);       /* MDL_E_FWD */
+void sg_fwd_write(struct sg *g, const struct mdl_stmt *s);           /* MDL_S_ASSIGN to a forward */
+void sg_fwd_desc_tables(struct sg *g);        /* sim_fwds, d_fwd_ring */
+const char *sg_fwd_desc_members(struct sg *g);
 /* Known field values of a scope from conditions `FIELD == constant` (&&-conjuncts of e). */
 void sg_learn_fields(struct sg *g, const struct mdl_expr *e);
 

@@ -50,7 +50,10 @@ static void read_checks(struct sg *g, int s, const char *idx)
     if (!strcmp(chk, "0"))
         return;
     const char *and = !strcmp(chk, "1") ? "" : sg_fmt(g, "%s && ", chk);
-    if (st->latency > 0)
+    if (st->latency > 0 && g->defer)   /* (addition) X6: a value going into a forward, its hazard deferred */
+        sg_line(g, "if (%s1) tsr_sim_defer_latency(&S->core, &%s, \"%s\", (int)%s, S->wt_%s[%s], %d);", and, g->defer,
+                st->name, idx, st->name, idx, st->latency);
+    else if (st->latency > 0)
         sg_line(g, "if (%s(rc = tsr_sim_check_latency(&S->core, pc, \"%s\", (int)%s, S->wt_%s[%s], %d)) != 0) goto out;",
                 and, st->name, idx, st->name, idx, st->latency);
     if (st->guard_elem >= 0 && st->guard_hook >= 0) {

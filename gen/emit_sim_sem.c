@@ -428,7 +428,7 @@ static bool inline_ok(struct sg *g, const struct mdl_expr *e)
     if (sg_fold(g, e, &k))
         return true;
     switch (e->kind) {
-    case MDL_E_SPACE:
+    case MDL_E_SPACE: case MDL_E_FWD:
         return false;
     case MDL_E_STATE:
         if (mdl_expr_has_effects(g->m, e))
@@ -660,6 +660,8 @@ static struct sv sg_expr_nocse(struct sg *g, const struct mdl_expr *e)
         return sg_read_state(g, e->index, e->a && e->a[0] ? e->a[0] : NULL);
     case MDL_E_SPACE:
         return sg_space_read(g, e->index, sg_uni(g, sg_expr(g, e->a[0])));
+    case MDL_E_FWD:   /* (addition) X6 */
+        return sg_fwd_read(g, e);
     case MDL_E_CODE:
         if (!g->code) {
             sg_error(g, e->loc, "`addr` outside a space entry");

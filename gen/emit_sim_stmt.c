@@ -250,6 +250,10 @@ static void stmt(struct sg *g, const struct mdl_stmt *s)
         const struct mdl_expr *t = s->target;
         if (g->inl && t->kind == MDL_E_LOCAL && t->index >= 0 && t->index < g->nloc && g->inl[t->index] == s->e)
             return; /* computed where it is read */
+        if (t->kind == MDL_E_FWD) {   /* (addition) X6 */
+            sg_fwd_write(g, s);
+            return;
+        }
         sg_open(g);
         es[nes++] = s->e;
         if ((t->kind == MDL_E_STATE || t->kind == MDL_E_SPACE) && t->a && t->a[0])

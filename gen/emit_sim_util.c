@@ -158,7 +158,8 @@ bool sg_cheap(const struct mdl_expr *e)
 {
     if (!e)
         return true;
-    if ((e->kind == MDL_E_CALL && e->index != MDL_B_ELEM) || e->kind == MDL_E_TABLE || e->kind == MDL_E_SPACE)
+    if ((e->kind == MDL_E_CALL && e->index != MDL_B_ELEM) || e->kind == MDL_E_TABLE || e->kind == MDL_E_SPACE ||
+        e->kind == MDL_E_FWD)
         return false;
     for (int i = 0; i < mdl_expr_arity(e); i++)
         if (!sg_cheap(e->a[i]))
@@ -203,6 +204,8 @@ bool sg_vary(const struct sg *g, const struct mdl_expr *e, const bool *vary, int
         return e->index >= 0 && e->index < nloc && vary[e->index];
     case MDL_E_STATE:
         return g->m->states[e->index].vec;
+    case MDL_E_FWD:   /* (addition) X6 */
+        return g->m->fwds[e->index].vec;
     case MDL_E_SPACE: case MDL_E_VALUE:
         return true;
     case MDL_E_CALL:

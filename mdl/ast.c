@@ -800,3 +800,54 @@ void ast_sentry_uses(struct mdl_pctx *c, struct ast_vec *uses)
 	for (int i = 0; i < uses->n; i++)
 		ast_push(c->arena, &e->uses, uses->v[i]);
 }
+
+/* ---- (addition) X6 forwards ---- */
+struct ast_expr *ast_age(struct mdl_pctx *c, struct ast_expr *e, struct mdl_tok age)
+{
+	(void)c;
+	if (e) {
+		e->has_age = true;
+		e->age = age.ival > 1000000 ? 1000000 : (int64_t)age.ival;
+		e->age_loc = age.loc;
+	}
+	return e;
+}
+
+struct ast_stmt *ast_ages(struct mdl_pctx *c, struct ast_stmt *s, struct mdl_tok lo, struct mdl_tok hi)
+{
+	(void)c;
+	if (s) {
+		s->has_ages = true;
+		s->ages_lo = lo.ival > 1000000 ? 1000000 : (int64_t)lo.ival;
+		s->ages_hi = hi.ival > 1000000 ? 1000000 : (int64_t)hi.ival;
+		s->ages_loc = lo.loc;
+	}
+	return s;
+}
+
+struct ast_fwdname *ast_fwdname(struct mdl_pctx *c, struct ast_name n, struct mdl_tok *count)
+{
+	struct ast_fwdname *f = tsr_arena_alloc(c->arena, sizeof *f);
+	f->name = n;
+	if (count) {
+		f->indexed = true;
+		f->count = count->ival;
+		f->count_loc = count->loc;
+	}
+	return f;
+}
+
+void ast_forward(struct mdl_pctx *c, struct mdl_tok kw, struct ast_vec *names, struct ast_name type, struct mdl_tok lo,
+                 struct mdl_tok hi)
+{
+	for (int i = 0; i < names->n; i++) {
+		const struct ast_fwdname *f = names->v[i];
+		struct ast_decl *d = ast_decl(c, AD_FORWARD, kw, f->name);
+		d->count = f->indexed ? f->count : 0;
+		d->indexed = f->indexed;
+		d->ref = type;
+		d->rlo = lo.ival > 1000000 ? 1000000 : (int64_t)lo.ival;
+		d->rhi = hi.ival > 1000000 ? 1000000 : (int64_t)hi.ival;
+	}
+	c->cur = NULL;
+}

@@ -52,6 +52,8 @@ struct ast_expr {
 	struct ast_vec args;        /* AE_CALL: struct ast_expr * */
 	struct mdl_loc loc;         /* operator position for AE_UN/AE_BIN/AE_COND, else the first token */
 	int depth;                  /* levels of nesting (a leaf is 1); at most MDL_MAX_DEPTH */
+	bool has_age;               /* (addition) X6: AE_NAME / AE_INDEX read `@age` (a forward) */
+	int64_t age; struct mdl_loc age_loc;
 };
 #define MDL_MAX_DEPTH 256
 
@@ -67,6 +69,8 @@ struct ast_stmt {
 	struct mdl_loc loc;
 	struct ast_expr *mask;      /* (addition) ASSIGN `... mask m`: the component mask (NULL: none) */
 	struct ast_str msg;         /* (addition) ABORT: the message */
+	bool has_ages;              /* (addition) X6: ASSIGN `... ages L..H` (a forward write's read window) */
+	int64_t ages_lo, ages_hi; struct mdl_loc ages_loc;
 };
 
 /* ---- declarations -------------------------------------------------------------------------------------- */
@@ -125,7 +129,8 @@ enum ast_rkind { ARK_LATENCY, ARK_WINDOW, ARK_BUNDLE, ARK_ORDER };
 struct ast_isaitem { struct ast_name key; bool is_int; uint64_t ival; struct ast_name sval; struct mdl_loc loc; };
 
 enum ast_dkind { AD_ISA, AD_FIELD, AD_TABLE, AD_FORMAT, AD_SLOT, AD_OPERAND, AD_OP, AD_STATE, AD_REGFILE,
-                 AD_GUARD, AD_SPACE, AD_FUNC, AD_HOOK, AD_RESOURCE, AD_EVENT, AD_RULE };
+                 AD_GUARD, AD_SPACE, AD_FUNC, AD_HOOK, AD_RESOURCE, AD_EVENT, AD_RULE,
+                 AD_FORWARD /* (addition) X6: count (0 = scalar), ref = type, rlo..rhi = age window */ };
 struct ast_decl {
 	enum ast_dkind kind;
 	struct ast_name name;
@@ -166,6 +171,7 @@ struct ast_decl {
 	/* (addition) X4: FIELD `field F = { G, H[3:0], ~K[5] }`: the constituents (struct ast_cpiece *), first most
 	 * significant; empty for a field of word bits */
 	struct ast_vec cpieces;
+	bool indexed;                   /* (addition) X6 FORWARD: declared with `[N]` (count N), else a scalar */
 };
 /* One constituent of a composite field: a field, whole or sliced (hi..lo of its value bits), possibly inverted. */
 struct ast_cpiece { struct ast_name field; bool slice; int64_t hi, lo; bool inverted; struct mdl_loc loc; };
@@ -233,6 +239,15 @@ struct ast_stmt *ast_block(struct mdl_pctx *c, struct mdl_tok lb, struct ast_vec
 /* (addition) X11: sets the component mask of assignment s (returns s); `abort "message";`. */
 struct ast_stmt *ast_mask(struct mdl_pctx *c, struct ast_stmt *s, struct ast_expr *m);
 struct ast_stmt *ast_abort(struct mdl_pctx *c, struct mdl_tok kw, struct mdl_tok msg);
+/* (addition) X6 forwards: `F@A` on a name or an element (returns e); `... ages L..H` of assignment s (returns s);
+ * a declared name with its optional `[N]`; the declaration `forward names : TYPE age LO..HI;` (one AD_FORWARD per
+ * name, count 0 for a scalar). */
+struct ast_expr *ast_age(struct mdl_pctx *c, struct ast_expr *e, struct mdl_tok age);
+struct ast_stmt *ast_ages(struct mdl_pctx *c, struct ast_stmt *s, struct mdl_tok lo, struct mdl_tok hi);
+struct ast_fwdname { struct ast_name name; bool indexed; uint64_t count; struct mdl_loc count_loc; };
+struct ast_fwdname *ast_fwdname(struct mdl_pctx *c, struct ast_name n, struct mdl_tok *count);
+void ast_forward(struct mdl_pctx *c, struct mdl_tok kw, struct ast_vec *names, struct ast_name type, struct mdl_tok lo,
+                 struct mdl_tok hi);
 
 /* Declarations: each creates the node, appends it to c->decls and makes it c->cur (the target of the item
  * functions further down). */

@@ -191,7 +191,7 @@ static void hook_decls(struct ck *k)
 static void collect(struct ck *k)
 {
 	struct mdl_model *m = k->m;
-	int n[AD_RULE + 1] = { 0 };
+	int n[AD_FORWARD + 1] = { 0 };
 	for (int i = 0; i < k->p->decls.n; i++)
 		n[((struct ast_decl *)k->p->decls.v[i])->kind]++;
 	m->nfields = n[AD_FIELD];
@@ -224,8 +224,13 @@ static void collect(struct ck *k)
 	ARR(k->func_busy, k->nfunc);
 	ARR(k->func_used, k->nfunc);
 	ARR(k->slotinfo, m->nslots);
+	m->nfwds = n[AD_FORWARD];   /* (addition) X6 */
+	ARR(m->fwds, m->nfwds);
+	ARR(k->fwdecl, m->nfwds);
+	ARR(k->fwd_read, m->nfwds);
+	ARR(k->fwd_written, m->nfwds);
 #undef ARR
-	int c[AD_RULE + 1] = { 0 };
+	int c[AD_FORWARD + 1] = { 0 };
 	for (int i = 0; i < k->p->decls.n; i++) {
 		struct ast_decl *d = k->p->decls.v[i];
 		int idx = c[d->kind]++;
@@ -282,11 +287,17 @@ static void collect(struct ck *k)
 			m->ops[idx].name = nm;
 			m->ops[idx].loc = l;
 			break;
+		case AD_FORWARD:
+			k->fwdecl[idx] = d;
+			m->fwds[idx].name = nm;
+			m->fwds[idx].loc = l;
+			ck_declare(k, NS_VALUE, SYM_FORWARD, nm, idx, l, d);
+			break;
 		default:
 			break;
 		}
 		if ((d->kind == AD_FIELD || d->kind == AD_STATE || d->kind == AD_REGFILE || d->kind == AD_SPACE ||
-		     d->kind == AD_FUNC) && ck_reserved_name(nm))
+		     d->kind == AD_FUNC || d->kind == AD_FORWARD) && ck_reserved_name(nm))
 			mdl_error(k->p, l, "'%s' is the name of a built-in function", nm);
 	}
 }
@@ -318,11 +329,13 @@ static void isa(struct ck *k)
 		struct ast_isaitem *it = d->items.v[i];
 		const char *key = it->key.s;
 		bool num = !strcmp(key, "word") || !strcmp(key, "lanes") || !strcmp(key, "pc_step");
-		bool named = !strcmp(key, "endian") || !strcmp(key, "float") || !strcmp(key, "word_order");
+		bool named = !strcmp(key, "endian") || !strcmp(key, "float") || !strcmp(key, "word_order") ||
+		             !strcmp(key, "fall_off");
 		if (num != it->is_int || (!num && !named)) {
 			if (!num && !named)
 				mdl_error(k->p, it->loc,
-				          "unknown isa item '%s' (expected word, lanes, endian, word_order, pc_step or float)", key);
+				          "unknown isa item '%s' (expected word, lanes, endian, word_order, pc_step, float or fall_off)",
+				          key);
 			else
 				mdl_error(k->p, it->loc, "isa item '%s' needs %s", key, num ? "a number" : "a name");
 			continue;
@@ -354,6 +367,11 @@ static void isa(struct ck *k)
 				m->word_msw_first = !strcmp(it->sval.s, "msw_first");
 			else
 				mdl_error(k->p, it->sval.loc, "word_order must be lsw_first or msw_first");
+		} else if (!strcmp(key, "fall_off")) {   /* what running past the last instruction does */
+			if (!strcmp(it->sval.s, "error") || !strcmp(it->sval.s, "halt"))
+				m->fall_off_halt = !strcmp(it->sval.s, "halt");
+			else
+				mdl_error(k->p, it->sval.loc, "fall_off must be error or halt");
 		} else {
 			if (!strcmp(it->sval.s, "ieee") || !strcmp(it->sval.s, "qpu"))
 				m->float_mode = !strcmp(it->sval.s, "qpu");
@@ -422,6 +440,7 @@ int mdl_check(struct mdl_pctx *p, struct mdl_model *m)
 	ck_tables(&k);
 	hook_decls(&k);
 	ck_states(&k);
+	ck_forwards(&k);   /* (addition) X6 */
 	ck_spaces(&k);
 	ck_asm(&k);   /* (addition) the assembly source's declared syntax (check_asm.c) */
 	for (int i = 0; i < m->nops; i++)
@@ -440,6 +459,7 @@ int mdl_check(struct mdl_pctx *p, struct mdl_model *m)
 	ck_table_ranges(&k);
 	ck_rules(&k);
 	ck_vec4_final(&k);
+	ck_fwd_final(&k);
 	struct ck_sym *pc = ck_lookup(&k, NS_VALUE, ck_intern(&k, "pc"));
 	if (pc && pc->kind == SYM_STATE && m->states[pc->index].count == 0)
 		m->pc_state = pc->index;

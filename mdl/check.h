@@ -11,7 +11,7 @@
 enum ck_ns { NS_VALUE, NS_TABLE, NS_FORMAT, NS_SLOT, NS_OPERAND, NS_HOOK, NS_INST,
              NS_RULE /* (addition) resources, events and rules share one */ };
 enum ck_symkind { SYM_FIELD, SYM_STATE, SYM_SPACE, SYM_FUNC, SYM_TABLE, SYM_FORMAT, SYM_SLOT, SYM_OPERAND, SYM_HOOK,
-                  SYM_INST, SYM_RESOURCE, SYM_EVENT, SYM_RULE };
+                  SYM_INST, SYM_RESOURCE, SYM_EVENT, SYM_RULE, SYM_FORWARD /* (addition) X6 */ };
 struct ck_sym { const char *name; int ns; int kind; int index; struct mdl_loc loc; struct ast_decl *decl; };
 
 /* Locals of one op/slot/format scope. */
@@ -35,6 +35,7 @@ struct ck_scope {
 	struct ck_locals *L;
 	int slot;                       /* slot of the op or commit being checked (-1 if none) */
 	const char *opname;             /* op being checked (diagnostics), or NULL */
+	bool commit;                    /* (addition) X6: a commit block (slot or format `commit`): forwards read at age 0 */
 };
 
 struct ck_table_use { int table, field; struct mdl_loc loc; };
@@ -70,6 +71,8 @@ struct ck {
 	   description cannot have both (mdl_check) */
 	bool vec4_used; struct mdl_loc vec4_loc;
 	bool lanefn_used; struct mdl_loc lanefn_loc; const char *lanefn_name;
+	/* (addition) X6: the forwards' declarations; whether each is read, written (warnings) */
+	struct ast_decl **fwdecl; bool *fwd_read, *fwd_written;
 };
 
 /* check.c */
@@ -166,6 +169,17 @@ void ck_resources(struct ck *k);                 /* declares the resources (befo
 /* Converts a `uses` list in scope s (reporting every error); returns the number of uses kept (*out non-NULL). */
 int ck_uses(struct ck *k, struct ck_scope *s, const struct ast_vec *uses, struct mdl_use **out);
 void ck_rules(struct ck *k);                     /* events and rules, ops' delays, regfile latencies (last) */
+
+/* check_fwd.c (addition, X6): forwards (docs/mdl.md "Forwards") */
+void ck_forwards(struct ck *k);                  /* types, element counts, age windows */
+/* `F@A` / `F[i]@A` (a->has_age) in scope s: the read, or NULL after reporting. */
+struct mdl_expr *ck_fwd_read(struct ck *k, struct ck_scope *s, const struct ast_expr *a);
+/* `F = v [ages L..H];` / `F[i] = v ...` when a->name is a forward (*is_fwd set): the write, or NULL after reporting
+ * (*is_fwd false: not a forward, nothing reported). */
+struct mdl_stmt *ck_fwd_write(struct ck *k, struct ck_scope *s, const struct ast_stmt *a, struct mdl_expr *v,
+                              bool *is_fwd);
+void ck_fwd_final(struct ck *k);                 /* warnings: a forward never read, never written */
+int mdl_warning(struct mdl_pctx *c, struct mdl_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* check_state.c */
 void ck_states(struct ck *k);

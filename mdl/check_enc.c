@@ -137,6 +137,7 @@ void ck_formats(struct ck *k)
 		f->nsem = d->sem.n;
 		ck_stmts(k, &ss, &d->sem, &f->sem);
 		f->ncommit = d->commit.n;
+		ss.commit = true;   /* (addition) X6: forwards at age 0 */
 		ck_stmts(k, &ss, &d->commit, &f->commit);
 		f->nlocals = L->n;
 		f->local_names = L->names;

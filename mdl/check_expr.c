@@ -239,6 +239,9 @@ static struct mdl_expr *conv_name(struct ck *k, struct ck_scope *s, const struct
 		case SYM_SPACE:
 			mdl_error(k->p, a->loc, "space '%s' needs an address", n);
 			return NULL;
+		case SYM_FORWARD:   /* (addition) X6 */
+			mdl_error(k->p, a->loc, "forward '%s' is read at an age: %s@A", n, n);
+			return NULL;
 		default:
 			mdl_error(k->p, a->loc, "func '%s' needs arguments", n);
 			return NULL;
@@ -315,6 +318,10 @@ static struct mdl_expr *conv_index(struct ck *k, struct ck_scope *s, const struc
 	bool local = s->L && (s->allow & CX_LOCALS) && ck_local_find(s->L, a->name) >= 0;
 	if (!y && !local) {
 		mdl_error(k->p, a->loc, "undefined name '%s'", a->name);
+		return NULL;
+	}
+	if (!local && y->kind == SYM_FORWARD) {   /* (addition) X6 */
+		mdl_error(k->p, a->loc, "forward '%s' is read at an age: %s[i]@A", a->name, a->name);
 		return NULL;
 	}
 	if (local || (y->kind != SYM_STATE && y->kind != SYM_SPACE) ||
@@ -603,8 +610,8 @@ static struct mdl_expr *conv1(struct ck *k, struct ck_scope *s, const struct ast
 	case AE_FLOAT:
 		*lit = true;
 		return lit_float(k, (float)a->fval, a->loc);
-	case AE_NAME: return conv_name(k, s, a, lit);
-	case AE_INDEX: return conv_index(k, s, a);
+	case AE_NAME: return a->has_age ? ck_fwd_read(k, s, a) : conv_name(k, s, a, lit);
+	case AE_INDEX: return a->has_age ? ck_fwd_read(k, s, a) : conv_index(k, s, a);
 	case AE_CALL: return ck_call(k, s, a, lit);
 	case AE_UN: return conv_un(k, s, a, lit);
 	case AE_BIN: return conv_bin(k, s, a, lit);

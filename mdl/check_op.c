@@ -163,7 +163,7 @@ static void commit(struct ck *k, int si_)
 		L->nvis--;
 	}
 	struct ck_scope s = { .allow = CX_FIELDS | CX_STATE | CX_LOCALS | CX_ATTR, .what = "a slot's commit", .L = L,
-	                      .slot = si_, .aliases = ck_slot_aliases(k, si_) };
+	                      .slot = si_, .aliases = ck_slot_aliases(k, si_), .commit = true };
 	sl->ncommit = d->commit.n;
 	ck_stmts(k, &s, &d->commit, &sl->commit);
 	for (int j = 0; j < sl->nops; j++) {

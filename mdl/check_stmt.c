@@ -144,6 +144,10 @@ static struct mdl_stmt *assign(struct ck *k, struct ck_scope *s, const struct as
 	struct mdl_expr *v = ck_expr(k, s, a->e, &lit);
 	if (!v)
 		return NULL;
+	bool is_fwd;   /* (addition) X6: a forward write (check_fwd.c) */
+	struct mdl_stmt *fw = ck_fwd_write(k, s, a, v, &is_fwd);
+	if (is_fwd)
+		return fw;
 	if (a->index)
 		return assign_indexed(k, s, a, v);
 	const char *n = a->name.s;

@@ -188,6 +188,54 @@ static uint32_t rnd_value(struct rng *r)
     }
 }
 
+/* (X6) Random histories of the forwards: for each age of the window an entry that is present (its window the
+ * forward's or narrowed, sometimes stale), absent (the instruction wrote none) or unknown (before the start). */
+static void random_fwds(struct mdl_diffsim *ds, struct rng *r)
+{
+    const struct mdl_model *m = ds->m;
+    struct mdl_evstate *st = &ds->ev;
+    const char *reg = "R";
+    for (int s = 0; s < m->nstates; s++)
+        if (m->states[s].latency > 0)
+            reg = m->states[s].name;
+    for (int f = 0; f < m->nfwds; f++) {
+        const struct mdl_fwd *fw = &m->fwds[f];
+        int n = fw->hi + 1;
+        for (int e = 0; e < (fw->count > 0 ? fw->count : 1); e++) {
+            struct tsr_fwd_ent *ring = mdl_evstate_fwd(st, f, e);
+            for (int j = 0; j < n; j++) {
+                memset(&ring[j], 0, sizeof ring[j]);
+                ring[j].serial = TSR_SIM_NEVER;
+            }
+            for (int age = 1; age <= fw->hi; age++) {
+                int64_t serial = (int64_t)st->ctl.icount - age;
+                struct tsr_fwd_ent *en = &ring[serial % n];
+                uint64_t k = rnd(r) & 15;
+                if (k == 0)
+                    continue;   /* unknown */
+                en->serial = serial;
+                en->pc = (uint32_t)(rnd(r) % 4096) * (uint32_t)m->pc_step;
+                if (k <= 2)
+                    continue;   /* absent */
+                en->present = true;
+                int lo = fw->lo, hi = fw->hi;
+                if (k == 3 && lo < hi)   /* a narrowed window (`ages`) */
+                    lo = hi = lo + (int)(rnd(r) % (uint64_t)(hi - lo + 1));
+                en->lo = (uint8_t)lo;
+                en->hi = (uint8_t)hi;
+                for (int l = 0; l < (fw->vec ? st->lanes : 1); l++)
+                    en->v[l] = rnd_value(r);
+                if (k == 4) {   /* stale: its value read a regfile inside its latency */
+                    en->stale.state = reg;
+                    en->stale.elem = (int32_t)(rnd(r) % 8);
+                    en->stale.latency = 3;
+                    en->stale.dist = (int64_t)(rnd(r) % 3);
+                }
+            }
+        }
+    }
+}
+
 static void random_state(struct mdl_diffsim *ds, struct rng *r, uint8_t flags)
 {
     const struct mdl_model *m = ds->m;
@@ -222,6 +270,7 @@ static void random_state(struct mdl_diffsim *ds, struct rng *r, uint8_t flags)
     }
     if (flags & 0x40)
         st->ctl.flags |= TSR_SIM_F_HAZARD_WARN;
+    random_fwds(ds, r);
 }
 
 static void describe(struct mdl_diffsim *ds, char *buf, size_t n, const uint32_t *w, int format, const int *ops)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "bits.h"
+#include "eval_fwd.h"
 #include "sem.h"
 
 #define ML TSR_SIM_MAX_LANES
@@ -35,6 +36,7 @@ struct ev {
     struct wlog *log; int nlog, caplog;
     struct memo *memo; int nmemo, capmemo;
     bool commit;               /* in a commit block: no latency or guard checks */
+    struct tsr_fwd_stale *defer; /* (X6) computing a value written into a forward: latency hazards recorded here */
     uint32_t code;             /* `addr`/`code` inside a space entry */
     const uint32_t *value;     /* `value` inside a space write entry */
 };
@@ -85,6 +87,10 @@ int mdl_evstate_init(struct mdl_evstate *st, const struct mdl_model *m)
                 st->wtime[s][i] = TSR_SIM_NEVER;
         }
     }
+    if (mdl_evfwd_init(st)) {   /* (X6) */
+        mdl_evstate_fini(st);
+        return -1;
+    }
     return 0;
 }
 
@@ -98,6 +104,7 @@ void mdl_evstate_fini(struct mdl_evstate *st)
                 free(st->wtime[s]);
         }
     }
+    mdl_evfwd_fini(st);
     free(st->val);
     free(st->wtime);
     st->val = NULL;
@@ -124,7 +131,7 @@ int mdl_expr_arity(const struct mdl_expr *e)
     case MDL_E_BIN: return 2;
     case MDL_E_COND: return 3;
     case MDL_E_CALL: return e->nargs;
-    case MDL_E_STATE: case MDL_E_SPACE: return e->a && e->a[0] ? 1 : 0;
+    case MDL_E_STATE: case MDL_E_SPACE: case MDL_E_FWD: return e->a && e->a[0] ? 1 : 0;
     default: return 0;
     }
 }
@@ -142,7 +149,7 @@ bool mdl_expr_has_effects(const struct mdl_model *m, const struct mdl_expr *e)
 {
     if (!e)
         return false;
-    if (e->kind == MDL_E_SPACE)
+    if (e->kind == MDL_E_SPACE || e->kind == MDL_E_FWD)   /* (X6) a forward read may be a hazard */
         return true;
     if (e->kind == MDL_E_STATE && e->index >= 0 && e->index < m->nstates) {
         const struct mdl_state *s = &m->states[e->index];
@@ -215,7 +222,9 @@ static int read_state(struct ev *E, int s, uint32_t elem, uint32_t mask, uint32_
         if (elem >= (uint32_t)st->count)
             return tsr_sim_error(E->ctl, E->pc, "%s index %" PRIu32 " out of range (%d elements) at 0x%08" PRIx32,
                                  st->name, elem, st->count, E->pc);
-        if (st->latency > 0 && !E->commit) {
+        if (st->latency > 0 && !E->commit && E->defer)   /* (X6) a value going into a forward: deferred */
+            tsr_sim_defer_latency(E->ctl, E->defer, st->name, (int)elem, E->st->wtime[s][elem], st->latency);
+        else if (st->latency > 0 && !E->commit) {
             int rc = tsr_sim_check_latency(E->ctl, E->pc, st->name, (int)elem, E->st->wtime[s][elem], st->latency);
             if (rc)
                 return rc;
@@ -598,6 +607,12 @@ static int ev_expr(struct ev *E, struct scope *S, const struct mdl_expr *e, uint
             return rc;
         return space_read(E, S, e->index, addr, mask, out);
     }
+    case MDL_E_FWD: {   /* (X6) */
+        uint32_t elem = 0;
+        if (e->a && e->a[0] && (rc = ev_uniform(E, S, e->a[0], mask, &elem)))
+            return rc;
+        return mdl_evfwd_read(E->st, e->index, elem, (int)e->ival, E->pc, L, out);
+    }
     case MDL_E_CODE:
         bcast(out, E->code, L);
         return 0;
@@ -747,7 +762,12 @@ static int ev_stmt(struct ev *E, struct scope *S, const struct mdl_stmt *s, uint
         return 0;
     case MDL_S_ASSIGN: {
         const struct mdl_expr *t = s->target;
-        if ((rc = ev_expr(E, S, s->e, mask, v)))
+        struct tsr_fwd_stale stale = {0}, *outer = E->defer;
+        if (t->kind == MDL_E_FWD)   /* (X6) its latency hazards are deferred to a read of the entry */
+            E->defer = &stale;
+        rc = ev_expr(E, S, s->e, mask, v);
+        E->defer = outer;
+        if (rc)
             return rc;
         if ((rc = ev_wmask(E, S, s, &mask)) || !mask)
             return rc;
@@ -768,6 +788,12 @@ static int ev_stmt(struct ev *E, struct scope *S, const struct mdl_stmt *s, uint
             if ((rc = ev_uniform(E, S, t->a[0], mask, &idx)))
                 return rc;
             return space_write(E, S, t->index, idx, v, mask);
+        }
+        if (t->kind == MDL_E_FWD) {
+            if (t->a && t->a[0] && (rc = ev_uniform(E, S, t->a[0], mask, &idx)))
+                return rc;
+            return mdl_evfwd_write(E->st, t->index, idx, E->commit, E->pc, v, E->L, mask, s->ages_lo, s->ages_hi,
+                                   &stale);
         }
         return tsr_sim_error(E->ctl, E->pc, "bad assignment target");
     }
@@ -984,6 +1010,8 @@ int mdl_eval_bundle(const struct mdl_model *m, struct mdl_evstate *st, const uin
     if (st->ctl.halted)
         return TSR_SIM_HALTED;
     tsr_sim_bundle_begin(E.ctl);
+    if (m->nfwds)
+        mdl_evfwd_begin(st);
     if (format < 0 || format >= m->nformats)
         return tsr_sim_error(E.ctl, E.pc, "no format matches the bundle at 0x%08" PRIx32, E.pc);
     const struct mdl_format *f = &m->formats[format];
@@ -1019,6 +1047,8 @@ int mdl_eval_bundle(const struct mdl_model *m, struct mdl_evstate *st, const uin
             if (w->state == m->pc_state)
                 pc_written = true;
         }
+        if (m->nfwds)
+            mdl_evfwd_end(st, E.pc);
         uint32_t pc = pcp ? pcp[0] : 0;
         rc = tsr_sim_bundle_end(E.ctl, &pc, E.pc, (uint32_t)m->pc_step, pc_written);
         if (pcp && rc >= 0)

@@ -52,6 +52,9 @@ struct mdl_evstate {
     int64_t **wtime;
     struct tsr_sim_ctl ctl;
     const struct tsr_sim_hooks *hooks; /* NULL: any hook call is an error */
+    /* (addition, X6) per forward f: its elements' rings (count * (hi + 1) entries, element e at e * (hi + 1);
+     * runtime/sim/sim.h "forwards") and the bundle's staging entries c0, c1 (count each); NULL without forwards */
+    struct tsr_fwd_ent **fring, **fc0, **fc1;
 };
 
 /* Allocates a zeroed state for model m (pc 0, nothing written).  Returns 0, or -1 if the model has
@@ -65,6 +68,15 @@ uint32_t *mdl_evstate_elem(struct mdl_evstate *st, int s, int elem);
 /* Number of uint32_t per element (lanes or 1) and elements (1 for scalars). */
 int mdl_evstate_width(const struct mdl_evstate *st, int s);
 int mdl_evstate_elems(const struct mdl_evstate *st, int s);
+
+/* (addition, X6) The ring (hi + 1 entries) of forward f element elem (ignored for scalars), NULL if out of range. */
+struct tsr_fwd_ent *mdl_evstate_fwd(struct mdl_evstate *st, int f, int elem);
+/* Copies every forward ring between an evaluator state and a simulator (its descriptor's fwd_ring), and compares
+ * them (0 equal, else 1 and the first difference in report, "mul0_r age slot 2: ..."). */
+void mdl_evstate_fwd_to_sim(const struct mdl_evstate *st, const struct tsr_sim_desc *d, void *sim);
+void mdl_evstate_fwd_from_sim(struct mdl_evstate *st, const struct tsr_sim_desc *d, void *sim);
+int mdl_evstate_fwd_compare_sim(const struct mdl_evstate *st, const struct tsr_sim_desc *d, void *sim, char *report,
+                                size_t n);
 
 /* Executes one bundle: format index, ops[] indexed by the model's slot index (negative or
  * 0xffff = none), fields[] by field index (raw codes, zero-extended).  Returns TSR_SIM_OK,

@@ -30,6 +30,7 @@ void mdl_evstate_to_sim(const struct mdl_evstate *st, const struct tsr_sim_desc 
         }
     }
     copy_ctl(d->ctl(sim), &st->ctl);
+    mdl_evstate_fwd_to_sim(st, d, sim);   /* (X6) */
 }
 
 void mdl_evstate_from_sim(struct mdl_evstate *st, const struct tsr_sim_desc *d, void *sim)
@@ -45,6 +46,7 @@ void mdl_evstate_from_sim(struct mdl_evstate *st, const struct tsr_sim_desc *d, 
         }
     }
     copy_ctl(&st->ctl, d->ctl(sim));
+    mdl_evstate_fwd_from_sim(st, d, sim);   /* (X6) */
 }
 
 static void elem_name(char *buf, size_t n, const struct mdl_model *m, int s, int e)
@@ -158,7 +160,9 @@ int mdl_evstate_compare_sim(const struct mdl_evstate *st, const struct tsr_sim_d
     struct side A = {st, ev_val, ev_time, "evaluator"}, B = {&c, sim_val, sim_time, "simulator"};
     if (cmp_ctl(&st->ctl, d->ctl(sim), "evaluator", "simulator", report, n))
         return 1;
-    return cmp_states(st->m, st->lanes, &A, &B, report, n);
+    if (cmp_states(st->m, st->lanes, &A, &B, report, n))
+        return 1;
+    return mdl_evstate_fwd_compare_sim(st, d, sim, report, n);   /* (X6) */
 }
 
 int mdl_evstate_compare(const struct mdl_evstate *a, const struct mdl_evstate *b, char *report, size_t n)

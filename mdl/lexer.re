@@ -54,6 +54,8 @@ static const struct { const char *s, *quoted; int code; } keywords[] = {
 	/* (addition) X7 slot scopes */
 	{ "with", "'with'", TK_WITH },
 	{ "output", "'output'", TK_OUTPUT }, { "asm", "'asm'", TK_ASM },
+	/* (addition) X6 forwards */
+	{ "forward", "'forward'", TK_FORWARD }, { "age", "'age'", TK_AGE }, { "ages", "'ages'", TK_AGES },
 };
 
 bool mdl_token_is_decl_start(int code)
@@ -62,7 +64,7 @@ bool mdl_token_is_decl_start(int code)
 	case TK_ISA: case TK_FIELD: case TK_TABLE: case TK_FORMAT: case TK_SLOT: case TK_OPERAND: case TK_OP:
 	case TK_STATE: case TK_REGFILE: case TK_GUARD: case TK_SPACE: case TK_FUNC: case TK_HOOK:
 	case TK_RESOURCE: case TK_EVENT: case TK_FORBID:
-	case TK_ASM:
+	case TK_ASM: case TK_FORWARD:
 		return true;
 	default:
 		return false;
@@ -80,7 +82,7 @@ const char *mdl_token_desc(int code)
 		{ TK_PIPE, "'|'" }, { TK_ASSIGN, "'='" }, { TK_PLUS, "'+'" }, { TK_MINUS, "'-'" }, { TK_STAR, "'*'" },
 		{ TK_SLASH, "'/'" }, { TK_PERCENT, "'%'" }, { TK_AMP, "'&'" }, { TK_CARET, "'^'" }, { TK_LT, "'<'" },
 		{ TK_GT, "'>'" }, { TK_IDENT, "a name" }, { TK_INT, "an integer" }, { TK_FLOAT, "a number" },
-		{ TK_STRING, "a string" }, { 0, "end of input" },
+		{ TK_STRING, "a string" }, { TK_ATSIGN, "'@'" }, { 0, "end of input" },
 	};
 	for (size_t i = 0; i < sizeof punct / sizeof punct[0]; i++)
 		if (punct[i].code == code)
@@ -290,6 +292,7 @@ int mdl_lex(struct mdl_lexer *lx, struct mdl_tok *tok)
 	"^" { lx->cur = (const char *)YYCURSOR; tok->textlen = 1; return TK_CARET; }
 	"<" { lx->cur = (const char *)YYCURSOR; tok->textlen = 1; return TK_LT; }
 	">" { lx->cur = (const char *)YYCURSOR; tok->textlen = 1; return TK_GT; }
+	"@" { lx->cur = (const char *)YYCURSOR; tok->textlen = 1; return TK_ATSIGN; }
 	* {
 		lx->cur = (const char *)YYCURSOR;
 		unsigned char ch = (unsigned char)*p;

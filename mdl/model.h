@@ -42,6 +42,8 @@ enum mdl_ekind {
 	MDL_E_TABLE,    /* (addition) index = table; a[0] = code: the code's numeric value (tentry.vals), 0 if the code
 	                   has no numeric entry. Written `TABLE(code)` (e.g. `smallimm(raddr_b)`); type f32 if every
 	                   numeric entry of the table is a float, else u32 (the 32-bit pattern). */
+	MDL_E_FWD,      /* (addition, X6) index = forward; a[0] = element index (NULL for a scalar forward); ival = the age A
+	                   of `F@A` (a constant within the forward's window; 0 only in commit blocks) */
 };
 enum { MDL_OP_SHL = 256, MDL_OP_SHR, MDL_OP_EQ, MDL_OP_NE, MDL_OP_LT, MDL_OP_LE, MDL_OP_GT, MDL_OP_GE,
        MDL_OP_LAND, MDL_OP_LOR };
@@ -96,6 +98,8 @@ struct mdl_stmt {
 	struct mdl_expr *mask;       /* (addition) MDL_S_ASSIGN / MDL_S_WRITE `... mask m`: an integer whose bit i lets
 	                                component i be written (NULL: every component); the place is vec4 */
 	const char *msg;             /* (addition) MDL_S_ABORT: the message */
+	int ages_lo, ages_hi;        /* (addition, X6) MDL_S_ASSIGN to a forward (target MDL_E_FWD): the ages the value may
+	                                be read at (`ages L..H`, else the forward's window) */
 };
 
 /* ---- encoding --------------------------------------------------------------------------------------- */
@@ -222,6 +226,15 @@ struct mdl_state {
 	                                `write R -> read R same min L`), or -1 (the validator then applies the latency
 	                                as an implicit rule named "R.latency") */
 };
+/* (addition, X6) `forward F[n] : T age LO..HI;` (docs/mdl.md "Forwards"): a value with an age, no storage of its own
+ * beyond HI instructions; the simulator keeps per element the values of the last HI+1 instructions. */
+#define MDL_FWD_MAX_AGE 8             /* = TSR_SIM_FWD_MAX_AGE (runtime/sim/sim.h) */
+struct mdl_fwd {
+	const char *name; struct mdl_loc loc;
+	int count;                   /* 0 = scalar, else elements */
+	bool vec, vec4;              /* as struct mdl_state: per lane (vec), four components (vec4, also vec) */
+	int lo, hi;                  /* the ages it may be read at: 0 <= lo <= hi <= 8 */
+};
 enum mdl_sekind { MDL_SE_STATE, MDL_SE_HOOK, MDL_SE_NONE };
 struct mdl_sentry {
 	uint32_t lo, hi; bool write;
@@ -313,6 +326,9 @@ struct mdl_model {
 	int word_bits, lanes, pc_step;
 	bool little_endian;
 	bool word_msw_first;         /* isa item `word_order msw_first` (X10): files list 32-bit words high first */
+	bool fall_off_halt;          /* isa item `fall_off halt`: control reaching the instruction after the program's
+	                              * last ends the program (the simulator's step returns TSR_SIM_HALTED) instead of
+	                              * being an error (`fall_off error`, the default) */
 	int nfields; struct mdl_field *fields;
 	int ntables; struct mdl_table *tables;
 	int nformats; struct mdl_format *formats;
@@ -335,6 +351,7 @@ struct mdl_model {
 	int nevents; struct mdl_event *events;
 	int nrules; struct mdl_rule *rules;
 	const struct mdl_syntax *syntax; /* (addition) `asm { ... }`, or NULL: the default syntax (docs/asm.md) */
+	int nfwds; struct mdl_fwd *fwds; /* (addition, X6) forwards, in declaration order */
 };
 
 /* (addition, X11) Lanes of the simulator and the evaluator: 4 (the components x, y, z, w) in a description

@@ -46,10 +46,12 @@ static void report_syntax_error(struct mdl_pctx *ctx, struct yyParser *p, int ma
 %token OUTPUT.
 /* (addition) the assembly source syntax: `asm { bundle_end ";"; section ".asm" code; ... }` (docs/asm.md) */
 %token ASM.
+/* (addition) X6 forwards: `forward F[n] : T age LO..HI;`, reads `F@A`, writes `F = e ages L..H;` */
+%token FORWARD AGE AGES ATSIGN.
 %fallback IDENT ISA FIELD TABLE FORMAT SLOT OPERAND OP STATE REGFILE GUARD SPACE FUNC HOOK SIGNED FIELDS IGNORE
-       SLOTS DEFAULT SEM COMMIT SYNTAX ENCODE WHEN READ WRITE NONE LATENCY LET IF ELSE RETURNS
+       SLOTS DEFAULT SYNTAX ENCODE WHEN READ WRITE NONE LATENCY LET IF ELSE RETURNS
        RESOURCE USES COUNT EVENT FORBID REF MIN MAX SAME AT IN USE JUMP HALT START CONDITIONAL ORDER PRINT
-       MASK ABORT WITH OUTPUT ASM.
+       MASK ABORT WITH OUTPUT ASM FORWARD AGE AGES.
 
 /* C's precedence, lowest first. */
 %right QUESTION COLON.
@@ -258,6 +260,15 @@ sattrs(A) ::= sattrs(B) sattr(C). { A = ast_sattrs_join(ctx, B, C); }
 sattr(A) ::= OUTPUT(K). { A = (struct ast_sattrs){ .output = true, .output_loc = K.loc }; }
 sattr(A) ::= PRINT name(K). { A = (struct ast_sattrs){ .print = true, .kind = K }; }
 
+/* (addition) X6: forward NAME[N], NAME ... : TYPE age LO..HI; (one declaration per name) */
+decl ::= FORWARD(K) fwdnames(L) COLON name(T) AGE INT(LO) DOTDOT INT(HI) SEMI. { ast_forward(ctx, K, L, T, LO, HI); }
+%type fwdnames {struct ast_vec *}
+fwdnames(A) ::= fwdname(N). { A = ast_vec1(ctx, N); }
+fwdnames(A) ::= fwdnames(B) COMMA fwdname(N). { A = ast_vadd(ctx, B, N); }
+%type fwdname {struct ast_fwdname *}
+fwdname(A) ::= name(N). { A = ast_fwdname(ctx, N, NULL); }
+fwdname(A) ::= name(N) LBRACKET INT(C) RBRACKET. { A = ast_fwdname(ctx, N, &C); }
+
 /* (addition) asm { KEY ARG...; ... }: the assembly source's syntax (check_asm.c interprets the items) */
 decl ::= asm_head LBRACE asm_items RBRACE.
 asm_head ::= ASM(K). { ast_asm(ctx, K); }
@@ -390,6 +401,10 @@ stmt(A) ::= name(N) ASSIGN expr(E) MASK expr(M) SEMI. { A = ast_mask(ctx, ast_as
 stmt(A) ::= name(N) LBRACKET expr(I) RBRACKET ASSIGN expr(E) MASK expr(M) SEMI.
 	{ A = ast_mask(ctx, ast_assign(ctx, N, I, E), M); }
 stmt(A) ::= ABORT(K) STRING(S) SEMI. { A = ast_abort(ctx, K, S); }
+/* (addition) X6: a forward write readable at ages L..H only */
+stmt(A) ::= name(N) ASSIGN expr(E) AGES INT(L) DOTDOT INT(H) SEMI. { A = ast_ages(ctx, ast_assign(ctx, N, NULL, E), L, H); }
+stmt(A) ::= name(N) LBRACKET expr(I) RBRACKET ASSIGN expr(E) AGES INT(L) DOTDOT INT(H) SEMI.
+	{ A = ast_ages(ctx, ast_assign(ctx, N, I, E), L, H); }
 
 /* ---- expressions ---- */
 %type expr {struct ast_expr *}
@@ -400,6 +415,9 @@ expr(A) ::= name(N) LBRACKET expr(I) RBRACKET. { A = ast_index(ctx, N, I); }
 /* (addition) X4: a slice of a field, bits hi..lo of its value */
 expr(A) ::= name(N) LBRACKET INT(H) COLON INT(L) RBRACKET. { A = ast_slice(ctx, N, ast_int(ctx, H), ast_int(ctx, L)); }
 expr(A) ::= name(N) LPAREN args(L) RPAREN. { A = ast_call(ctx, N, L); }
+/* (addition) X6: a forward's value written A instructions before */
+expr(A) ::= name(N) ATSIGN INT(G). { A = ast_age(ctx, ast_ename(ctx, N), G); }
+expr(A) ::= name(N) LBRACKET expr(I) RBRACKET ATSIGN INT(G). { A = ast_age(ctx, ast_index(ctx, N, I), G); }
 expr(A) ::= LPAREN expr(E) RPAREN. { A = E; }
 expr(A) ::= MINUS(T) expr(E). [BANG] { A = ast_un(ctx, T, '-', E); }
 expr(A) ::= TILDE(T) expr(E). { A = ast_un(ctx, T, '~', E); }

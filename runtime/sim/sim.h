@@ -170,6 +170,73 @@ static inline int tsr_sim_check_latency(struct tsr_sim_ctl *c, uint32_t pc, cons
     return tsr_sim_latency_hazard(c, pc, state, elem, dist, latency);
 }
 
+/* ---- (addition, X6) forwards: values with an age (docs/mdl.md "Forwards") -----------------------------
+ * `forward F[n] : T age LO..HI;` keeps, per element, what the last HI+1 instructions wrote, in a ring of HI+1
+ * entries: the instruction with icount N at ring[N % (HI+1)].  Every instruction that completes sets its entry,
+ * whether it wrote the element or not (present), so a read `F@A` by the instruction at icount N takes the entry
+ * whose serial is N - A: a serial that differs means no instruction A before is known (before the start).
+ * Within a bundle, writes go to two staging entries instead (valid while their serial is the bundle's icount):
+ * c0 holds the compute stage's writes (what a commit block reads at age 0), c1 every write of the bundle (what
+ * tsr_sim_fwd_end puts into the ring).  The evaluator (mdl/eval_fwd.c) and the generated simulators
+ * (gen/emit_sim_fwd.c) share these functions, so their values, reports and return codes are the same. */
+#define TSR_SIM_FWD_MAX_AGE 8   /* HI of any forward (mdlc checks 0 <= LO <= HI <= 8) */
+
+/* The deferred latency hazard of a value written into a forward: the first regfile element the value read
+ * inside its latency window (state NULL: none), dist instructions after that element's write. */
+struct tsr_fwd_stale {
+    const char *state;
+    int32_t elem;     /* -1: scalar */
+    int32_t latency;
+    int64_t dist;
+};
+
+struct tsr_fwd_ent {
+    int64_t serial;   /* icount of the instruction the entry belongs to (TSR_SIM_NEVER: none) */
+    uint32_t pc;      /* that instruction's address */
+    bool present;     /* it wrote the element (lanes it did not write are 0) */
+    uint8_t lo, hi;   /* the ages the value may be read at (the forward's LO..HI, or the write's `ages`) */
+    struct tsr_fwd_stale stale;   /* the value's deferred latency hazard (stale.state NULL: none) */
+    uint32_t v[TSR_SIM_MAX_LANES];
+};
+
+/* Records a latency hazard into *s instead of reporting it (the first one of the value): state[elem] read now,
+ * written at wtime, with the regfile's latency. */
+static inline void tsr_sim_defer_latency(const struct tsr_sim_ctl *c, struct tsr_fwd_stale *s, const char *state,
+                                         int elem, int64_t wtime, int latency)
+{
+    int64_t dist = (int64_t)c->icount - wtime;
+    if (dist >= latency || s->state)
+        return;
+    s->state = state;
+    s->elem = elem;
+    s->latency = latency;
+    s->dist = dist;
+}
+
+/* Writes v (`lanes` values, the lanes of mask; a u32 forward passes lanes 1) into staging entry e for the bundle at
+ * pc, readable at ages lo..hi, with the value's deferred hazard st (NULL: none).  The bundle's first write of the
+ * element starts from zeros; a later one keeps the earlier lanes it does not write, and its window and hazard win.
+ * An empty mask writes nothing. */
+void tsr_sim_fwd_write(const struct tsr_sim_ctl *c, struct tsr_fwd_ent *e, uint32_t pc, const uint32_t *v,
+                       int lanes, uint32_t mask, int lo, int hi, const struct tsr_fwd_stale *st);
+
+/* The values (TSR_SIM_MAX_LANES) that a read of forward name[elem] (elem < 0: a scalar forward) at age `age`
+ * by the bundle at pc takes.  age >= 1: from ring (nring entries); age 0: from the bundle's c0 staging entry.
+ * Hazards, reported with tsr_sim_hazard (*rc its code, 0 in warn mode; *rc is left alone when there is none):
+ *   "hazard: mul0_r@2 at 0x00000030: the instruction at 0x00000010 produced no mul0_r value" (absent; its value is 0),
+ *   "hazard: mul0_r@2 at 0x00000030: no instruction 2 before it is known" (before the start),
+ *   "hazard: mul0_r@1 at 0x00000030: written at 0x00000020 for ages 2..2, read at age 1",
+ *   "hazard: R3 read at 0x00000010: written by the previous instruction (regfile latency 3); the value reached
+ *    reg0_r, read as reg0_r@1 at 0x00000020" (a stale entry: the deferred latency hazard). */
+const uint32_t *tsr_sim_fwd_read(struct tsr_sim_ctl *c, uint32_t pc, const char *name, int elem,
+                                 const struct tsr_fwd_ent *ring, int nring, const struct tsr_fwd_ent *c0, int age,
+                                 int *rc);
+
+/* The bundle at pc (icount now, before it counts) completed: its entry of the element's ring is staging entry c1
+ * if the bundle wrote it, else an absent entry. */
+void tsr_sim_fwd_end(const struct tsr_sim_ctl *c, struct tsr_fwd_ent *ring, int nring, const struct tsr_fwd_ent *c1,
+                     uint32_t pc);
+
 /* ---- the description's rules (TSR_SIM_F_RULES) ---------------------------------------------------
  * The generated <t>_sim_step calls tsr_sim_rules_step for every bundle it issues, in issue order (after
  * the ready hook agreed and the trace printed the bundle, before it executes), so the validator's rules
@@ -229,6 +296,14 @@ struct tsr_sim_space {
     const struct tsr_sim_sentry *ent;
 };
 
+/* (addition, X6) A forward as tools see it (docs/mdl.md "Forwards"). */
+struct tsr_sim_fwd {
+    const char *name;
+    int count;           /* elements (0: scalar) */
+    int lo, hi;          /* the ages it may be read at; its ring has hi + 1 entries */
+    bool vec;            /* one value per lane (vec and vec4), else one for all */
+};
+
 /* ---- per-target descriptor ---------------------------------------------------------------------
  * Every generated simulator exports `const struct tsr_sim_desc <t>_sim_desc`, so tests, fuzzers
  * and tools can run and inspect any target through one interface.  `void *sim` points to a
@@ -275,6 +350,11 @@ struct tsr_sim_desc {
     const struct tsr_sim_space *spaces;
     int (*space_read)(void *sim, int sp, uint32_t addr, uint32_t *v);
     int (*space_write)(void *sim, int sp, uint32_t addr, const uint32_t *v);
+    /* (addition, X6) Forwards (nfwds of them, declaration order) and the ring of hi + 1 entries of forward f
+     * element elem (ignored for a scalar; NULL out of range): "forwards" above. */
+    int nfwds;
+    const struct tsr_sim_fwd *fwds;
+    struct tsr_fwd_ent *(*fwd_ring)(void *sim, int f, int elem);
 };
 
 #endif

@@ -1,0 +1,145 @@
+/* (addition, X6) The simulator emitter's forwards (docs/mdl.md "Forwards", docs/sim.md): the rings and staging entries
+ * in struct <t>_sim, their reads (`F@A`) and writes (`F = e ages L..H`, latency hazards of e deferred into the entry),
+ * the bundle's start and end, and the descriptor's view.  Nothing is emitted for a description without forwards.
+ * The history's rules are runtime/sim/fwd.c's, which the evaluator (mdl/eval_fwd.c) calls too. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "emit_sim.h"
+#include "eval.h"
+
+static int nelem(const struct mdl_fwd *f) { return f->count > 0 ? f->count : 1; }
+
+void sg_fwd_members(const struct mdl_model *m, struct tsr_buf *o)
+{
+    for (int i = 0; i < m->nfwds; i++) {
+        const struct mdl_fwd *f = &m->fwds[i];
+        tsr_buf_printf(o, "    struct tsr_fwd_ent fr_%s[%d][%d]; /* forward %s: the last %d instructions' values */\n",
+                       f->name, nelem(f), f->hi + 1, f->name, f->hi + 1);
+        tsr_buf_printf(o, "    struct tsr_fwd_ent f0_%s[%d], f1_%s[%d]; /* this bundle's: compute stage, all */\n",
+                       f->name, nelem(f), f->name, nelem(f));
+    }
+}
+
+void sg_fwd_support(struct sg *g)
+{
+    const struct mdl_model *m = g->m;
+    if (!m->nfwds)
+        return;
+    const char *t = m->name;
+    struct tsr_buf *o = g->o;
+    tsr_buf_printf(o, "/* Forwards (runtime/sim/sim.h): every ring entry and staging entry empty. */\n"
+                   "static void sim_fwd_init(struct %s_sim *S)\n{\n", t);
+    for (int i = 0; i < m->nfwds; i++) {
+        const struct mdl_fwd *f = &m->fwds[i];
+        tsr_buf_printf(o, "    for (int e = 0; e < %d; e++) {\n        for (int j = 0; j < %d; j++)\n"
+                       "            S->fr_%s[e][j].serial = TSR_SIM_NEVER;\n"
+                       "        S->f0_%s[e].serial = S->f1_%s[e].serial = TSR_SIM_NEVER;\n    }\n",
+                       nelem(f), f->hi + 1, f->name, f->name, f->name);
+    }
+    tsr_buf_printf(o, "}\n\n/* A bundle starts: nothing staged. */\nstatic void sim_fwd_begin(struct %s_sim *S)\n{\n", t);
+    for (int i = 0; i < m->nfwds; i++) {
+        const struct mdl_fwd *f = &m->fwds[i];
+        tsr_buf_printf(o, "    for (int e = 0; e < %d; e++)\n        S->f0_%s[e].serial = S->f1_%s[e].serial = "
+                       "TSR_SIM_NEVER;\n", nelem(f), f->name, f->name);
+    }
+    tsr_buf_printf(o, "}\n\n/* The bundle at pc completed: its entries go into the rings. */\n"
+                   "static void sim_fwd_end(struct %s_sim *S, uint32_t pc)\n{\n", t);
+    for (int i = 0; i < m->nfwds; i++) {
+        const struct mdl_fwd *f = &m->fwds[i];
+        tsr_buf_printf(o, "    for (int e = 0; e < %d; e++)\n        tsr_sim_fwd_end(&S->core, S->fr_%s[e], %d, "
+                       "&S->f1_%s[e], pc);\n", nelem(f), f->name, f->hi + 1, f->name);
+    }
+    tsr_buf_puts(o, "}\n\n");
+}
+
+/* The uniform element index of forward f at index expression idx (NULL: scalar), with its range check. */
+static const char *fwd_index(struct sg *g, const struct mdl_fwd *f, const struct mdl_expr *idx)
+{
+    if (f->count == 0 || !idx)
+        return "0u";
+    const char *i = sg_uni(g, sg_expr(g, idx));
+    const char *t = sg_tmp(g, "ti");
+    sg_line(g, "const uint32_t %s = %s;", t, i);
+    sg_line(g, "if (%s >= %du) { rc = tsr_sim_error(&S->core, pc, \"%s index %%\" PRIu32 \" out of range (%d elements) "
+            "at 0x%%08\" PRIx32, %s, pc); goto out; }", t, f->count, f->name, f->count, t);
+    return t;
+}
+
+struct sv sg_fwd_read(struct sg *g, const struct mdl_expr *e)
+{
+    const struct mdl_fwd *f = &g->m->fwds[e->index];
+    const char *i = fwd_index(g, f, e->a ? e->a[0] : NULL);
+    const char *v = sg_tmp(g, "fv"), *r = sg_tmp(g, "fr");
+    sg_line(g, "int %s = 0;", r);
+    sg_line(g, "const uint32_t *%s = tsr_sim_fwd_read(&S->core, pc, \"%s\", %s, S->fr_%s[%s], %d, &S->f0_%s[%s], %d, "
+            "&%s);", v, f->name, f->count > 0 ? sg_fmt(g, "(int)%s", i) : "-1", f->name, i, f->hi + 1, f->name, i,
+            (int)e->ival, r);
+    sg_line(g, "if (%s) { rc = %s; goto out; }", r, r);
+    if (f->vec)
+        return VS(sg_fmt(g, "%s[l]", v), v);
+    return U(sg_fmt(g, "%s[0]", v));
+}
+
+void sg_fwd_write(struct sg *g, const struct mdl_stmt *s)
+{
+    const struct mdl_expr *t = s->target;
+    const struct mdl_fwd *f = &g->m->fwds[t->index];
+    bool commit = g->chk && !strcmp(g->chk, "0");
+    sg_open(g);
+    const char *st = sg_tmp(g, "fs");
+    sg_line(g, "struct tsr_fwd_stale %s = {0};", st);
+    const struct mdl_expr *es[2] = { s->e, t->a ? t->a[0] : NULL };
+    sg_cse_begin(g, es, es[1] ? 2 : 1);
+    const char *save_defer = g->defer;
+    g->defer = st;   /* latency hazards of the value are recorded into the entry (read_checks) */
+    struct sv v = sg_expr(g, s->e);
+    g->defer = save_defer;
+    const char *mask = M(g);
+    if (s->mask) {
+        const char *wm = sg_tmp(g, "wm");
+        sg_line(g, "const uint32_t %s = %s & (uint32_t)%s;", wm, mask, sg_uni(g, sg_expr(g, s->mask)));
+        mask = wm;
+    }
+    const char *i = fwd_index(g, f, t->a ? t->a[0] : NULL);
+    const char *vec = sg_vec(g, v);
+    int w = f->vec ? g->L : 1;
+    const char *stp = sg_fmt(g, "%s.state ? &%s : NULL", st, st);
+    if (!commit)
+        sg_line(g, "tsr_sim_fwd_write(&S->core, &S->f0_%s[%s], pc, %s, %d, %s, %d, %d, %s);", f->name, i, vec, w,
+                f->vec ? mask : sg_fmt(g, "(%s) ? 1u : 0u", mask), s->ages_lo, s->ages_hi, stp);
+    sg_line(g, "tsr_sim_fwd_write(&S->core, &S->f1_%s[%s], pc, %s, %d, %s, %d, %d, %s);", f->name, i, vec, w,
+            f->vec ? mask : sg_fmt(g, "(%s) ? 1u : 0u", mask), s->ages_lo, s->ages_hi, stp);
+    sg_cse_end(g);
+    sg_close(g);
+}
+
+void sg_fwd_desc_tables(struct sg *g)
+{
+    const struct mdl_model *m = g->m;
+    if (!m->nfwds)
+        return;
+    struct tsr_buf *o = g->o;
+    tsr_buf_puts(o, "static const struct tsr_sim_fwd sim_fwds[] = {\n");
+    for (int i = 0; i < m->nfwds; i++) {
+        const struct mdl_fwd *f = &m->fwds[i];
+        tsr_buf_printf(o, "    { \"%s\", %d, %d, %d, %s },\n", f->name, f->count, f->lo, f->hi, f->vec ? "true" : "false");
+    }
+    tsr_buf_printf(o, "};\nstatic struct tsr_fwd_ent *d_fwd_ring(void *s, int f, int e)\n{\n"
+                   "    struct %s_sim *S = s;\n    switch (f) {\n", m->name);
+    for (int i = 0; i < m->nfwds; i++) {
+        const struct mdl_fwd *f = &m->fwds[i];
+        if (f->count > 0)
+            tsr_buf_printf(o, "    case %d: return e >= 0 && e < %d ? S->fr_%s[e] : NULL;\n", i, f->count, f->name);
+        else
+            tsr_buf_printf(o, "    case %d: return S->fr_%s[0];\n", i, f->name);
+    }
+    tsr_buf_puts(o, "    default: return NULL;\n    }\n}\n\n");
+}
+
+const char *sg_fwd_desc_members(struct sg *g)
+{
+    if (!g->m->nfwds)
+        return "";
+    return sg_fmt(g, "    .nfwds = %d, .fwds = sim_fwds, .fwd_ring = d_fwd_ring,\n", g->m->nfwds);
+}

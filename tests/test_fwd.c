@@ -1,0 +1,258 @@
+/* tests/desc/fwd.mdl: forwards, values with an age (docs/mdl.md "Forwards", X6), in the generated simulator and the
+ * evaluator:
+ *  - values reach readers through ages 1 and 2; a value written in a commit block from the next instruction on;
+ *  - an instruction that does not write a forward leaves no value: reading it later is a hazard naming it;
+ *  - a read outside the write's window (`ages 2..2` read at age 1) is a hazard;
+ *  - the commit block reads the compute stage's value at age 0;
+ *  - the stale bit: a load inside a regfile's latency is reported only when the loaded value is read;
+ *  - the history follows execution, across a taken branch;
+ *  - a vector forward with elements, written under a lane mask;
+ *  - warn mode counts the hazards and goes on;
+ *  - random bundles from random states and random histories (present, absent, stale, narrowed windows): the
+ *    simulator against the evaluator (mdl/diffsim.h). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diffsim.h"
+#include "eval.h"
+#include "fwd.h"
+#include "tsr.h"
+
+extern const struct tsr_target fwd_target;
+
+/* Assembles text with the generated assembler into *w; asserts it assembles. */
+static void assemble(const char *text, struct tsr_words *w)
+{
+    struct tsr_diag d;
+    tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
+    tsr_words_init(w, 32);
+    int rc = fwd_target.assemble("t.s", text, strlen(text), w, &d);
+    cr_assert_eq(rc, 0, "%s: %u errors, the first: %s", text, d.errors, d.count ? d.entries[0].text : "");
+    tsr_diag_fini(&d);
+}
+
+/* Runs text to its end in a fresh simulator S (flags: core.flags); returns the return code. */
+static int run(struct fwd_sim *S, const char *text, unsigned flags)
+{
+    struct tsr_words w;
+    assemble(text, &w);
+    fwd_sim_init(S);
+    S->core.flags = flags;
+    int rc = fwd_sim_run(S, w.w, w.count, 100);
+    fwd_sim_fini(S);
+    tsr_words_free(&w);
+    return rc;
+}
+
+Test(fwd, values_through_ages_1_and_2)
+{
+    struct fwd_sim S;
+    int rc = run(&S, "addi k7, 5\n"          /* alu = 12 */
+                     "addi k8, 1\n"          /* alu = 9 */
+                     "add alu@1, alu@2\n"    /* alu = 9 + 12 */
+                     "st r1, alu@1\n"
+                     "addc k7, k9\n"         /* acc = 16, written by the commit block */
+                     "st r2, acc@1\n"
+                     "stop\n", 0);
+    cr_assert_eq(rc, TSR_SIM_HALTED, "rc %d: %s", rc, S.core.msg);
+    cr_expect_eq(S.R[1], 21u);
+    cr_expect_eq(S.R[2], 16u);
+}
+
+Test(fwd, idle_producer_is_a_hazard)
+{
+    struct fwd_sim S;
+    int rc = run(&S, "nop\naddi k7, 0\nadd alu@2, 0\nstop\n", 0);
+    cr_assert_eq(rc, TSR_SIM_HAZARD);
+    cr_expect_str_eq(S.core.msg, "hazard: alu@2 at 0x00000008: the instruction at 0x00000000 produced no alu value");
+    cr_expect_eq(S.core.err_pc, 8u);
+    /* warn mode counts it and goes on; the value read is 0 */
+    rc = run(&S, "nop\naddi k7, 0\nadd alu@2, k9\nst r1, alu@1\nstop\n", TSR_SIM_F_HAZARD_WARN);
+    cr_assert_eq(rc, TSR_SIM_HALTED, "rc %d: %s", rc, S.core.msg);
+    cr_expect_eq(S.core.nhazards, 1u);
+    cr_expect_eq(S.R[1], 9u);
+    /* before the program's start */
+    rc = run(&S, "add alu@1, 0\nstop\n", 0);
+    cr_assert_eq(rc, TSR_SIM_HAZARD);
+    cr_expect_str_eq(S.core.msg, "hazard: alu@1 at 0x00000000: no instruction 1 before it is known");
+}
+
+Test(fwd, read_outside_the_window)
+{
+    struct fwd_sim S;
+    int rc = run(&S, "mull k7, k8\nst r1, late@1\nstop\n", 0);
+    cr_assert_eq(rc, TSR_SIM_HAZARD);
+    cr_expect_str_eq(S.core.msg, "hazard: late@1 at 0x00000004: written at 0x00000000 for ages 2..2, read at age 1");
+    rc = run(&S, "mull k7, k8\nnop\nst r1, late@2\nstop\n", 0);
+    cr_assert_eq(rc, TSR_SIM_HALTED, "rc %d: %s", rc, S.core.msg);
+    cr_expect_eq(S.R[1], 56u);
+}
+
+Test(fwd, age_0_in_a_commit_block)
+{
+    struct fwd_sim S;
+    int rc = run(&S, "li r3, 42\nnop\nnop\nnop\nkeep r2, r3\nst r1, ld@1\nstop\n", 0);
+    cr_assert_eq(rc, TSR_SIM_HALTED, "rc %d: %s", rc, S.core.msg);
+    cr_expect_eq(S.R[2], 42u, "the commit block's ld@0 is the load of its own instruction");
+    cr_expect_eq(S.R[1], 42u);
+}
+
+Test(fwd, stale_load_matters_only_when_read)
+{
+    struct fwd_sim S;
+    /* vfw loads R[3] one instruction after li wrote it (latency 3): stale, but nothing reads it */
+    int rc = run(&S, "li r3, 42\nvfw f0, v3\nnop\nstop\n", 0);
+    cr_assert_eq(rc, TSR_SIM_HALTED, "rc %d: %s", rc, S.core.msg);
+    cr_expect_eq(S.core.nhazards, 0u);
+    /* read at age 1: reported at the reader, naming the regfile read at the loader */
+    rc = run(&S, "li r3, 42\nvfw f0, v3\nst r1, ld@1\nstop\n", 0);
+    cr_assert_eq(rc, TSR_SIM_HAZARD);
+    cr_expect_str_eq(S.core.msg, "hazard: R3 read at 0x00000004: written by the previous instruction (regfile latency 3); "
+                                 "the value reached ld, read as ld@1 at 0x00000008");
+    cr_expect_eq(S.core.err_pc, 8u);
+    /* read at age 0 by the commit block */
+    rc = run(&S, "li r3, 42\nnop\nkeep r2, r3\nstop\n", 0);
+    cr_assert_eq(rc, TSR_SIM_HAZARD);
+    cr_expect_str_eq(S.core.msg, "hazard: R3 read at 0x00000008: written 2 instructions before (regfile latency 3); "
+                                 "the value reached ld, read as ld@0 at 0x00000008");
+}
+
+Test(fwd, history_follows_execution_across_a_branch)
+{
+    struct fwd_sim S;
+    int rc = run(&S, "    addi k7, 1\n"      /* 0x00: alu = 8 */
+                     "    jmp there\n"       /* 0x04: writes no alu */
+                     "    addi k9, 0\n"      /* 0x08: skipped */
+                     "there:\n"
+                     "    add alu@2, 0\n"    /* 0x0c: two instructions executed before: 0x00, not 0x04 */
+                     "    st r1, alu@1\n"
+                     "    stop\n", 0);
+    cr_assert_eq(rc, TSR_SIM_HALTED, "rc %d: %s", rc, S.core.msg);
+    cr_expect_eq(S.R[1], 8u);
+    /* the instruction executed just before is the branch, which wrote none */
+    rc = run(&S, "    addi k7, 1\n    jmp there\n    addi k9, 0\nthere:\n    add alu@1, 0\n    stop\n", 0);
+    cr_assert_eq(rc, TSR_SIM_HAZARD);
+    cr_expect_str_eq(S.core.msg, "hazard: alu@1 at 0x0000000c: the instruction at 0x00000004 produced no alu value");
+}
+
+Test(fwd, vector_forward_with_elements)
+{
+    struct fwd_sim S;
+    int rc = run(&S, "vset v1, 10\nvfw f1, v1\nvrd v2, f1\nvhalf f0\nvrd v3, f0\nstop\n", 0);
+    cr_assert_eq(rc, TSR_SIM_HALTED, "rc %d: %s", rc, S.core.msg);
+    for (uint32_t l = 0; l < 4; l++) {
+        cr_expect_eq(S.V[2][l], 110u + l, "lane %u", l);
+        cr_expect_eq(S.V[3][l], l < 2 ? 7u + l : 0u, "lane %u: lanes not written are 0", l);
+    }
+}
+
+/* The same programs in the evaluator give the same state and report (one bundle at a time). */
+Test(fwd, evaluator_agrees_on_the_programs)
+{
+    static const char *const progs[] = {
+        "addi k7, 5\naddi k8, 1\nadd alu@1, alu@2\nst r1, alu@1\naddc k7, k9\nst r2, acc@1\nstop\n",
+        "nop\naddi k7, 0\nadd alu@2, 0\nstop\n",
+        "mull k7, k8\nst r1, late@1\nstop\n",
+        "li r3, 42\nvfw f0, v3\nst r1, ld@1\nstop\n",
+        "li r3, 42\nnop\nkeep r2, r3\nstop\n",
+        "addi k7, 1\njmp there\naddi k9, 0\nthere:\nadd alu@2, 0\nst r1, alu@1\nstop\n",
+        "vset v1, 10\nvfw f1, v1\nvrd v2, f1\nvhalf f0\nvrd v3, f0\nstop\n",
+    };
+    char path[4096];
+    const char *root = getenv("TESSERA_ROOT");
+    snprintf(path, sizeof path, "%s/tests/desc/fwd.mdl", root && *root ? root : ".");
+    struct tsr_diag d;
+    tsr_diag_init(&d, TSR_DIAG_PRINT, stderr);
+    struct mdl_model *M = mdl_load(path, &d);
+    tsr_diag_fini(&d);
+    cr_assert_not_null(M, "cannot load %s", path);
+    for (size_t p = 0; p < sizeof progs / sizeof progs[0]; p++) {
+        struct tsr_words w;
+        assemble(progs[p], &w);
+        struct fwd_sim S;
+        struct mdl_evstate EV;
+        fwd_sim_init(&S);
+        cr_assert_eq(mdl_evstate_init(&EV, M), 0);
+        int rs = 0, re = 0;
+        for (int step = 0; step < 20; step++) {
+            uint32_t pc = mdl_evstate_elem(&EV, M->pc_state, 0)[0];
+            int format, ops[8];
+            uint64_t fields[16];
+            cr_assert_lt(pc / 4, w.count);
+            fwd_sim_desc.decode(&w.w[pc / 4], &format, ops, fields);
+            re = mdl_eval_bundle(M, &EV, fields, format, ops);
+            rs = fwd_sim_step(&S, w.w, w.count);
+            cr_assert_eq(rs, re, "program %zu step %d: simulator %d (%s), evaluator %d (%s)", p, step, rs, S.core.msg,
+                         re, EV.ctl.msg);
+            char diff[512];
+            cr_assert_eq(mdl_evstate_compare_sim(&EV, &fwd_sim_desc, &S, diff, sizeof diff), 0, "program %zu step %d: %s",
+                         p, step, diff);
+            if (rs != TSR_SIM_OK)
+                break;
+        }
+        cr_expect(rs == TSR_SIM_HALTED || rs == TSR_SIM_HAZARD, "program %zu: %d", p, rs);
+        mdl_evstate_fini(&EV);
+        fwd_sim_fini(&S);
+        tsr_words_free(&w);
+    }
+    mdl_model_free(M);
+}
+
+/* Random bundles from random states and random histories: the simulator against the evaluator. */
+Test(fwd, random_bundles_agree)
+{
+    char path[4096];
+    const char *root = getenv("TESSERA_ROOT");
+    snprintf(path, sizeof path, "%s/tests/desc/fwd.mdl", root && *root ? root : ".");
+    struct tsr_diag d;
+    tsr_diag_init(&d, TSR_DIAG_PRINT, stderr);
+    struct mdl_model *M = mdl_load(path, &d);
+    tsr_diag_fini(&d);
+    cr_assert_not_null(M);
+    static struct mdl_diffsim DS;
+    cr_assert_eq(mdl_diffsim_init(&DS, M, &fwd_target, &fwd_sim_desc), 0, "%s", DS.report);
+    uint8_t buf[48];
+    uint64_t x = 7;
+    for (int i = 0; i < 100000; i++) {
+        for (size_t j = 0; j < sizeof buf; j++) {
+            x = x * 6364136223846793005u + 1442695040888963407u;
+            buf[j] = (uint8_t)(x >> 56);
+        }
+        int rc = mdl_diffsim_one(&DS, buf, sizeof buf);
+        cr_assert_eq(rc, 0, "run %d: %s", i, DS.report);
+    }
+    cr_log_info("fwd random: %llu bundles: %llu ok, %llu halted, %llu hazards, %llu errors", (unsigned long long)DS.runs,
+                (unsigned long long)DS.ok, (unsigned long long)DS.halted, (unsigned long long)DS.hazards,
+                (unsigned long long)DS.errors);
+    cr_expect_gt(DS.ok, DS.runs / 8);
+    cr_expect_gt(DS.hazards, DS.runs / 100);
+    mdl_diffsim_fini(&DS);
+    mdl_model_free(M);
+}
+
+/* mdlc warns about a forward never written (every read is a hazard) and one never read; the description loads. */
+Test(fwd, unused_forwards_are_warned_about)
+{
+    static const char text[] =
+        "isa t { word 32; }\n"
+        "field op [31:28];\n"
+        "field x [27:0];\n"
+        "forward w : u32 age 1..1;\n"
+        "forward r : u32 age 1..2;\n"
+        "forward used : u32 age 1..1;\n"
+        "format f { fields op x; slots s; }\n"
+        "slot s default nop;\n"
+        "op nop : s { syntax \"nop\"; encode op == 0; sem { w = x; used = r@2 + used@1; } }\n";
+    struct tsr_diag d;
+    tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
+    struct mdl_model *m = mdl_load_buffer("w.mdl", text, sizeof text - 1, &d);
+    cr_assert_not_null(m, "%s", d.count ? d.entries[0].text : "");
+    cr_assert_eq(d.errors, 0u);
+    cr_assert_eq(d.count, 2u);
+    cr_expect_str_eq(d.entries[0].text, "w.mdl:4:9: warning: forward 'w' is never read");
+    cr_expect_str_eq(d.entries[1].text, "w.mdl:5:9: warning: forward 'r' is never written (every read of it is a hazard)");
+    mdl_model_free(m);
+    tsr_diag_fini(&d);
+}
