@@ -325,7 +325,7 @@ static bool has_reads(const struct vg *g, const struct mdl_expr *e)
 {
     if (!e)
         return false;
-    if (e->kind == MDL_E_SPACE || (e->kind == MDL_E_STATE && e->index != g->m->pc_state))
+    if (e->kind == MDL_E_SPACE || e->kind == MDL_E_FWD || (e->kind == MDL_E_STATE && e->index != g->m->pc_state))
         return true;
     int n = e->kind == MDL_E_CALL ? e->nargs : e->kind == MDL_E_BIN ? 2 : e->kind == MDL_E_COND ? 3
           : (e->kind == MDL_E_UN || e->kind == MDL_E_CAST || e->kind == MDL_E_TABLE || e->kind == MDL_E_SPACE ||
@@ -436,6 +436,24 @@ static void read_state(struct vg *g, const struct mdl_expr *e)
     tsr_buf_free(&a);
 }
 
+/* (X6) A read F@A (any stage: the age rule checks commit blocks' age-0 reads too) or a write of a forward with
+ * its window (stmt s). */
+static void fwd_event(struct vg *g, const struct mdl_expr *e, const struct mdl_stmt *s)
+{
+    if (e->a[0])
+        reads(g, e->a[0]);
+    struct tsr_buf a = {0};
+    addr_text(g, e->a[0], &a);
+    char val[64];
+    if (s)
+        snprintf(val, sizeof val, "TSR_V_FWDWIN(%d, %d, %d)", s->ages_lo, s->ages_hi, g->commit ? 1 : 0);
+    else
+        snprintf(val, sizeof val, "%d", (int)e->ival);
+    vg_line(g, "{ struct tsr_vev *fe = tsr_vb_add(b, %s, %d, g%d, %d, %s); if (fe) fe->val = %s; }",
+            s ? "TSR_V_WFWD" : "TSR_V_RFWD", g->slot, g->gate, e->index, a.data, val);
+    tsr_buf_free(&a);
+}
+
 static void space_access(struct vg *g, bool write, int space, const struct mdl_expr *addr)
 {
     struct tsr_buf a = {0};
@@ -454,6 +472,9 @@ static void reads(struct vg *g, const struct mdl_expr *e)
     switch (e->kind) {
     case MDL_E_STATE:
         read_state(g, e);
+        return;
+    case MDL_E_FWD:
+        fwd_event(g, e, NULL);
         return;
     case MDL_E_SPACE:
         reads(g, e->a[0]);
@@ -612,6 +633,8 @@ static void stmt(struct vg *g, const struct mdl_stmt *s)
         } else if (s->target->kind == MDL_E_SPACE) {
             reads(g, s->target->a[0]);
             space_access(g, true, s->target->index, s->target->a[0]);
+        } else if (s->target->kind == MDL_E_FWD) {
+            fwd_event(g, s->target, s);
         }
         break;
     case MDL_S_WRITE: {

@@ -20,6 +20,9 @@ static void term_cond(struct vg *g, const struct mdl_evterm *t, struct tsr_buf *
         if (t->state >= 0)
             tsr_buf_printf(o, "e->kind == %s && e->id == %d", t->kind == MDL_EV_READ ? "TSR_V_RSTATE" : "TSR_V_WSTATE",
                            t->state);
+        else if (t->fwd >= 0)   /* (X6) */
+            tsr_buf_printf(o, "e->kind == %s && e->id == %d", t->kind == MDL_EV_READ ? "TSR_V_RFWD" : "TSR_V_WFWD",
+                           t->fwd);
         else
             tsr_buf_printf(o, "e->kind == %s && e->id == %d", t->kind == MDL_EV_READ ? "TSR_V_RSPACE" : "TSR_V_WSPACE",
                            t->space);
@@ -107,6 +110,25 @@ static void implicit_matchers(struct vg *g, int s)
     vg_line(g, "}");
     vg_blank(g);
 }
+
+/* (X6) The implicit age rule of forward f: its writes, its reads. */
+static void age_matchers(struct vg *g, int f)
+{
+    vg_line(g, "static bool v_age_w%d(const struct tsr_vev *e, const uint64_t *f)", f);
+    vg_line(g, "{");
+    vg_line(g, "    (void)f;");
+    vg_line(g, "    return e->kind == TSR_V_WFWD && e->id == %d;", f);
+    vg_line(g, "}");
+    vg_line(g, "static bool v_age_r%d(const struct tsr_vev *e, const uint64_t *f)", f);
+    vg_line(g, "{");
+    vg_line(g, "    (void)f;");
+    vg_line(g, "    return e->kind == TSR_V_RFWD && e->id == %d;", f);
+    vg_line(g, "}");
+    vg_line(g, "static const tsr_vmatch_fn v_age%d[] = { v_age_w%d, v_age_r%d };", f, f, f);
+    vg_blank(g);
+}
+
+static const char *fwd_name(const struct mdl_model *m, int i) { return m->fwds[i].name; }
 
 static bool implicit(const struct mdl_model *m, int s)
 {
@@ -203,6 +225,11 @@ void vg_rules(struct vg *g, const char *lo)
             lookback = m->states[s].latency - 1 > lookback ? m->states[s].latency - 1 : lookback;
             nrules++;
         }
+    for (int f = 0; f < m->nfwds; f++) {   /* (X6) */
+        age_matchers(g, f);
+        lookback = m->fwds[f].hi > lookback ? m->fwds[f].hi : lookback;
+        nrules++;
+    }
     vg_line(g, "static const struct tsr_vrule v_rules[] = {");
     g->ind++;
     static const char *const kinds[] = { "TSR_VR_LATENCY", "TSR_VR_WINDOW", "TSR_VR_BUNDLE", "TSR_VR_ORDER" };
@@ -232,6 +259,18 @@ void vg_rules(struct vg *g, const char *lo)
             tsr_buf_free(&nm);
             tsr_buf_free(&ref);
         }
+    for (int f = 0; f < m->nfwds; f++) {   /* (X6) "F.age" */
+        char nmb[256], refb[512];
+        snprintf(nmb, sizeof nmb, "%s.age", m->fwds[f].name);
+        snprintf(refb, sizeof refb, "forward %s age %d..%d (%s:%d)", m->fwds[f].name, m->fwds[f].lo, m->fwds[f].hi,
+                 m->fwds[f].loc.file ? m->fwds[f].loc.file : "", m->fwds[f].loc.line);
+        struct tsr_buf nm = {0}, ref = {0};
+        gen_cstring(&nm, nmb);
+        gen_cstring(&ref, refb);
+        vg_line(g, "{ %s, %s, TSR_VR_AGE, 2, v_age%d, true, 0, -1 },", nm.data, ref.data, f);
+        tsr_buf_free(&nm);
+        tsr_buf_free(&ref);
+    }
     if (!nrules)
         vg_line(g, "{ NULL, NULL, 0, 0, NULL, false, 0, 0 },");
     g->ind--;
@@ -259,6 +298,13 @@ void vg_rules(struct vg *g, const char *lo)
     names(g, "v_space_names", m->nspaces, space_name);
     names(g, "v_op_names", m->nops, op_name);
     names(g, "v_slot_names", m->nslots, slot_name);
+    if (m->nfwds) {   /* (X6) */
+        names(g, "v_fwd_names", m->nfwds, fwd_name);
+        vg_line(g, "static const int v_fwd_count[] = {");
+        for (int f = 0; f < m->nfwds; f++)
+            vg_line(g, "    %d,", m->fwds[f].count);
+        vg_line(g, "};");
+    }
     vg_blank(g);
     vg_line(g, "const struct tsr_vdesc %s_vdesc = {", lo);
     vg_line(g, "    .name = \"%s\", .nwords = %d, .nfields = %d, .pc_step = %d,", m->name, m->word_bits / 32, m->nfields,
@@ -269,6 +315,8 @@ void vg_rules(struct vg *g, const char *lo)
     vg_line(g, "    .nstates = %d, .nspaces = %d, .nops = %d, .nslots = %d,", m->nstates, m->nspaces, m->nops, m->nslots);
     vg_line(g, "    .state_names = v_state_names, .state_count = v_state_count, .space_names = v_space_names,");
     vg_line(g, "    .op_names = v_op_names, .slot_names = v_slot_names,");
+    if (m->nfwds)
+        vg_line(g, "    .nfwds = %d, .fwd_names = v_fwd_names, .fwd_count = v_fwd_count,", m->nfwds);
     vg_line(g, "};");
     vg_blank(g);
     vg_line(g, "int %s_validate(const uint32_t *w, size_t n, uint64_t base, struct tsr_diag *d, const char *path)", lo);

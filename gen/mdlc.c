@@ -154,7 +154,8 @@ static void put_pattern(const struct mdl_model *m, const struct mdl_pattern *p, 
         const struct mdl_evterm *t = &p->terms[i];
         fprintf(f, "%s%s", i ? " | " : "", kind[t->kind]);
         if (t->kind == MDL_EV_READ || t->kind == MDL_EV_WRITE)
-            fprintf(f, " %s", t->state >= 0 ? m->states[t->state].name : m->spaces[t->space].name);
+            fprintf(f, " %s", t->state >= 0 ? m->states[t->state].name : t->fwd >= 0 ? m->fwds[t->fwd].name
+                                                                                      : m->spaces[t->space].name);
         for (int c = 0; c < t->ncodes; c++) {
             fprintf(f, "%s%u", c ? ", " : "[", t->lo[c]);
             if (t->hi[c] != t->lo[c])

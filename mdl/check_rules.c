@@ -184,7 +184,7 @@ static bool conv_term(struct rctx *r, const struct ast_evterm *t, const struct m
 	struct mdl_model *m = k->m;
 	struct mods md;
 	bool ok = add_mods(k, t, inherited, &md);
-	struct mdl_evterm o = { .state = -1, .space = -1, .resource = -1, .loc = t->loc };
+	struct mdl_evterm o = { .state = -1, .space = -1, .resource = -1, .fwd = -1, .loc = t->loc };
 	o.nslots = md.slots ? md.nslots : 0;
 	o.slots = md.slots;
 	o.cond = md.cond;
@@ -196,11 +196,21 @@ static bool conv_term(struct rctx *r, const struct ast_evterm *t, const struct m
 	case AEV_WRITE: {
 		o.kind = t->kind == AEV_READ ? MDL_EV_READ : MDL_EV_WRITE;
 		struct ck_sym *y = ck_lookup(k, NS_VALUE, t->name.s);
-		if (!y || (y->kind != SYM_STATE && y->kind != SYM_SPACE)) {
-			mdl_error(k->p, t->name.loc, y ? "'%s' is not a state, regfile or space" : "undefined name '%s'", t->name.s);
+		if (!y || (y->kind != SYM_STATE && y->kind != SYM_SPACE && y->kind != SYM_FORWARD)) {
+			mdl_error(k->p, t->name.loc, y ? "'%s' is not a state, regfile, space or forward" : "undefined name '%s'",
+			          t->name.s);
 			return false;
 		}
-		if (y->kind == SYM_STATE) {
+		if (y->kind == SYM_FORWARD) {   /* (addition) X6: `read F`, `write F[codes]` */
+			const struct mdl_fwd *fw = &m->fwds[y->index];
+			o.fwd = y->index;
+			if (fw->count == 0 && t->has_codes) {
+				mdl_error(k->p, t->name.loc, "forward '%s' has no elements", fw->name);
+				return false;
+			}
+			if (!conv_codes(k, t, fw->count, "forward", fw->name, &o))
+				return false;
+		} else if (y->kind == SYM_STATE) {
 			const struct mdl_state *st = &m->states[y->index];
 			o.state = y->index;
 			if (st->count == 0 && t->has_codes) {

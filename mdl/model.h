@@ -273,6 +273,7 @@ enum mdl_evkind { MDL_EV_READ, MDL_EV_WRITE, MDL_EV_USE, MDL_EV_OP, MDL_EV_JUMP,
 struct mdl_evterm {
 	enum mdl_evkind kind;
 	int state, space;            /* READ/WRITE: the state or the space (one of them >= 0, the other -1) */
+	int fwd;                     /* (addition, X6) READ/WRITE of a forward (then state and space are -1), else -1 */
 	int ncodes; uint32_t *lo, *hi;   /* READ/WRITE: element or address ranges (0 ranges = any) */
 	int resource;                /* USE */
 	int nops; int *ops;          /* OP: every op of that name */

@@ -19,6 +19,7 @@
 #include "eval.h"
 #include "fwd.h"
 #include "tsr.h"
+#include "validate/validate.h"
 
 extern const struct tsr_target fwd_target;
 
@@ -254,5 +255,128 @@ Test(fwd, unused_forwards_are_warned_about)
     cr_expect_str_eq(d.entries[0].text, "w.mdl:4:9: warning: forward 'w' is never read");
     cr_expect_str_eq(d.entries[1].text, "w.mdl:5:9: warning: forward 'r' is never written (every read of it is a hazard)");
     mdl_model_free(m);
+    tsr_diag_fini(&d);
+}
+
+/* ---- the validator: events `read F` / `write F` and the implicit rule F.age ---- */
+struct vio { int n; char first[320]; uint32_t pc; };
+
+static void on_viol(void *ctx, const struct tsr_vviol *v)
+{
+    struct vio *o = ctx;
+    if (o->n++ == 0) {
+        snprintf(o->first, sizeof o->first, "%s %s: %s", tsr_vviol_kind(v), v->name, v->text);
+        o->pc = v->pc;
+    }
+}
+
+/* The whole-program check of text's assembly: the number of violations, the first in *o. */
+static int validate(const char *text, struct vio *o)
+{
+    struct tsr_words w;
+    assemble(text, &w);
+    memset(o, 0, sizeof *o);
+    size_t n = tsr_validate(&fwd_vdesc, w.w, w.count, 0, on_viol, o);
+    tsr_words_free(&w);
+    return (int)n;
+}
+
+Test(fwd, validator_passes_the_good_programs)
+{
+    static const char *const good[] = {
+        "addi k7, 5\naddi k8, 1\nadd alu@1, alu@2\nst r1, alu@1\naddc k7, k9\nst r2, acc@1\nstop\n",
+        "mull k7, k8\nnop\nst r1, late@2\nstop\n",
+        "li r3, 42\nnop\nnop\nnop\nkeep r2, r3\nst r1, ld@1\nstop\n",
+        "addi k7, 1\njmp there\naddi k9, 0\nthere:\nadd alu@2, 0\nst r1, alu@1\nstop\n",
+        "vset v1, 10\nvfw f1, v1\nvrd v2, f1\nvhalf f0\nvrd v3, f0\nstop\n",
+    };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        struct vio o;
+        cr_expect_eq(validate(good[i], &o), 0, "program %zu: %s", i, o.first);
+    }
+}
+
+/* Each mutation breaks the age rule of one forward once, found at the reader. */
+Test(fwd, validator_finds_each_mutation)
+{
+    static const struct { const char *prog, *want; uint32_t pc; } mut[] = {
+        /* the producer two before became a nop */
+        { "nop\naddi k7, 0\nadd alu@2, 0\nstop\n",
+          "rule alu.age: reads alu@2; the instruction 2 before (0x00000000) does not write alu", 8 },
+        /* the nop between mull and its reader was dropped: read at age 1, written for ages 2..2 */
+        { "mull k7, k8\nst r1, late@1\nstop\n",
+          "rule late.age: reads late@1; the instruction 1 before (0x00000000) writes late for ages 2..2", 4 },
+        /* the first instruction reads a result */
+        { "add alu@1, 0\nstop\n", "rule alu.age: reads alu@1; there is no instruction 1 before it (the program's start)", 0 },
+        /* after a taken branch the instruction before is the branch: the history follows the control flow */
+        { "addi k7, 1\njmp there\naddi k9, 0\nthere:\nadd alu@1, 0\nstop\n",
+          "rule alu.age: reads alu@1; the instruction 1 before (0x00000004) does not write alu", 12 },
+        /* a rule of the description over forward events: alu read right after a write of late */
+        { "addi k7, 0\nmull k7, k8\nadd alu@2, 0\nstop\n",
+          "rule late_alu: reads alu@2; the instruction 1 before (0x00000004) writes late (forbidden 1..1 instructions "
+          "apart)", 8 },
+        /* vf[1] read where vf[0] was written */
+        { "vset v1, 10\nvfw f0, v1\nvrd v2, f1\nstop\n",
+          "rule vf.age: reads vf[1]@1; the instruction 1 before (0x00000004) does not write vf", 8 },
+    };
+    for (size_t i = 0; i < sizeof mut / sizeof mut[0]; i++) {
+        struct vio o;
+        int n = validate(mut[i].prog, &o);
+        cr_expect_eq(n, 1, "mutation %zu: %d violations, the first: %s", i, n, o.first);
+        cr_expect_str_eq(o.first, mut[i].want, "mutation %zu", i);
+        cr_expect_eq(o.pc, mut[i].pc, "mutation %zu at 0x%x", i, o.pc);
+    }
+}
+
+/* The simulator's rule check (TSR_SIM_F_RULES) reports the age rule in issue order, before its own hazard. */
+Test(fwd, simulator_rules_report_the_age_rule)
+{
+    struct fwd_sim S;
+    int rc = run(&S, "nop\naddi k7, 0\nadd alu@2, 0\nstop\n", TSR_SIM_F_RULES);
+    cr_assert_eq(rc, TSR_SIM_HAZARD);
+    cr_expect_str_eq(S.core.msg, "hazard: rule alu.age at 0x00000008: reads alu@2; the instruction 2 before "
+                                 "(0x00000000) does not write alu");
+    rc = run(&S, "addi k7, 5\naddi k8, 1\nadd alu@1, alu@2\nst r1, alu@1\nstop\n", TSR_SIM_F_RULES);
+    cr_expect_eq(rc, TSR_SIM_HALTED, "rc %d: %s", rc, S.core.msg);
+}
+
+/* Rule patterns name forwards like state: `read F`, `write F[codes]`. */
+Test(fwd, rule_patterns_name_forwards)
+{
+    static const char text[] =
+        "isa t { word 32; }\n"
+        "state pc : u32;\n"
+        "field op [31:28];\n"
+        "field x [27:0];\n"
+        "forward v[2] : u32 age 1..2;\n"
+        "format f { fields op x; slots s; }\n"
+        "slot s default nop;\n"
+        "op nop : s { syntax \"nop\"; encode op == 0; sem { } }\n"
+        "op w : s { syntax \"w\"; encode op == 1; sem v[1] = x; }\n"
+        "op r : s { syntax \"r\"; encode op == 2; sem v[0] = v[1]@1 + v[1]@2; }\n"
+        "forbid no_w1: write v[1] -> read v at 1..1 ref \"test\";\n"
+        "forbid fwd_pair: read v & write v[0] ref \"test\";\n";
+    struct tsr_diag d;
+    tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
+    struct mdl_model *m = mdl_load_buffer("p.mdl", text, sizeof text - 1, &d);
+    cr_assert_not_null(m, "%s", d.count ? d.entries[0].text : "");
+    cr_assert_eq(m->nrules, 2);
+    cr_expect_eq(m->rules[0].pat[0].terms[0].fwd, 0);
+    cr_expect_eq(m->rules[0].pat[0].terms[0].kind, MDL_EV_WRITE);
+    cr_expect_eq(m->rules[0].pat[0].terms[0].ncodes, 1);
+    cr_expect_eq(m->rules[1].pat[0].terms[0].kind, MDL_EV_READ);
+    cr_expect_eq(m->rules[1].pat[0].terms[0].state, -1);
+    mdl_model_free(m);
+    tsr_diag_fini(&d);
+    /* a forward without elements takes no codes */
+    static const char bad[] =
+        "isa t { word 32; }\nfield op [31:28];\nfield x [27:0];\nforward v : u32 age 1..1;\n"
+        "format f { fields op x; slots s; }\nslot s default nop;\n"
+        "op nop : s { syntax \"nop\"; encode op == 0; sem v = v@1; }\n"
+        "forbid b: write v[0] & read v ref \"test\";\n";
+    tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
+    cr_expect_null(mdl_load_buffer("b.mdl", bad, sizeof bad - 1, &d));
+    cr_assert_geq(d.count, 1u);
+    cr_expect_str_eq(d.entries[0].text, "b.mdl:8:17: error: forward 'v' has no elements");
     tsr_diag_fini(&d);
 }

@@ -81,6 +81,22 @@ void tsr_vev_text(const struct tsr_vdesc *D, const struct tsr_vev *e, char *buf,
     case TSR_V_START:
         snprintf(buf, n, "starts the program");
         return;
+    case TSR_V_RFWD:   /* (X6) "reads mul0_r@2", "writes vf[1]" */
+    case TSR_V_WFWD: {
+        const char *nm = e->id >= 0 && e->id < D->nfwds ? D->fwd_names[e->id] : "?";
+        char el[32] = "";
+        if (e->id >= 0 && e->id < D->nfwds && D->fwd_count[e->id] > 0) {
+            if (e->addr < 0)
+                snprintf(el, sizeof el, "[?]");
+            else
+                snprintf(el, sizeof el, "[%" PRId64 "]", e->addr);
+        }
+        if (e->kind == TSR_V_RFWD)
+            snprintf(buf, n, "reads %s%s@%" PRId64 "%s", nm, el, e->val, cond);
+        else
+            snprintf(buf, n, "writes %s%s%s", nm, el, cond);
+        return;
+    }
     }
     snprintf(buf, n, "?");
 }
@@ -258,7 +274,57 @@ int vld_first_match(const struct tsr_vbundle *b, tsr_vmatch_fn p, int not)
     return -1;
 }
 
-/* Rule r (a window or a latency) for event i of h->b[0], which its second pattern matches, on this path. */
+/* (X6) The age rule r for the read event eb of h->b[0] (a forward read F@A) on this path: the instruction A back
+ * must write the element with A in its window (A = 0: this bundle, from its compute stage). */
+static void check_age(struct ctx *c, const struct hist *h, int r, const struct tsr_vev *eb)
+{
+    const struct tsr_vdesc *D = c->D;
+    const struct tsr_vrule *R = &D->rules[r];
+    int64_t age = eb->val;
+    const char *nm = eb->id >= 0 && eb->id < D->nfwds ? D->fwd_names[eb->id] : "?";
+    char tb[96];
+    if (age < 0 || age > TSR_V_MAXDIST)
+        return;
+    int k = (int)age;
+    if (k >= h->len) {
+        /* the path back is shorter: a hazard when it reached the program's start; else it ends at an instruction
+         * without known predecessors (after a return through a register, dead code): nothing is known, no report */
+        if (h->idx[h->len - 1] == 0) {
+            tsr_vev_text(D, eb, tb, sizeof tb);
+            vld_report(c, h, r, 0, "%s; there is no instruction %d before it (the program's start)", tb, k);
+        }
+        return;
+    }
+    const struct tsr_vbundle *a = h->b[k];
+    bool writes = false;
+    int lo = -1, hi = -1;
+    for (int j = 0; j < a->nev; j++) {
+        const struct tsr_vev *w = &a->ev[j];
+        if (!R->pat[0](w, a->f) || !tsr_vev_same(w, eb))
+            continue;
+        bool commit = (w->val >> 16 & 1) != 0;
+        if (k == 0 && commit)
+            continue;   /* a commit block's value is read from the next instruction on */
+        writes = true;
+        lo = (int)(w->val & 0xff);
+        hi = (int)(w->val >> 8 & 0xff);
+        if (lo <= k && k <= hi)
+            return;
+    }
+    tsr_vev_text(D, eb, tb, sizeof tb);
+    if (k == 0 && writes)
+        vld_report(c, h, r, 0, "%s; this instruction writes %s for ages %d..%d", tb, nm, lo, hi);
+    else if (k == 0)
+        vld_report(c, h, r, 0, "%s; this instruction's compute stage does not write %s", tb, nm);
+    else if (writes)
+        vld_report(c, h, r, k, "%s; the instruction %d before (0x%08" PRIx32 ") writes %s for ages %d..%d", tb, k,
+                   a->pc, nm, lo, hi);
+    else
+        vld_report(c, h, r, k, "%s; the instruction %d before (0x%08" PRIx32 ") does not write %s", tb, k, a->pc, nm);
+}
+
+/* Rule r (a window, a latency or a forward's age) for event i of h->b[0], which its second pattern matches, on
+ * this path. */
 static void check_event(struct ctx *c, const struct hist *h, int r, int i)
 {
     const struct tsr_vdesc *D = c->D;
@@ -266,6 +332,10 @@ static void check_event(struct ctx *c, const struct hist *h, int r, int i)
     const struct tsr_vbundle *b = h->b[0];
     const struct tsr_vev *eb = &b->ev[i];
     char ta[96], tb[96];
+    if (R->kind == TSR_VR_AGE) {
+        check_age(c, h, r, eb);
+        return;
+    }
     if (R->kind == TSR_VR_WINDOW) {
         char range[48];
         vld_window_text(R, range, sizeof range);

@@ -42,7 +42,12 @@ enum tsr_vkind {
     TSR_V_RLATE,                  /* id = state, addr = element: a read in the commit stage (the flags of a
                                      conditional write, the old value under a write mask); no `read` pattern
                                      matches it (rules are about operand reads), the packer orders by it */
+    /* (addition, X6) forwards (docs/mdl.md "Forwards"), in any stage: */
+    TSR_V_RFWD,                   /* id = forward, addr = element (0 for a scalar; -1 unknown), val = the age read */
+    TSR_V_WFWD,                   /* id = forward, addr = element, val = TSR_V_FWDWIN(lo, hi, commit): the ages the
+                                     value may be read at; commit: written by a commit block (not readable at 0) */
 };
+#define TSR_V_FWDWIN(lo, hi, commit) ((int64_t)(lo) | (int64_t)(hi) << 8 | (int64_t)((commit) ? 1 : 0) << 16)
 #define TSR_V_NOVAL INT64_MIN
 #define TSR_V_MAXEV 64          /* events of one bundle (more set `overflow`, which the validator reports as the
                                    violation TSR_VVIOL_EVENTS: the bundle is not checked) */
@@ -132,6 +137,11 @@ enum tsr_vrkind {
                        path from the program's start; see tsr_validate_hist for what a history can show) */
     TSR_VR_BUNDLE,  /* pat[0] & pat[1] & ...: not all in one bundle (distinct events) */
     TSR_VR_ORDER,   /* pat[0]: accesses that keep their program order (for the packer; never a violation) */
+    TSR_VR_AGE,     /* (addition, X6) forward lo's implicit rule "F.age": pat[0] its writes, pat[1] its reads; a read
+                       F@A needs, A instructions back on every path, a write of the element whose ages hold A
+                       (A = 0: a compute-stage write of the same bundle); a conditional write counts as a write; a
+                       path shorter than A is a violation when it reaches the program's start (else nothing is
+                       known before it: no report) */
 };
 struct tsr_vrule {
     const char *name, *ref;
@@ -164,6 +174,10 @@ struct tsr_vdesc {
     const char *const *space_names;
     const char *const *op_names;
     const char *const *slot_names;
+    /* (addition, X6) forwards: names and elements (0: scalar); nfwds 0 without forwards */
+    int nfwds;
+    const char *const *fwd_names;
+    const int *fwd_count;
 };
 
 /* One violation.  rule >= 0: index into desc->rules; rule < 0: resource -1 - rule.  `at` is the bundle that
@@ -215,7 +229,9 @@ static inline bool tsr_vev_same(const struct tsr_vev *a, const struct tsr_vev *b
     bool sb = b->kind == TSR_V_RSTATE || b->kind == TSR_V_WSTATE || b->kind == TSR_V_RLATE;
     bool pa = a->kind == TSR_V_RSPACE || a->kind == TSR_V_WSPACE;
     bool pb = b->kind == TSR_V_RSPACE || b->kind == TSR_V_WSPACE;
-    if (!((sa && sb) || (pa && pb)) || a->id != b->id)
+    bool fa = a->kind == TSR_V_RFWD || a->kind == TSR_V_WFWD;   /* (X6) forwards */
+    bool fb = b->kind == TSR_V_RFWD || b->kind == TSR_V_WFWD;
+    if (!((sa && sb) || (pa && pb) || (fa && fb)) || a->id != b->id)
         return false;
     return a->addr < 0 || b->addr < 0 || a->addr == b->addr;   /* an unknown element may be any */
 }
