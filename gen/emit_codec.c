@@ -673,8 +673,74 @@ static int format_body(const struct mdl_model *m, struct tsr_buf *out, struct ts
     return rc;
 }
 
-int gen_decode(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d)
+/* (addition) X7 wide ops: the model the decoder's slot code is generated from: m itself, or, when it has span ops
+ * (mdl/check_wide.c), a copy whose slots list their ops without them (a span op is never decoded from a slot's
+ * bits: decode_body sets it after the home slot).  *ops (NULL or the lists' memory) is for the caller to free. */
+static const struct mdl_model *decode_model(const struct mdl_model *m, struct mdl_model *copy, struct mdl_slot **slots,
+                                            int **ops)
 {
+    bool any = false;
+    for (int i = 0; i < m->nops && !any; i++)
+        any = m->ops[i].is_span;
+    *slots = NULL;
+    *ops = NULL;
+    if (!any)
+        return m;
+    *copy = *m;
+    *slots = calloc((size_t)m->nslots + 1, sizeof **slots);
+    *ops = calloc((size_t)m->nops + 1, sizeof **ops);
+    if (!*slots || !*ops)
+        abort();
+    int n = 0;
+    for (int s = 0; s < m->nslots; s++) {
+        (*slots)[s] = m->slots[s];
+        (*slots)[s].ops = *ops + n;
+        (*slots)[s].nops = 0;
+        for (int i = 0; i < m->slots[s].nops; i++)
+            if (!m->ops[m->slots[s].ops[i]].is_span)
+                (*ops)[n + (*slots)[s].nops++] = m->slots[s].ops[i];
+        n += (*slots)[s].nops;
+    }
+    copy->slots = *slots;
+    return copy;
+}
+
+/* (addition) X7 wide ops: after the slots of format fi are decoded, a wide op in its home slot marks its other
+ * slots taken (their span ops), whatever their bits decoded to. */
+static void decode_spans(const struct mdl_model *m, int fi, struct tsr_buf *out)
+{
+    const struct mdl_format *F = &m->formats[fi];
+    for (int i = 0; i < m->nops; i++) {
+        const struct mdl_op *w = &m->ops[i];
+        bool in = false;
+        for (int j = 0; j < F->nslots && w->nspan; j++)
+            in = in || F->slots[j] == w->slot;
+        for (int k = 0; k < w->nspan && in; k++) {
+            in = false;
+            for (int j = 0; j < F->nslots; j++)
+                in = in || F->slots[j] == m->ops[w->span[k]].slot;
+        }
+        if (!in)
+            continue;
+        tsr_buf_puts(out, "        if (inst->op[");
+        gen_slot_enum(m, w->slot, out);
+        tsr_buf_puts(out, "] == ");
+        gen_op_enum(m, i, out);
+        tsr_buf_puts(out, ") {   /* wide op: its other slots are taken */\n");
+        for (int k = 0; k < w->nspan; k++) {
+            set_op(m, m->ops[w->span[k]].slot, w->span[k], "            ", out);
+            tsr_buf_puts(out, "\n");
+        }
+        tsr_buf_puts(out, "        }\n");
+    }
+}
+
+int gen_decode(const struct mdl_model *m0, struct tsr_buf *out, struct tsr_diag *d)
+{
+    struct mdl_model copy;
+    struct mdl_slot *slots;
+    int *ops;
+    const struct mdl_model *m = decode_model(m0, &copy, &slots, &ops);
     struct tsr_buf pre = {0}, body = {0};
     gen_banner(m, out);
     tsr_buf_printf(out, "#include \"%s.h\"\n\n", m->name);
@@ -692,6 +758,8 @@ int gen_decode(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
         tsr_buf_append(out, body.data, body.len);
     tsr_buf_free(&pre);
     tsr_buf_free(&body);
+    free(slots);
+    free(ops);
     return rc;
 }
 
@@ -795,6 +863,7 @@ static int decode_body(const struct mdl_model *m, bool next, struct tsr_buf *pre
         tsr_buf_puts(out, ";\n");
         for (int i = 0; i < F->nslots && rc == 0; i++)
             rc = decode_slot(m, fi, F->slots[i], avail, pre, out, d);
+        decode_spans(m, fi, out);
         tsr_buf_puts(out, "        return 0;\n    }\n");
     }
     tsr_buf_printf(out, "    /* no format: keep the raw word */\n    inst->format = %s_NO_FORMAT;\n", gen_upper(m));

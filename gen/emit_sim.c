@@ -509,6 +509,17 @@ static void emit_op(struct sg *g, const struct mdl_op *op, int slot, bool commit
 {
     const struct mdl_model *m = g->m;
     const struct mdl_slot *sl = &m->slots[slot];
+    if (op->is_span) {   /* (addition) X7: a slot a wide op takes runs nothing, not even its commit */
+        struct tsr_buf *so = g->o;
+        g->o = body;
+        int n = sg_op_nloc(op, sl);
+        for (int i = 0; !commit && g->zero_lu && i < n; i++)   /* the other ops' commits read them (never here) */
+            if (g->zero_lu[i])
+                sg_line(g, "lu_%d[%d] = 0;", slot, i);
+        sg_line(g, "break;   /* taken by the wide op of slot %s */", m->slots[m->ops[op->span_of].slot].name);
+        g->o = so;
+        return;
+    }
     int nloc = sg_op_nloc(op, sl);
     bool *vary = tsr_arena_alloc(&g->ar, (size_t)(nloc + 1) * sizeof *vary);
     struct tsr_buf *save_o = g->o;

@@ -271,6 +271,25 @@ int gen_tables(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
         "static int decode_next(const uint32_t *w, void *inst) { return %s_decode_next(w, inst); }\n"
         "static int encode(const void *inst, uint32_t *w) { return %s_encode(inst, w); }\n\n", lo, lo, lo);
 
+    /* (addition) X7 wide ops: span_of and span_mask (runtime/text/textcodec.h) */
+    bool any_span = false;
+    for (int i = 0; i < m->nops; i++)
+        any_span = any_span || m->ops[i].is_span;
+    if (any_span) {
+        tsr_buf_puts(out, "static const uint16_t span_of[] = {");
+        for (int i = 0; i < m->nops; i++)
+            tsr_buf_printf(out, "%s%d,", i % 16 ? " " : "\n    ", m->ops[i].is_span ? m->ops[i].span_of : 0xffff);
+        tsr_buf_puts(out, "\n};\nstatic const uint64_t span_mask[] = {");
+        for (int i = 0; i < m->nops; i++) {
+            uint64_t mk = 0;
+            for (int j = 0; j < m->ops[i].nspan; j++)
+                mk |= (uint64_t)1 << m->ops[m->ops[i].span[j]].slot;
+            tsr_buf_puts(out, i % 8 ? " " : "\n    ");
+            gen_u64(out, mk);
+            tsr_buf_puts(out, ",");
+        }
+        tsr_buf_puts(out, "\n};\n\n");
+    }
     gen_tc_syntax(m, out);
     tsr_buf_printf(out,
         "const struct tsr_tc_isa %s_tc_isa = {\n"
@@ -291,12 +310,12 @@ int gen_tables(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
         "    .pops = %s_tc_pops, .pfmts = %s_tc_pfmts, .fx = &%s_fx,\n"
         "    .check = check, .decode = decode, .encode = encode, .decode_format = %s_decode_format,\n"
         "    .decode_next = decode_next,\n"
-        "%s%s"
+        "%s%s%s"
         "};\n",
         lo, m->name, m->word_bits, m->word_bits / 32, m->pc_step, lo, lo, lo, lo, m->nfields, m->ntables, m->nformats,
         m->nslots, m->nops, m->nopnds, lo, lo, lo, lo, lo, lo, lo, lo,
         any_derived ? "    .fderived = fderived, .fpiece_first = fpiece_first, .fpieces = fpieces,\n" : "",
-        m->syntax ? "    .syntax = &tc_syntax,\n" : "");
+        m->syntax ? "    .syntax = &tc_syntax,\n" : "", any_span ? "    .span_of = span_of, .span_mask = span_mask,\n" : "");
     tc_free(&L);
     return rc;
 }

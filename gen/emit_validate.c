@@ -844,7 +844,8 @@ static void op_fn(struct vg *g, int oi)
     }
     stmts(g, op->sem, op->nsem);
     g->commit = true;
-    stmts(g, sl->commit, sl->ncommit);
+    if (!op->is_span)   /* (addition) X7: a slot a wide op takes has only the op event (its events are the home's) */
+        stmts(g, sl->commit, sl->ncommit);
     g->commit = false;
     vg_line(g, "tsr_vb_op(b, ev0, %d);   /* for attr() in patterns */", oi);
     g->ind--;

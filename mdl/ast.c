@@ -400,6 +400,13 @@ void ast_op_slots(struct mdl_pctx *c, struct ast_name first, struct ast_vec *res
 		ast_push(c->arena, &d->oslots, rest->v[i]);
 }
 
+void ast_op_wide(struct mdl_pctx *c)
+{
+	struct ast_decl *d = cur(c, AD_OP);
+	if (d)
+		d->wide = true;
+}
+
 void ast_operand(struct mdl_pctx *c, struct mdl_tok kw, struct ast_name n, struct ast_vec *params)
 {
 	ast_decl(c, AD_OPERAND, kw, n)->params = *params;

@@ -168,6 +168,11 @@ struct ast_decl {
 	 * ...)` (struct ast_alias *), names an op instance for this slot and the slot's commit see as those fields. */
 	struct ast_vec oslots;
 	struct ast_vec aliases;
+	/* (addition) X7 wide op: OP declared with `+` (oslots lists its slots, the first its home); the checker
+	 * (ck_expand_ops) keeps one op for the home slot and adds a *span* op for each other slot: span_home is then
+	 * the home op's declaration (a span op has no text, conditions, defaults, uses or sem of its own) */
+	bool wide;
+	struct ast_decl *span_home;
 	/* (addition) X4: FIELD `field F = { G, H[3:0], ~K[5] }`: the constituents (struct ast_cpiece *), first most
 	 * significant; empty for a field of word bits */
 	struct ast_vec cpieces;
@@ -262,6 +267,8 @@ void ast_slot_aliases(struct mdl_pctx *c, struct ast_vec *aliases);
 struct ast_alias *ast_alias(struct mdl_pctx *c, struct ast_name alias, struct ast_name field);
 struct ast_alias *ast_alias_const(struct mdl_pctx *c, struct ast_name alias, struct mdl_tok v);
 void ast_op_slots(struct mdl_pctx *c, struct ast_name first, struct ast_vec *rest);
+/* (addition) X7: the current op was declared `op NAME : S1 + S2 ...` (a wide op, docs/mdl.md "Wide ops") */
+void ast_op_wide(struct mdl_pctx *c);
 /* (addition) X4: the constituents of the composite field just declared; one constituent `[~]G[hi:lo]` (hi, lo
  * NULL: the whole field; lo NULL: one bit). */
 void ast_field_composite(struct mdl_pctx *c, struct ast_vec *cpieces);

@@ -455,6 +455,7 @@ int mdl_check(struct mdl_pctx *p, struct mdl_model *m)
 	unused_funcs(&k);
 	ck_format_layout(&k);
 	ck_selectors(&k);
+	ck_wide(&k);   /* (addition) X7 wide ops (check_wide.c) */
 	ck_op_duplicates(&k);
 	ck_table_ranges(&k);
 	ck_rules(&k);

@@ -192,6 +192,12 @@ void ck_slots(struct ck *k);
 void ck_ops(struct ck *k);
 void ck_commits(struct ck *k);
 void ck_op_duplicates(struct ck *k);
+/* (addition) X7 wide ops (check_wide.c, docs/mdl.md "Wide ops"): makes the copy c of a wide op's declaration its
+ * span op for c->ref (no text, conditions, defaults, uses or sem; home: the home op's declaration). */
+void ck_span_decl(struct ast_decl *c, struct ast_decl *home);
+/* After ck_commits: links each wide op to its span ops (mdl_op nspan/span, is_span/span_of) and reports a wide op
+ * whose slots no one format lists, a span op named as a slot's default. */
+void ck_wide(struct ck *k);
 
 /* consteval.c: evaluation at check time with field values (fields[i] = raw code of field i) and `code`/`value`. */
 struct mdl_cenv { const uint64_t *fields; bool has_code; uint64_t code; bool has_value; uint64_t value;

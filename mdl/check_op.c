@@ -247,11 +247,11 @@ void ck_op_duplicates(struct ck *k)
 		const struct mdl_slot *sl = &m->slots[s];
 		for (int j = 0; j < sl->nops; j++) {
 			const struct mdl_op *b = &m->ops[sl->ops[j]];
-			if (!only_bindings(b) || k->opdecl[sl->ops[j]]->conds.n != b->ncond)
-				continue;
+			if (b->is_span || !only_bindings(b) || k->opdecl[sl->ops[j]]->conds.n != b->ncond)
+				continue;   /* a span op (X7 wide op) is never decoded from bits */
 			for (int i = 0; i < j; i++) {
 				const struct mdl_op *a = &m->ops[sl->ops[i]];
-				if (only_bindings(a) && same_bindings(a, b)) {
+				if (!a->is_span && only_bindings(a) && same_bindings(a, b)) {
 					mdl_error(k->p, b->loc, "ops '%s' and '%s' decode the same bits", a->name, b->name);
 					break;
 				}

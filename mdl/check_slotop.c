@@ -6,7 +6,8 @@
  * The instances are made before anything else is checked: each is a copy of the declaration with its slot
  * (ast_decl.ref) set, so the rest of the checker sees ordinary ops, in declaration order (an instance is tried in
  * its slot where the declaration stands); names resolve per instance through the scope's `aliases`
- * (ck_field_ref, check_expr.c).
+ * (ck_field_ref, check_expr.c).  A wide op `op NAME : S1 + S2 ...` is expanded alike, its instances for S2 ...
+ * made span ops (ck_span_decl, check_wide.c).
  */
 #include <string.h>
 #include "check.h"
@@ -27,6 +28,7 @@ void ck_expand_ops(struct mdl_pctx *p)
 			ast_push(p->arena, &out, d);
 			continue;
 		}
+		struct ast_decl *home = NULL;   /* a wide op: its home op (the first instance) */
 		for (int j = 0; j < d->oslots.n; j++) {
 			const struct ast_name *sj = d->oslots.v[j];
 			bool twice = false;
@@ -40,6 +42,10 @@ void ck_expand_ops(struct mdl_pctx *p)
 			*c = *d;
 			c->ref = *sj;
 			c->parsed = NULL;   /* each instance resolves its own template */
+			if (d->wide && home)
+				ck_span_decl(c, home);
+			else if (d->wide)
+				home = c;
 			ast_push(p->arena, &out, c);
 		}
 	}

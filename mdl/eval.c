@@ -986,6 +986,8 @@ static int run(struct ev *E, const struct mdl_format *f, struct scope *fs, struc
     E->commit = true; /* hazards concern the compute stage */
     for (int i = 0; i < f->nslots; i++) {
         const struct mdl_slot *sl = &m->slots[f->slots[i]];
+        if (os[i].op->is_span)
+            continue;   /* (addition) X7: a slot a wide op takes runs nothing, not even its commit */
         if ((rc = ev_stmts(E, &os[i], sl->commit, sl->ncommit, E->all)))
             return rc;
     }

@@ -191,6 +191,13 @@ struct mdl_op {
 	int nuses; struct mdl_use *uses;     /* (addition) `uses` items: resources taken whenever the op is issued */
 	int jump_delay, halt_delay;  /* (addition) the constant delay of the op's `jump`/`halt` statements (its delay
 	                                slots: QPU branches 3, thread end 2), -1 if it has none */
+	/* (addition) X7 wide op (docs/mdl.md "Wide ops"): `op W : S1 + S2 ...` is an op of its home slot S1 with nspan
+	 * span ops (span[]: their op indices, in the order of S2 ...), one in each other slot; a span op (is_span) marks
+	 * its slot taken by the wide op span_of: same name and attributes, no template text, conditions, defaults, uses
+	 * or sem; the decoder gives it to the slot when the home slot holds span_of, never from the slot's bits, and
+	 * the assembler likewise; the simulator, the evaluator and the slot's commit run nothing for it. */
+	int nspan; int *span;
+	bool is_span; int span_of;
 };
 struct mdl_slot {
 	const char *name; struct mdl_loc loc;

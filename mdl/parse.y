@@ -227,6 +227,12 @@ op_head ::= OP(K) name(N) COLON name(S) attrs(L). { ast_op(ctx, K, N, S, L); }
 /* (addition) X7: op NAME : S1 | S2 ... ATTR... (one instance per slot) */
 op_head ::= OP(K) name(N) COLON name(S) PIPE oslots(O) attrs(L).
 	{ ast_op(ctx, K, N, S, L); ast_op_slots(ctx, S, O); }
+/* (addition) X7 wide op: op NAME : S1 + S2 ... ATTR... (one op that takes every listed slot; home S1) */
+op_head ::= OP(K) name(N) COLON name(S) PLUS wslots(O) attrs(L).
+	{ ast_op(ctx, K, N, S, L); ast_op_slots(ctx, S, O); ast_op_wide(ctx); }
+%type wslots {struct ast_vec *}
+wslots(A) ::= name(N). { A = ast_vec1(ctx, ast_pname(ctx, N)); }
+wslots(A) ::= wslots(B) PLUS name(N). { A = ast_vadd(ctx, B, ast_pname(ctx, N)); }
 %type oslots {struct ast_vec *}
 oslots(A) ::= name(N). { A = ast_vec1(ctx, ast_pname(ctx, N)); }
 oslots(A) ::= oslots(B) PIPE name(N). { A = ast_vadd(ctx, B, ast_pname(ctx, N)); }

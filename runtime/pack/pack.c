@@ -11,6 +11,7 @@
 #include "fileout.h"
 #include "hexio.h"
 #include "target.h"
+#include "text/textcodec.h"
 
 void tsr_pack_stats_free(struct tsr_pack_stats *s)
 {
@@ -154,6 +155,14 @@ static const struct name_tab *name_tab(const struct tsr_target *t)
             if (t->op_slot[o] < 64)
                 names.slots[op] |= (uint64_t)1 << t->op_slot[o];
             names.only[op] &= t->op_slot[o] == t->op_slot[op];
+        }
+        /* (addition) X7: a wide op and its span ops (text/textcodec.h) take exactly the wide op's slots, all of
+         * them: a unit with one has an item for each of those slots (unit_slots), so it needs them all */
+        const struct tsr_tc_isa *tx = t->text;
+        if (tx && tx->span_of && op < tx->nops && (tx->span_mask[op] || tx->span_of[op] != TSR_TC_NO_OP)) {
+            unsigned w = tx->span_mask[op] ? op : tx->span_of[op];
+            names.slots[op] = tx->span_mask[w] | (t->op_slot[w] < 64 ? (uint64_t)1 << t->op_slot[w] : 0);
+            names.only[op] = true;
         }
     }
     /* the first thread's tables are freed at exit (first: this thread's old ones were) */

@@ -574,6 +574,43 @@ static bool match(struct tsr_asm *a, const struct tsr_tc_part *p, const struct t
     return cont(a, pos, k);
 }
 
+/* (addition) X7 wide ops (textcodec.h span_of, span_mask): the op of format F's bundle so far that takes slot, or
+ * TSR_TC_NO_OP (also when the isa has no wide ops). */
+static unsigned taken_by(const struct tsr_asm *a, const struct tsr_tc_format *F, unsigned slot)
+{
+    const struct tsr_tc_isa *isa = a->isa;
+    if (!isa->span_mask || slot >= 64)
+        return TSR_TC_NO_OP;
+    for (uint32_t t = 0; t < F->nslot; t++) {
+        unsigned o = a->op[isa->idx[F->slot + t]];
+        if (o < isa->nops && (isa->span_mask[o] >> slot & 1))
+            return o;
+    }
+    return TSR_TC_NO_OP;
+}
+
+/* Can op opi go into slot of format F's bundle so far: neither is the slot taken by a wide op placed before, nor,
+ * opi being a wide op, does a slot it takes hold an op?  A refusal is recorded at pos (F_TAKEN). */
+static bool wide_fits(struct tsr_asm *a, const struct tsr_tc_format *F, unsigned slot, unsigned opi, uint32_t pos)
+{
+    const struct tsr_tc_isa *isa = a->isa;
+    unsigned w = taken_by(a, F, slot), where = slot;
+    for (uint32_t t = 0; t < F->nslot && w == TSR_TC_NO_OP && isa->span_mask[opi]; t++) {
+        unsigned u = isa->idx[F->slot + t];
+        if (u < 64 && (isa->span_mask[opi] >> u & 1) && a->op[u] != TSR_TC_NO_OP) {
+            w = opi;
+            where = u;
+        }
+    }
+    if (w == TSR_TC_NO_OP)
+        return true;
+    if (record(a, F_TAKEN, pos)) {
+        a->fail.text = isa->slots[where].name;
+        a->fail.field = w;
+    }
+    return false;
+}
+
 static bool finalize(struct tsr_asm *a)
 {
     const struct tsr_tc_isa *isa = a->isa;
@@ -587,6 +624,15 @@ static bool finalize(struct tsr_asm *a)
         unsigned slot = isa->idx[F->slot + t];
         if (a->op[slot] != TSR_TC_NO_OP)
             continue;
+        unsigned w = taken_by(a, F, slot);
+        if (w != TSR_TC_NO_OP) {   /* X7: a slot a wide op takes gets the op's span op, not its default */
+            for (unsigned j = 0; j < isa->nops; j++)
+                if (isa->span_of[j] == w && isa->ops[j].slot == slot)
+                    a->op[slot] = (uint16_t)j;
+            if (nfilled < sizeof filled / sizeof *filled)
+                filled[nfilled++] = slot;
+            continue;
+        }
         const struct tsr_tc_op *op = &isa->ops[isa->slots[slot].default_op];
         a->op[slot] = isa->slots[slot].default_op;
         if (nfilled < sizeof filled / sizeof *filled)
@@ -685,7 +731,7 @@ static bool bundle_part(struct tsr_asm *a, int k, int s)
         for (uint32_t i = 0; i < a->ncand[k]; i++) {
             unsigned opi = cand[i];
             const struct tsr_tc_op *op = &isa->ops[opi];
-            if (op->slot != slot)
+            if (op->slot != slot || (isa->span_of && !wide_fits(a, F, slot, opi, q)))
                 continue;
             struct frame kop = {.kind = K_OP, .op = opi, .k = k, .t = t};
             a->op[slot] = (uint16_t)opi;
@@ -734,6 +780,8 @@ void am_candidates(struct tsr_asm *a, int k)
     uint64_t fm = 0;
     for (uint32_t i = 0; i < nkey; i++) {
         const struct tsr_tc_op *op = &isa->ops[key[i]];
+        if (isa->span_of && isa->span_of[key[i]] != TSR_TC_NO_OP)
+            continue;   /* X7: a span op is never read from text */
         if (!(op->req[0] & ~a->have[k][0]) && !(op->req[1] & ~a->have[k][1])) {
             out[n++] = key[i];
             fm |= a->slotfmt[op->slot];

@@ -64,6 +64,9 @@ void am_format_fail(struct tsr_asm *a)
     case F_SLOT:
         snprintf(m, cap, "no slot of format '%s' left for '%.*s'", fr->text, (int)tl, tok);
         break;
+    case F_TAKEN:   /* (addition) X7 wide ops: fr->text the slot, fr->field the wide op */
+        snprintf(m, cap, "slot '%s' is taken by the wide op '%s'", fr->text, isa->ops[fr->field].name);
+        break;
     case F_EXPECTED:
         if (tl)
             snprintf(m, cap, "expected '%s' before '%.*s'", fr->text, (int)tl, tok);

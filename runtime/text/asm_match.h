@@ -18,7 +18,7 @@ enum { ST_UNSET, ST_BOUND, ST_DEFAULT };
 enum { K_SEQ, K_ALT, K_OP };
 
 /* Failure kinds in increasing priority (for failures at the same position). */
-enum { F_NONE, F_UNKNOWN, F_SLOT, F_EXPECTED, F_UNEXPECTED, F_OPERAND, F_EXPR, F_UNDEF, F_FIT, F_PARTS, F_CHECK,
+enum { F_NONE, F_UNKNOWN, F_SLOT, F_TAKEN, F_EXPECTED, F_UNEXPECTED, F_OPERAND, F_EXPR, F_UNDEF, F_FIT, F_PARTS, F_CHECK,
        F_CONFLICT, F_OVERRIDE, F_AMBIG };
 
 struct span { const char *p; uint32_t n; };

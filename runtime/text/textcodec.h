@@ -238,6 +238,13 @@ struct tsr_tc_isa {
     const uint32_t *fpiece_first;
     const struct tsr_tc_fpiece *fpieces;
     const struct tsr_tc_syntax *syntax;      /* (addition) the declared source syntax, or NULL (above) */
+    /* (addition) X7 wide ops (docs/mdl.md "Wide ops"), NULL when the description has none.  span_of[op]: for a
+     * span op (the mark of a slot taken by a wide op, no text) the wide op's index, else TSR_TC_NO_OP; span_mask[op]:
+     * for a wide op the slots (bit i = slot i, slots below 64) its span ops take, else 0.  The assembler never
+     * matches a span op from text: it puts one in each slot a wide op of the bundle takes, refusing a bundle that
+     * also puts an op there (`slot 'S' is taken by the wide op 'W'`); the disassembler prints nothing for one. */
+    const uint16_t *span_of;
+    const uint64_t *span_mask;
 };
 struct tsr_tc_fpiece { uint16_t hi, lo; uint8_t inverted; };
 
