@@ -28,6 +28,10 @@
  *  - Latency and guard checks apply to reads in the compute stage (format sem, operand binding, op sem),
  *    where an instruction reads its inputs; reads in commit blocks (write conditions, the old value a partial
  *    write merges with) are the machine's own write-back and are not checked.
+ *  - (X6) Forwards (docs/mdl.md "Forwards"): a read F@A takes the value the instruction executed A before wrote
+ *    (age 0 in a commit block: this bundle's compute stage); writes are staged and enter the history when the
+ *    bundle completes; a regfile read inside its latency by a value written into a forward is not reported but
+ *    marks the entry stale, reported when read (mdl/eval_fwd.c, runtime/sim/fwd.c).
  *  - Hazards and errors are reported through st->ctl exactly as the generated simulator does
  *    (runtime/sim/sim.h), and the return codes are the same (TSR_SIM_*).
  */
