@@ -355,10 +355,10 @@ static void isa(struct ck *k)
 			else
 				mdl_error(k->p, it->sval.loc, "word_order must be lsw_first or msw_first");
 		} else {
-			if (!strcmp(it->sval.s, "ieee") || !strcmp(it->sval.s, "qpu"))
-				m->float_mode = !strcmp(it->sval.s, "qpu");
+			if (!strcmp(it->sval.s, "ieee") || !strcmp(it->sval.s, "ftz_rtz"))
+				m->float_mode = !strcmp(it->sval.s, "ftz_rtz");
 			else
-				mdl_error(k->p, it->sval.loc, "float must be ieee or qpu");
+				mdl_error(k->p, it->sval.loc, "float must be ieee or ftz_rtz");
 		}
 	}
 	if (!has_word)

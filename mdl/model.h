@@ -186,7 +186,7 @@ struct mdl_op {
 	 * nlocals. Names may repeat (lets are block-scoped) and indices an op does not use are named "". */
 	int nuses; struct mdl_use *uses;     /* (addition) `uses` items: resources taken whenever the op is issued */
 	int jump_delay, halt_delay;  /* (addition) the constant delay of the op's `jump`/`halt` statements (its delay
-	                                slots: QPU branches 3, thread end 2), -1 if it has none */
+	                                slots, e.g. 3 after a branch), -1 if it has none */
 };
 struct mdl_slot {
 	const char *name; struct mdl_loc loc;
@@ -325,7 +325,7 @@ struct mdl_model {
 	int nattrs; const char **attrs;
 	int pc_state;                /* index of the `pc` state (-1 if the description has none; required by `jump`) */
 	int float_mode;              /* float built-ins' rounding/denormal/NaN rules: enum tsr_float_mode (runtime/sem.h),
-	                                isa item `float NAME;` with NAME ieee (0, the default) or qpu (1). Added for the
+	                                isa item `float NAME;` with NAME ieee (0, the default) or ftz_rtz (1). Added for the
 	                                simulator and evaluator (gen/emit_sim.c, mdl/eval.c). */
 	struct tsr_arena *arena;
 	bool vec4;                   /* (addition, X11) the description has vec4 values: it has lanes 1, and the
