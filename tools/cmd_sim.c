@@ -26,7 +26,8 @@ static int parse_dump(const char *s, uint64_t *addr, uint64_t *len)
 int tool_run_platform(const struct tool_opts *o, const struct tsr_platform *p, const char *path,
 		      const struct tsr_words *w, const uint32_t *unif, size_t nunif, void **keep)
 {
-	void *m = p->machine_new(TOOL_MEM_BYTES, o->qpus);
+	void *m = o->qpus >= 1 && o->qpus <= TOOL_MAX_PROCS && o->qpus <= p->max_procs
+			  ? p->machine_new(TOOL_MEM_BYTES, o->qpus) : NULL;
 	if (keep)
 		*keep = NULL;
 	if (!m) {
