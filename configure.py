@@ -247,6 +247,10 @@ def main():
     # The target registry of runtime/registry.h: -DTSR_TARGETS='X(qpu) X(...)' (directory order) and
     # -DTSR_DEFAULT_TARGET=NAME (--default-target: what the tools use without --target, whatever else is built).
     all_incs += " -Itools '-DTSR_TARGETS=%s'" % ' '.join('X(%s)' % t for t in targets)
+    # ... and -DTSR_PLATFORMS='P(t) ...': the targets with a platform of their own, targets/<t>/<t>_platform.c
+    # (`const struct tsr_platform <t>_platform`, runtime/sim/platform.h; found with tsr_target_platform()).
+    all_incs += " '-DTSR_PLATFORMS=%s'" % ' '.join('P(%s)' % t for t in targets
+                                                  if os.path.exists('targets/%s/%s_platform.c' % (t, t)))
     if targets:
         all_incs += ' -DTSR_DEFAULT_TARGET=' + args.default_target
 

@@ -209,7 +209,7 @@ static void set_op(const struct mdl_model *m, int slot, int op, const char *ind,
 }
 
 /* ---- table-driven op selection --------------------------------------------------------------------
- * When the ops of a slot bind a narrow key field (the QPU's op_add, op_mul, sig), the decoder looks
+ * When the ops of a slot bind a narrow key field (an opcode or signal field of a few bits), the decoder looks
  * the op up in a table indexed by the key: for each key value the generator evaluates every op's
  * conditions with the key known (three-valued: other fields unknown), so the table holds the op
  * whenever the key alone decides, and TC_SPECIAL when another field must be tested (then the
@@ -570,8 +570,8 @@ static void selector_fields(const struct mdl_model *m, bool *sel, struct tsr_buf
 /* The format table: when the selector fields (sel) are at most FSEL_MAX_BITS bits together, the format each
  * combination of their codes picks (the first whose selector holds, as the tests in order would; nformats:
  * none) is decided here, and decode_format looks it up instead of testing the selectors one by one (no branch
- * on words of mixed formats).  decode and decode_next keep the tests in order: for the QPU a switch on the
- * table's entry, or its most frequent format tested first (its selectors are disjoint), cost as many
+ * on words of mixed formats).  decode and decode_next keep the tests in order: for a few formats with disjoint
+ * selectors a switch on the table's entry, or the most frequent format tested first, cost as many
  * instructions (the compiler extracts that format's fields before the test).  The key is the fields' codes
  * concatenated (the first selector field in the high bits); a selector is evaluated by the description's own
  * evaluator (mdl_ceval, as the checks do).  Returns the table's size (1 << bits) and the table in *tab, or 0

@@ -11,7 +11,7 @@
  *  - per op a function `qc_N` doing the same along the op's own template, calling `qo_N` for its operands: a
  *    body `qs_S` per template shape (the op's checker with its place and pair numbers and its conditions' values
  *    read from a constant array, `qd_N`, so that the ops whose templates differ only in those share it: the
- *    QPU's 66 ops have 23 shapes), called by `qc_N` with the op's constants;
+ *    66 ops of the largest description have 23 shapes), called by `qc_N` with the op's constants;
  *  - `<t>_fx`: the checkers, and the places and (operand part, alternative) pairs they number, which tell
  *    the runtime where to look its facts up (dis_fx.h).
  *
@@ -459,13 +459,13 @@ static void op_body(struct cgen *g, int i, int opbase, int *place, int *pk)
 }
 
 /* A body shared by this many ops or more calls the operands' checkers inlined (qi_N): those bodies run on most
- * bundles (the QPU's add and mul ops: 19 and 7 of them), so the calls' cost is saved where it counts (callgrind:
+ * bundles (the ops of two ALU slots: 19 and 7 of them), so the calls' cost is saved where it counts (callgrind:
  * 92 instructions a word fewer on bench_dis's words) for one more copy of those operands' checkers (about 8 KB),
  * and the bodies of fewer ops stay small. */
 #define HOT_USERS 4
 
 /* The op checkers: each op's body (op_body) once per distinct text, as qs_S(..., D) shared by the ops whose
- * templates have the same shape (the QPU's add ops, say, differ only in their place and pair numbers and opcode),
+ * templates have the same shape (one ALU slot's ops, say, differ only in their place and pair numbers and opcode),
  * and per op its constants qd_N and qc_N calling the body with them. */
 static void op_fns(struct cgen *g, const int *opbase, int *npk)
 {

@@ -606,7 +606,7 @@ static int find_shapes(struct pgen *g)
 
 /* The shape a format function inlines in slot S's switch (fmt_fn): of the shapes with inlined operands
  * (shape_inl) and text after the name, the one holding most of the slot's ops (the first of those tied), or -1.
- * One per slot bounds the code added (measured on the QPU: inlining its 5-op add shape too cost more I1 misses
+ * One per slot bounds the code added (measured on the largest description: inlining its 5-op ALU shape too cost more I1 misses
  * than the calls it saved). */
 static int slot_shape(const struct pgen *g, const struct mdl_slot *S)
 {

@@ -338,7 +338,7 @@ static void emit_support(struct sg *g)
             "#define SIM_V8ADDS(a, b) ({ sim_b ada_ = (sim_b)(a), ads_ = ada_ + (sim_b)(b); (sim_v)(ads_ | (sim_b)(ads_ < ada_)); })\n"
             "#define SIM_V8SUBS(a, b) ({ sim_b sba_ = (sim_b)(a), sbs_ = sba_ - (sim_b)(b); (sim_v)(sbs_ & ~(sim_b)(sbs_ > sba_)); })\n"
             "/* float add/sub/mul, 4 lanes at a time: the shortcut of runtime/sem.h (normal operands, exact result in\n"
-            " * double, normal result; QPU: truncated, IEEE: to nearest), lane by lane through tsr_sem_f* otherwise */\n"
+            " * double, normal result; ftz_rtz: truncated, IEEE: to nearest), lane by lane through tsr_sem_f* otherwise */\n"
             "typedef float sim_vf __attribute__((vector_size(16)));\n"
             "typedef double sim_vd __attribute__((vector_size(32)));\n"
             "typedef uint64_t sim_vq __attribute__((vector_size(32)));\n"

@@ -297,7 +297,7 @@ static struct sv call(struct sg *g, const struct mdl_expr *e)
                                 : sg_fmt(g, "((%s >> ((%s & 3u) * 8u)) & 0xffu)", v0, v1);
             break;
         case MDL_B_FADD: case MDL_B_FSUB: case MDL_B_FMUL:
-            if (v0 && v1 && (g->m->float_mode == TSR_FLOAT_QPU || g->m->float_mode == TSR_FLOAT_IEEE))
+            if (v0 && v1 && (g->m->float_mode == TSR_FLOAT_FTZ_RTZ || g->m->float_mode == TSR_FLOAT_IEEE))
                 vt = sg_fmt(g, "SIM_VFOP(%s, %s, %c, %d, %d, %s)", v0, v1,
                             e->index == MDL_B_FADD ? '+' : e->index == MDL_B_FSUB ? '-' : '*', e->index != MDL_B_FMUL,
                             g->m->float_mode, b->fn);

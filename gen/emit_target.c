@@ -3,7 +3,7 @@
  *
  * The simulator descriptor `<t>_sim_desc` (runtime/sim/sim.h) is defined in <t>_sim.c by gen_sim.  The
  * reference is strong, so linking the target links its simulator: a weak one left `sim` NULL for every target
- * whose hooks do not happen to reference the simulator (only the QPU's did). */
+ * whose hooks do not happen to reference the simulator (only one target's did). */
 #include <stdio.h>
 
 #include "emit_util.h"

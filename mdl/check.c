@@ -373,10 +373,10 @@ static void isa(struct ck *k)
 			else
 				mdl_error(k->p, it->sval.loc, "fall_off must be error or halt");
 		} else {
-			if (!strcmp(it->sval.s, "ieee") || !strcmp(it->sval.s, "qpu"))
-				m->float_mode = !strcmp(it->sval.s, "qpu");
+			if (!strcmp(it->sval.s, "ieee") || !strcmp(it->sval.s, "ftz_rtz"))
+				m->float_mode = !strcmp(it->sval.s, "ftz_rtz");
 			else
-				mdl_error(k->p, it->sval.loc, "float must be ieee or qpu");
+				mdl_error(k->p, it->sval.loc, "float must be ieee or ftz_rtz");
 		}
 	}
 	if (!has_word)

@@ -190,7 +190,7 @@ struct mdl_op {
 	 * nlocals. Names may repeat (lets are block-scoped) and indices an op does not use are named "". */
 	int nuses; struct mdl_use *uses;     /* (addition) `uses` items: resources taken whenever the op is issued */
 	int jump_delay, halt_delay;  /* (addition) the constant delay of the op's `jump`/`halt` statements (its delay
-	                                slots: QPU branches 3, thread end 2), -1 if it has none */
+	                                slots, e.g. 3 after a branch), -1 if it has none */
 	/* (addition) X7 wide op (docs/mdl.md "Wide ops"): `op W : S1 + S2 ...` is an op of its home slot S1 with nspan
 	 * span ops (span[]: their op indices, in the order of S2 ...), one in each other slot; a span op (is_span) marks
 	 * its slot taken by the wide op span_of: same name and attributes, no template text, conditions, defaults, uses
@@ -349,7 +349,7 @@ struct mdl_model {
 	int nattrs; const char **attrs;
 	int pc_state;                /* index of the `pc` state (-1 if the description has none; required by `jump`) */
 	int float_mode;              /* float built-ins' rounding/denormal/NaN rules: enum tsr_float_mode (runtime/sem.h),
-	                                isa item `float NAME;` with NAME ieee (0, the default) or qpu (1). Added for the
+	                                isa item `float NAME;` with NAME ieee (0, the default) or ftz_rtz (1). Added for the
 	                                simulator and evaluator (gen/emit_sim.c, mdl/eval.c). */
 	struct tsr_arena *arena;
 	bool vec4;                   /* (addition, X11) the description has vec4 values: it has lanes 1, and the

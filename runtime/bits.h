@@ -1,8 +1,8 @@
 /* Bit access helpers for instruction words and fields.
  *
  * Bit numbering: bit 0 is the least significant bit; a field `[hi:lo]` holds bits hi..lo
- * inclusive (hi >= lo), as in the ISA documents under ../shared/isa (e.g. QPU `[63:60]` is the
- * signal field), and its value is (word >> lo) masked to hi-lo+1 bits.
+ * inclusive (hi >= lo), as in the ISA documents under ../shared/isa (e.g. `[63:60]` is the
+ * top four bits of a 64-bit word), and its value is (word >> lo) masked to hi-lo+1 bits.
  * Words wider than 64 bits are arrays of uint32_t, least significant 32-bit word first (the
  * layout of runtime/hexio.h): bit b lives in w[b / 32] at position b % 32.
  * All helpers are total for their documented argument ranges (no undefined shifts, including

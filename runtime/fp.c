@@ -5,8 +5,7 @@
  * for add, an exact value with the bits below bit 0 folded into a sticky bit) goes through
  * round_pack(), which rounds once by the mode and encodes.  So results never depend on the
  * host's floating-point unit or environment.  Only rsqrt, exp2 and log2 use the C library
- * (double precision), documented at their prototypes.  Facts and sources: arith.h and
- * docs/targets/qpu-arith.md.
+ * (double precision), documented at their prototypes.  Facts and sources: arith.h.
  */
 #include "arith.h"
 
@@ -42,14 +41,14 @@ static int clz64(uint64_t v)
     return v ? __builtin_clzll(v) : 64;
 }
 
-/* Reads x under mode md: ftz_in turns denormals into zeros, TSR_NAN_QPU turns every
+/* Reads x under mode md: ftz_in turns denormals into zeros, TSR_NAN_AS_INF turns every
  * exponent-255 encoding into an infinity. */
 static struct unp unpack32(uint32_t x, struct tsr_fpmode md)
 {
     struct unp u = {x >> 31, 0, 0, FINITE};
     uint32_t ex = (x >> 23) & 0xffu, fr = x & 0x7fffffu;
     if (ex == 255) {
-        u.c = (fr && md.nan != TSR_NAN_QPU) ? NAN_ : INF;
+        u.c = (fr && md.nan != TSR_NAN_AS_INF) ? NAN_ : INF;
     } else if (ex == 0) {
         if (fr == 0 || md.ftz_in) {
             u.c = ZERO;
@@ -195,8 +194,8 @@ static uint32_t add_core(uint32_t a, uint32_t b, uint32_t negate_b, struct tsr_f
     if (x.c == NAN_ || y.c == NAN_)
         return nan_result(a, b, x.c == NAN_, y.c == NAN_, md);
     if (x.c == INF || y.c == INF) {
-        if (x.c == INF && y.c == INF && x.s != y.s) /* QPU: the second addend wins */
-            return md.nan == TSR_NAN_QPU ? inf(&F32, y.s) : QNAN32;
+        if (x.c == INF && y.c == INF && x.s != y.s) /* TSR_NAN_AS_INF: the second addend wins */
+            return md.nan == TSR_NAN_AS_INF ? inf(&F32, y.s) : QNAN32;
         return inf(&F32, x.c == INF ? x.s : y.s);
     }
     if (x.c == ZERO && y.c == ZERO)
@@ -225,8 +224,8 @@ uint32_t tsr_fmul(uint32_t a, uint32_t b, struct tsr_fpmode md)
     if (x.c == NAN_ || y.c == NAN_)
         return nan_result(a, b, x.c == NAN_, y.c == NAN_, md);
     if (x.c == INF || y.c == INF) {
-        if (x.c == ZERO || y.c == ZERO) /* QPU: 0 * inf = +0 (VC4C hw table FMUL) */
-            return md.nan == TSR_NAN_QPU ? zero(&F32, s, md) : QNAN32;
+        if (x.c == ZERO || y.c == ZERO) /* TSR_NAN_AS_INF: 0 * inf = +0 (VC4C hw table FMUL) */
+            return md.nan == TSR_NAN_AS_INF ? zero(&F32, s, md) : QNAN32;
         return inf(&F32, s);
     }
     if (x.c == ZERO || y.c == ZERO)
@@ -236,8 +235,8 @@ uint32_t tsr_fmul(uint32_t a, uint32_t b, struct tsr_fpmode md)
 
 /* ---- min / max / compare ------------------------------------------------------------------ */
 
-/* The QPU min/max order (arith.h, tsr_fmin()). */
-static int32_t qpu_key(uint32_t x)
+/* The raw-bit min/max order of TSR_NAN_AS_INF (arith.h, tsr_fmin()). */
+static int32_t raw_key(uint32_t x)
 {
     int32_t mag = (int32_t)(x & 0x7fffffffu);
     if ((x & 0x7f800000u) == 0)
@@ -245,9 +244,9 @@ static int32_t qpu_key(uint32_t x)
     return (x >> 31) ? -mag : mag;
 }
 
-int tsr_qpu_fmin_carry(uint32_t a, uint32_t b)
+int tsr_fkey_gt(uint32_t a, uint32_t b)
 {
-    return qpu_key(a) > qpu_key(b);
+    return raw_key(a) > raw_key(b);
 }
 
 static int is_nan32(uint32_t x)
@@ -264,13 +263,13 @@ static int32_t ieee_key(uint32_t x)
 
 static uint32_t minmax(uint32_t a, uint32_t b, int want_max, int absolute, struct tsr_fpmode md)
 {
-    if (md.nan == TSR_NAN_QPU) {
+    if (md.nan == TSR_NAN_AS_INF) {
         if (absolute) {
             a &= 0x7fffffffu;
             b &= 0x7fffffffu;
             return (a > b) == want_max ? a : b;
         }
-        return (qpu_key(a) > qpu_key(b)) == want_max ? a : b;
+        return (raw_key(a) > raw_key(b)) == want_max ? a : b;
     }
     if (md.ftz_in) {
         if ((a & 0x7f800000u) == 0)
@@ -315,7 +314,7 @@ uint32_t tsr_fmaxabs(uint32_t a, uint32_t b, struct tsr_fpmode m)
     return minmax(a, b, 1, 1, m);
 }
 
-/* x as a canonical pattern for comparison: flushed zeros +0, QPU NaN encodings infinities. */
+/* x as a canonical pattern for comparison: flushed zeros +0, NaN encodings infinities under TSR_NAN_AS_INF. */
 static int64_t cmp_key(uint32_t x, struct unp u)
 {
     uint32_t bits = u.c == ZERO ? 0 : u.c == INF ? inf(&F32, u.s) : x;
@@ -337,8 +336,8 @@ int tsr_fcmp(uint32_t a, uint32_t b, struct tsr_fpmode md)
 static uint32_t ftoi_core(uint32_t x, unsigned round, struct tsr_fpmode md)
 {
     struct unp u = unpack32(x, md);
-    int qpu = md.nan == TSR_NAN_QPU;
-    uint32_t out = qpu ? 0 : (u.s ? 0x80000000u : 0x7fffffffu);
+    int asinf = md.nan == TSR_NAN_AS_INF;
+    uint32_t out = asinf ? 0 : (u.s ? 0x80000000u : 0x7fffffffu);
     if (u.c == NAN_ || u.c == ZERO)
         return 0;
     if (u.c == INF || u.e > 40)
@@ -365,7 +364,7 @@ static uint32_t ftoi_core(uint32_t x, unsigned round, struct tsr_fpmode md)
         default: mag += !u.s && (guard || rest); break;
         }
     }
-    if (mag > 0x7fffffffu && !(mag == 0x80000000u && u.s && !qpu))
+    if (mag > 0x7fffffffu && !(mag == 0x80000000u && u.s && !asinf))
         return out;
     return u.s ? (uint32_t)(0u - (uint32_t)mag) : (uint32_t)mag;
 }
@@ -397,7 +396,7 @@ uint32_t tsr_utof(uint32_t x, struct tsr_fpmode m)
 uint32_t tsr_f16_to_f32(uint32_t h, struct tsr_fpmode md)
 {
     uint32_t s = (h >> 15) & 1, ex = (h >> 10) & 0x1fu, fr = h & 0x3ffu;
-    if (md.nan == TSR_NAN_QPU) { /* field expansion (VC4C hw table unpack_test.h) */
+    if (md.nan == TSR_NAN_AS_INF) { /* field expansion (VC4C hw table unpack_test.h) */
         uint32_t e32 = ex == 0 ? 0 : ex == 31 ? 255 : ex + 112;
         return (s << 31) | (e32 << 23) | (fr << 13);
     }
@@ -531,7 +530,7 @@ uint32_t tsr_log2(uint32_t x, unsigned bits, struct tsr_fpmode md)
         return nan_result(x, 0, 1, 0, md);
     if (u.c == ZERO)
         return inf(&F32, 1);
-    if (u.s && md.nan != TSR_NAN_QPU)
+    if (u.s && md.nan != TSR_NAN_AS_INF)
         return QNAN32;
     if (u.c == INF)
         return inf(&F32, 0);

@@ -3,8 +3,8 @@
  * A word of W bits (W = 32, 64 or 128) is stored as W/32 uint32_t, least significant 32-bit
  * word first; a program of n words is one array of n * W/32 uint32_t.
  *
- * Hex text format (../shared/corpus/qpu/gpu_fft_r3/hex/shader_256.hex etc., the output of the gpu_fft
- * assembler, 64-bit QPU words):
+ * Hex text format (the corpus's .hex files, e.g. GPU_FFT's as its assembler writes them, here with
+ * 64-bit words):
  *     0x00000040, 0xe00217a7, // mov rb_0x40,    0x40
  *   one instruction per line: W/32 values `0x` + 1..8 hex digits (either case), low word first
  *   (high word first when the program's msw_first is set: `0xBITS127_96, ..., 0xBITS31_0,` for 128 bits),
@@ -14,7 +14,7 @@
  *   `0x%08x, 0x%08x, // text` (no ` // text` when there is no comment), which reproduces the
  *   corpus files byte for byte.
  * Binary format: W/8 bytes per instruction, little-endian, low 32-bit word first (high first with msw_first) (the byte
- *   order of the QPU's instruction memory and of a `uint64_t` array on a little-endian host).
+ *   order of a little-endian instruction memory and of a `uint64_t` array on a little-endian host).
  *
  * Errors: parse functions return 0 or -1; each malformed line gives one
  * `file:line:col: error: ...` (1-based line and byte column) through tsr_diag and parsing goes

@@ -1,6 +1,5 @@
-/* Integer and byte-lane primitives that are not inline in arith.h: the QPU's v8* operations
- * and its 32-bit saturating pack on sub.  Facts and sources are documented in arith.h and
- * docs/targets/qpu-arith.md. */
+/* Integer and byte-lane primitives that are not inline in arith.h: the per-byte v8* operations
+ * and the 32-bit saturating sub with swapped clamps.  Facts and sources are documented in arith.h. */
 #include "arith.h"
 
 /* Applies op to each of the four byte lanes of a and b. */
@@ -39,7 +38,7 @@ uint32_t tsr_v8muld(uint32_t a, uint32_t b)
     BYTEWISE(a, b, (x * y + 127) / 255);
 }
 
-uint32_t tsr_qpu_subs32(uint32_t a, uint32_t b)
+uint32_t tsr_subs32_swapped(uint32_t a, uint32_t b)
 {
     uint32_t r = a - b;
     if (!tsr_ovf_sub(a, b))

@@ -2,12 +2,16 @@
  * X(name) entries, one per targets/<name>/<name>.mdl, and each generated backend exports
  * `const struct tsr_target <name>_target` (runtime/target.h).  configure.py also defines TSR_DEFAULT_TARGET as the
  * name of the target the tools use when none is asked for (its --default-target; see configure.py for the default): a
- * fact of the registry, so that adding a target never changes what `tessera dis FILE` does. */
+ * fact of the registry, so that adding a target never changes what `tessera dis FILE` does.  And it defines
+ * TSR_PLATFORMS as a list of P(name) entries, one per target with a platform of its own (a
+ * targets/<name>/<name>_platform.c defining `const struct tsr_platform <name>_platform`, runtime/sim/platform.h). */
 #ifndef TOOLS_REGISTRY_H
 #define TOOLS_REGISTRY_H
 #include <stddef.h>
 #include <string.h>
 #include "target.h"
+
+struct tsr_platform;  /* runtime/sim/platform.h */
 
 #ifndef TSR_TARGETS
 #define TSR_TARGETS
@@ -34,6 +38,24 @@ static inline const struct tsr_target *tsr_default_target(void)
 #else
 	return NULL;
 #endif
+}
+
+#ifndef TSR_PLATFORMS
+#define TSR_PLATFORMS
+#endif
+#define P(t) extern const struct tsr_platform t##_platform;
+TSR_PLATFORMS
+#undef P
+
+/* The platform of target t (runtime/sim/platform.h: what `tessera sim` and `tessera demo` run programs on), or NULL
+ * when t has none (then `tessera sim` runs one processor through t->sim alone). */
+static inline const struct tsr_platform *tsr_target_platform(const struct tsr_target *t)
+{
+#define P(n) if (t == &n##_target) return &n##_platform;
+	TSR_PLATFORMS
+#undef P
+	(void)t;
+	return NULL;
 }
 
 /* The target called `name`, or NULL. */

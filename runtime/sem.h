@@ -23,8 +23,8 @@
  *
  * Float modes of descriptions (`isa { float NAME; }`, model.h `float_mode`): which struct
  * tsr_fpmode each float built-in uses.  TSR_FLOAT_IEEE: everything TSR_FPMODE_IEEE.
- * TSR_FLOAT_QPU: TSR_FPMODE_QPU, except f32tof16 and f2unorm8 (the QPU's converting packs), which
- * round to nearest (TSR_FPMODE_QPU_CVT); see arith.h for the sources.
+ * TSR_FLOAT_FTZ_RTZ: TSR_FPMODE_FTZ_RTZ, except f32tof16 and f2unorm8 (converting packs), which
+ * round to nearest (TSR_FPMODE_FTZ_RNE); see arith.h for the sources.
  */
 #ifndef TSR_SEM_H
 #define TSR_SEM_H
@@ -34,14 +34,14 @@
 
 #include "arith.h"
 
-enum tsr_float_mode { TSR_FLOAT_IEEE = 0, TSR_FLOAT_QPU = 1 };
+enum tsr_float_mode { TSR_FLOAT_IEEE = 0, TSR_FLOAT_FTZ_RTZ = 1 };
 enum tsr_dom { TSR_DOM_U = 0, TSR_DOM_I = 1, TSR_DOM_F = 2 };
 
 /* The arith.h mode of float built-ins (cvt = 0) and of converting packs (cvt = 1). */
 static inline struct tsr_fpmode tsr_sem_fpmode(int fm, int cvt)
 {
-    if (fm == TSR_FLOAT_QPU)
-        return cvt ? TSR_FPMODE_QPU_CVT : TSR_FPMODE_QPU;
+    if (fm == TSR_FLOAT_FTZ_RTZ)
+        return cvt ? TSR_FPMODE_FTZ_RNE : TSR_FPMODE_FTZ_RTZ;
     return TSR_FPMODE_IEEE;
 }
 
@@ -143,16 +143,16 @@ static inline uint32_t tsr_sem_cast(uint32_t x, int from, int to)
 /* Fast paths of fadd/fsub/fmul for the common case, bit-identical to arith.h (tests/test_eval.c compares them
  * on millions of operands): both operands normal, the exact result computed in double (exact: a product of
  * two 24-bit significands, or a sum whose exponents differ by at most 28), and a normal, non-zero result;
- * then rounding once is truncation (QPU: RTZ) or the host's float conversion (IEEE: RNE).  Anything else
- * (zeros, denormals, infinities, NaNs, overflow, underflow) goes to arith.h.  Needs IEEE double arithmetic
- * without excess precision (x86-64 SSE2, AArch64). */
+ * then rounding once is truncation (TSR_FLOAT_FTZ_RTZ) or the host's float conversion (IEEE: RNE).  Anything
+ * else (zeros, denormals, infinities, NaNs, overflow, underflow) goes to arith.h.  Needs IEEE double
+ * arithmetic without excess precision (x86-64 SSE2, AArch64). */
 static inline int tsr_sem_normal(uint32_t x) { return ((x >> 23) & 0xffu) - 1u < 254u; }
 
 /* The exact double d rounded to a normal binary32, or 0 when that is not a normal number. */
 static inline uint32_t tsr_sem_round_normal(double d, int fm)
 {
     uint64_t b;
-    if (fm == TSR_FLOAT_QPU) {
+    if (fm == TSR_FLOAT_FTZ_RTZ) {
         memcpy(&b, &d, 8);
         uint32_t fe = (uint32_t)((b >> 52) & 0x7ffu) - 896u; /* 1023 - 127 */
         if (fe - 1u >= 254u)
@@ -165,7 +165,7 @@ static inline uint32_t tsr_sem_round_normal(double d, int fm)
 
 static inline uint32_t tsr_sem_fadd(uint32_t a, uint32_t b, int fm)
 {
-    if ((fm == TSR_FLOAT_QPU || fm == TSR_FLOAT_IEEE) && tsr_sem_normal(a) && tsr_sem_normal(b)) {
+    if ((fm == TSR_FLOAT_FTZ_RTZ || fm == TSR_FLOAT_IEEE) && tsr_sem_normal(a) && tsr_sem_normal(b)) {
         int d = (int)((a >> 23) & 0xffu) - (int)((b >> 23) & 0xffu);
         if (d <= 28 && d >= -28) {
             uint32_t r = tsr_sem_round_normal((double)tsr_sem_f(a) + (double)tsr_sem_f(b), fm);
@@ -177,7 +177,7 @@ static inline uint32_t tsr_sem_fadd(uint32_t a, uint32_t b, int fm)
 }
 static inline uint32_t tsr_sem_fsub(uint32_t a, uint32_t b, int fm)
 {
-    if ((fm == TSR_FLOAT_QPU || fm == TSR_FLOAT_IEEE) && tsr_sem_normal(a) && tsr_sem_normal(b)) {
+    if ((fm == TSR_FLOAT_FTZ_RTZ || fm == TSR_FLOAT_IEEE) && tsr_sem_normal(a) && tsr_sem_normal(b)) {
         int d = (int)((a >> 23) & 0xffu) - (int)((b >> 23) & 0xffu);
         if (d <= 28 && d >= -28) {
             uint32_t r = tsr_sem_round_normal((double)tsr_sem_f(a) - (double)tsr_sem_f(b), fm);
@@ -189,7 +189,7 @@ static inline uint32_t tsr_sem_fsub(uint32_t a, uint32_t b, int fm)
 }
 static inline uint32_t tsr_sem_fmul(uint32_t a, uint32_t b, int fm)
 {
-    if ((fm == TSR_FLOAT_QPU || fm == TSR_FLOAT_IEEE) && tsr_sem_normal(a) && tsr_sem_normal(b)) {
+    if ((fm == TSR_FLOAT_FTZ_RTZ || fm == TSR_FLOAT_IEEE) && tsr_sem_normal(a) && tsr_sem_normal(b)) {
         uint32_t r = tsr_sem_round_normal((double)tsr_sem_f(a) * (double)tsr_sem_f(b), fm);
         if (r)
             return r;
@@ -206,13 +206,13 @@ static inline uint32_t tsr_sem_fneg(uint32_t a) { return tsr_fneg(a); }
  * converts exactly with C's truncating cast; itof: |x| <= 2^24 converts exactly. */
 static inline uint32_t tsr_sem_ftoi(uint32_t a, int fm)
 {
-    if (((a >> 23) & 0xffu) < 158u && (fm == TSR_FLOAT_QPU || fm == TSR_FLOAT_IEEE))
+    if (((a >> 23) & 0xffu) < 158u && (fm == TSR_FLOAT_FTZ_RTZ || fm == TSR_FLOAT_IEEE))
         return (uint32_t)(int32_t)tsr_sem_f(a);
     return tsr_ftoi(a, tsr_sem_fpmode(fm, 0));
 }
 static inline uint32_t tsr_sem_itof(uint32_t a, int fm)
 {
-    if (a + 0x1000000u <= 0x2000000u && a != 0 && (fm == TSR_FLOAT_QPU || fm == TSR_FLOAT_IEEE))
+    if (a + 0x1000000u <= 0x2000000u && a != 0 && (fm == TSR_FLOAT_FTZ_RTZ || fm == TSR_FLOAT_IEEE))
         return tsr_sem_bits((float)(int32_t)a);
     return tsr_itof(a, tsr_sem_fpmode(fm, 0));
 }
@@ -273,7 +273,7 @@ static inline void tsr_sem_swizzle(uint32_t *out, const uint32_t *v, uint32_t i0
 }
 
 /* ---- cross-lane built-ins (vectors of n lanes) ---------------------------------------------- */
-/* rotate(x, k): out[i] = x[(i - k) mod n]  (qpu.md "Rotation": result[i] = src[(i-n) mod 16]) */
+/* rotate(x, k): out[i] = x[(i - k) mod n]: lane i takes the value k lanes below it, wrapping */
 static inline void tsr_sem_rotate(uint32_t *out, const uint32_t *x, uint32_t k, int n)
 {
     unsigned s = k % (unsigned)n;

@@ -34,7 +34,7 @@ struct tsr_vdesc;     /* runtime/validate/validate.h: the generated hazard valid
 #define TSR_NO_FORMAT 0xffu
 
 struct tsr_target {
-    const char *name;    /* isa name, e.g. "qpu" */
+    const char *name;    /* isa name (the description's `isa NAME`) */
     unsigned word_bits;  /* bits per instruction word (a multiple of 32) */
     unsigned nwords;     /* uint32_t per instruction: word_bits / 32 */
     unsigned lanes;      /* SIMD lanes of a vector value */

@@ -19,9 +19,10 @@
 #include <string.h>
 
 #include "arith.h"
+#include "qpu_periph.h" /* QPU_SFU_BITS_DEFAULT: the precision of the QPU SFU model */
 
-#define QPU TSR_FPMODE_QPU
-#define QCVT TSR_FPMODE_QPU_CVT
+#define QPU TSR_FPMODE_FTZ_RTZ
+#define QCVT TSR_FPMODE_FTZ_RNE
 #define IEEE TSR_FPMODE_IEEE
 
 static uint32_t fb(float f)
@@ -75,19 +76,19 @@ static int c_fres(uint32_t a, uint32_t b, uint32_t r)
 {
     (void)a;
     (void)b;
-    return tsr_qpu_fcarry(r);
+    return tsr_fpositive(r);
 }
 
 static int c_fminmax(uint32_t a, uint32_t b, uint32_t r)
 {
     (void)r;
-    return tsr_qpu_fmin_carry(a, b);
+    return tsr_fkey_gt(a, b);
 }
 
 static int c_fabs(uint32_t a, uint32_t b, uint32_t r)
 {
     (void)r;
-    return tsr_qpu_fminabs_carry(a, b);
+    return tsr_fabs_gt(a, b);
 }
 
 /* ---- QPU float ops against the hardware table (test/opcode_test.h) ------------------------- */
@@ -326,7 +327,7 @@ Test(hw_fp, itof)
     for (size_t i = 0; i < N(want); i++) {
         uint32_t r = tsr_itof(hw_operands[i], QPU);
         cr_expect_eq(r, U(want[i]), "itof(%08x) = %08x", hw_operands[i], r);
-        cr_expect_eq(tsr_qpu_fcarry(r), c[i], "itof C of %08x", hw_operands[i]);
+        cr_expect_eq(tsr_fpositive(r), c[i], "itof C of %08x", hw_operands[i]);
     }
 }
 
@@ -451,7 +452,7 @@ Test(hw_int, sub_carry_sat)
     for (size_t i = 0; i < N(t); i++) {
         uint32_t a = U(t[i].a), b = U(t[i].b);
         cr_expect_eq(tsr_sub32(a, b), U(t[i].r), "sub row %zu", i);
-        cr_expect_eq(tsr_qpu_subs32(a, b), U(t[i].sat), "sub 32s row %zu", i);
+        cr_expect_eq(tsr_subs32_swapped(a, b), U(t[i].sat), "sub 32s row %zu", i);
         cr_expect_eq(tsr_borrow_sub(a, b), t[i].c, "sub C row %zu", i);
     }
     /* The mathematically correct saturation clamps the other way on overflow. */
@@ -579,13 +580,13 @@ Test(hw_int, mul24)
 Test(hw_int, min_max)
 {
     cr_expect_eq(tsr_smax(0, 0x80000000), 0u);
-    cr_expect_eq(tsr_qpu_min_carry(0, 0x80000000), 1);
+    cr_expect_eq(tsr_sgt(0, 0x80000000), 1);
     cr_expect_eq(tsr_smax(0xffffffff, 0x80000000), 0xffffffffu);
     cr_expect_eq(tsr_smin(0x7fffffff, 0), 0u);
-    cr_expect_eq(tsr_qpu_min_carry(0x7fffffff, 0), 1);
+    cr_expect_eq(tsr_sgt(0x7fffffff, 0), 1);
     cr_expect_eq(tsr_smin(0, 0xffffffff), 0xffffffffu);
     cr_expect_eq(tsr_smin(0xffffffff, 0), 0xffffffffu);
-    cr_expect_eq(tsr_qpu_min_carry(0xffffffff, 0), 0);
+    cr_expect_eq(tsr_sgt(0xffffffff, 0), 0);
     cr_expect_eq(tsr_umin(0xffffffff, 0), 0u);
     cr_expect_eq(tsr_umax(0xffffffff, 0), 0xffffffffu);
 }
@@ -1059,7 +1060,7 @@ static double ref_log2(double x) { return log2(fabs(x)); }
 
 Test(sfu, precision_sweep)
 {
-    static const unsigned bits[] = {23, TSR_QPU_SFU_BITS, 10, 4};
+    static const unsigned bits[] = {23, QPU_SFU_BITS_DEFAULT, 10, 4};
     for (size_t k = 0; k < N(bits); k++)
         for (unsigned r = 0; r < 2; r++) { /* RNE and RTZ */
             check_sfu("recip", tsr_recip, ref_recip, -100.0, 100.0, bits[k], r);
@@ -1077,16 +1078,16 @@ Test(sfu, py_videocore_tolerance)
         float x = (float)i / 1000.0f;
         uint32_t u = fb(x);
         double v = x;
-        cr_assert(fabs(bf(tsr_recip(u, TSR_QPU_SFU_BITS, QPU)) - 1 / v) <= 1e-3 / v);
-        cr_assert(fabs(bf(tsr_rsqrt(u, TSR_QPU_SFU_BITS, QPU)) - 1 / sqrt(v)) <= 1e-3 / sqrt(v));
-        cr_assert(fabs(bf(tsr_exp2(u, TSR_QPU_SFU_BITS, QPU)) - exp2(v)) <= 1e-3 * exp2(v));
-        cr_assert(fabs(bf(tsr_log2(u, TSR_QPU_SFU_BITS, QPU)) - log2(v)) <= 1e-3 * fabs(log2(v)));
+        cr_assert(fabs(bf(tsr_recip(u, QPU_SFU_BITS_DEFAULT, QPU)) - 1 / v) <= 1e-3 / v);
+        cr_assert(fabs(bf(tsr_rsqrt(u, QPU_SFU_BITS_DEFAULT, QPU)) - 1 / sqrt(v)) <= 1e-3 / sqrt(v));
+        cr_assert(fabs(bf(tsr_exp2(u, QPU_SFU_BITS_DEFAULT, QPU)) - exp2(v)) <= 1e-3 * exp2(v));
+        cr_assert(fabs(bf(tsr_log2(u, QPU_SFU_BITS_DEFAULT, QPU)) - log2(v)) <= 1e-3 * fabs(log2(v)));
     }
 }
 
 Test(sfu, special_values)
 {
-    unsigned b = TSR_QPU_SFU_BITS;
+    unsigned b = QPU_SFU_BITS_DEFAULT;
     /* Idein/py-videocore APPENDIX.rst: RECIP(0) = RECIPSQRT(0) = inf, |x| for rsqrt and log. */
     cr_expect_eq(tsr_recip(0, b, QPU), 0x7f800000u);
     cr_expect_eq(tsr_recip(1, b, QPU), 0x7f800000u); /* denormal = 0 */
@@ -1164,7 +1165,7 @@ Test(intops, saturation_sweep)
         cr_assert_eq(tsr_adds32(a, b), (uint32_t)sc);
         cr_assert_eq(tsr_subs32(a, b), (uint32_t)dc);
         /* QPU sub: the wrong end exactly when the true result is out of range */
-        uint32_t q = tsr_qpu_subs32(a, b);
+        uint32_t q = tsr_subs32_swapped(a, b);
         if (d == dc)
             cr_assert_eq(q, (uint32_t)d);
         else

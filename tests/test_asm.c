@@ -28,7 +28,7 @@
 static int read_corpus(struct tsr_words *progs, int max)
 {
     char err[2600];
-    int n = corpus_gpufft_read(progs, max, err, sizeof err);
+    int n = corpus_hex_read("corpus/qpu/gpu_fft_r3/hex", 64, progs, max, err, sizeof err);
     cr_assert(n > 0, "%s", n < 0 ? err : "no GPU_FFT programs");
     return n;
 }

@@ -46,7 +46,7 @@ Test(disprint, corpus)
 {
     static struct tsr_words progs[64];
     char why[512];
-    int n = corpus_gpufft_read(progs, 64, why, sizeof why);
+    int n = corpus_hex_read("corpus/qpu/gpu_fft_r3/hex", 64, progs, 64, why, sizeof why);
     cr_assert_geq(n, 0, "%s", why);
     struct tsr_tc_printer *G = tsr_tc_printer_new(&qpu_tc_isa, true), *I = tsr_tc_printer_new(&qpu_tc_isa, false);
     struct dp_tally t = {0};

@@ -132,7 +132,7 @@ Test(pack_legal, pretest_refuses_only_what_the_assembler_refuses, .timeout = 600
     setenv("TESSERA_PACK_VERIFY", "1", 1);
     struct tsr_words progs[16];
     char err[2600];
-    int n = corpus_gpufft_read(progs, 16, err, sizeof err);
+    int n = corpus_hex_read("corpus/qpu/gpu_fft_r3/hex", 64, progs, 16, err, sizeof err);
     cr_assert(n > 0, "%s", n < 0 ? err : "no GPU_FFT programs");
     for (int i = 0; i < n; i++) {
         char name[32];

@@ -430,7 +430,7 @@ Test(sim, seed_blob_vertex_shader)
                  qs_sim->core.msg);
     cr_expect_eq(qs_sim->core.icount, 13u);
     const uint32_t want[7] = {u[3], u[4], u[5], u[6], (u[0] & 0xffff) | (u[1] & 0xffff) << 16,
-                              tsr_fadd(u[8], u[7], TSR_FPMODE_QPU), u[9]};
+                              tsr_fadd(u[8], u[7], TSR_FPMODE_FTZ_RTZ), u[9]};
     const uint32_t *vpm = qpu_machine_vpm(qs_machine);
     for (int r = 0; r < 7; r++)
         for (int l = 0; l < 16; l++)

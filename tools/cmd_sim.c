@@ -1,12 +1,13 @@
 /* `tessera sim`: runs a program in the generated simulator of its target.  The machine around the
- * processors (memory, uniforms, several processors) is the target's platform; the QPU's is
- * targets/qpu/qpu_hooks.h (qpu_run over a qpu_machine).  Memory layout used here, in bus bytes:
- * uniform streams at TOOL_UNIF_BASE + 0x100 * qpu, everything else free for the program. */
+ * processors (memory, uniforms, several processors) is the target's platform (runtime/sim/platform.h, found in
+ * the registry); a target without one runs on tools/sim_generic.c.  Memory layout used here, in bus bytes:
+ * uniform streams at TOOL_UNIF_BASE + 0x100 * processor, everything else free for the program. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "qpu_hooks.h"
+#include "registry.h"
+#include "sim/platform.h"
 #include "tools.h"
 
 #define TOOL_MEM_BYTES (16u << 20)   /* simulated memory: 16 MiB */
@@ -22,36 +23,35 @@ static int parse_dump(const char *s, uint64_t *addr, uint64_t *len)
 	return c ? tool_opt_u64("--dump", c + 1, 0, TOOL_MEM_BYTES - *addr, len) : 0;
 }
 
-/* Runs program w (read from `path`, for diagnostics) on o->qpus QPUs (1..QPU_MAX_QPUS); prints the outcome
- * and o->dump (checked by the caller: parse_dump).  A QPU that fails is reported as `path:line: error: qpuN at
- * 0x...: message`, line being the source line of the instruction at that address (left out when it has none or
- * lies outside the program).  Returns TOOL_EXIT_OK when every QPU ended, TOOL_EXIT_CUT when o->max_steps
- * rounds ran first, TOOL_EXIT_INPUT when a QPU failed. */
-int tool_run_qpu(const struct tool_opts *o, const char *path, const struct tsr_words *w, const uint32_t *unif,
-		 size_t nunif, struct qpu_machine **keep)
+int tool_run_platform(const struct tool_opts *o, const struct tsr_platform *p, const char *path,
+		      const struct tsr_words *w, const uint32_t *unif, size_t nunif, void **keep)
 {
-	struct qpu_machine *m = qpu_machine_new(TOOL_MEM_BYTES, o->qpus);
-	uint32_t addrs[QPU_MAX_QPUS];
-	uint8_t *mem = qpu_machine_mem(m);
+	void *m = o->qpus >= 1 && o->qpus <= TOOL_MAX_PROCS && o->qpus <= p->max_procs
+			  ? p->machine_new(TOOL_MEM_BYTES, o->qpus) : NULL;
+	if (keep)
+		*keep = NULL;
+	if (!m) {
+		fprintf(stderr, "tessera: error: cannot make a machine of %u %s%s\n", o->qpus, p->noun, o->qpus > 1 ? "s" : "");
+		return TOOL_EXIT_INPUT;
+	}
+	uint32_t addrs[TOOL_MAX_PROCS];
+	uint8_t *mem = p->mem(m);
 	for (unsigned q = 0; q < o->qpus; q++) {
 		addrs[q] = TOOL_UNIF_BASE + 0x100 * q;
 		memcpy(mem + addrs[q], unif, nunif * 4);
 	}
-	struct qpu_run_result res;
-	int st = qpu_run_flags(m, w->w, w->count * 2, o->qpus, addrs, o->max_steps, o->rules ? TSR_SIM_F_RULES : 0u,
-			       o->trace ? stdout : NULL, &res);
-	uint64_t total = 0;
-	for (unsigned q = 0; q < o->qpus; q++)
-		total += res.issued[q];
-	printf("%s after %llu rounds: %llu bundles issued on %u QPU%s\n",
+	struct tsr_platform_result res;
+	int st = p->run(m, w->w, w->count * o->target->nwords, o->qpus, addrs, o->max_steps,
+			o->rules ? TSR_SIM_F_RULES : 0u, o->trace ? stdout : NULL, &res);
+	printf("%s after %llu rounds: %llu bundles issued on %u %s%s\n",
 	       st == TSR_SIM_HALTED ? "ended" : st == TSR_SIM_OK ? "stopped (--max-steps)" : "failed",
-	       (unsigned long long)res.rounds, (unsigned long long)total, o->qpus, o->qpus > 1 ? "s" : "");
+	       (unsigned long long)res.rounds, (unsigned long long)res.issued, o->qpus, p->noun, o->qpus > 1 ? "s" : "");
 	if (st != TSR_SIM_HALTED && st != TSR_SIM_OK) {
 		size_t i = res.pc / o->target->pc_step;
 		unsigned line = w->line && i < w->count && res.pc % o->target->pc_step == 0 ? w->line[i] : 0;
 		struct tsr_diag d;
 		tsr_diag_init(&d, TSR_DIAG_PRINT, stderr);
-		tsr_diag_error(&d, path, line, 0, "qpu%u at 0x%08x: %s", res.qpu, res.pc, res.msg);
+		tsr_diag_error(&d, path, line, 0, "%s%u at 0x%08x: %s", p->prefix, res.proc, res.pc, res.msg);
 		tsr_diag_fini(&d);
 	}
 	uint64_t addr, len;
@@ -68,7 +68,7 @@ int tool_run_qpu(const struct tool_opts *o, const char *path, const struct tsr_w
 	if (keep)
 		*keep = m;
 	else
-		qpu_machine_free(m);
+		p->machine_free(m);
 	return st == TSR_SIM_HALTED ? TOOL_EXIT_OK : st == TSR_SIM_OK ? TOOL_EXIT_CUT : TOOL_EXIT_INPUT;
 }
 
@@ -97,7 +97,8 @@ int cmd_sim(struct tool_opts *o)
 		fprintf(stderr, "tessera: error: 'sim' takes one program file\n");
 		return 2;
 	}
-	if (strcmp(o->target->name, "qpu"))   /* a target without a platform of its own: tools/sim_generic.c */
+	const struct tsr_platform *p = tsr_target_platform(o->target);
+	if (!p)   /* a target without a platform of its own: tools/sim_generic.c */
 		return sim_generic(o);
 	if (o->nsets || o->nmems || o->init) {
 		fprintf(stderr, "tessera: error: 'sim' on target '%s' does not take %s: its platform sets up the processors "
@@ -107,7 +108,8 @@ int cmd_sim(struct tool_opts *o)
 	uint32_t unif[1024];
 	size_t nunif = 0;
 	uint64_t addr, len, qpus = 1;
-	if ((o->qpus_text && tool_opt_u64("--qpus", o->qpus_text, 1, QPU_MAX_QPUS, &qpus)) ||
+	if ((o->qpus_text && tool_opt_u64("--qpus", o->qpus_text, 1, p->max_procs < TOOL_MAX_PROCS ? p->max_procs
+									     : TOOL_MAX_PROCS, &qpus)) ||
 	    (o->uniforms && tool_opt_words32("--uniforms", o->uniforms, unif, 1024, &nunif)) ||
 	    (o->dump && parse_dump(o->dump, &addr, &len)))
 		return TOOL_EXIT_USAGE;
@@ -119,10 +121,10 @@ int cmd_sim(struct tool_opts *o)
 	const char *name = strcmp(o->args[0], "-") ? o->args[0] : "<stdin>";
 	int rc = tool_load_program(o, o->args[0], &w, &d) ? TOOL_EXIT_INPUT : TOOL_EXIT_OK;
 	if (!rc)
-		rc = tool_run_qpu(o, name, &w, unif, nunif, NULL);
+		rc = tool_run_platform(o, p, name, &w, unif, nunif, NULL);
 	if (rc == TOOL_EXIT_CUT)
-		fprintf(stderr, "%s: error: run cut short by --max-steps %" PRIu64 " before every QPU ended\n", name,
-			o->max_steps);
+		fprintf(stderr, "%s: error: run cut short by --max-steps %" PRIu64 " before every %s ended\n", name,
+			o->max_steps, p->noun);
 	tsr_words_free(&w);
 	tsr_diag_fini(&d);
 	return rc;

@@ -1,4 +1,4 @@
-/* The shared directory, the GPU_FFT programs and the seed's blob listings (tools/corpus.h). */
+/* The shared directory, a corpus directory's hex programs and the seed's blob listings (tools/corpus.h). */
 #include <dirent.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -20,11 +20,11 @@ static int cmp_name(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int corpus_gpufft_read(struct tsr_words *progs, int max, char *err, size_t errlen)
+int corpus_hex_read(const char *rel, unsigned width, struct tsr_words *progs, int max, char *err, size_t errlen)
 {
     char dir[2048], path[2400];
     corpus_shared_dir(dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/corpus/qpu/gpu_fft_r3/hex", dir);
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
     DIR *d = opendir(path);
     if (!d) {
         snprintf(err, errlen, "cannot open %s (set TESSERA_SHARED to the shared directory)", path);
@@ -44,7 +44,7 @@ int corpus_gpufft_read(struct tsr_words *progs, int max, char *err, size_t errle
     for (int i = 0; i < n; i++) {
         char file[4600];
         snprintf(file, sizeof file, "%s/%s", path, names[i]);
-        tsr_words_init(&progs[i], 64);
+        tsr_words_init(&progs[i], width);
         if (!rc && tsr_words_read(&progs[i], file, TSR_WORDS_HEX, &dg) < 0) {
             snprintf(err, errlen, "cannot read %s", file);
             rc = -1;

@@ -1,5 +1,5 @@
-/* Where the shared corpus lives and the seed programs that are not GPU_FFT hex files: helpers for the
- * tests and benchmarks (libtools.a), so that each program is read by one piece of code. */
+/* Where the shared corpus lives, a directory of hex programs in it, and the seed programs that are not hex
+ * files: helpers for the tests and benchmarks (libtools.a), so that each program is read by one piece of code. */
 #ifndef TOOLS_CORPUS_H
 #define TOOLS_CORPUS_H
 #include <stddef.h>
@@ -11,11 +11,11 @@
  * run). */
 void corpus_shared_dir(char *buf, size_t n);
 
-/* The GPU_FFT release 3 programs (the .hex files of corpus/qpu/gpu_fft_r3/hex in the shared directory, 16), in
- * file-name order: initialises and reads progs[0 .. n-1] (width 64; the caller frees them) for n at most max.
- * Returns n, or -1 with a one-line message in err (errlen bytes) when the directory or a file cannot be read
- * (the programs read so far are freed). */
-int corpus_gpufft_read(struct tsr_words *progs, int max, char *err, size_t errlen);
+/* The programs of directory `rel` of the shared directory (its .hex files, low word first: the 16 GPU_FFT
+ * programs, say), in file-name order: initialises and reads progs[0 .. n-1] (width bits an instruction; the
+ * caller frees them) for n at most max.  Returns n, or -1 with a one-line message in err (errlen bytes) when the
+ * directory or a file cannot be read (the programs read so far are freed). */
+int corpus_hex_read(const char *rel, unsigned width, struct tsr_words *progs, int max, char *err, size_t errlen);
 
 /* The seed with the blob's shader listings (relative to the shared directory) and their number. */
 #define CORPUS_BLOB_SEED "seeds/003_d3a94b40d2ad3247.txt"
@@ -23,7 +23,7 @@ int corpus_gpufft_read(struct tsr_words *progs, int max, char *err, size_t errle
 #define CORPUS_BLOB_MAX 64   /* instructions read from one listing at most */
 
 /* Reads the k-th (0-based, k < CORPUS_BLOBS) "('shader code' ADDR BYTES)" listing of the blob in
- * CORPUS_BLOB_SEED: lines `AAAAAAAA: LOW HIGH text`, one 64-bit QPU instruction each (low 32-bit word
+ * CORPUS_BLOB_SEED: lines `AAAAAAAA: LOW HIGH text`, one 64-bit instruction each (low 32-bit word
  * first), up to the first line that does not start with '0'.  Appends the instructions (at most
  * CORPUS_BLOB_MAX; the listed text becomes each one's comment) to out, which must be initialised with
  * width 64.  Returns 0, or -1 with a one-line message in err (errlen bytes) when the seed cannot be read

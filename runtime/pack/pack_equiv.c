@@ -1,6 +1,6 @@
 /* Do two encodings of one operation mean the same?  The unbundler asks when it prints a bundle's part in
- * its short form (alone, the assembler may put an op in another slot: the QPU's `mov r0.8a, r0` alone is
- * the add ALU with the regfile-A pack, in the mul slot the colour pack).  Answered by the generated
+ * its short form (alone, the assembler may put an op in another slot, where the same text can encode
+ * another operation: a `mov` with a pack suffix is one pack in one ALU slot and another in the other).  Answered by the generated
  * simulator (t->sim): both instructions run from the same pseudo-random states, with hooks that answer
  * reads from the arguments and log every call; the final states and the hook logs must be equal.  Several
  * states are tried; the answer is "no" when there is no simulator. */
@@ -35,8 +35,8 @@ static int hook_call(void *ctx, int hook, enum tsr_hook_kind kind, const uint32_
     struct hlog *L = ctx;
     if (hook < 0)   /* ready / retire: the bundle's words differ by construction */
         return 0;
-    /* A call is known by its hook and its last argument (the address: the QPU's io_read(file, addr) reads
-     * `unif` through either regfile side, and the assembler keeps the side where the names differ). */
+    /* A call is known by its hook and its last argument (the address: a read hook such as io_read(file, addr)
+     * may reach one register through either regfile side, and the assembler keeps the side where the names differ). */
     uint64_t h = mix(L->seed ^ (uint64_t)(hook + 1) * 0x9e3779b97f4a7c15ull ^ (uint64_t)kind << 56);
     if (nargs > 0)
         h = mix(h ^ args[nargs - 1]);

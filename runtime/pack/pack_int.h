@@ -20,8 +20,8 @@ enum tsr_pack_ctl {
  * storage, and what the packer derives from them. */
 struct tsr_pack_ev {
     struct tsr_vbundle *vb;     /* its events, in one allocation with vb->f (desc->nfields values after the
-                                   events): only vb->nev of the TSR_V_MAXEV events are there (a bundle of the
-                                   QPU has a dozen; the whole struct is 2 KB); NULL before the first fill */
+                                   events): only vb->nev of the TSR_V_MAXEV events are there (a bundle of two
+                                   ALU ops has a dozen; the whole struct is 2 KB); NULL before the first fill */
     size_t cap;                 /* bytes allocated at vb */
     int ctl;                    /* enum tsr_pack_ctl */
     int delay;                  /* JUMP/END: delay slots (instructions) */

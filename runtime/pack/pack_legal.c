@@ -2,10 +2,10 @@
  * candidate bundle's text and asks the target's assembler, it asks whether the parts' matches can agree at
  * all.  Per part text, the assembler's matcher lists once every way the part matches alone (a path: format,
  * slot, and the fields it binds with their values: runtime/text/asm_paths.h); a bundle assembles only if some
- * choice of one path per part has one format, distinct slots and no field bound to two values.  On the QPU
- * this is what refuses most candidates: two regfile-A or -B reads of different addresses (raddr_a / raddr_b),
- * a small immediate against a regfile-B read (raddr_b), a load immediate against an ALU op (the format), two
- * signals (sig).  The paths are a superset of those a whole bundle can use, so the test refuses only what the
+ * choice of one path per part has one format, distinct slots and no field bound to two values.  Where slots
+ * share read-address and signal fields this is what refuses most candidates: two reads of one register file
+ * at different addresses, a small immediate against a register read through the same field, a load immediate
+ * against an ALU op (the format), two signals.  The paths are a superset of those a whole bundle can use, so the test refuses only what the
  * assembler refuses; TESSERA_PACK_VERIFY=1 makes every refusal ask the assembler too and abort if it accepts.
  * Nothing here knows the target. */
 #include <stdatomic.h>

@@ -6,8 +6,7 @@
  * Time: a simulator counts issued bundles (`icount`, starting at 0; a stalled step does not count).
  * Register elements with a `latency` carry the icount of the bundle that last wrote them (their
  * write time); a read at icount N of an element written at W is a hazard when N - W < latency
- * (docs/mdl.md "Machine state"; e.g. the QPU's regfiles, latency 2: written by N, readable from N+2,
- * ../shared/isa/qpu.md "Latencies and hazards" 1).
+ * (docs/mdl.md "Machine state"; e.g. a regfile of latency 2: written by N, readable from N+2).
  *
  * Control: `jump(target, delay)` and `halt(delay)` executed by the bundle at icount N take effect
  * after `delay` more bundles: the bundles N+1..N+delay (the delay slots) still issue, at the

@@ -83,7 +83,7 @@ struct fop {
 struct tsr_dis_fast {
     struct fop *op;             /* per op */
     struct fop *fd;             /* per format: its defaults only */
-    /* per op, what every bundle part reads, apart from the larger records (16 bytes an op: the QPU's 66 ops fit
+    /* per op, what every bundle part reads, apart from the larger records (16 bytes an op: 66 ops fit
      * in 17 cache lines, their records in 75; cachegrind: 5 % fewer first-level data misses, first sight) */
     struct fhot {
         uint64_t fnever;        /* bit g: tsr_dis_fmt_never for format g (g < 64), where fop.fknown has bit g */

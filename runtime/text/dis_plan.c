@@ -2,7 +2,7 @@
  * op's template printed with one alternative (and, within it, one choice of optional texts and table entry
  * kinds: the events' `what`), compiled on the first bundle part printed so and kept per thread.  An op's
  * own literals between its operands are taken in dis_exact.c (run_plan); a plan per operand rather than per
- * op keeps them few (a few hundred on the QPU, where the (op, choices) pairs number in the tens of
+ * op keeps them few (a few hundred on the largest description, where the (op, choices) pairs number in the tens of
  * thousands) and their memory warm.
  *
  * The walk follows the printed path over the text and tests, at every template part, that the assembler

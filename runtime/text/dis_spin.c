@@ -20,7 +20,7 @@
  *    plan's early alternative: tsr_dis_early_never).
  * Everything but the last row look-ups depends on (format, slot set, a, pw, FIELD, v) only, and is kept per
  * thread in an open-addressed table (x->spin): the alternatives left open (at most TSR_DIS_SPIN_REQ) with their
- * rows, and the codes of a field whose rows were seen to rule them all out (open_kept).  Keys are few (about 1,200 on 400,000 random QPU words) and never replaced.  An answer other than PINS
+ * rows, and the codes of a field whose rows were seen to rule them all out (open_kept).  Keys are few (about 1,200 on 400,000 random words of the largest description) and never replaced.  An answer other than PINS
  * proves nothing (forces, then dis_pin.c, ask the text).
  */
 #include <stdlib.h>

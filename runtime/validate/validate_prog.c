@@ -21,7 +21,7 @@
  * with the bundles decoded again on demand: those of the last RING instructions from a ring, the others (the
  * sources of taken edges and what precedes them) into one scratch bundle per path depth, with a memo of
  * MEMO bundles (below) for the rule checks.  Memory besides the words: n / 4 bytes (fall-through and edge-target
- * bits), 24 bytes per taken edge, RING + lookback + 2 bundles and the memo (about 3 MB for the QPU, of which
+ * bits), 24 bytes per taken edge, RING + lookback + 2 bundles and the memo (about 3 MB for the largest description, of which
  * only the entries used are touched: a small program does not pay for zeroing it), and 10 bytes per
  * instruction for each open window's data flow (4 more while it runs). */
 #define MAX_PATHS 4096                 /* paths checked back from one bundle */
