@@ -57,6 +57,11 @@ static inline uint32_t tsr_sem_bits(float f)
     memcpy(&x, &f, 4);
     return x;
 }
+/* x is +0 or -0 / a normal number / either (the binary32 classes every float mode reads alike: the shortcuts
+ * below take only these). */
+static inline int tsr_sem_zero(uint32_t x) { return (x & 0x7fffffffu) == 0; }
+static inline int tsr_sem_normal(uint32_t x) { return ((x >> 23) & 0xffu) - 1u < 254u; }
+static inline int tsr_sem_zero_or_normal(uint32_t x) { return tsr_sem_zero(x) || tsr_sem_normal(x); }
 
 /* ---- operators ---------------------------------------------------------------------------- */
 
@@ -109,7 +114,11 @@ static inline uint32_t tsr_sem_shr(uint32_t a, uint32_t n, int dom)
 static inline uint32_t tsr_sem_cmp(uint32_t a, uint32_t b, int op, int dom, int fm)
 {
     int c; /* -1, 0, 1, or 2 unordered */
-    if (dom == TSR_DOM_F)
+    /* float operands that are both zero or normal (no NaN, infinity or denormal, whose reading depends on the
+       mode) compare as the host's floats do, -0 equal to +0 as in arith.h's tsr_fcmp in every mode */
+    if (dom == TSR_DOM_F && tsr_sem_zero_or_normal(a) && tsr_sem_zero_or_normal(b))
+        c = tsr_sem_f(a) < tsr_sem_f(b) ? -1 : tsr_sem_f(a) > tsr_sem_f(b);
+    else if (dom == TSR_DOM_F)
         c = tsr_fcmp(a, b, tsr_sem_fpmode(fm, 0));
     else if (dom == TSR_DOM_I)
         c = (int32_t)a < (int32_t)b ? -1 : (int32_t)a > (int32_t)b;
@@ -144,10 +153,11 @@ static inline uint32_t tsr_sem_cast(uint32_t x, int from, int to)
  * on millions of operands): both operands normal, the exact result computed in double (exact: a product of
  * two 24-bit significands, or a sum whose exponents differ by at most 28), and a normal, non-zero result;
  * then rounding once is truncation (QPU: RTZ) or the host's float conversion (IEEE: RNE).  Anything else
- * (zeros, denormals, infinities, NaNs, overflow, underflow) goes to arith.h.  Needs IEEE double arithmetic
- * without excess precision (x86-64 SSE2, AArch64). */
-static inline int tsr_sem_normal(uint32_t x) { return ((x >> 23) & 0xffu) - 1u < 254u; }
-
+ * (denormals, infinities, NaNs, overflow, underflow) goes to arith.h, except zero operands of fadd and fsub:
+ * x + ±0 and x - ±0 are x, ±0 + x is x and ±0 - x is -x for a normal x (exact, so no rounding); a zero and a
+ * zero give a zero whose sign the mode says (TSR_FLOAT_QPU: +0, arith.h's zero_pos; TSR_FLOAT_IEEE round to
+ * nearest: -0 only for -0 + -0 and -0 - +0).  Needs IEEE double arithmetic without excess precision (x86-64
+ * SSE2, AArch64). */
 /* The exact double d rounded to a normal binary32, or 0 when that is not a normal number. */
 static inline uint32_t tsr_sem_round_normal(double d, int fm)
 {
@@ -163,6 +173,15 @@ static inline uint32_t tsr_sem_round_normal(double d, int fm)
     return tsr_sem_normal(r) ? r : 0;
 }
 
+/* a + b where one or both are zeros and the other zero or normal (see above); fm is QPU or IEEE. */
+static inline uint32_t tsr_sem_fadd_zero(uint32_t a, uint32_t b, int fm)
+{
+    if (!tsr_sem_zero(a))
+        return a;
+    if (!tsr_sem_zero(b))
+        return b;
+    return fm == TSR_FLOAT_QPU ? 0 : a & b;
+}
 static inline uint32_t tsr_sem_fadd(uint32_t a, uint32_t b, int fm)
 {
     if ((fm == TSR_FLOAT_QPU || fm == TSR_FLOAT_IEEE) && tsr_sem_normal(a) && tsr_sem_normal(b)) {
@@ -172,6 +191,9 @@ static inline uint32_t tsr_sem_fadd(uint32_t a, uint32_t b, int fm)
             if (r)
                 return r;
         }
+    } else if ((fm == TSR_FLOAT_QPU || fm == TSR_FLOAT_IEEE) && (tsr_sem_zero(a) || tsr_sem_zero(b)) &&
+               tsr_sem_zero_or_normal(a) && tsr_sem_zero_or_normal(b)) {
+        return tsr_sem_fadd_zero(a, b, fm);
     }
     return tsr_fadd(a, b, tsr_sem_fpmode(fm, 0));
 }
@@ -184,6 +206,9 @@ static inline uint32_t tsr_sem_fsub(uint32_t a, uint32_t b, int fm)
             if (r)
                 return r;
         }
+    } else if ((fm == TSR_FLOAT_QPU || fm == TSR_FLOAT_IEEE) && (tsr_sem_zero(a) || tsr_sem_zero(b)) &&
+               tsr_sem_zero_or_normal(a) && tsr_sem_zero_or_normal(b)) {
+        return tsr_sem_fadd_zero(a, b ^ 0x80000000u, fm);
     }
     return tsr_fsub(a, b, tsr_sem_fpmode(fm, 0));
 }
@@ -203,7 +228,7 @@ static inline uint32_t tsr_sem_fmaxabs(uint32_t a, uint32_t b, int fm) { return 
 static inline uint32_t tsr_sem_fabs(uint32_t a) { return tsr_fabs(a); }
 static inline uint32_t tsr_sem_fneg(uint32_t a) { return tsr_fneg(a); }
 /* ftoi: |x| < 2^31 (exponent below 158, zeros and denormals included: they truncate to 0 in every mode)
- * converts exactly with C's truncating cast; itof: |x| <= 2^24 converts exactly. */
+ * converts exactly with C's truncating cast; itof: |x| <= 2^24 converts exactly (0 to +0). */
 static inline uint32_t tsr_sem_ftoi(uint32_t a, int fm)
 {
     if (((a >> 23) & 0xffu) < 158u && (fm == TSR_FLOAT_QPU || fm == TSR_FLOAT_IEEE))
@@ -212,8 +237,8 @@ static inline uint32_t tsr_sem_ftoi(uint32_t a, int fm)
 }
 static inline uint32_t tsr_sem_itof(uint32_t a, int fm)
 {
-    if (a + 0x1000000u <= 0x2000000u && a != 0 && (fm == TSR_FLOAT_QPU || fm == TSR_FLOAT_IEEE))
-        return tsr_sem_bits((float)(int32_t)a);
+    if (a + 0x1000000u <= 0x2000000u && (fm == TSR_FLOAT_QPU || fm == TSR_FLOAT_IEEE))
+        return a ? tsr_sem_bits((float)(int32_t)a) : 0; /* 0 is +0 in every mode */
     return tsr_itof(a, tsr_sem_fpmode(fm, 0));
 }
 static inline uint32_t tsr_sem_fgt(uint32_t a, uint32_t b, int fm) { return tsr_fcmp(a, b, tsr_sem_fpmode(fm, 0)) == TSR_FCMP_GT; }
