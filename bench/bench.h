@@ -50,6 +50,15 @@ static inline double env_num(const char *name, double dflt)
     return v > 0 ? v : dflt;
 }
 
+/* TESSERA_BENCH_PASSES=N: a timed run is exactly N passes over its input instead of as many as fill
+ * TESSERA_BENCH_SECONDS (for instruction counts under callgrind, where time means nothing: the count of a pass
+ * function divided by the passes made, warm-up included, and the instructions per pass); 0 when unset.  Only
+ * the benchmarks whose header comment names it read it. */
+static inline unsigned long fixed_passes(void)
+{
+    return (unsigned long)env_num("TESSERA_BENCH_PASSES", 0);
+}
+
 /* TESSERA_BENCH_ONLY=TEXT runs only the measurements whose name contains TEXT (for profiling): 1 when
  * `name` is selected (always, without the variable). */
 static inline int selected(const char *name)

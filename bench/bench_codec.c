@@ -1,11 +1,17 @@
-/* Codec throughput of the QPU backend (build/gen/qpu/qpu_decode.c, qpu_encode.c) through the target
- * descriptor (runtime/target.h: t->decode, t->encode), on one core, in instructions per second:
- *  - over the 12,112 words of the 16 GPU_FFT programs ($TESSERA_SHARED/corpus, else ../shared/corpus,
- *    relative to the repository root where `ninja bench` runs), concatenated and repeated;
- *  - over 65,536 pseudo-random 64-bit words (xorshift64*, fixed seed; ~1/16 have sig 15 = branch, 1/16
- *    sig 14 = ldi/sema, the rest ALU; some decode to no operation or no format).
+/* Codec throughput of every target of the registry (runtime/registry.h; the generated build/gen/<t>/<t>_decode.c,
+ * <t>_encode.c) through the target descriptor (runtime/target.h: t->decode, t->encode), on one core, in
+ * instructions per second, per target:
+ *  - over its corpus of real programs (bench/corpora.h: the QPU's 12,112 words of the 16 GPU_FFT programs,
+ *    Tegra's 61 grate vertex instructions, Utgard's 971 lima_compiler instructions; $TESSERA_SHARED/corpus,
+ *    else ../shared/corpus, relative to the repository root where `ninja bench` runs), concatenated and
+ *    repeated (a target without a corpus gets the random rows only);
+ *  - over 65,536 pseudo-random instructions (xorshift64*, fixed seed; on the QPU ~1/16 have sig 15 = branch,
+ *    1/16 sig 14 = ldi/sema, the rest ALU; some decode to no operation or no format).
  * decode writes into a ring of 64 decoded instructions (the consumer of a decoder uses each one at
- * once); encode reads the whole decoded input (12,112 or 65,536 struct qpu_inst) and writes words.
+ * once); encode reads the whole decoded input (one struct <t>_inst per instruction) and writes words.
+ * TESSERA_BENCH_TARGET=NAME measures that target only; TESSERA_BENCH_PASSES=N makes each run N passes (bench.h:
+ * for callgrind, e.g. `valgrind --tool=callgrind --toggle-collect=decode_pass`: instructions per decoded
+ * instruction = the count / ((TESSERA_BENCH_RUNS x N + 1) x the input's instructions)).
  *
  * Each measurement repeats its input enough to run >= TESSERA_BENCH_SECONDS (default 1) and keeps the
  * best of TESSERA_BENCH_RUNS (default 3) runs, timed with clock_gettime(CLOCK_MONOTONIC).  Beside it:
@@ -20,6 +26,7 @@
 #include <time.h>
 
 #include "bench.h"
+#include "corpora.h"
 #include "registry.h"
 #include "tsr.h"
 
@@ -27,11 +34,6 @@
 #define NRANDOM 65536
 #define RING 64
 
-static const char *const programs[] = {
-    "256", "512", "1k", "2k", "4k", "8k", "16k", "32k", "64k", "128k", "256k", "512k", "1024k", "2048k", "4096k", "trans",
-};
-#define NPROGRAMS (sizeof programs / sizeof programs[0])
-#define CORPUS_WORDS 12112
 
 /* One measurement: the job runs `reps` passes over its input per timed run. */
 struct job {
@@ -80,6 +82,7 @@ struct result {
 static struct result measure(struct job *j, double min_s, int runs)
 {
     struct result best = { 1e30, 0, 0, 0, 0 };
+    const unsigned long fixed = fixed_passes();
     j->pass(j); /* warm up (caches, page faults) */
     for (int r = 0; r < runs; r++) {
         uint64_t passes = 0;
@@ -88,7 +91,8 @@ static struct result measure(struct job *j, double min_s, int runs)
         do {
             j->pass(j);
             passes++;
-        } while ((w = clock_s(CLOCK_MONOTONIC) - w0) < min_s);
+            w = clock_s(CLOCK_MONOTONIC) - w0;
+        } while (fixed ? passes < fixed : w < min_s);
         double c = clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
         if (c > 0 && (double)(passes * j->n) / c > best.crate)
             best.crate = (double)(passes * j->n) / c;
@@ -108,14 +112,14 @@ static struct result measure(struct job *j, double min_s, int runs)
  * rate; "met on cpu time" when only the CPU-time rate reaches the goal: the machine was busy). */
 static void header(void)
 {
-    printf("%-38s %12s %7s %6s %10s %10s %8s  %s\n", "measurement", "count", "wall s", "core", "rate", "cpu rate",
+    printf("%-42s %12s %7s %6s %10s %10s %8s  %s\n", "measurement", "count", "wall s", "core", "rate", "cpu rate",
            "goal", "goal");
 }
 
 static void row(const char *name, const struct result *r, double goal)
 {
     double rate = (double)r->count / r->wall;
-    printf("%-38s %12llu %7.3f %5.0f%% %8.2f M %8.2f M %6.0f M  %s\n", name, (unsigned long long)r->count, r->wall,
+    printf("%-42s %12llu %7.3f %5.0f%% %8.2f M %8.2f M %6.0f M  %s\n", name, (unsigned long long)r->count, r->wall,
            100 * r->cpu / r->wall, rate / 1e6, r->crate / 1e6, goal / 1e6,
            rate >= goal ? "met" : r->crate >= goal ? "met on cpu time (machine busy)" : "NOT MET");
 }
@@ -125,18 +129,19 @@ static int check_round_trip(const struct tsr_target *t, const uint32_t *w, size_
                             const char *what)
 {
     void *inst = malloc(t->inst_size);
-    uint32_t back[4];
+    uint32_t *back = malloc(t->nwords * 4);
     int bad = 0;
     for (size_t i = 0; i < n && bad < 5; i++) {
         const uint32_t *wi = w + i * t->nwords;
         int rc = t->decode(wi, inst);
         t->encode(inst, back);
         if ((need_format && (rc || t->inst_format(inst) == TSR_NO_FORMAT)) || memcmp(back, wi, t->nwords * 4)) {
-            fprintf(stderr, "bench_codec: %s word %zu (0x%08x, 0x%08x): decode %d, encodes back as 0x%08x, 0x%08x\n",
-                    what, i, wi[0], wi[1], rc, back[0], back[1]);
+            fprintf(stderr, "bench_codec: %s: %s word %zu (low 32 bits 0x%08x): decode %d, encodes back as 0x%08x\n",
+                    t->name, what, i, wi[0], rc, back[0]);
             bad++;
         }
     }
+    free(back);
     free(inst);
     return bad;
 }
@@ -191,37 +196,16 @@ static int bench_encode(const struct tsr_target *t, const char *name, const uint
     return bad;
 }
 
-int main(void)
+/* Checks then measures target t (corpus c, or none when c->nprog == 0).  Returns 0, or 1 on a wrong result. */
+static int bench_target(const struct tsr_target *t, const struct bench_corpus *c, double min_s, int runs)
 {
-    const struct tsr_target *t = tsr_find_target("qpu");
-    if (!t) {
-        fprintf(stderr, "bench_codec: no qpu target in this build\n");
-        return 1;
-    }
-    const double min_s = env_num("TESSERA_BENCH_SECONDS", 1.0);
-    const int runs = (int)env_num("TESSERA_BENCH_RUNS", 3);
-    const char *shared = getenv("TESSERA_SHARED");
     unsigned nw = t->nwords;
-
     /* the corpus, all programs concatenated */
     struct tsr_words corpus;
-    struct tsr_diag d;
     tsr_words_init(&corpus, t->word_bits);
-    tsr_diag_init(&d, TSR_DIAG_PRINT, stderr);
-    for (size_t p = 0; p < NPROGRAMS; p++) {
-        char path[1024];
-        snprintf(path, sizeof path, "%s/corpus/qpu/gpu_fft_r3/hex/shader_%s.hex", shared ? shared : "../shared",
-                 programs[p]);
-        if (tsr_words_read(&corpus, path, TSR_WORDS_HEX, &d)) {
-            fprintf(stderr, "bench_codec: cannot read %s (set TESSERA_SHARED to the directory holding corpus/)\n",
-                    path);
-            return 1;
-        }
-    }
-    if (corpus.count != CORPUS_WORDS) {
-        fprintf(stderr, "bench_codec: the corpus has %zu words, expected %d\n", corpus.count, CORPUS_WORDS);
-        return 1;
-    }
+    for (size_t p = 0; p < c->nprog; p++)
+        for (size_t i = 0; i < c->prog[p].count; i++)
+            tsr_words_push(&corpus, tsr_words_at(&c->prog[p], i), NULL, 0);
     /* random words */
     uint32_t *rnd = malloc(NRANDOM * nw * 4);
     uint64_t x = 0x9e3779b97f4a7c15ull;
@@ -232,39 +216,67 @@ int main(void)
 
     int bad = check_round_trip(t, corpus.w, corpus.count, 1, "corpus") + check_round_trip(t, rnd, NRANDOM, 0, "random");
     if (bad) {
-        fprintf(stderr, "bench_codec: round trip FAILED\n");
+        fprintf(stderr, "bench_codec: %s: round trip FAILED\n", t->name);
+        free(rnd);
+        tsr_words_free(&corpus);
         return 1;
     }
 
-    printf("QPU codec throughput (instructions/s), one core; best of %d runs of >= %.1f s each, CLOCK_MONOTONIC;\n"
+    printf("\n%s codec throughput (instructions/s), one core; best of %d runs of >= %.1f s each, CLOCK_MONOTONIC;\n"
            "core = CPU time / wall time of the best run (below 100%%: the machine was busy); cpu rate = best "
-           "instructions per second of CPU time\n", runs, min_s);
+           "instructions per second of CPU time\n", t->name, runs, min_s);
     header();
 
+    char cname[80], rname[80];
+    snprintf(cname, sizeof cname, "corpus (%s, %zu words)", c->what ? c->what : "", corpus.count);
+    snprintf(rname, sizeof rname, "random (%d words)", NRANDOM);
     struct {
         const char *name;
         const uint32_t *w;
         size_t n;
     } inputs[2] = {
-        { "corpus (GPU_FFT, 12112 words)", corpus.w, corpus.count },
-        { "random (65536 words)", rnd, NRANDOM },
+        { cname, corpus.w, corpus.count },
+        { rname, rnd, NRANDOM },
     };
     unsigned char *ring = malloc(RING * t->inst_size);
-    for (int k = 0; k < 2; k++) {
-        char name[80];
-        snprintf(name, sizeof name, "decode %s", inputs[k].name);
-        if (selected(name) && bench_decode(t, name, inputs[k].w, inputs[k].n, ring, min_s, runs))
-            return 1;
-        snprintf(name, sizeof name, "encode %s", inputs[k].name);
-        if (selected(name) && bench_encode(t, name, inputs[k].w, inputs[k].n, min_s, runs))
-            return 1;
+    for (int k = 0; k < 2 && !bad; k++) {
+        char name[120];
+        if (!inputs[k].n)
+            continue;
+        snprintf(name, sizeof name, "%s decode %s", t->name, inputs[k].name);
+        bad = selected(name) && bench_decode(t, name + strlen(t->name) + 1, inputs[k].w, inputs[k].n, ring, min_s, runs);
+        snprintf(name, sizeof name, "%s encode %s", t->name, inputs[k].name);
+        bad = bad || (selected(name) && bench_encode(t, name + strlen(t->name) + 1, inputs[k].w, inputs[k].n, min_s, runs));
     }
-    printf("(decode: t->decode into a ring of %d decoded instructions; encode: t->encode of every decoded "
-           "instruction, %zu bytes each)\n", RING, t->inst_size);
-
+    if (!bad)
+        printf("(decode: t->decode into a ring of %d decoded instructions; encode: t->encode of every decoded "
+               "instruction, %zu bytes each%s)\n", RING, t->inst_size, c->nprog ? "" : "; no corpus for this target");
     free(ring);
     free(rnd);
     tsr_words_free(&corpus);
-    tsr_diag_fini(&d);
-    return 0;
+    return bad;
+}
+
+int main(void)
+{
+    const double min_s = env_num("TESSERA_BENCH_SECONDS", 1.0);
+    const int runs = (int)env_num("TESSERA_BENCH_RUNS", 3);
+    const char *only = getenv("TESSERA_BENCH_TARGET");
+    int bad = 0, any = 0;
+    for (size_t i = 0; tsr_all_targets[i] && !bad; i++) {
+        const struct tsr_target *t = tsr_all_targets[i];
+        if (only && *only && strcmp(only, t->name))
+            continue;
+        any = 1;
+        struct bench_corpus c;
+        if (bench_corpus_load(t, &c, "bench_codec") < 0)
+            return 1;
+        bad = bench_target(t, &c, min_s, runs);
+        bench_corpus_free(&c);
+    }
+    if (!any) {
+        fprintf(stderr, "bench_codec: no target %s in this build\n", only ? only : "");
+        return 1;
+    }
+    return bad;
 }

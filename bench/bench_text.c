@@ -1,6 +1,8 @@
-/* Text throughput of the QPU backend, on one core, in lines per second, over the 12,112 words of the 16
- * GPU_FFT programs ($TESSERA_SHARED/corpus, else ../shared/corpus, relative to the repository root where
- * `ninja bench` runs), and over the corpus's 1,002 distinct words (no word repeats, so no memo helps):
+/* Text throughput of every target of the registry that has a corpus (bench/corpora.h: the QPU's 12,112 words of the
+ * 16 GPU_FFT programs, Tegra's 61 grate vertex instructions, Utgard's 971 lima_compiler instructions;
+ * $TESSERA_SHARED/corpus, else ../shared/corpus, relative to the repository root where `ninja bench` runs), on
+ * one core, in lines per second, over the corpus and over its distinct words (the QPU's 1,002: no word repeats,
+ * so no memo helps); TESSERA_BENCH_TARGET=NAME measures that target only:
  *  - disasm: t->disasm of every word, one call per word (each call prints the bundle, assembles its own
  *    text back and compares the fields: the round-trip check of runtime/text/dis_engine.c);
  *  - disasm_program: t->disasm_program on each whole program (with its label lines);
@@ -35,32 +37,27 @@
 #include <errno.h>
 
 #include "bench.h"
+#include "corpora.h"
 #include "registry.h"
 #include "tsr.h"
 
 #define GOAL 2e6 /* lines/s, each of disassembly and assembly */
 #define AS_LINES 1000000
 
-static const char *const programs[] = {
-    "256", "512", "1k", "2k", "4k", "8k", "16k", "32k", "64k", "128k", "256k", "512k", "1024k", "2048k", "4096k", "trans",
-};
-#define NPROGRAMS (sizeof programs / sizeof programs[0])
-#define CORPUS_WORDS 12112
-
 /* Everything the passes work on. */
 struct corpus {
     const struct tsr_target *t;
-    size_t nprog;                      /* programs (<= NPROGRAMS) */
-    const char *name[NPROGRAMS];       /* for messages: shader_<name> */
-    struct tsr_words prog[NPROGRAMS];
+    size_t nprog;                      /* programs */
+    char **name;                       /* for messages: the file name without `.hex` */
+    struct tsr_words *prog;            /* nprog programs */
     size_t total;                      /* instructions */
     /* texts for the assembler passes, made by the parent after the disassembler measurements */
     struct tsr_buf lines;              /* t->disasm of every word, each followed by '\n' */
     size_t *line_off;                  /* total + 1 offsets into lines */
-    struct tsr_buf listing[NPROGRAMS]; /* t->disasm_program of each program */
+    struct tsr_buf *listing;           /* t->disasm_program of each program (nprog) */
     /* outputs of the pass */
     struct tsr_buf out;                /* disasm / disasm_program output */
-    size_t out_off[NPROGRAMS + 1];     /* disasm_program: where each program's listing starts */
+    size_t *out_off;                   /* disasm_program: where each program's listing starts (nprog + 1) */
     uint32_t *words;                   /* assemble_one output, total * nwords */
     int bad;                           /* a pass found a wrong result */
 };
@@ -99,7 +96,7 @@ static void pass_assemble(struct corpus *c)
         int rc = t->assemble("<disassembly>", c->listing[p].data, c->listing[p].len, &back, &d);
         if (rc || back.count != c->prog[p].count || memcmp(back.w, c->prog[p].w, back.count * t->nwords * 4)) {
             if (!c->bad)
-                fprintf(stderr, "bench_text: shader_%s: the disassembled program does not assemble back\n",
+                fprintf(stderr, "bench_text: %s: the disassembled program does not assemble back\n",
                         c->name[p]);
             c->bad = 1;
         }
@@ -125,10 +122,11 @@ static void pass_assemble_one(struct corpus *c)
         }
 }
 
-static int cmp_u64(const void *x, const void *y)
+/* qsort of instruction pointers by their words (cmp_nwords: 32-bit words per instruction) */
+static unsigned cmp_nwords;
+static int cmp_inst(const void *x, const void *y)
 {
-    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-    return a < b ? -1 : a > b;
+    return memcmp(*(const uint32_t *const *)x, *(const uint32_t *const *)y, cmp_nwords * 4);
 }
 
 /* ---- checks (run after a timed pass; 0 = right) ---- */
@@ -150,10 +148,11 @@ static int check_disasm(struct corpus *c)
     for (size_t p = 0; p < c->nprog; p++)
         for (size_t i = 0; i < c->prog[p].count; i++) {
             const char *nl = memchr(s, '\n', (size_t)(end - s));
-            uint32_t w[4] = { 0 };
-            if (!nl || t->assemble_one(s, (size_t)(nl - s), i * t->pc_step, w, err, sizeof err) ||
+            uint32_t w[8] = { 0 }; /* up to 256-bit instructions */
+            if (!nl || t->nwords > 8 ||
+                t->assemble_one(s, (size_t)(nl - s), i * t->pc_step, w, err, sizeof err) ||
                 memcmp(w, tsr_words_at(&c->prog[p], i), t->nwords * 4)) {
-                fprintf(stderr, "bench_text: shader_%s word %zu: '%.*s' does not assemble back\n", c->name[p], i,
+                fprintf(stderr, "bench_text: %s word %zu: '%.*s' does not assemble back\n", c->name[p], i,
                         nl ? (int)(nl - s) : 0, s);
                 return -1;
             }
@@ -177,7 +176,7 @@ static int check_disasm_program(struct corpus *c)
         tsr_diag_fini(&d);
         tsr_words_free(&back);
         if (!same) {
-            fprintf(stderr, "bench_text: shader_%s: the program listing does not assemble back\n", c->name[p]);
+            fprintf(stderr, "bench_text: %s: the program listing does not assemble back\n", c->name[p]);
             return -1;
         }
     }
@@ -194,7 +193,7 @@ static int check_assemble_one(struct corpus *c)
     const struct tsr_target *t = c->t;
     for (size_t p = 0, base = 0; p < c->nprog; base += c->prog[p].count, p++)
         if (memcmp(c->words + base * t->nwords, c->prog[p].w, c->prog[p].count * t->nwords * 4)) {
-            fprintf(stderr, "bench_text: shader_%s: assemble_one gives other words\n", c->name[p]);
+            fprintf(stderr, "bench_text: %s: assemble_one gives other words\n", c->name[p]);
             return -1;
         }
     return c->bad ? -1 : 0;
@@ -403,101 +402,94 @@ static size_t make_texts(struct corpus *c)
 
 static void corpus_free(struct corpus *c)
 {
-    for (size_t p = 0; p < c->nprog; p++) {
-        tsr_words_free(&c->prog[p]);
+    for (size_t p = 0; p < c->nprog; p++)
         tsr_buf_free(&c->listing[p]);
-    }
+    free(c->listing);
+    free(c->out_off);
     tsr_buf_free(&c->lines);
     tsr_buf_free(&c->out);
     free(c->line_off);
     free(c->words);
 }
 
-int main(void)
+/* The pass state of nprog programs (the words are the caller's). */
+static void corpus_init(struct corpus *c, const struct tsr_target *t, size_t nprog, char **name, struct tsr_words *prog)
+{
+    memset(c, 0, sizeof *c);
+    c->t = t;
+    c->nprog = nprog;
+    c->name = name;
+    c->prog = prog;
+    for (size_t p = 0; p < nprog; p++)
+        c->total += prog[p].count;
+    c->listing = calloc(nprog, sizeof *c->listing);
+    c->out_off = calloc(nprog + 1, sizeof *c->out_off);
+    if (!c->listing || !c->out_off)
+        abort();
+}
+
+/* Checks then measures target t on its corpus bc.  Returns 0, or 1 on a wrong result. */
+static int bench_target(const struct tsr_target *t, struct bench_corpus *bc, double min_s, int runs)
 {
     static struct corpus c, u; /* the corpus; its distinct words as one program */
-    const struct tsr_target *t = c.t = u.t = tsr_find_target("qpu");
-    if (!t) {
-        fprintf(stderr, "bench_text: no qpu target in this build\n");
-        return 1;
-    }
-    const double min_s = env_num("TESSERA_BENCH_SECONDS", 1.0);
-    const int runs = (int)env_num("TESSERA_BENCH_RUNS", 3);
-    const char *shared = getenv("TESSERA_SHARED");
-    struct tsr_diag d;
-    tsr_diag_init(&d, TSR_DIAG_PRINT, stderr);
-    for (size_t p = 0; p < NPROGRAMS; p++) {
-        char path[1024];
-        snprintf(path, sizeof path, "%s/corpus/qpu/gpu_fft_r3/hex/shader_%s.hex", shared ? shared : "../shared",
-                 programs[p]);
-        tsr_words_init(&c.prog[p], t->word_bits);
-        c.name[p] = programs[p];
-        c.nprog = p + 1;
-        if (tsr_words_read(&c.prog[p], path, TSR_WORDS_HEX, &d)) {
-            fprintf(stderr, "bench_text: cannot read %s (set TESSERA_SHARED to the directory holding corpus/)\n",
-                    path);
-            return 1;
-        }
-        c.total += c.prog[p].count;
-    }
-    if (c.total != CORPUS_WORDS) {
-        fprintf(stderr, "bench_text: the corpus has %zu words, expected %d\n", c.total, CORPUS_WORDS);
-        return 1;
-    }
+    static char dname[] = "(distinct words)";
+    static char *uname[1] = { dname };
+    struct tsr_words uw;
+    unsigned nw = t->nwords;
+    corpus_init(&c, t, bc->nprog, bc->name, bc->prog);
     size_t distinct = 0;
-    for (size_t p = 0; p < NPROGRAMS; p++)
+    for (size_t p = 0; p < c.nprog; p++)
         for (size_t i = 0; i < c.prog[p].count; i++) {
             int seen = 0;
             for (size_t j = 0; j < i && !seen; j++)
-                seen = !memcmp(tsr_words_at(&c.prog[p], j), tsr_words_at(&c.prog[p], i), t->nwords * 4);
+                seen = !memcmp(tsr_words_at(&c.prog[p], j), tsr_words_at(&c.prog[p], i), nw * 4);
             distinct += !seen;
         }
 
-    uint64_t *all = malloc(c.total * sizeof *all);
+    const uint32_t **all = malloc(c.total * sizeof *all);
     size_t na = 0, distinct_all = 0;
-    for (size_t p = 0; p < NPROGRAMS; p++)
+    for (size_t p = 0; p < c.nprog; p++)
         for (size_t i = 0; i < c.prog[p].count; i++)
-            all[na++] = tsr_words_get64(&c.prog[p], i);
-    qsort(all, na, sizeof *all, cmp_u64);
-    u.nprog = 1;
-    u.name[0] = "(distinct words)";
-    tsr_words_init(&u.prog[0], t->word_bits);
+            all[na++] = tsr_words_at(&c.prog[p], i);
+    cmp_nwords = nw;
+    qsort(all, na, sizeof *all, cmp_inst);
+    tsr_words_init(&uw, t->word_bits);
     for (size_t i = 0; i < na; i++)
-        if (i == 0 || all[i] != all[i - 1]) {
-            uint32_t w[2] = { (uint32_t)all[i], (uint32_t)(all[i] >> 32) };
-            tsr_words_push(&u.prog[0], w, NULL, 0);
+        if (i == 0 || memcmp(all[i], all[i - 1], nw * 4)) {
+            tsr_words_push(&uw, all[i], NULL, 0);
             distinct_all++;
         }
-    u.total = distinct_all;
     free(all);
+    corpus_init(&u, t, 1, uname, &uw);
 
-    printf("QPU text throughput (lines/s), one core, over the %zu GPU_FFT words (%zu distinct within their "
+    printf("\n%s text throughput (lines/s), one core, over the %zu %s instructions (%zu distinct within their "
            "programs, %zu in the whole corpus);\ncold passes (each in a fresh child process), best of %d runs of "
            ">= %.1f s each, CLOCK_MONOTONIC;\ncore = CPU time / wall time of the best run; cpu rate = best lines "
            "per second of CPU time\n",
-           c.total, distinct, distinct_all, runs, min_s);
+           t->name, c.total, bc->what, distinct, distinct_all, runs, min_s);
     header();
     struct result r;
     uint64_t h_disasm = 0, h_program = 0, h;
+    int bad = 0;
+    char name[120];
+#define NAME(text) (snprintf(name, sizeof name, "%s %s", t->name, text), name)
+#define SHOW (name + strlen(t->name) + 1)
 
     /* the disassembler, cold: the parent has not disassembled anything yet */
-    const char *name = "disassemble, t->disasm per word";
-    if (selected(name)) {
-        if (measure_cold(&c, pass_disasm, check_disasm, min_s, runs, &r, &h_disasm))
-            return 1;
-        row(name, &r, GOAL);
+    if (selected(NAME("disassemble, t->disasm per word"))) {
+        if ((bad = measure_cold(&c, pass_disasm, check_disasm, min_s, runs, &r, &h_disasm)) != 0)
+            goto out;
+        row(SHOW, &r, GOAL);
     }
-    name = "disassemble, t->disasm per distinct word";
-    if (selected(name)) {
-        if (measure_cold(&u, pass_disasm, check_disasm, min_s, runs, &r, &(uint64_t){ 0 }))
-            return 1;
-        row(name, &r, GOAL);
+    if (selected(NAME("disassemble, t->disasm per distinct word"))) {
+        if ((bad = measure_cold(&u, pass_disasm, check_disasm, min_s, runs, &r, &(uint64_t){ 0 })) != 0)
+            goto out;
+        row(SHOW, &r, GOAL);
     }
-    name = "disassemble, t->disasm_program";
-    if (selected(name)) {
-        if (measure_cold(&c, pass_disasm_program, check_disasm_program, min_s, runs, &r, &h_program))
-            return 1;
-        row(name, &r, GOAL);
+    if (selected(NAME("disassemble, t->disasm_program"))) {
+        if ((bad = measure_cold(&c, pass_disasm_program, check_disasm_program, min_s, runs, &r, &h_program)) != 0)
+            goto out;
+        row(SHOW, &r, GOAL);
     }
 
     /* the texts for the assembler (the parent disassembles now), checked against the children's */
@@ -507,68 +499,102 @@ int main(void)
     tsr_buf_append(&c.out, c.lines.data, c.lines.len);
     h = hash_out(&c);
     if (h_disasm && h != h_disasm) {
-        fprintf(stderr, "bench_text: the disassembly differs between a fresh process and this one\n");
-        return 1;
+        fprintf(stderr, "bench_text: %s: the disassembly differs between a fresh process and this one\n", t->name);
+        bad = -1;
+        goto out;
     }
     tsr_buf_clear(&c.out);
-    for (size_t p = 0; p < NPROGRAMS; p++)
+    for (size_t p = 0; p < c.nprog; p++)
         tsr_buf_append(&c.out, c.listing[p].data, c.listing[p].len);
     h = hash_out(&c);
     if (h_program && h != h_program) {
-        fprintf(stderr, "bench_text: the program disassembly differs between a fresh process and this one\n");
-        return 1;
+        fprintf(stderr, "bench_text: %s: the program disassembly differs between a fresh process and this one\n",
+                t->name);
+        bad = -1;
+        goto out;
     }
 
     /* the assembler, cold: the parent has not assembled anything yet */
-    name = "assemble, t->assemble (16 programs)";
-    if (selected(name)) {
-        if (measure_cold(&c, pass_assemble, check_assemble, min_s, runs, &r, &(uint64_t){ 0 }))
-            return 1;
-        row(name, &r, GOAL);
+    char what[80];
+    snprintf(what, sizeof what, "assemble, t->assemble (%zu programs)", c.nprog);
+    if (selected(NAME(what))) {
+        if ((bad = measure_cold(&c, pass_assemble, check_assemble, min_s, runs, &r, &(uint64_t){ 0 })) != 0)
+            goto out;
+        row(SHOW, &r, GOAL);
     }
-    name = "assemble, t->assemble_one per line";
-    if (selected(name)) {
-        if (measure_cold(&c, pass_assemble_one, check_assemble_one, min_s, runs, &r, &(uint64_t){ 0 }))
-            return 1;
-        row(name, &r, GOAL);
+    if (selected(NAME("assemble, t->assemble_one per line"))) {
+        if ((bad = measure_cold(&c, pass_assemble_one, check_assemble_one, min_s, runs, &r, &(uint64_t){ 0 })) != 0)
+            goto out;
+        row(SHOW, &r, GOAL);
     }
-
-    name = "assemble, t->assemble_one per distinct line";
-    if (selected(name)) {
-        if (measure_cold(&u, pass_assemble_one, check_assemble_one, min_s, runs, &r, &(uint64_t){ 0 }))
-            return 1;
-        row(name, &r, GOAL);
+    if (selected(NAME("assemble, t->assemble_one per distinct line"))) {
+        if ((bad = measure_cold(&u, pass_assemble_one, check_assemble_one, min_s, runs, &r, &(uint64_t){ 0 })) != 0)
+            goto out;
+        row(SHOW, &r, GOAL);
     }
 
     /* warm: the same passes repeated in this process (memos of earlier passes may serve them) */
-    name = "warm: t->disasm per word, repeated";
-    if (selected(name)) {
+    if (selected(NAME("warm: t->disasm per word, repeated"))) {
         r = measure_warm(&c, pass_disasm, min_s, runs);
-        if (check_disasm(&c))
-            return 1;
-        row(name, &r, 0);
+        if ((bad = check_disasm(&c)) != 0)
+            goto out;
+        row(SHOW, &r, 0);
     }
-    name = "warm: t->assemble_one per line, repeated";
-    if (selected(name)) {
-        memset(c.words, 0, c.total * t->nwords * 4);
+    if (selected(NAME("warm: t->assemble_one per line, repeated"))) {
+        memset(c.words, 0, c.total * nw * 4);
         r = measure_warm(&c, pass_assemble_one, min_s, runs);
-        if (check_assemble_one(&c))
+        if ((bad = check_assemble_one(&c)) != 0)
+            goto out;
+        row(SHOW, &r, 0);
+    }
+    printf("(lines are instructions; the %zu label lines of the program listings are not counted)\n", labels);
+#undef NAME
+#undef SHOW
+out:
+    corpus_free(&c);
+    corpus_free(&u);
+    tsr_words_free(&uw);
+    return bad ? 1 : 0;
+}
+
+int main(void)
+{
+    const double min_s = env_num("TESSERA_BENCH_SECONDS", 1.0);
+    const int runs = (int)env_num("TESSERA_BENCH_RUNS", 3);
+    const char *only = getenv("TESSERA_BENCH_TARGET");
+    int any = 0;
+    for (size_t i = 0; tsr_all_targets[i]; i++) {
+        const struct tsr_target *t = tsr_all_targets[i];
+        if (only && *only && strcmp(only, t->name))
+            continue;
+        any = 1;
+        struct bench_corpus bc;
+        int rc = bench_corpus_load(t, &bc, "bench_text");
+        if (rc < 0)
             return 1;
-        row(name, &r, 0);
+        if (rc > 0) {
+            printf("\n%s: no corpus in bench/corpora.h: no text figures\n", t->name);
+            continue;
+        }
+        rc = bench_target(t, &bc, min_s, runs);
+        bench_corpus_free(&bc);
+        if (rc)
+            return 1;
+    }
+    if (!any) {
+        fprintf(stderr, "bench_text: no target %s in this build\n", only ? only : "");
+        return 1;
     }
 
-    name = "GNU as --64, x86-64 (whole process)";
+    const char *name = "GNU as --64, x86-64 (whole process)";
     double aw = 0, ac = 0;
     if (!selected(name))
         ;
-    else if (time_gnu_as(runs, &aw, &ac) == 0)
+    else if (time_gnu_as(runs, &aw, &ac) == 0) {
+        printf("\nfor comparison:\n");
+        header();
         row(name, &(struct result){ aw, ac, 1, AS_LINES, ac > 0 ? AS_LINES / ac : 0 }, 0);
-    else
+    } else
         printf("(GNU as not available: no comparison)\n");
-    printf("(lines are instructions; the %zu label lines of the program listings are not counted)\n", labels);
-
-    corpus_free(&c);
-    corpus_free(&u);
-    tsr_diag_fini(&d);
     return 0;
 }

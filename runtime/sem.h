@@ -34,6 +34,17 @@
 
 #include "arith.h"
 
+/* Small helpers the generated simulators call in every lane of many bundles (tsr_sem_cmp, tsr_sem_swizzle and the
+ * float classifiers) are always inlined, so that tsr_sem_cmp's constant selectors (comparison, domain, float mode)
+ * fold at each call: gcc otherwise keeps one out-of-line copy for a large <t>_sim_exec (about 12 instructions a
+ * call).  Tegra's vertex_common through D->step: 17.2 M -> 13.8 M instructions for 1,000 runs; compiling
+ * tegra_sim.c takes about 80 % more CPU time (docs/PERFORMANCE.md "Per target"). */
+#if defined(__GNUC__)
+#define TSR_SEM_HOT static inline __attribute__((always_inline))
+#else
+#define TSR_SEM_HOT static inline
+#endif
+
 enum tsr_float_mode { TSR_FLOAT_IEEE = 0, TSR_FLOAT_FTZ_RTZ = 1 };
 enum tsr_dom { TSR_DOM_U = 0, TSR_DOM_I = 1, TSR_DOM_F = 2 };
 
@@ -45,18 +56,23 @@ static inline struct tsr_fpmode tsr_sem_fpmode(int fm, int cvt)
     return TSR_FPMODE_IEEE;
 }
 
-static inline float tsr_sem_f(uint32_t x)
+TSR_SEM_HOT float tsr_sem_f(uint32_t x)
 {
     float f;
     memcpy(&f, &x, 4);
     return f;
 }
-static inline uint32_t tsr_sem_bits(float f)
+TSR_SEM_HOT uint32_t tsr_sem_bits(float f)
 {
     uint32_t x;
     memcpy(&x, &f, 4);
     return x;
 }
+/* x is +0 or -0 / a normal number / either (the binary32 classes every float mode reads alike: the shortcuts
+ * below take only these). */
+TSR_SEM_HOT int tsr_sem_zero(uint32_t x) { return (x & 0x7fffffffu) == 0; }
+TSR_SEM_HOT int tsr_sem_normal(uint32_t x) { return ((x >> 23) & 0xffu) - 1u < 254u; }
+TSR_SEM_HOT int tsr_sem_zero_or_normal(uint32_t x) { return tsr_sem_zero(x) || tsr_sem_normal(x); }
 
 /* ---- operators ---------------------------------------------------------------------------- */
 
@@ -106,10 +122,14 @@ static inline uint32_t tsr_sem_shr(uint32_t a, uint32_t n, int dom)
 }
 
 /* a OP b for OP in <, <=, >, >=, ==, != (op: 0 lt, 1 le, 2 gt, 3 ge, 4 eq, 5 ne); 0 or 1. */
-static inline uint32_t tsr_sem_cmp(uint32_t a, uint32_t b, int op, int dom, int fm)
+TSR_SEM_HOT uint32_t tsr_sem_cmp(uint32_t a, uint32_t b, int op, int dom, int fm)
 {
     int c; /* -1, 0, 1, or 2 unordered */
-    if (dom == TSR_DOM_F)
+    /* float operands that are both zero or normal (no NaN, infinity or denormal, whose reading depends on the
+       mode) compare as the host's floats do, -0 equal to +0 as in arith.h's tsr_fcmp in every mode */
+    if (dom == TSR_DOM_F && tsr_sem_zero_or_normal(a) && tsr_sem_zero_or_normal(b))
+        c = tsr_sem_f(a) < tsr_sem_f(b) ? -1 : tsr_sem_f(a) > tsr_sem_f(b);
+    else if (dom == TSR_DOM_F)
         c = tsr_fcmp(a, b, tsr_sem_fpmode(fm, 0));
     else if (dom == TSR_DOM_I)
         c = (int32_t)a < (int32_t)b ? -1 : (int32_t)a > (int32_t)b;
@@ -143,11 +163,12 @@ static inline uint32_t tsr_sem_cast(uint32_t x, int from, int to)
 /* Fast paths of fadd/fsub/fmul for the common case, bit-identical to arith.h (tests/test_eval.c compares them
  * on millions of operands): both operands normal, the exact result computed in double (exact: a product of
  * two 24-bit significands, or a sum whose exponents differ by at most 28), and a normal, non-zero result;
- * then rounding once is truncation (TSR_FLOAT_FTZ_RTZ) or the host's float conversion (IEEE: RNE).  Anything
- * else (zeros, denormals, infinities, NaNs, overflow, underflow) goes to arith.h.  Needs IEEE double
- * arithmetic without excess precision (x86-64 SSE2, AArch64). */
-static inline int tsr_sem_normal(uint32_t x) { return ((x >> 23) & 0xffu) - 1u < 254u; }
-
+ * then rounding once is truncation (TSR_FLOAT_FTZ_RTZ) or the host's float conversion (IEEE: RNE).  Anything else
+ * (denormals, infinities, NaNs, overflow, underflow) goes to arith.h, except zero operands of fadd and fsub:
+ * x + ±0 and x - ±0 are x, ±0 + x is x and ±0 - x is -x for a normal x (exact, so no rounding); a zero and a
+ * zero give a zero whose sign the mode says (TSR_FLOAT_FTZ_RTZ: +0, arith.h's zero_pos; TSR_FLOAT_IEEE round to
+ * nearest: -0 only for -0 + -0 and -0 - +0).  Needs IEEE double arithmetic without excess precision (x86-64
+ * SSE2, AArch64). */
 /* The exact double d rounded to a normal binary32, or 0 when that is not a normal number. */
 static inline uint32_t tsr_sem_round_normal(double d, int fm)
 {
@@ -163,6 +184,15 @@ static inline uint32_t tsr_sem_round_normal(double d, int fm)
     return tsr_sem_normal(r) ? r : 0;
 }
 
+/* a + b where one or both are zeros and the other zero or normal (see above); fm is TSR_FLOAT_FTZ_RTZ or TSR_FLOAT_IEEE. */
+static inline uint32_t tsr_sem_fadd_zero(uint32_t a, uint32_t b, int fm)
+{
+    if (!tsr_sem_zero(a))
+        return a;
+    if (!tsr_sem_zero(b))
+        return b;
+    return fm == TSR_FLOAT_FTZ_RTZ ? 0 : a & b;
+}
 static inline uint32_t tsr_sem_fadd(uint32_t a, uint32_t b, int fm)
 {
     if ((fm == TSR_FLOAT_FTZ_RTZ || fm == TSR_FLOAT_IEEE) && tsr_sem_normal(a) && tsr_sem_normal(b)) {
@@ -172,6 +202,9 @@ static inline uint32_t tsr_sem_fadd(uint32_t a, uint32_t b, int fm)
             if (r)
                 return r;
         }
+    } else if ((fm == TSR_FLOAT_FTZ_RTZ || fm == TSR_FLOAT_IEEE) && (tsr_sem_zero(a) || tsr_sem_zero(b)) &&
+               tsr_sem_zero_or_normal(a) && tsr_sem_zero_or_normal(b)) {
+        return tsr_sem_fadd_zero(a, b, fm);
     }
     return tsr_fadd(a, b, tsr_sem_fpmode(fm, 0));
 }
@@ -184,6 +217,9 @@ static inline uint32_t tsr_sem_fsub(uint32_t a, uint32_t b, int fm)
             if (r)
                 return r;
         }
+    } else if ((fm == TSR_FLOAT_FTZ_RTZ || fm == TSR_FLOAT_IEEE) && (tsr_sem_zero(a) || tsr_sem_zero(b)) &&
+               tsr_sem_zero_or_normal(a) && tsr_sem_zero_or_normal(b)) {
+        return tsr_sem_fadd_zero(a, b ^ 0x80000000u, fm);
     }
     return tsr_fsub(a, b, tsr_sem_fpmode(fm, 0));
 }
@@ -203,7 +239,7 @@ static inline uint32_t tsr_sem_fmaxabs(uint32_t a, uint32_t b, int fm) { return 
 static inline uint32_t tsr_sem_fabs(uint32_t a) { return tsr_fabs(a); }
 static inline uint32_t tsr_sem_fneg(uint32_t a) { return tsr_fneg(a); }
 /* ftoi: |x| < 2^31 (exponent below 158, zeros and denormals included: they truncate to 0 in every mode)
- * converts exactly with C's truncating cast; itof: |x| <= 2^24 converts exactly. */
+ * converts exactly with C's truncating cast; itof: |x| <= 2^24 converts exactly (0 to +0). */
 static inline uint32_t tsr_sem_ftoi(uint32_t a, int fm)
 {
     if (((a >> 23) & 0xffu) < 158u && (fm == TSR_FLOAT_FTZ_RTZ || fm == TSR_FLOAT_IEEE))
@@ -212,8 +248,8 @@ static inline uint32_t tsr_sem_ftoi(uint32_t a, int fm)
 }
 static inline uint32_t tsr_sem_itof(uint32_t a, int fm)
 {
-    if (a + 0x1000000u <= 0x2000000u && a != 0 && (fm == TSR_FLOAT_FTZ_RTZ || fm == TSR_FLOAT_IEEE))
-        return tsr_sem_bits((float)(int32_t)a);
+    if (a + 0x1000000u <= 0x2000000u && (fm == TSR_FLOAT_FTZ_RTZ || fm == TSR_FLOAT_IEEE))
+        return a ? tsr_sem_bits((float)(int32_t)a) : 0; /* 0 is +0 in every mode */
     return tsr_itof(a, tsr_sem_fpmode(fm, 0));
 }
 static inline uint32_t tsr_sem_fgt(uint32_t a, uint32_t b, int fm) { return tsr_fcmp(a, b, tsr_sem_fpmode(fm, 0)) == TSR_FCMP_GT; }
@@ -262,8 +298,8 @@ static inline uint32_t tsr_sem_fma(uint32_t a, uint32_t b, uint32_t c, int fm)
 /* comp(v, i): v[i & 3] (a run-time index is taken modulo 4; constants are checked by mdlc) */
 static inline uint32_t tsr_sem_comp(const uint32_t *v, uint32_t i) { return v[i & 3]; }
 /* swizzle(v, i0, i1, i2, i3): out[c] = v[ic & 3] */
-static inline void tsr_sem_swizzle(uint32_t *out, const uint32_t *v, uint32_t i0, uint32_t i1, uint32_t i2,
-                                   uint32_t i3)
+TSR_SEM_HOT void tsr_sem_swizzle(uint32_t *out, const uint32_t *v, uint32_t i0, uint32_t i1, uint32_t i2,
+                                 uint32_t i3)
 {
     uint32_t x = v[i0 & 3], y = v[i1 & 3], z = v[i2 & 3], w = v[i3 & 3];
     out[0] = x;

@@ -221,6 +221,31 @@ Test(sem, float_shortcuts_are_bit_exact)
             if (r1 & 1)
                 k = 0u - k;
             cr_assert_eq(tsr_sem_itof(k, fm), tsr_itof(k, md), "itof %08x mode %d", k, fm);
+            /* the comparisons' shortcut (zero or normal operands) against tsr_fcmp */
+            int c = tsr_fcmp(a, b, md);
+            const uint32_t want[6] = { c == TSR_FCMP_LT, c == TSR_FCMP_LT || c == TSR_FCMP_EQ, c == TSR_FCMP_GT,
+                                       c == TSR_FCMP_GT || c == TSR_FCMP_EQ, c == TSR_FCMP_EQ, c != TSR_FCMP_EQ };
+            for (int op = 0; op < 6; op++)
+                cr_assert_eq(tsr_sem_cmp(a, b, op, TSR_DOM_F, fm), want[op], "cmp %d %08x %08x mode %d", op, a, b, fm);
         }
+    }
+}
+
+/* Zero operands, which the shortcuts of fadd and fsub take: every pair of zeros and every zero with normals of
+ * both signs, in both modes. */
+Test(sem, float_zero_shortcuts_are_bit_exact)
+{
+    const uint32_t zeros[2] = { 0, 0x80000000u };
+    for (uint64_t i = 0; i < 200000; i++) {
+        uint32_t x = edge_float(mix(i + 12345));
+        for (int z = 0; z < 2; z++)
+            for (int fm = 0; fm < 2; fm++) {
+                struct tsr_fpmode md = tsr_sem_fpmode(fm, 0);
+                uint32_t y = i < 4 ? zeros[i & 1] : x;
+                cr_assert_eq(tsr_sem_fadd(zeros[z], y, fm), tsr_fadd(zeros[z], y, md), "fadd %08x %08x mode %d", zeros[z], y, fm);
+                cr_assert_eq(tsr_sem_fadd(y, zeros[z], fm), tsr_fadd(y, zeros[z], md), "fadd %08x %08x mode %d", y, zeros[z], fm);
+                cr_assert_eq(tsr_sem_fsub(zeros[z], y, fm), tsr_fsub(zeros[z], y, md), "fsub %08x %08x mode %d", zeros[z], y, fm);
+                cr_assert_eq(tsr_sem_fsub(y, zeros[z], fm), tsr_fsub(y, zeros[z], md), "fsub %08x %08x mode %d", y, zeros[z], fm);
+            }
     }
 }
