@@ -625,7 +625,20 @@ static void stmt(struct vg *g, const struct mdl_stmt *s)
         reads(g, s->e);
         break;
     case MDL_S_ASSIGN:
-        reads(g, s->e);
+        if (s->target->kind == MDL_E_FWD && !g->commit && has_reads(g, s->e)) {
+            /* (X6) the value's state reads are deferred to a read of the forward (validate.h TSR_V_RDEFER) */
+            vg_line(g, "{");
+            g->ind++;
+            vg_line(g, "const int dv = b->nev;");
+            reads(g, s->e);
+            addr_text(g, s->target->a[0], &t);
+            vg_line(g, "tsr_vb_defer(b, dv, %d, %s);", s->target->index, t.data);
+            g->ind--;
+            vg_line(g, "}");
+            tsr_buf_free(&t);
+        } else {
+            reads(g, s->e);
+        }
         if (s->target->kind == MDL_E_STATE && s->target->index != m->pc_state) {
             reads(g, s->target->a[0]);
             addr_text(g, s->target->a[0], &t);

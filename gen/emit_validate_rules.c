@@ -225,11 +225,23 @@ void vg_rules(struct vg *g, const char *lo)
             lookback = m->states[s].latency - 1 > lookback ? m->states[s].latency - 1 : lookback;
             nrules++;
         }
+    /* (X6) a read F@A checks the deferred reads of its writer, A back, against the latency rules and finite
+     * windows from there (runtime/validate/validate.c check_deferred): the paths reach A + that rule's lookback */
+    int reach = 0, agemax = 0;
+    for (int r = 0; r < m->nrules; r++)
+        if (m->rules[r].kind == MDL_R_LATENCY || (m->rules[r].kind == MDL_R_WINDOW && m->rules[r].hi >= 0))
+            reach = rule_lookback(&m->rules[r]) > reach ? rule_lookback(&m->rules[r]) : reach;
+    for (int s = 0; s < m->nstates; s++)
+        if (implicit(m, s))
+            reach = m->states[s].latency - 1 > reach ? m->states[s].latency - 1 : reach;
     for (int f = 0; f < m->nfwds; f++) {   /* (X6) */
         age_matchers(g, f);
         lookback = m->fwds[f].hi > lookback ? m->fwds[f].hi : lookback;
+        agemax = m->fwds[f].hi > agemax ? m->fwds[f].hi : agemax;
         nrules++;
     }
+    if (m->nfwds && agemax + reach > lookback)
+        lookback = agemax + reach > TSR_V_MAXDIST_GEN ? TSR_V_MAXDIST_GEN : agemax + reach;
     vg_line(g, "static const struct tsr_vrule v_rules[] = {");
     g->ind++;
     static const char *const kinds[] = { "TSR_VR_LATENCY", "TSR_VR_WINDOW", "TSR_VR_BUNDLE", "TSR_VR_ORDER" };

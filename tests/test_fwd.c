@@ -9,7 +9,10 @@
  *  - a vector forward with elements, written under a lane mask;
  *  - warn mode counts the hazards and goes on;
  *  - random bundles from random states and random histories (present, absent, stale, narrowed windows): the
- *    simulator against the evaluator (mdl/diffsim.h). */
+ *    simulator against the evaluator (mdl/diffsim.h);
+ *  - the validator: the events read F / write F, the implicit rule F.age, and the deferred reads of a forward's
+ *    value (the load's read of R), checked where the forward is read, on every path, by the program check, the
+ *    stream check and the simulator's rule check alike. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -326,6 +329,96 @@ Test(fwd, validator_finds_each_mutation)
         cr_expect_str_eq(o.first, mut[i].want, "mutation %zu", i);
         cr_expect_eq(o.pc, mut[i].pc, "mutation %zu at 0x%x", i, o.pc);
     }
+}
+
+/* Deferred reads (docs/validate.md "Deferred reads"): the format's `ld = R[ra]` reads R inside its latency as the
+ * value of a forward; the implicit rule R.latency checks it only where ld is read, at the reader, counting from the
+ * loader. */
+Test(fwd, validator_defers_the_reads_of_a_forward_value)
+{
+    static const struct { const char *prog, *want; uint32_t pc; } cases[] = {
+        /* a stale load that nothing reads: no report (the simulator: no hazard either) */
+        { "li r3, 42\nvfw f0, v3\nnop\nstop\n", NULL, 0 },
+        /* the same load read at age 1 by the next instruction: one report, at the reader */
+        { "li r3, 42\nvfw f0, v3\nst r1, ld@1\nstop\n",
+          "rule R.latency: reads ld@1, loaded at 0x00000004 from R[3]; the instruction 1 before it (0x00000000) writes "
+          "R[3] (at least 3 apart)", 8 },
+        /* read at age 0 by the loader's own commit block */
+        { "li r3, 42\nnop\nkeep r2, r3\nstop\n",
+          "rule R.latency: reads ld@0, loaded at 0x00000008 from R[3]; the instruction 2 before it (0x00000000) writes "
+          "R[3] (at least 3 apart)", 8 },
+        /* far enough: 3 apart */
+        { "li r3, 42\nnop\nnop\nvfw f0, v3\nst r1, ld@1\nstop\n", NULL, 0 },
+        /* through a taken branch: the path 0x10 <- 0x04 <- 0x00 loads 2 after the store (the nops are dead code) */
+        { "li r3, 42\njmp there\nnop\nnop\nthere:\nvfw f0, v3\nst r1, ld@1\nstop\n",
+          "rule R.latency: reads ld@1, loaded at 0x00000010 from R[3]; the instruction 2 before it (0x00000000) writes "
+          "R[3] (at least 3 apart)", 20 },
+        /* the same branch, the store far enough before it */
+        { "li r3, 42\nnop\nnop\njmp there\nnop\nthere:\nvfw f0, v3\nst r1, ld@1\nstop\n", NULL, 0 },
+        /* stale on the branch's path, not read there: the reader is on the other path (after the jump's target) */
+        { "li r3, 42\njmp there\nst r1, ld@1\nthere:\nvfw f0, v3\nnop\nstop\n", NULL, 0 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct vio o;
+        int n = validate(cases[i].prog, &o);
+        if (!cases[i].want) {
+            cr_expect_eq(n, 0, "case %zu: %d violations, the first: %s", i, n, o.first);
+            continue;
+        }
+        cr_expect_eq(n, 1, "case %zu: %d violations, the first: %s", i, n, o.first);
+        cr_expect_str_eq(o.first, cases[i].want, "case %zu", i);
+        cr_expect_eq(o.pc, cases[i].pc, "case %zu at 0x%x", i, o.pc);
+        /* the simulator's stream check, in issue order, reports the same first, before its own stale hazard */
+        struct fwd_sim S;
+        char want[400];
+        snprintf(want, sizeof want, "hazard: rule R.latency at 0x%08x: %s", cases[i].pc,
+                 cases[i].want + strlen("rule R.latency: "));
+        int rc = run(&S, cases[i].prog, TSR_SIM_F_RULES);
+        cr_expect_eq(rc, TSR_SIM_HAZARD, "case %zu", i);
+        cr_expect_str_eq(S.core.msg, want, "case %zu", i);
+    }
+    /* a window over the load (late_ld: no load right after a write of late): also checked only where ld is read */
+    struct vio o;
+    cr_expect_eq(validate("mull k7, k8\nvfw f0, v3\nnop\nstop\n", &o), 0, "%s", o.first);
+    cr_expect_eq(validate("mull k7, k8\nvfw f0, v3\nst r1, ld@1\nstop\n", &o), 1, "%s", o.first);
+    cr_expect_str_eq(o.first, "rule late_ld: reads ld@1, loaded at 0x00000004 from R[3]; the instruction 1 before it "
+                              "(0x00000000) writes late (forbidden 1..1 instructions apart)");
+    cr_expect_eq(o.pc, 8u);
+    /* the stale loads that nobody reads run clean with the rules on */
+    struct fwd_sim S;
+    int rc = run(&S, "li r3, 42\nvfw f0, v3\nnop\nstop\n", TSR_SIM_F_RULES);
+    cr_expect_eq(rc, TSR_SIM_HALTED, "rc %d: %s", rc, S.core.msg);
+}
+
+/* The events: the load's read of R is deferred into ld (no `read R` event), the store's write is a plain write. */
+Test(fwd, deferred_read_events)
+{
+    struct tsr_words w;
+    assemble("keep r2, r5\n", &w);
+    struct tsr_vbundle b;
+    uint64_t f[16];
+    memset(&b, 0, sizeof b);
+    b.f = f;
+    cr_assert_leq(fwd_vdesc.nfields, 16u);
+    fwd_vdesc.events(w.w, 0, &b);
+    int ndefer = 0, nread = 0;
+    for (int i = 0; i < b.nev; i++) {
+        const struct tsr_vev *e = &b.ev[i];
+        nread += e->kind == TSR_V_RSTATE;
+        if (e->kind != TSR_V_RDEFER)
+            continue;
+        ndefer++;
+        cr_expect_eq(e->addr, 5);
+        cr_expect_str_eq(fwd_vdesc.state_names[e->id], "R");
+        cr_expect_str_eq(fwd_vdesc.fwd_names[e->origin], "ld");
+        cr_expect_eq(e->val, 0);
+        char t[96];
+        tsr_vev_text(&fwd_vdesc, e, t, sizeof t);
+        cr_expect_str_eq(t, "reads (deferred) R[5]");
+    }
+    cr_expect_eq(ndefer, 1);
+    cr_expect_eq(nread, 0);
+    tsr_words_free(&w);
 }
 
 /* The simulator's rule check (TSR_SIM_F_RULES) reports the age rule in issue order, before its own hazard. */

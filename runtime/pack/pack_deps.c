@@ -10,13 +10,14 @@
 #include "tls.h"
 #include "target.h"
 
+/* A deferred read (TSR_V_RDEFER, X6) orders like a read at commit (TSR_V_RLATE): after the element's last write. */
 static bool is_state(const struct tsr_vev *e)
 {
-    return e->kind == TSR_V_RSTATE || e->kind == TSR_V_WSTATE || e->kind == TSR_V_RLATE;
+    return e->kind == TSR_V_RSTATE || e->kind == TSR_V_WSTATE || e->kind == TSR_V_RLATE || e->kind == TSR_V_RDEFER;
 }
 static bool is_read(const struct tsr_vev *e)
 {
-    return e->kind == TSR_V_RSTATE || e->kind == TSR_V_RSPACE || e->kind == TSR_V_RLATE;
+    return e->kind == TSR_V_RSTATE || e->kind == TSR_V_RSPACE || e->kind == TSR_V_RLATE || e->kind == TSR_V_RDEFER;
 }
 static bool is_write(const struct tsr_vev *e) { return e->kind == TSR_V_WSTATE; }
 
@@ -305,12 +306,11 @@ int tsr_pack_dep(const struct tsr_vdesc *D, const struct tsr_pack_ev *ea, const 
     /* state elements (space accesses that reach no state, i.e. hooks, are ordered only by `order` classes) */
     for (int i = 0; i < a->nev && (ea->elems & eb->elems); i++) {
         const struct tsr_vev *x = &a->ev[i];
-        if (x->kind != TSR_V_RSTATE && x->kind != TSR_V_WSTATE && x->kind != TSR_V_RLATE)
+        if (!is_state(x))
             continue;
         for (int j = 0; j < b->nev; j++) {
             const struct tsr_vev *y = &b->ev[j];
-            if ((y->kind != TSR_V_RSTATE && y->kind != TSR_V_WSTATE && y->kind != TSR_V_RLATE) ||
-                !tsr_vev_same(x, y))
+            if (!is_state(y) || !tsr_vev_same(x, y))
                 continue;
             int l = is_write(x) ? 1 : is_write(y) ? 0 : -1;
             lat = l > lat ? l : lat;

@@ -38,8 +38,10 @@ void tsr_vev_text(const struct tsr_vdesc *D, const struct tsr_vev *e, char *buf,
     switch (e->kind) {
     case TSR_V_RSTATE:
     case TSR_V_RLATE:
+    case TSR_V_RDEFER:
     case TSR_V_WSTATE: {
-        const char *verb = e->kind == TSR_V_RSTATE ? "reads" : e->kind == TSR_V_RLATE ? "reads at commit" : "writes";
+        const char *verb = e->kind == TSR_V_RSTATE ? "reads" : e->kind == TSR_V_RLATE ? "reads at commit"
+                         : e->kind == TSR_V_RDEFER ? "reads (deferred)" : "writes";
         const char *nm = e->id >= 0 && e->id < D->nstates ? D->state_names[e->id] : "?";
         if (e->id >= 0 && e->id < D->nstates && D->state_count[e->id] == 0)
             snprintf(buf, n, "%s %s%s", verb, nm, cond);
@@ -274,6 +276,99 @@ int vld_first_match(const struct tsr_vbundle *b, tsr_vmatch_fn p, int not)
     return -1;
 }
 
+/* (X6) "R[0]" for the state read e (its text without the verb). */
+static void state_text(const struct tsr_vdesc *D, const struct tsr_vev *e, char *buf, size_t n)
+{
+    struct tsr_vev x = *e;
+    x.kind = TSR_V_RSTATE;
+    x.cond = 0;
+    char t[96];
+    tsr_vev_text(D, &x, t, sizeof t);
+    snprintf(buf, n, "%s", strncmp(t, "reads ", 6) ? t : t + 6);
+}
+
+/* (X6) Does the deferred read at index i of bundle a belong to the value that a read of forward element eb takes, with
+ * k the read's age?  Its write is the first write of its forward after it (the generated code lists a value's reads,
+ * then its write); the value read is that of the bundle's last write of the element that the read can see (at age 0:
+ * of the compute stage), or of a conditional write after the last unconditional one. */
+static bool deferred_taken(const struct tsr_vbundle *a, int i, const struct tsr_vev *eb, int k)
+{
+    const struct tsr_vev *d = &a->ev[i];
+    if (d->origin != eb->id || (d->val >= 0 && eb->addr >= 0 && d->val != eb->addr))
+        return false;
+    int cut = 0, own = -1;
+    for (int j = 0; j < a->nev; j++) {
+        const struct tsr_vev *w = &a->ev[j];
+        if (w->kind != TSR_V_WFWD || w->id != eb->id)
+            continue;
+        if (own < 0 && j > i)
+            own = j;
+        if (!tsr_vev_same(w, eb) || (k == 0 && (w->val >> 16 & 1)))
+            continue;   /* another element; a commit block's value, which age 0 does not see */
+        if (!w->cond && w->addr == eb->addr && eb->addr >= 0)
+            cut = j;    /* it replaces every earlier write of the element */
+    }
+    if (own < 0 || own < cut)
+        return false;
+    const struct tsr_vev *w = &a->ev[own];
+    return tsr_vev_same(w, eb) && !(k == 0 && (w->val >> 16 & 1));
+}
+
+/* (X6) The deferred reads of the value that the read eb of h->b[0] (F@k, whose age rule holds) takes from h->b[k]:
+ * each is checked against the latency rules and the finite windows whose second pattern it would match as a plain read,
+ * on this path, counting from the writer h->b[k]; a violation is reported at the reader, naming both. */
+static void check_deferred(struct ctx *c, const struct hist *h, const struct tsr_vev *eb, int k)
+{
+    const struct tsr_vdesc *D = c->D;
+    const struct tsr_vbundle *a = h->b[k];
+    char tb[96], ts[96], ta[96], range[64];
+    for (int i = 0; i < a->nev; i++) {
+        if (a->ev[i].kind != TSR_V_RDEFER || !deferred_taken(a, i, eb, k))
+            continue;
+        struct tsr_vev x = a->ev[i];   /* the read as a plain read, for the rules' second patterns */
+        x.kind = TSR_V_RSTATE;
+        x.origin = -1;
+        x.val = TSR_V_NOVAL;
+        for (int r = 0; r < D->nrules; r++) {
+            const struct tsr_vrule *R = &D->rules[r];
+            bool lat = R->kind == TSR_VR_LATENCY, win = R->kind == TSR_VR_WINDOW && R->hi != TSR_V_OPEN;
+            if (R->npat != 2 || (!lat && !win) || !R->pat[1](&x, a->f))
+                continue;
+            int lo = lat ? 1 : R->lo, far = lat ? (R->hi >= 0 ? TSR_V_MAXDIST : R->lo - 1) : R->hi;
+            for (int kk = lo; kk <= far && k + kk < h->len; kk++) {
+                const struct tsr_vbundle *p = h->b[k + kk];
+                int j = 0;
+                for (; j < p->nev; j++)
+                    if (!(kk == 0 && j == i) && R->pat[0](&p->ev[j], p->f) &&
+                        (!lat || !R->same || tsr_vev_same(&p->ev[j], &x)))
+                        break;
+                if (j == p->nev)
+                    continue;
+                if (lat && kk >= R->lo && (R->hi < 0 || kk <= R->hi))
+                    break;   /* the nearest producer is far enough */
+                tsr_vev_text(D, eb, tb, sizeof tb);
+                state_text(D, &x, ts, sizeof ts);
+                tsr_vev_text(D, &p->ev[j], ta, sizeof ta);
+                if (lat)
+                    snprintf(range, sizeof range, kk < R->lo ? "at least %d apart" : "at most %d apart",
+                             kk < R->lo ? R->lo : R->hi);
+                else {
+                    char w[40];
+                    vld_window_text(R, w, sizeof w);
+                    snprintf(range, sizeof range, "forbidden %s", w);
+                }
+                if (kk == 0)
+                    vld_report(c, h, r, k, "%s, loaded at 0x%08" PRIx32 " from %s; that instruction %s too (%s)", tb,
+                               a->pc, ts, ta, range);
+                else
+                    vld_report(c, h, r, k + kk, "%s, loaded at 0x%08" PRIx32 " from %s; the instruction %d before it "
+                               "(0x%08" PRIx32 ") %s (%s)", tb, a->pc, ts, kk, p->pc, ta, range);
+                break;
+            }
+        }
+    }
+}
+
 /* (X6) The age rule r for the read event eb of h->b[0] (a forward read F@A) on this path: the instruction A back
  * must write the element with A in its window (A = 0: this bundle, from its compute stage). */
 static void check_age(struct ctx *c, const struct hist *h, int r, const struct tsr_vev *eb)
@@ -308,8 +403,10 @@ static void check_age(struct ctx *c, const struct hist *h, int r, const struct t
         writes = true;
         lo = (int)(w->val & 0xff);
         hi = (int)(w->val >> 8 & 0xff);
-        if (lo <= k && k <= hi)
+        if (lo <= k && k <= hi) {
+            check_deferred(c, h, eb, k);   /* the value is there: were its own reads too soon? */
             return;
+        }
     }
     tsr_vev_text(D, eb, tb, sizeof tb);
     if (k == 0 && writes)

@@ -46,6 +46,13 @@ enum tsr_vkind {
     TSR_V_RFWD,                   /* id = forward, addr = element (0 for a scalar; -1 unknown), val = the age read */
     TSR_V_WFWD,                   /* id = forward, addr = element, val = TSR_V_FWDWIN(lo, hi, commit): the ages the
                                      value may be read at; commit: written by a commit block (not readable at 0) */
+    TSR_V_RDEFER,                 /* (X6) id = state, addr = element: a read of the compute stage inside a value written
+                                     into a forward (origin = the forward, val = its element, -1 unknown): a *deferred*
+                                     read.  No `read` pattern matches it and no rule checks it where it happens; a read
+                                     F[i]@A checks the deferred reads of the value it takes against the latency rules
+                                     (and finite windows) whose second pattern the read would match as TSR_V_RSTATE,
+                                     counting from the writer (docs/validate.md "Deferred reads").  The packer orders by
+                                     it like a TSR_V_RLATE. */
 };
 #define TSR_V_FWDWIN(lo, hi, commit) ((int64_t)(lo) | (int64_t)(hi) << 8 | (int64_t)((commit) ? 1 : 0) << 16)
 #define TSR_V_NOVAL INT64_MIN
@@ -61,7 +68,7 @@ struct tsr_vev {
     int16_t delay;    /* JUMP, HALT */
     int16_t link;     /* USE: index of the access event (space read/write) it comes with, -1 if none */
     int32_t id;
-    int16_t origin;   /* USE: the declaration (plain uses from one origin and address count once) */
+    int16_t origin;   /* USE: the declaration (plain uses from one origin and address count once); RDEFER: the forward */
     int16_t op;       /* the op issued in `slot` whose code caused it (for `attr(...)` in patterns); -1: none */
     int64_t addr;
     int64_t val;
@@ -97,6 +104,19 @@ static inline struct tsr_vev *tsr_vb_add(struct tsr_vbundle *b, int kind, int sl
     e->addr = addr;
     e->val = TSR_V_NOVAL;
     return e;
+}
+
+/* (X6) Makes the state reads b->ev[from..] deferred reads of the value written into forward fwd's element elem (-1
+ * unknown; 0 for a scalar forward): TSR_V_RSTATE becomes TSR_V_RDEFER (the generated code calls it after the reads of
+ * a compute-stage write `F = e`, before the write's own event). */
+static inline void tsr_vb_defer(struct tsr_vbundle *b, int from, int fwd, int64_t elem)
+{
+    for (int i = from < 0 ? 0 : from; i < b->nev; i++)
+        if (b->ev[i].kind == TSR_V_RSTATE) {
+            b->ev[i].kind = TSR_V_RDEFER;
+            b->ev[i].origin = (int16_t)fwd;
+            b->ev[i].val = elem;
+        }
 }
 
 /* Marks the events b->ev[from..] as caused by op (the generated code calls it after each op's events). */
@@ -141,7 +161,8 @@ enum tsr_vrkind {
                        F@A needs, A instructions back on every path, a write of the element whose ages hold A
                        (A = 0: a compute-stage write of the same bundle); a conditional write counts as a write; a
                        path shorter than A is a violation when it reaches the program's start (else nothing is
-                       known before it: no report) */
+                       known before it: no report); where it holds, the read also checks the writer's deferred reads
+                       (TSR_V_RDEFER) of the value, reported under the latency or window rule they break */
 };
 struct tsr_vrule {
     const char *name, *ref;
@@ -225,8 +246,8 @@ size_t tsr_validate_hist(const struct tsr_vdesc *desc, const struct tsr_vbundle 
  * unknown element (-1) may be any. */
 static inline bool tsr_vev_same(const struct tsr_vev *a, const struct tsr_vev *b)
 {
-    bool sa = a->kind == TSR_V_RSTATE || a->kind == TSR_V_WSTATE || a->kind == TSR_V_RLATE;
-    bool sb = b->kind == TSR_V_RSTATE || b->kind == TSR_V_WSTATE || b->kind == TSR_V_RLATE;
+    bool sa = a->kind == TSR_V_RSTATE || a->kind == TSR_V_WSTATE || a->kind == TSR_V_RLATE || a->kind == TSR_V_RDEFER;
+    bool sb = b->kind == TSR_V_RSTATE || b->kind == TSR_V_WSTATE || b->kind == TSR_V_RLATE || b->kind == TSR_V_RDEFER;
     bool pa = a->kind == TSR_V_RSPACE || a->kind == TSR_V_WSPACE;
     bool pb = b->kind == TSR_V_RSPACE || b->kind == TSR_V_WSPACE;
     bool fa = a->kind == TSR_V_RFWD || a->kind == TSR_V_WFWD;   /* (X6) forwards */
