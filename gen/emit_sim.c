@@ -867,7 +867,7 @@ static void emit_step(struct sg *g)
         "    if (r < 0)\n        return tsr_sim_error(&S->core, pc, \"hook ready failed at 0x%%08\" PRIx32, pc);\n"
         "    if (S->core.trace)\n        tsr_sim_trace_bundle(&S->core, pc, w);\n"
         "    if (S->core.flags & TSR_SIM_F_RULES) { /* the description's rules, in issue order */\n"
-        "        r = tsr_sim_rules_step(&S->core, w, pc);\n"
+        "        r = tsr_sim_rules_step(&S->core, w, pc, (size_t)(pc / %du) + 1 == nwords / %du);\n"
         "        if (r < 0)\n            return r;\n    }\n"
         "    int rc = %s_sim_exec(S, I);\n"
         "    if (rc == TSR_SIM_OK || rc == TSR_SIM_HALTED) {\n"
@@ -882,7 +882,7 @@ static void emit_step(struct sg *g)
                                   "        S->core.halted = true;\n        if (S->core.rules)\n"
                                   "            tsr_sim_rules_reset(&S->core);\n        return TSR_SIM_HALTED;\n    }\n",
                                   W, m->pc_step) : "",
-        t, m->pc_step, W, t);
+        t, m->pc_step, W, m->pc_step, W, t);
     tsr_buf_printf(g->o,
         "int %s_sim_run(struct %s_sim *S, const uint32_t *words, size_t nwords, uint64_t max_steps)\n{\n"
         "    for (uint64_t i = 0; i < max_steps; i++) {\n"

@@ -49,6 +49,7 @@ static void term_cond(struct vg *g, const struct mdl_evterm *t, struct tsr_buf *
     case MDL_EV_JUMP: tsr_buf_puts(o, "e->kind == TSR_V_JUMP"); break;
     case MDL_EV_HALT: tsr_buf_puts(o, "e->kind == TSR_V_HALT"); break;
     case MDL_EV_START: tsr_buf_puts(o, "e->kind == TSR_V_START"); break;
+    case MDL_EV_END: tsr_buf_puts(o, "e->kind == TSR_V_END"); break;
     }
     if (t->nslots) {
         tsr_buf_puts(o, " && (");

@@ -149,7 +149,7 @@ static void dump(const struct mdl_model *m, FILE *f)
 
 static void put_pattern(const struct mdl_model *m, const struct mdl_pattern *p, FILE *f)
 {
-    static const char *const kind[] = {"read", "write", "use", "op", "jump", "halt", "start"};
+    static const char *const kind[] = {"read", "write", "use", "op", "jump", "halt", "start", "end"};
     for (int i = 0; i < p->nterms; i++) {
         const struct mdl_evterm *t = &p->terms[i];
         fprintf(f, "%s%s", i ? " | " : "", kind[t->kind]);

@@ -261,6 +261,10 @@ static bool conv_term(struct rctx *r, const struct ast_evterm *t, const struct m
 	case AEV_HALT: o.kind = MDL_EV_HALT; break;
 	case AEV_START: o.kind = MDL_EV_START; break;
 	case AEV_NAMED: {
+		if (!strcmp(t->name.s, "end")) {   /* the built-in term `end` (not a keyword: a field may be named end) */
+			o.kind = MDL_EV_END;
+			break;
+		}
 		struct ck_sym *y = ck_lookup(k, NS_RULE, t->name.s);
 		if (!y || y->kind != SYM_EVENT) {
 			if (y && y->kind == SYM_RESOURCE)
@@ -462,6 +466,11 @@ void ck_rules(struct ck *k)
 	struct ast_decl **rdecl = tsr_arena_alloc(k->p->arena, (size_t)(nrule + 1) * sizeof *rdecl);
 	for (int i = 0; i < k->p->decls.n; i++) {
 		struct ast_decl *d = k->p->decls.v[i];
+		if (d->kind == AD_EVENT && !strcmp(d->name.s, "end")) {   /* a pattern's `end` is the built-in term */
+			mdl_error(k->p, d->name.loc, "'end' is the built-in event of a basic block's last instruction: "
+			          "name the event otherwise");
+			continue;
+		}
 		if (d->kind == AD_EVENT && ck_declare(k, NS_RULE, SYM_EVENT, d->name.s, m->nevents, d->name.loc, d)) {
 			r.evdecl[m->nevents] = d;
 			m->events[m->nevents].name = d->name.s;

@@ -274,9 +274,12 @@ struct mdl_resource {
  *      state event of the entry they reach); reads are those of the compute stage (operands the op binds, op and
  *      format `sem`), writes those of any stage;
  *  MDL_EV_USE: a resource use; MDL_EV_OP: an op issued in a slot; MDL_EV_JUMP / MDL_EV_HALT: an op whose `sem`
- *      may jump / halt (with the delay of that statement); MDL_EV_START: the first instruction of a program.
+ *      may jump / halt (with the delay of that statement); MDL_EV_START: the first instruction of a program;
+ *  MDL_EV_END: the last instruction of a basic block (set by the validator from the control flow, not by the
+ *      bundle: a jump's or halt's last delay slot, the instruction before a branch target, the program's last).
  * An event is *conditional* when it happens only under a condition on the machine state (flags, lanes). */
-enum mdl_evkind { MDL_EV_READ, MDL_EV_WRITE, MDL_EV_USE, MDL_EV_OP, MDL_EV_JUMP, MDL_EV_HALT, MDL_EV_START };
+enum mdl_evkind { MDL_EV_READ, MDL_EV_WRITE, MDL_EV_USE, MDL_EV_OP, MDL_EV_JUMP, MDL_EV_HALT, MDL_EV_START,
+                  MDL_EV_END };
 struct mdl_evterm {
 	enum mdl_evkind kind;
 	int state, space;            /* READ/WRITE: the state or the space (one of them >= 0, the other -1) */

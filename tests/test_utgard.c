@@ -345,3 +345,72 @@ Test(utgard, disassembly_names_limas_operations_and_sources)
 	cr_assert_eq(total, NWORDS);
 	cr_assert_eq(agree, total);
 }
+
+/* ---- the rule reg_store_end (utgard.mdl "Resources and hazards"; docs/mdl.md "Event patterns": `end`) ---- */
+
+/* The reg_store_end reports of tsr_validate, as "AT<OTHER" (instruction indices) separated by blanks; other rules'
+ * reports are left out. */
+struct store_end { char list[512]; int n; };
+static void store_end_collect(void *ctx, const struct tsr_vviol *v)
+{
+	struct store_end *s = ctx;
+	if (strcmp(v->name, "reg_store_end"))
+		return;
+	size_t len = strlen(s->list);
+	snprintf(s->list + len, sizeof s->list - len, "%s%zu<%zu", len ? " " : "", v->at, v->other);
+	s->n++;
+}
+
+/* Mesa's lima keeps register stores out of a block's last two instructions: no report on the corpus (straight-line
+ * programs: their one block ends with the program, after which the GP stops, `fall_off halt`). */
+Test(utgard, reg_store_end_corpus_passes)
+{
+	const struct tsr_target *t = target();
+	static char paths[64][600];
+	int np = programs(paths, 64);
+	int reports = 0;
+	for (int p = 0; p < np; p++) {
+		struct tsr_words w;
+		load(paths[p], &w);
+		struct store_end s = { "", 0 };
+		tsr_validate(t->vdesc, w.w, w.count, 0, store_end_collect, &s);
+		cr_expect_eq(s.n, 0, "%s: %s", paths[p], s.list);
+		reports += s.n;
+		tsr_words_free(&w);
+	}
+	printf("utgard reg_store_end: %d programs, %d reports\n", np, reports);
+	cr_assert_eq(np, NPROGRAMS);
+}
+
+/* Store0's x component made a register store ($1.x, R[4]) in one instruction of a corpus program: in either of the
+ * last two it is found once, at the program's last instruction; three from the end it is silent. */
+Test(utgard, reg_store_end_finds_a_store_in_the_last_two)
+{
+	const struct tsr_target *t = target();
+	static char paths[64][600];
+	cr_assert_eq(programs(paths, 64), NPROGRAMS);
+	struct tsr_words w;
+	load(paths[0], &w);
+	cr_assert_geq(w.count, 4u);
+	void *inst = malloc(t->inst_size);
+	for (size_t back = 0; back < 3; back++) {
+		size_t i = w.count - 1 - back;
+		uint32_t save[4];
+		memcpy(save, tsr_words_at(&w, i), sizeof save);
+		cr_assert_eq(t->decode(save, inst), 0);
+		t->inst_set_field(inst, field_index(t, "store0_src_x"), 0);   /* acc0's result */
+		t->inst_set_field(inst, field_index(t, "store0_varying"), 0);
+		t->inst_set_field(inst, field_index(t, "store0_temp"), 0);
+		t->inst_set_field(inst, field_index(t, "store0_addr"), 1);
+		cr_assert_eq(t->encode(inst, w.w + i * 4), 0);
+		struct store_end s = { "", 0 };
+		tsr_validate(t->vdesc, w.w, w.count, 0, store_end_collect, &s);
+		char want[32] = "";
+		if (back < 2)
+			snprintf(want, sizeof want, "%zu<%zu", w.count - 1, i);
+		cr_expect_str_eq(s.list, want, "a store %zu before the end", back);
+		memcpy(w.w + i * 4, save, sizeof save);
+	}
+	free(inst);
+	tsr_words_free(&w);
+}

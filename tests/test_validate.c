@@ -974,7 +974,7 @@ Test(validate, stream_to_sim_hazards)
     ctl.flags = TSR_SIM_F_HAZARD_WARN;
     struct tsr_vstream *s = tsr_vstream_new(&qpu_vdesc);
     for (size_t i = 0; i < p.n; i++)
-        cr_expect_eq(tsr_vstream_sim(s, &ctl, p.w + 2 * i, 8u * (unsigned)i), 0);
+        cr_expect_eq(tsr_vstream_sim(s, &ctl, p.w + 2 * i, 8u * (unsigned)i, false), 0);
     cr_expect_eq(ctl.nhazards, 1);
     cr_expect(strstr(ctl.msg, "rule tlbz_ms_flags at 0x00000028") != NULL, "%s", ctl.msg);
     /* without the warning flag the first one stops */
@@ -982,7 +982,7 @@ Test(validate, stream_to_sim_hazards)
     tsr_vstream_reset(s);
     int rc = 0;
     for (size_t i = 0; i < p.n && rc == 0; i++)
-        rc = tsr_vstream_sim(s, &ctl, p.w + 2 * i, 8u * (unsigned)i);
+        rc = tsr_vstream_sim(s, &ctl, p.w + 2 * i, 8u * (unsigned)i, false);
     cr_expect_eq(rc, TSR_SIM_HAZARD);
     cr_expect_eq(ctl.err_pc, 0x28u);
     tsr_vstream_free(s);

@@ -208,13 +208,16 @@ unsigned tsr_pack_lower_bound(const struct tsr_target *t, const struct tsr_pack_
  * free_slots, each to one of its own? */
 bool tsr_pack_match_slots(const uint64_t *it, int k, uint64_t free_slots);
 /* pack_vcache.c: the violations of the description's rules completed by the bundle at w[0] (t->nwords words)
- * after the len - 1 bundles before it (k bundles back: words w[k], events hist(ctx, k)) (start: w[0] is the
- * program's first), as tsr_validate_hist counts them; verdicts are cached.  Events are needed only when the
- * verdict is not cached: then hist is called, the bundle's own events are listed into *cand
+ * after the len - 1 bundles before it (k bundles back: words w[k], events hist(ctx, k)) (at: TSR_PACK_AT_START
+ * when w[0] is the program's first, TSR_PACK_AT_END when it is the last of a basic block, which gives it the
+ * events START and END), as tsr_validate_hist counts them; verdicts are cached.  Events are needed only when
+ * the verdict is not cached: then hist is called, the bundle's own events are listed into *cand
  * (tsr_pack_ev_events) and *filled is set; else *cand is left as it was. */
 typedef const struct tsr_vbundle *(*tsr_pack_hist_fn)(void *ctx, int k);
+#define TSR_PACK_AT_START 1u
+#define TSR_PACK_AT_END 2u
 size_t tsr_pack_hist_check(const struct tsr_target *t, struct tsr_pack_ev *cand, tsr_pack_hist_fn hist, void *ctx,
-                           const uint32_t *const *w, int len, bool start, bool *filled);
+                           const uint32_t *const *w, int len, unsigned at, bool *filled);
 /* pack_words.c: t->assemble_one(text, len) at address 0 into w (t->nwords words), through a cache of the
  * answers (keyed by a 128-bit hash of the target and the text). */
 int tsr_pack_assemble_cached(const struct tsr_target *t, const char *text, size_t len, uint32_t *w);

@@ -87,6 +87,7 @@ struct sched {
     struct obundle *bs;
     int nb, cap;
     size_t hstart;
+    bool ended;       /* the block's bundles are all there: its last (bs[nb - 1]) ends the block (TSR_V_END) */
     int variant;      /* priority of the list scheduler: 0 height, 1 program order, 2 height then successors */
     struct tsr_pack_elist *pred, *succ;   /* the block's dependence graph (built by variant 0, kept for the others) */
     int ngraph;
@@ -133,7 +134,9 @@ static size_t oracle(const struct sched *S, size_t g, const uint32_t *w, struct 
     for (int k = 1; k <= lb && g >= (size_t)k && g - (size_t)k >= S->hstart; k++)
         hw[len++] = hist_at(S, g - (size_t)k)->w;
     struct hist_ctx c = { S, g };
-    return tsr_pack_hist_check(S->P->t, cand, hist_events, &c, hw, len, g == 0, filled);
+    unsigned at = (g == 0 ? TSR_PACK_AT_START : 0) |
+                  (S->ended && g + 1 == S->P->n + (size_t)S->nb ? TSR_PACK_AT_END : 0);
+    return tsr_pack_hist_check(S->P->t, cand, hist_events, &c, hw, len, at, filled);
 }
 
 static struct obundle *block_bundle(struct sched *S, int c)
@@ -240,8 +243,8 @@ static int place_delay(struct sched *S, const struct tsr_pack_unit *u, int ctl, 
  * when it can share one, else in a bundle of its own; the block is padded to end after its delay slots, which
  * take its `.delay` units (ctl+1..n-1: place_delay).  Returns -1, or the first `.delay` unit that fits in no
  * delay slot. */
-static int place_ctl(struct sched *S, const struct tsr_pack_unit *u, int ctl, int n, int *cyc,
-                     const struct tsr_pack_elist *pred)
+static int place_ctl_in(struct sched *S, const struct tsr_pack_unit *u, int ctl, int n, int *cyc,
+                        const struct tsr_pack_elist *pred)
 {
     struct prog *P = S->P;
     const struct tsr_pack_unit *x = &u[ctl];
@@ -330,6 +333,28 @@ static int place_ctl(struct sched *S, const struct tsr_pack_unit *u, int ctl, in
     return place_delay(S, u, ctl, n, S->nb - 1 - delay, cyc, pred);
 }
 
+/* place_ctl_in, with the block's last bundle (its control unit's last delay slot) seen as its end (TSR_V_END):
+ * a rule about the end of a block (`write R -> end at 0..1`) moves the control unit later. */
+static int place_ctl(struct sched *S, const struct tsr_pack_unit *u, int ctl, int n, int *cyc,
+                     const struct tsr_pack_elist *pred)
+{
+    S->ended = true;
+    int f = place_ctl_in(S, u, ctl, n, cyc, pred);
+    S->ended = false;
+    return f;
+}
+
+/* A block without a control unit ends with its last bundle (a label or the program's end follows): while that
+ * bundle breaks a rule as the end of the block (TSR_V_END: `forbid ... -> end`), an empty bundle is added after
+ * it, at most lookback + 1 times (then the window has passed what the block placed). */
+static void pad_end(struct sched *S)
+{
+    S->ended = true;
+    for (int k = 0; k <= S->P->D->lookback && k <= TSR_V_MAXDIST && S->nb > 0 && !recheck(S, S->nb - 1); k++)
+        block_bundle(S, S->nb);
+    S->ended = false;
+}
+
 /* Bundle b with unit x added: the parts, their words alone and the joined words into parts, pw and w
  * (MAXPARTS, MAXPARTS and 8 entries).  x joins as written, else with its sources swapped (a commutative
  * op), else, if `positional`, in its full positional form (`nop; mov r0.8d, r1`).  False if it cannot. */
@@ -402,7 +427,10 @@ static bool realize(struct sched *S, const struct tsr_pack_unit *u, int n, int c
             b->delay = u[i].ev.delay;
         }
     }
-    return recheck(S, 0);
+    S->ended = true;   /* (its last bundle ends the block) */
+    bool ok = recheck(S, 0);
+    S->ended = false;
+    return ok;
 }
 
 
@@ -579,6 +607,8 @@ static int schedule_block(struct sched *S, struct tsr_pack_unit *u, int n, struc
             b->k = 1;
     }
     tsr_pack_ev_free(&cand);
+    if (!rc && ctl < 0)
+        pad_end(S);
     if (!rc && ctl >= 0) {
         int f = place_ctl(S, u, ctl, n, cyc, pred);
         if (f >= 0)
@@ -649,7 +679,7 @@ int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_
             if (sl < 64)
                 P.fmask[f] |= (uint64_t)1 << sl;
         }
-    struct sched S = { &P, NULL, 0, 0, 0, 0, NULL, NULL, 0, { NULL } };
+    struct sched S = { &P, NULL, 0, 0, 0, false, 0, NULL, NULL, 0, { NULL } };
     unsigned capb = 0;
     struct tsr_pack_stats local;
     if (!st)

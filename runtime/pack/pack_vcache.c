@@ -12,8 +12,8 @@
 #include "tls.h"
 
 /* A direct-mapped cache keyed by a 128-bit XXH3 hash of the description, the history's length, whether it
- * starts the program, and the words of its bundles: all the verdict depends on (the events of a bundle are a
- * function of its words: tsr_pack_ev_*, which list them at address 0). */
+ * starts the program or ends a block, and the words of its bundles: all the verdict depends on (the events of a
+ * bundle are a function of its words: tsr_pack_ev_*, which list them at address 0). */
 #define VCACHE 16384
 struct vent { XXH128_hash_t key; size_t nviol; };
 /* The thread's VCACHE entries (tls.h: allocated on first use, not in every thread's static TLS block, which
@@ -30,7 +30,7 @@ static void vcache_free(void)
 
 /* (pack_int.h) */
 size_t tsr_pack_hist_check(const struct tsr_target *t, struct tsr_pack_ev *cand, tsr_pack_hist_fn hist, void *ctx,
-                           const uint32_t *const *w, int len, bool start, bool *filled)
+                           const uint32_t *const *w, int len, unsigned where, bool *filled)
 {
     const struct tsr_vdesc *D = t->vdesc;
     unsigned nwords = t->nwords;
@@ -41,7 +41,7 @@ size_t tsr_pack_hist_check(const struct tsr_target *t, struct tsr_pack_ev *cand,
     size_t at = 0;
     if (cached) {
         buf[0] = (uint32_t)len;
-        buf[1] = start;
+        buf[1] = where;
         for (int i = 0; i < len; i++)
             memcpy(buf + 2 + (size_t)i * nwords, w[i], nwords * sizeof *buf);
         k = XXH3_128bits_withSeed(buf, (2 + (size_t)len * nwords) * sizeof *buf, (XXH64_hash_t)(uintptr_t)D);
@@ -62,9 +62,13 @@ size_t tsr_pack_hist_check(const struct tsr_target *t, struct tsr_pack_ev *cand,
     hh[0] = cand->vb;
     for (int i = 1; i < n; i++)
         hh[i] = hist(ctx, i);
-    if (start) {   /* the program's first instruction: its events and TSR_V_START */
+    if (where & (TSR_PACK_AT_START | TSR_PACK_AT_END)) {   /* the program's first instruction, a block's last:
+                                                             its events and TSR_V_START, TSR_V_END */
         memcpy(&first, hh[0], offsetof(struct tsr_vbundle, ev) + (size_t)hh[0]->nev * sizeof hh[0]->ev[0]);
-        tsr_vb_add(&first, TSR_V_START, -1, 1, 0, 0);
+        if (where & TSR_PACK_AT_START)
+            tsr_vb_add(&first, TSR_V_START, -1, 1, 0, 0);
+        if (where & TSR_PACK_AT_END)
+            tsr_vb_add(&first, TSR_V_END, -1, 1, 0, 0);
         hh[0] = &first;
     }
     size_t nviol = tsr_validate_hist(D, hh, n, NULL, NULL);

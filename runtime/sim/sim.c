@@ -60,7 +60,7 @@ int tsr_sim_hazard(struct tsr_sim_ctl *c, uint32_t pc, const char *fmt, ...)
     return warn ? 0 : TSR_SIM_HAZARD;
 }
 
-int tsr_sim_rules_step(struct tsr_sim_ctl *c, const uint32_t *words, uint32_t pc)
+int tsr_sim_rules_step(struct tsr_sim_ctl *c, const uint32_t *words, uint32_t pc, bool last)
 {
     if (!(c->flags & TSR_SIM_F_RULES) || c->rules_next == c->icount + 1)
         return 0;
@@ -72,7 +72,7 @@ int tsr_sim_rules_step(struct tsr_sim_ctl *c, const uint32_t *words, uint32_t pc
             return tsr_sim_error(c, pc, "out of memory (rule checker)");
     }
     c->rules_next = c->icount + 1;
-    return tsr_vstream_sim(c->rules, c, words, pc);
+    return tsr_vstream_sim(c->rules, c, words, pc, last);
 }
 
 void tsr_sim_rules_reset(struct tsr_sim_ctl *c)

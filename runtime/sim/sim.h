@@ -248,11 +248,12 @@ struct tsr_vdesc;    /* runtime/validate/validate.h */
 struct tsr_vstream;  /* runtime/validate/validate.h */
 
 /* Steps the bundle at pc (words: its rules_desc->nwords words) into c->rules, creating it from
- * c->rules_desc on first use.  Does nothing (returns 0) when TSR_SIM_F_RULES is not set or when the bundle
+ * c->rules_desc on first use; last: it is the program's last instruction (it ends a basic block: the rule
+ * patterns' `end`, tsr_vstream_step_last).  Does nothing (returns 0) when TSR_SIM_F_RULES is not set or when the bundle
  * at this icount was already stepped (a retry after a stall inside the bundle).  Returns 0, TSR_SIM_HAZARD
  * (the first violation's message in c->msg; 0 instead with TSR_SIM_F_HAZARD_WARN), or TSR_SIM_ERROR when
  * the simulator has no rules (rules_desc NULL) or memory runs out. */
-int tsr_sim_rules_step(struct tsr_sim_ctl *c, const uint32_t *words, uint32_t pc);
+int tsr_sim_rules_step(struct tsr_sim_ctl *c, const uint32_t *words, uint32_t pc, bool last);
 /* Forgets the history: the next bundle stepped starts a program.  No-op without a stream. */
 void tsr_sim_rules_reset(struct tsr_sim_ctl *c);
 /* Frees the stream (c->rules = NULL; a later step makes a new one). */

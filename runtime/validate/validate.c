@@ -83,6 +83,9 @@ void tsr_vev_text(const struct tsr_vdesc *D, const struct tsr_vev *e, char *buf,
     case TSR_V_START:
         snprintf(buf, n, "starts the program");
         return;
+    case TSR_V_END:
+        snprintf(buf, n, "ends a block");
+        return;
     case TSR_V_RFWD:   /* (X6) "reads mul0_r@2", "writes vf[1]" */
     case TSR_V_WFWD: {
         const char *nm = e->id >= 0 && e->id < D->nfwds ? D->fwd_names[e->id] : "?";
@@ -535,6 +538,8 @@ struct tsr_vstream {
     int head;                       /* index of the newest */
     struct tsr_vbundle ring[TSR_V_MAXDIST + 1];
     uint64_t *fields;
+    uint64_t ends;                  /* bit k: the bundle k steps after the next one stepped ends a block (the last
+                                       delay slot of a jump or halt stepped before) */
     struct ctx c;
     /* by rule: the first A of an open window since the reset (the farthest back any later B can look) */
     struct first { bool have; size_t step; uint32_t pc; struct tsr_vev ev; } *first;
@@ -575,6 +580,7 @@ void tsr_vstream_reset(struct tsr_vstream *s)
 {
     s->steps = 0;
     s->nring = 0;
+    s->ends = 0;
     for (int r = 0; r < s->D->nrules; r++)
         s->first[r].have = false;
 }
@@ -604,6 +610,12 @@ static void stream_open(struct tsr_vstream *s, const struct hist *h)
 
 size_t tsr_vstream_step(struct tsr_vstream *s, const uint32_t *w, uint32_t pc, tsr_vreport_fn fn, void *fctx)
 {
+    return tsr_vstream_step_last(s, w, pc, false, fn, fctx);
+}
+
+size_t tsr_vstream_step_last(struct tsr_vstream *s, const uint32_t *w, uint32_t pc, bool last, tsr_vreport_fn fn,
+                             void *fctx)
+{
     const struct tsr_vdesc *D = s->D;
     int keep = D->lookback + 1 < TSR_V_MAXDIST + 1 ? D->lookback + 1 : TSR_V_MAXDIST + 1;
     s->head = (s->head + 1) % (TSR_V_MAXDIST + 1);
@@ -614,6 +626,16 @@ size_t tsr_vstream_step(struct tsr_vstream *s, const uint32_t *w, uint32_t pc, t
     D->events(w, pc, b);
     if (s->steps == 0)
         tsr_vb_add(b, TSR_V_START, -1, 1, 0, 0);
+    /* the end of a block, as far as issue order shows it: the last delay slot of a jump or halt (taken or
+     * not: its block ends there), and the program's last instruction when the caller says so; not the
+     * instruction before a branch target (a stream does not know the program) */
+    for (int k = 0; k < b->nev; k++)
+        if ((b->ev[k].kind == TSR_V_JUMP || b->ev[k].kind == TSR_V_HALT) && b->ev[k].delay >= 0 &&
+            b->ev[k].delay < 64)
+            s->ends |= (uint64_t)1 << b->ev[k].delay;
+    if ((s->ends & 1) || last)
+        tsr_vb_add(b, TSR_V_END, -1, 1, 0, 0);
+    s->ends >>= 1;
     if (s->nring < keep)
         s->nring++;
     struct hist h;
@@ -644,10 +666,10 @@ static void to_sim(void *p, const struct tsr_vviol *v)
         x->rc = rc;
 }
 
-int tsr_vstream_sim(struct tsr_vstream *s, struct tsr_sim_ctl *ctl, const uint32_t *w, uint32_t pc)
+int tsr_vstream_sim(struct tsr_vstream *s, struct tsr_sim_ctl *ctl, const uint32_t *w, uint32_t pc, bool last)
 {
     struct simctx x = { ctl, 0 };
-    tsr_vstream_step(s, w, pc, to_sim, &x);
+    tsr_vstream_step_last(s, w, pc, last, to_sim, &x);
     return x.rc;
 }
 

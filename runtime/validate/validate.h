@@ -7,9 +7,10 @@
  * Events of a bundle (struct tsr_vev): the reads of the compute stage (operands the ops bind, op and format
  * semantics) and the writes of every stage, each of a state element (TSR_V_RSTATE/WSTATE) and, for accesses
  * through an address space, of the space address too (TSR_V_RSPACE/WSPACE); resource uses (TSR_V_USE); the
- * ops issued (TSR_V_OP); jumps and halts with their delay slots; and TSR_V_START on a program's first
- * bundle.  An event is *conditional* (`cond`) when it depends on machine state (flags, a lane condition, a
- * conditional branch); rules see conditional events like the others unless a pattern asks for them.
+ * ops issued (TSR_V_OP); jumps and halts with their delay slots; TSR_V_START on a program's first bundle and
+ * TSR_V_END on a basic block's last (added by the checks, which know the control flow).  An event is
+ * *conditional* (`cond`) when it depends on machine state (flags, a lane condition, a conditional branch);
+ * rules see conditional events like the others unless a pattern asks for them.
  *
  * Distances: instruction j is `d` after instruction i when j is reached from i by d steps of the control
  * flow.  The program check assumes straight-line fall-through plus the taken edges of branches whose target
@@ -19,7 +20,7 @@
  * check uses the exact issue order.
  *
  * Patterns may test the op behind an event (`attr(float)` in an `if`): each event carries the op issued in
- * its slot (`op`, set by the generated code; -1 for the format's own semantics and START).
+ * its slot (`op`, set by the generated code; -1 for the format's own semantics, START and END).
  */
 #ifndef TSR_VALIDATE_H
 #define TSR_VALIDATE_H
@@ -53,6 +54,12 @@ enum tsr_vkind {
                                      (and finite windows) whose second pattern the read would match as TSR_V_RSTATE,
                                      counting from the writer (docs/validate.md "Deferred reads").  The packer orders by
                                      it like a TSR_V_RLATE. */
+    TSR_V_END,                    /* the last bundle of a basic block (docs/mdl.md "Event patterns"): never listed by a
+                                     description's `events` function but added by the checks that know the control
+                                     flow: tsr_validate (a jump's or halt's last delay slot, the bundle before a
+                                     constant branch target, the program's last), the stream (the delay-slot cases,
+                                     and the program's last when told: tsr_vstream_step_last), the packer (the last
+                                     bundle of each block it forms) */
 };
 #define TSR_V_FWDWIN(lo, hi, commit) ((int64_t)(lo) | (int64_t)(hi) << 8 | (int64_t)((commit) ? 1 : 0) << 16)
 #define TSR_V_NOVAL INT64_MIN
@@ -64,7 +71,7 @@ enum tsr_vkind {
 struct tsr_vev {
     uint8_t kind;     /* enum tsr_vkind */
     uint8_t cond;     /* 1: conditional */
-    int16_t slot;     /* the slot whose op (or commit) caused it; -1: the format's own semantics, START */
+    int16_t slot;     /* the slot whose op (or commit) caused it; -1: the format's own semantics, START, END */
     int16_t delay;    /* JUMP, HALT */
     int16_t link;     /* USE: index of the access event (space read/write) it comes with, -1 if none */
     int32_t id;
@@ -236,9 +243,9 @@ int tsr_validate_diag(const struct tsr_vdesc *desc, const uint32_t *w, size_t n,
 
 /* For a scheduler (the packer): checks the bundle b[0] against the rules and resources, with b[1..len-1] the
  * bundles issued 1..len-1 instructions before it on the one path considered (len <= TSR_V_MAXDIST + 1; a
- * shorter history means nothing is known before; no START is assumed: add it to b[0] for a program's first
- * bundle).  An open window sees only this history.  Only violations that b[0] completes are reported (`at` =
- * 0, `other` = the distance back).  fn may be NULL.  Returns the number of violations. */
+ * shorter history means nothing is known before; no START or END is assumed: add START to b[0] for a program's
+ * first bundle, END to a block's last).  An open window sees only this history.  Only violations that b[0]
+ * completes are reported (`at` = 0, `other` = the distance back).  fn may be NULL.  Returns the number of violations. */
 size_t tsr_validate_hist(const struct tsr_vdesc *desc, const struct tsr_vbundle *const *b, int len,
                          tsr_vreport_fn fn, void *ctx);
 
@@ -269,12 +276,18 @@ void tsr_vstream_free(struct tsr_vstream *s);
 void tsr_vstream_reset(struct tsr_vstream *s);
 /* Checks the bundle at w, issued at byte address pc after those stepped before; calls fn for each
  * violation it completes (`at`/`other` count bundles stepped since the reset).  Returns the number of
- * violations. */
+ * violations.  The bundle gets the END event when it is the last delay slot of a jump or halt stepped before
+ * (or is itself one without delay slots): in issue order, that is all a stream knows of blocks. */
 size_t tsr_vstream_step(struct tsr_vstream *s, const uint32_t *w, uint32_t pc, tsr_vreport_fn fn, void *ctx);
-/* For a simulator: steps the bundle it is about to issue (or has issued) at pc and reports each violation
- * through tsr_sim_hazard on ctl (runtime/sim/sim.h) as "hazard: rule NAME at 0x...: text" (resources: "resource
- * NAME ...").  Returns 0 (no violation, or TSR_SIM_F_HAZARD_WARN set) or TSR_SIM_HAZARD. */
+/* The same; last: the bundle is the program's last instruction, which ends a block too (as tsr_validate has it;
+ * a simulator knows its program). */
+size_t tsr_vstream_step_last(struct tsr_vstream *s, const uint32_t *w, uint32_t pc, bool last, tsr_vreport_fn fn,
+                             void *ctx);
+/* For a simulator: steps the bundle it is about to issue (or has issued) at pc (last: the program's last
+ * instruction, tsr_vstream_step_last) and reports each violation through tsr_sim_hazard on ctl
+ * (runtime/sim/sim.h) as "hazard: rule NAME at 0x...: text" (resources: "resource NAME ...").  Returns 0 (no
+ * violation, or TSR_SIM_F_HAZARD_WARN set) or TSR_SIM_HAZARD. */
 struct tsr_sim_ctl;
-int tsr_vstream_sim(struct tsr_vstream *s, struct tsr_sim_ctl *ctl, const uint32_t *w, uint32_t pc);
+int tsr_vstream_sim(struct tsr_vstream *s, struct tsr_sim_ctl *ctl, const uint32_t *w, uint32_t pc, bool last);
 
 #endif

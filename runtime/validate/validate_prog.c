@@ -20,10 +20,10 @@
  * bundle and the taken edges, a few per branch), then each bundle is checked against the paths back from it
  * with the bundles decoded again on demand: those of the last RING instructions from a ring, the others (the
  * sources of taken edges and what precedes them) into one scratch bundle per path depth, with a memo of
- * MEMO bundles (below) for the rule checks.  Memory besides the words: n / 4 bytes (fall-through and edge-target
- * bits), 24 bytes per taken edge, RING + lookback + 2 bundles and the memo (about 3 MB for the largest description, of which
- * only the entries used are touched: a small program does not pay for zeroing it), and 10 bytes per
- * instruction for each open window's data flow (4 more while it runs). */
+ * MEMO bundles (below) for the rule checks.  Memory besides the words: 3n / 8 bytes (fall-through, edge-target
+ * and block-end bits), 24 bytes per taken edge, RING + lookback + 2 bundles and the memo (about 3 MB for the
+ * largest description, of which only the entries used are touched: a small program does not pay for zeroing it),
+ * and 10 bytes per instruction for each open window's data flow (4 more while it runs). */
 #define MAX_PATHS 4096                 /* paths checked back from one bundle */
 #define RING 128                       /* decoded bundles kept behind the one checked (> TSR_V_MAXDIST + 1) */
 #define ALL 2048                       /* a program of at most ALL bundles keeps them all, decoded once (5 MB) */
@@ -37,6 +37,8 @@ struct prog {
     unsigned nf;
     unsigned char *ft;                 /* bit i: i falls through to i + 1 */
     unsigned char *tgt;                /* bit i: some taken edge goes to i */
+    unsigned char *endb;               /* bit i: i ends a basic block (TSR_V_END); NULL while the control-flow pass
+                                          runs, which finds them */
     struct tedge *E;                   /* taken edges by target (then by their order in the program) */
     size_t nedge;
     struct tsr_vbundle *ring;          /* bundle i at ring[i % RING] while i is among the last RING checked; with
@@ -162,6 +164,8 @@ static void decode(const struct prog *P, size_t i, struct tsr_vbundle *b)
     P->D->events(P->w + i * P->D->nwords, (uint32_t)(P->base + i * P->D->pc_step), b);
     if (i == 0)
         tsr_vb_add(b, TSR_V_START, -1, 1, 0, 0);
+    if (P->endb && P->endb[i / 8] >> (i % 8) & 1)
+        tsr_vb_add(b, TSR_V_END, -1, 1, 0, 0);
 }
 
 static bool falls(const struct prog *P, size_t i)
@@ -356,7 +360,8 @@ size_t tsr_validate(const struct tsr_vdesc *D, const uint32_t *w, size_t n, uint
     struct ctx c = { D, fn, fctx, 0, NULL, 0, 0, NULL, 0, false };
     if (!n)
         return 0;
-    struct prog P = { D, w, n, base, D->nfields ? D->nfields : 1, NULL, NULL, NULL, 0, NULL, NULL, NULL, false };
+    struct prog P = { D, w, n, base, D->nfields ? D->nfields : 1, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL,
+                      false };
     int depths = (D->lookback < TSR_V_MAXDIST ? D->lookback : TSR_V_MAXDIST) + 2;
     /* the memo's entries are initialised when first used (mused: their bits); a bundle of the ring is read only
      * after it is decoded (decode sets what the rules read) */
@@ -372,6 +377,10 @@ size_t tsr_validate(const struct tsr_vdesc *D, const uint32_t *w, size_t n, uint
     for (size_t i = 0; i + 1 < n; i++)
         P.ft[i / 8] |= (unsigned char)(1u << (i % 8));
     P.tgt = vld_xcalloc(n / 8 + 1, 1);
+    /* the ends of basic blocks: a jump's or halt's last delay slot (whether it may be taken or not), the
+     * instruction before a taken edge's target, the program's last */
+    unsigned char *endb = vld_xcalloc(n / 8 + 1, 1);
+    endb[(n - 1) / 8] |= (unsigned char)(1u << ((n - 1) % 8));
     size_t capedge = 0;
     struct tsr_vbundle *b = &P.scratch[0];   /* (with all: ring[i]) */
     int nopen = 0;   /* open windows (openr: their rules): which bundles hold an A of each (its flow's start) */
@@ -398,6 +407,7 @@ size_t tsr_validate(const struct tsr_vdesc *D, const uint32_t *w, size_t n, uint
             size_t last = i + (size_t)(e->delay > 0 ? e->delay : 0);
             if (last >= n)
                 continue;
+            endb[last / 8] |= (unsigned char)(1u << (last % 8));
             if (!e->cond)
                 P.ft[last / 8] &= (unsigned char)~(1u << (last % 8));
             if (e->kind != TSR_V_JUMP || e->val < 0 || (uint64_t)e->val < base ||
@@ -420,6 +430,24 @@ size_t tsr_validate(const struct tsr_vdesc *D, const uint32_t *w, size_t n, uint
     }
     if (P.nedge)
         qsort(P.E, P.nedge, sizeof *P.E, cmp_tedge);
+    for (size_t q = 0; q < P.nedge; q++)
+        if (P.E[q].to > 0)
+            endb[(P.E[q].to - 1) / 8] |= (unsigned char)(1u << ((P.E[q].to - 1) % 8));
+    P.endb = endb;   /* decode adds END from now on; the bundles the pass kept (all) and the open windows' starts
+                        (A patterns that may match END) are brought up to date */
+    for (size_t i = 0; i < n; i++) {
+        if (!(endb[i / 8] >> (i % 8) & 1))
+            continue;
+        if (P.all)
+            tsr_vb_add(&P.ring[i], TSR_V_END, -1, 1, 0, 0);
+        if (!nopen)
+            continue;
+        const struct tsr_vbundle *eb = P.all ? &P.ring[i] : &P.scratch[0];
+        if (!P.all)
+            decode(&P, i, &P.scratch[0]);
+        for (int k = 0; k < nopen; k++)
+            F[k].dist[i] = vld_first_match(eb, D->rules[openr[k]].pat[0], -1) >= 0 ? 0 : -1;
+    }
     struct memo *M = vm->M;
     uint64_t *mf = vm->mf, *mused = vm->mused;
     /* open windows: one data flow per rule, from the A bundles the control-flow pass found */
@@ -493,6 +521,7 @@ size_t tsr_validate(const struct tsr_vdesc *D, const uint32_t *w, size_t n, uint
     free(P.E);
     free(P.ft);
     free(P.tgt);
+    free(endb);
     free(openr);
 
     free(c.seen);
