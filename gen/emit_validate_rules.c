@@ -194,9 +194,46 @@ static int rule_lookback(const struct mdl_rule *r)
     return 0;
 }
 
+/* (X6, the packer's value names: docs/pack.md "Values through forwards") The source text of each forward read an
+ * operand alternative makes with a literal template: `"^m0@1" when m == 18 read res[2]@1` gives { res, 2, 1,
+ * "^m0@1" }.  Alternatives with holes or a computed element are left out; each (forward, element, age, text)
+ * once.  Emits v_fwd_texts and returns its length. */
+static int fwd_texts(struct vg *g)
+{
+    const struct mdl_model *m = g->m;
+    struct tsr_buf seen = {0};
+    int n = 0;
+    for (int o = 0; o < m->nopnds; o++)
+        for (int a = 0; a < m->opnds[o].nalt; a++) {
+            const struct mdl_opnd_alt *A = &m->opnds[o].alt[a];
+            const struct mdl_expr *r = A->read;
+            if (!r || r->kind != MDL_E_FWD || (r->a[0] && r->a[0]->kind != MDL_E_INT) || A->tmpl.nparts != 1 ||
+                A->tmpl.parts[0].kind != MDL_TP_TEXT || !A->tmpl.parts[0].text || !A->tmpl.parts[0].text[0])
+                continue;
+            char key[512];
+            snprintf(key, sizeof key, "\n%d %d %d %s\n", r->index, r->a[0] ? (int)r->a[0]->ival : 0, (int)r->ival,
+                     A->tmpl.parts[0].text);
+            if (seen.data && strstr(seen.data, key))
+                continue;
+            tsr_buf_puts(&seen, key);
+            if (!n)
+                vg_line(g, "static const struct tsr_vfwdtext v_fwd_texts[] = {");
+            struct tsr_buf t = {0};
+            gen_cstring(&t, A->tmpl.parts[0].text);
+            vg_line(g, "    { %d, %d, %d, %s },", r->index, r->a[0] ? (int)r->a[0]->ival : 0, (int)r->ival, t.data);
+            tsr_buf_free(&t);
+            n++;
+        }
+    if (n)
+        vg_line(g, "};");
+    tsr_buf_free(&seen);
+    return n;
+}
+
 void vg_rules(struct vg *g, const char *lo)
 {
     const struct mdl_model *m = g->m;
+    int nfwdtexts = 0;
     /* rules (conditions over fields only) */
     g->ndef = 0;
     int lookback = 0, nrules = 0;
@@ -317,6 +354,7 @@ void vg_rules(struct vg *g, const char *lo)
         for (int f = 0; f < m->nfwds; f++)
             vg_line(g, "    %d,", m->fwds[f].count);
         vg_line(g, "};");
+        nfwdtexts = fwd_texts(g);
     }
     vg_blank(g);
     vg_line(g, "const struct tsr_vdesc %s_vdesc = {", lo);
@@ -330,6 +368,8 @@ void vg_rules(struct vg *g, const char *lo)
     vg_line(g, "    .op_names = v_op_names, .slot_names = v_slot_names,");
     if (m->nfwds)
         vg_line(g, "    .nfwds = %d, .fwd_names = v_fwd_names, .fwd_count = v_fwd_count,", m->nfwds);
+    if (nfwdtexts)
+        vg_line(g, "    .nfwdtexts = %d, .fwdtexts = v_fwd_texts,", nfwdtexts);
     vg_line(g, "};");
     vg_blank(g);
     vg_line(g, "int %s_validate(const uint32_t *w, size_t n, uint64_t base, struct tsr_diag *d, const char *path)", lo);

@@ -336,6 +336,8 @@ int tsr_pack_text_effort(const struct tsr_target *t, const char *path, const cha
 {
     if (tsr_pack_target_ok(t, path, d))
         return -1;
+    if (t->vdesc && t->vdesc->nfwdtexts && tsr_pack_has_names(text, len))   /* values named, not aged */
+        return tsr_pack_route(t, path, text, len, out, st, d);
     struct label *labels;
     int nlabels;
     struct tsr_buf dirs = { 0 };

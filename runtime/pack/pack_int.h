@@ -245,6 +245,25 @@ void tsr_pack_rt_fini(struct tsr_pack_rt *r);
  * of more than 4 words.) */
 bool tsr_pack_rt_known(struct tsr_pack_rt *r, const uint32_t *w);
 
+/* pack_names.c (docs/pack.md "Values through forwards"): the literal source text that reads element elem of
+ * forward fwd at age age (the description's fwdtexts), or NULL. */
+const char *tsr_pack_fwd_text(const struct tsr_vdesc *D, int fwd, int elem, int age);
+/* May a source token start at s[at] / end before s[at] (what stands before and after it)? */
+bool tsr_pack_tok_before(const char *s, size_t at);
+bool tsr_pack_tok_after(const char *s, size_t at);
+/* pack_names.c: appends to out the unbundled program whose instruction i's lines (labels, `    op` lines) are
+ * ib[i], with value names: each source that reads a forwarded value at age A >= 1 becomes `%K`, the name of the
+ * operation of the instruction A back that writes the element (no label in between), and that operation is
+ * written `%K: op`.  Reads of elements the description gives no literal text for stay as they are. */
+void tsr_pack_name_values(const struct tsr_target *t, struct tsr_buf *ib, size_t n, struct tsr_buf *out);
+/* pack_route.c: does the program text (len bytes) define a value name (a line `%K: op`)? */
+bool tsr_pack_has_names(const char *text, size_t len);
+/* pack_route.c: packs a straight-line program with value names (docs/pack.md "Values through forwards"): routes
+ * each value to its readers through the forwards' ages, inserting `move` ops where a reader must be later, and
+ * appends the bundled text to out.  Returns 0, or -1 with `path:line:col: error: ...` through d. */
+int tsr_pack_route(const struct tsr_target *t, const char *path, const char *text, size_t len, struct tsr_buf *out,
+                   struct tsr_pack_stats *st, struct tsr_diag *d);
+
 /* pack.c */
 char *tsr_pack_canon(const struct tsr_target *t, const uint32_t *w, char **full);
 

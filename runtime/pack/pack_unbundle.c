@@ -184,8 +184,13 @@ static int split_bundle(const struct tsr_target *t, const char *text, struct tsr
                 struct tsr_buf pb = { 0 };
                 for (int q = 0; q < pos; q++) {
                     const char *idle = tsr_pack_idle_at(t, format, (unsigned)q);
-                    if (!idle) {
+                    if (!idle && tsr_pack_idle_bundle(t)) {
                         bad = true;
+                        break;
+                    }
+                    if (!idle || !*idle) {   /* a target whose idle ops print nothing (its ops name their slots):
+                                              * no text keeps a position, the part stands alone */
+                        tsr_buf_clear(&pb);
                         break;
                     }
                     tsr_buf_puts(&pb, idle);
@@ -369,12 +374,16 @@ static int unbundle(const struct tsr_target *t, const char *path, const uint32_t
     unsigned np = 0;
     int rc = 0;
     size_t nw = t->nwords;
+    /* a target whose sources name forwarded values by age: each instruction's operations are collected, then
+     * written with value names (pack_names.c, docs/pack.md "Values through forwards") */
+    struct tsr_buf *ib = t->vdesc && t->vdesc->nfwdtexts > 0 ? calloc(n + 1, sizeof *ib) : NULL;
     bool *done = calloc(n + 1, 1);
     for (size_t i = 0; i < n && !rc; i++) {
         if (done[i])
             continue;
+        struct tsr_buf *dst = ib ? &ib[i] : out;   /* (with value names: per instruction, named below) */
         if (ilabels[i])
-            tsr_buf_puts(out, ilabels[i]);
+            tsr_buf_puts(dst, ilabels[i]);
         struct tsr_pack_ev ci = { 0 };
         tsr_pack_ev_init(t, w + i * nw, &ci);
         tsr_pack_ev_free(&ci);
@@ -404,7 +413,7 @@ static int unbundle(const struct tsr_target *t, const char *path, const uint32_t
                 if (!pin && !t->assemble_one(p, l, 0, sw, NULL, 0))
                     cw = sw;
             }
-            tsr_buf_append(out, sb.data, sb.len);
+            tsr_buf_append(dst, sb.data, sb.len);
             tsr_buf_free(&sb);
             /* A delay slot runs after the control operation has read its operands (the flags a branch
              * tests, its target).  Each of its operations that does not depend on it, nor on an earlier one kept
@@ -449,7 +458,7 @@ static int unbundle(const struct tsr_target *t, const char *path, const uint32_t
                         if (nkept < MAXKEPT)   /* (past MAXKEPT, every later operation stays too) */
                             memcpy(kept[nkept++], opw, nw * sizeof *opw);
                     } else {
-                        tsr_buf_append(out, lp, len);
+                        tsr_buf_append(dst, lp, len);
                     }
                     o += len;
                 }
@@ -457,10 +466,10 @@ static int unbundle(const struct tsr_target *t, const char *path, const uint32_t
             }
             if (!rc) {
                 if (ctext)
-                    tsr_buf_puts(out, ctext);
+                    tsr_buf_puts(dst, ctext);
                 else
-                    tsr_buf_printf(out, "    %s\n", itext[i]);
-                tsr_buf_append(out, after.data, after.len);
+                    tsr_buf_printf(dst, "    %s\n", itext[i]);
+                tsr_buf_append(dst, after.data, after.len);
             }
             tsr_buf_free(&after);
             free(ctext);
@@ -468,8 +477,15 @@ static int unbundle(const struct tsr_target *t, const char *path, const uint32_t
                 break;
             continue;
         }
-        split_bundle(t, itext[i], out, &pin);
+        split_bundle(t, itext[i], dst, &pin);
         np += pin;
+    }
+    if (ib) {
+        if (!rc)
+            tsr_pack_name_values(t, ib, n, out);
+        for (size_t i = 0; i < n; i++)
+            tsr_buf_free(&ib[i]);
+        free(ib);
     }
     if (pinned)
         *pinned = np;

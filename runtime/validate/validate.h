@@ -180,6 +180,8 @@ struct tsr_vrule {
     int lo, hi;                 /* LATENCY: min, max (-1: none); WINDOW: lo..hi (hi TSR_V_OPEN: open) */
 };
 struct tsr_vresource { const char *name, *ref; int count; };
+/* (X6) One literal source text of a forward read: element elem of forward fwd at age age (struct tsr_vdesc). */
+struct tsr_vfwdtext { int fwd, elem, age; const char *text; };
 
 /* The generated part of a target's validator (<t>_validate.c: `const struct tsr_vdesc <t>_vdesc`). */
 struct tsr_vdesc {
@@ -206,6 +208,10 @@ struct tsr_vdesc {
     int nfwds;
     const char *const *fwd_names;
     const int *fwd_count;
+    /* (X6) the source texts of forward reads that an operand alternative writes literally (`^m0@1` reads res[2]
+     * at age 1), for the packer's value names (docs/pack.md "Values through forwards"); 0 / NULL: none */
+    int nfwdtexts;
+    const struct tsr_vfwdtext *fwdtexts;
 };
 
 /* One violation.  rule >= 0: index into desc->rules; rule < 0: resource -1 - rule.  `at` is the bundle that

@@ -1,0 +1,197 @@
+/* Value names (docs/pack.md "Values through forwards"): an operation whose source reads a forwarded value by its
+ * age (`^m0@1`: what the unit produced one instruction ago) is written, unbundled, with the producing operation's
+ * name instead (`%12`), and the producer with the name in front (`%12: mul.m0 t[0].x a0.x`).  The texts of the
+ * reads are the description's (struct tsr_vdesc.fwdtexts: operand alternatives with a literal template); which
+ * element an operation writes and reads, at which age, are its events alone.  Nothing here names a target. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pack_int.h"
+#include "fileout.h"
+#include "target.h"
+
+const char *tsr_pack_fwd_text(const struct tsr_vdesc *D, int fwd, int elem, int age)
+{
+    for (int i = 0; i < D->nfwdtexts; i++)
+        if (D->fwdtexts[i].fwd == fwd && D->fwdtexts[i].elem == elem && D->fwdtexts[i].age == age)
+            return D->fwdtexts[i].text;
+    return NULL;
+}
+
+bool tsr_pack_tok_before(const char *s, size_t at)
+{
+    return at == 0 || strchr(" \t,-([|", s[at - 1]) != NULL;
+}
+
+bool tsr_pack_tok_after(const char *s, size_t at)
+{
+    return s[at] == 0 || strchr(" \t,;)]}\n", s[at]) != NULL;
+}
+
+/* One operation line of the unbundled output. */
+struct nline {
+    size_t instr;           /* its instruction */
+    char *text;             /* the operation (no indentation, no newline); NULL: a label or other line, kept */
+    char *raw;              /* a kept line as it was (with its newline) */
+    bool delay;             /* written `.delay` */
+    int name;               /* its value name (1 + its index among the operations), 0: none given */
+    struct tsr_pack_ev ev;  /* its events alone (vb NULL: it does not assemble alone) */
+};
+
+/* Replaces in *text every token equal to from (bounded as a source: tsr_pack_tok_before/after) by to. */
+static bool replace_tok(char **text, const char *from, const char *to)
+{
+    size_t fl = strlen(from);
+    struct tsr_buf b = { 0 };
+    bool any = false;
+    const char *s = *text;
+    for (size_t i = 0; s[i];) {
+        if (!strncmp(s + i, from, fl) && tsr_pack_tok_before(s, i) && tsr_pack_tok_after(s, i + fl)) {
+            tsr_buf_puts(&b, to);
+            i += fl;
+            any = true;
+        } else {
+            tsr_buf_append(&b, s + i, 1);
+            i++;
+        }
+    }
+    if (any) {
+        free(*text);
+        *text = strdup(b.data);
+    }
+    tsr_buf_free(&b);
+    return any;
+}
+
+void tsr_pack_name_values(const struct tsr_target *t, struct tsr_buf *ib, size_t n, struct tsr_buf *out)
+{
+    const struct tsr_vdesc *D = t->vdesc;
+    struct nline *L = NULL;
+    size_t nl = 0, cap = 0;
+    size_t *first = calloc(n + 2, sizeof *first);   /* instruction i's lines: first[i] .. first[i + 1] - 1 */
+    bool *label = calloc(n + 1, sizeof *label);     /* instruction i starts with a label (a block starts there) */
+    for (size_t i = 0; i < n; i++) {
+        first[i] = nl;
+        const char *p = ib[i].data ? ib[i].data : "";
+        while (*p) {
+            const char *e = strchr(p, '\n');
+            size_t len = e ? (size_t)(e - p) : strlen(p);
+            if (nl == cap) {
+                cap = cap ? 2 * cap : 64;
+                L = realloc(L, cap * sizeof *L);
+                if (!L)
+                    abort();
+            }
+            struct nline *x = &L[nl++];
+            memset(x, 0, sizeof *x);
+            x->instr = i;
+            if (len > 4 && !memcmp(p, "    ", 4)) {
+                const char *op = p + 4;
+                size_t ol = len - 4;
+                if (ol > 7 && !memcmp(op, ".delay ", 7)) {
+                    x->delay = true;
+                    op += 7;
+                    ol -= 7;
+                }
+                x->text = strndup(op, ol);
+                /* a group kept whole (its parts write lanes of one element: masked stores) holds one value per
+                 * part: its parts are written one a line when each assembles alone, so that each has a name */
+                char *sep = x->delay ? NULL : strstr(x->text, "; ");
+                bool split = sep && !strchr(x->text, '{');
+                for (char *q = x->text; split && q;) {
+                    char *e2 = strstr(q, "; ");
+                    size_t pl = e2 ? (size_t)(e2 - q) : strlen(q);
+                    uint32_t pw[TSR_PACK_MAX_NWORDS];
+                    split = !t->assemble_one(q, pl, 0, pw, NULL, 0);
+                    q = e2 ? e2 + 2 : NULL;
+                }
+                if (split) {
+                    char *all = x->text;
+                    nl--;
+                    for (char *q = all; q;) {
+                        char *e2 = strstr(q, "; ");
+                        size_t pl = e2 ? (size_t)(e2 - q) : strlen(q);
+                        if (nl == cap) {
+                            cap = 2 * cap;
+                            L = realloc(L, cap * sizeof *L);
+                            if (!L)
+                                abort();
+                        }
+                        struct nline *y = &L[nl++];
+                        memset(y, 0, sizeof *y);
+                        y->instr = i;
+                        y->text = strndup(q, pl);
+                        uint32_t pw[TSR_PACK_MAX_NWORDS];
+                        if (!t->assemble_one(y->text, pl, 0, pw, NULL, 0))
+                            tsr_pack_ev_events(t, pw, &y->ev);
+                        q = e2 ? e2 + 2 : NULL;
+                    }
+                    free(all);
+                    p = e ? e + 1 : p + len;
+                    continue;
+                }
+                uint32_t w[TSR_PACK_MAX_NWORDS];
+                if (!t->assemble_one(x->text, ol, 0, w, NULL, 0))
+                    tsr_pack_ev_events(t, w, &x->ev);
+            } else {
+                x->raw = strndup(p, len + (e ? 1 : 0));
+                label[i] = true;
+            }
+            p = e ? e + 1 : p + len;
+        }
+    }
+    first[n] = nl;
+    /* each read of a forwarded value at age A >= 1, in straight-line code (no label between), names the operation
+     * of the instruction A back that writes the element */
+    for (size_t j = 0; j < nl; j++) {
+        struct nline *x = &L[j];
+        if (!x->text || !x->ev.vb)
+            continue;
+        for (int k = 0; k < x->ev.vb->nev; k++) {
+            const struct tsr_vev *e = &x->ev.vb->ev[k];
+            if (e->kind != TSR_V_RFWD || e->val < 1 || e->addr < 0 || (size_t)e->val > x->instr)
+                continue;
+            size_t p = x->instr - (size_t)e->val;
+            bool cut = false;
+            for (size_t q = p + 1; q <= x->instr; q++)
+                cut |= label[q];
+            const char *txt = tsr_pack_fwd_text(D, e->id, (int)e->addr, (int)e->val);
+            if (cut || !txt)
+                continue;
+            size_t prod = (size_t)-1;
+            for (size_t q = first[p]; q < first[p + 1]; q++) {
+                const struct nline *y = &L[q];
+                for (int m = 0; y->text && y->ev.vb && m < y->ev.vb->nev; m++) {
+                    const struct tsr_vev *f = &y->ev.vb->ev[m];
+                    if (f->kind == TSR_V_WFWD && f->id == e->id && f->addr == e->addr && f->slot >= 0)
+                        prod = q;
+                }
+            }
+            if (prod == (size_t)-1)
+                continue;
+            char nm[32];
+            snprintf(nm, sizeof nm, "%%%zu", prod + 1);
+            if (replace_tok(&x->text, txt, nm))
+                L[prod].name = (int)prod + 1;
+        }
+    }
+    for (size_t j = 0; j < nl; j++) {
+        struct nline *x = &L[j];
+        if (!x->text) {
+            tsr_buf_puts(out, x->raw);
+        } else {
+            tsr_buf_puts(out, "    ");
+            if (x->delay)
+                tsr_buf_puts(out, ".delay ");
+            if (x->name)
+                tsr_buf_printf(out, "%%%d: ", x->name);
+            tsr_buf_printf(out, "%s\n", x->text);
+        }
+        free(x->text);
+        free(x->raw);
+        tsr_pack_ev_free(&x->ev);
+    }
+    free(L);
+    free(first);
+    free(label);
+}
