@@ -19,7 +19,9 @@
  *          from each of them, as text; the assembly sources (`*.qasm`, `*.s`, `*.asm`, the names
  *          `tessera asm` takes for assembly): their lines not seen before, TEXT_LINES to a seed;
  *   sim    the same instructions as inputs of mdl_diffsim_one (mdl/diffsim.h; see sim_seed): one bundle,
- *          and four bundles (the instruction and the 3 after it) with recent writes for the hazard checks.
+ *          and four bundles (the instruction and the 3 after it) with recent writes for the hazard checks;
+ *   repack the same instructions, each with the REPACK_RUN - 1 after it, and the last REPACK_RUN instructions of
+ *          each program (its end), as programs of fuzz_repack (see repack_seed).
  * Files are named <t>-<what>[-<n>], with no timestamps: the output depends only on the inputs.
  * OUTDIR/index.txt lists every seed with its size and source.  Everything is written into OUTDIR.tmp,
  * which then replaces OUTDIR, so a failed run leaves the previous seeds (or none), never a part.
@@ -42,6 +44,8 @@
  * as that many words (a 1 KB piece some 30 ms): small pieces keep the fuzzer's start quick. */
 #define DIS_CHUNK 8
 #define TEXT_LINES 32
+/* Instructions of a fuzz_repack seed: a piece of a corpus program, packed and simulated on every run. */
+#define REPACK_RUN 12
 /* Declarations of a description that get variants (the QPU's has 239). */
 #define MAX_DECLS 4096
 /* Directory levels read below CORPUS/<t>/ (a guard against symbolic link loops). */
@@ -415,10 +419,29 @@ static void sim_seed(struct out *o, const struct tsr_target *t, int ti, const ch
 	seed(o, "sim", name, ti, run, 9 + wbytes, src);
 }
 
-/* Seeds from one program (n instructions at w) of file path: codec, asm and sim seeds for each
- * instruction of a new shape, and its disassembly in pieces for asm. */
+/* A fuzz_repack input (fuzz/fuzz_repack.c) for the nb instructions at w: 4 seed bytes of the initial state (a
+ * hash of the words), then each instruction as a literal item: the control byte 0 and its words. */
+static void repack_seed(struct out *o, const struct tsr_target *t, int ti, const char *name, const uint32_t *w,
+			size_t nb, const char *src)
+{
+	unsigned char run[4 + REPACK_RUN * (1 + 4 * 8)];
+	size_t wbytes = t->nwords * 4, len = 4;
+	uint64_t h = fnv1a(w, nb * wbytes);
+	for (int k = 0; k < 4; k++)
+		run[k] = (unsigned char)(h >> (56 - 8 * k));
+	for (size_t i = 0; i < nb; i++) {
+		run[len++] = 0;
+		memcpy(run + len, w + i * t->nwords, wbytes);
+		len += wbytes;
+	}
+	seed(o, "repack", name, ti, run, len, src);
+}
+
+/* Seeds from one program (n instructions at w) of file path: codec, asm, sim and repack seeds for each
+ * instruction of a new shape (sh: the shapes seen), its disassembly in pieces for asm, and its last instructions
+ * for repack unless they were a seed already (ends: their hashes). */
 static void program_seeds(struct out *o, const struct tsr_target *t, int ti, const char *path,
-			  const struct tsr_words *p, struct keyset *sh)
+			  const struct tsr_words *p, struct keyset *sh, struct keyset *ends)
 {
 	char base[256], name[512];
 	base_name(path, base, sizeof base);
@@ -456,7 +479,20 @@ static void program_seeds(struct out *o, const struct tsr_target *t, int ti, con
 			snprintf(name, sizeof name, "%s-%s-%zu-run", t->name, base, i);
 			snprintf(src, sizeof src, "%s instructions %zu-%zu", path, i, i + nb - 1);
 			sim_seed(o, t, ti, name, w, nb, 0x10, src);
+			nb = p->count - i < REPACK_RUN ? p->count - i : REPACK_RUN;
+			snprintf(name, sizeof name, "%s-%s-%zu", t->name, base, i);
+			snprintf(src, sizeof src, "%s instructions %zu-%zu", path, i, i + nb - 1);
+			repack_seed(o, t, ti, name, w, nb, src);
 		}
+	}
+	size_t nb = p->count < REPACK_RUN ? p->count : REPACK_RUN, i = p->count - nb;
+	uint64_t h = nb ? fnv1a(tsr_words_at(p, i), nb * wbytes) : 0;
+	unsigned hk[2] = { (unsigned)h, (unsigned)(h >> 32) };
+	if (nb && t->nwords <= 8 && keyset_add(ends, hk)) {   /* the program's end (once: a .hex and its .bin) */
+		char src[600];
+		snprintf(name, sizeof name, "%s-%s-end", t->name, base);
+		snprintf(src, sizeof src, "%s instructions %zu-%zu", path, i, p->count - 1);
+		repack_seed(o, t, ti, name, tsr_words_at(p, i), nb, src);
 	}
 	tsr_buf_free(&text);
 	free(inst);
@@ -530,7 +566,7 @@ static int corpus_seeds(struct out *o, const char *corpus, const struct tsr_targ
 	int rc = 0;
 	struct strlist files = { 0 };
 	rc = corpus_part_files(corpus, t->name, &files);
-	struct keyset sh = { 1 + t->nslots, 0, 0, NULL, NULL }, lines = { 2, 0, 0, NULL, NULL };
+	struct keyset sh = { 1 + t->nslots, 0, 0, NULL, NULL }, lines = { 2, 0, 0, NULL, NULL }, ends = lines;
 	for (size_t i = 0; i < files.n && !rc; i++) {
 		const char *f = files.v[i];
 		const char *rel = f + strlen(corpus) + 1;
@@ -542,7 +578,7 @@ static int corpus_seeds(struct out *o, const char *corpus, const struct tsr_targ
 			tsr_words_init(&p, t->word_bits);
 			p.msw_first = t->word_msw_first;   /* the files' word order (docs/mdl.md X10) */
 			if (tsr_words_read(&p, f, ends_with(f, ".hex") ? TSR_WORDS_HEX : TSR_WORDS_BIN, &quiet) == 0)
-				program_seeds(o, t, ti, rel, &p, &sh);
+				program_seeds(o, t, ti, rel, &p, &sh, &ends);
 			else
 				fprintf(stderr, "seedgen: note: %s: not %s instructions; skipped\n", rel, t->name);
 			tsr_words_free(&p);
@@ -557,6 +593,8 @@ static int corpus_seeds(struct out *o, const char *corpus, const struct tsr_targ
 	}
 	free(lines.keys);
 	free(lines.used);
+	free(ends.keys);
+	free(ends.used);
 	free(sh.keys);
 	free(sh.used);
 	strlist_free(&files);

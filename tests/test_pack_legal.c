@@ -152,3 +152,26 @@ Test(pack_legal, pretest_refuses_only_what_the_assembler_refuses, .timeout = 600
     pack_both("packgen", ops.data, ops.len, false, true);
     tsr_buf_free(&ops);
 }
+
+/* The first part the pre-test is asked about (in this test's own process) is one whose paths are not listed (it
+ * carries field overrides): its entry was made by copying from the scratch arrays, not allocated yet, a memcpy
+ * from NULL that UBSan reports (found by fuzz/fuzz_repack.c).  The program packs into one bundle of both parts,
+ * which assembles and validates. */
+Test(pack_legal, first_part_without_paths)
+{
+    static const char src[] = "    ftoi.never tmu_noswap, r0 {raddr_a=0x1c, raddr_b=3}\n"
+                              "    nop; v8subs.never rb0, r0, r0 {raddr_a=0x1c, raddr_b=3}\n";
+    struct tsr_buf out = { 0 };
+    struct tsr_diag d;
+    tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
+    cr_assert_eq(tsr_pack_text(&qpu_target, "overrides.s", src, strlen(src), &out, NULL, &d), 0, "%s",
+                 d.count ? d.entries[0].text : "");
+    struct tsr_words w;
+    tsr_words_init(&w, qpu_target.word_bits);
+    cr_assert_eq(qpu_target.assemble("packed", out.data, out.len, &w, &d), 0, "%s", out.data);
+    cr_expect_eq(w.count, 1, "%s", out.data);
+    cr_expect_eq(qpu_target.validate(w.w, w.count, 0, &d, "packed"), 0, "%s", out.data);
+    tsr_words_free(&w);
+    tsr_buf_free(&out);
+    tsr_diag_fini(&d);
+}

@@ -234,3 +234,35 @@ Test(tegra_pack, counts_against_grate, .timeout = 600)
 	cr_expect_eq(packed, (unsigned)nprogs);
 	cr_expect_leq(tot_ours, tot_grate);
 }
+
+/* A bundle whose EXEC part saturates both ops' results and exports to an index relative to A0.x: the part reads
+ * A0, so it is no pure modifier, and split off alone it took the saturation away from the ops (found by
+ * fuzz/fuzz_repack.c: the unbundled and re-packed program left r3.z and r0.z unsaturated).  The unbundler must
+ * keep such a bundle whole; whatever it writes must pack to a program that computes what the original computes. */
+Test(tegra_pack, unbundle_keeps_an_exec_part_that_saturates)
+{
+	const struct tsr_target *t = tegra();
+	static const char src[] =
+		"EXEC(export[A0.x + 31]=scalar)(saturate)(cr=0)(p.xyzw) DP3v r3.**z*, r4.xyzw, c[3].xyzw "
+		"RCPs r0.**z*, c[3].wwww;\n"
+		"EXEC_END(export[0]=vector)(cr=0)(p.xyzw) MOVv r63.xy**, a[1].xyzw;\n";
+	struct tsr_diag d;
+	tsr_diag_init(&d, TSR_DIAG_PRINT, stderr);
+	struct tsr_words ow, pw;
+	tsr_words_init(&ow, t->word_bits);
+	tsr_words_init(&pw, t->word_bits);
+	cr_assert_eq(t->assemble("saturate.s", src, strlen(src), &ow, &d), 0);
+	cr_assert_eq(ow.count, 2);
+	struct tsr_buf ops = { 0 }, out = { 0 };
+	unsigned pinned = 0;
+	cr_assert_eq(tsr_unbundle(t, "saturate.s", ow.w, NULL, ow.count, 0, &ops, &pinned, &d), 0);
+	cr_assert_eq(tsr_pack_text(t, "unbundled", ops.data, ops.len, &out, NULL, &d), 0, "not packed:\n%s", ops.data);
+	cr_assert_eq(t->assemble("packed", out.data, out.len, &pw, &d), 0);
+	for (uint64_t seed = 1; seed <= 8; seed++)
+		same_results("saturate.s", ow.w, ow.count, pw.w, pw.count, seed);
+	tsr_buf_free(&ops);
+	tsr_buf_free(&out);
+	tsr_words_free(&ow);
+	tsr_words_free(&pw);
+	tsr_diag_fini(&d);
+}

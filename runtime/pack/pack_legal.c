@@ -112,12 +112,15 @@ static struct lent *paths_of(struct lstate *S, const char *s, size_t n)
     e->p = malloc(bytes + 1);
     if (!e->p)
         abort();
-    memcpy(e->p, o->p, o->n * sizeof *o->p);
     uint64_t *val = (uint64_t *)(void *)(e->p + o->n);   /* (paths are 8-byte aligned: a uint64_t member) */
     uint16_t *field = (uint16_t *)(void *)(val + o->nfix);
     char *text = (char *)(field + o->nfix);
-    memcpy(val, o->val, o->nfix * sizeof *val);
-    memcpy(field, o->field, o->nfix * sizeof *field);
+    if (o->n)   /* none listed: the scratch arrays may not exist yet (NULL, which memcpy must not get) */
+        memcpy(e->p, o->p, o->n * sizeof *o->p);
+    if (o->nfix) {
+        memcpy(val, o->val, o->nfix * sizeof *val);
+        memcpy(field, o->field, o->nfix * sizeof *field);
+    }
     memcpy(text, s, n);
     text[n] = 0;
     e->val = val;

@@ -143,6 +143,21 @@ static int group_modifiers(const struct tsr_target *t, const char *text, const c
     return k;
 }
 
+/* Whether the k parts, each assembled alone, side by side do what the bundle text does (tsr_pack_merge_same). */
+static bool split_same(const struct tsr_target *t, const char *text, char *const *parts, int k)
+{
+    uint32_t bw[TSR_PACK_MAX_NWORDS], pw[8][TSR_PACK_MAX_NWORDS];
+    const uint32_t *pp[8];
+    if (t->assemble_one(text, strlen(text), 0, bw, NULL, 0))
+        return false;
+    for (int i = 0; i < k; i++) {
+        if (t->assemble_one(parts[i], strlen(parts[i]), 0, pw[i], NULL, 0))
+            return false;
+        pp[i] = pw[i];
+    }
+    return tsr_pack_merge_same(t, bw, pp, k);
+}
+
 /* Splits the text of one instruction into separately assembled parts in a valid order.  Returns the
  * number of lines appended (1 = kept whole). */
 static int split_bundle(const struct tsr_target *t, const char *text, struct tsr_buf *out,
@@ -245,6 +260,11 @@ static int split_bundle(const struct tsr_target *t, const char *text, struct tsr
     }
     if (ok && k >= 2)
         k = group_modifiers(t, text, ov, format, parts, raw, rawn, rpos, info, k, &ok);
+    /* The parts must do together what the bundle does, else it stays whole: a part that changes what the others
+     * do but also reads something is no modifier() (Tegra's EXEC part with a saturation, exporting to an index
+     * that reads A0.x: alone, its saturation applies to no op, and the ops alone are not saturated). */
+    if (ok && k >= 2 && !split_same(t, text, parts, k))
+        ok = false;
     int perm[8];
     for (int i = 0; i < k; i++)
         perm[i] = i;
