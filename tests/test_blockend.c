@@ -104,6 +104,9 @@ Test(blockend, before_a_branch_without_delay_slots)
     check("L:  mov r1\n    inc\n    st r2\n    jmp L\n    inc\n    st r3; bz L\n    inc\n    inc\n    inc\n",
           "3<2 5<5");
     check("L:  mov r1\n    st r2\n    inc\n    jmp L\n", "");
+    /* a block of one instruction after it (a branch target, the program's last): the store beside the jmp is also
+     * 1 before that block's end on the path through the branch, so it is reported there too (docs/mdl.md) */
+    check("    mov r1\n    st r2; jmp L\nL:  inc\n", "1<1 2<1");
 }
 
 Test(blockend, in_delay_slots)
