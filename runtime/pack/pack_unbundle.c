@@ -261,8 +261,9 @@ static int split_bundle(const struct tsr_target *t, const char *text, struct tsr
     if (ok && k >= 2)
         k = group_modifiers(t, text, ov, format, parts, raw, rawn, rpos, info, k, &ok);
     /* The parts must do together what the bundle does, else it stays whole: a part that changes what the others
-     * do but also reads something is no modifier() (Tegra's EXEC part with a saturation, exporting to an index
-     * that reads A0.x: alone, its saturation applies to no op, and the ops alone are not saturated). */
+     * do but also reads something is no modifier() (a part that sets a saturation option for the others and
+     * exports to an index read from a register: alone, its saturation applies to no op, and the ops alone are not
+     * saturated; docs/pack.md "Unbundling"). */
     if (ok && k >= 2 && !split_same(t, text, parts, k))
         ok = false;
     int perm[8];
