@@ -82,11 +82,9 @@ static unsigned slot_bound(const struct tegra_prog *p)
 /* The simulator's state index of the regfile or state called name. */
 static int state_index(const struct tsr_sim_desc *D, const char *name)
 {
-	for (int s = 0; s < D->nstates; s++)
-		if (!strcmp(D->state_names[s], name))
-			return s;
-	cr_assert_fail("tegra has no state %s", name);
-	return -1;
+	int s = tsr_sim_find_state(D, name, strlen(name));
+	cr_assert_geq(s, 0, "tegra has no state %s", name);
+	return s;
 }
 
 static uint64_t rnd(uint64_t *x)

@@ -25,13 +25,12 @@ static const struct tsr_target *utgard(void)
     return t;
 }
 
+/* The simulator's state index of the regfile or state called name. */
 static int state_index(const struct tsr_sim_desc *D, const char *name)
 {
-    for (int s = 0; s < D->nstates; s++)
-        if (!strcmp(D->state_names[s], name))
-            return s;
-    cr_assert_fail("utgard has no state %s", name);
-    return -1;
+    int s = tsr_sim_find_state(D, name, strlen(name));
+    cr_assert_geq(s, 0, "utgard has no state %s", name);
+    return s;
 }
 
 static uint64_t rnd(uint64_t *x)

@@ -35,11 +35,9 @@ static int S_R, S_A, S_U, S_V;
 
 static int state_index(const char *name)
 {
-    for (int s = 0; s < D->nstates; s++)
-        if (!strcmp(D->state_names[s], name))
-            return s;
-    cr_assert_fail("no state '%s' in the utgard simulator", name);
-    return -1;
+    int s = tsr_sim_find_state(D, name, strlen(name));
+    cr_assert_geq(s, 0, "no state '%s' in the utgard simulator", name);
+    return s;
 }
 
 static void setup(void)

@@ -45,14 +45,6 @@ static size_t blanks(const char *s, size_t i, size_t n)
 	return i;
 }
 
-static int find_state(const struct tsr_sim_desc *D, const char *s, size_t n)
-{
-	for (int i = 0; i < D->nstates; i++)
-		if (strlen(D->state_names[i]) == n && !memcmp(D->state_names[i], s, n))
-			return i;
-	return -1;
-}
-
 static int find_space(const struct tsr_sim_desc *D, const char *s, size_t n)
 {
 	for (int i = 0; i < D->nspaces; i++)
@@ -107,7 +99,7 @@ static int parse_assign(const struct tsr_sim_desc *D, const char *s, size_t n, i
 		a->elem = addr;
 		i = blanks(s, i, n);
 	} else {
-		if (!(allow & 1) || (a->idx = find_state(D, s + nb, ne - nb)) < 0) {
+		if (!(allow & 1) || (a->idx = tsr_sim_find_state(D, s + nb, ne - nb)) < 0) {
 			*at = nb;
 			snprintf(msg, msglen, (allow & 1) ? "no state or regfile '%.*s' in this description"
 							  : "--mem takes SPACE:ADDR=VALUE, not '%.*s'", (int)(ne - nb), s + nb);
@@ -239,7 +231,7 @@ static int apply_meta(const struct tsr_sim_desc *D, void *sim, const struct tsr_
 		const struct tsr_progmeta_ent *e = &m->e[i];
 		if (!e->is_value || !e->state)
 			continue;
-		struct assign a = { .idx = find_state(D, e->state, strlen(e->state)), .elem = e->index, .comp = e->comp,
+		struct assign a = { .idx = tsr_sim_find_state(D, e->state, strlen(e->state)), .elem = e->index, .comp = e->comp,
 				    .nv = 1, .v = { e->value } };
 		int nc = a.idx < 0 ? 0 : D->state_ncomp[a.idx] > 1 ? D->state_ncomp[a.idx] : D->state_vec[a.idx] ? D->lanes : 1;
 		if (a.idx < 0 || (int64_t)e->index >= D->state_count[a.idx] || e->comp >= nc) {
@@ -407,7 +399,7 @@ int tool_sim_generic(const struct tool_opts *o, const char *path, const struct t
 	}
 	for (const char *p = o->dump; p && *p;) {
 		const char *c = strchr(p, ','), *e = c ? c : p + strlen(p);
-		int st = find_state(D, p, (size_t)(e - p));
+		int st = tsr_sim_find_state(D, p, (size_t)(e - p));
 		if (st < 0 || ndump == 64) {
 			fprintf(stderr, "tessera: error: --dump '%.*s': %s\n", (int)(e - p), p,
 				st < 0 ? "no state or regfile of that name in this description" : "more than 64 names");

@@ -280,3 +280,11 @@ void tsr_sim_trace_note(struct tsr_sim_ctl *c, const char *fmt, ...)
     va_end(ap);
     fputc('\n', c->trace);
 }
+
+int tsr_sim_find_state(const struct tsr_sim_desc *D, const char *name, size_t n)
+{
+    for (int i = 0; i < D->nstates; i++)
+        if (strlen(D->state_names[i]) == n && !memcmp(D->state_names[i], name, n))
+            return i;
+    return -1;
+}

@@ -357,4 +357,7 @@ struct tsr_sim_desc {
     struct tsr_fwd_ent *(*fwd_ring)(void *sim, int f, int elem);
 };
 
+/* The index of D's state (regfile or scalar state) whose name is the n bytes at name, or -1 if there is none. */
+int tsr_sim_find_state(const struct tsr_sim_desc *D, const char *name, size_t n);
+
 #endif
