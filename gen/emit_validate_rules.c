@@ -96,35 +96,31 @@ static void matcher(struct vg *g, const char *name, const struct mdl_pattern *p)
     vg_blank(g);
 }
 
+/* The two matchers of an implicit rule on state or forward `id`: v_<pre>_w<id> (its writes, event kind wk) and
+ * v_<pre>_r<id> (its reads, kind rk). */
+static void write_read_matchers(struct vg *g, const char *pre, const char *wk, const char *rk, int id)
+{
+    const char *kind[2] = {wk, rk};
+    for (int k = 0; k < 2; k++) {
+        vg_line(g, "static bool v_%s_%c%d(const struct tsr_vev *e, const uint64_t *f)", pre, "wr"[k], id);
+        vg_line(g, "{");
+        vg_line(g, "    (void)f;");
+        vg_line(g, "    return e->kind == %s && e->id == %d;", kind[k], id);
+        vg_line(g, "}");
+    }
+}
+
 /* Implicit rule of a regfile latency that no rule states: `write R -> read R same min latency`. */
 static void implicit_matchers(struct vg *g, int s)
 {
-    vg_line(g, "static bool v_lat_w%d(const struct tsr_vev *e, const uint64_t *f)", s);
-    vg_line(g, "{");
-    vg_line(g, "    (void)f;");
-    vg_line(g, "    return e->kind == TSR_V_WSTATE && e->id == %d;", s);
-    vg_line(g, "}");
-    vg_line(g, "static bool v_lat_r%d(const struct tsr_vev *e, const uint64_t *f)", s);
-    vg_line(g, "{");
-    vg_line(g, "    (void)f;");
-    vg_line(g, "    return e->kind == TSR_V_RSTATE && e->id == %d;", s);
-    vg_line(g, "}");
+    write_read_matchers(g, "lat", "TSR_V_WSTATE", "TSR_V_RSTATE", s);
     vg_blank(g);
 }
 
 /* (X6) The implicit age rule of forward f: its writes, its reads. */
 static void age_matchers(struct vg *g, int f)
 {
-    vg_line(g, "static bool v_age_w%d(const struct tsr_vev *e, const uint64_t *f)", f);
-    vg_line(g, "{");
-    vg_line(g, "    (void)f;");
-    vg_line(g, "    return e->kind == TSR_V_WFWD && e->id == %d;", f);
-    vg_line(g, "}");
-    vg_line(g, "static bool v_age_r%d(const struct tsr_vev *e, const uint64_t *f)", f);
-    vg_line(g, "{");
-    vg_line(g, "    (void)f;");
-    vg_line(g, "    return e->kind == TSR_V_RFWD && e->id == %d;", f);
-    vg_line(g, "}");
+    write_read_matchers(g, "age", "TSR_V_WFWD", "TSR_V_RFWD", f);
     vg_line(g, "static const tsr_vmatch_fn v_age%d[] = { v_age_w%d, v_age_r%d };", f, f, f);
     vg_blank(g);
 }
