@@ -37,7 +37,7 @@
 /* Small helpers the generated simulators call in every lane of many bundles (tsr_sem_cmp, tsr_sem_swizzle and the
  * float classifiers) are always inlined, so that tsr_sem_cmp's constant selectors (comparison, domain, float mode)
  * fold at each call: gcc otherwise keeps one out-of-line copy for a large <t>_sim_exec (about 12 instructions a
- * call).  a vertex program of the corpus through D->step: 17.2 M -> 13.8 M instructions for 1,000 runs; compiling
+ * call).  A vertex program of the corpus through D->step: 17.2 M -> 13.8 M instructions for 1,000 runs; compiling
  * tegra_sim.c takes about 80 % more CPU time with gcc -O2 (17.6 -> 31.9 s).  Not in AddressSanitizer builds
  * (the sanitizer build and the fuzzers check behaviour, not speed): there clang took twice as long on
  * tegra_sim.c with it (202 -> 408 s), so they keep the compiler's choice (docs/PERFORMANCE.md "Per target"). */
