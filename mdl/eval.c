@@ -44,97 +44,7 @@ struct ev {
 static int ev_expr(struct ev *E, struct scope *S, const struct mdl_expr *e, uint32_t mask, uint32_t *out);
 static int ev_stmts(struct ev *E, struct scope *S, struct mdl_stmt **s, int n, uint32_t mask);
 
-/* ---- state ------------------------------------------------------------------------------------ */
-
-int mdl_evstate_width(const struct mdl_evstate *st, int s)
-{
-    return st->m->states[s].vec ? st->lanes : 1;
-}
-
-int mdl_evstate_elems(const struct mdl_evstate *st, int s)
-{
-    return st->m->states[s].count > 0 ? st->m->states[s].count : 1;
-}
-
-int mdl_evstate_init(struct mdl_evstate *st, const struct mdl_model *m)
-{
-    memset(st, 0, sizeof *st);
-    if (mdl_sim_lanes(m) < 1 || mdl_sim_lanes(m) > ML || m->nstates < 0)
-        return -1;
-    st->m = m;
-    st->lanes = mdl_sim_lanes(m); /* a description with vec4 values: its 4 components (X11) */
-    tsr_sim_ctl_init(&st->ctl);
-    st->val = calloc((size_t)m->nstates + 1, sizeof *st->val);
-    st->wtime = calloc((size_t)m->nstates + 1, sizeof *st->wtime);
-    if (!st->val || !st->wtime) {
-        mdl_evstate_fini(st);
-        return -1;
-    }
-    for (int s = 0; s < m->nstates; s++) {
-        int n = mdl_evstate_elems(st, s);
-        st->val[s] = calloc((size_t)n * (size_t)mdl_evstate_width(st, s), sizeof(uint32_t));
-        if (!st->val[s]) {
-            mdl_evstate_fini(st);
-            return -1;
-        }
-        if (m->states[s].latency > 0) {
-            st->wtime[s] = malloc((size_t)n * sizeof(int64_t));
-            if (!st->wtime[s]) {
-                mdl_evstate_fini(st);
-                return -1;
-            }
-            for (int i = 0; i < n; i++)
-                st->wtime[s][i] = TSR_SIM_NEVER;
-        }
-    }
-    if (mdl_evfwd_init(st)) {   /* (X6) */
-        mdl_evstate_fini(st);
-        return -1;
-    }
-    return 0;
-}
-
-void mdl_evstate_fini(struct mdl_evstate *st)
-{
-    if (st->m) {
-        for (int s = 0; s < st->m->nstates; s++) {
-            if (st->val)
-                free(st->val[s]);
-            if (st->wtime)
-                free(st->wtime[s]);
-        }
-    }
-    mdl_evfwd_fini(st);
-    free(st->val);
-    free(st->wtime);
-    st->val = NULL;
-    st->wtime = NULL;
-}
-
-uint32_t *mdl_evstate_elem(struct mdl_evstate *st, int s, int elem)
-{
-    if (s < 0 || s >= st->m->nstates)
-        return NULL;
-    if (st->m->states[s].count == 0)
-        elem = 0;
-    if (elem < 0 || elem >= mdl_evstate_elems(st, s))
-        return NULL;
-    return st->val[s] + (size_t)elem * (size_t)mdl_evstate_width(st, s);
-}
-
 /* ---- helpers ---------------------------------------------------------------------------------- */
-
-int mdl_expr_arity(const struct mdl_expr *e)
-{
-    switch (e->kind) {
-    case MDL_E_UN: case MDL_E_CAST: case MDL_E_TABLE: return 1;
-    case MDL_E_BIN: return 2;
-    case MDL_E_COND: return 3;
-    case MDL_E_CALL: return e->nargs;
-    case MDL_E_STATE: case MDL_E_SPACE: case MDL_E_FWD: return e->a && e->a[0] ? 1 : 0;
-    default: return 0;
-    }
-}
 
 static bool const_index(const struct mdl_expr *e, uint64_t *v)
 {
@@ -179,16 +89,6 @@ static void bcast(uint32_t *out, uint32_t x, int L)
 {
     for (int l = 0; l < L && l < ML; l++)
         out[l] = x;
-}
-
-uint32_t mdl_table_value(const struct mdl_table *t, uint32_t c)
-{
-    for (int i = 0; i < t->nent; i++) {
-        const struct mdl_tentry *en = &t->ent[i];
-        if (en->is_num && en->vals && en->code_lo <= c && c <= en->code_hi)
-            return en->vals[c - en->code_lo];
-    }
-    return 0;
 }
 
 static int call_hook(struct ev *E, int hook, enum tsr_hook_kind kind, const uint32_t *args, int nargs,
@@ -396,51 +296,6 @@ static int space_write(struct ev *E, struct scope *S, int sp_i, uint32_t addr, c
 }
 
 /* ---- expressions ------------------------------------------------------------------------------ */
-
-static int dom2(enum mdl_type a, enum mdl_type b)
-{
-    if (mdl_type_float(a) && mdl_type_float(b))
-        return TSR_DOM_F;
-    if (a == MDL_T_I32 || b == MDL_T_I32)
-        return TSR_DOM_I;
-    return TSR_DOM_U;
-}
-
-uint32_t mdl_sem_unop(const struct mdl_expr *e, uint32_t x)
-{
-    switch (e->op) {
-    case '-': return mdl_type_float(e->a[0]->type) ? tsr_fneg(x) : 0u - x;
-    case '~': return ~x;
-    default: return x == 0;
-    }
-}
-
-uint32_t mdl_sem_binop(const struct mdl_model *m, const struct mdl_expr *e, uint32_t x, uint32_t y)
-{
-    int d = dom2(e->a[0]->type, e->a[1]->type), fm = m->float_mode;
-    int dl = e->a[0]->type == MDL_T_I32 ? TSR_DOM_I : TSR_DOM_U;
-    switch (e->op) {
-    case '+': return d == TSR_DOM_F ? tsr_sem_fadd(x, y, fm) : x + y;
-    case '-': return d == TSR_DOM_F ? tsr_sem_fsub(x, y, fm) : x - y;
-    case '*': return d == TSR_DOM_F ? tsr_sem_fmul(x, y, fm) : x * y;
-    case '/': return tsr_sem_div(x, y, d);
-    case '%': return tsr_sem_rem(x, y, d);
-    case '&': return x & y;
-    case '|': return x | y;
-    case '^': return x ^ y;
-    case MDL_OP_SHL: return tsr_sem_shl(x, y);
-    case MDL_OP_SHR: return tsr_sem_shr(x, y, dl);
-    case MDL_OP_LT: return tsr_sem_cmp(x, y, 0, d, fm);
-    case MDL_OP_LE: return tsr_sem_cmp(x, y, 1, d, fm);
-    case MDL_OP_GT: return tsr_sem_cmp(x, y, 2, d, fm);
-    case MDL_OP_GE: return tsr_sem_cmp(x, y, 3, d, fm);
-    case MDL_OP_EQ: return tsr_sem_cmp(x, y, 4, d, fm);
-    case MDL_OP_NE: return tsr_sem_cmp(x, y, 5, d, fm);
-    case MDL_OP_LAND: return x != 0 && y != 0;
-    case MDL_OP_LOR: return x != 0 || y != 0;
-    default: return 0;
-    }
-}
 
 /* Evaluates operand e of a lazy construct: pure operands always, effectful ones iff sub != 0. */
 static int ev_lazy(struct ev *E, struct scope *S, const struct mdl_expr *e, uint32_t sub, uint32_t *out)
