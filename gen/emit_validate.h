@@ -40,6 +40,9 @@ void vg_blank(struct vg *g);
  * as a C expression (uint64_t; u32 values 0..2^32-1, i32 sign-extended, bools 0/1). */
 bool vg_known(const struct vg *g, const struct mdl_expr *e);
 void vg_kexpr(struct vg *g, const struct mdl_expr *e, struct tsr_buf *o);
+/* A C expression (int) for the three-valued truth of e: 0 false, 1 true, 2 depends on machine state
+ * (emit_validate_known.c). */
+void vg_truth(struct vg *g, const struct mdl_expr *e, struct tsr_buf *o);
 /* The rule matchers, the rule and resource tables, the name tables, `const struct tsr_vdesc <t>_vdesc` and
  * `<t>_validate` (emit_validate_rules.c); then the table lookups the known values used (after the body). */
 void vg_rules(struct vg *g, const char *lo);
