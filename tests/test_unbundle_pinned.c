@@ -98,3 +98,19 @@ Test(unbundle_pinned, qpu_counts_what_stays_whole)
     unsigned total = check_dir("qpu", "corpus/qpu/gpu_fft_r3/hex", NULL, NULL);
     cr_expect_gt(total, 0u, "GPU_FFT keeps some bundles whole (they exchange values)");
 }
+
+/* A branch bundle with other parts (every bit set: ALU ops, a branch and field overrides) stays one line: counted. */
+Test(unbundle_pinned, branch_bundle_kept_whole_is_counted)
+{
+    const struct tsr_target *t = tsr_find_target("utgard");
+    cr_assert_not_null(t);
+    uint32_t w[4] = { 0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu };
+    struct tsr_buf out = { 0 };
+    unsigned pinned = 12345;
+    cr_assert_eq(tsr_unbundle(t, "ones.hex", w, NULL, 1, 0, &out, &pinned, NULL), 0);
+    cr_assert_not_null(out.data);
+    cr_expect(strstr(out.data, "branch "), "%s", out.data);
+    cr_expect_eq(pinned, group_lines(out.data, out.len), "%u counted: %s", pinned, out.data);
+    cr_expect_eq(pinned, 1u, "%s", out.data);
+    tsr_buf_free(&out);
+}

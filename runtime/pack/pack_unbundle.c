@@ -486,10 +486,12 @@ static int unbundle(const struct tsr_target *t, const char *path, const uint32_t
                 tsr_buf_free(&sp);
             }
             if (!rc) {
-                if (ctext)
+                if (ctext) {
                     tsr_buf_puts(dst, ctext);
-                else
+                } else {
                     tsr_buf_printf(dst, "    %s\n", itext[i]);
+                    np += strstr(itext[i], "; ") != NULL;   /* a branch bundle with other parts: kept whole */
+                }
                 tsr_buf_append(dst, after.data, after.len);
             }
             tsr_buf_free(&after);
