@@ -33,7 +33,7 @@ static void expr_reads(const struct mdl_expr *e, struct reads *r)
 	default:
 		break;
 	}
-	for (int i = 0; i < mdl_expr_arity(e); i++)
+	for (int i = 0; e->a && i < mdl_expr_arity(e); i++)
 		expr_reads(e->a[i], r);
 }
 
@@ -64,7 +64,7 @@ static void stmt_reads(struct mdl_stmt *const *s, int n, struct reads *r)
 			continue;
 		expr_reads(s[i]->e, r);
 		expr_reads(s[i]->mask, r);
-		if (s[i]->target && s[i]->target->kind != MDL_E_LOCAL)
+		if (s[i]->target && s[i]->target->kind != MDL_E_LOCAL && s[i]->target->a)
 			for (int a = 0; a < mdl_expr_arity(s[i]->target); a++)
 				expr_reads(s[i]->target->a[a], r);
 		for (int a = 0; a < s[i]->nargs; a++)
