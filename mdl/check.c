@@ -456,6 +456,7 @@ int mdl_check(struct mdl_pctx *p, struct mdl_model *m)
 	ck_format_layout(&k);
 	ck_selectors(&k);
 	ck_wide(&k);   /* (addition) X7 wide ops (check_wide.c) */
+	ck_op_shapes(&k);   /* (addition) X12 `move` and `commutative` (check_attrs.c) */
 	ck_op_duplicates(&k);
 	ck_table_ranges(&k);
 	ck_rules(&k);

@@ -170,6 +170,10 @@ void ck_resources(struct ck *k);                 /* declares the resources (befo
 int ck_uses(struct ck *k, struct ck_scope *s, const struct ast_vec *uses, struct mdl_use **out);
 void ck_rules(struct ck *k);                     /* events and rules, ops' delays, regfile latencies (last) */
 
+/* check_attrs.c (addition, X12): the shapes of ops marked `move` (one source, copied) and `commutative` (two
+ * sources of one operand, both read); after ck_wide */
+void ck_op_shapes(struct ck *k);
+
 /* check_fwd.c (addition, X6): forwards (docs/mdl.md "Forwards") */
 void ck_forwards(struct ck *k);                  /* types, element counts, age windows */
 /* `F@A` / `F[i]@A` (a->has_age) in scope s: the read, or NULL after reporting. */

@@ -81,6 +81,9 @@ void mdl_evstate_fwd_to_sim(const struct mdl_evstate *st, const struct tsr_sim_d
 void mdl_evstate_fwd_from_sim(struct mdl_evstate *st, const struct tsr_sim_desc *d, void *sim);
 int mdl_evstate_fwd_compare_sim(const struct mdl_evstate *st, const struct tsr_sim_desc *d, void *sim, char *report,
                                 size_t n);
+/* The same between two evaluator states of one model: every element's ring entries (writer, presence, value, age
+ * window, stale bit) are compared ("a"/"b" in the report, e.g. "alu[0] ring entry 1: a vs b: ages 1..2 vs 2..2"). */
+int mdl_evstate_fwd_compare(const struct mdl_evstate *a, const struct mdl_evstate *b, char *report, size_t n);
 
 /* Executes one bundle: format index, ops[] indexed by the model's slot index (negative or
  * 0xffff = none), fields[] by field index (raw codes, zero-extended).  Returns TSR_SIM_OK,
@@ -114,7 +117,7 @@ void mdl_evstate_from_sim(struct mdl_evstate *st, const struct tsr_sim_desc *d, 
  * "ra5 lane 3: evaluator 0x00000001, simulator 0x00000002". */
 int mdl_evstate_compare_sim(const struct mdl_evstate *st, const struct tsr_sim_desc *d, void *sim,
                             char *report, size_t n);
-/* The same between two evaluator states of one model ("a"/"b" in the report). */
+/* The same between two evaluator states of one model ("a"/"b" in the report), forwards included. */
 int mdl_evstate_compare(const struct mdl_evstate *a, const struct mdl_evstate *b, char *report, size_t n);
 
 #endif

@@ -158,24 +158,54 @@ static int ent_diff(const struct tsr_fwd_ent *a, const struct tsr_fwd_ent *b, in
     return 0;
 }
 
-int mdl_evstate_fwd_compare_sim(const struct mdl_evstate *st, const struct tsr_sim_desc *d, void *sim, char *report,
-                                size_t n)
+/* Ring of forward f element e of one side of a comparison. */
+typedef const struct tsr_fwd_ent *(*ringfn)(const void *ctx, int f, int e);
+
+static const struct tsr_fwd_ent *ev_ring(const void *ctx, int f, int e)
 {
-    const struct mdl_model *m = st->m;
-    if (d->nfwds != m->nfwds)
-        return snprintf(report, n, "forwards: model %d, simulator %d", m->nfwds, d->nfwds), 1;
+    return mdl_evstate_fwd((struct mdl_evstate *)ctx, f, e);
+}
+
+struct simside { const struct tsr_sim_desc *d; void *sim; };
+
+static const struct tsr_fwd_ent *sim_ring(const void *ctx, int f, int e)
+{
+    const struct simside *c = ctx;
+    return c->d->fwd_ring(c->sim, f, e);
+}
+
+/* Every entry of every forward element's ring of two sides (named na, nb): 0 equal, else 1 and the first
+ * difference in report. */
+static int cmp_rings(const struct mdl_model *m, int lanes, const void *a, ringfn ra, const char *na, const void *b,
+                     ringfn rb, const char *nb, char *report, size_t n)
+{
     for (int i = 0; i < m->nfwds; i++) {
         const struct mdl_fwd *f = &m->fwds[i];
         for (int e = 0; e < nelem(f); e++) {
-            const struct tsr_fwd_ent *a = mdl_evstate_fwd((struct mdl_evstate *)st, i, e), *b = d->fwd_ring(sim, i, e);
+            const struct tsr_fwd_ent *x = ra(a, i, e), *y = rb(b, i, e);
             for (int j = 0; j <= f->hi; j++) {
                 char what[160];
-                if (ent_diff(&a[j], &b[j], f->vec ? st->lanes : 1, what, sizeof what)) {
-                    snprintf(report, n, "%s[%d] ring entry %d: evaluator vs simulator: %s", f->name, e, j, what);
+                if (ent_diff(&x[j], &y[j], f->vec ? lanes : 1, what, sizeof what)) {
+                    snprintf(report, n, "%s[%d] ring entry %d: %s vs %s: %s", f->name, e, j, na, nb, what);
                     return 1;
                 }
             }
         }
     }
     return 0;
+}
+
+int mdl_evstate_fwd_compare_sim(const struct mdl_evstate *st, const struct tsr_sim_desc *d, void *sim, char *report,
+                                size_t n)
+{
+    const struct mdl_model *m = st->m;
+    if (d->nfwds != m->nfwds)
+        return snprintf(report, n, "forwards: model %d, simulator %d", m->nfwds, d->nfwds), 1;
+    struct simside c = {d, sim};
+    return cmp_rings(m, st->lanes, st, ev_ring, "evaluator", &c, sim_ring, "simulator", report, n);
+}
+
+int mdl_evstate_fwd_compare(const struct mdl_evstate *a, const struct mdl_evstate *b, char *report, size_t n)
+{
+    return cmp_rings(a->m, a->lanes, a, ev_ring, "a", b, ev_ring, "b", report, n);
 }

@@ -176,5 +176,7 @@ int mdl_evstate_compare(const struct mdl_evstate *a, const struct mdl_evstate *b
     struct side A = {a, ev_val, ev_time, "a"}, B = {b, ev_val, ev_time, "b"};
     if (cmp_ctl(&a->ctl, &b->ctl, "a", "b", report, n))
         return 1;
-    return cmp_states(a->m, a->lanes, &A, &B, report, n);
+    if (cmp_states(a->m, a->lanes, &A, &B, report, n))
+        return 1;
+    return mdl_evstate_fwd_compare(a, b, report, n);   /* (X6) */
 }

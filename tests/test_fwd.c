@@ -204,6 +204,89 @@ Test(fwd, evaluator_agrees_on_the_programs)
     mdl_model_free(M);
 }
 
+/* Runs the bundles of text (to its end, at most 20) in the evaluator state *EV of model M. */
+static void eval_program(const struct mdl_model *M, struct mdl_evstate *EV, const char *text)
+{
+    struct tsr_words w;
+    assemble(text, &w);
+    for (int step = 0; step < 20; step++) {
+        uint32_t pc = mdl_evstate_elem(EV, M->pc_state, 0)[0];
+        if (pc / 4 >= w.count)
+            break;
+        int format, ops[8];
+        uint64_t fields[16];
+        fwd_sim_desc.decode(&w.w[pc / 4], &format, ops, fields);
+        if (mdl_eval_bundle(M, EV, fields, format, ops) != TSR_SIM_OK)
+            break;
+    }
+    tsr_words_free(&w);
+}
+
+/* mdl_evstate_compare (two evaluator states) sees the forwards: a ring entry's value, age window and stale bit. */
+Test(fwd, evaluator_states_compare_their_forwards)
+{
+    char path[4096];
+    const char *root = getenv("TESSERA_ROOT");
+    snprintf(path, sizeof path, "%s/tests/desc/fwd.mdl", root && *root ? root : ".");
+    struct tsr_diag d;
+    tsr_diag_init(&d, TSR_DIAG_PRINT, stderr);
+    struct mdl_model *M = mdl_load(path, &d);
+    tsr_diag_fini(&d);
+    cr_assert_not_null(M, "cannot load %s", path);
+    struct mdl_evstate A, B;
+    cr_assert_eq(mdl_evstate_init(&A, M), 0);
+    cr_assert_eq(mdl_evstate_init(&B, M), 0);
+    /* vfw loads R[3] one instruction after li wrote it: ld's entry is present and stale */
+    static const char prog[] = "addi k7, 5\nli r3, 42\nvfw f0, v3\n";
+    eval_program(M, &A, prog);
+    eval_program(M, &B, prog);
+    char diff[512];
+    cr_assert_eq(mdl_evstate_compare(&A, &B, diff, sizeof diff), 0, "%s", diff);
+    /* the stale entry of ld in B's history */
+    int f = -1;
+    for (int i = 0; i < M->nfwds; i++)
+        if (!strcmp(M->fwds[i].name, "ld"))
+            f = i;
+    cr_assert_geq(f, 0);
+    struct tsr_fwd_ent *ring = mdl_evstate_fwd(&B, f, 0), *e = NULL;
+    for (int j = 0; j <= M->fwds[f].hi; j++)
+        if (ring[j].present && ring[j].stale.state)
+            e = &ring[j];
+    cr_assert_not_null(e, "no stale ld entry after %s", prog);
+    struct tsr_fwd_ent keep = *e;
+    e->v[0] ^= 1;
+    cr_assert_eq(mdl_evstate_compare(&A, &B, diff, sizeof diff), 1, "a value differs");
+    cr_expect(strstr(diff, "ld[0] ring entry") && strstr(diff, "lane 0"), "%s", diff);
+    *e = keep;
+    e->lo = (uint8_t)(e->lo + 1);
+    cr_assert_eq(mdl_evstate_compare(&A, &B, diff, sizeof diff), 1, "an age window differs");
+    cr_expect(strstr(diff, "ages"), "%s", diff);
+    *e = keep;
+    e->stale.state = NULL;
+    cr_assert_eq(mdl_evstate_compare(&A, &B, diff, sizeof diff), 1, "a stale bit differs");
+    cr_expect(strstr(diff, "stale R vs no"), "%s", diff);
+    *e = keep;
+    cr_assert_eq(mdl_evstate_compare(&A, &B, diff, sizeof diff), 0, "%s", diff);
+    /* the value of alu, written by addi two instructions back */
+    int fa = -1;
+    for (int i = 0; i < M->nfwds; i++)
+        if (!strcmp(M->fwds[i].name, "alu"))
+            fa = i;
+    cr_assert_geq(fa, 0);
+    ring = mdl_evstate_fwd(&B, fa, 0);
+    e = NULL;
+    for (int j = 0; j <= M->fwds[fa].hi; j++)
+        if (ring[j].present)
+            e = &ring[j];
+    cr_assert_not_null(e, "no alu entry after %s", prog);
+    e->v[0] += 1;
+    cr_assert_eq(mdl_evstate_compare(&A, &B, diff, sizeof diff), 1, "alu's value differs");
+    cr_expect(strstr(diff, "alu[0] ring entry"), "%s", diff);
+    mdl_evstate_fini(&A);
+    mdl_evstate_fini(&B);
+    mdl_model_free(M);
+}
+
 /* Random bundles from random states and random histories: the simulator against the evaluator. */
 Test(fwd, random_bundles_agree)
 {

@@ -22,7 +22,8 @@ int cmd_unbundle(struct tool_opts *o)
         rc = tsr_unbundle(o->target, strcmp(o->args[0], "-") ? o->args[0] : "<stdin>", w.w, w.line, w.count, o->base, &out, &pinned, &d);
     if (!rc) {
         rc = tool_write_output(o, &out, &d);
-        fprintf(stderr, "%u bundles kept whole (pinned)\n", pinned);
+        fprintf(stderr, "%u bundle%s kept whole (pinned: a line holds all %s operations)\n", pinned,
+                pinned == 1 ? "" : "s", pinned == 1 ? "its" : "their");
     }
     tsr_buf_free(&out);
     tsr_words_free(&w);

@@ -63,8 +63,9 @@ static bool replace_tok(char **text, const char *from, const char *to)
     return any;
 }
 
-void tsr_pack_name_values(const struct tsr_target *t, struct tsr_buf *ib, size_t n, struct tsr_buf *out)
+unsigned tsr_pack_name_values(const struct tsr_target *t, struct tsr_buf *ib, size_t n, struct tsr_buf *out)
 {
+    unsigned nsplit = 0;
     const struct tsr_vdesc *D = t->vdesc;
     struct nline *L = NULL;
     size_t nl = 0, cap = 0;
@@ -108,6 +109,7 @@ void tsr_pack_name_values(const struct tsr_target *t, struct tsr_buf *ib, size_t
                 if (split) {
                     char *all = x->text;
                     nl--;
+                    nsplit++;
                     for (char *q = all; q;) {
                         char *e2 = strstr(q, "; ");
                         size_t pl = e2 ? (size_t)(e2 - q) : strlen(q);
@@ -194,4 +196,5 @@ void tsr_pack_name_values(const struct tsr_target *t, struct tsr_buf *ib, size_t
     free(L);
     free(first);
     free(label);
+    return nsplit;
 }

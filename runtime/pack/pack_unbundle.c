@@ -486,10 +486,12 @@ static int unbundle(const struct tsr_target *t, const char *path, const uint32_t
                 tsr_buf_free(&sp);
             }
             if (!rc) {
-                if (ctext)
+                if (ctext) {
                     tsr_buf_puts(dst, ctext);
-                else
+                } else {
                     tsr_buf_printf(dst, "    %s\n", itext[i]);
+                    np += strstr(itext[i], "; ") != NULL;   /* a branch bundle with other parts: kept whole */
+                }
                 tsr_buf_append(dst, after.data, after.len);
             }
             tsr_buf_free(&after);
@@ -502,8 +504,11 @@ static int unbundle(const struct tsr_target *t, const char *path, const uint32_t
         np += pin;
     }
     if (ib) {
-        if (!rc)
-            tsr_pack_name_values(t, ib, n, out);
+        if (!rc) {
+            /* the groups it writes one part a line are no longer kept whole */
+            unsigned nsplit = tsr_pack_name_values(t, ib, n, out);
+            np = nsplit < np ? np - nsplit : 0;
+        }
         for (size_t i = 0; i < n; i++)
             tsr_buf_free(&ib[i]);
         free(ib);
