@@ -746,3 +746,15 @@ void tsr_pack_graph(const struct tsr_vdesc *D, const struct tsr_pack_pairs *M, c
             }
         }
 }
+
+/* (pack_int.h) */
+void tsr_pack_ev_drop_format_deferred(struct tsr_pack_ev *e)
+{
+    if (!e->vb)
+        return;
+    int k = 0;
+    for (int q = 0; q < e->vb->nev; q++)
+        if (!(e->vb->ev[q].kind == TSR_V_RDEFER && e->vb->ev[q].slot < 0))
+            e->vb->ev[k++] = e->vb->ev[q];
+    e->vb->nev = k;
+}

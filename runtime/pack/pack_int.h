@@ -90,6 +90,11 @@ int tsr_pack_ev_unit(const struct tsr_target *t, const uint32_t *w, struct tsr_p
  * compares (the pattern tests were a third of the events' cost). */
 int tsr_pack_ev_events(const struct tsr_target *t, const uint32_t *w, struct tsr_pack_ev *e);
 void tsr_pack_ev_free(struct tsr_pack_ev *e);
+/* Removes from e (filled by tsr_pack_ev_init or tsr_pack_ev_events: no event masks) the format's own deferred reads
+ * (TSR_V_RDEFER of no slot: what a load unit loads whether used or not, read only by a later instruction's source
+ * at an age, docs/mdl.md X6), for dependences between the parts of one instruction or between operations no
+ * source of which reads such a load. */
+void tsr_pack_ev_drop_format_deferred(struct tsr_pack_ev *e);
 /* dst (freed first: empty or filled) becomes a copy of src with its own allocation. */
 void tsr_pack_ev_copy(struct tsr_pack_ev *dst, const struct tsr_pack_ev *src);
 /* The dependence of b on a, a earlier in program order: -1 none, else the least number of instructions

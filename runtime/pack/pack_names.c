@@ -63,6 +63,25 @@ static bool replace_tok(char **text, const char *from, const char *to)
     return any;
 }
 
+/* Does an op of b read (a source: an op's read, not the format's, e.g. the merge of a masked store) a state
+ * element that a writes? */
+static bool writes_read(const struct tsr_pack_ev *a, const struct tsr_pack_ev *b)
+{
+    for (int i = 0; a->vb && i < a->vb->nev; i++) {
+        const struct tsr_vev *x = &a->vb->ev[i];
+        if (x->kind != TSR_V_WSTATE && x->kind != TSR_V_WSPACE)
+            continue;
+        for (int j = 0; b->vb && j < b->vb->nev; j++) {
+            const struct tsr_vev *y = &b->vb->ev[j];
+            bool rd = (y->kind == TSR_V_RSTATE || y->kind == TSR_V_RLATE || y->kind == TSR_V_RDEFER ||
+                       y->kind == TSR_V_RSPACE) && y->slot >= 0;
+            if (rd && tsr_vev_same(x, y))
+                return true;
+        }
+    }
+    return false;
+}
+
 unsigned tsr_pack_name_values(const struct tsr_target *t, struct tsr_buf *ib, size_t n, struct tsr_buf *out)
 {
     unsigned nsplit = 0;
@@ -96,23 +115,59 @@ unsigned tsr_pack_name_values(const struct tsr_target *t, struct tsr_buf *ib, si
                 }
                 x->text = strndup(op, ol);
                 /* a group kept whole (its parts write lanes of one element: masked stores) holds one value per
-                 * part: its parts are written one a line when each assembles alone, so that each has a name */
+                 * part: its parts are written one a line when each assembles alone, so that each has a name.  One a
+                 * line means in sequence, so the parts a source of which reads what another part writes (a group
+                 * that exchanges two registers) stay together, on one line */
                 char *sep = x->delay ? NULL : strstr(x->text, "; ");
                 bool split = sep && !strchr(x->text, '{');
+                struct tsr_pack_ev pe[8];
+                char *pt[8];
+                int np = 0;
+                memset(pe, 0, sizeof pe);
                 for (char *q = x->text; split && q;) {
                     char *e2 = strstr(q, "; ");
                     size_t pl = e2 ? (size_t)(e2 - q) : strlen(q);
                     uint32_t pw[TSR_PACK_MAX_NWORDS];
-                    split = !t->assemble_one(q, pl, 0, pw, NULL, 0);
+                    split = !t->assemble_one(q, pl, 0, pw, NULL, 0) && np < 8;
+                    if (split) {
+                        pt[np] = strndup(q, pl);
+                        tsr_pack_ev_init(t, pw, &pe[np]);
+                        tsr_pack_ev_drop_format_deferred(&pe[np++]);
+                    }
                     q = e2 ? e2 + 2 : NULL;
                 }
+                bool inv[8] = { false };
+                int ninv = 0;
+                for (int a = 0; split && a < np; a++)
+                    for (int b = 0; b < np; b++)
+                        if (a != b && writes_read(&pe[a], &pe[b]))
+                            inv[a] = inv[b] = true;
+                for (int a = 0; a < np; a++) {
+                    ninv += inv[a];
+                    tsr_pack_ev_free(&pe[a]);
+                }
+                split &= ninv < np;
                 if (split) {
-                    char *all = x->text;
+                    free(x->text);
                     nl--;
                     nsplit++;
-                    for (char *q = all; q;) {
-                        char *e2 = strstr(q, "; ");
-                        size_t pl = e2 ? (size_t)(e2 - q) : strlen(q);
+                    /* the parts alone, then the group (no part alone reads or writes what another part does) */
+                    struct tsr_buf gb = { 0 };
+                    for (int a = 0; a <= np; a++) {
+                        char *piece = NULL;
+                        if (a < np && !inv[a]) {
+                            piece = pt[a];
+                        } else if (a < np) {
+                            if (gb.len)
+                                tsr_buf_puts(&gb, "; ");
+                            tsr_buf_puts(&gb, pt[a]);
+                            free(pt[a]);
+                            continue;
+                        } else if (gb.len) {
+                            piece = strdup(gb.data);
+                        } else {
+                            continue;
+                        }
                         if (nl == cap) {
                             cap = 2 * cap;
                             L = realloc(L, cap * sizeof *L);
@@ -122,16 +177,17 @@ unsigned tsr_pack_name_values(const struct tsr_target *t, struct tsr_buf *ib, si
                         struct nline *y = &L[nl++];
                         memset(y, 0, sizeof *y);
                         y->instr = i;
-                        y->text = strndup(q, pl);
+                        y->text = piece;
                         uint32_t pw[TSR_PACK_MAX_NWORDS];
-                        if (!t->assemble_one(y->text, pl, 0, pw, NULL, 0))
+                        if (!t->assemble_one(y->text, strlen(piece), 0, pw, NULL, 0))
                             tsr_pack_ev_events(t, pw, &y->ev);
-                        q = e2 ? e2 + 2 : NULL;
                     }
-                    free(all);
+                    tsr_buf_free(&gb);
                     p = e ? e + 1 : p + len;
                     continue;
                 }
+                for (int a = 0; a < np; a++)
+                    free(pt[a]);
                 uint32_t w[TSR_PACK_MAX_NWORDS];
                 if (!t->assemble_one(x->text, ol, 0, w, NULL, 0))
                     tsr_pack_ev_events(t, w, &x->ev);

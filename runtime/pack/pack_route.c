@@ -1,59 +1,23 @@
 /* The packer for values routed through forwards (docs/pack.md "Values through forwards"; docs/mdl.md X6
  * "Packer"): the input names values (`%12: mul.m0 t[0].x a0.x`, read as `add.a0 %12 t[5].x`), and the packer
- * decides how each value reaches its readers: a reader goes within the producer's window of ages (the element's
- * readable ages, from the producer's write event), and its source is written as the description's text for that
- * element and age (struct tsr_vdesc.fwdtexts); when a reader cannot be placed while the value is still readable,
- * a `move` op (docs/mdl.md X12) copies it into a new value ("threading").  Plain moves of a named value in the
- * input (a move op with nothing else: no store) are dropped first, their readers reading the source, so that
- * the packer routes every value itself.  Straight-line code only (one block).  Everything else is the bundle
- * packer's: the assembler decides what fits one bundle (shared fields, load units), tsr_pack_dep the other
- * dependences (registers with their latency), the simulator that a joined bundle does what its parts do, and
- * the validator checks the whole output.  Nothing here names a target, a unit or a field. */
+ * decides how each value reaches its readers.  This file reads the input, makes each operation's instance for the
+ * analysis, drops the input's plain moves of a named value (a move op with nothing else: no store; their readers
+ * read the source, so that the packer routes every value itself), finds the move templates (the description's
+ * `move` ops, docs/mdl.md X12, and the input's), the other dependences (tsr_pack_dep: registers with their
+ * latency, order) and the lower bound, and checks the whole output; the bottom-up scheduler that places each
+ * operation and inserts the moves is pack_route_bu.c.  Straight-line code only (one block).  The assembler
+ * decides what fits one bundle (shared fields, load units), the simulator that a joined bundle does what its parts
+ * do, and the validator checks the whole output.  Nothing here names a target, a unit or a field. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "pack_int.h"
+#include "pack_route.h"
 #include "diag.h"
 #include "fileout.h"
 #include "hexio.h"
 #include "target.h"
 #include "text/textcodec.h"
 
-#define MAXREF 8        /* values one operation reads */
-#define MAXCOPY 64      /* copies (the value and its moves) of one value */
-#define MAXB 8          /* parts of a bundle */
-
-/* One operation: of the input, or a move the packer inserted. */
-struct rop {
-    char *tmpl;                 /* its text, values written `%K` (K: a value's name) */
-    unsigned line, col;
-    int name;                   /* K of `%K:` (0: none) */
-    int nref;
-    int ref[MAXREF];            /* the values it reads: the root operation of each (program order) */
-    int refname[MAXREF];        /* the name each is written with in tmpl */
-    bool dropped;               /* a plain move of the input, dropped (its readers read its source) */
-    bool comm;                  /* its op is `commutative`: the last two sources may be swapped */
-    int fwd, elem, lo, hi;      /* the forward element it writes and the ages it is readable at (from 1); fwd
-                                   -1: none */
-    uint32_t w[TSR_PACK_MAX_NWORDS];   /* an instance's words (for the dependences and slots) */
-    struct tsr_pack_ev ev;
-    int cyc;                    /* its bundle, -1: not placed */
-    uint32_t iw[TSR_PACK_MAX_NWORDS];  /* the words of the instance placed */
-    char *itext;                /* its text placed */
-};
-
-struct route {
-    const struct tsr_target *t;
-    const struct tsr_vdesc *D;
-    struct rop *o;
-    int n, cap;
-    bool fixed;                 /* R->o no longer grows (new_op) */
-    int **copies;               /* per root value: the operations holding it (itself, then its moves), count in nc */
-    int *nc;
-    char **mv;                  /* move templates: a move op's text with "%" for its source */
-    int nmv;
-    int move_attr, comm_attr;
-};
 
 static int attr_index(const struct tsr_target *t, const char *name)
 {
@@ -148,7 +112,7 @@ static char *move_template(const struct tsr_target *t, unsigned op)
 }
 
 /* Replaces the first "%" of tmpl by src into b (cleared first). */
-static void fill_move(struct tsr_buf *b, const char *tmpl, const char *src)
+void tsr_route_fill_move(struct tsr_buf *b, const char *tmpl, const char *src)
 {
     tsr_buf_clear(b);
     const char *p = strchr(tmpl, '%');
@@ -173,7 +137,7 @@ static void build_moves(struct route *R)
         bool ok = false;
         for (int f = 0; f < R->D->nfwdtexts && !ok; f++) {
             struct tsr_buf b = { 0 };
-            fill_move(&b, m, R->D->fwdtexts[f].text);
+            tsr_route_fill_move(&b, m, R->D->fwdtexts[f].text);
             uint32_t w[TSR_PACK_MAX_NWORDS];
             if (!t->assemble_one(b.data, b.len, 0, w, NULL, 0)) {
                 struct tsr_pack_ev e = { 0 };
@@ -204,10 +168,9 @@ static void build_moves(struct route *R)
 
 /* A new operation at the end of R->o.  While scheduling (R->fixed) the array does not move (bundles point into
  * it): NULL when it is full. */
-static struct rop *new_op(struct route *R)
+/* (pack_route.h) */
+struct rop *tsr_route_new_op(struct route *R)
 {
-    if (R->n == R->cap && R->fixed)
-        return NULL;
     if (R->n == R->cap) {
         R->cap = R->cap ? 2 * R->cap : 64;
         R->o = realloc(R->o, (size_t)R->cap * sizeof *R->o);
@@ -217,7 +180,10 @@ static struct rop *new_op(struct route *R)
     struct rop *x = &R->o[R->n++];
     memset(x, 0, sizeof *x);
     x->fwd = -1;
+    x->pos = -1;
     x->cyc = -1;
+    for (int r = 0; r < ROUTE_MAXREF; r++)
+        x->feed[r] = -1;
     return x;
 }
 
@@ -275,7 +241,7 @@ static int parse(struct route *R, const char *path, const char *text, size_t len
             free(s);
             continue;
         }
-        struct rop *x = new_op(R);
+        struct rop *x = tsr_route_new_op(R);
         x->tmpl = strdup(p);
         x->line = line;
         x->col = col;
@@ -299,8 +265,8 @@ static int parse(struct route *R, const char *path, const char *text, size_t len
                 have |= x->refname[r] == (int)v;
             if (have)
                 continue;
-            if (x->nref == MAXREF) {
-                rc = tsr_diag_error(d, path, line, col, "an operation reads at most %d values", MAXREF);
+            if (x->nref == ROUTE_MAXREF) {
+                rc = tsr_diag_error(d, path, line, col, "an operation reads at most %d values", ROUTE_MAXREF);
                 break;
             }
             x->refname[x->nref] = (int)v;
@@ -313,8 +279,8 @@ static int parse(struct route *R, const char *path, const char *text, size_t len
 
 /* tmpl with each `%K` (K = names[r]) replaced by texts[r] into b (cleared first); swap: its last two
  * blank-separated sources exchanged (a commutative op). */
-static void instantiate(struct tsr_buf *b, const char *tmpl, int n, const int *names, const char *const *texts,
-                        bool swap)
+void tsr_route_instantiate(struct tsr_buf *b, const char *tmpl, int n, const int *names, const char *const *texts,
+                           bool swap)
 {
     tsr_buf_clear(b);
     for (size_t k = 0; tmpl[k];) {
@@ -356,7 +322,7 @@ static void instantiate(struct tsr_buf *b, const char *tmpl, int n, const int *n
 }
 
 /* The forward element an instance's op writes to be read later (ages from 1), from its events: *fwd -1 if none. */
-static void written(const struct tsr_pack_ev *e, int *fwd, int *elem, int *lo, int *hi)
+void tsr_route_written(const struct tsr_pack_ev *e, int *fwd, int *elem, int *lo, int *hi)
 {
     *fwd = -1;
     for (int k = 0; e->vb && k < e->vb->nev; k++) {
@@ -374,119 +340,6 @@ static void written(const struct tsr_pack_ev *e, int *fwd, int *elem, int *lo, i
     }
 }
 
-/* ---- scheduling ---------------------------------------------------------------------------------------- */
-
-struct bundle {
-    int k;
-    const char *parts[MAXB];
-    const uint32_t *pw[MAXB];
-    uint32_t w[TSR_PACK_MAX_NWORDS];
-};
-
-/* Tries to add operation i to bundle b (cycle c), each of its values read from a copy readable at c: the
- * instance's text and words go to x->itext / x->iw.  Returns true if it joined. */
-static bool try_place(struct route *R, struct bundle *b, int i, int c)
-{
-    struct rop *x = &R->o[i];
-    const struct tsr_target *t = R->t;
-    /* per value, the copies readable at c (the most recent first), with their texts */
-    const char *cand[MAXREF][4];
-    int nc[MAXREF];
-    for (int r = 0; r < x->nref; r++) {
-        nc[r] = 0;
-        int v = x->ref[r];
-        for (int k = R->nc[v] - 1; k >= 0 && nc[r] < 4; k--) {
-            const struct rop *y = &R->o[R->copies[v][k]];
-            int age = c - y->cyc;
-            if (y->cyc < 0 || y->fwd < 0 || age < y->lo || age > y->hi)
-                continue;
-            const char *txt = tsr_pack_fwd_text(R->D, y->fwd, y->elem, age);
-            if (txt)
-                cand[r][nc[r]++] = txt;
-        }
-        if (!nc[r])
-            return false;
-    }
-    int combos = 1;
-    for (int r = 0; r < x->nref; r++)
-        combos *= nc[r];
-    if (combos > 16)
-        combos = 16;
-    struct tsr_buf tb = { 0 };
-    bool ok = false;
-    for (int cb = 0; cb < combos && !ok; cb++) {
-        const char *texts[MAXREF];
-        int q = cb;
-        for (int r = 0; r < x->nref; r++) {
-            texts[r] = cand[r][q % nc[r]];
-            q /= nc[r];
-        }
-        for (int sw = 0; sw < (x->comm ? 2 : 1) && !ok; sw++) {
-            instantiate(&tb, x->tmpl, x->nref, x->refname, texts, sw == 1);
-            uint32_t aw[TSR_PACK_MAX_NWORDS];
-            if (!tb.data || tsr_pack_assemble_cached(t, tb.data, tb.len, aw))
-                continue;
-            free(x->itext);
-            x->itext = strdup(tb.data);
-            memcpy(x->iw, aw, sizeof aw);
-            if (b->k == 0) {
-                b->parts[0] = x->itext;
-                b->pw[0] = x->iw;
-                memcpy(b->w, aw, sizeof aw);
-                b->k = 1;
-                ok = true;
-            } else if (b->k < MAXB - 1) {
-                const char *parts[MAXB];
-                const uint32_t *pw[MAXB];
-                memcpy(parts, b->parts, sizeof parts);
-                memcpy(pw, b->pw, sizeof pw);
-                uint32_t w[TSR_PACK_MAX_NWORDS] = { 0 };
-                if (tsr_pack_try_merge(t, parts, pw, b->k, x->itext, x->iw, w)) {
-                    memcpy(b->parts, parts, sizeof parts);
-                    memcpy(b->pw, pw, sizeof pw);
-                    memcpy(b->w, w, sizeof w);
-                    b->k++;
-                    ok = true;
-                }
-            }
-        }
-    }
-    tsr_buf_free(&tb);
-    if (ok)
-        x->cyc = c;
-    return ok;
-}
-
-static void add_copy(struct route *R, int v, int i)
-{
-    if (R->nc[v] < MAXCOPY)
-        R->copies[v][R->nc[v]++] = i;
-}
-
-/* The last bundle at which some copy of value v can be read (-1: no copy placed). */
-static int last_read(const struct route *R, int v)
-{
-    int last = -1;
-    for (int k = 0; k < R->nc[v]; k++) {
-        const struct rop *y = &R->o[R->copies[v][k]];
-        if (y->cyc >= 0 && y->fwd >= 0 && y->cyc + y->hi > last)
-            last = y->cyc + y->hi;
-    }
-    return last;
-}
-
-/* The copy of v read for the last time at c (-1: none). */
-static int last_copy(const struct route *R, int v, int c)
-{
-    for (int k = 0; k < R->nc[v]; k++) {
-        int i = R->copies[v][k];
-        const struct rop *y = &R->o[i];
-        if (y->cyc >= 0 && y->fwd >= 0 && y->cyc + y->hi == c && c - y->cyc >= y->lo &&
-            tsr_pack_fwd_text(R->D, y->fwd, y->elem, c - y->cyc))
-            return i;
-    }
-    return -1;
-}
 
 /* The first violation the check of the output finds, and their number. */
 struct first_viol { size_t n; char text[400]; };
@@ -497,28 +350,6 @@ static void note_viol(void *ctx, const struct tsr_vviol *v)
         snprintf(f->text, sizeof f->text, "at 0x%08x: %s %s: %s", v->pc, tsr_vviol_kind(v), v->name, v->text);
 }
 
-/* May operation i go to bundle c: its predecessors placed far enough back, each value it reads readable then? */
-static bool ready_at(const struct route *R, const struct tsr_pack_elist *pred, int i, int c)
-{
-    const struct rop *x = &R->o[i];
-    for (int p = 0; p < pred[i].n; p++) {
-        const struct rop *y = &R->o[pred[i].e[p].to];
-        if (y->cyc < 0 || y->cyc + pred[i].e[p].lat > c)
-            return false;
-    }
-    for (int r = 0; r < x->nref; r++) {
-        bool any = false;
-        int v = x->ref[r];
-        for (int k = 0; k < R->nc[v] && !any; k++) {
-            const struct rop *y = &R->o[R->copies[v][k]];
-            int a = c - y->cyc;
-            any = y->cyc >= 0 && y->fwd >= 0 && a >= y->lo && a <= y->hi;
-        }
-        if (!any)
-            return false;
-    }
-    return true;
-}
 
 int tsr_pack_route(const struct tsr_target *t, const char *path, const char *text, size_t len, struct tsr_buf *out,
                    struct tsr_pack_stats *st, struct tsr_diag *d)
@@ -537,7 +368,7 @@ int tsr_pack_route(const struct tsr_target *t, const char *path, const char *tex
     /* each operation's instance for the analysis: its values at their first readable age */
     for (int i = 0; i < n0 && !rc; i++) {
         struct rop *x = &R.o[i];
-        const char *texts[MAXREF];
+        const char *texts[ROUTE_MAXREF];
         bool ok = true;
         for (int r = 0; r < x->nref && ok; r++) {
             const struct rop *p = &R.o[x->ref[r]];
@@ -553,7 +384,7 @@ int tsr_pack_route(const struct tsr_target *t, const char *path, const char *tex
         char err[256] = "";
         bool as = false;
         for (int sw = 0; sw < 2 && !as; sw++) {
-            instantiate(&tb, x->tmpl, x->nref, x->refname, texts, sw == 1);
+            tsr_route_instantiate(&tb, x->tmpl, x->nref, x->refname, texts, sw == 1);
             as = tb.data && !t->assemble_one(tb.data, tb.len, 0, x->w, sw ? NULL : err, sizeof err);
         }
         if (!as) {
@@ -561,11 +392,18 @@ int tsr_pack_route(const struct tsr_target *t, const char *path, const char *tex
             break;
         }
         tsr_pack_ev_unit(t, x->w, &x->ev);
-        written(&x->ev, &x->fwd, &x->elem, &x->lo, &x->hi);
+        tsr_route_written(&x->ev, &x->fwd, &x->elem, &x->lo, &x->hi);
         unsigned op = 0;
         uint64_t attrs = 0;
         int k = real_ops(t, x->w, &op, &attrs);
         x->comm = k == 1 && R.comm_attr >= 0 && (attrs >> R.comm_attr & 1);
+        if (x->name && strstr(x->tmpl, "; ")) {
+            /* (a group the unbundler kept whole, its parts reading what each other writes: its forwards are several
+             * values under one name) */
+            rc = tsr_diag_error(d, path, x->line, x->col, "a group of operations under one value name cannot be "
+                                "routed (each value needs its own name)");
+            break;
+        }
         /* a plain move of a named value (one op with the attribute `move`, no other effect): dropped */
         if (k == 1 && R.move_attr >= 0 && (attrs >> R.move_attr & 1) && x->nref == 1 && x->fwd >= 0) {
             bool plain = true;
@@ -576,7 +414,7 @@ int tsr_pack_route(const struct tsr_target *t, const char *path, const char *tex
                 const struct tsr_vev *v = &x->ev.vb->ev[e];
                 int kd = v->kind;
                 plain = kd == TSR_V_OP || kd == TSR_V_WFWD || (kd == TSR_V_RFWD && (v->val >= 1 || v->slot < 0)) ||
-                        (kd == TSR_V_RSTATE && v->slot < 0);
+                        ((kd == TSR_V_RSTATE || kd == TSR_V_RDEFER) && v->slot < 0);
                 nw += kd == TSR_V_WFWD && v->slot >= 0;
             }
             x->dropped = plain && nw == 1;
@@ -627,69 +465,44 @@ int tsr_pack_route(const struct tsr_target *t, const char *path, const char *tex
     if (!rc && !R.nmv)
         rc = tsr_diag_error(d, path, 0, 0, "target '%s' has no op with the attribute 'move' that copies a forwarded "
                             "value (docs/mdl.md X12)", t->name);
-    /* room for the moves: the array must not move while bundles point into it */
-    if (!rc) {
-        R.cap = 8 * n0 + 256;
-        R.o = realloc(R.o, (size_t)R.cap * sizeof *R.o);
-        if (!R.o)
-            abort();
-        R.fixed = true;
-    }
-    /* the values and their copies */
-    R.copies = calloc((size_t)n0 + 1, sizeof *R.copies);
-    R.nc = calloc((size_t)n0 + 1, sizeof *R.nc);
-    for (int i = 0; i < n0; i++) {
-        R.copies[i] = calloc(MAXCOPY, sizeof **R.copies);
-        add_copy(&R, i, i);
-    }
-    /* the live operations (not dropped), their dependences: values (the producer's first readable age) and the
-     * description's (tsr_pack_dep: registers, latencies, order; forwards are not state) */
+    /* the live operations (not dropped), their dependences other than values: the description's (tsr_pack_dep:
+     * registers, latencies, order; forwards are not state), succ[i] (j, lat): j at least lat bundles after i */
     int *live = calloc((size_t)n0 + 1, sizeof *live), nl = 0;
     for (int i = 0; i < n0; i++)
         if (!R.o[i].dropped)
             live[nl++] = i;
-    struct tsr_pack_elist *pred = calloc((size_t)n0 + 1, sizeof *pred);
+    struct tsr_pack_elist *succ = calloc((size_t)n0 + 1, sizeof *succ);
+    /* (each operation's events without the format's deferred reads: what a load unit loads whether used or not
+     * matters only to a reader of that load at an age, which the input does not have: such reads are not named
+     * and refused above) */
+    struct tsr_pack_ev *dv = calloc((size_t)n0 + 1, sizeof *dv);
+    for (int ii = 0; ii < nl && !rc; ii++) {
+        struct tsr_pack_ev *e = &dv[live[ii]];
+        tsr_pack_ev_init(t, R.o[live[ii]].w, e);
+        tsr_pack_ev_drop_format_deferred(e);
+    }
     for (int jj = 0; jj < nl && !rc; jj++) {
         int j = live[jj];
         for (int ii = 0; ii < jj; ii++) {
             int i = live[ii];
-            int lat = tsr_pack_dep(R.D, &R.o[i].ev, &R.o[j].ev);
-            for (int r = 0; r < R.o[j].nref; r++)
-                if (R.o[j].ref[r] == i && R.o[i].lo > lat)
-                    lat = R.o[i].lo;
+            int lat = tsr_pack_dep(R.D, &dv[i], &dv[j]);
             if (lat < 0)
                 continue;
-            struct tsr_pack_elist *L = &pred[j];
+            struct tsr_pack_elist *L = &succ[i];
             if (L->n == L->cap) {
                 L->cap = L->cap ? 2 * L->cap : 8;
                 L->e = realloc(L->e, (size_t)L->cap * sizeof *L->e);
             }
-            L->e[L->n++] = (struct tsr_pack_edge){ i, lat };
+            L->e[L->n++] = (struct tsr_pack_edge){ j, lat };
         }
     }
-    /* heights (latency-weighted) for the priority, and the lower bound: the critical path and per slot the
-     * operations that need it */
-    int *h = calloc((size_t)n0 + 1, sizeof *h);
+    /* the lower bound: the critical path through values (each reader at least its producer's first readable age
+     * later), which any schedule of these operations keeps, with moves or without (the other dependences of
+     * tsr_pack_dep count two masked writes of one element as a write after write), and per slot the operations
+     * that need it */
     unsigned crit = 0, slotb = 0;
     {
-        int *succmax = calloc((size_t)n0 + 1, sizeof *succmax);
-        for (int jj = nl - 1; jj >= 0; jj--) {
-            int j = live[jj];
-            h[j] = 1 + succmax[j];
-            if ((unsigned)h[j] > crit)
-                crit = (unsigned)h[j];
-            for (int k = 0; k < pred[j].n; k++) {
-                int i = pred[j].e[k].to;
-                if (pred[j].e[k].lat + h[j] - 1 > succmax[i])
-                    succmax[i] = pred[j].e[k].lat + h[j] - 1;
-            }
-        }
-        free(succmax);
-        /* the bound's critical path: through values only (each reader at least its producer's first readable age
-         * later), which any schedule of these operations keeps, with moves or without (the other dependences of
-         * tsr_pack_dep count two masked writes of one element as a write after write) */
         int *dep = calloc((size_t)n0 + 1, sizeof *dep);
-        crit = 0;
         for (int jj = 0; jj < nl; jj++) {
             int j = live[jj];
             dep[j] = 1;
@@ -710,108 +523,13 @@ int tsr_pack_route(const struct tsr_target *t, const char *path, const char *tex
         for (int s = 0; s < 64; s++)
             slotb = per[s] > slotb ? per[s] : slotb;
     }
-    /* list scheduling, bundle by bundle */
-    struct bundle *B = NULL;
-    int nb = 0, capb = 0, left = nl;
-    int *order = calloc((size_t)nl + 1, sizeof *order);
-    for (int k = 0; k < nl; k++)
-        order[k] = live[k];
-    for (int a = 1; a < nl; a++) {   /* by height, then program order (insertion sort: stable) */
-        int v = order[a], b = a;
-        while (b > 0 && h[order[b - 1]] < h[v]) {
-            order[b] = order[b - 1];
-            b--;
-        }
-        order[b] = v;
-    }
-    for (int c = 0; left > 0 && !rc; c++) {
-        if (c > 8 * n0 + 64) {
-            rc = tsr_diag_error(d, path, 0, 0, "the packer could not place every operation");
-            break;
-        }
-        if (nb == capb) {
-            capb = capb ? 2 * capb : 64;
-            B = realloc(B, (size_t)capb * sizeof *B);
-        }
-        struct bundle *b = &B[nb++];
-        memset(b, 0, sizeof *b);
-        /* ready: predecessors placed far enough back */
-        for (int pass = 0; pass < 4 && !rc; pass++) {
-            /* pass 0: moves of the values read for the last time now that a reader not ready now still needs;
-             * pass 1: the readers of those values; pass 2: moves of those whose readers did not all go; pass 3:
-             * the rest, by priority */
-            if (pass == 0 || pass == 2) {
-                for (int v = 0; v < n0 && !rc; v++) {
-                    if (R.o[v].dropped || last_read(&R, v) != c)
-                        continue;
-                    bool need = false;
-                    for (int jj = 0; jj < nl && !need; jj++) {
-                        int j = live[jj];
-                        const struct rop *y = &R.o[j];
-                        bool reads = false;
-                        for (int r = 0; r < y->nref && y->cyc < 0; r++)
-                            reads |= y->ref[r] == v;
-                        need = reads && (pass == 2 || !ready_at(&R, pred, j, c));
-                    }
-                    if (!need)
-                        continue;
-                    int src = last_copy(&R, v, c);
-                    bool done = false;
-                    for (int m = 0; m < R.nmv && !done && src >= 0; m++) {
-                        struct rop *mv = new_op(&R);
-                        if (!mv)
-                            break;
-                        const struct rop *s = &R.o[src];
-                        struct tsr_buf mb = { 0 };
-                        fill_move(&mb, R.mv[m], "%1");
-                        mv->tmpl = strdup(mb.data);
-                        tsr_buf_free(&mb);
-                        mv->nref = 1;
-                        mv->ref[0] = v;
-                        mv->refname[0] = 1;
-                        mv->line = s->line;
-                        mv->col = s->col;
-                        int mi = R.n - 1;
-                        /* read from the copy that is read for the last time now */
-                        int keep = R.nc[v];
-                        R.nc[v] = 0;
-                        add_copy(&R, v, src);
-                        bool ok = try_place(&R, b, mi, c);
-                        R.nc[v] = keep;
-                        if (ok) {
-                            struct rop *y = &R.o[mi];
-                            struct tsr_pack_ev e = { 0 };
-                            tsr_pack_ev_events(t, y->iw, &e);
-                            written(&e, &y->fwd, &y->elem, &y->lo, &y->hi);
-                            tsr_pack_ev_free(&e);
-                            add_copy(&R, v, mi);
-                            done = true;
-                        } else {
-                            free(R.o[mi].tmpl);
-                            free(R.o[mi].itext);
-                            R.n--;
-                        }
-                    }
-                    if (!done)
-                        rc = tsr_diag_error(d, path, R.o[v].line, R.o[v].col, "the packer found no move for this "
-                                            "value at bundle %d (its readers could not be placed in time)", c);
-                }
-                continue;
-            }
-            for (int k = 0; k < nl && !rc; k++) {
-                int i = order[k];
-                struct rop *x = &R.o[i];
-                if (x->cyc >= 0)
-                    continue;
-                bool urgent = false, ready = ready_at(&R, pred, i, c);
-                for (int r = 0; r < x->nref && ready; r++)
-                    urgent |= last_read(&R, x->ref[r]) == c;
-                if (!ready || (pass == 1 && !urgent))
-                    continue;
-                if (try_place(&R, b, i, c))
-                    left--;
-            }
-        }
+    struct route_bundle *B = NULL;
+    int nb = 0;
+    if (!rc) {
+        char err[300] = "";
+        int at = -1;
+        if (tsr_route_schedule(&R, n0, live, nl, succ, &B, &nb, err, sizeof err, &at))
+            rc = tsr_diag_error(d, path, at >= 0 ? R.o[at].line : 0, at >= 0 ? R.o[at].col : 0, "%s", err);
     }
     /* the output, then the check of the whole: it assembles to these words and the validator finds nothing */
     size_t out0 = out->len;
@@ -858,19 +576,16 @@ int tsr_pack_route(const struct tsr_target *t, const char *path, const char *tex
         tsr_pack_ev_free(&R.o[i].ev);
     }
     for (int i = 0; i < n0; i++) {
-        free(R.copies[i]);
-        free(pred[i].e);
+        free(succ[i].e);
+        tsr_pack_ev_free(&dv[i]);
     }
+    free(dv);
     for (int m = 0; m < R.nmv; m++)
         free(R.mv[m]);
     free(R.mv);
-    free(R.copies);
-    free(R.nc);
     free(R.o);
     free(B);
-    free(pred);
+    free(succ);
     free(live);
-    free(h);
-    free(order);
     return rc;
 }

@@ -258,6 +258,11 @@ static int split_bundle(const struct tsr_target *t, const char *text, struct tsr
         else
             tsr_pack_ev_init(t, pw, &info[i]);
     }
+    /* (the format's own deferred reads, which every part has, are no part's: a load unit that loads whether used
+     * or not is read only by a later instruction's source at an age, X6; kept, they would order every write of
+     * the element after every other part) */
+    for (int i = 0; i < k && ok; i++)
+        tsr_pack_ev_drop_format_deferred(&info[i]);
     if (ok && k >= 2)
         k = group_modifiers(t, text, ov, format, parts, raw, rawn, rpos, info, k, &ok);
     /* The parts must do together what the bundle does, else it stays whole: a part that changes what the others

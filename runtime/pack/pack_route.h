@@ -1,0 +1,71 @@
+/* Shared by the packer of values routed through forwards (docs/pack.md "Values through forwards"): the input and
+ * its analysis (pack_route.c) and the bottom-up scheduler (pack_route_bu.c).  Private to runtime/pack/. */
+#ifndef TSR_PACK_ROUTE_H
+#define TSR_PACK_ROUTE_H
+#include "pack_int.h"
+
+#define ROUTE_MAXREF 8          /* values one operation reads */
+#define ROUTE_MAXB 8            /* parts of a bundle */
+
+/* One operation: of the input, or a move the scheduler inserted. */
+struct rop {
+    char *tmpl;                 /* its text, values written `%K` (K: a value's name) */
+    unsigned line, col;
+    int name;                   /* K of `%K:` (0: none) */
+    int nref;
+    int ref[ROUTE_MAXREF];      /* the values it reads: the root operation of each (an input operation) */
+    int refname[ROUTE_MAXREF];  /* the name each is written with in tmpl */
+    int feed[ROUTE_MAXREF];     /* scheduling: the operation each value is read from (its root or a move of it);
+                                   -1: not decided yet */
+    bool dropped;               /* a plain move of the input, dropped (its readers read its source) */
+    bool comm;                  /* its op is `commutative`: the last two sources may be swapped */
+    bool move;                  /* a move the scheduler inserted */
+    int fwd, elem, lo, hi;      /* the forward element it writes and the ages it is readable at (from 1); fwd
+                                   -1: none */
+    uint32_t w[TSR_PACK_MAX_NWORDS];   /* an instance's words (for the dependences and slots) */
+    struct tsr_pack_ev ev;
+    int pos;                    /* scheduling: its bundle counted from the program's end (0: the last), -1: not
+                                   placed */
+    int cyc;                    /* its bundle from the start, once scheduled */
+    uint32_t iw[TSR_PACK_MAX_NWORDS];  /* the words of its instance as placed */
+    char *itext;                /* its text as placed */
+};
+
+struct route {
+    const struct tsr_target *t;
+    const struct tsr_vdesc *D;
+    struct rop *o;              /* the operations: input ones first (n0 of them), then inserted moves */
+    int n, cap;
+    char **mv;                  /* move templates: a move op's text with "%" for its source */
+    int nmv;
+    int move_attr, comm_attr;
+};
+
+/* A bundle of the schedule: its parts (indices into R->o) and words. */
+struct route_bundle {
+    int k;
+    int part[ROUTE_MAXB];
+    uint32_t w[TSR_PACK_MAX_NWORDS];
+};
+
+/* pack_route.c: a new operation at the end of R->o (which may move), cleared, fwd and pos -1, feeds -1. */
+struct rop *tsr_route_new_op(struct route *R);
+/* pack_route.c: tmpl with each `%K` (K = names[r]) replaced by texts[r] into b (cleared first); swap: its last two
+ * blank-separated sources exchanged (a commutative op). */
+void tsr_route_instantiate(struct tsr_buf *b, const char *tmpl, int n, const int *names, const char *const *texts,
+                           bool swap);
+/* pack_route.c: the forward element an instance's op writes to be read later (ages from 1), from its events: *fwd
+ * -1 if none. */
+void tsr_route_written(const struct tsr_pack_ev *e, int *fwd, int *elem, int *lo, int *hi);
+/* pack_route.c: tmpl (a move template) with its "%" replaced by src into b (cleared first). */
+void tsr_route_fill_move(struct tsr_buf *b, const char *tmpl, const char *src);
+
+/* pack_route_bu.c: schedules the input operations live[0..nl) of R (input operations are R->o[0..n0)) bottom-up,
+ * inserting moves (R->mv) where a value's readers are spread wider than its producer's window; succ[i] lists the
+ * other dependences of input operation i, (j, lat): j at least lat bundles after i.  On success returns 0 with the
+ * bundles in program order in *out (*nb of them; free with free()) and each placed operation's cyc, itext and iw
+ * set; else -1 with the message in err and the operation it concerns in *at (-1: none). */
+int tsr_route_schedule(struct route *R, int n0, const int *live, int nl, const struct tsr_pack_elist *succ,
+                       struct route_bundle **out, int *nb, char *err, size_t errn, int *at);
+
+#endif

@@ -1,0 +1,649 @@
+/* The bottom-up scheduler of the packer for values routed through forwards (docs/pack.md "Values through
+ * forwards"; the method of Mesa lima's gpir scheduler, in our own form): bundles are filled from the program's
+ * end towards its start, so that when a value's producer is placed all its readers are placed already.  A
+ * value read at position q (counted from the end) must be produced at a position p with p - q within the
+ * producer's readable ages (its write event: [lo, hi]); each source's text is then the description's text for
+ * that element and age.  A value whose readers are spread wider than its producer's window, or whose producer
+ * cannot be placed in time, is threaded: a `move` op (docs/mdl.md X12; its own window from its events) placed
+ * while the outstanding readers are still within its reach copies it for them, and becomes a reader of the value
+ * itself.  Such moves are placed first in each bundle (before any other operation), so a value never misses its
+ * last chance while slots remain.  The number of values waiting for their producers is limited, so that the
+ * moves never fill the bundles.  Every bundle is formed by the assembler and the same-meaning check
+ * (tsr_pack_try_merge), again whenever a source's text changes (its feeder placed).  Nothing here names a target,
+ * a unit or a field. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pack_route.h"
+#include "target.h"
+
+
+struct bu {
+    struct route *R;
+    int n0;
+    const struct tsr_pack_elist *succ;
+    int **rd;                   /* per input op: the input ops that read its value */
+    int *nrd;
+    struct route_bundle *B;     /* by position from the end */
+    int nb, capb;
+    int hmove;                  /* the largest readable age of a move */
+    struct tsr_buf tb;
+};
+
+/* The text op x reads value r from: its feeder's element at the age between them, or (feeder not known yet) the
+ * root's element at its first readable age, a placeholder of the same shape. */
+static const char *ref_text(const struct route *R, const struct rop *x, int r)
+{
+    if (x->feed[r] >= 0) {
+        const struct rop *f = &R->o[x->feed[r]];
+        return tsr_pack_fwd_text(R->D, f->fwd, f->elem, f->pos - x->pos);
+    }
+    const struct rop *p = &R->o[x->ref[r]];
+    return tsr_pack_fwd_text(R->D, p->fwd, p->elem, p->lo);
+}
+
+/* Op i's instance with its current sources (sw: its last two sources swapped) into itext / iw. */
+static bool make_inst(struct bu *U, int i, bool sw)
+{
+    struct route *R = U->R;
+    struct rop *x = &R->o[i];
+    const char *texts[ROUTE_MAXREF];
+    for (int r = 0; r < x->nref; r++)
+        if (!(texts[r] = ref_text(R, x, r)))
+            return false;
+    tsr_route_instantiate(&U->tb, x->tmpl, x->nref, x->refname, texts, sw);
+    uint32_t aw[TSR_PACK_MAX_NWORDS];
+    if (!U->tb.data || tsr_pack_assemble_cached(R->t, U->tb.data, U->tb.len, aw))
+        return false;
+    free(x->itext);
+    x->itext = strdup(U->tb.data);
+    memcpy(x->iw, aw, sizeof aw);
+    return true;
+}
+
+/* Forms bundle b of the k ops part[] with their current sources: true if the assembler takes them together. */
+static bool build(struct bu *U, struct route_bundle *b, const int *part, int k)
+{
+    struct route *R = U->R;
+    const char *parts[ROUTE_MAXB];
+    const uint32_t *pw[ROUTE_MAXB];
+    uint32_t w[TSR_PACK_MAX_NWORDS] = { 0 };
+    int m = 0;
+    for (int a = 0; a < k; a++) {
+        int i = part[a];
+        bool ok = false;
+        for (int sw = 0; sw < (R->o[i].comm ? 2 : 1) && !ok; sw++) {
+            if (!make_inst(U, i, sw == 1))
+                continue;
+            if (m == 0) {
+                parts[0] = R->o[i].itext;
+                pw[0] = R->o[i].iw;
+                memcpy(w, R->o[i].iw, sizeof w);
+                ok = true;
+            } else if (m < ROUTE_MAXB - 1) {
+                ok = tsr_pack_try_merge(R->t, parts, pw, m, R->o[i].itext, R->o[i].iw, w) != 0;
+            }
+        }
+        if (!ok)
+            return false;
+        m++;
+    }
+    memmove(b->part, part, (size_t)k * sizeof *part);
+    b->k = k;
+    memcpy(b->w, w, sizeof w);
+    return true;
+}
+
+/* The events of bundle k back from the end, for tsr_pack_hist_check (ctx: the events of bundles 0..). */
+static const struct tsr_vbundle *tail_ev(void *ctx, int k)
+{
+    return ((struct tsr_pack_ev *)ctx)[k].vb;
+}
+
+/* Does bundle p, with the bundles after it (p - 1 .. 0), break a rule that holds at a block's end (one the
+ * validator reports only with the END event: a register store in the last instructions of a program)? */
+static bool breaks_end_rule(struct bu *U, int p)
+{
+    if (p >= TSR_V_MAXDIST)
+        return false;
+    const struct tsr_target *t = U->R->t;
+    struct tsr_pack_ev ev[TSR_V_MAXDIST + 1];
+    const uint32_t *w[TSR_V_MAXDIST + 1];
+    memset(ev, 0, sizeof ev);
+    for (int k = 0; k <= p; k++) {
+        w[k] = U->B[k].w;
+        tsr_pack_ev_events(t, w[k], &ev[k]);
+    }
+    struct tsr_pack_ev c0 = { 0 }, c1 = { 0 };
+    bool f0, f1;
+    size_t with = tsr_pack_hist_check(t, &c0, tail_ev, ev, w, p + 1, TSR_PACK_AT_END, &f0);
+    size_t without = tsr_pack_hist_check(t, &c1, tail_ev, ev, w, p + 1, 0, &f1);
+    tsr_pack_ev_free(&c0);
+    tsr_pack_ev_free(&c1);
+    for (int k = 0; k <= p; k++)
+        tsr_pack_ev_free(&ev[k]);
+    return with > without;
+}
+
+/* The outstanding reads of value v (an input op): placed ops that read it with no feeder yet, as (op, source
+ * index) pairs into S (at most cap); their count. */
+static int outstanding(const struct bu *U, int v, int (*S)[2], int cap)
+{
+    const struct route *R = U->R;
+    int n = 0;
+    for (int i = 0; i < R->n; i++) {
+        const struct rop *x = &R->o[i];
+        if (x->pos < 0 || x->dropped)
+            continue;
+        for (int r = 0; r < x->nref; r++)
+            if (x->ref[r] == v && x->feed[r] < 0 && n < cap) {
+                S[n][0] = i;
+                S[n][1] = r;
+                n++;
+            }
+    }
+    return n;
+}
+
+/* Places op f at position p, serving the reads S[0..ns) (each then reads f at its age): f joins bundle p and every
+ * reader's bundle is formed again with the new source texts.  Undone (false) when a bundle does not form, an age
+ * is outside f's window or has no text, or an end-of-block rule breaks. */
+static bool place(struct bu *U, int f, int p, int (*S)[2], int ns)
+{
+    struct route *R = U->R;
+    struct rop *x = &R->o[f];
+    for (int s = 0; s < ns; s++) {
+        int d = p - R->o[S[s][0]].pos;
+        if (x->fwd < 0 || d < x->lo || d > x->hi || !tsr_pack_fwd_text(R->D, x->fwd, x->elem, d))
+            return false;
+    }
+    struct route_bundle *b = &U->B[p];
+    if (b->k >= ROUTE_MAXB - 1)
+        return false;
+    int part[ROUTE_MAXB];
+    memcpy(part, b->part, (size_t)b->k * sizeof *part);
+    part[b->k] = f;
+    x->pos = p;
+    struct route_bundle nb;
+    bool ok = build(U, &nb, part, b->k + 1);
+    /* the readers' bundles with f's texts */
+    int done[64], nd = 0;
+    if (ok) {
+        for (int s = 0; s < ns; s++)
+            R->o[S[s][0]].feed[S[s][1]] = f;
+        for (int s = 0; s < ns && ok; s++) {
+            int q = R->o[S[s][0]].pos;
+            bool seen = false;
+            for (int k = 0; k < nd; k++)
+                seen |= done[k] == q;
+            if (seen || nd == 64)
+                continue;
+            struct route_bundle rb;
+            ok = build(U, &rb, U->B[q].part, U->B[q].k);
+            done[nd++] = q;
+            if (ok)
+                U->B[q] = rb;
+        }
+    }
+    struct route_bundle old = *b;
+    if (ok) {
+        *b = nb;
+        if (breaks_end_rule(U, p))
+            ok = false;
+    }
+    if (ok)
+        return true;
+    /* undo: f out, the readers back to no feeder, their bundles as they were (formed again: the same texts
+     * give the same bundle) */
+    *b = old;
+    x->pos = -1;
+    for (int s = 0; s < ns; s++)
+        if (R->o[S[s][0]].feed[S[s][1]] == f)
+            R->o[S[s][0]].feed[S[s][1]] = -1;
+    for (int k = 0; k < nd; k++) {
+        struct route_bundle rb;
+        if (build(U, &rb, U->B[done[k]].part, U->B[done[k]].k))
+            U->B[done[k]] = rb;
+    }
+    return false;
+}
+
+/* May input op i go to position p as far as its other dependences and readers go: every op that depends on it
+ * placed at least the latency after it, every reader of its value placed. */
+static bool deps_ok(const struct bu *U, int i, int p)
+{
+    const struct route *R = U->R;
+    for (int k = 0; k < U->succ[i].n; k++) {
+        const struct rop *y = &R->o[U->succ[i].e[k].to];
+        if (y->pos < 0 || p - y->pos < U->succ[i].e[k].lat)
+            return false;
+    }
+    for (int k = 0; k < U->nrd[i]; k++)
+        if (R->o[U->rd[i][k]].pos < 0)
+            return false;
+    return true;
+}
+
+/* Values waiting for their producer: input values with outstanding reads and the producer not placed (is[v]);
+ * *due gets those whose farthest outstanding read is at p (each needs a feeder within reach of p). */
+static int live_count(const struct bu *U, bool *is, int p, int *due)
+{
+    const struct route *R = U->R;
+    int n = 0;
+    int *qmin = calloc((size_t)U->n0 + 1, sizeof *qmin);
+    for (int v = 0; v < U->n0; v++) {
+        is[v] = false;
+        qmin[v] = -1;
+    }
+    for (int i = 0; i < R->n; i++) {
+        const struct rop *x = &R->o[i];
+        if (x->pos < 0 || x->dropped)
+            continue;
+        for (int r = 0; r < x->nref; r++) {
+            int v = x->ref[r];
+            if (x->feed[r] >= 0 || R->o[v].pos >= 0)
+                continue;
+            if (!is[v] || x->pos < qmin[v])
+                qmin[v] = x->pos;
+            is[v] = true;
+        }
+    }
+    *due = 0;
+    for (int v = 0; v < U->n0; v++) {
+        n += is[v];
+        *due += is[v] && qmin[v] == p;
+    }
+    free(qmin);
+    return n;
+}
+
+/* The slots (the first 64) the ops of instance words w use. */
+static uint64_t slots_of(const struct tsr_target *t, const uint32_t *w)
+{
+    struct tsr_pack_ev e = { 0 };
+    uint64_t m = 0;
+    tsr_pack_ev_events(t, w, &e);
+    for (int k = 0; e.vb && k < e.vb->nev; k++)
+        if (e.vb->ev[k].kind == TSR_V_OP && e.vb->ev[k].slot >= 0 && e.vb->ev[k].slot < 64 &&
+            !tsr_pack_op_idle(t, (unsigned)e.vb->ev[k].id))
+            m |= (uint64_t)1 << e.vb->ev[k].slot;
+    tsr_pack_ev_free(&e);
+    return m;
+}
+
+/* A new move of value v (template m): its index, or -1 when its instance does not assemble or writes no
+ * forward. */
+static int new_move(struct bu *U, int v, int m)
+{
+    struct route *R = U->R;
+    struct rop *mv = tsr_route_new_op(R);
+    int mi = R->n - 1;
+    tsr_route_fill_move(&U->tb, R->mv[m], "%1");
+    mv->tmpl = strdup(U->tb.data);
+    mv->nref = 1;
+    mv->ref[0] = v;
+    mv->refname[0] = 1;
+    mv->line = R->o[v].line;
+    mv->col = R->o[v].col;
+    mv->move = true;
+    if (make_inst(U, mi, false)) {
+        struct tsr_pack_ev e = { 0 };
+        tsr_pack_ev_events(R->t, R->o[mi].iw, &e);
+        tsr_route_written(&e, &R->o[mi].fwd, &R->o[mi].elem, &R->o[mi].lo, &R->o[mi].hi);
+        tsr_pack_ev_free(&e);
+    }
+    if (R->o[mi].fwd < 0) {
+        free(R->o[mi].tmpl);
+        free(R->o[mi].itext);
+        R->n--;
+        return -1;
+    }
+    return mi;
+}
+
+static void drop_last(struct route *R)
+{
+    free(R->o[R->n - 1].tmpl);
+    free(R->o[R->n - 1].itext);
+    R->n--;
+}
+
+/* One schedule with the given limits (cf->lim: values waiting; cf->due: values whose farthest read is in one
+ * bundle) and priority (cf->depth: the longest path from the start, else program order; cf->live: the producers of
+ * values waiting before the others), at most cap bundles. */
+struct cfg { int lim, due; bool depth, live; };
+static int run(struct route *R, int n0, const int *live, int nl, const struct tsr_pack_elist *succ,
+               const struct cfg *cf, int cap, struct route_bundle **out, int *nbp, char *err, size_t errn, int *at)
+{
+    int duelim = cf->due;
+    bool by_depth = cf->depth, live_first = cf->live;
+    struct bu U = { 0 };
+    U.R = R;
+    U.n0 = n0;
+    U.succ = succ;
+    *at = -1;
+    int rc = 0;
+    U.rd = calloc((size_t)n0 + 1, sizeof *U.rd);
+    U.nrd = calloc((size_t)n0 + 1, sizeof *U.nrd);
+    for (int jj = 0; jj < nl; jj++) {
+        int j = live[jj];
+        for (int r = 0; r < R->o[j].nref; r++) {
+            int v = R->o[j].ref[r];
+            U.rd[v] = realloc(U.rd[v], ((size_t)U.nrd[v] + 1) * sizeof **U.rd);
+            U.rd[v][U.nrd[v]++] = j;
+        }
+    }
+    for (int i = 0; i < R->n; i++) {
+        R->o[i].pos = -1;
+        for (int r = 0; r < ROUTE_MAXREF; r++)
+            R->o[i].feed[r] = -1;
+    }
+    /* the moves' reach: the largest age a move's result is readable at */
+    for (int m = 0; m < R->nmv; m++) {
+        int mi = new_move(&U, n0 > 0 ? live[0] : 0, m);
+        if (mi >= 0) {
+            if (R->o[mi].hi > U.hmove)
+                U.hmove = R->o[mi].hi;
+            drop_last(R);
+        }
+    }
+    /* priority: the longest path from the program's start (values: the producer's first readable age) */
+    int *depth = calloc((size_t)n0 + 1, sizeof *depth);
+    for (int ii = 0; ii < nl; ii++) {
+        int i = live[ii];
+        for (int r = 0; r < R->o[i].nref; r++) {
+            int v = R->o[i].ref[r];
+            if (depth[v] + R->o[v].lo > depth[i])
+                depth[i] = depth[v] + R->o[v].lo;
+        }
+        for (int k = 0; k < succ[i].n; k++) {
+            int j = succ[i].e[k].to, l = succ[i].e[k].lat > 0 ? succ[i].e[k].lat : 0;
+            if (depth[i] + l > depth[j])
+                depth[j] = depth[i] + l;
+        }
+    }
+    int *order = malloc(((size_t)nl + 1) * sizeof *order);
+    for (int k = 0; k < nl; k++)
+        order[k] = live[nl - 1 - k];   /* (later in program order first among equals) */
+    for (int a = 1; a < nl && by_depth; a++) {
+        int v = order[a], b = a;
+        while (b > 0 && depth[order[b - 1]] < depth[v]) {
+            order[b] = order[b - 1];
+            b--;
+        }
+        order[b] = v;
+    }
+    bool *is = calloc((size_t)n0 + 1, sizeof *is);
+    int *mand = malloc(((size_t)n0 + 1) * sizeof *mand);
+    uint64_t *slot = calloc((size_t)n0 + 1, sizeof *slot);
+    for (int k = 0; k < nl; k++)
+        slot[live[k]] = slots_of(R->t, R->o[live[k]].w);
+    uint64_t mvslot[64] = { 0 };
+    int mvdem[64] = { 0 };
+    for (int m = 0; m < R->nmv && m < 64; m++) {
+        int mi = new_move(&U, n0 > 0 ? live[0] : 0, m);
+        if (mi >= 0) {
+            mvslot[m] = slots_of(R->t, R->o[mi].iw);
+            drop_last(R);
+        }
+    }
+    int scap = 4 * n0 + 1024;
+    int (*S)[2] = malloc(sizeof(int[2]) * (size_t)(2 * scap));   /* (twice: a subset goes after them) */
+    int left = nl, idle = 0, limit = cf->lim;
+    int p;
+    for (p = 0; left > 0 && !rc; p++) {
+        if (p >= cap || idle > 24) {
+            snprintf(err, errn, "the packer could not place every operation");
+            rc = -1;
+            break;
+        }
+        if (U.nb == U.capb) {
+            U.capb = U.capb ? 2 * U.capb : 64;
+            U.B = realloc(U.B, (size_t)U.capb * sizeof *U.B);
+        }
+        memset(&U.B[U.nb++], 0, sizeof *U.B);
+        /* 1. values at their last chance: no feeder could reach their farthest outstanding read from p + 1; their
+         * producers first, then moves, each in the slot the operations ready now need least */
+        int nmand = 0;
+        bool placed_any = false;
+        for (int v = 0; v < n0; v++) {
+            if (R->o[v].pos >= 0 || R->o[v].dropped)
+                continue;
+            int ns = outstanding(&U, v, S, scap);
+            if (!ns)
+                continue;
+            int qmin = p;
+            for (int s = 0; s < ns; s++)
+                if (R->o[S[s][0]].pos < qmin)
+                    qmin = R->o[S[s][0]].pos;
+            int reach = U.hmove > R->o[v].hi ? U.hmove : R->o[v].hi;
+            if (p - qmin + 1 > reach)
+                mand[nmand++] = v;
+        }
+        int demand[64] = { 0 };
+        for (int k = 0; k < nl; k++) {
+            int i = live[k];
+            if (R->o[i].pos < 0 && deps_ok(&U, i, p))
+                for (uint64_t m = slot[i]; m; m &= m - 1)
+                    demand[__builtin_ctzll(m)]++;
+        }
+        int mvorder[64], nmo = 0;
+        for (int m = 0; m < R->nmv && m < 64; m++) {
+            int dm = 0;
+            for (uint64_t b = mvslot[m]; b; b &= b - 1)
+                dm += demand[__builtin_ctzll(b)];
+            int b = nmo++;
+            while (b > 0 && mvdem[mvorder[b - 1]] > dm) {
+                mvorder[b] = mvorder[b - 1];
+                b--;
+            }
+            mvorder[b] = m;
+            mvdem[m] = dm;
+        }
+        for (int pass = 0; pass < 2 && !rc; pass++)
+            for (int k = 0; k < nmand && !rc; k++) {
+                int v = mand[k];
+                if (R->o[v].pos >= 0)
+                    continue;
+                int ns = outstanding(&U, v, S, scap);
+                if (pass == 0) {
+                    if (deps_ok(&U, v, p) && place(&U, v, p, S, ns)) {
+                        left--;
+                        placed_any = true;
+                    }
+                    continue;
+                }
+                /* a move serves the reads before its bundle (one placed at p itself, a reader placed by this
+                 * loop, waits); when bundle p has no slot left for one, a bundle after it that the farthest read
+                 * is still after (the reads before that bundle served there, the others wait) */
+                bool done = false;
+                int (*T)[2] = S + ns;
+                for (int pp = p; pp > p - U.hmove && pp > 0 && !done; pp--) {
+                    int nt = 0, qm = pp;
+                    for (int s2 = 0; s2 < ns; s2++)
+                        if (R->o[S[s2][0]].pos < pp) {
+                            T[nt][0] = S[s2][0];
+                            T[nt][1] = S[s2][1];
+                            qm = R->o[S[s2][0]].pos < qm ? R->o[S[s2][0]].pos : qm;
+                            nt++;
+                        }
+                    if (!nt || qm + U.hmove < p)
+                        continue;
+                    for (int mm = 0; mm < nmo && !done; mm++) {
+                        int mi = new_move(&U, v, mvorder[mm]);
+                        if (mi < 0)
+                            continue;
+                        if (place(&U, mi, pp, T, nt))
+                            done = true;
+                        else
+                            drop_last(R);
+                    }
+                }
+                if (!done) {
+                    snprintf(err, errn, "the packer found no move for this value at %d bundles from the end (its "
+                             "readers could not be reached)", p);
+                    *at = v;
+                    rc = -1;
+                }
+            }
+        /* 2. the operations whose readers are all placed, by priority, while the values waiting stay few */
+        for (bool again = true; again && !rc;) {
+            again = false;
+            int due = 0, nlive = live_count(&U, is, p, &due);
+            for (int k = 0; k < 2 * nl && !rc && !again; k++) {
+                /* (first the producers of values waiting, when asked: each placed ends a thread of moves) */
+                int i = order[k % nl];
+                if ((k < nl) != (live_first && is[i]) || R->o[i].pos >= 0 || !deps_ok(&U, i, p))
+                    continue;
+                int add = 0;
+                for (int r = 0; r < R->o[i].nref; r++) {
+                    int v = R->o[i].ref[r];
+                    bool dup = false;
+                    for (int r2 = 0; r2 < r; r2++)
+                        dup |= R->o[i].ref[r2] == v;
+                    add += !dup && R->o[v].pos < 0 && !is[v];
+                }
+                if (add && nlive > 0 && (nlive - (is[i] ? 1 : 0) + add > limit || due + add > duelim))
+                    continue;
+                int ns = outstanding(&U, i, S, scap);
+                if (place(&U, i, p, S, ns)) {
+                    left--;
+                    placed_any = again = true;
+                }
+            }
+        }
+        /* (a schedule stuck on the limit: every waiting value's producer waits for readers that would add more) */
+        idle = placed_any ? 0 : idle + 1;
+        if (idle && idle % 4 == 0) {
+            limit++;
+            duelim++;
+        }
+    }
+    if (!rc && left > 0) {
+        snprintf(err, errn, "the packer could not place every operation");
+        rc = -1;
+    }
+    if (!rc) {
+        /* program order: position p is bundle nb - 1 - p */
+        int nb = U.nb;
+        struct route_bundle *B = malloc(((size_t)nb + 1) * sizeof *B);
+        for (int k = 0; k < nb; k++)
+            B[k] = U.B[nb - 1 - k];
+        for (int i = 0; i < R->n; i++)
+            if (R->o[i].pos >= 0)
+                R->o[i].cyc = nb - 1 - R->o[i].pos;
+        /* a bundle left empty (a latency waited for) gets a move of a value the bundle before produced, read by
+         * no one: a target may have no text for an idle bundle */
+        for (int c = 1; c < nb && !rc; c++) {
+            if (B[c].k)
+                continue;
+            bool done = false;
+            struct tsr_pack_ev e = { 0 };
+            tsr_pack_ev_events(R->t, B[c - 1].w, &e);
+            for (int k = 0; e.vb && k < e.vb->nev && !done; k++) {
+                const struct tsr_vev *v = &e.vb->ev[k];
+                int lo = (int)(v->val & 0xff), hi = (int)(v->val >> 8 & 0xff);
+                if (v->kind != TSR_V_WFWD || v->addr < 0 || v->slot < 0 || lo > 1 || hi < 1)
+                    continue;
+                const char *src = tsr_pack_fwd_text(R->D, v->id, (int)v->addr, 1);
+                for (int m = 0; m < R->nmv && src && !done; m++) {
+                    tsr_route_fill_move(&U.tb, R->mv[m], src);
+                    if (!tsr_pack_assemble_cached(R->t, U.tb.data, U.tb.len, B[c].w)) {
+                        B[c].k = 1;      /* (a part of no operation) */
+                        B[c].part[0] = -1;
+                        done = true;
+                    }
+                }
+            }
+            tsr_pack_ev_free(&e);
+            if (!done) {
+                snprintf(err, errn, "the packer left bundle %d empty and found no move to fill it", c);
+                rc = -1;
+            }
+        }
+        if (rc) {
+            free(B);
+            B = NULL;
+        }
+        *out = B;
+        *nbp = nb;
+    }
+    for (int v = 0; v < n0; v++)
+        free(U.rd[v]);
+    free(U.rd);
+    free(U.nrd);
+    free(U.B);
+    free(depth);
+    free(order);
+    free(is);
+    free(mand);
+    free(slot);
+    free(S);
+    tsr_buf_free(&U.tb);
+    return rc;
+}
+
+/* The scheduler's settings tried, in order: the shortest schedule wins (the first among equals). */
+static const struct cfg cfgs[] = {
+    { 8, 4, true, false }, { 8, 3, true, false }, { 4, 4, true, false }, { 4, 3, true, false },
+    { 4, 2, true, false }, { 8, 2, true, false }, { 8, 4, false, false }, { 8, 3, false, false },
+    { 4, 3, false, false }, { 3, 2, false, false }, { 3, 2, true, false }, { 2, 1, true, false },
+    { 2, 1, false, false }, { 1, 1, true, false }, { 1, 1, false, false }, { 6, 1, true, false },
+    { 6, 1, false, false }, { 3, 1, true, false }, { 8, 4, true, true }, { 8, 3, true, true },
+    { 4, 4, true, true }, { 4, 3, true, true }, { 4, 2, true, true }, { 8, 2, true, true },
+    { 8, 4, false, true }, { 8, 3, false, true }, { 4, 3, false, true }, { 3, 2, false, true },
+    { 3, 2, true, true }, { 2, 1, true, true }, { 2, 1, false, true }, { 1, 1, true, true },
+    { 1, 1, false, true }, { 6, 1, true, true }, { 6, 1, false, true }, { 3, 1, true, true },
+};
+
+/* (pack_route.h) */
+int tsr_route_schedule(struct route *R, int n0, const int *live, int nl, const struct tsr_pack_elist *succ,
+                       struct route_bundle **out, int *nbp, char *err, size_t errn, int *at)
+{
+    struct route_bundle *best = NULL;
+    int bestn = 0, besti = -1;
+    int rc = -1;
+    char e1[300] = "";
+    int a1 = -1;
+    for (int c = 0; c < (int)(sizeof cfgs / sizeof *cfgs); c++) {
+        /* (from the input again: the moves of the last try gone) */
+        while (R->n > n0) {
+            free(R->o[R->n - 1].tmpl);
+            free(R->o[R->n - 1].itext);
+            R->n--;
+        }
+        struct route_bundle *B = NULL;
+        int nb = 0, a = -1;
+        char e[300] = "";
+        int cap = best ? bestn : 16 * nl + 64;
+        if (run(R, n0, live, nl, succ, &cfgs[c], cap, &B, &nb, e, sizeof e, &a)) {
+            if (!e1[0]) {
+                snprintf(e1, sizeof e1, "%s", e);
+                a1 = a;
+            }
+            continue;
+        }
+        if (!best || nb < bestn) {
+            free(best);
+            best = B;
+            bestn = nb;
+            besti = c;
+        } else {
+            free(B);
+        }
+    }
+    if (best) {
+        /* (the placement of the best again: the operations' cyc, texts and words are the last run's) */
+        while (R->n > n0) {
+            free(R->o[R->n - 1].tmpl);
+            free(R->o[R->n - 1].itext);
+            R->n--;
+        }
+        free(best);
+        rc = run(R, n0, live, nl, succ, &cfgs[besti], bestn + 1, out, nbp, err, errn, at);
+    } else {
+        snprintf(err, errn, "%s", e1);
+        *at = a1;
+    }
+    return rc;
+}
