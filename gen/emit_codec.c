@@ -147,34 +147,60 @@ int gen_encode(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
 static int decode_body(const struct mdl_model *m, bool next, struct tsr_buf *pre, struct tsr_buf *out,
                        struct tsr_diag *d);
 
-/* `inst->f[<field i>] = v_<field>;`, after the declaration of v_<field> from the word when extract. */
-static void decode_store(const struct mdl_model *m, int i, bool extract, struct tsr_buf *out)
+/* A field whose v_<field> can be computed from another's: a slice (a derived field of one piece) of a field of one
+ * piece, neither inverted, whose v_ is declared (done): that field's index, else -1. */
+static int slice_of(const struct mdl_model *m, int i, const bool *done)
+{
+    const struct mdl_field *f = &m->fields[i];
+    if (!f->derived || f->npieces != 1 || f->pieces[0].inverted)
+        return -1;
+    for (int g = 0; g < m->nfields; g++) {
+        const struct mdl_field *G = &m->fields[g];
+        if (g != i && done[g] && !G->derived && G->npieces == 1 && !G->pieces[0].inverted &&
+            G->pieces[0].lo <= f->pieces[0].lo && f->pieces[0].hi <= G->pieces[0].hi)
+            return g;
+    }
+    return -1;
+}
+
+/* `inst->f[<field i>] = v_<field>;`, after the declaration of v_<field> when extract: from the word, or from the
+ * v_ of the field it is a slice of (one instruction less than from the word; that value is still in a register). */
+static void decode_store(const struct mdl_model *m, int i, bool extract, bool *done, struct tsr_buf *out)
 {
     if (extract) {
         tsr_buf_printf(out, "        const uint64_t v_%s = ", m->fields[i].name);
-        gen_extract(m, i, out);
+        int g = slice_of(m, i, done);
+        if (g >= 0) {
+            const struct mdl_piece *p = &m->fields[i].pieces[0], *q = &m->fields[g].pieces[0];
+            tsr_buf_printf(out, p->lo > q->lo ? "(v_%s >> %d)" : "v_%s", m->fields[g].name, p->lo - q->lo);
+            if (p->hi < q->hi) {
+                tsr_buf_puts(out, " & ");
+                gen_u64(out, ((uint64_t)1 << (p->hi - p->lo + 1)) - 1);
+            }
+        } else {
+            gen_extract(m, i, out);
+        }
         tsr_buf_puts(out, ";\n");
     }
+    done[i] = true;
     tsr_buf_puts(out, "        inst->f[");
     gen_field_enum(m, i, out);
     tsr_buf_printf(out, "] = v_%s;\n", m->fields[i].name);
 }
 
-/* rd[f] |= the op conditions of format F's slots read field f. */
-static void slot_reads(const struct mdl_model *m, const struct mdl_format *F, bool *rd)
+/* rd[f] |= the op conditions of slot s read field f. */
+static void slot_reads(const struct mdl_model *m, int s, bool *rd)
 {
-    for (int i = 0; i < F->nslots; i++) {
-        const struct mdl_slot *sl = &m->slots[F->slots[i]];
-        for (int j = 0; j < sl->nops; j++) {
-            const struct mdl_op *op = &m->ops[sl->ops[j]];
-            for (int k = 0; k < op->ncond; k++) {
-                const struct mdl_cond *c = &op->cond[k];
-                field_uses(c->e, rd);
-                if (c->binding && c->field >= 0)
-                    rd[c->field] = true;
-                if (c->binding && c->field2 >= 0)
-                    rd[c->field2] = true;
-            }
+    const struct mdl_slot *sl = &m->slots[s];
+    for (int j = 0; j < sl->nops; j++) {
+        const struct mdl_op *op = &m->ops[sl->ops[j]];
+        for (int k = 0; k < op->ncond; k++) {
+            const struct mdl_cond *c = &op->cond[k];
+            field_uses(c->e, rd);
+            if (c->binding && c->field >= 0)
+                rd[c->field] = true;
+            if (c->binding && c->field2 >= 0)
+                rd[c->field2] = true;
         }
     }
 }
@@ -196,23 +222,23 @@ static bool overlap(const struct mdl_field *a, const struct mdl_field *b)
     return false;
 }
 
-/* Extracts and stores format F's fields other than the selector's (avail: the format's and its derived fields) in
- * the order of their lowest word bit: when `early`, those the slots read (rd) and those sharing a bit with one
- * (a slice and its field: the compiler computes their common shift once, and it must not stay live across the
- * slots' code); otherwise the others. */
-static void decode_stores(const struct mdl_model *m, const bool *avail, const bool *sel, const bool *rd, bool early,
+/* Extracts and stores the fields of the format not stored yet (avail: the format's and its derived fields; done: v_
+ * declared; not the selector's, sel), in the order of their lowest word bit: those a slot reads (rd) and those
+ * sharing a bit with one (a slice and its field: the compiler computes their common shift once, and it must not
+ * stay live across the slots' code), or all of them when rd is NULL. */
+static void decode_stores(const struct mdl_model *m, const bool *avail, const bool *sel, const bool *rd, bool *done,
                           struct tsr_buf *out)
 {
     int *ord = calloc((size_t)m->nfields + 1, sizeof *ord), n = 0;
     if (!ord)
         abort();
     for (int i = 0; i < m->nfields; i++) {
-        if (!avail[i] || sel[i])
+        if (!avail[i] || sel[i] || done[i])
             continue;
-        bool e = rd[i];
+        bool e = !rd || rd[i];
         for (int j = 0; j < m->nfields && !e; j++)
             e = avail[j] && rd[j] && overlap(&m->fields[i], &m->fields[j]);
-        if (e != early)
+        if (!e)
             continue;
         int k = n++;   /* insertion by lowest bit, stable (field order among equals) */
         while (k > 0 && low_bit(&m->fields[ord[k - 1]]) > low_bit(&m->fields[i])) {
@@ -222,7 +248,7 @@ static void decode_stores(const struct mdl_model *m, const bool *avail, const bo
         ord[k] = i;
     }
     for (int k = 0; k < n; k++)
-        decode_store(m, ord[k], true, out);
+        decode_store(m, ord[k], true, done, out);
     free(ord);
 }
 
@@ -481,17 +507,15 @@ static int decode_body(const struct mdl_model *m, bool next, struct tsr_buf *pre
             avail[i] = avail[i] || (m->fields[i].derived && !sel[i] && derived_in_format(m, F, i));
         /* every field: the format's, each stored where it is extracted; 0 for the others below (explicit stores
          * measured faster than a memset; decode_next clears the others only when the struct held another format).
-         * The selector fields (extracted above) and the fields the slots' op conditions read (slot_reads) come
-         * first, the slots' ops next and the other fields last: each of those is dead once stored (extracting
-         * every field before the stores and the ops kept dozens of values live, spilled to the stack). */
-        bool *rd = calloc((size_t)m->nfields + 1, 1);
-        if (!rd)
+         * The selector fields (extracted above) come first, each slot's op after the fields its conditions read
+         * (slot_reads) and the other fields last: few values are live at a time (extracting every field before
+         * the stores and the ops kept dozens live, spilled to the stack). */
+        bool *rd = calloc((size_t)m->nfields + 1, 1), *done = calloc((size_t)m->nfields + 1, 1);
+        if (!rd || !done)
             abort();
-        slot_reads(m, F, rd);
         for (int i = 0; i < m->nfields; i++)
             if (avail[i] && sel[i])
-                decode_store(m, i, false, out);
-        decode_stores(m, avail, sel, rd, true, out);
+                decode_store(m, i, false, done, out);
         for (int i = 0; i < nw; i++) {
             uint64_t mk = ignore_mask(F, i / 2);
             uint32_t m32 = (uint32_t)(i % 2 ? mk >> 32 : mk);
@@ -532,11 +556,16 @@ static int decode_body(const struct mdl_model *m, bool next, struct tsr_buf *pre
         tsr_buf_puts(out, "        inst->format = ");
         gen_format_enum(m, fi, out);
         tsr_buf_puts(out, ";\n");
-        for (int i = 0; i < F->nslots && rc == 0; i++)
+        for (int i = 0; i < F->nslots && rc == 0; i++) {   /* each slot after the fields it reads */
+            memset(rd, 0, (size_t)m->nfields + 1);
+            slot_reads(m, F->slots[i], rd);
+            decode_stores(m, avail, sel, rd, done, out);
             rc = gen_decode_slot(m, fi, F->slots[i], avail, pre, out, d);
+        }
         decode_spans(m, fi, out);
-        decode_stores(m, avail, sel, rd, false, out);
+        decode_stores(m, avail, sel, NULL, done, out);
         free(rd);
+        free(done);
         tsr_buf_puts(out, "        return 0;\n    }\n");
     }
     tsr_buf_printf(out, "    /* no format: keep the raw word */\n    inst->format = %s_NO_FORMAT;\n", gen_upper(m));

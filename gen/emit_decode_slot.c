@@ -255,9 +255,10 @@ static int cond_state(const struct mdl_model *m, const struct mdl_cond *c, int k
 }
 
 /* The mask bits op needs when key = v (*fail: a condition is false); the undecided conditions' C text is added to
- * res (at most RES_MAX_CONDS: returns -2 beyond).  Returns 0, -1 (diagnostic) or -2. */
+ * res, the condition to rcond (at most RES_MAX_CONDS: returns -2 beyond).  Returns 0, -1 (diagnostic) or -2. */
 static int op_needs(const struct mdl_model *m, const struct mdl_op *op, int key, uint64_t v, const bool *avail,
-                    char **res, int *nres, uint32_t *need, bool *fail, struct tsr_diag *d)
+                    char **res, const struct mdl_cond **rcond, int *nres, uint32_t *need, bool *fail,
+                    struct tsr_diag *d)
 {
     *need = 0;
     *fail = false;
@@ -279,6 +280,7 @@ static int op_needs(const struct mdl_model *m, const struct mdl_op *op, int key,
                 tsr_buf_free(&c);
                 return -2;
             }
+            rcond[*nres] = &op->cond[i];
             res[(*nres)++] = c.data;
         } else {
             tsr_buf_free(&c);
@@ -286,6 +288,38 @@ static int op_needs(const struct mdl_model *m, const struct mdl_op *op, int key,
         *need |= (uint32_t)1 << k;
     }
     return 0;
+}
+
+/* Whether e reads no field but *f (set to the one it reads, if any). */
+static bool one_field(const struct mdl_expr *e, int *f)
+{
+    if (!e)
+        return true;
+    if (e->kind == MDL_E_FIELD) {
+        if (*f >= 0 && *f != e->index)
+            return false;
+        *f = e->index;
+    }
+    for (int i = 0; i < e->nargs; i++)
+        if (!one_field(e->a[i], f))
+            return false;
+    return true;
+}
+
+/* The field whose value gives condition c through a table (a uint8_t per value, FTAB_MAX_BITS bits at most): the
+ * one field c reads, declared, eval3 deciding c for each of its values; else -1 (c is computed from its C text). */
+#define FTAB_MAX_BITS 8
+static int cond_field(const struct mdl_model *m, const struct mdl_cond *c, const bool *avail)
+{
+    int f = -1;
+    if (!c->e || !one_field(c->e, &f) || f < 0 || !avail[f] || m->fields[f].width > FTAB_MAX_BITS)
+        return -1;
+    for (uint64_t v = 0; v < (uint64_t)1 << m->fields[f].width; v++) {
+        uint64_t r;
+        if (!eval3(m, c->e, f, v, avail, &r))
+            return -1;
+    }
+    return f;
 }
 
 /* Emits slot s by its key (tab: decode_slot_table's first table, n entries) and a mask of conditions, when that
@@ -300,6 +334,7 @@ static int cond_table(const struct mdl_model *m, int fi, int s, int key, const b
     if (nrows < RES_MIN_ROWS || m->nops >= (int)ROW_BASE || sl->nops == 0)
         return 0;
     char *res[RES_MAX_CONDS];
+    const struct mdl_cond *rcond[RES_MAX_CONDS];
     int nres = 0, rc = 1;
     uint32_t *need = calloc((size_t)nrows * (size_t)sl->nops, sizeof *need);
     bool *fail = calloc((size_t)nrows * (size_t)sl->nops, sizeof *fail);
@@ -315,7 +350,8 @@ static int cond_table(const struct mdl_model *m, int fi, int s, int key, const b
                 fail[at] = true;
                 continue;
             }
-            int e = op_needs(m, &m->ops[sl->ops[i]], key, (uint64_t)v, avail, res, &nres, &need[at], &fail[at], d);
+            int e = op_needs(m, &m->ops[sl->ops[i]], key, (uint64_t)v, avail, res, rcond, &nres, &need[at], &fail[at],
+                             d);
             rc = e == -1 ? -1 : e == -2 ? 0 : 1;
             shadow = !fail[at] && !need[at];
         }
@@ -354,14 +390,40 @@ static int cond_table(const struct mdl_model *m, int fi, int s, int key, const b
                 tsr_buf_printf(pre, "%s%s%u,", k % 16 ? "" : "\n   ", " ", o);
             }
         tsr_buf_puts(pre, "\n};\n\n");
+        /* the mask: a table by field for the conditions of one narrow field (cond_field), C text for the others */
+        int grp[RES_MAX_CONDS];
+        for (int k = 0; k < nres; k++)
+            grp[k] = cond_field(m, rcond[k], avail);
         struct tsr_buf c = {0};
         tsr_buf_puts(&c, nres ? "" : "0u");
-        for (int k = 0; k < nres; k++) {
-            if (k)
+        for (int k = 0, nt = 0; k < nres; k++) {
+            bool first = true;
+            for (int j = 0; j < k && first; j++)
+                first = grp[j] != grp[k];
+            if (grp[k] >= 0 && !first)
+                continue;   /* in the table of an earlier condition's field */
+            if (nt++)
                 tsr_buf_printf(&c, " |\n%*s", direct ? 31 : 35, "");
-            tsr_buf_printf(&c, "(unsigned)(%s)", res[k]);
-            if (k)
-                tsr_buf_printf(&c, " << %d", k);
+            if (grp[k] < 0) {
+                tsr_buf_printf(&c, k ? "(unsigned)(%s) << %d" : "(unsigned)(%s)", res[k], k);
+                continue;
+            }
+            const char *gn = m->fields[grp[k]].name;
+            int nv = 1 << m->fields[grp[k]].width;
+            tsr_buf_printf(pre, "/* format %s, slot %s: the bits of dec_%s_%s%s's conditions on %s, by its value */\n"
+                                "static const uint8_t dec_%s_%s_by_%s[%d] = {", fn, sl->name, fn, sl->name,
+                           direct ? "" : "_c", gn, fn, sl->name, gn, nv);
+            for (int v = 0; v < nv; v++) {
+                unsigned bits = 0;
+                for (int j = k; j < nres; j++) {
+                    uint64_t r = 0;
+                    if (grp[j] == grp[k] && eval3(m, rcond[j]->e, grp[k], (uint64_t)v, avail, &r) && r)
+                        bits |= 1u << j;
+                }
+                tsr_buf_printf(pre, "%s%s%u,", v % 16 ? "" : "\n   ", " ", bits);
+            }
+            tsr_buf_puts(pre, "\n};\n\n");
+            tsr_buf_printf(&c, "dec_%s_%s_by_%s[v_%s]", fn, sl->name, gn, gn);
         }
         tsr_buf_printf(out, "        /* slot %s: by %s and %d condition%s */\n        {\n", sl->name, kn, nres,
                        nres == 1 ? "" : "s");
