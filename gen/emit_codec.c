@@ -1,8 +1,9 @@
 /* gen_encode and gen_decode: <t>_encode.c and <t>_decode.c, straight-line C per format.
  *
- * The word is handled as 64-bit chunks d0, d1, ... (chunk k = word bits 64k..64k+63, built from
- * w[2k] and w[2k+1]).  Each field is extracted or inserted piece by piece (pieces never cross a
- * chunk; inverted pieces are XORed).  The decoder evaluates the format selectors in declaration
+ * The decoder reads the word as 64-bit chunks d0, d1, ... (chunk k = word bits 64k..64k+63, built from
+ * w[2k] and w[2k+1]); the encoder composes it as 32-bit words e0, e1, ...  Each field is extracted or
+ * inserted piece by piece (pieces never cross a chunk, or a 32-bit word when encoding; inverted pieces
+ * are XORed).  The decoder evaluates the format selectors in declaration
  * order over the selector fields, then picks each slot's op: the first op in declaration order whose
  * encode conditions hold (gen/emit_decode_slot.c).  Ignore-range bits are copied into
  * inst->ignored in place, so decode then encode reproduces every bit of any word. */
@@ -72,6 +73,9 @@ static bool derived_in_format(const struct mdl_model *m, const struct mdl_format
 
 /* ---- encode ------------------------------------------------------------------------------------ */
 
+/* Encoder: the word is composed as 32-bit words e0, e1, ... (a field's piece split at their boundaries), so
+ * that every mask and shifted mask is a 32-bit immediate (64-bit chunks needed a 10-byte movabs for each field in
+ * a chunk's upper half). */
 int gen_encode(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d)
 {
     (void)d;
@@ -80,8 +84,8 @@ int gen_encode(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
     gen_banner(m, out);
     tsr_buf_printf(out, "#include \"%s.h\"\n\n", m->name);
     tsr_buf_printf(out, "int %s_encode(const struct %s_inst *inst, uint32_t *w)\n{\n", lo, lo);
-    for (int k = 0; k < nchunks(m); k++)
-        tsr_buf_printf(out, "    uint64_t d%d = 0;\n", k);
+    for (int k = 0; k < nw; k++)
+        tsr_buf_printf(out, "    uint32_t e%d = 0;\n", k);
     tsr_buf_puts(out, "    switch (inst->format) {\n");
     for (int fi = 0; fi < m->nformats; fi++) {
         const struct mdl_format *F = &m->formats[fi];
@@ -92,43 +96,36 @@ int gen_encode(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
             int fd = F->fields[i];
             struct gen_piece pc[130];
             int n = gen_pieces(&m->fields[fd], pc, 130);
-            for (int j = 0; j < n; j++) {
-                int w = pc[j].hi - pc[j].lo + 1, sh = pc[j].lo % 64;
-                uint64_t mk = w >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << w) - 1;
-                tsr_buf_printf(out, "        d%d |= ", pc[j].lo / 64);
-                if (pc[j].inverted)
-                    tsr_buf_puts(out, "(");
-                tsr_buf_puts(out, pc[j].off ? "((inst->f[" : "(inst->f[");
-                gen_field_enum(m, fd, out);
-                tsr_buf_puts(out, "]");
-                if (pc[j].off)
-                    tsr_buf_printf(out, " >> %d)", pc[j].off);
-                if (w < 64) {
+            for (int j = 0; j < n; j++)
+                for (int a = pc[j].lo; a <= pc[j].hi; a = a / 32 * 32 + 32) {   /* word bits a..b: word a / 32 */
+                    int b = pc[j].hi < a / 32 * 32 + 31 ? pc[j].hi : a / 32 * 32 + 31;
+                    int w = b - a + 1, sh = a % 32, off = pc[j].off + (a - pc[j].lo);
+                    uint64_t mk = w >= 32 ? 0xffffffffu : ((uint64_t)1 << w) - 1;
+                    tsr_buf_printf(out, "        e%d |= (uint32_t)(", a / 32);
+                    if (pc[j].inverted)
+                        tsr_buf_puts(out, "(");
+                    tsr_buf_puts(out, off ? "(inst->f[" : "inst->f[");
+                    gen_field_enum(m, fd, out);
+                    tsr_buf_puts(out, "]");
+                    if (off)
+                        tsr_buf_printf(out, " >> %d)", off);
                     tsr_buf_puts(out, " & ");
                     gen_u64(out, mk);
-                }
-                tsr_buf_puts(out, ")");
-                if (pc[j].inverted) {
-                    tsr_buf_puts(out, " ^ ");
-                    gen_u64(out, mk);
+                    if (pc[j].inverted) {
+                        tsr_buf_puts(out, ") ^ ");
+                        gen_u64(out, mk);
+                    }
                     tsr_buf_puts(out, ")");
+                    if (sh)
+                        tsr_buf_printf(out, " << %d", sh);
+                    tsr_buf_printf(out, ";   /* %s */\n", m->fields[fd].name);
                 }
-                if (sh)
-                    tsr_buf_printf(out, " << %d", sh);
-                tsr_buf_printf(out, ";   /* %s */\n", m->fields[fd].name);
-            }
         }
-        for (int k = 0; k < nchunks(m); k++) {
-            uint64_t mk = ignore_mask(F, k);
-            if (!mk)
-                continue;
-            if (2 * k + 1 < nw)
-                tsr_buf_printf(out, "        d%d |= ((uint64_t)inst->ignored[%d] | (uint64_t)inst->ignored[%d] << 32) & ",
-                               k, 2 * k, 2 * k + 1);
-            else
-                tsr_buf_printf(out, "        d%d |= (uint64_t)inst->ignored[%d] & ", k, 2 * k);
-            gen_u64(out, mk);
-            tsr_buf_puts(out, ";   /* ignored bits */\n");
+        for (int k = 0; k < nw; k++) {
+            uint64_t mk = ignore_mask(F, k / 2);
+            uint32_t m32 = (uint32_t)(k % 2 ? mk >> 32 : mk);
+            if (m32)
+                tsr_buf_printf(out, "        e%d |= inst->ignored[%d] & 0x%08xu;   /* ignored bits */\n", k, k, m32);
         }
         tsr_buf_puts(out, "        break;\n");
     }
@@ -136,8 +133,8 @@ int gen_encode(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
                         "        for (int i = 0; i < %d; i++)\n"
                         "            w[i] = inst->ignored[i];\n"
                         "        return 0;\n    }\n", nw);
-    for (int i = 0; i < nw; i++)
-        tsr_buf_printf(out, i % 2 ? "    w[%d] = (uint32_t)(d%d >> 32);\n" : "    w[%d] = (uint32_t)d%d;\n", i, i / 2);
+    for (int k = 0; k < nw; k++)
+        tsr_buf_printf(out, "    w[%d] = e%d;\n", k, k);
     tsr_buf_puts(out, "    return 0;\n}\n");
     return 0;
 }
