@@ -1,16 +1,17 @@
 /* gen_encode and gen_decode: <t>_encode.c and <t>_decode.c, straight-line C per format.
  *
- * The word is handled as 64-bit chunks d0, d1, ... (chunk k = word bits 64k..64k+63, built from
- * w[2k] and w[2k+1]).  Each field is extracted or inserted piece by piece (pieces never cross a
- * chunk; inverted pieces are XORed).  The decoder evaluates the format selectors in declaration
+ * The decoder reads the word as 64-bit chunks d0, d1, ... (chunk k = word bits 64k..64k+63, built from
+ * w[2k] and w[2k+1]); the encoder composes it as 32-bit words e0, e1, ...  Each field is extracted or
+ * inserted piece by piece (pieces never cross a chunk, or a 32-bit word when encoding; inverted pieces
+ * are XORed).  The decoder evaluates the format selectors in declaration
  * order over the selector fields, then picks each slot's op: the first op in declaration order whose
- * encode conditions hold, with a `switch` on the field every op of the slot binds to a constant
- * (when there is one) so only the ops of that value are tested.  Ignore-range bits are copied into
+ * encode conditions hold (gen/emit_decode_slot.c).  Ignore-range bits are copied into
  * inst->ignored in place, so decode then encode reproduces every bit of any word. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "emit_decode.h"
 #include "emit_util.h"
 #include "gen.h"
 
@@ -72,6 +73,9 @@ static bool derived_in_format(const struct mdl_model *m, const struct mdl_format
 
 /* ---- encode ------------------------------------------------------------------------------------ */
 
+/* Encoder: the word is composed as 32-bit words e0, e1, ... (a field's piece split at their boundaries), so
+ * that every mask and shifted mask is a 32-bit immediate (64-bit chunks needed a 10-byte movabs for each field in
+ * a chunk's upper half). */
 int gen_encode(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d)
 {
     (void)d;
@@ -80,8 +84,8 @@ int gen_encode(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
     gen_banner(m, out);
     tsr_buf_printf(out, "#include \"%s.h\"\n\n", m->name);
     tsr_buf_printf(out, "int %s_encode(const struct %s_inst *inst, uint32_t *w)\n{\n", lo, lo);
-    for (int k = 0; k < nchunks(m); k++)
-        tsr_buf_printf(out, "    uint64_t d%d = 0;\n", k);
+    for (int k = 0; k < nw; k++)
+        tsr_buf_printf(out, "    uint32_t e%d = 0;\n", k);
     tsr_buf_puts(out, "    switch (inst->format) {\n");
     for (int fi = 0; fi < m->nformats; fi++) {
         const struct mdl_format *F = &m->formats[fi];
@@ -92,43 +96,36 @@ int gen_encode(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
             int fd = F->fields[i];
             struct gen_piece pc[130];
             int n = gen_pieces(&m->fields[fd], pc, 130);
-            for (int j = 0; j < n; j++) {
-                int w = pc[j].hi - pc[j].lo + 1, sh = pc[j].lo % 64;
-                uint64_t mk = w >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << w) - 1;
-                tsr_buf_printf(out, "        d%d |= ", pc[j].lo / 64);
-                if (pc[j].inverted)
-                    tsr_buf_puts(out, "(");
-                tsr_buf_puts(out, pc[j].off ? "((inst->f[" : "(inst->f[");
-                gen_field_enum(m, fd, out);
-                tsr_buf_puts(out, "]");
-                if (pc[j].off)
-                    tsr_buf_printf(out, " >> %d)", pc[j].off);
-                if (w < 64) {
+            for (int j = 0; j < n; j++)
+                for (int a = pc[j].lo; a <= pc[j].hi; a = a / 32 * 32 + 32) {   /* word bits a..b: word a / 32 */
+                    int b = pc[j].hi < a / 32 * 32 + 31 ? pc[j].hi : a / 32 * 32 + 31;
+                    int w = b - a + 1, sh = a % 32, off = pc[j].off + (a - pc[j].lo);
+                    uint64_t mk = w >= 32 ? 0xffffffffu : ((uint64_t)1 << w) - 1;
+                    tsr_buf_printf(out, "        e%d |= (uint32_t)(", a / 32);
+                    if (pc[j].inverted)
+                        tsr_buf_puts(out, "(");
+                    tsr_buf_puts(out, off ? "(inst->f[" : "inst->f[");
+                    gen_field_enum(m, fd, out);
+                    tsr_buf_puts(out, "]");
+                    if (off)
+                        tsr_buf_printf(out, " >> %d)", off);
                     tsr_buf_puts(out, " & ");
                     gen_u64(out, mk);
-                }
-                tsr_buf_puts(out, ")");
-                if (pc[j].inverted) {
-                    tsr_buf_puts(out, " ^ ");
-                    gen_u64(out, mk);
+                    if (pc[j].inverted) {
+                        tsr_buf_puts(out, ") ^ ");
+                        gen_u64(out, mk);
+                    }
                     tsr_buf_puts(out, ")");
+                    if (sh)
+                        tsr_buf_printf(out, " << %d", sh);
+                    tsr_buf_printf(out, ";   /* %s */\n", m->fields[fd].name);
                 }
-                if (sh)
-                    tsr_buf_printf(out, " << %d", sh);
-                tsr_buf_printf(out, ";   /* %s */\n", m->fields[fd].name);
-            }
         }
-        for (int k = 0; k < nchunks(m); k++) {
-            uint64_t mk = ignore_mask(F, k);
-            if (!mk)
-                continue;
-            if (2 * k + 1 < nw)
-                tsr_buf_printf(out, "        d%d |= ((uint64_t)inst->ignored[%d] | (uint64_t)inst->ignored[%d] << 32) & ",
-                               k, 2 * k, 2 * k + 1);
-            else
-                tsr_buf_printf(out, "        d%d |= (uint64_t)inst->ignored[%d] & ", k, 2 * k);
-            gen_u64(out, mk);
-            tsr_buf_puts(out, ";   /* ignored bits */\n");
+        for (int k = 0; k < nw; k++) {
+            uint64_t mk = ignore_mask(F, k / 2);
+            uint32_t m32 = (uint32_t)(k % 2 ? mk >> 32 : mk);
+            if (m32)
+                tsr_buf_printf(out, "        e%d |= inst->ignored[%d] & 0x%08xu;   /* ignored bits */\n", k, k, m32);
         }
         tsr_buf_puts(out, "        break;\n");
     }
@@ -136,415 +133,121 @@ int gen_encode(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
                         "        for (int i = 0; i < %d; i++)\n"
                         "            w[i] = inst->ignored[i];\n"
                         "        return 0;\n    }\n", nw);
-    for (int i = 0; i < nw; i++)
-        tsr_buf_printf(out, i % 2 ? "    w[%d] = (uint32_t)(d%d >> 32);\n" : "    w[%d] = (uint32_t)d%d;\n", i, i / 2);
+    for (int k = 0; k < nw; k++)
+        tsr_buf_printf(out, "    w[%d] = e%d;\n", k, k);
     tsr_buf_puts(out, "    return 0;\n}\n");
     return 0;
 }
 
 /* ---- decode ------------------------------------------------------------------------------------ */
 
-/* Appends the C test of one condition (1 if it holds) over v_<field> locals. */
-static int cond_c(const struct mdl_model *m, const struct mdl_cond *c, const bool *avail, struct tsr_buf *out,
-                  struct tsr_diag *d)
-{
-    struct gen_cx cx = {"v_%s", false, avail};
-    if (c->binding && c->field >= 0 && c->field2 < 0) {
-        const struct mdl_field *f = &m->fields[c->field];
-        uint64_t v = c->val & (f->width >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << f->width) - 1);
-        if (avail[c->field])
-            tsr_buf_printf(out, "v_%s == ", f->name);
-        else
-            tsr_buf_puts(out, "0 == ");
-        gen_u64(out, v);
-        return 0;
-    }
-    if (c->binding && c->field >= 0 && c->field2 >= 0) {
-        tsr_buf_printf(out, avail[c->field] ? "v_%s" : "0", m->fields[c->field].name);
-        tsr_buf_printf(out, avail[c->field2] ? " == v_%s" : " == 0", m->fields[c->field2].name);
-        return 0;
-    }
-    tsr_buf_puts(out, "0 != ");
-    return gen_cexpr(m, c->e, &cx, out, d);
-}
+static int decode_body(const struct mdl_model *m, bool next, struct tsr_buf *pre, struct tsr_buf *out,
+                       struct tsr_diag *d);
 
-/* The op's conditions except number `skip` joined with &&; "1" if none. Returns 0 or -1. */
-static int conds_c(const struct mdl_model *m, const struct mdl_op *op, int skip, const bool *avail,
-                   struct tsr_buf *out, struct tsr_diag *d)
+/* A field whose v_<field> can be computed from another's: a slice (a derived field of one piece) of a field of one
+ * piece, neither inverted, whose v_ is declared (done): that field's index, else -1. */
+static int slice_of(const struct mdl_model *m, int i, const bool *done)
 {
-    int n = 0;
-    for (int i = 0; i < op->ncond; i++) {
-        if (i == skip)
-            continue;
-        tsr_buf_puts(out, n++ ? " && " : "");
-        if (op->ncond > 2)
-            tsr_buf_puts(out, "(");
-        if (cond_c(m, &op->cond[i], avail, out, d) < 0)
-            return -1;
-        if (op->ncond > 2)
-            tsr_buf_puts(out, ")");
+    const struct mdl_field *f = &m->fields[i];
+    if (!f->derived || f->npieces != 1 || f->pieces[0].inverted)
+        return -1;
+    for (int g = 0; g < m->nfields; g++) {
+        const struct mdl_field *G = &m->fields[g];
+        if (g != i && done[g] && !G->derived && G->npieces == 1 && !G->pieces[0].inverted &&
+            G->pieces[0].lo <= f->pieces[0].lo && f->pieces[0].hi <= G->pieces[0].hi)
+            return g;
     }
-    return n;
-}
-
-static int key_cond(const struct mdl_op *op, int field)
-{
-    for (int i = 0; i < op->ncond; i++)
-        if (op->cond[i].binding && op->cond[i].field >= 0 && op->cond[i].field2 < 0 &&
-            (field < 0 || op->cond[i].field == field))
-            return i;
     return -1;
 }
 
-static void set_op(const struct mdl_model *m, int slot, int op, const char *ind, struct tsr_buf *out)
+/* `inst->f[<field i>] = v_<field>;`, after the declaration of v_<field> when extract: from the word, or from the
+ * v_ of the field it is a slice of (one instruction less than from the word; that value is still in a register). */
+static void decode_store(const struct mdl_model *m, int i, bool extract, bool *done, struct tsr_buf *out)
 {
-    tsr_buf_printf(out, "%sinst->op[", ind);
-    gen_slot_enum(m, slot, out);
-    tsr_buf_puts(out, "] = ");
-    if (op < 0)
-        tsr_buf_printf(out, "%s_NO_OP", gen_upper(m));
-    else
-        gen_op_enum(m, op, out);
-    tsr_buf_puts(out, ";");
+    if (extract) {
+        tsr_buf_printf(out, "        const uint64_t v_%s = ", m->fields[i].name);
+        int g = slice_of(m, i, done);
+        if (g >= 0) {
+            const struct mdl_piece *p = &m->fields[i].pieces[0], *q = &m->fields[g].pieces[0];
+            tsr_buf_printf(out, p->lo > q->lo ? "(v_%s >> %d)" : "v_%s", m->fields[g].name, p->lo - q->lo);
+            if (p->hi < q->hi) {
+                tsr_buf_puts(out, " & ");
+                gen_u64(out, ((uint64_t)1 << (p->hi - p->lo + 1)) - 1);
+            }
+        } else {
+            gen_extract(m, i, out);
+        }
+        tsr_buf_puts(out, ";\n");
+    }
+    done[i] = true;
+    tsr_buf_puts(out, "        inst->f[");
+    gen_field_enum(m, i, out);
+    tsr_buf_printf(out, "] = v_%s;\n", m->fields[i].name);
 }
 
-/* ---- table-driven op selection --------------------------------------------------------------------
- * When the ops of a slot bind a narrow key field (an opcode or signal field of a few bits), the decoder looks
- * the op up in a table indexed by the key: for each key value the generator evaluates every op's
- * conditions with the key known (three-valued: other fields unknown), so the table holds the op
- * whenever the key alone decides, and TC_SPECIAL when another field must be tested (then the
- * conditions of the remaining candidates are tested in declaration order, as before). */
-#define KEY_MAX_BITS 10
-#define TC_SPECIAL 0xfffe
-
-/* Value of e with field `key` = v; unavailable fields read 0.  Returns 1 (known, *r) or 0. */
-static int eval3(const struct mdl_model *m, const struct mdl_expr *e, int key, uint64_t v, const bool *avail,
-                 uint64_t *r)
-{
-    uint64_t a, b, c;
-    int ka, kb;
-    switch (e->kind) {
-    case MDL_E_INT:
-    case MDL_E_FLOAT:
-        *r = e->ival;
-        return 1;
-    case MDL_E_FIELD: {
-        const struct mdl_field *f = &m->fields[e->index];
-        if (!avail[e->index])
-            a = 0;
-        else if (e->index == key)
-            a = v;
-        else
-            return 0;
-        if (f->is_signed && f->width < 64) {
-            uint64_t sign = (uint64_t)1 << (f->width - 1);
-            a = (a ^ sign) - sign;
-        }
-        *r = a;
-        return 1;
-    }
-    case MDL_E_UN:
-        if (!eval3(m, e->a[0], key, v, avail, &a))
-            return 0;
-        *r = e->op == '-' ? 0 - a : e->op == '~' ? ~a : !a;
-        return 1;
-    case MDL_E_COND:
-        if (!eval3(m, e->a[0], key, v, avail, &c)) {
-            if (eval3(m, e->a[1], key, v, avail, &a) && eval3(m, e->a[2], key, v, avail, &b) && a == b) {
-                *r = a;
-                return 1;
-            }
-            return 0;
-        }
-        return eval3(m, e->a[c ? 1 : 2], key, v, avail, r);
-    case MDL_E_CAST:
-        if (!eval3(m, e->a[0], key, v, avail, &a))
-            return 0;
-        if (e->type == MDL_T_U32)
-            *r = a & 0xffffffffu;
-        else if (e->type == MDL_T_I32)
-            *r = (uint64_t)(int64_t)(int32_t)(uint32_t)a;
-        else if (e->type == MDL_T_BOOL)
-            *r = a != 0;
-        else
-            return 0;
-        return 1;
-    case MDL_E_BIN:
-        ka = eval3(m, e->a[0], key, v, avail, &a);
-        kb = eval3(m, e->a[1], key, v, avail, &b);
-        if (e->op == MDL_OP_LAND) {
-            if ((ka && !a) || (kb && !b)) {
-                *r = 0;
-                return 1;
-            }
-            if (ka && kb) {
-                *r = 1;
-                return 1;
-            }
-            return 0;
-        }
-        if (e->op == MDL_OP_LOR) {
-            if ((ka && a) || (kb && b)) {
-                *r = 1;
-                return 1;
-            }
-            if (ka && kb) {
-                *r = 0;
-                return 1;
-            }
-            return 0;
-        }
-        if (!ka || !kb)
-            return 0;
-        bool sg = gen_expr_signed(m, e->a[0]) || gen_expr_signed(m, e->a[1]);
-        int64_t sa = (int64_t)a, sb = (int64_t)b;
-        switch (e->op) {
-        case '+': *r = a + b; return 1;
-        case '-': *r = a - b; return 1;
-        case '*': *r = a * b; return 1;
-        case '&': *r = a & b; return 1;
-        case '|': *r = a | b; return 1;
-        case '^': *r = a ^ b; return 1;
-        case '/':
-            *r = !b ? 0 : sg ? ((sa == INT64_MIN && sb == -1) ? 0 : (uint64_t)(sa / sb)) : a / b;
-            return 1;
-        case '%':
-            *r = !b ? 0 : sg ? (sb == -1 ? 0 : (uint64_t)(sa % sb)) : a % b;
-            return 1;
-        case MDL_OP_SHL: *r = a << (b & 63); return 1;
-        case MDL_OP_SHR: *r = sg ? (uint64_t)(sa >> (b & 63)) : a >> (b & 63); return 1;
-        case MDL_OP_EQ: *r = a == b; return 1;
-        case MDL_OP_NE: *r = a != b; return 1;
-        case MDL_OP_LT: *r = sg ? sa < sb : a < b; return 1;
-        case MDL_OP_LE: *r = sg ? sa <= sb : a <= b; return 1;
-        case MDL_OP_GT: *r = sg ? sa > sb : a > b; return 1;
-        case MDL_OP_GE: *r = sg ? sa >= sb : a >= b; return 1;
-        }
-        return 0;
-    default:
-        return 0;
-    }
-}
-
-enum { T_FALSE, T_TRUE, T_UNKNOWN };
-
-/* Does the op's encode condition list hold when field key = v? */
-static int op_holds(const struct mdl_model *m, const struct mdl_op *op, int key, uint64_t v, const bool *avail)
-{
-    int st = T_TRUE;
-    for (int i = 0; i < op->ncond; i++) {
-        const struct mdl_cond *c = &op->cond[i];
-        uint64_t r;
-        if (!c->e || !eval3(m, c->e, key, v, avail, &r)) {
-            st = T_UNKNOWN;
-            continue;
-        }
-        if (!r)
-            return T_FALSE;
-    }
-    return st;
-}
-
-/* The key field for slot s: the field most of its ops bind to a constant (available, narrow). */
-static int slot_key(const struct mdl_model *m, const struct mdl_slot *sl, const bool *avail)
-{
-    int best = -1, bestn = 0;
-    for (int f = 0; f < m->nfields; f++) {
-        if (!avail[f] || m->fields[f].width > KEY_MAX_BITS)
-            continue;
-        int n = 0;
-        for (int i = 0; i < sl->nops; i++)
-            n += key_cond(&m->ops[sl->ops[i]], f) >= 0;
-        if (n > bestn) {
-            best = f;
-            bestn = n;
-        }
-    }
-    return best;
-}
-
-static int decode_slot_table(const struct mdl_model *m, int fi, int s, int key, const bool *avail,
-                             struct tsr_buf *pre, struct tsr_buf *out, struct tsr_diag *d)
+/* rd[f] |= the op conditions of slot s read field f. */
+static void slot_reads(const struct mdl_model *m, int s, bool *rd)
 {
     const struct mdl_slot *sl = &m->slots[s];
-    int n = 1 << m->fields[key].width;
-    uint16_t *tab = calloc((size_t)n, sizeof *tab);
-    if (!tab)
-        abort();
-    int nspecial = 0;
-    for (int v = 0; v < n; v++) {
-        tab[v] = 0xffff;
-        for (int i = 0; i < sl->nops; i++) {
-            int st = op_holds(m, &m->ops[sl->ops[i]], key, (uint64_t)v, avail);
-            if (st == T_FALSE)
-                continue;
-            tab[v] = st == T_TRUE ? (uint16_t)sl->ops[i] : TC_SPECIAL;
-            nspecial += st != T_TRUE;
-            break;
+    for (int j = 0; j < sl->nops; j++) {
+        const struct mdl_op *op = &m->ops[sl->ops[j]];
+        for (int k = 0; k < op->ncond; k++) {
+            const struct mdl_cond *c = &op->cond[k];
+            field_uses(c->e, rd);
+            if (c->binding && c->field >= 0)
+                rd[c->field] = true;
+            if (c->binding && c->field2 >= 0)
+                rd[c->field2] = true;
         }
     }
-    tsr_buf_printf(pre, "/* format %s, slot %s: op by %s (0xffff no op, 0x%x: other fields decide) */\n"
-                        "static const uint16_t dec_%s_%s[%d] = {", m->formats[fi].name, sl->name,
-                   m->fields[key].name, TC_SPECIAL, m->formats[fi].name, sl->name, n);
-    for (int v = 0; v < n; v++)
-        tsr_buf_printf(pre, "%s%s%u,", v % 16 ? "" : "\n   ", " ", (unsigned)tab[v]);
-    tsr_buf_puts(pre, "\n};\n\n");
-    tsr_buf_printf(out, "        /* slot %s: by %s */\n        {\n            uint16_t o = dec_%s_%s[v_%s];\n",
-                   sl->name, m->fields[key].name, m->formats[fi].name, sl->name, m->fields[key].name);
-    if (nspecial) {
-        tsr_buf_printf(out, "            if (o == 0x%x) {\n                switch (v_%s) {\n", TC_SPECIAL,
-                       m->fields[key].name);
-        for (int v = 0; v < n; v++) {
-            if (tab[v] != TC_SPECIAL)
-                continue;
-            tsr_buf_printf(out, "                case %d:\n", v);
-            bool closed = false;
-            int ncase = 0;
-            for (int i = 0; i < sl->nops && !closed; i++) {
-                const struct mdl_op *op = &m->ops[sl->ops[i]];
-                int st = op_holds(m, op, key, (uint64_t)v, avail);
-                if (st == T_FALSE)
-                    continue;
-                if (st == T_TRUE) {
-                    tsr_buf_puts(out, ncase ? "                    else\n    " : "");
-                    tsr_buf_puts(out, "                    o = ");
-                    gen_op_enum(m, sl->ops[i], out);
-                    tsr_buf_puts(out, ";\n");
-                    closed = true;
-                    break;
-                }
-                struct tsr_buf c = {0};
-                if (conds_c(m, op, -1, avail, &c, d) < 0) {
-                    tsr_buf_free(&c);
-                    free(tab);
-                    return -1;
-                }
-                tsr_buf_printf(out, "                    %sif (%s)\n                        o = ", ncase ? "else " : "",
-                               c.data ? c.data : "1");
-                gen_op_enum(m, sl->ops[i], out);
-                tsr_buf_puts(out, ";\n");
-                tsr_buf_free(&c);
-                ncase++;
-            }
-            if (!closed)
-                tsr_buf_printf(out, "                    else\n                        o = %s_NO_OP;\n", gen_upper(m));
-            tsr_buf_puts(out, "                    break;\n");
-        }
-        tsr_buf_puts(out, "                }\n            }\n");
-    }
-    tsr_buf_puts(out, "            inst->op[");
-    gen_slot_enum(m, s, out);
-    tsr_buf_puts(out, "] = o;\n        }\n");
-    free(tab);
-    return 0;
 }
 
-static int decode_slot(const struct mdl_model *m, int fi, int s, const bool *avail, struct tsr_buf *pre,
-                       struct tsr_buf *out, struct tsr_diag *d)
+static int low_bit(const struct mdl_field *f)
 {
-    const struct mdl_slot *sl = &m->slots[s];
-    int tkey = slot_key(m, sl, avail);
-    if (tkey >= 0)
-        return decode_slot_table(m, fi, s, tkey, avail, pre, out, d);
-    tsr_buf_printf(out, "        /* slot %s */\n", sl->name);
-    /* a key field every op binds to a constant */
-    int key = -1;
-    if (sl->nops > 0) {
-        int k0 = key_cond(&m->ops[sl->ops[0]], -1);
-        if (k0 >= 0) {
-            key = m->ops[sl->ops[0]].cond[k0].field;
-            for (int i = 0; i < sl->nops && key >= 0; i++)
-                if (key_cond(&m->ops[sl->ops[i]], key) < 0)
-                    key = -1;
-            if (key >= 0 && !avail[key])
-                key = -1;
-        }
-    }
-    if (key < 0) {
-        int n = 0;
-        bool closed = false;
-        for (int i = 0; i < sl->nops && !closed; i++) {
-            const struct mdl_op *op = &m->ops[sl->ops[i]];
-            struct tsr_buf c = {0};
-            int nc = conds_c(m, op, -1, avail, &c, d);
-            if (nc < 0) {
-                tsr_buf_free(&c);
-                return -1;
-            }
-            if (nc == 0) {
-                tsr_buf_puts(out, n ? "        else\n" : "");
-                set_op(m, s, sl->ops[i], n ? "            " : "        ", out);
-                tsr_buf_puts(out, "\n");
-                closed = true;
-            } else {
-                tsr_buf_printf(out, "        %sif (%s)\n", n ? "else " : "", c.data);
-                set_op(m, s, sl->ops[i], "            ", out);
-                tsr_buf_puts(out, "\n");
-            }
-            n++;
-            tsr_buf_free(&c);
-        }
-        if (!closed) {
-            tsr_buf_puts(out, n ? "        else\n" : "");
-            set_op(m, s, -1, n ? "            " : "        ", out);
-            tsr_buf_puts(out, "\n");
-        }
-        return 0;
-    }
-    uint64_t kmask = m->fields[key].width >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << m->fields[key].width) - 1;
-    tsr_buf_printf(out, "        switch (v_%s) {\n", m->fields[key].name);
-    bool *done = calloc((size_t)sl->nops + 1, 1);
-    if (!done)
-        abort();
-    for (int i = 0; i < sl->nops; i++) {
-        if (done[i])
-            continue;
-        const struct mdl_op *op0 = &m->ops[sl->ops[i]];
-        uint64_t val = op0->cond[key_cond(op0, key)].val & kmask;
-        tsr_buf_puts(out, "        case ");
-        gen_u64(out, val);
-        tsr_buf_puts(out, ":\n");
-        bool closed = false;
-        for (int j = i; j < sl->nops; j++) {
-            const struct mdl_op *op = &m->ops[sl->ops[j]];
-            int kc = key_cond(op, key);
-            if (done[j] || (op->cond[kc].val & kmask) != val)
-                continue;
-            done[j] = true;
-            if (closed)
-                continue;   /* shadowed by an unconditional op of the same value */
-            struct tsr_buf c = {0};
-            int nc = conds_c(m, op, kc, avail, &c, d);
-            if (nc < 0) {
-                tsr_buf_free(&c);
-                free(done);
-                return -1;
-            }
-            if (nc == 0) {
-                set_op(m, s, sl->ops[j], "            ", out);
-                tsr_buf_puts(out, "\n            break;\n");
-                closed = true;
-            } else {
-                tsr_buf_printf(out, "            if (%s) {\n", c.data);
-                set_op(m, s, sl->ops[j], "                ", out);
-                tsr_buf_puts(out, "\n                break;\n            }\n");
-            }
-            tsr_buf_free(&c);
-        }
-        if (!closed) {
-            set_op(m, s, -1, "            ", out);
-            tsr_buf_puts(out, "\n            break;\n");
-        }
-    }
-    free(done);
-    tsr_buf_puts(out, "        default:\n");
-    set_op(m, s, -1, "            ", out);
-    tsr_buf_puts(out, "\n            break;\n        }\n");
-    return 0;
+    int lo = f->pieces[0].lo;
+    for (int p = 1; p < f->npieces; p++)
+        lo = f->pieces[p].lo < lo ? f->pieces[p].lo : lo;
+    return lo;
 }
 
-static int decode_body(const struct mdl_model *m, bool next, struct tsr_buf *pre, struct tsr_buf *out,
-                       struct tsr_diag *d);
+static bool overlap(const struct mdl_field *a, const struct mdl_field *b)
+{
+    for (int p = 0; p < a->npieces; p++)
+        for (int q = 0; q < b->npieces; q++)
+            if (a->pieces[p].lo <= b->pieces[q].hi && b->pieces[q].lo <= a->pieces[p].hi)
+                return true;
+    return false;
+}
+
+/* Extracts and stores the fields of the format not stored yet (avail: the format's and its derived fields; done: v_
+ * declared; not the selector's, sel), in the order of their lowest word bit: those a slot reads (rd) and those
+ * sharing a bit with one (a slice and its field: the compiler computes their common shift once, and it must not
+ * stay live across the slots' code), or all of them when rd is NULL. */
+static void decode_stores(const struct mdl_model *m, const bool *avail, const bool *sel, const bool *rd, bool *done,
+                          struct tsr_buf *out)
+{
+    int *ord = calloc((size_t)m->nfields + 1, sizeof *ord), n = 0;
+    if (!ord)
+        abort();
+    for (int i = 0; i < m->nfields; i++) {
+        if (!avail[i] || sel[i] || done[i])
+            continue;
+        bool e = !rd || rd[i];
+        for (int j = 0; j < m->nfields && !e; j++)
+            e = avail[j] && rd[j] && overlap(&m->fields[i], &m->fields[j]);
+        if (!e)
+            continue;
+        int k = n++;   /* insertion by lowest bit, stable (field order among equals) */
+        while (k > 0 && low_bit(&m->fields[ord[k - 1]]) > low_bit(&m->fields[i])) {
+            ord[k] = ord[k - 1];
+            k--;
+        }
+        ord[k] = i;
+    }
+    for (int k = 0; k < n; k++)
+        decode_store(m, ord[k], true, done, out);
+    free(ord);
+}
 
 /* The start of a decoding function: the chunks, and v_<field> of every field a format selector reads (marked
  * in sel). */
@@ -728,7 +431,7 @@ static void decode_spans(const struct mdl_model *m, int fi, struct tsr_buf *out)
         gen_op_enum(m, i, out);
         tsr_buf_puts(out, ") {   /* wide op: its other slots are taken */\n");
         for (int k = 0; k < w->nspan; k++) {
-            set_op(m, m->ops[w->span[k]].slot, w->span[k], "            ", out);
+            gen_decode_set_op(m, m->ops[w->span[k]].slot, w->span[k], "            ", out);
             tsr_buf_puts(out, "\n");
         }
         tsr_buf_puts(out, "        }\n");
@@ -793,34 +496,23 @@ static int decode_body(const struct mdl_model *m, bool next, struct tsr_buf *pre
             tsr_buf_puts(out, "1");
         }
         tsr_buf_puts(out, ") {\n");
+        /* avail: the format's fields and (addition, X4) the derived fields (composite, slice) whose bits they hold */
         memset(avail, 0, (size_t)m->nfields + 1);
-        for (int i = 0; i < F->nfields; i++) {
-            int fd = F->fields[i];
-            avail[fd] = true;
-            if (sel[fd])
-                continue;
-            tsr_buf_printf(out, "        const uint64_t v_%s = ", m->fields[fd].name);
-            gen_extract(m, fd, out);
-            tsr_buf_puts(out, ";\n");
-        }
-        /* (addition) X4: a derived field (composite, slice) whose bits the format's fields hold, from the word */
-        for (int i = 0; i < m->nfields; i++) {
-            if (!m->fields[i].derived || !derived_in_format(m, F, i) || sel[i])
-                continue;
-            avail[i] = true;
-            tsr_buf_printf(out, "        const uint64_t v_%s = ", m->fields[i].name);
-            gen_extract(m, i, out);
-            tsr_buf_puts(out, ";\n");
-        }
-        /* every field: the format's, and 0 for the others (explicit stores measured faster than a memset);
-         * decode_next clears the others only when the struct held another format */
-        for (int i = 0; i < m->nfields; i++) {
-            if (!avail[i])
-                continue;
-            tsr_buf_puts(out, "        inst->f[");
-            gen_field_enum(m, i, out);
-            tsr_buf_printf(out, "] = v_%s;\n", m->fields[i].name);
-        }
+        for (int i = 0; i < F->nfields; i++)
+            avail[F->fields[i]] = true;
+        for (int i = 0; i < m->nfields; i++)
+            avail[i] = avail[i] || (m->fields[i].derived && !sel[i] && derived_in_format(m, F, i));
+        /* every field: the format's, each stored where it is extracted; 0 for the others below (explicit stores
+         * measured faster than a memset; decode_next clears the others only when the struct held another format).
+         * The selector fields (extracted above) come first, each slot's op after the fields its conditions read
+         * (slot_reads) and the other fields last: few values are live at a time (extracting every field before
+         * the stores and the ops kept dozens live, spilled to the stack). */
+        bool *rd = calloc((size_t)m->nfields + 1, 1), *done = calloc((size_t)m->nfields + 1, 1);
+        if (!rd || !done)
+            abort();
+        for (int i = 0; i < m->nfields; i++)
+            if (avail[i] && sel[i])
+                decode_store(m, i, false, done, out);
         for (int i = 0; i < nw; i++) {
             uint64_t mk = ignore_mask(F, i / 2);
             uint32_t m32 = (uint32_t)(i % 2 ? mk >> 32 : mk);
@@ -852,7 +544,7 @@ static int decode_body(const struct mdl_model *m, bool next, struct tsr_buf *pre
             inf[F->slots[i]] = true;
         for (int s = 0; s < m->nslots; s++)
             if (!inf[s]) {
-                set_op(m, s, -1, ind, out);
+                gen_decode_set_op(m, s, -1, ind, out);
                 tsr_buf_puts(out, "\n");
             }
         free(inf);
@@ -861,9 +553,16 @@ static int decode_body(const struct mdl_model *m, bool next, struct tsr_buf *pre
         tsr_buf_puts(out, "        inst->format = ");
         gen_format_enum(m, fi, out);
         tsr_buf_puts(out, ";\n");
-        for (int i = 0; i < F->nslots && rc == 0; i++)
-            rc = decode_slot(m, fi, F->slots[i], avail, pre, out, d);
+        for (int i = 0; i < F->nslots && rc == 0; i++) {   /* each slot after the fields it reads */
+            memset(rd, 0, (size_t)m->nfields + 1);
+            slot_reads(m, F->slots[i], rd);
+            decode_stores(m, avail, sel, rd, done, out);
+            rc = gen_decode_slot(m, fi, F->slots[i], avail, pre, out, d);
+        }
         decode_spans(m, fi, out);
+        decode_stores(m, avail, sel, NULL, done, out);
+        free(rd);
+        free(done);
         tsr_buf_puts(out, "        return 0;\n    }\n");
     }
     tsr_buf_printf(out, "    /* no format: keep the raw word */\n    inst->format = %s_NO_FORMAT;\n", gen_upper(m));
