@@ -18,6 +18,10 @@ BASE = '-std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L'
 INCLUDES = '-Iruntime -Imdl -I$builddir/mdl'
 SANITIZE = '-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all'
 FUZZ_SECONDS, FUZZ_RUNS = 20, 2000000
+# The object variants of one build directory: $builddir/<variant>/ and the rule that compiles for it.  obj: --cc with
+# cflags; fuzz/obj: clang, ASan + UBSan + libFuzzer's coverage (the libraries of the fuzzers and of the sanitizer
+# tests); san/obj: clang, ASan + UBSan (what only the sanitizer tests link).
+VARIANT_RULE = {'obj': 'cc', 'fuzz/obj': 'fuzz_cc', 'san/obj': 'san_cc'}
 # lemon's template (lempar.c) leaves parameters and variables unused: relaxed for that file only.
 LEMON_WARN = '-Wno-unused-parameter -Wno-unused-variable -Wno-unused-but-set-variable'
 
@@ -189,14 +193,21 @@ def main():
     n.variable('fuzz_cc', ' '.join(fuzz_cc or ['clang']))
     n.variable('fuzz_cflags', [BASE, '-O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined',
                                '-fno-sanitize-recover=all', INCLUDES])
+    # The sanitizer variant of the same build ($builddir/san/, `ninja test-san`): the fuzzers' flags without the
+    # coverage instrumentation, for what only the tests link (tools, tests, mdlc, benchmarks, seedgen).
+    n.variable('san_cflags', [BASE, '-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined',
+                              '-fno-sanitize-recover=all', INCLUDES])
     n.variable('libs', '-lxxhash -lm')
     n.newline()
-    for rule, cc_var in (('cc', '$cc $cflags'), ('fuzz_cc', '$fuzz_cc $fuzz_cflags')):
+    for rule, cc_var in (('cc', '$cc $cflags'), ('fuzz_cc', '$fuzz_cc $fuzz_cflags'), ('san_cc', '$fuzz_cc $san_cflags')):
         n.rule(rule, cc_var + ' $incs $extra -MMD -MF $out.d -c $in -o $out', depfile='$out.d', deps='gcc',
                description='CC $out')
     n.rule('ar', 'rm -f $out && ar crs $out $in', description='AR $out')
     n.rule('link', '$cc $ldflags -o $out $in $libs', description='LINK $out')
     n.rule('fuzz_link', '$fuzz_cc -fsanitize=fuzzer,address,undefined -o $out $in $libs', description='LINK $out')
+    # Libraries compiled with -fsanitize=fuzzer-no-link link without libFuzzer too: the ASan runtime defines the
+    # coverage callbacks (weak, doing nothing).
+    n.rule('san_link', '$fuzz_cc -fsanitize=address,undefined -o $out $in $libs', description='LINK $out')
     n.rule('re2c', 're2c -W --no-generation-date --no-version -o $out $in', description='RE2C $out')
     # lemon writes parse.c and parse.h into -d; it leaves an unchanged parse.h alone, hence restat.
     n.rule('lemon', 'lemon -q -T%s -d$builddir/mdl $in' % LEMPAR, restat=1, description='LEMON $in')
@@ -258,12 +269,11 @@ def main():
         rel = source[len('$builddir/'):] if source.startswith('$builddir/') else source
         obj = built('%s/%s.o' % (variant, os.path.splitext(rel)[0]))
         variables = {k: v for k, v in (('incs', incs), ('extra', extra)) if v}
-        return n.build(obj, 'fuzz_cc' if variant == 'fuzz/obj' else 'cc', source, order_only=list(order),
-                       variables=variables)
+        return n.build(obj, VARIANT_RULE.get(variant, 'cc'), source, order_only=list(order), variables=variables)
 
     def library(name, sources, variant, incs='', order=(), extra=None):
         objs = [compile_(s, variant, incs, order, (extra or {}).get(s, '')) for s in sources]
-        prefix = 'fuzz/' if variant == 'fuzz/obj' else ''
+        prefix = variant[:-len('obj')]  # '' for obj, 'fuzz/' for fuzz/obj, 'san/' for san/obj
         return [n.build(built('%slib%s.a' % (prefix, name)), 'ar', objs)] if objs else []
 
     def libraries(variant):
@@ -283,25 +293,33 @@ def main():
     mdlc = [n.build(built('mdlc'), 'link', [compile_(s, 'obj', '', parse_h) for s in files('gen/*.c')],
                     implicit=core_libs, variables={'libs': ' '.join(core_libs + ['$libs'])})] \
         if files('gen/*.c') else []
-    # tools/gpufft.c (`tessera gpu-fft`) checks GPU_FFT in the simulator against FFTW's transform.
-    # tools/: tessera.c is the driver's main; every other file (the commands, the GPU_FFT host harness)
-    # goes into libtools.a, which tests and benchmarks link too.
-    toollib = library('tools', [f for f in files('tools/*.c') if f != 'tools/tessera.c'], 'obj', all_incs, order)
-    tools = [program(built('tessera'), ['tools/tessera.c'], toollib + libs, fftw_link(cc))] \
-        if os.path.exists('tools/tessera.c') else []
-    # tests/support_*.c: helpers shared by the test binaries, linked into each of them.
-    support = library('testsupport', files('tests/support_*.c'), 'obj', all_incs, order)
-    # Tests that run the driver (tests/support_run.c) run the tessera of their own build directory.
-    desc_libs = {d: library('tessera-' + d, gen_srcs[d], 'obj', '-I$builddir/gen/' + d, order) for d in descs}
-    tests = [program(built('tests/' + stem(s)), [s], desc_libs.get(stem(s, 'test_'), []) + support + toollib + libs,
-                     '-lcriterion -lfftw3f -lfftw3', implicit=tools,
-                     incs=(' -I$builddir/gen/' + stem(s, 'test_')) if stem(s, 'test_') in desc_libs else '')
-             for s in files('tests/test_*.c')]
-    benches = [program(built('bench/' + stem(s)), [s], toollib + libs, '-lfftw3f -lfftw3')
-               for s in files('bench/bench_*.c')]
+    def drivers(variant, rule, libs, fftw):
+        """tessera, the test binaries and the benchmarks of one variant, linked with `libs` (target libraries, then
+        core): (tools, tests, benches); the variant's directory is $builddir/ for obj, else $builddir/san/."""
+        d = '' if variant == 'obj' else variant[:-len('obj')]
+        # tools/gpufft.c (`tessera gpu-fft`) checks GPU_FFT in the simulator against FFTW's transform.
+        # tools/: tessera.c is the driver's main; every other file (the commands, the GPU_FFT host harness)
+        # goes into libtools.a, which tests and benchmarks link too.
+        toollib = library('tools', [f for f in files('tools/*.c') if f != 'tools/tessera.c'], variant, all_incs, order)
+        tools = [program(built(d + 'tessera'), ['tools/tessera.c'], toollib + libs, fftw, variant, rule)] \
+            if os.path.exists('tools/tessera.c') else []
+        # tests/support_*.c: helpers shared by the test binaries, linked into each of them.
+        support = library('testsupport', files('tests/support_*.c'), variant, all_incs, order)
+        # Tests that run the driver (tests/support_run.c) run the tessera of their own build directory.
+        desc_libs = {t: library('tessera-' + t, gen_srcs[t], variant, '-I$builddir/gen/' + t, order) for t in descs}
+        tests = [program(built(d + 'tests/' + stem(s)), [s], desc_libs.get(stem(s, 'test_'), []) + support + toollib +
+                         libs, '-lcriterion -lfftw3f -lfftw3', variant, rule, implicit=tools,
+                         incs=(' -I$builddir/gen/' + stem(s, 'test_')) if stem(s, 'test_') in desc_libs else '')
+                 for s in files('tests/test_*.c')]
+        benches = [program(built(d + 'bench/' + stem(s)), [s], toollib + libs, '-lfftw3f -lfftw3', variant, rule)
+                   for s in files('bench/bench_*.c')]
+        return tools, tests, benches
+
+    tools, tests, benches = drivers('obj', 'link', libs, fftw_link(cc))
     fuzzers, seeds = [], []
     if fuzz_cc and files('fuzz/fuzz_*.c'):
-        flibs = sum(libraries('fuzz/obj'), [])
+        fuzz_libs = libraries('fuzz/obj')
+        flibs = sum(fuzz_libs, [])
         fuzzers = [program(built('fuzz/' + stem(s)), [s], flibs, '', 'fuzz/obj', 'fuzz_link')
                    for s in files('fuzz/fuzz_*.c')]
     if fuzzers and os.path.exists('fuzz/seedgen.c'):
@@ -314,20 +332,52 @@ def main():
                  for t in targets if d == t or d.startswith(t + '-')]
         corpus_files = sorted(os.path.join(r, f) for d in parts for r, _, fs in os.walk(os.path.join(corpus, d))
                               for f in fs)
-        n.rule('seedgen', '$builddir/fuzz/seedgen -o $builddir/fuzz/seeds' +
-               (' -c ' + shlex.quote(corpus) if os.path.isdir(corpus) else ''), description='SEEDGEN $out')
+        n.rule('seedgen', '$seedgen -o $outdir' + (' -c ' + shlex.quote(corpus) if os.path.isdir(corpus) else ''),
+               description='SEEDGEN $out')
+        seed_inputs = [src('targets/%s/%s.mdl' % (t, t)) for t in targets] + files('tests/neg/*.mdl') + corpus_files
         seedgen = program(built('fuzz/seedgen'), ['fuzz/seedgen.c'], libs)
-        seeds = [n.build(built('fuzz/seeds/index.txt'), 'seedgen',
-                         implicit=[seedgen] + [src('targets/%s/%s.mdl' % (t, t)) for t in targets] +
-                         files('tests/neg/*.mdl') + corpus_files)]
+        seeds = [n.build(built('fuzz/seeds/index.txt'), 'seedgen', implicit=[seedgen] + seed_inputs,
+                         variables={'seedgen': seedgen, 'outdir': built('fuzz/seeds')})]
+
+    # The sanitizer tests (`ninja test-san`, CI's second pass): the test binaries again, with clang, ASan and UBSan,
+    # linked with the fuzzers' libraries (fuzz/obj), so that every library source is compiled once with clang and
+    # once with --cc.  What only the tests link (tools, tests, mdlc, benchmarks, seedgen) is compiled for
+    # $builddir/san/ (san/obj), so every C file goes through clang -Werror.  mdlc and seedgen also run there, under
+    # the sanitizers, on what the first build generated with them: their output must be byte-identical.
+    san_tests, san_checks = [], []
+    if fuzzers:
+        ftlibs, fcore = fuzz_libs
+        n.rule('gencheck', '$cmd && { diff -r $ref $outdir >$outdir.diff 2>&1 || { cat $outdir.diff; exit 1; }; } && touch $out',
+               description='CHECK $out')
+        san_mdlc = n.build(built('san/mdlc'), 'san_link', [compile_(s, 'san/obj', '', parse_h) for s in files('gen/*.c')],
+                           implicit=fcore, variables={'libs': ' '.join(fcore + ['$libs'])})
+        for t in targets + descs:
+            mdl = src('targets/%s/%s.mdl' % (t, t)) if t in targets else src('tests/desc/%s.mdl' % t)
+            outs = [built('gen/%s/%s%s' % (t, t, x)) for x in MDLC_OUTPUTS]
+            san_checks.append(n.build(
+                built('san/gen/%s.ok' % t), 'gencheck', mdl,
+                implicit=[san_mdlc] + outs + [f for f in files('targets/%s/*.mdl' % t) if f != mdl],
+                variables={'cmd': 'rm -rf {1} && {0} --name {2} -o {1} {3}'.format(san_mdlc, built('san/gen/' + t), t, mdl),
+                           'ref': built('gen/' + t), 'outdir': built('san/gen/' + t)}))
+        san_tools, san_tests, san_benches = drivers('san/obj', 'san_link', ftlibs + fcore, fftw_link(fuzz_cc))
+        if seeds:
+            san_seedgen = program(built('san/fuzz/seedgen'), ['fuzz/seedgen.c'], ftlibs + fcore, '', 'san/obj',
+                                  'san_link')
+            san_checks.append(n.build(
+                built('san/fuzz/seeds.ok'), 'gencheck', implicit=[san_seedgen] + seeds + seed_inputs,
+                variables={'cmd': '{0} -o {1}{2}'.format(san_seedgen, built('san/fuzz/seeds'), (' -c ' + shlex.quote(
+                    corpus)) if os.path.isdir(corpus) else ''), 'ref': built('fuzz/seeds'),
+                           'outdir': built('san/fuzz/seeds')}))
+        san_checks += san_benches
     n.newline()
 
     # Entry points: commands run from the repository root with TESSERA_ROOT set to it.  A sanitizer
     # report fails a test binary even when Criterion passed the test (it ignores leak reports).
-    sh = ['export TESSERA_ROOT="$$PWD" UBSAN_OPTIONS="$${UBSAN_OPTIONS:-print_stacktrace=1}"; rc=0']
-    for t in tests:
-        sh.append('echo "== {0}"; {0} --jobs 2 >{0}.log 2>&1 || rc=1; cat {0}.log; if grep -q "ERROR: '
-                  '[A-Za-z]*Sanitizer" {0}.log; then echo "FAILED (sanitizer report): {0}"; rc=1; fi'.format(t))
+    def run_tests(ts):
+        return ['export TESSERA_ROOT="$$PWD" UBSAN_OPTIONS="$${UBSAN_OPTIONS:-print_stacktrace=1}"; rc=0'] + [
+            'echo "== {0}"; {0} --jobs 2 >{0}.log 2>&1 || rc=1; cat {0}.log; if grep -q "ERROR: [A-Za-z]*Sanitizer" '
+            '{0}.log; then echo "FAILED (sanitizer report): {0}"; rc=1; fi'.format(t) for t in ts]
+    sh = run_tests(tests)
     # each fuzzer: TESSERA_FUZZ_SECONDS (default 20, 0 skips), from its seeds: the committed ones in
     # fuzz/corpus/<x>/ and the generated ones in $builddir/fuzz/seeds/<x>/ (when seedgen wrote that folder)
     fz = []
@@ -347,7 +397,10 @@ def main():
     bench = ['rc=0'] + ['echo "== {0}"; {0} || rc=1'.format(b) for b in benches]
     demo = (tools[0] + ' demo') if tools else 'echo "note: no tools/*.c yet, so no tessera to run the demo"'
     # `run` edges write no file, so they always run; `test`, `bench` and `demo` are phony aliases.
+    san = '; '.join(run_tests(san_tests) + ['exit $$rc']) if san_tests else \
+        'echo "note: clang with libFuzzer not available (libclang-rt-14-dev): no sanitizer tests"; exit 1'
     for name, deps, cmd in (('test', tests + fuzzers + seeds, '; '.join(sh + ['exit $$rc'])),
+                            ('test-san', san_tests + san_checks, san),
                             ('bench', benches, '; '.join(bench + ['exit $$rc'])), ('demo', everything, demo)):
         n.build(built('.run/' + name), 'run', implicit=deps, variables={'cmd': cmd, 'desc': name.upper()})
         n.build(name, 'phony', built('.run/' + name))

@@ -75,6 +75,9 @@ struct sg {
     /* operand functions sim_opnd_N: (instantiated operand, attributes of the binding op) */
     int nopfn, capopfn;
     struct sg_opfn { int opnd; uint64_t attrs; } *opfn;
+    struct tsr_buf *parts;    /* the op bodies of <isa>_sim_exec as functions sim_part_N (sg_part), written
+                                 before it */
+    int nparts;
     const char *defer;        /* (addition, X6) compiling a value written into a forward: the C name of its struct
                                  tsr_fwd_stale, where latency hazards are recorded instead of reported (NULL: none) */
 };
@@ -101,6 +104,10 @@ static inline void sg_open(struct sg *g) { sg_line(g, "{"); g->ind++; }
 static inline void sg_close(struct sg *g) { g->ind--; sg_line(g, "}"); }
 /* An error exit of the emitted code: { rc = CALL; goto out; } */
 static inline void fail(struct sg *g, const char *call) { sg_line(g, "{ rc = %s; goto out; }", call); }
+/* One op's case body (`body`: emit_op's text, ending in its `break;` at indentation `ind`) as a function
+ * `sim_part_N` written to g->parts, `what` its comment; returns N and sets *args to the call's arguments after
+ * `S, I, pc` (the format's locals the body names).  docs/sim.md "How the simulator is generated". */
+int sg_part(struct sg *g, const struct tsr_buf *body, int ind, const char *what, const char **args);
 /* The vector form of v (sim_v over chunk q; uniform values broadcast, arrays load), or NULL. */
 const char *sg_vt(struct sg *g, struct sv v);
 /* Stores v into array dst (the lanes of mask when not NULL), as vectors when it can. */

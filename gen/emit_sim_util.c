@@ -1,6 +1,7 @@
 /* The simulator emitter's helpers: text output, the forms of a compiled value (lane expression, vector
  * expression, array, mask), the analyses of a scope (which locals vary, need zeroing, can be computed where
  * they are read) and constant folding with the fields a scope knows.  gen/emit_sim.h describes the model. */
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -616,4 +617,74 @@ bool sg_fold(struct sg *g, const struct mdl_expr *e, uint32_t *v)
     default:
         return false;
     }
+}
+
+/* Whether C text `t` (n bytes) names identifier `id` (not as part of a longer identifier). */
+static bool names_id(const char *t, size_t n, const char *id)
+{
+    size_t k = strlen(id);
+    for (size_t i = 0; i + k <= n; i++)
+        if (!memcmp(t + i, id, k) && (i == 0 || !(isalnum((unsigned char)t[i - 1]) || t[i - 1] == '_')) &&
+            (i + k == n || !(isalnum((unsigned char)t[i + k]) || t[i + k] == '_')))
+            return true;
+    return false;
+}
+
+/* sg_part: see emit_sim.h. */
+/* One op's case body (emit_op's text, ending in its `break;` at indentation `ind`) as a function sim_part_N of
+ * g->parts; returns N.  Its parameters are the locals of the format's scope (emit_format) that the body names,
+ * as pointers to their rows (the body's text is unchanged: lv_K[i][l], sizeof lv_K[i]); a `goto out` returns
+ * its rc (never TSR_SIM_OK), the end of the body returns TSR_SIM_OK, so the call
+ * `if ((rc = sim_part_N(...)) != TSR_SIM_OK) goto out;` does what the body did in place.  *args receives the
+ * call's argument list. */
+int sg_part(struct sg *g, const struct tsr_buf *body, int ind, const char *what, const char **args)
+{
+    const struct mdl_model *m = g->m;
+    struct tsr_buf *o = g->parts;
+    struct tsr_buf params = {0}, call = {0}, voids = {0};
+    static const char *const kinds[] = {"lv", "lu", "lb", "lp", "alt"};
+    for (int k = -1; k < m->nslots; k++)   /* k = -1: the format's own locals */
+        for (int j = 0; j < (k < 0 ? 3 : 5); j++) {
+            char id[32];
+            const char *type;
+            if (k < 0) {
+                snprintf(id, sizeof id, "%s", j == 0 ? "fv" : j == 1 ? "fu" : "attrs_any");
+                type = j == 0 ? "uint32_t (*%s)[%d]" : j == 1 ? "uint32_t *%s" : "uint64_t %s";
+            } else {
+                snprintf(id, sizeof id, "%s_%d", kinds[j], k);
+                type = j == 0 || j == 2 ? "uint32_t (*%s)[%d]" : j == 1 ? "uint32_t *%s" :
+                       j == 3 ? "const uint32_t **%s" : "int *%s";
+            }
+            if (!names_id(body->data, body->len, id))
+                continue;
+            tsr_buf_puts(&params, ", ");
+            tsr_buf_printf(&params, type, id, g->L);
+            tsr_buf_printf(&call, ", %s", id);
+            tsr_buf_printf(&voids, "    (void)%s;\n", id);   /* it may be named in a comment only */
+        }
+    int n = g->nparts++;
+    tsr_buf_printf(o, "/* %s */\nSIM_PART int sim_part_%d(struct %s_sim *S, const struct %s_inst *I, uint32_t pc%.*s)\n{\n"
+                   "    int rc = TSR_SIM_OK;\n    (void)S;\n    (void)I;\n    (void)pc;\n%.*s", what, n, m->name, m->name,
+                   (int)params.len, params.len ? params.data : "", (int)voids.len, voids.len ? voids.data : "");
+    /* the body, one level of indentation deep; a `break;` leaving the op's case returns TSR_SIM_OK */
+    size_t cut = (size_t)ind * 4;
+    const char *p = body->data, *end = body->data + body->len;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        size_t sp = 0;
+        while (sp < len && sp < cut && p[sp] == ' ')
+            sp++;
+        if (sp == cut && len - sp == 6 && !memcmp(p + sp, "break;", 6))
+            tsr_buf_puts(o, "    return TSR_SIM_OK;\n");
+        else
+            tsr_buf_printf(o, "    %.*s\n", (int)(len - sp), p + sp);
+        p += len + (nl != NULL);
+    }
+    tsr_buf_puts(o, "out: __attribute__((unused));\n    return rc;\n}\n\n");
+    *args = sg_fmt(g, "%.*s", (int)call.len, call.len ? call.data : "");
+    tsr_buf_free(&params);
+    tsr_buf_free(&call);
+    tsr_buf_free(&voids);
+    return n;
 }
