@@ -83,6 +83,10 @@ struct sv sg_read_state(struct sg *g, int s, const struct mdl_expr *index)
         !(st->guard_elem >= 0 && k == (uint64_t)st->guard_elem))
         return state_value(g, s, sg_fmt(g, "%" PRIu64, k));
     const char *i = index ? sg_uni(g, sg_expr(g, index)) : "0u";
+    if (index && st->latency == 0 && st->guard_elem < 0 && mdl_index_bound(g->m, index, &k) && k < (uint64_t)st->count)
+        /* an index its range keeps within the regfile (fields hold values within their widths): no check, and
+           no effect (mdl_expr_has_effects says the same) */
+        return state_value(g, s, sg_fmt(g, "(%s)", i));
     const char *t = sg_tmp(g, "ti");
     sg_line(g, "const uint32_t %s = %s;", t, i);
     read_checks(g, s, t);

@@ -48,7 +48,7 @@ void sg_fwd_support(struct sg *g)
     for (int i = 0; i < m->nfwds; i++) {
         const struct mdl_fwd *f = &m->fwds[i];
         tsr_buf_printf(o, "    for (int e = 0; e < %d; e++)\n        tsr_sim_fwd_end(&S->core, S->fr_%s[e], %d, "
-                       "&S->f1_%s[e], pc);\n", nelem(f), f->name, f->hi + 1, f->name);
+                       "&S->f1_%s[e], pc, %d);\n", nelem(f), f->name, f->hi + 1, f->name, f->vec ? g->L : 1);
     }
     tsr_buf_puts(o, "}\n\n");
 }
