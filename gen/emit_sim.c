@@ -974,18 +974,23 @@ static void emit_step(struct sg *g)
         "    return TSR_SIM_OK;\n}\n\n", t, t, t);
 }
 
+/* exec takes fields from a caller: the fields the simulator reads in an index it does not check (sg_read_state: its
+ * range keeps it in bounds when fields hold values within their widths) are masked to their widths. */
+static const char *fidx_masks(struct sg *g)
+{
+    const char *r = "";
+    for (int f = 0; f < g->m->nfields; f++)
+        if (g->fidx[f])
+            r = sg_fmt(g, "%s    I.f[%d] &= 0x%" PRIx64 "u; /* an index the simulator does not check */\n", r, f,
+                       g->m->fields[f].width >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << g->m->fields[f].width) - 1);
+    return r;
+}
+
 static void emit_desc(struct sg *g)
 {
     const struct mdl_model *m = g->m;
     const char *t = m->name;
     struct tsr_buf *o = g->o;
-    /* each field's bits: exec takes fields from a caller, and the simulator relies on every field holding a
-       value within its width (as decoding gives; a regfile index that range keeps in bounds is not checked) */
-    tsr_buf_puts(o, "static const uint64_t sim_fmask[] = {");
-    for (int f = 0; f < m->nfields; f++)
-        tsr_buf_printf(o, "%s0x%" PRIx64 "u", f ? ", " : "",
-                       m->fields[f].width >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << m->fields[f].width) - 1);
-    tsr_buf_puts(o, m->nfields ? "};\n" : "0};\n");
     tsr_buf_printf(o,
         "static void d_init(void *s) { %s_sim_init(s); }\n"
         "static void d_fini(void *s) { %s_sim_fini(s); }\n"
@@ -999,14 +1004,15 @@ static void emit_desc(struct sg *g)
         "    memset(I.ignored, 0, sizeof I.ignored);\n"
         "    I.format = format < 0 || format >= %d ? TSR_NO_FORMAT : (unsigned)format;\n"
         "    for (int k = 0; k < %d; k++)\n        I.op[k] = ops[k] < 0 || ops[k] >= %d ? TSR_NO_OP : (unsigned)ops[k];\n"
-        "    for (int f = 0; f < %d; f++)\n        I.f[f] = fields[f] & sim_fmask[f];\n"
+        "    for (int f = 0; f < %d; f++)\n        I.f[f] = fields[f];\n"
+        "%s"
         "    return %s_sim_exec(s, &I);\n}\n"
         "static int d_step(void *s, const uint32_t *w, size_t n) { return %s_sim_step(s, w, n); }\n"
         "static uint32_t *d_state(void *s, int st, int e) { return sim_state(s, st, e); }\n"
         "static int64_t *d_wtime(void *s, int st, int e) { return sim_wtime(s, st, e); }\n"
         "static struct tsr_sim_ctl *d_ctl(void *s) { return &((struct %s_sim *)s)->core; }\n"
         "static void d_set_hooks(void *s, const struct tsr_sim_hooks *h) { ((struct %s_sim *)s)->hookfns = h; }\n\n",
-        t, t, t, t, m->nslots, m->nfields, t, m->nformats, m->nslots, m->nops, m->nfields, t, t, t, t);
+        t, t, t, t, m->nslots, m->nfields, t, m->nformats, m->nslots, m->nops, m->nfields, fidx_masks(g), t, t, t, t);
     sg_emit_io_tables(g);   /* outputs, print formats, spaces (emit_sim_io.c) */
     sg_emit_io_funcs(g);
     sg_fwd_desc_tables(g);
@@ -1043,6 +1049,8 @@ int gen_sim(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d)
     tsr_buf_printf(out, "#include <inttypes.h>\n#include <stdbool.h>\n#include <stdlib.h>\n#include <string.h>\n\n"
                    "#include \"bits.h\"\n#include \"sem.h\"\n#include \"target.h\"\n#include \"%s.h\"\n\n", m->name);
     g.known = tsr_arena_alloc(&g.ar, (size_t)(m->nfields + 1) * sizeof *g.known);
+    g.fidx = tsr_arena_alloc(&g.ar, (size_t)(m->nfields + 1) * sizeof *g.fidx);
+    memset(g.fidx, 0, (size_t)(m->nfields + 1) * sizeof *g.fidx);
     g.kval = tsr_arena_alloc(&g.ar, (size_t)(m->nfields + 1) * sizeof *g.kval);
     g.vec_ok = mdl_sim_lanes(m) >= 4 && mdl_sim_lanes(m) % 4 == 0;
     emit_support(&g);

@@ -69,6 +69,8 @@ struct sg {
                                  space functions: their `chk` parameter) */
     const char *code;         /* `addr` in a space entry (uniform C text) */
     const char *value;        /* `value` in a space write entry (C array) */
+    bool *fidx;               /* per field: read in a regfile index that is not checked (its range keeps it in
+                                 bounds): the descriptor's exec masks it to its width */
     bool *known;              /* per field: value known in this scope (format selector, op encoding) */
     uint64_t *kval;
     /* repeated pure subexpressions of the statement being compiled: kept in a temporary of the block where

@@ -273,13 +273,22 @@ static inline const uint32_t *tsr_sim_fwd_read(struct tsr_sim_ctl *c, uint32_t p
 
 /* The bundle at pc (icount now, before it counts) completed: its entry of the element's ring is staging entry c1
  * if the bundle wrote it, else an absent entry (`lanes` values per entry, as tsr_sim_fwd_write). */
+static inline void tsr_sim_fwd_end_at(struct tsr_fwd_ent *d, const struct tsr_fwd_ent *c1, uint32_t pc, int64_t now,
+                                      int lanes);
 static inline void tsr_sim_fwd_end(const struct tsr_sim_ctl *c, struct tsr_fwd_ent *ring, int nring,
                                    const struct tsr_fwd_ent *c1, uint32_t pc, int lanes)
 {
+    int64_t now = (int64_t)c->icount;
+    tsr_sim_fwd_end_at(&ring[now % nring], c1, pc, now, lanes);
+}
+
+/* The same with the ring entry d = &ring[now % nring] of the bundle whose icount is now (the generated simulators
+ * find it once per forward). */
+static inline void tsr_sim_fwd_end_at(struct tsr_fwd_ent *d, const struct tsr_fwd_ent *c1, uint32_t pc, int64_t now,
+                                      int lanes)
+{
     if (lanes > TSR_SIM_MAX_LANES)
         lanes = TSR_SIM_MAX_LANES;
-    int64_t now = (int64_t)c->icount;
-    struct tsr_fwd_ent *d = &ring[now % nring];
     d->serial = now;
     if (c1->serial == now && c1->present) {
         d->pc = c1->pc;
