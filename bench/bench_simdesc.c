@@ -7,7 +7,8 @@
  *  (a) D->step: fetch from the program's words (the simulator's decode cache), execute, retire;
  *  (b) D->exec: the program decoded once with D->decode, executed bundle by bundle from the format, ops and
  *      fields (the QPU's bench_sim (c)).
- * Bundles = bundles issued (the ctl's icount for (a), exec calls that returned OK/HALTED for (b)).
+ * Bundles = bundles issued (the ctl's icount for (a), exec calls that returned OK/HALTED for (b)).  A run ends
+ * with the halt, or (a description with `fall_off halt`, as Utgard's) when the pc leaves the program.
  *
  * Checks, before and after timing (a wrong result exits 1): run 0 is also run bundle by bundle in the independent
  * evaluator (mdl/eval.c, on targets/<t>/<t>.mdl) from the same state, and the two end states must be equal
@@ -50,6 +51,7 @@ struct job {
     void *sim;
     uint32_t *pcp;            /* state 0, the pc */
     bool sem;                 /* the description has semantics */
+    bool fall_off;            /* it says `fall_off halt`: the program ends when the pc leaves it */
     /* the program decoded for D->exec */
     int *fmt, *ops;
     uint64_t *fields;
@@ -107,7 +109,7 @@ static uint64_t run_exec(struct job *j, unsigned k)
     while (rc == TSR_SIM_OK && issued < MAX_BUNDLES) {
         uint32_t i = *j->pcp / D->pc_step;
         if (i >= j->prog.count) {
-            if (!j->sem)
+            if (!j->sem || j->fall_off)
                 rc = TSR_SIM_HALTED;
             else
                 tsr_sim_error(D->ctl(j->sim), *j->pcp, "pc 0x%08x outside the program", *j->pcp);
@@ -230,7 +232,9 @@ static int check_with_evaluator(struct job *j, const struct mdl_model *m)
     for (unsigned n = 0; n < MAX_BUNDLES && rc == TSR_SIM_OK; n++) {
         uint32_t pc = mdl_evstate_elem(&ev, m->pc_state, 0)[0], i = pc / D->pc_step;
         if (i >= j->prog.count) {
-            rc = j->sem ? TSR_SIM_ERROR : TSR_SIM_HALTED;
+            rc = j->sem && !j->fall_off ? TSR_SIM_ERROR : TSR_SIM_HALTED;
+            if (j->sem && j->fall_off)
+                ev.ctl.halted = true;   /* as the simulator's step does (`fall_off halt`) */
             break;
         }
         D->decode(tsr_words_at(&j->prog, i), &format, ops, fields);
@@ -329,6 +333,7 @@ static int bench_target(const struct tsr_target *t, const struct simprog *sp, do
         return 1;
     }
     j.sem = has_semantics(m);
+    j.fall_off = m->fall_off_halt;
     j.sim = calloc(1, D->sim_size);
     j.out = calloc((size_t)NVERT * SP_MAXOUT, sizeof *j.out);
     j.fmt = malloc(j.prog.count * sizeof *j.fmt);

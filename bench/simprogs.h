@@ -7,6 +7,7 @@
  * names in the description (sp_state), values as the descriptor's state() gives them. */
 #ifndef BENCH_SIMPROGS_H
 #define BENCH_SIMPROGS_H
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -129,12 +130,90 @@ static inline int vc_check(unsigned k, const uint32_t *out, char *msg, size_t n)
     return 0;
 }
 
+/* ---- Utgard: lima's glmark2 depth.vert (lima_compiler/glmark2_depth.hex) ------------------------------------
+ * gl_Position = MVP * position and one varying (the normal), lima's layout: uniforms t[0..3] the matrix's columns,
+ * t[4] and t[5] the viewport scale and offset; attributes a[0] position, a[1] normal; varyings v[0] = the clip
+ * position divided by w, scaled and offset, with 1/w in w, v[1].xyz = the normal.  The same math as
+ * tests/test_utgard_sim.c corpus_depth_shader_against_c (in double; the complex unit's reciprocal is checked within
+ * 1e-5 relative). */
+static const float dp_m[4][4] = { { 0.5f, -1.25f, 2, 0.75f }, { 1.5f, 0.25f, -0.5f, -1 }, { -2, 1, 0.125f, 0.5f },
+                                  { 0.25f, -0.75f, 3, 20 } };
+static const float dp_scale[3] = { 400, -240, 0.5f }, dp_off[3] = { 400, 240, 0.5f };
+
+static inline void dp_attrs(unsigned k, float pos[4], float nrm[4])
+{
+    float x = (float)(k % 64) * 0.25f - 8, y = (float)(k / 64) * 0.125f - 4;
+    pos[0] = x, pos[1] = y, pos[2] = 0.5f - x * 0.0625f, pos[3] = 1;
+    nrm[0] = y * 0.5f, nrm[1] = 1 - x * 0.125f, nrm[2] = 0.75f, nrm[3] = 0;
+}
+
+static inline int dp_setup(const struct tsr_sim_desc *D, void *sim, char *msg, size_t n)
+{
+    int u = sp_state(D, "U"), a = sp_state(D, "A"), v = sp_state(D, "V");
+    if (u < 0 || a < 0 || v < 0 || D->lanes != 4) {
+        snprintf(msg, n, "the simulator has no vec4 regfiles U, A and V");
+        return -1;
+    }
+    for (int i = 0; i < 4; i++)
+        for (int l = 0; l < 4; l++)
+            D->state(sim, u, i)[l] = sp_bits(dp_m[i][l]);
+    for (int l = 0; l < 4; l++) {
+        D->state(sim, u, 4)[l] = sp_bits(l < 3 ? dp_scale[l] : 0);
+        D->state(sim, u, 5)[l] = sp_bits(l < 3 ? dp_off[l] : 0);
+    }
+    return 0;
+}
+
+static inline void dp_inputs(const struct tsr_sim_desc *D, void *sim, unsigned k)
+{
+    static int a = -1;
+    if (a < 0)
+        a = sp_state(D, "A");
+    float in[2][4];
+    dp_attrs(k, in[0], in[1]);
+    for (int i = 0; i < 2; i++) {
+        uint32_t *p = D->state(sim, a, i);
+        for (int l = 0; l < 4; l++)
+            p[l] = sp_bits(in[i][l]);
+    }
+}
+
+static inline void dp_outputs(const struct tsr_sim_desc *D, void *sim, uint32_t *out)
+{
+    static int v = -1;
+    if (v < 0)
+        v = sp_state(D, "V");
+    memcpy(out, D->state(sim, v, 0), 16);
+    memcpy(out + 4, D->state(sim, v, 1), 16);
+}
+
+static inline int dp_check(unsigned k, const uint32_t *out, char *msg, size_t n)
+{
+    float pos[4], nrm[4];
+    dp_attrs(k, pos, nrm);
+    double clip[4], want[7];
+    for (int r = 0; r < 4; r++)
+        clip[r] = (double)dp_m[0][r] * pos[0] + (double)dp_m[1][r] * pos[1] + (double)dp_m[2][r] * pos[2] + dp_m[3][r];
+    double rw = 1.0 / clip[3];
+    for (int c = 0; c < 3; c++)
+        want[c] = clip[c] * rw * dp_scale[c] + dp_off[c], want[4 + c] = nrm[c];
+    want[3] = rw;
+    for (int i = 0; i < 7; i++) {
+        double got = sp_float(out[i]), tol = i < 4 ? 1e-5 * (fabs(want[i]) > 1 ? fabs(want[i]) : 1) : 0;
+        if (!(fabs(got - want[i]) <= tol)) {
+            snprintf(msg, n, "vertex %u: v[%d] component %d is %.9g, expected %.9g", k, i / 4, i % 4, got, want[i]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* One program per target; a target without an entry gets no simulation figure.  An entry without setup/inputs/
  * outputs/check runs its program from the simulator's initial state and checks nothing but that it runs. */
 static const struct simprog simprogs[] = {
     { "tegra", "tegra/grate/vertex/opentegra/vertex_common.hex", "opentegra vertex_common", vc_setup, vc_inputs,
       vc_outputs, vc_check },
-    { "utgard", "utgard-gp/lima_compiler/glmark2_bump-height.hex", "lima glmark2_bump-height", NULL, NULL, NULL,
-      NULL },
+    { "utgard", "utgard-gp/lima_compiler/glmark2_depth.hex", "lima glmark2_depth", dp_setup, dp_inputs, dp_outputs,
+      dp_check },
 };
 #endif

@@ -252,7 +252,9 @@ int gen_sim_header(const struct mdl_model *m, struct tsr_buf *o, struct tsr_diag
         " * TSR_SIM_STALL (nothing happened; step again), TSR_SIM_HALTED, or a negative error/hazard with the\n"
         " * message and the bundle address in sim->core (msg, err_pc). */\n"
         "int %s_sim_step(struct %s_sim *sim, const uint32_t *words, size_t nwords);\n"
-        "/* Executes one decoded bundle at sim->pc (no ready/retire hooks, no rules).  Same return codes. */\n"
+        "/* Executes one decoded bundle at sim->pc (no ready/retire hooks, no rules).  Same return codes.  inst as\n"
+        " * %s_decode gives it: every field within its width (a regfile index that range keeps in bounds is not\n"
+        " * checked). */\n"
         "int %s_sim_exec(struct %s_sim *sim, const struct %s_inst *inst);\n"
         "/* Steps until halted, an error, or max_steps steps (then TSR_SIM_OK). */\n"
         "int %s_sim_run(struct %s_sim *sim, const uint32_t *words, size_t nwords, uint64_t max_steps);\n"
@@ -260,7 +262,7 @@ int gen_sim_header(const struct mdl_model *m, struct tsr_buf *o, struct tsr_diag
         " * logged like the bundle's own (applied after its commits), outside it is immediate.  0 or -1. */\n"
         "int %s_sim_write(struct %s_sim *sim, int state, int elem, const uint32_t *v, uint32_t lanemask);\n"
         "extern const struct tsr_sim_desc %s_sim_desc;\n\n",
-        t, t, t, t, t, t, t, t, t, t, t, t, t, t, t, t, t, t, t);
+        t, t, t, t, t, t, t, t, t, t, t, t, t, t, t, t, t, t, t, t);
     if (m->nhooks > 0) {
         tsr_buf_printf(o, "/* Hooks, written by hand in targets/%s/ (docs/mdl.md \"Hooks\"): return 0, > 0 to stall the\n"
                        " * bundle, < 0 for an error (set a message with tsr_sim_error(&sim->core, ...)).  Arguments\n"
@@ -502,6 +504,91 @@ static void emit_support(struct sg *g)
     }
 }
 
+/* The locals of op (analysed into vary) that are only bound to an operand all of whose alternatives read: they
+ * point to its lanes (lp). */
+static bool *op_ptrloc(struct sg *g, const struct mdl_op *op, const struct mdl_slot *sl, const bool *vary, int nloc)
+{
+    const struct mdl_model *m = g->m;
+    bool *ptrloc = tsr_arena_alloc(&g->ar, (size_t)(nloc + 1) * sizeof *ptrloc);
+    bool *assigned = tsr_arena_alloc(&g->ar, (size_t)(nloc + 1) * sizeof *assigned);
+    memset(ptrloc, 0, (size_t)(nloc + 1) * sizeof *ptrloc);
+    memset(assigned, 0, (size_t)(nloc + 1) * sizeof *assigned);
+    sg_assigned_locals(op->sem, op->nsem, assigned, nloc);
+    sg_assigned_locals(sl->commit, sl->ncommit, assigned, nloc);
+    for (int i = 0; i < op->tmpl.nparts; i++) {
+        const struct mdl_tpart *p = &op->tmpl.parts[i];
+        if (p->kind != MDL_TP_OPND || p->local < 0 || p->local >= nloc || assigned[p->local] || !vary[p->local])
+            continue;
+        const struct mdl_opnd *o = &m->opnds[p->opnd];
+        bool all = o->nalt > 0;
+        for (int a = 0; a < o->nalt; a++)
+            all = all && o->alt[a].read;
+        ptrloc[p->local] = all;
+    }
+    return ptrloc;
+}
+
+static bool expr_reads_ptr(const struct mdl_expr *e, const bool *ptrloc, const struct mdl_expr **inl, int nloc, int i)
+{
+    if (!e)
+        return false;
+    if (e->kind == MDL_E_LOCAL && e->index >= 0 && e->index < nloc)
+        return e->index == i || (inl[e->index] && expr_reads_ptr(inl[e->index], ptrloc, inl, nloc, i));
+    for (int k = 0; k < mdl_expr_arity(e); k++)
+        if (expr_reads_ptr(e->a[k], ptrloc, inl, nloc, i))
+            return true;
+    return false;
+}
+
+static bool stmts_read_ptr(struct mdl_stmt **s, int n, const bool *ptrloc, const struct mdl_expr **inl, int nloc, int i)
+{
+    for (int k = 0; k < n; k++) {
+        if (expr_reads_ptr(s[k]->e, ptrloc, inl, nloc, i) || expr_reads_ptr(s[k]->mask, ptrloc, inl, nloc, i) ||
+            (s[k]->target && s[k]->target->kind != MDL_E_LOCAL && expr_reads_ptr(s[k]->target, ptrloc, inl, nloc, i)))
+            return true;
+        for (int j = 0; j < s[k]->nargs; j++)
+            if (expr_reads_ptr(s[k]->args[j], ptrloc, inl, nloc, i))
+                return true;
+        if (stmts_read_ptr(s[k]->body, s[k]->nbody, ptrloc, inl, nloc, i) ||
+            stmts_read_ptr(s[k]->elseb, s[k]->nelse, ptrloc, inl, nloc, i))
+            return true;
+    }
+    return false;
+}
+
+/* Per local of slot sl: the slot's commit, compiled for some op, reads the operand lanes it points to (lp[i]; read
+ * directly or through an inlined definition), or NULL when no local is so.  The compute stage of every other op
+ * sets lp[i] to NULL, so that no path through the two switches reads it unset (g->zero_lu's reason). */
+static const bool *commit_pointer_reads(struct sg *g, const struct mdl_slot *sl, const bool *fknown, const uint64_t *fkval)
+{
+    if (!sl->ncommit)
+        return NULL;
+    int nmax = 0;
+    for (int j = 0; j < sl->nops; j++)
+        if (sg_op_nloc(&g->m->ops[sl->ops[j]], sl) > nmax)
+            nmax = sg_op_nloc(&g->m->ops[sl->ops[j]], sl);
+    bool *zp = tsr_arena_alloc(&g->ar, (size_t)(nmax + 1) * sizeof *zp);
+    memset(zp, 0, (size_t)(nmax + 1) * sizeof *zp);
+    bool any = false;
+    for (int j = 0; j < sl->nops; j++) {
+        const struct mdl_op *op = &g->m->ops[sl->ops[j]];
+        if (op->is_span)
+            continue;
+        int n = sg_op_nloc(op, sl);
+        bool *vary = tsr_arena_alloc(&g->ar, (size_t)(n + 1) * sizeof *vary);
+        sg_op_known(g, op, fknown, fkval);
+        sg_analyse_op(g, op, sl, vary, n);
+        bool *ptrloc = op_ptrloc(g, op, sl, vary, n);
+        const struct mdl_expr **inl = tsr_arena_alloc(&g->ar, (size_t)(n + 1) * sizeof *inl);
+        memset(inl, 0, (size_t)(n + 1) * sizeof *inl);
+        sg_inline_locals(g, op, sl, ptrloc, inl, n);
+        for (int i = 0; i < n; i++)
+            if (ptrloc[i] && stmts_read_ptr(sl->commit, sl->ncommit, ptrloc, inl, n, i))
+                any = zp[i] = true;
+    }
+    return any ? zp : NULL;
+}
+
 /* One op's case body: its compute (operands and sem) or its commit (the slot's commit in its scope), into
  * body, with temporaries numbered from 0 (so that identical bodies are identical text). */
 static void emit_op(struct sg *g, const struct mdl_op *op, int slot, bool commit, const bool *fknown,
@@ -528,25 +615,14 @@ static void emit_op(struct sg *g, const struct mdl_op *op, int slot, bool commit
     g->ntmp = 0;
     sg_op_known(g, op, fknown, fkval);
     sg_analyse_op(g, op, sl, vary, nloc);
-    /* locals only bound to an operand (all of whose alternatives read) point to its lanes */
-    bool *ptrloc = tsr_arena_alloc(&g->ar, (size_t)(nloc + 1) * sizeof *ptrloc);
-    bool *assigned = tsr_arena_alloc(&g->ar, (size_t)(nloc + 1) * sizeof *assigned);
-    sg_assigned_locals(op->sem, op->nsem, assigned, nloc);
-    sg_assigned_locals(sl->commit, sl->ncommit, assigned, nloc);
-    for (int i = 0; i < op->tmpl.nparts; i++) {
-        const struct mdl_tpart *p = &op->tmpl.parts[i];
-        if (p->kind != MDL_TP_OPND || p->local < 0 || p->local >= nloc || assigned[p->local] || !vary[p->local])
-            continue;
-        const struct mdl_opnd *o = &m->opnds[p->opnd];
-        bool all = o->nalt > 0;
-        for (int a = 0; a < o->nalt; a++)
-            all = all && o->alt[a].read;
-        ptrloc[p->local] = all;
-    }
+    bool *ptrloc = op_ptrloc(g, op, sl, vary, nloc);
     g->ptrloc = ptrloc;
     const struct mdl_expr **inl = tsr_arena_alloc(&g->ar, (size_t)(nloc + 1) * sizeof *inl);
     sg_inline_locals(g, op, sl, ptrloc, inl, nloc);
     g->inl = inl;
+    struct sg_guard *gd = tsr_arena_alloc(&g->ar, (size_t)(nloc + 1) * sizeof *gd);
+    sg_guard_locals(g, op, sl, ptrloc, inl, gd, nloc);
+    g->gd = commit ? NULL : gd;
     g->lp = sg_fmt(g, "lp_%d", slot);
     g->chk = commit ? "0" : "1";
     g->op = op;
@@ -567,6 +643,9 @@ static void emit_op(struct sg *g, const struct mdl_op *op, int slot, bool commit
                 else
                     sg_line(g, "%s[%d] = 0;", g->lu, i);
             }
+        for (int i = 0; g->zero_lp && i < nloc; i++)   /* another op's commit reads its lanes through lp[i] */
+            if (g->zero_lp[i] && !ptrloc[i])
+                sg_line(g, "%s[%d] = NULL; /* read by another op's commit (never on this path) */", g->lp, i);
         for (int i = 0; g->zero_lu && i < nloc; i++)   /* this op keeps it elsewhere (lv, lp, inlined) */
             if (g->zero_lu[i] && (vary[i] || ptrloc[i] || inl[i]) && !(need[i] && !ptrloc[i] && !vary[i]))
                 sg_line(g, "%s[%d] = 0; /* read by another op's commit (never on this path) */", g->lu, i);
@@ -589,6 +668,7 @@ static void emit_slot_switch(struct sg *g, int k, bool commit, const bool *fknow
     struct tsr_buf *bodies = calloc((size_t)sl->nops + 1, sizeof *bodies);
     bool *done = calloc((size_t)sl->nops + 1, sizeof *done);
     g->zero_lu = commit ? NULL : sg_commit_uniform_reads(g, sl, fknown, fkval);
+    g->zero_lp = commit ? NULL : commit_pointer_reads(g, sl, fknown, fkval);
     sg_line(g, "/* slot %s: %s */", sl->name, commit ? "commit" : "compute");
     sg_line(g, "switch (I->op[%d]) {", k);
     g->ind++;
@@ -618,6 +698,7 @@ static void emit_slot_switch(struct sg *g, int k, bool commit, const bool *fknow
     sg_line(g, "default: { rc = tsr_sim_error(&S->core, pc, \"no operation in slot %s at 0x%%08\" PRIx32, pc); "
             "goto out; }", sl->name);
     g->zero_lu = NULL;
+    g->zero_lp = NULL;
     g->ind--;
     sg_line(g, "}");
     for (int j = 0; j < sl->nops; j++)
@@ -681,6 +762,7 @@ static void emit_format(struct sg *g, int fi)
     g->op = NULL;
     g->ptrloc = NULL;
     g->inl = NULL;
+    g->gd = NULL;
     g->vary = vary;
     g->nloc = nf;
     g->lv = "fv";
@@ -740,6 +822,7 @@ static void emit_spaces(struct sg *g)
                        "const char *opname, int *alt, uint32_t *buf, const uint32_t **out);\n", i, t, t);
     g->ptrloc = NULL;
     g->inl = NULL;
+    g->gd = NULL;
     for (int sp = 0; sp < m->nspaces; sp++) {
         memset(g->known, 0, (size_t)m->nfields * sizeof *g->known);
         g->op = NULL;
@@ -909,6 +992,18 @@ static void emit_step(struct sg *g)
         "    return TSR_SIM_OK;\n}\n\n", t, t, t);
 }
 
+/* exec takes fields from a caller: the fields the simulator reads in an index it does not check (sg_read_state: its
+ * range keeps it in bounds when fields hold values within their widths) are masked to their widths. */
+static const char *fidx_masks(struct sg *g)
+{
+    const char *r = "";
+    for (int f = 0; f < g->m->nfields; f++)
+        if (g->fidx[f])
+            r = sg_fmt(g, "%s    I.f[%d] &= 0x%" PRIx64 "u; /* an index the simulator does not check */\n", r, f,
+                       g->m->fields[f].width >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << g->m->fields[f].width) - 1);
+    return r;
+}
+
 static void emit_desc(struct sg *g)
 {
     const struct mdl_model *m = g->m;
@@ -928,13 +1023,14 @@ static void emit_desc(struct sg *g)
         "    I.format = format < 0 || format >= %d ? TSR_NO_FORMAT : (unsigned)format;\n"
         "    for (int k = 0; k < %d; k++)\n        I.op[k] = ops[k] < 0 || ops[k] >= %d ? TSR_NO_OP : (unsigned)ops[k];\n"
         "    for (int f = 0; f < %d; f++)\n        I.f[f] = fields[f];\n"
+        "%s"
         "    return %s_sim_exec(s, &I);\n}\n"
         "static int d_step(void *s, const uint32_t *w, size_t n) { return %s_sim_step(s, w, n); }\n"
         "static uint32_t *d_state(void *s, int st, int e) { return sim_state(s, st, e); }\n"
         "static int64_t *d_wtime(void *s, int st, int e) { return sim_wtime(s, st, e); }\n"
         "static struct tsr_sim_ctl *d_ctl(void *s) { return &((struct %s_sim *)s)->core; }\n"
         "static void d_set_hooks(void *s, const struct tsr_sim_hooks *h) { ((struct %s_sim *)s)->hookfns = h; }\n\n",
-        t, t, t, t, m->nslots, m->nfields, t, m->nformats, m->nslots, m->nops, m->nfields, t, t, t, t);
+        t, t, t, t, m->nslots, m->nfields, t, m->nformats, m->nslots, m->nops, m->nfields, fidx_masks(g), t, t, t, t);
     sg_emit_io_tables(g);   /* outputs, print formats, spaces (emit_sim_io.c) */
     sg_emit_io_funcs(g);
     sg_fwd_desc_tables(g);
@@ -979,6 +1075,8 @@ int gen_sim(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d)
                  "#define SIM_HOT static inline\n#else\n#define SIM_PART static inline __attribute__((always_inline))\n"
                  "#define SIM_HOT static inline __attribute__((always_inline))\n#endif\n\n");
     g.known = tsr_arena_alloc(&g.ar, (size_t)(m->nfields + 1) * sizeof *g.known);
+    g.fidx = tsr_arena_alloc(&g.ar, (size_t)(m->nfields + 1) * sizeof *g.fidx);
+    memset(g.fidx, 0, (size_t)(m->nfields + 1) * sizeof *g.fidx);
     g.kval = tsr_arena_alloc(&g.ar, (size_t)(m->nfields + 1) * sizeof *g.kval);
     g.vec_ok = mdl_sim_lanes(m) >= 4 && mdl_sim_lanes(m) % 4 == 0;
     emit_support(&g);

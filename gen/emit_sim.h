@@ -54,17 +54,23 @@ struct sg {
     bool *ptrloc;             /* per local: represented by lp[i] (NULL: none) */
     const struct mdl_expr **inl; /* per local: a cheap pure definition compiled where the local is read instead
                                     of being stored (NULL: none) */
+    const struct sg_guard *gd; /* per local: its definition's guard (NULL: none) */
     const char *altv;         /* C array of the chosen operand alternative per local */
     const bool *zero_lu;      /* compute stage of a slot: per local, some op of the slot keeps it uniform (lu[i])
                                  and the commit reads it: an op that keeps it elsewhere (varying in lv, an
                                  operand's lanes in lp, inlined where read) zeroes lu[i] too, so that no path
                                  through the two switches reads it unset (gcc -Wmaybe-uninitialized cannot tell
                                  that both switch on the same op); NULL: none */
+    const bool *zero_lp;      /* compute stage of a slot: per local, the slot's commit reads an op's operand lanes
+                                 through lp[i]: the ops that do not point lp[i] to an operand set it to NULL (the
+                                 reason of zero_lu); NULL: none */
     const char *mask;         /* current lane mask variable; NULL = all lanes */
     const char *chk;          /* C condition: latency and guard checks apply (compute stage: "1", commit: "0",
                                  space functions: their `chk` parameter) */
     const char *code;         /* `addr` in a space entry (uniform C text) */
     const char *value;        /* `value` in a space write entry (C array) */
+    bool *fidx;               /* per field: read in a regfile index that is not checked (its range keeps it in
+                                 bounds): the descriptor's exec masks it to its width */
     bool *known;              /* per field: value known in this scope (format selector, op encoding) */
     uint64_t *kval;
     /* repeated pure subexpressions of the statement being compiled: kept in a temporary of the block where
@@ -147,6 +153,15 @@ void sg_need_init_format(struct sg *g, const struct mdl_format *f, bool *need, i
  * expression): they are computed where they are read (e.g. a carry only the flag update reads). */
 void sg_inline_locals(struct sg *g, const struct mdl_op *op, const struct mdl_slot *sl, const bool *ptrloc,
                       const struct mdl_expr **inl, int nloc);
+/* A local whose definition (let, a statement of the op's sem) is pure and read only where cond holds (pol) or
+ * fails (!pol), cond being a condition on fields and constants (the same value at the definition and at every
+ * read): the definition is computed only under that condition (its value elsewhere is never observed, and a
+ * pure expression reports nothing).  let NULL: none. */
+struct sg_guard { const struct mdl_stmt *let; const struct mdl_expr *cond; bool pol; };
+void sg_guard_locals(struct sg *g, const struct mdl_op *op, const struct mdl_slot *sl, const bool *ptrloc,
+                     const struct mdl_expr **inl, struct sg_guard *gd, int nloc);
+/* Structural equality of two expressions (kinds, types, operators, indices, values, operands). */
+bool sg_expr_eq(const struct mdl_expr *a, const struct mdl_expr *b);
 /* Locals of op `op` (with its slot's commit). */
 int sg_op_nloc(const struct mdl_op *op, const struct mdl_slot *sl);
 /* Known fields for an op's code (g->known, g->kval): the format's, and the op's binding encode conditions. */

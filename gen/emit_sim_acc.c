@@ -72,6 +72,17 @@ static struct sv state_value(struct sg *g, int s, const char *idx)
     return U(base);
 }
 
+/* The fields e reads: g->fidx. */
+static void mark_fields(struct sg *g, const struct mdl_expr *e)
+{
+    if (!e)
+        return;
+    if (e->kind == MDL_E_FIELD && e->index >= 0 && e->index < g->m->nfields && g->fidx)
+        g->fidx[e->index] = true;
+    for (int k = 0; k < mdl_expr_arity(e); k++)
+        mark_fields(g, e->a[k]);
+}
+
 struct sv sg_read_state(struct sg *g, int s, const struct mdl_expr *index)
 {
     const struct mdl_state *st = &g->m->states[s];
@@ -83,6 +94,13 @@ struct sv sg_read_state(struct sg *g, int s, const struct mdl_expr *index)
         !(st->guard_elem >= 0 && k == (uint64_t)st->guard_elem))
         return state_value(g, s, sg_fmt(g, "%" PRIu64, k));
     const char *i = index ? sg_uni(g, sg_expr(g, index)) : "0u";
+    if (index && st->latency == 0 && st->guard_elem < 0 && mdl_index_bound(g->m, index, &k) && k < (uint64_t)st->count)
+    {
+        /* an index its range keeps within the regfile (fields hold values within their widths): no check, and
+           no effect (mdl_expr_has_effects says the same) */
+        mark_fields(g, index);
+        return state_value(g, s, sg_fmt(g, "(%s)", i));
+    }
     const char *t = sg_tmp(g, "ti");
     sg_line(g, "const uint32_t %s = %s;", t, i);
     read_checks(g, s, t);

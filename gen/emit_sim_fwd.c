@@ -43,12 +43,14 @@ void sg_fwd_support(struct sg *g)
         tsr_buf_printf(o, "    for (int e = 0; e < %d; e++)\n        S->f0_%s[e].serial = S->f1_%s[e].serial = "
                        "TSR_SIM_NEVER;\n", nelem(f), f->name, f->name);
     }
-    tsr_buf_printf(o, "}\n\n/* The bundle at pc completed: its entries go into the rings. */\n"
-                   "static void sim_fwd_end(struct %s_sim *S, uint32_t pc)\n{\n", t);
+    tsr_buf_printf(o, "}\n\n/* The bundle at pc completed: its entries go into the rings (tsr_sim_fwd_end). */\n"
+                   "static void sim_fwd_end(struct %s_sim *S, uint32_t pc)\n{\n"
+                   "    const int64_t now = (int64_t)S->core.icount;\n", t);
     for (int i = 0; i < m->nfwds; i++) {
         const struct mdl_fwd *f = &m->fwds[i];
-        tsr_buf_printf(o, "    for (int e = 0; e < %d; e++)\n        tsr_sim_fwd_end(&S->core, S->fr_%s[e], %d, "
-                       "&S->f1_%s[e], pc);\n", nelem(f), f->name, f->hi + 1, f->name);
+        tsr_buf_printf(o, "    {\n        const int64_t j = now %% %d;\n        for (int e = 0; e < %d; e++)\n"
+                       "            tsr_sim_fwd_end_at(&S->fr_%s[e][j], &S->f1_%s[e], pc, now, %d);\n    }\n",
+                       f->hi + 1, nelem(f), f->name, f->name, f->vec ? g->L : 1);
     }
     tsr_buf_puts(o, "}\n\n");
 }

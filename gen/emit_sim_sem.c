@@ -39,6 +39,11 @@ static bool eeq(const struct mdl_expr *a, const struct mdl_expr *b)
     return true;
 }
 
+bool sg_expr_eq(const struct mdl_expr *a, const struct mdl_expr *b)
+{
+    return eeq(a, b);
+}
+
 static bool uses_ctx(const struct mdl_expr *e)
 {
     if (!e)

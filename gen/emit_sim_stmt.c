@@ -221,6 +221,25 @@ static void wmask_close(struct sg *g, const char *save)
     sg_line(g, "}");
 }
 
+/* `let local = e;` */
+static void let(struct sg *g, const struct mdl_stmt *s)
+{
+    const struct mdl_expr *es[1] = {s->e};
+    sg_open(g);
+    sg_cse_begin(g, es, 1);
+    if (!g->mask && s->local >= 0 && s->local < g->nloc && g->vary[s->local] &&
+        (s->e->kind == MDL_E_COND || s->e->kind == MDL_E_CAST)) {
+        into(g, s->e, sg_fmt(g, "%s[%d]", g->lv, s->local));
+        sg_cse_end(g);
+        sg_close(g);
+        return;
+    }
+    struct sv v = sg_expr(g, s->e);
+    assign_local(g, s->local, v, s->loc);
+    sg_cse_end(g);
+    sg_close(g);
+}
+
 static void stmt(struct sg *g, const struct mdl_stmt *s)
 {
     const struct mdl_expr *es[18];
@@ -230,20 +249,30 @@ static void stmt(struct sg *g, const struct mdl_stmt *s)
     case MDL_S_LET: {
         if (g->inl && s->local >= 0 && s->local < g->nloc && g->inl[s->local] == s->e)
             return; /* computed where it is read */
-        sg_open(g);
-        es[nes++] = s->e;
-        sg_cse_begin(g, es, nes);
-        if (!g->mask && s->local >= 0 && s->local < g->nloc && g->vary[s->local] &&
-            (s->e->kind == MDL_E_COND || s->e->kind == MDL_E_CAST)) {
-            into(g, s->e, sg_fmt(g, "%s[%d]", g->lv, s->local));
-            sg_cse_end(g);
+        if (g->gd && s->local >= 0 && s->local < g->nloc && g->gd[s->local].let == s) {
+            /* read only under a condition on fields: computed under it */
+            const struct sg_guard *gd = &g->gd[s->local];
+            if (sg_fold(g, gd->cond, &k)) {
+                if (!k == gd->pol)
+                    return;   /* never read */
+                let(g, s);
+                return;
+            }
+            sg_open(g);
+            struct sv c = sg_expr(g, gd->cond);
+            sg_line(g, "if (%s(%s)) {", gd->pol ? "" : "!", c.t);
+            g->ind++;
+            let(g, s);
+            g->ind--;
+            /* elsewhere a defined value that nothing observes (no read of indeterminate values) */
+            if (g->vary[s->local])
+                sg_line(g, "} else memset(%s[%d], 0, sizeof %s[%d]);", g->lv, s->local, g->lv, s->local);
+            else
+                sg_line(g, "} else %s[%d] = 0;", g->lu, s->local);
             sg_close(g);
             return;
         }
-        struct sv v = sg_expr(g, s->e);
-        assign_local(g, s->local, v, s->loc);
-        sg_cse_end(g);
-        sg_close(g);
+        let(g, s);
         return;
     }
     case MDL_S_ASSIGN: {

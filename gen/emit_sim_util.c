@@ -427,7 +427,8 @@ static bool reads_local(const struct mdl_expr *e, int i)
 static bool stmts_read_local(struct mdl_stmt **s, int n, int i)
 {
     for (int k = 0; k < n; k++) {
-        if (reads_local(s[k]->e, i) || (s[k]->target && s[k]->target->kind != MDL_E_LOCAL && reads_local(s[k]->target, i)))
+        if (reads_local(s[k]->e, i) || (s[k]->target && s[k]->target->kind != MDL_E_LOCAL && reads_local(s[k]->target, i)) ||
+            reads_local(s[k]->mask, i))
             return true;
         for (int j = 0; j < s[k]->nargs; j++)
             if (reads_local(s[k]->args[j], i))
@@ -523,6 +524,163 @@ void sg_inline_locals(struct sg *g, const struct mdl_op *op, const struct mdl_sl
         if (!sg_cheap(st->e) || mdl_expr_has_effects(g->m, st->e) || !locals_ok(st->e, ptrloc, inl, nloc))
             continue;
         inl[k] = st->e;
+    }
+}
+
+/* ---- guarded locals: a pure definition read only under one condition on fields, computed under it ---- */
+
+#define GD_MAX 32   /* enclosing conditions followed (deeper ones are not guards) */
+
+/* A condition whose value is the same wherever the op's code reads it: constants, fields and attributes under
+ * operators, conditions, casts and tables (no locals, no state, no calls). */
+static bool field_cond(const struct mdl_expr *e)
+{
+    if (!e)
+        return false;
+    switch (e->kind) {
+    case MDL_E_INT: case MDL_E_FLOAT: case MDL_E_FIELD: case MDL_E_ATTR:
+        return true;
+    case MDL_E_UN: case MDL_E_BIN: case MDL_E_COND: case MDL_E_CAST: case MDL_E_TABLE:
+        for (int k = 0; k < mdl_expr_arity(e); k++)
+            if (!field_cond(e->a[k]))
+                return false;
+        return true;
+    default:
+        return false;
+    }
+}
+
+struct gd_walk {
+    int local;
+    const struct mdl_expr *stk[GD_MAX];   /* the enclosing conditions on fields (with their polarity) */
+    bool pol[GD_MAX];
+    int n;
+    const struct mdl_expr *cand[GD_MAX];  /* the conditions every read so far is under */
+    bool cpol[GD_MAX];
+    int nc;
+    bool reads, fail;
+};
+
+static void gd_read(struct gd_walk *w)
+{
+    if (!w->reads) {
+        w->reads = true;
+        for (int k = 0; k < w->n; k++)
+            w->cand[k] = w->stk[k], w->cpol[k] = w->pol[k];
+        w->nc = w->n;
+    } else {
+        int nc = 0;
+        for (int c = 0; c < w->nc; c++) {
+            bool in = false;
+            for (int k = 0; k < w->n && !in; k++)
+                in = w->pol[k] == w->cpol[c] && sg_expr_eq(w->stk[k], w->cand[c]);
+            if (in)
+                w->cand[nc] = w->cand[c], w->cpol[nc++] = w->cpol[c];
+        }
+        w->nc = nc;
+    }
+    if (!w->nc)
+        w->fail = true;
+}
+
+static void gd_expr(struct gd_walk *w, const struct mdl_expr *e);
+
+/* e read under condition c holding (pol) */
+static void gd_under(struct gd_walk *w, const struct mdl_expr *c, bool pol, const struct mdl_expr *e)
+{
+    if (!field_cond(c) || w->n == GD_MAX) {
+        gd_expr(w, e);
+        return;
+    }
+    w->stk[w->n] = c;
+    w->pol[w->n++] = pol;
+    gd_expr(w, e);
+    w->n--;
+}
+
+static void gd_expr(struct gd_walk *w, const struct mdl_expr *e)
+{
+    if (!e || w->fail)
+        return;
+    if (e->kind == MDL_E_LOCAL) {
+        if (e->index == w->local)
+            gd_read(w);
+        return;
+    }
+    if (e->kind == MDL_E_COND) {
+        gd_expr(w, e->a[0]);
+        gd_under(w, e->a[0], true, e->a[1]);
+        gd_under(w, e->a[0], false, e->a[2]);
+        return;
+    }
+    if (e->kind == MDL_E_BIN && (e->op == MDL_OP_LAND || e->op == MDL_OP_LOR)) {
+        gd_expr(w, e->a[0]);
+        gd_under(w, e->a[0], e->op == MDL_OP_LAND, e->a[1]);
+        return;
+    }
+    for (int k = 0; k < mdl_expr_arity(e); k++)
+        gd_expr(w, e->a[k]);
+}
+
+static void gd_stmts(struct gd_walk *w, struct mdl_stmt **s, int n);
+
+static void gd_body(struct gd_walk *w, const struct mdl_expr *c, bool pol, struct mdl_stmt **s, int n)
+{
+    if (!field_cond(c) || w->n == GD_MAX) {
+        gd_stmts(w, s, n);
+        return;
+    }
+    w->stk[w->n] = c;
+    w->pol[w->n++] = pol;
+    gd_stmts(w, s, n);
+    w->n--;
+}
+
+static void gd_stmts(struct gd_walk *w, struct mdl_stmt **s, int n)
+{
+    for (int k = 0; k < n && !w->fail; k++) {
+        gd_expr(w, s[k]->e);
+        if (s[k]->target && s[k]->target->kind != MDL_E_LOCAL)
+            gd_expr(w, s[k]->target);
+        gd_expr(w, s[k]->mask);
+        for (int j = 0; j < s[k]->nargs; j++)
+            gd_expr(w, s[k]->args[j]);
+        if (s[k]->kind == MDL_S_IF) {
+            gd_body(w, s[k]->e, true, s[k]->body, s[k]->nbody);
+            gd_body(w, s[k]->e, false, s[k]->elseb, s[k]->nelse);
+        } else {
+            gd_stmts(w, s[k]->body, s[k]->nbody);
+            gd_stmts(w, s[k]->elseb, s[k]->nelse);
+        }
+    }
+}
+
+void sg_guard_locals(struct sg *g, const struct mdl_op *op, const struct mdl_slot *sl, const bool *ptrloc,
+                     const struct mdl_expr **inl, struct sg_guard *gd, int nloc)
+{
+    int *cnt = tsr_arena_alloc(&g->ar, (size_t)(nloc + 1) * sizeof *cnt);
+    memset(cnt, 0, (size_t)(nloc + 1) * sizeof *cnt);
+    memset(gd, 0, (size_t)nloc * sizeof *gd);
+    count_assign(op->sem, op->nsem, cnt, nloc);
+    count_assign(sl->commit, sl->ncommit, cnt, nloc);
+    struct mdl_stmt **seq = op->sem;   /* the statements the op runs in sequence (`sem { ... }` is one block) */
+    int nseq = op->nsem;
+    while (nseq == 1 && seq[0]->kind == MDL_S_BLOCK)
+        nseq = seq[0]->nbody, seq = seq[0]->body;
+    for (int i = 0; i < nseq; i++) {
+        const struct mdl_stmt *st = seq[i];
+        int k = st->kind == MDL_S_LET ? st->local : -1;
+        if (k < 0 || k >= nloc || cnt[k] != 1 || ptrloc[k] || inl[k] || mdl_expr_has_effects(g->m, st->e))
+            continue;
+        bool bound = false;
+        for (int p = 0; p < op->tmpl.nparts; p++)
+            bound = bound || (op->tmpl.parts[p].kind == MDL_TP_OPND && op->tmpl.parts[p].local == k);
+        if (bound || stmts_read_local(seq, i + 1, k) || stmts_read_local(sl->commit, sl->ncommit, k))
+            continue;   /* (read by its own definition or before it, or by the commit, whose scope differs) */
+        struct gd_walk w = {.local = k};
+        gd_stmts(&w, seq + i + 1, nseq - i - 1);
+        if (w.reads && !w.fail && w.nc > 0)
+            gd[k] = (struct sg_guard){st, w.cand[0], w.cpol[0]};
     }
 }
 

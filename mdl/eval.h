@@ -16,7 +16,7 @@
  *    the others, each only if that set is not empty.  Writes change only the lanes of the mask; a
  *    u32 (scalar) state is written when the mask is not empty.
  *  - Lazy evaluation, only for operands with effects (mdl_expr_has_effects: reads through spaces, of
- *    regfiles with a latency or guard, or at a computed index): in `c ? a : b`, `a && b`, `a || b`
+ *    regfiles with a latency or guard, or at a computed index that may be out of range): in `c ? a : b`, `a && b`, `a || b`
  *    such an operand is evaluated iff some lane of the current mask selects it, under the mask of
  *    those lanes; otherwise its value is 0.  Pure operands are always evaluated.
  *  - Reading the same space element twice in one bundle calls its hook once (the first value is
@@ -93,8 +93,14 @@ int mdl_eval_bundle(const struct mdl_model *m, struct mdl_evstate *st, const uin
                     const int *ops);
 
 /* True if evaluating e can have an effect (a hook call, a hazard or a range error): see above.
- * Shared with the simulator emitter so both apply the same lazy-evaluation rule. */
+ * Shared with the simulator emitter so both apply the same lazy-evaluation rule.  A regfile read (no latency,
+ * no guard) at a computed index is not an effect when mdl_index_bound proves the index within the regfile. */
 bool mdl_expr_has_effects(const struct mdl_model *m, const struct mdl_expr *e);
+/* True and *max if the u32 value of index expression e is at most *max whenever every field it reads holds a
+ * value within its width (as decoding gives; fields[] of mdl_eval_bundle and of a simulator's exec are such):
+ * constants, unsigned fields narrower than 32 bits (2^width - 1), integer & (either side bounded), | ^ + (both),
+ * and c ? a : b (both arms) of pure operands.  False when no bound is found. */
+bool mdl_index_bound(const struct mdl_model *m, const struct mdl_expr *e, uint64_t *max);
 /* Number of operands e->a[] of an expression (by kind; CALL: nargs; STATE/SPACE: the index if any). */
 int mdl_expr_arity(const struct mdl_expr *e);
 /* One lane of a unary / binary operator node (MDL_E_UN, MDL_E_BIN), with the domain chosen from the operand

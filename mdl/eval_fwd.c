@@ -76,7 +76,7 @@ void mdl_evfwd_end(struct mdl_evstate *st, uint32_t pc)
     for (int i = 0; i < st->m->nfwds; i++) {
         const struct mdl_fwd *f = &st->m->fwds[i];
         for (int e = 0; e < nelem(f); e++)
-            tsr_sim_fwd_end(&st->ctl, mdl_evstate_fwd(st, i, e), f->hi + 1, &st->fc1[i][e], pc);
+            tsr_sim_fwd_end(&st->ctl, mdl_evstate_fwd(st, i, e), f->hi + 1, &st->fc1[i][e], pc, f->vec ? st->lanes : 1);
     }
 }
 

@@ -249,3 +249,48 @@ Test(sem, float_zero_shortcuts_are_bit_exact)
             }
     }
 }
+
+/* ---- index ranges (mdl_index_bound) and the reads they make pure ---- */
+
+static struct mdl_expr *ex(enum mdl_ekind k, int op, int index, uint64_t ival, struct mdl_expr *a, struct mdl_expr *b,
+                           struct mdl_expr *c)
+{
+    static struct mdl_expr pool[64];
+    static struct mdl_expr *args[64][3];
+    static int n;
+    cr_assert_lt(n, 64);
+    struct mdl_expr *e = &pool[n];
+    *e = (struct mdl_expr){.kind = k, .type = MDL_T_U32, .op = op, .index = index, .ival = ival, .a = args[n]};
+    args[n][0] = a, args[n][1] = b, args[n][2] = c;
+    n++;
+    return e;
+}
+
+Test(sem, index_bounds_make_regfile_reads_pure)
+{
+    struct mdl_field f[3] = {{.name = "a", .width = 1}, {.name = "b", .width = 5}, {.name = "s", .width = 2, .is_signed = true}};
+    struct mdl_state st[3] = {{.name = "cr", .count = 2, .guard_elem = -1, .guard_hook = -1},
+                              {.name = "lr", .count = 32, .latency = 2, .guard_elem = -1, .guard_hook = -1},
+                              {.name = "gr", .count = 32, .guard_elem = 0, .guard_hook = -1}};
+    struct mdl_model m = {.nfields = 3, .fields = f, .nstates = 3, .states = st};
+    struct mdl_expr *fa = ex(MDL_E_FIELD, 0, 0, 0, NULL, NULL, NULL), *fb = ex(MDL_E_FIELD, 0, 1, 0, NULL, NULL, NULL);
+    struct mdl_expr *fs = ex(MDL_E_FIELD, 0, 2, 0, NULL, NULL, NULL), *k1 = ex(MDL_E_INT, 0, 0, 1, NULL, NULL, NULL);
+    struct mdl_expr *k3 = ex(MDL_E_INT, 0, 0, 3, NULL, NULL, NULL), *k40 = ex(MDL_E_INT, 0, 0, 40, NULL, NULL, NULL);
+    uint64_t max = 0;
+    cr_expect(mdl_index_bound(&m, fa, &max) && max == 1);
+    cr_expect(mdl_index_bound(&m, fb, &max) && max == 31);
+    cr_expect(!mdl_index_bound(&m, fs, &max), "a signed field can be negative");
+    cr_expect(mdl_index_bound(&m, ex(MDL_E_BIN, '&', 0, 0, fb, k3, NULL), &max) && max == 3);
+    cr_expect(mdl_index_bound(&m, ex(MDL_E_BIN, '&', 0, 0, fs, k3, NULL), &max) && max == 3, "one bounded side of &");
+    cr_expect(mdl_index_bound(&m, ex(MDL_E_BIN, '|', 0, 0, fa, k3, NULL), &max) && max == 3);
+    cr_expect(mdl_index_bound(&m, ex(MDL_E_BIN, '+', 0, 0, fb, k1, NULL), &max) && max == 32);
+    cr_expect(!mdl_index_bound(&m, ex(MDL_E_BIN, '-', 0, 0, fb, k1, NULL), &max), "b - 1 wraps at b = 0");
+    cr_expect(mdl_index_bound(&m, ex(MDL_E_COND, 0, 0, 0, fa, fb, k40), &max) && max == 40);
+    /* reads: cr[a] cannot leave cr[2]; cr[b] can; a regfile with a latency or a guard keeps its effect */
+    cr_expect(!mdl_expr_has_effects(&m, ex(MDL_E_STATE, 0, 0, 0, fa, NULL, NULL)));
+    cr_expect(!mdl_expr_has_effects(&m, ex(MDL_E_STATE, 0, 0, 0, ex(MDL_E_BIN, '&', 0, 0, fb, k1, NULL), NULL, NULL)));
+    cr_expect(mdl_expr_has_effects(&m, ex(MDL_E_STATE, 0, 0, 0, fb, NULL, NULL)));
+    cr_expect(mdl_expr_has_effects(&m, ex(MDL_E_STATE, 0, 0, 0, fs, NULL, NULL)));
+    cr_expect(mdl_expr_has_effects(&m, ex(MDL_E_STATE, 0, 1, 0, fa, NULL, NULL)));
+    cr_expect(mdl_expr_has_effects(&m, ex(MDL_E_STATE, 0, 2, 0, fa, NULL, NULL)));
+}

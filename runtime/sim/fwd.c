@@ -8,31 +8,6 @@
 
 static const uint32_t zeros[TSR_SIM_MAX_LANES];
 
-void tsr_sim_fwd_write(const struct tsr_sim_ctl *c, struct tsr_fwd_ent *e, uint32_t pc, const uint32_t *v,
-                       int lanes, uint32_t mask, int lo, int hi, const struct tsr_fwd_stale *st)
-{
-    if (!mask)
-        return;
-    int64_t now = (int64_t)c->icount;
-    if (e->serial != now || !e->present) {
-        memset(e->v, 0, sizeof e->v);
-        e->serial = now;
-        e->present = true;
-    }
-    e->pc = pc;
-    e->lo = (uint8_t)lo;
-    e->hi = (uint8_t)hi;
-    if (st)
-        e->stale = *st;
-    else
-        memset(&e->stale, 0, sizeof e->stale);
-    if (lanes > TSR_SIM_MAX_LANES)
-        lanes = TSR_SIM_MAX_LANES;
-    for (int l = 0; l < lanes; l++)
-        if (mask >> l & 1)
-            e->v[l] = v[l];
-}
-
 /* "mul0_r" or "mul0_r[3]" */
 static void fwd_name(char *buf, size_t n, const char *name, int elem)
 {
@@ -42,14 +17,9 @@ static void fwd_name(char *buf, size_t n, const char *name, int elem)
         snprintf(buf, n, "%s[%d]", name, elem);
 }
 
-const uint32_t *tsr_sim_fwd_read(struct tsr_sim_ctl *c, uint32_t pc, const char *name, int elem,
-                                 const struct tsr_fwd_ent *ring, int nring, const struct tsr_fwd_ent *c0, int age,
-                                 int *rc)
+const uint32_t *tsr_sim_fwd_read_report(struct tsr_sim_ctl *c, uint32_t pc, const char *name, int elem,
+                                        const struct tsr_fwd_ent *e, int64_t want, int age, int *rc)
 {
-    int64_t want = (int64_t)c->icount - age;
-    const struct tsr_fwd_ent *e = age == 0 ? c0 : want >= 0 && nring > 0 ? &ring[want % nring] : NULL;
-    if (e && e->serial == want && e->present && age >= e->lo && age <= e->hi && !e->stale.state)
-        return e->v;
     char nm[80];
     fwd_name(nm, sizeof nm, name, elem);
     int r;
@@ -92,21 +62,4 @@ const uint32_t *tsr_sim_fwd_read(struct tsr_sim_ctl *c, uint32_t pc, const char 
                        "read as %s@%d at 0x%08" PRIx32, rn, e->pc, when, (int)e->stale.latency, nm, nm, age, pc);
     *rc = r;
     return e->v;
-}
-
-void tsr_sim_fwd_end(const struct tsr_sim_ctl *c, struct tsr_fwd_ent *ring, int nring, const struct tsr_fwd_ent *c1,
-                     uint32_t pc)
-{
-    int64_t now = (int64_t)c->icount;
-    struct tsr_fwd_ent *d = &ring[now % nring];
-    if (c1->serial == now && c1->present) {
-        *d = *c1;
-        return;
-    }
-    d->serial = now;
-    d->pc = pc;
-    d->present = false;
-    d->lo = d->hi = 0;
-    memset(&d->stale, 0, sizeof d->stale);
-    memset(d->v, 0, sizeof d->v);
 }

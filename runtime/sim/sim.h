@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <stdio.h>
 
 enum {
@@ -212,12 +213,44 @@ static inline void tsr_sim_defer_latency(const struct tsr_sim_ctl *c, struct tsr
     s->dist = dist;
 }
 
+/* The entries' values: a forward's `lanes` values per entry (the lanes of a vec forward, 1 for a u32 one) are all
+ * any function here writes, copies or clears; the others stay 0 (as every entry starts).  The three functions are
+ * inline for the generated simulators, which call them with constants (lanes, nring) on every bundle. */
+
 /* Writes v (`lanes` values, the lanes of mask; a u32 forward passes lanes 1) into staging entry e for the bundle at
  * pc, readable at ages lo..hi, with the value's deferred hazard st (NULL: none).  The bundle's first write of the
  * element starts from zeros; a later one keeps the earlier lanes it does not write, and its window and hazard win.
  * An empty mask writes nothing. */
-void tsr_sim_fwd_write(const struct tsr_sim_ctl *c, struct tsr_fwd_ent *e, uint32_t pc, const uint32_t *v,
-                       int lanes, uint32_t mask, int lo, int hi, const struct tsr_fwd_stale *st);
+static inline void tsr_sim_fwd_write(const struct tsr_sim_ctl *c, struct tsr_fwd_ent *e, uint32_t pc,
+                                     const uint32_t *v, int lanes, uint32_t mask, int lo, int hi,
+                                     const struct tsr_fwd_stale *st)
+{
+    if (!mask)
+        return;
+    if (lanes > TSR_SIM_MAX_LANES)
+        lanes = TSR_SIM_MAX_LANES;
+    int64_t now = (int64_t)c->icount;
+    if (e->serial != now || !e->present) {
+        memset(e->v, 0, (size_t)lanes * sizeof e->v[0]);
+        e->serial = now;
+        e->present = true;
+    }
+    e->pc = pc;
+    e->lo = (uint8_t)lo;
+    e->hi = (uint8_t)hi;
+    if (st)
+        e->stale = *st;
+    else
+        memset(&e->stale, 0, sizeof e->stale);
+    for (int l = 0; l < lanes; l++)
+        if (mask >> l & 1)
+            e->v[l] = v[l];
+}
+
+/* The report of a read tsr_sim_fwd_read does not serve (e: the entry it looked at, NULL: none; want: the serial
+ * it looked for); returns the values the read takes. */
+const uint32_t *tsr_sim_fwd_read_report(struct tsr_sim_ctl *c, uint32_t pc, const char *name, int elem,
+                                        const struct tsr_fwd_ent *e, int64_t want, int age, int *rc);
 
 /* The values (TSR_SIM_MAX_LANES) that a read of forward name[elem] (elem < 0: a scalar forward) at age `age`
  * by the bundle at pc takes.  age >= 1: from ring (nring entries); age 0: from the bundle's c0 staging entry.
@@ -227,14 +260,51 @@ void tsr_sim_fwd_write(const struct tsr_sim_ctl *c, struct tsr_fwd_ent *e, uint3
  *   "hazard: mul0_r@1 at 0x00000030: written at 0x00000020 for ages 2..2, read at age 1",
  *   "hazard: R3 read at 0x00000010: written by the previous instruction (regfile latency 3); the value reached
  *    reg0_r, read as reg0_r@1 at 0x00000020" (a stale entry: the deferred latency hazard). */
-const uint32_t *tsr_sim_fwd_read(struct tsr_sim_ctl *c, uint32_t pc, const char *name, int elem,
-                                 const struct tsr_fwd_ent *ring, int nring, const struct tsr_fwd_ent *c0, int age,
-                                 int *rc);
+static inline const uint32_t *tsr_sim_fwd_read(struct tsr_sim_ctl *c, uint32_t pc, const char *name, int elem,
+                                               const struct tsr_fwd_ent *ring, int nring, const struct tsr_fwd_ent *c0,
+                                               int age, int *rc)
+{
+    int64_t want = (int64_t)c->icount - age;
+    const struct tsr_fwd_ent *e = age == 0 ? c0 : want >= 0 && nring > 0 ? &ring[want % nring] : NULL;
+    if (e && e->serial == want && e->present && age >= e->lo && age <= e->hi && !e->stale.state)
+        return e->v;
+    return tsr_sim_fwd_read_report(c, pc, name, elem, e, want, age, rc);
+}
 
 /* The bundle at pc (icount now, before it counts) completed: its entry of the element's ring is staging entry c1
- * if the bundle wrote it, else an absent entry. */
-void tsr_sim_fwd_end(const struct tsr_sim_ctl *c, struct tsr_fwd_ent *ring, int nring, const struct tsr_fwd_ent *c1,
-                     uint32_t pc);
+ * if the bundle wrote it, else an absent entry (`lanes` values per entry, as tsr_sim_fwd_write). */
+static inline void tsr_sim_fwd_end_at(struct tsr_fwd_ent *d, const struct tsr_fwd_ent *c1, uint32_t pc, int64_t now,
+                                      int lanes);
+static inline void tsr_sim_fwd_end(const struct tsr_sim_ctl *c, struct tsr_fwd_ent *ring, int nring,
+                                   const struct tsr_fwd_ent *c1, uint32_t pc, int lanes)
+{
+    int64_t now = (int64_t)c->icount;
+    tsr_sim_fwd_end_at(&ring[now % nring], c1, pc, now, lanes);
+}
+
+/* The same with the ring entry d = &ring[now % nring] of the bundle whose icount is now (the generated simulators
+ * find it once per forward). */
+static inline void tsr_sim_fwd_end_at(struct tsr_fwd_ent *d, const struct tsr_fwd_ent *c1, uint32_t pc, int64_t now,
+                                      int lanes)
+{
+    if (lanes > TSR_SIM_MAX_LANES)
+        lanes = TSR_SIM_MAX_LANES;
+    d->serial = now;
+    if (c1->serial == now && c1->present) {
+        d->pc = c1->pc;
+        d->present = true;
+        d->lo = c1->lo;
+        d->hi = c1->hi;
+        d->stale = c1->stale;
+        memcpy(d->v, c1->v, (size_t)lanes * sizeof d->v[0]);
+        return;
+    }
+    d->pc = pc;
+    d->present = false;
+    d->lo = d->hi = 0;
+    memset(&d->stale, 0, sizeof d->stale);
+    memset(d->v, 0, (size_t)lanes * sizeof d->v[0]);
+}
 
 /* ---- the description's rules (TSR_SIM_F_RULES) ---------------------------------------------------
  * The generated <t>_sim_step calls tsr_sim_rules_step for every bundle it issues, in issue order (after
@@ -308,7 +378,8 @@ struct tsr_sim_fwd {
  * Every generated simulator exports `const struct tsr_sim_desc <t>_sim_desc`, so tests, fuzzers
  * and tools can run and inspect any target through one interface.  `void *sim` points to a
  * `struct <t>_sim` (sim_size bytes).  ops[] is indexed by the model's slot index (-1: slot not in
- * the format), fields[] by the model's field index (the raw, zero-extended field bits). */
+ * the format), fields[] by the model's field index (the raw, zero-extended field bits; exec masks each to its
+ * field's width, as decode gives them). */
 struct tsr_sim_desc {
     const char *name;  /* isa name */
     int lanes, nstates, nslots, nfields, nformats, nhooks;
