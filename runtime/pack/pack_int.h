@@ -261,8 +261,9 @@ bool tsr_pack_tok_after(const char *s, size_t at);
  * operation of the instruction A back that writes the element (no label in between), and that operation is
  * written `%K: op`.  Reads of elements the description gives no literal text for stay as they are. */
 /* A line holding a group kept whole (several parts joined by "; ", each assembling alone: masked stores to lanes
- * of one element) is written one part a line, so that each part has a name; the number of such groups is returned
- * (they are no longer kept whole: tsr_unbundle does not count them as pinned). */
+ * of one element) is written one part a line, so that each part has a name, but for the parts that exchange
+ * registers, which stay together on one line; the number of groups written entirely one part a line is returned
+ * (no line pins them any more: tsr_unbundle does not count them as pinned). */
 unsigned tsr_pack_name_values(const struct tsr_target *t, struct tsr_buf *ib, size_t n, struct tsr_buf *out);
 /* pack_route.c: does the program text (len bytes) define a value name (a line `%K: op`)? */
 bool tsr_pack_has_names(const char *text, size_t len);

@@ -150,7 +150,6 @@ unsigned tsr_pack_name_values(const struct tsr_target *t, struct tsr_buf *ib, si
                 if (split) {
                     free(x->text);
                     nl--;
-                    nsplit++;
                     /* the parts alone, then the group (no part alone reads or writes what another part does) */
                     struct tsr_buf gb = { 0 };
                     for (int a = 0; a <= np; a++) {
@@ -182,6 +181,7 @@ unsigned tsr_pack_name_values(const struct tsr_target *t, struct tsr_buf *ib, si
                         if (!t->assemble_one(y->text, strlen(piece), 0, pw, NULL, 0))
                             tsr_pack_ev_events(t, pw, &y->ev);
                     }
+                    nsplit += !gb.len;   /* a group line left holds parts pinned together */
                     tsr_buf_free(&gb);
                     p = e ? e + 1 : p + len;
                     continue;
