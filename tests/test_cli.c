@@ -311,10 +311,10 @@ Test(cli, driver_default_is_the_registrys)
 	run_result_free(&r);
 }
 
-/* `tessera sim` initial values on every target of the build (docs/tools.md "sim"): a target with a platform of its
- * own (the QPU's, which sets its processors up from --uniforms and memory) refuses --set, --mem and --init (status
- * 2); any other reads them through its simulator descriptor: an --init file with a bad line is file:line:col, status
- * 1, nothing run; a --set naming no state is status 2.  (tests/test_front.c runs the generic path in full.) */
+/* `tessera sim` initial values on every target of the build (docs/tools.md "sim"), a target with a platform of its
+ * own (the QPU's) as any other: an --init file with a bad line is file:line:col, status 1, nothing run; a --set naming
+ * no state and a --mem naming no space are status 2.  (tests/test_front.c runs the generic path in full; the
+ * platform's: sim_values_on_a_platform below.) */
 Test(cli, sim_initial_values_every_target)
 {
 	char *dir = run_mkdtemp();
@@ -326,29 +326,107 @@ Test(cli, sim_initial_values_every_target)
 	cr_assert_eq(run_write_file(init, text, sizeof text - 1), 0);
 	for (size_t i = 0; tsr_all_targets[i]; i++) {
 		const struct tsr_target *t = tsr_all_targets[i];
-		bool platform = !strcmp(t->name, "qpu");
 		static const uint32_t zero[64];
 		cr_assert_eq(run_write_file(prog, zero, t->nwords * 4), 0);
 		struct run_result r;
 		const char *a[] = { "sim", "--target", t->name, "--input-format", "bin", prog, "--init", init, NULL };
-		run_ok(a, platform ? 2 : 1, &r);
-		if (platform) {
-			cr_expect(strstr(r.err, "tessera: error: 'sim' on target 'qpu' does not take --init"), "%s", r.err);
-		} else {
-			snprintf(bad, sizeof bad, "%s:2:1: error: no state or regfile 'no_such_state_xyz' in this description",
-				 init);
-			cr_expect(strstr(r.err, bad), "%s: %s", t->name, r.err);
-			cr_expect_str_empty(r.out, "%s: ran: %s", t->name, r.out);
-		}
+		run_ok(a, 1, &r);
+		snprintf(bad, sizeof bad, "%s:2:1: error: no state or regfile 'no_such_state_xyz' in this description", init);
+		cr_expect(strstr(r.err, bad), "%s: %s", t->name, r.err);
+		cr_expect_str_empty(r.out, "%s: ran: %s", t->name, r.out);
 		run_result_free(&r);
 		const char *s[] = { "sim", "--target", t->name, "--input-format", "bin", prog, "--set", "no_such_state_xyz=1",
 				    NULL };
 		run_ok(s, 2, &r);
-		cr_expect(strstr(r.err, platform ? "does not take --set" : "--set 'no_such_state_xyz=1': no state"), "%s: %s",
-			  t->name, r.err);
+		cr_expect(strstr(r.err, "tessera: error: --set 'no_such_state_xyz=1': no state"), "%s: %s", t->name, r.err);
 		run_result_free(&r);
 		const char *m[] = { "sim", "--target", t->name, "--input-format", "bin", prog, "--mem", "nospace:0=1", NULL };
 		run_ok(m, 2, &r);
+		run_result_free(&r);
+	}
+	run_rmtree(dir);
+	free(dir);
+}
+
+/* Initial values on a platform's processors (the QPU's; docs/tools.md "sim"): a program that stores ra5 (16 lanes)
+ * through the VPM to the address in ra0, both given only by --set / --init, stores exactly those values; `K:` sets
+ * one processor; bad values are a clear error, nothing run. */
+static const char qset_prog[] =
+	"        mov vw_setup, 0x00001a00\n"
+	"        nop\n"
+	"        mov vpm, ra5\n"
+	"        mov vw_setup, 0x80904000\n"
+	"        mov vw_addr, ra0\n"
+	"        mov -, vw_wait\n"
+	"        nop; nop; thrend\n"
+	"        nop\n"
+	"        nop\n";
+
+Test(cli, sim_values_on_a_platform)
+{
+	char *dir = run_mkdtemp();
+	cr_assert(dir);
+	char prog[4200], init[4200], want[4400];
+	snprintf(prog, sizeof prog, "%s/store.qasm", dir);
+	snprintf(init, sizeof init, "%s/init.txt", dir);
+	cr_assert_eq(run_write_file(prog, qset_prog, sizeof qset_prog - 1), 0);
+	struct run_result r;
+	/* one value for every lane, and one per lane */
+	const char *one[] = { "sim", prog, "--set", "ra[0]=0x2000", "--set", "ra[5] = 1.5", "--dump", "0x2000,64", NULL };
+	run_ok(one, 0, &r);
+	cr_expect(strstr(r.out, "ended after ") && strstr(r.out, " on 1 QPU\n"), "%s", r.out);
+	cr_expect(strstr(r.out, "0x00002000: 0x3fc00000 1.5 ") && strstr(r.out, "0x0000203c: 0x3fc00000 1.5"), "%s",
+		  r.out);
+	run_result_free(&r);
+	const char *lanes[] = { "sim", prog, "--set", "ra[0]=0x3000", "--set",
+				"ra[5]=0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,0xdeadbeef", "--dump", "0x3000,64", NULL };
+	run_ok(lanes, 0, &r);
+	cr_expect(strstr(r.out, "0x00003000: 0x00000000") && strstr(r.out, "0x00003004: 0x00000001") &&
+		  strstr(r.out, "0x00003038: 0x0000000e") && strstr(r.out, "0x0000303c: 0xdeadbeef"), "%s", r.out);
+	run_result_free(&r);
+	/* --init, then --set over it; processor 1 alone stores elsewhere */
+	const char text[] = "# where and what\nra[0] = 0x2000   // every QPU\nra[5] = 2.5\n1: ra[0] = 0x2100\n";
+	cr_assert_eq(run_write_file(init, text, sizeof text - 1), 0);
+	const char *file[] = { "sim", prog, "--qpus", "2", "--init", init, "--set", "0:ra[5]=-4.0", "--set", "1:ra[5]=-4.0",
+			       "--dump", "0x2000,0x104", NULL };
+	run_ok(file, 0, &r);
+	cr_expect(strstr(r.out, "on 2 QPUs"), "%s", r.out);
+	cr_expect(strstr(r.out, "0x00002000: 0xc0800000 -4 ") && strstr(r.out, "0x00002100: 0xc0800000 -4 "), "%s",
+		  r.out);
+	cr_expect(strstr(r.out, "0x00002040: 0x00000000 0 "), "only 0x2000 and 0x2100 written:\n%s", r.out);
+	run_result_free(&r);
+	const char *nofile[] = { "sim", prog, "--init", init, "--dump", "0x2000,16", NULL };
+	run_ok(nofile, 1, &r);   /* "1:" names a processor that does not run */
+	snprintf(want, sizeof want, "%s:4:1: error: processor '1' is not one of the 1 run (0..0)", init);
+	cr_expect(strstr(r.err, want), "%s", r.err);
+	cr_expect_str_empty(r.out, "ran: %s", r.out);
+	run_result_free(&r);
+	/* --mem through a space's write entry: wr_a 0..31 write ra[addr]; a read-only address is refused */
+	const char *mem[] = { "sim", prog, "--mem", "wr_a:0=0x2000", "--mem", "wr_a:5=-0.5", "--dump", "0x2000,16", NULL };
+	run_ok(mem, 0, &r);
+	cr_expect(strstr(r.out, "0x00002000: 0xbf000000 -0.5 ") && strstr(r.out, "0x0000200c: 0xbf000000 -0.5"), "%s",
+		  r.out);
+	run_result_free(&r);
+	const char *ro[] = { "sim", prog, "--mem", "rd_a:1=2.5", NULL };
+	run_ok(ro, 1, &r);
+	cr_expect(strstr(r.err, "tessera: error: space rd_a has no write entry for address 1"), "%s", r.err);
+	cr_expect_str_empty(r.out, "ran: %s", r.out);
+	run_result_free(&r);
+	/* bad values: usage errors, nothing run */
+	static const char *const bad[][2] = {
+		{ "nosuch[3]=1", "--set 'nosuch[3]=1': no state or regfile 'nosuch' in this description (at column 1)" },
+		{ "ra[32]=1", "--set 'ra[32]=1': element '32' is not one of regfile 'ra' (0..31) (at column 4)" },
+		{ "ra[3]=1.5x", "--set 'ra[3]=1.5x': value '1.5x' " },
+		{ "ra[3]=1,2", "--set 'ra[3]=1,2': 2 values: it takes one (for every lane and component) or 16" },
+		{ "2:ra[3]=1", "--set '2:ra[3]=1': processor '2' is not one of the 2 run (0..1) (at column 1)" },
+		{ "ra=1", "--set 'ra=1': regfile 'ra' needs an element: ra[0..31]" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		const char *a[] = { "sim", prog, "--qpus", "2", "--set", bad[i][0], NULL };
+		run_ok(a, 2, &r);
+		snprintf(want, sizeof want, "tessera: error: %s", bad[i][1]);
+		cr_expect(strstr(r.err, want), "--set %s: %s", bad[i][0], r.err);
+		cr_expect_str_empty(r.out, "--set %s ran: %s", bad[i][0], r.out);
 		run_result_free(&r);
 	}
 	run_rmtree(dir);

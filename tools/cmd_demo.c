@@ -53,7 +53,7 @@ int cmd_demo(struct tool_opts *o)
 	so.qpus = 1;
 	so.dump = NULL;
 	void *m = NULL;
-	rc = tool_run_platform(&so, p, path, &w, unif, 2, &m);
+	rc = tool_run_platform(&so, p, path, &w, unif, 2, NULL, &m);
 	if (rc == TOOL_EXIT_CUT)
 		fprintf(stderr, "%s: error: run cut short by --max-steps %llu before the %s ended\n", path,
 			(unsigned long long)so.max_steps, p->noun);

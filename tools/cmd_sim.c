@@ -1,13 +1,16 @@
 /* `tessera sim`: runs a program in the generated simulator of its target.  The machine around the
  * processors (memory, uniforms, several processors) is the target's platform (runtime/sim/platform.h, found in
- * the registry); a target without one runs on tools/sim_generic.c.  Memory layout used here, in bus bytes:
- * uniform streams at TOOL_UNIF_BASE + 0x100 * processor, everything else free for the program. */
+ * the registry); a target without one runs on tools/sim_generic.c.  Either way initial values (--set, --mem, --init,
+ * a program's declared sections) and the printed outputs are tools/sim_values.c's: on a platform they are put into
+ * each processor between its reset and its first bundle (struct tsr_platform_visit).  Memory layout used here, in
+ * bus bytes: uniform streams at TOOL_UNIF_BASE + 0x100 * processor, everything else free for the program. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "registry.h"
 #include "sim/platform.h"
+#include "sim_values.h"
 #include "tools.h"
 
 #define TOOL_MEM_BYTES (16u << 20)   /* simulated memory: 16 MiB */
@@ -23,8 +26,39 @@ static int parse_dump(const char *s, uint64_t *addr, uint64_t *len)
 	return c ? tool_opt_u64("--dump", c + 1, 0, TOOL_MEM_BYTES - *addr, len) : 0;
 }
 
+/* What tool_run_platform does to each processor (struct tsr_platform_visit). */
+struct visit_ctx {
+	const struct tsr_platform *p;
+	const struct tsr_sim_desc *D;
+	const struct tool_values *const *vals;   /* NULL-terminated: applied in order */
+	unsigned procs;
+	bool refused;         /* a processor refused a value (said on stderr): nothing ran */
+	struct tsr_buf out;   /* the processors' outputs, printed after the outcome */
+};
+
+static int visit_start(void *ctx, unsigned proc, void *sim)
+{
+	struct visit_ctx *v = ctx;
+	for (size_t i = 0; v->vals[i]; i++)
+		if (tool_values_apply(v->D, sim, v->vals[i], proc)) {
+			v->refused = true;
+			return -1;
+		}
+	return 0;
+}
+
+static void visit_end(void *ctx, unsigned proc, void *sim)
+{
+	struct visit_ctx *v = ctx;
+	char prefix[64] = "";
+	if (v->procs > 1)
+		snprintf(prefix, sizeof prefix, "%s%u: ", v->p->prefix, proc);
+	tool_print_outputs(&v->out, prefix, v->D, sim);
+}
+
 int tool_run_platform(const struct tool_opts *o, const struct tsr_platform *p, const char *path,
-		      const struct tsr_words *w, const uint32_t *unif, size_t nunif, void **keep)
+		      const struct tsr_words *w, const uint32_t *unif, size_t nunif,
+		      const struct tool_values *const *vals, void **keep)
 {
 	void *m = o->qpus >= 1 && o->qpus <= TOOL_MAX_PROCS && o->qpus <= p->max_procs
 			  ? p->machine_new(TOOL_MEM_BYTES, o->qpus) : NULL;
@@ -40,9 +74,16 @@ int tool_run_platform(const struct tool_opts *o, const struct tsr_platform *p, c
 		addrs[q] = TOOL_UNIF_BASE + 0x100 * q;
 		memcpy(mem + addrs[q], unif, nunif * 4);
 	}
+	static const struct tool_values *const none[] = { NULL };
+	struct visit_ctx vc = { p, o->target->sim, vals ? vals : none, o->qpus, false, { 0 } };
+	struct tsr_platform_visit visit = { visit_start, visit_end, &vc };
 	struct tsr_platform_result res;
 	int st = p->run(m, w->w, w->count * o->target->nwords, o->qpus, addrs, o->max_steps,
-			o->rules ? TSR_SIM_F_RULES : 0u, o->trace ? stdout : NULL, &res);
+			o->rules ? TSR_SIM_F_RULES : 0u, o->trace ? stdout : NULL, vc.D ? &visit : NULL, &res);
+	if (vc.refused) {
+		p->machine_free(m);
+		return TOOL_EXIT_INPUT;
+	}
 	printf("%s after %llu rounds: %llu bundles issued on %u %s%s\n",
 	       st == TSR_SIM_HALTED ? "ended" : st == TSR_SIM_OK ? "stopped (--max-steps)" : "failed",
 	       (unsigned long long)res.rounds, (unsigned long long)res.issued, o->qpus, p->noun, o->qpus > 1 ? "s" : "");
@@ -53,7 +94,10 @@ int tool_run_platform(const struct tool_opts *o, const struct tsr_platform *p, c
 		tsr_diag_init(&d, TSR_DIAG_PRINT, stderr);
 		tsr_diag_error(&d, path, line, 0, "%s%u at 0x%08x: %s", p->prefix, res.proc, res.pc, res.msg);
 		tsr_diag_fini(&d);
+	} else if (vc.out.len) {
+		fwrite(vc.out.data, 1, vc.out.len, stdout);
 	}
+	tsr_buf_free(&vc.out);
 	uint64_t addr, len;
 	if (o->dump && !parse_dump(o->dump, &addr, &len)) {
 		for (uint64_t i = 0; i + 4 <= len; i += 4) {
@@ -100,11 +144,6 @@ int cmd_sim(struct tool_opts *o)
 	const struct tsr_platform *p = tsr_target_platform(o->target);
 	if (!p)   /* a target without a platform of its own: tools/sim_generic.c */
 		return sim_generic(o);
-	if (o->nsets || o->nmems || o->init) {
-		fprintf(stderr, "tessera: error: 'sim' on target '%s' does not take %s: its platform sets up the processors "
-			"(--uniforms, memory)\n", o->target->name, o->nsets ? "--set" : o->nmems ? "--mem" : "--init");
-		return TOOL_EXIT_USAGE;
-	}
 	uint32_t unif[1024];
 	size_t nunif = 0;
 	uint64_t addr, len, qpus = 1;
@@ -114,14 +153,29 @@ int cmd_sim(struct tool_opts *o)
 	    (o->dump && parse_dump(o->dump, &addr, &len)))
 		return TOOL_EXIT_USAGE;
 	o->qpus = (unsigned)qpus;
+	const struct tsr_sim_desc *D = o->target->sim;
+	struct tool_values src = { 0 }, opt = { 0 };
+	const struct tool_values *vals[] = { &src, &opt, NULL };
+	if ((o->nsets || o->nmems || o->init) && !D) {
+		fprintf(stderr, "tessera: error: target '%s' was built without a simulator\n", o->target->name);
+		return TOOL_EXIT_USAGE;
+	}
+	if (D && tool_values_options(o, D, o->qpus, &opt)) {   /* a bad one runs nothing */
+		tool_values_free(&opt);
+		return TOOL_EXIT_USAGE;
+	}
 	struct tsr_diag d;
 	struct tsr_words w;
 	tsr_diag_init(&d, TSR_DIAG_PRINT, stderr);
 	tool_words_init(o, &w);
 	const char *name = strcmp(o->args[0], "-") ? o->args[0] : "<stdin>";
 	int rc = tool_load_program(o, o->args[0], &w, &d) ? TOOL_EXIT_INPUT : TOOL_EXIT_OK;
+	if (!rc && D && tool_values_sources(o, D, o->qpus, &w, name, &src, &d))
+		rc = TOOL_EXIT_INPUT;
 	if (!rc)
-		rc = tool_run_platform(o, p, name, &w, unif, nunif, NULL);
+		rc = tool_run_platform(o, p, name, &w, unif, nunif, vals, NULL);
+	tool_values_free(&src);
+	tool_values_free(&opt);
 	if (rc == TOOL_EXIT_CUT)
 		fprintf(stderr, "%s: error: run cut short by --max-steps %" PRIu64 " before every %s ended\n", name,
 			o->max_steps, p->noun);

@@ -49,6 +49,7 @@ struct tool_opts {
 #define TOOL_SIM_RULES true
 
 struct tsr_platform;   /* runtime/sim/platform.h */
+struct tool_values;    /* tools/sim_values.h */
 
 /* Processors `tessera sim --qpus N` runs at most, whatever the platform allows (its uniform streams lie 0x100 bytes
  * apart from 0x00100000, tools/cmd_sim.c). */
@@ -57,13 +58,17 @@ struct tsr_platform;   /* runtime/sim/platform.h */
 /* Runs program w (read from `path`, for diagnostics) on o->qpus processors (1..p->max_procs, at most
  * TOOL_MAX_PROCS) of a new machine of target o->target's platform p, each with the nunif words at unif as its
  * uniforms; prints the outcome (`ended after N rounds: M bundles issued on K NOUNs`) and o->dump (ADDR[,LEN],
- * checked by the caller).  A processor that fails is reported as `path:line: error: PREFIXn at 0x...: message`,
+ * checked by the caller).  vals (NULL: none; else NULL-terminated): initial values put into every processor after
+ * the platform reset it, before the first bundle (tool_values_apply); after a run that did not fail, the declared
+ * outputs of every processor are printed after the outcome (prefixed `PREFIXn: ` when several ran).  A processor
+ * that fails is reported as `path:line: error: PREFIXn at 0x...: message`,
  * line being the source line of the instruction at that address (left out when it has none or lies outside the
  * program).  *keep (when keep is not NULL) gets the machine, for the caller to read and free with
  * p->machine_free; else it is freed here.  Returns TOOL_EXIT_OK when every processor ended, TOOL_EXIT_CUT when
  * o->max_steps rounds ran first, TOOL_EXIT_INPUT when one failed or no machine could be made. */
 int tool_run_platform(const struct tool_opts *o, const struct tsr_platform *p, const char *path,
-		      const struct tsr_words *w, const uint32_t *unif, size_t nunif, void **keep);
+		      const struct tsr_words *w, const uint32_t *unif, size_t nunif,
+		      const struct tool_values *const *vals, void **keep);
 
 /* `tessera sim` on a target without a platform of its own (tools/sim_generic.c, docs/tools.md "sim"): one
  * processor from the target's simulator descriptor, initial values from o->sets, o->mems and o->init, program w

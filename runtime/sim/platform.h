@@ -32,6 +32,18 @@ struct tsr_platform_result {
     char msg[TSR_SIM_MSG + 64]; /* what went wrong (status other than HALTED and OK), NUL-terminated */
 };
 
+/* What a tool does to each processor's simulator state around a run (struct tsr_platform.run; docs/tools.md "sim":
+ * initial values, printed outputs).  `sim` is processor proc's state as the target's struct tsr_sim_desc functions
+ * take it (its hooks attached to the machine, so a space's hook entry reaches the platform's peripherals). */
+struct tsr_platform_visit {
+    /* After the processor was reset and attached, before any processor issues its first bundle.  Nonzero: the run
+     * does not start (status TSR_SIM_ERROR, 0 rounds; the tool has said why). */
+    int (*start)(void *ctx, unsigned proc, void *sim);
+    /* After the run (whatever its status; not called when a start failed), before the state is freed. */
+    void (*end)(void *ctx, unsigned proc, void *sim);
+    void *ctx;
+};
+
 struct tsr_platform {
     /* What one processor is called in messages: `noun` after a count ("1 NOUN", "4 NOUNs"; "every NOUN ended"),
      * `prefix` before its number ("PREFIX0 at 0x...: message", as the trace names it). */
@@ -53,9 +65,11 @@ struct tsr_platform {
      * args_addr[i], in rounds until every one ended, one failed, or max_rounds rounds ran.  flags: TSR_SIM_F_* in
      * every processor's struct tsr_sim_ctl (TSR_SIM_F_RULES: each checks its issued bundles against the
      * description's rules).  trace (may be NULL): every issued bundle with its writes, prefixed by the
-     * processor's name.  Fills *res; returns res->status. */
+     * processor's name.  visit (may be NULL): called for every processor before and after the run.  Fills *res;
+     * returns res->status. */
     int (*run)(void *m, const uint32_t *code, size_t nwords, unsigned procs, const uint32_t *args_addr,
-               uint64_t max_rounds, unsigned flags, FILE *trace, struct tsr_platform_result *res);
+               uint64_t max_rounds, unsigned flags, FILE *trace, const struct tsr_platform_visit *visit,
+               struct tsr_platform_result *res);
 };
 
 #endif

@@ -222,6 +222,13 @@ int qpu_run_flags(struct qpu_machine *m, const uint32_t *code, size_t nwords, un
                   const uint32_t *uniform_addrs, uint64_t max_steps, unsigned flags, FILE *trace,
                   struct qpu_run_result *res)
 {
+    return qpu_run_visit(m, code, nwords, nqpus, uniform_addrs, max_steps, flags, trace, NULL, res);
+}
+
+int qpu_run_visit(struct qpu_machine *m, const uint32_t *code, size_t nwords, unsigned nqpus,
+                  const uint32_t *uniform_addrs, uint64_t max_steps, unsigned flags, FILE *trace,
+                  const struct tsr_platform_visit *visit, struct qpu_run_result *res)
+{
     memset(res, 0, sizeof *res);
     if (nwords == 0) {
         res->status = TSR_SIM_ERROR;
@@ -255,7 +262,15 @@ int qpu_run_flags(struct qpu_machine *m, const uint32_t *code, size_t nwords, un
     unsigned active = nqpus;
     uint64_t idle = 0;
     res->status = TSR_SIM_OK;
-    while (active > 0 && res->rounds < max_steps) {
+    for (unsigned q = 0; q < nqpus && visit && visit->start; q++)
+        if (visit->start(visit->ctx, q, &sims[q])) {
+            res->status = TSR_SIM_ERROR;
+            res->qpu = q;
+            snprintf(res->msg, sizeof res->msg, "qpu%u: its initial values were refused", q);
+            visit = NULL;   /* no end either */
+            break;
+        }
+    while (res->status == TSR_SIM_OK && active > 0 && res->rounds < max_steps) {
         int progress = 0;
         res->rounds++;
         for (unsigned q = 0; q < nqpus && res->status == TSR_SIM_OK; q++) {
@@ -294,6 +309,8 @@ int qpu_run_flags(struct qpu_machine *m, const uint32_t *code, size_t nwords, un
     if (res->status == TSR_SIM_OK && active == 0)
         res->status = TSR_SIM_HALTED;
     for (unsigned q = 0; q < nqpus; q++) {
+        if (visit && visit->end)
+            visit->end(visit->ctx, q, &sims[q]);
         if ((flags & TSR_SIM_F_HAZARD_WARN) && sims[q].core.nhazards) {
             if (!res->hazards)
                 snprintf(res->hazard, sizeof res->hazard, "qpu%u: %s", q, sims[q].core.msg);

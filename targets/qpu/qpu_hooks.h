@@ -21,6 +21,7 @@
 
 #include "qpu.h"
 #include "qpu_periph.h"
+#include "sim/platform.h"
 
 /* The hooks' view of one QPU (struct qpu_sim.hooks). */
 struct qpu_hooks_ctx {
@@ -81,5 +82,12 @@ int qpu_run(struct qpu_machine *m, const uint32_t *code, size_t nwords, unsigned
 int qpu_run_flags(struct qpu_machine *m, const uint32_t *code, size_t nwords, unsigned nqpus,
                   const uint32_t *uniform_addrs, uint64_t max_steps, unsigned flags, FILE *trace,
                   struct qpu_run_result *res);
+/* The same with visit (may be NULL; runtime/sim/platform.h): visit->start(ctx, q, &sim of QPU q) for every QPU
+ * after it was reset and attached, before the first round (a nonzero return: status TSR_SIM_ERROR, qpu q, msg
+ * "qpuN: its initial values were refused", nothing run), visit->end for every QPU after the run (unless a start
+ * failed).  qpu_run_flags is qpu_run_visit with visit NULL. */
+int qpu_run_visit(struct qpu_machine *m, const uint32_t *code, size_t nwords, unsigned nqpus,
+                  const uint32_t *uniform_addrs, uint64_t max_steps, unsigned flags, FILE *trace,
+                  const struct tsr_platform_visit *visit, struct qpu_run_result *res);
 
 #endif

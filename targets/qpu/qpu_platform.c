@@ -22,10 +22,11 @@ static uint8_t *machine_mem(void *m)
 }
 
 static int run(void *m, const uint32_t *code, size_t nwords, unsigned procs, const uint32_t *args_addr,
-               uint64_t max_rounds, unsigned flags, FILE *trace, struct tsr_platform_result *res)
+               uint64_t max_rounds, unsigned flags, FILE *trace, const struct tsr_platform_visit *visit,
+               struct tsr_platform_result *res)
 {
     struct qpu_run_result r;
-    int st = qpu_run_flags(m, code, nwords, procs, args_addr, max_rounds, flags, trace, &r);
+    int st = qpu_run_visit(m, code, nwords, procs, args_addr, max_rounds, flags, trace, visit, &r);
     memset(res, 0, sizeof *res);
     res->status = st;
     res->proc = r.qpu;
