@@ -5,7 +5,6 @@
  * (glmark2_depth: its last two instructions' stores were counted as 2 pinned bundles while no line kept them), and
  * the 16 GPU_FFT programs (QPU), where the groups stay whole. */
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,8 +30,6 @@ static unsigned group_lines(const char *s, size_t len)
     return k;
 }
 
-static int cmp_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
 /* Unbundles every .hex program of the shared directory's rel for target `target`, checking each program's count
  * against its group lines; returns the total count.  The unbundled text of the program named want (if any) goes to
  * *text_of (the caller frees it). */
@@ -43,18 +40,9 @@ static unsigned check_dir(const char *target, const char *rel, const char *want,
     char shared[512], dir[1100];
     corpus_shared_dir(shared, sizeof shared);
     snprintf(dir, sizeof dir, "%s/%s", shared, rel);
-    DIR *dp = opendir(dir);
-    cr_assert_not_null(dp, "no corpus at %s", dir);
-    char *names[256];
-    int nn = 0;
-    for (struct dirent *de; (de = readdir(dp)) && nn < 256;) {
-        size_t l = strlen(de->d_name);
-        if (l > 4 && !strcmp(de->d_name + l - 4, ".hex"))
-            names[nn++] = strdup(de->d_name);
-    }
-    closedir(dp);
-    cr_assert_gt(nn, 0, "no programs in %s", dir);
-    qsort(names, (size_t)nn, sizeof *names, cmp_name);
+    char *names[256], err[1200];
+    int nn = corpus_hex_names(dir, names, 256, err, sizeof err);
+    cr_assert_gt(nn, 0, "no programs in %s: %s", dir, nn < 0 ? err : "none");
     unsigned total = 0;
     for (int k = 0; k < nn; k++) {
         char path[1400];

@@ -7,7 +7,6 @@
  * mapping of docs/targets/utgard.md "Lima's names" (agrees and same_src below). Random 128-bit words round-trip too.
  * The corpus is read from $TESSERA_SHARED/corpus, else ../shared/corpus (tools/corpus.c corpus_shared_dir). */
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,28 +26,15 @@ static const struct tsr_target *target(void)
 	return t;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* The programs' paths, sorted; returns how many (at most max). */
 static int programs(char paths[][600], int max)
 {
 	char shared[512], dir[560];
 	corpus_shared_dir(shared, sizeof shared);
 	snprintf(dir, sizeof dir, "%s/corpus/utgard-gp/lima_compiler", shared);
-	DIR *d = opendir(dir);
-	cr_assert(d, "cannot open %s (set TESSERA_SHARED)", dir);
-	char *names[64];
-	int n = 0;
-	for (struct dirent *e; (e = readdir(d));) {
-		size_t l = strlen(e->d_name);
-		if (l > 4 && !strcmp(e->d_name + l - 4, ".hex") && n < 64)
-			names[n++] = strdup(e->d_name);
-	}
-	closedir(d);
-	qsort(names, (size_t)n, sizeof *names, cmp_str);
+	char *names[64], err[700];
+	int n = corpus_hex_names(dir, names, 64, err, sizeof err);
+	cr_assert(n >= 0, "%s", err);
 	int k = 0;
 	for (int i = 0; i < n; i++) {
 		if (k < max)

@@ -7,7 +7,6 @@
  * assemble, validate with no report, and compute lima's varyings in the generated simulator from the same random attributes and uniforms (6 inputs
  * a program, bit for bit).  The corpus is read from the shared directory (tools/corpus.h corpus_shared_dir). */
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,25 +95,15 @@ static unsigned count_ops(const char *s, size_t n)
     return k;
 }
 
-static int cmp_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
 Test(utgard_pack, corpus_against_lima, .timeout = 1200)
 {
     const struct tsr_target *t = utgard();
     char shared[512], dir[700];
     corpus_shared_dir(shared, sizeof shared);
     snprintf(dir, sizeof dir, "%s/corpus/utgard-gp/lima_compiler", shared);
-    DIR *dp = opendir(dir);
-    cr_assert_not_null(dp, "no corpus at %s", dir);
-    char *names[256];
-    int nn = 0;
-    for (struct dirent *de; (de = readdir(dp)) && nn < 256;) {
-        size_t l = strlen(de->d_name);
-        if (l > 4 && !strcmp(de->d_name + l - 4, ".hex"))
-            names[nn++] = strdup(de->d_name);
-    }
-    closedir(dp);
-    qsort(names, (size_t)nn, sizeof *names, cmp_name);
+    char *names[256], err[800];
+    int nn = corpus_hex_names(dir, names, 256, err, sizeof err);
+    cr_assert_geq(nn, 0, "%s", err);
     unsigned tot_lima = 0, tot_bound = 0, tot_ours = 0, tot_ops = 0, packed = 0, reports_all = 0, le = 0, lt = 0;
     printf("utgard pack: program: lima's instructions, lower bound, operations, ours\n");
     for (int k = 0; k < nn; k++) {

@@ -20,25 +20,33 @@ static int cmp_name(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int corpus_hex_read(const char *rel, unsigned width, struct tsr_words *progs, int max, char *err, size_t errlen)
+int corpus_hex_names(const char *dir, char **names, int max, char *err, size_t errlen)
 {
-    char dir[2048], path[2400];
-    corpus_shared_dir(dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/%s", dir, rel);
-    DIR *d = opendir(path);
+    DIR *d = opendir(dir);
     if (!d) {
-        snprintf(err, errlen, "cannot open %s (set TESSERA_SHARED to the shared directory)", path);
+        snprintf(err, errlen, "cannot open %s (set TESSERA_SHARED to the shared directory)", dir);
         return -1;
     }
-    char *names[256];
-    int n = 0, rc = 0;
-    for (struct dirent *e; (e = readdir(d)) && n < max && n < 256;) {
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d)) && n < max;) {
         size_t l = strlen(e->d_name);
         if (l > 4 && !strcmp(e->d_name + l - 4, ".hex") && (names[n] = strdup(e->d_name)))
             n++;
     }
     closedir(d);
     qsort(names, (size_t)n, sizeof *names, cmp_name);
+    return n;
+}
+
+int corpus_hex_read(const char *rel, unsigned width, struct tsr_words *progs, int max, char *err, size_t errlen)
+{
+    char dir[2048], path[2400];
+    corpus_shared_dir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    char *names[256];
+    int n = corpus_hex_names(path, names, max < 256 ? max : 256, err, errlen), rc = 0;
+    if (n < 0)
+        return -1;
     struct tsr_diag dg;
     tsr_diag_init(&dg, TSR_DIAG_STORE, NULL);
     for (int i = 0; i < n; i++) {

@@ -11,6 +11,11 @@
  * run). */
 void corpus_shared_dir(char *buf, size_t n);
 
+/* The names of the .hex files of directory `dir` (a path, not relative to the shared directory): the first max
+ * that it lists, in file-name order, into names[0 .. n-1] (strdup'ed: the caller frees them).  Returns n, or -1
+ * with a one-line message in err (errlen bytes) when the directory cannot be opened. */
+int corpus_hex_names(const char *dir, char **names, int max, char *err, size_t errlen);
+
 /* The programs of directory `rel` of the shared directory (its .hex files, low word first: the 16 GPU_FFT
  * programs, say), in file-name order: initialises and reads progs[0 .. n-1] (width bits an instruction; the
  * caller frees them) for n at most max.  Returns n, or -1 with a one-line message in err (errlen bytes) when the
