@@ -36,6 +36,67 @@ static bool modifier(const struct tsr_pack_ev *e)
     return true;
 }
 
+/* Puts after the part text pb holds the overrides of the bundle's ov (` {f=v, g=w}`) that the part needs: each field
+ * is left out in turn, for good when the part assembles without it to an instruction of the same meaning as with
+ * all of them (tsr_pack_same_meaning).  So a field of the word that no op of the part owns (a store unit's address
+ * where the part stores nothing: bits the decoder kept and the disassembler printed as an override) is not written
+ * on the part's line, while a field that changes what the part does stays.  ov as it is when the part with all of
+ * them does not assemble. */
+static void needed_overrides(const struct tsr_target *t, struct tsr_buf *pb, const char *ov)
+{
+    size_t at = pb->len;
+    tsr_buf_puts(pb, ov);
+    uint32_t all[TSR_PACK_MAX_NWORDS], w[TSR_PACK_MAX_NWORDS];
+    const char *open = strchr(ov, '{'), *close = open ? strrchr(open, '}') : NULL;
+    if (!close || t->assemble_one(pb->data, pb->len, 0, all, NULL, 0))
+        return;
+    /* the fields: [f0, f0 + fn) ..., split at the commas */
+    const char *f0[32];
+    size_t fn[32];
+    int nf = 0;
+    for (const char *p = open + 1; p < close && nf < 32;) {
+        const char *c = memchr(p, ',', (size_t)(close - p));
+        const char *e = c ? c : close;
+        while (p < e && *p == ' ')
+            p++;
+        f0[nf] = p;
+        fn[nf++] = (size_t)(e - p);
+        p = c ? c + 1 : close;
+    }
+    if (nf == 32)
+        return;
+    bool keep[32];
+    for (int i = 0; i < nf; i++)
+        keep[i] = true;
+    for (int i = 0; i < nf; i++) {
+        keep[i] = false;
+        pb->len = at;
+        bool any = false;
+        for (int j = 0; j < nf; j++)
+            if (keep[j]) {
+                tsr_buf_puts(pb, any ? ", " : " {");
+                tsr_buf_append(pb, f0[j], fn[j]);
+                any = true;
+            }
+        if (any)
+            tsr_buf_puts(pb, "}");
+        if (!pb->data || t->assemble_one(pb->data, pb->len, 0, w, NULL, 0) || !tsr_pack_same_meaning(t, all, w))
+            keep[i] = true;
+    }
+    pb->len = at;
+    bool any = false;
+    for (int j = 0; j < nf; j++)
+        if (keep[j]) {
+            tsr_buf_puts(pb, any ? ", " : " {");
+            tsr_buf_append(pb, f0[j], fn[j]);
+            any = true;
+        }
+    if (any)
+        tsr_buf_puts(pb, "}");
+    else if (pb->data)
+        pb->data[at] = 0;
+}
+
 /* The text of the bundle's parts a and b alone (each at its position, the idle texts before them, the bundle's
  * overrides), canonical when that assembles to the same words (as split_bundle prints a part); NULL if it does
  * not assemble. */
@@ -60,7 +121,7 @@ static char *pair_text(const struct tsr_target *t, const char *ov, unsigned form
         tsr_buf_puts(&pb, idle);
     }
     if (ov)
-        tsr_buf_puts(&pb, ov);
+        needed_overrides(t, &pb, ov);
     char *r = NULL, *full = NULL;
     if (!t->assemble_one(pb.data, pb.len, 0, w, NULL, 0)) {
         r = tsr_pack_canon(t, w, &full);
@@ -213,7 +274,7 @@ static int split_bundle(const struct tsr_target *t, const char *text, struct tsr
                 }
                 tsr_buf_append(&pb, p, n);
                 if (ov)
-                    tsr_buf_puts(&pb, ov);
+                    needed_overrides(t, &pb, ov);
                 uint32_t pw[TSR_PACK_MAX_NWORDS], sw[TSR_PACK_MAX_NWORDS];
                 char *full = NULL, *canon = NULL;
                 if (!t->assemble_one(pb.data, pb.len, 0, pw, NULL, 0)) {
