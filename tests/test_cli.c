@@ -432,3 +432,81 @@ Test(cli, sim_values_on_a_platform)
 	run_rmtree(dir);
 	free(dir);
 }
+
+/* The platform's memory and state after the run (docs/tools.md "sim"): `--mem ADDR=V,...` writes words of the
+ * memory the QPUs share (here the uniform stream the program reads, and words no program touches), in --init too;
+ * `--dump NAME` prints a regfile of every QPU, `K:NAME` of QPU K alone; bad ones are usage errors, nothing run. */
+static const char qmem_prog[] =
+	"        mov ra5, unif\n"
+	"        mov vw_setup, 0x00001a00\n"
+	"        nop\n"
+	"        mov vpm, ra5\n"
+	"        mov vw_setup, 0x80904000\n"
+	"        mov vw_addr, ra0\n"
+	"        mov -, vw_wait\n"
+	"        nop; nop; thrend\n"
+	"        nop\n"
+	"        nop\n";
+
+Test(cli, sim_memory_and_dump_on_a_platform)
+{
+	char *dir = run_mkdtemp();
+	cr_assert(dir);
+	char prog[4200], init[4200], want[4400];
+	snprintf(prog, sizeof prog, "%s/unif.qasm", dir);
+	snprintf(init, sizeof init, "%s/init.txt", dir);
+	cr_assert_eq(run_write_file(prog, qmem_prog, sizeof qmem_prog - 1), 0);
+	struct run_result r;
+	/* QPU 0's uniform stream is at 0x100000 (tools/cmd_sim.c): the program stores its first uniform at ra0 */
+	const char *unif[] = { "sim", prog, "--set", "ra[0]=0x2000", "--mem", "0x100000=2.5", "--mem", "0x3000=1,2,0x30",
+			       "--dump", "0x2000,16", NULL };
+	run_ok(unif, 0, &r);
+	cr_expect(strstr(r.out, "0x00002000: 0x40200000 2.5 ") && strstr(r.out, "0x0000200c: 0x40200000 2.5"), "%s",
+		  r.out);
+	run_result_free(&r);
+	const char *words[] = { "sim", prog, "--set", "ra[0]=0x2000", "--mem", "0x3000 = 1, 2, 0x30", "--dump",
+				"0x3000,16", NULL };
+	run_ok(words, 0, &r);
+	cr_expect(strstr(r.out, "0x00003000: 0x00000001 ") && strstr(r.out, "0x00003004: 0x00000002 ") &&
+		  strstr(r.out, "0x00003008: 0x00000030 ") && strstr(r.out, "0x0000300c: 0x00000000 "), "%s", r.out);
+	run_result_free(&r);
+	/* in --init, after the uniforms --uniforms gave (so it wins over them) */
+	const char text[] = "ra[0] = 0x2000\n0x100000 = -1.0   // the first uniform\n";
+	cr_assert_eq(run_write_file(init, text, sizeof text - 1), 0);
+	const char *file[] = { "sim", prog, "--uniforms", "7", "--init", init, "--dump", "0x2000,4", NULL };
+	run_ok(file, 0, &r);
+	cr_expect(strstr(r.out, "0x00002000: 0xbf800000 -1 "), "%s", r.out);
+	run_result_free(&r);
+	/* --dump NAME: every QPU's ra, prefixed when several ran; K:NAME one QPU's */
+	const char *one[] = { "sim", prog, "--set", "ra[0]=0x2000", "--uniforms", "3", "--dump", "ra", NULL };
+	run_ok(one, 0, &r);
+	cr_expect(strstr(r.out, "\nra[0] = 0x00002000 0x00002000 ") && strstr(r.out, "\nra[5] = 0x00000003 "), "%s",
+		  r.out);
+	run_result_free(&r);
+	const char *two[] = { "sim", prog, "--qpus", "2", "--set", "ra[0]=0x2000", "--set", "1:ra[0]=0x2100", "--dump",
+			      "1:ra", NULL };
+	run_ok(two, 0, &r);
+	cr_expect(strstr(r.out, "\nqpu1: ra[0] = 0x00002100 ") && !strstr(r.out, "qpu0: ra"), "%s", r.out);
+	run_result_free(&r);
+	/* bad ones */
+	static const char *const bad[][3] = {
+		{ "--mem", "0x2002=1", "--mem '0x2002=1': address '0x2002' is not a word of the memory (a multiple of 4, "
+				       "0..16777212) (at column 1)" },
+		{ "--mem", "0xfffffc=1,2", "--mem '0xfffffc=1,2': 2 words from 0xfffffc pass the end of the memory "
+					   "(16777216 bytes)" },
+		{ "--mem", "1:0x2000=1", "--mem '1:0x2000=1': --mem takes SPACE:ADDR=VALUE or ADDR=VALUE (the memory), "
+					 "not '0x2000'" },
+		{ "--dump", "nosuch", "--dump 'nosuch': no state or regfile of that name in this description" },
+		{ "--dump", "2:ra", "--dump '2:ra': processor '2' is not one of the 2 run (0..1)" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		const char *a[] = { "sim", prog, "--qpus", "2", bad[i][0], bad[i][1], NULL };
+		run_ok(a, 2, &r);
+		snprintf(want, sizeof want, "tessera: error: %s", bad[i][2]);
+		cr_expect(strstr(r.err, want), "%s %s: %s", bad[i][0], bad[i][1], r.err);
+		cr_expect_str_empty(r.out, "%s %s ran: %s", bad[i][0], bad[i][1], r.out);
+		run_result_free(&r);
+	}
+	run_rmtree(dir);
+	free(dir);
+}

@@ -16,6 +16,12 @@
 #define TOOL_MEM_BYTES (16u << 20)   /* simulated memory: 16 MiB */
 #define TOOL_UNIF_BASE 0x00100000u   /* uniform streams */
 
+/* Whether --dump's text s is ADDR[,LEN] (a number first, no `K:`), else NAME[,NAME...] (tool_dump_names). */
+static bool dump_addr(const char *s)
+{
+	return s[0] >= '0' && s[0] <= '9' && !strchr(s, ':');
+}
+
 /* --dump ADDR[,LEN] inside the simulated memory.  Returns 0, or -1 (printed). */
 static int parse_dump(const char *s, uint64_t *addr, uint64_t *len)
 {
@@ -31,6 +37,8 @@ struct visit_ctx {
 	const struct tsr_platform *p;
 	const struct tsr_sim_desc *D;
 	const struct tool_values *const *vals;   /* NULL-terminated: applied in order */
+	const struct tool_dump *dumps;           /* --dump NAME,...: printed after the outputs */
+	int ndump;
 	unsigned procs;
 	bool refused;         /* a processor refused a value (said on stderr): nothing ran */
 	struct tsr_buf out;   /* the processors' outputs, printed after the outcome */
@@ -54,6 +62,9 @@ static void visit_end(void *ctx, unsigned proc, void *sim)
 	if (v->procs > 1)
 		snprintf(prefix, sizeof prefix, "%s%u: ", v->p->prefix, proc);
 	tool_print_outputs(&v->out, prefix, v->D, sim);
+	for (int k = 0; k < v->ndump; k++)
+		if (v->dumps[k].proc < 0 || (unsigned)v->dumps[k].proc == proc)
+			tool_print_state(&v->out, prefix, v->D, sim, v->dumps[k].st);
 }
 
 int tool_run_platform(const struct tool_opts *o, const struct tsr_platform *p, const char *path,
@@ -75,7 +86,13 @@ int tool_run_platform(const struct tool_opts *o, const struct tsr_platform *p, c
 		memcpy(mem + addrs[q], unif, nunif * 4);
 	}
 	static const struct tool_values *const none[] = { NULL };
-	struct visit_ctx vc = { p, o->target->sim, vals ? vals : none, o->qpus, false, { 0 } };
+	for (size_t i = 0; vals && vals[i]; i++)   /* ADDR = V,...: the memory, after the argument streams */
+		tool_values_bus(vals[i], mem);
+	struct tool_dump dumps[TOOL_MAX_DUMPS];
+	int ndump = o->dump && !dump_addr(o->dump) && o->target->sim ? tool_dump_names(o->dump, o->target->sim, o->qpus,
+											  dumps) : 0;
+	struct visit_ctx vc = { p, o->target->sim, vals ? vals : none, dumps, ndump < 0 ? 0 : ndump, o->qpus, false,
+				{ 0 } };
 	struct tsr_platform_visit visit = { visit_start, visit_end, &vc };
 	struct tsr_platform_result res;
 	int st = p->run(m, w->w, w->count * o->target->nwords, o->qpus, addrs, o->max_steps,
@@ -99,7 +116,7 @@ int tool_run_platform(const struct tool_opts *o, const struct tsr_platform *p, c
 	}
 	tsr_buf_free(&vc.out);
 	uint64_t addr, len;
-	if (o->dump && !parse_dump(o->dump, &addr, &len)) {
+	if (o->dump && dump_addr(o->dump) && !parse_dump(o->dump, &addr, &len)) {
 		for (uint64_t i = 0; i + 4 <= len; i += 4) {
 			uint32_t x;
 			float f;
@@ -150,17 +167,21 @@ int cmd_sim(struct tool_opts *o)
 	if ((o->qpus_text && tool_opt_u64("--qpus", o->qpus_text, 1, p->max_procs < TOOL_MAX_PROCS ? p->max_procs
 									     : TOOL_MAX_PROCS, &qpus)) ||
 	    (o->uniforms && tool_opt_words32("--uniforms", o->uniforms, unif, 1024, &nunif)) ||
-	    (o->dump && parse_dump(o->dump, &addr, &len)))
+	    (o->dump && dump_addr(o->dump) && parse_dump(o->dump, &addr, &len)))
 		return TOOL_EXIT_USAGE;
 	o->qpus = (unsigned)qpus;
 	const struct tsr_sim_desc *D = o->target->sim;
 	struct tool_values src = { 0 }, opt = { 0 };
 	const struct tool_values *vals[] = { &src, &opt, NULL };
-	if ((o->nsets || o->nmems || o->init) && !D) {
+	bool names = o->dump && !dump_addr(o->dump);
+	if ((o->nsets || o->nmems || o->init || names) && !D) {
 		fprintf(stderr, "tessera: error: target '%s' was built without a simulator\n", o->target->name);
 		return TOOL_EXIT_USAGE;
 	}
-	if (D && tool_values_options(o, D, o->qpus, &opt)) {   /* a bad one runs nothing */
+	struct tool_dump dumps[TOOL_MAX_DUMPS];
+	if (names && tool_dump_names(o->dump, D, o->qpus, dumps) < 0)
+		return TOOL_EXIT_USAGE;
+	if (D && tool_values_options(o, D, o->qpus, TOOL_MEM_BYTES, &opt)) {   /* a bad one runs nothing */
 		tool_values_free(&opt);
 		return TOOL_EXIT_USAGE;
 	}
@@ -170,7 +191,7 @@ int cmd_sim(struct tool_opts *o)
 	tool_words_init(o, &w);
 	const char *name = strcmp(o->args[0], "-") ? o->args[0] : "<stdin>";
 	int rc = tool_load_program(o, o->args[0], &w, &d) ? TOOL_EXIT_INPUT : TOOL_EXIT_OK;
-	if (!rc && D && tool_values_sources(o, D, o->qpus, &w, name, &src, &d))
+	if (!rc && D && tool_values_sources(o, D, o->qpus, TOOL_MEM_BYTES, &w, name, &src, &d))
 		rc = TOOL_EXIT_INPUT;
 	if (!rc)
 		rc = tool_run_platform(o, p, name, &w, unif, nunif, vals, NULL);

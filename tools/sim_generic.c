@@ -43,22 +43,11 @@ int tool_sim_generic(const struct tool_opts *o, const char *path, const struct t
 	}
 	/* the options first: a bad one runs nothing */
 	struct tool_values src = { 0 }, opt = { 0 };
-	int dumps[64], ndump = 0;
-	if (tool_values_options(o, D, 0, &opt)) {
+	struct tool_dump dumps[TOOL_MAX_DUMPS];
+	int ndump = 0;
+	if (tool_values_options(o, D, 0, 0, &opt) || (ndump = tool_dump_names(o->dump, D, 0, dumps)) < 0) {
 		tool_values_free(&opt);
 		return TOOL_EXIT_USAGE;
-	}
-	for (const char *p = o->dump; p && *p;) {
-		const char *c = strchr(p, ','), *e = c ? c : p + strlen(p);
-		int st = tsr_sim_find_state(D, p, (size_t)(e - p));
-		if (st < 0 || ndump == 64) {
-			fprintf(stderr, "tessera: error: --dump '%.*s': %s\n", (int)(e - p), p,
-				st < 0 ? "no state or regfile of that name in this description" : "more than 64 names");
-			tool_values_free(&opt);
-			return TOOL_EXIT_USAGE;
-		}
-		dumps[ndump++] = st;
-		p = c ? c + 1 : e;
 	}
 	void *sim = calloc(1, D->sim_size);
 	if (!sim)
@@ -70,7 +59,7 @@ int tool_sim_generic(const struct tool_opts *o, const char *path, const struct t
 	struct tsr_diag d;
 	tsr_diag_init(&d, TSR_DIAG_PRINT, stderr);
 	int rc = TOOL_EXIT_OK;
-	if (tool_values_sources(o, D, 0, w, path, &src, &d) || tool_values_apply(D, sim, &src, 0) ||
+	if (tool_values_sources(o, D, 0, 0, w, path, &src, &d) || tool_values_apply(D, sim, &src, 0) ||
 	    tool_values_apply(D, sim, &opt, 0))
 		rc = TOOL_EXIT_INPUT;
 	tool_values_free(&src);
@@ -106,7 +95,7 @@ int tool_sim_generic(const struct tool_opts *o, const char *path, const struct t
 			struct tsr_buf b = { 0 };
 			tool_print_outputs(&b, "", D, sim);
 			for (int k = 0; k < ndump; k++)
-				tool_print_state(&b, "", D, sim, dumps[k]);
+				tool_print_state(&b, "", D, sim, dumps[k].st);
 			if (b.len)
 				fwrite(b.data, 1, b.len, out);
 			tsr_buf_free(&b);

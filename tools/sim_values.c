@@ -38,16 +38,35 @@ static size_t elem_values(const struct tsr_sim_desc *D, int st)
  * tool_values_options).  Returns 0, or -1 with the message in msg
  * and the byte offset of the error in *at. */
 static int parse_assign(const struct tsr_sim_desc *D, const char *s, size_t n, int allow, unsigned nprocs,
-			struct tool_assign *a, size_t *at, char *msg, size_t msglen)
+			uint64_t bus, struct tool_assign *a, size_t *at, char *msg, size_t msglen)
 {
 	memset(a, 0, sizeof *a);
 	a->elem = -1;
 	a->comp = -1;
 	a->proc = -1;
 	size_t i = blanks(s, 0, n), b = i;
-	while (nprocs && i < n && s[i] >= '0' && s[i] <= '9')   /* K: (a name never starts with a digit) */
+	if ((allow & 2) && bus && i < n && s[i] >= '0' && s[i] <= '9') {   /* ADDR = V,...: the platform's memory */
+		size_t e = i;
+		while (e < n && isid(s[e]))
+			e++;
+		size_t q = blanks(s, e, n);
+		if (q < n && s[q] == '=') {
+			uint32_t addr;
+			const char *why;
+			if (tool_word32(s + i, e - i, &addr, &why) || addr % 4 || addr >= bus) {
+				*at = i;
+				snprintf(msg, msglen, "address '%.*s' is not a word of the memory (a multiple of 4, 0..%" PRIu64 ")",
+					 (int)(e - i), s + i, bus - 4);
+				return -1;
+			}
+			a->space = a->bus = true;
+			a->elem = addr;
+			i = q;
+		}
+	}
+	while (!a->bus && nprocs && i < n && s[i] >= '0' && s[i] <= '9')   /* K: (a name never starts with a digit) */
 		i++;
-	if (i > b) {
+	if (i > b && !a->bus) {
 		size_t e = i;
 		uint32_t k;
 		const char *why;
@@ -64,16 +83,18 @@ static int parse_assign(const struct tsr_sim_desc *D, const char *s, size_t n, i
 		a->proc = (int)k;
 		b = i = blanks(s, i + 1, n);
 	}
-	while (i < n && isid(s[i]))
+	while (!a->bus && i < n && isid(s[i]))
 		i++;
-	if (i == b) {
+	if (i == b && !a->bus) {
 		*at = b;
 		snprintf(msg, msglen, "expected a state or space name");
 		return -1;
 	}
 	size_t nb = b, ne = i;
 	i = blanks(s, i, n);
-	if (i < n && s[i] == ':') {   /* SPACE:ADDR */
+	if (a->bus) {
+		/* the address, read above */
+	} else if (i < n && s[i] == ':') {   /* SPACE:ADDR */
 		a->space = true;
 		if (!(allow & 2) || (a->idx = find_space(D, s + nb, ne - nb)) < 0) {
 			*at = nb;
@@ -98,7 +119,8 @@ static int parse_assign(const struct tsr_sim_desc *D, const char *s, size_t n, i
 		if (!(allow & 1) || (a->idx = tsr_sim_find_state(D, s + nb, ne - nb)) < 0) {
 			*at = nb;
 			snprintf(msg, msglen, (allow & 1) ? "no state or regfile '%.*s' in this description"
-							  : "--mem takes SPACE:ADDR=VALUE, not '%.*s'", (int)(ne - nb), s + nb);
+					      : bus ? "--mem takes SPACE:ADDR=VALUE or ADDR=VALUE (the memory), not '%.*s'"
+						    : "--mem takes SPACE:ADDR=VALUE, not '%.*s'", (int)(ne - nb), s + nb);
 			return -1;
 		}
 		int count = D->state_count[a->idx];
@@ -160,7 +182,7 @@ static int parse_assign(const struct tsr_sim_desc *D, const char *s, size_t n, i
 		snprintf(msg, msglen, "expected '='");
 		return -1;
 	}
-	size_t want = a->space ? (size_t)D->lanes
+	size_t want = a->bus ? TOOL_ASSIGN_MAXV : a->space ? (size_t)D->lanes
 		      : a->comp >= 0 && D->state_ncomp[a->idx] > 1 ? (size_t)(D->state_vec[a->idx] ? D->lanes : 1)
 		      : a->comp >= 0 ? 1 : elem_values(D, a->idx);
 	for (i++;;) {
@@ -173,7 +195,9 @@ static int parse_assign(const struct tsr_sim_desc *D, const char *s, size_t n, i
 		const char *why = "is empty";
 		if (a->nv == TOOL_ASSIGN_MAXV || a->nv == want || t == q || tool_word32(s + q, t - q, &a->v[a->nv], &why)) {
 			*at = q;
-			if (a->nv == TOOL_ASSIGN_MAXV || a->nv == want)
+			if (a->bus && a->nv == TOOL_ASSIGN_MAXV)
+				snprintf(msg, msglen, "too many values: %d words at most", TOOL_ASSIGN_MAXV);
+			else if (a->nv == TOOL_ASSIGN_MAXV || a->nv == want)
 				snprintf(msg, msglen, "too many values: one, or the %zu it holds", want);
 			else
 				snprintf(msg, msglen, "value '%.*s' %s", (int)(t - q), s + q, why);
@@ -184,7 +208,13 @@ static int parse_assign(const struct tsr_sim_desc *D, const char *s, size_t n, i
 			break;
 		i = e + 1;
 	}
-	if (a->nv != 1 && a->nv != want) {
+	if (a->bus && a->elem + 4 * (uint64_t)a->nv > bus) {
+		*at = blanks(s, 0, n);
+		snprintf(msg, msglen, "%zu words from 0x%" PRIx64 " pass the end of the memory (%" PRIu64 " bytes)", a->nv,
+			 (uint64_t)a->elem, bus);
+		return -1;
+	}
+	if (!a->bus && a->nv != 1 && a->nv != want) {
 		*at = blanks(s, 0, n);
 		snprintf(msg, msglen, "%zu values: it takes one (for every lane and component) or %zu", a->nv, want);
 		return -1;
@@ -297,7 +327,7 @@ static struct tool_assign *values_add(struct tool_values *v)
 	return &g[v->n++];
 }
 
-int tool_values_options(const struct tool_opts *o, const struct tsr_sim_desc *D, unsigned nprocs,
+int tool_values_options(const struct tool_opts *o, const struct tsr_sim_desc *D, unsigned nprocs, uint64_t bus,
 			struct tool_values *v)
 {
 	for (int i = 0; i < o->nsets + o->nmems; i++) {
@@ -306,7 +336,7 @@ int tool_values_options(const struct tool_opts *o, const struct tsr_sim_desc *D,
 		char msg[256];
 		size_t at;
 		struct tool_assign *a = values_add(v);
-		if (parse_assign(D, s, strlen(s), set ? 1 : 2, nprocs, a, &at, msg, sizeof msg)) {
+		if (parse_assign(D, s, strlen(s), set ? 1 : 2, nprocs, bus, a, &at, msg, sizeof msg)) {
 			fprintf(stderr, "tessera: error: %s '%s': %s (at column %zu)\n", set ? "--set" : "--mem", s, msg, at + 1);
 			v->n--;
 			return -1;
@@ -342,7 +372,7 @@ static int meta_values(const struct tsr_sim_desc *D, const struct tsr_progmeta *
 }
 
 /* The --init file: every line parsed (a bad line is file:line:col: error: ...); returns 0 or -1. */
-static int init_values(const struct tool_opts *o, const struct tsr_sim_desc *D, unsigned nprocs,
+static int init_values(const struct tool_opts *o, const struct tsr_sim_desc *D, unsigned nprocs, uint64_t bus,
 		       struct tool_values *v, struct tsr_diag *d)
 {
 	struct tsr_buf b = { 0 };
@@ -371,7 +401,7 @@ static int init_values(const struct tool_opts *o, const struct tsr_sim_desc *D, 
 		char msg[256];
 		size_t at = 0;
 		struct tool_assign *a = values_add(v);
-		if (parse_assign(D, lb, e, 3, nprocs, a, &at, msg, sizeof msg)) {
+		if (parse_assign(D, lb, e, 3, nprocs, bus, a, &at, msg, sizeof msg)) {
 			tsr_diag_error(d, name, line, (unsigned)at + 1, "%s", msg);
 			v->n--;
 			rc = -1;
@@ -383,20 +413,65 @@ static int init_values(const struct tool_opts *o, const struct tsr_sim_desc *D, 
 	return rc;
 }
 
-int tool_values_sources(const struct tool_opts *o, const struct tsr_sim_desc *D, unsigned nprocs,
+int tool_values_sources(const struct tool_opts *o, const struct tsr_sim_desc *D, unsigned nprocs, uint64_t bus,
 			const struct tsr_words *w, const char *path, struct tool_values *v, struct tsr_diag *d)
 {
 	if (w->meta && meta_values(D, w->meta, path, v, d))
 		return -1;
-	return o->init ? init_values(o, D, nprocs, v, d) : 0;
+	return o->init ? init_values(o, D, nprocs, bus, v, d) : 0;
 }
 
 int tool_values_apply(const struct tsr_sim_desc *D, void *sim, const struct tool_values *v, unsigned proc)
 {
 	for (size_t i = 0; i < v->n; i++)
-		if ((v->a[i].proc < 0 || (unsigned)v->a[i].proc == proc) && apply(D, sim, &v->a[i]))
+		if (!v->a[i].bus && (v->a[i].proc < 0 || (unsigned)v->a[i].proc == proc) && apply(D, sim, &v->a[i]))
 			return -1;
 	return 0;
+}
+
+void tool_values_bus(const struct tool_values *v, uint8_t *mem)
+{
+	for (size_t i = 0; i < v->n; i++)
+		for (size_t k = 0; v->a[i].bus && k < v->a[i].nv; k++) {
+			uint32_t x = v->a[i].v[k];
+			uint8_t *p = mem + v->a[i].elem + 4 * k;
+			p[0] = (uint8_t)x, p[1] = (uint8_t)(x >> 8), p[2] = (uint8_t)(x >> 16), p[3] = (uint8_t)(x >> 24);
+		}
+}
+
+int tool_dump_names(const char *s, const struct tsr_sim_desc *D, unsigned nprocs, struct tool_dump *out)
+{
+	int n = 0;
+	for (const char *p = s; p && *p;) {
+		const char *c = strchr(p, ','), *e = c ? c : p + strlen(p), *name = p;
+		int proc = -1;
+		const char *colon = memchr(p, ':', (size_t)(e - p));
+		if (colon) {   /* K:NAME */
+			uint32_t k;
+			const char *why;
+			if (!nprocs || tool_word32(p, (size_t)(colon - p), &k, &why) || k >= nprocs) {
+				if (nprocs)
+					fprintf(stderr, "tessera: error: --dump '%.*s': processor '%.*s' is not one of the %u run "
+						"(0..%u)\n", (int)(e - p), p, (int)(colon - p), p, nprocs, nprocs - 1);
+				else
+					fprintf(stderr, "tessera: error: --dump '%.*s': no state or regfile of that name in this "
+						"description\n", (int)(e - p), p);
+				return -1;
+			}
+			proc = (int)k;
+			name = colon + 1;
+		}
+		int st = tsr_sim_find_state(D, name, (size_t)(e - name));
+		if (st < 0 || n == TOOL_MAX_DUMPS) {
+			fprintf(stderr, "tessera: error: --dump '%.*s': %s\n", (int)(e - p), p,
+				st < 0 ? "no state or regfile of that name in this description" : "more than 64 names");
+			return -1;
+		}
+		out[n].st = st;
+		out[n++].proc = proc;
+		p = c ? c + 1 : e;
+	}
+	return n;
 }
 
 void tool_values_free(struct tool_values *v)

@@ -31,10 +31,11 @@ struct tool_opts {
 	uint64_t max_steps;              /* --max-steps N (1..2^64-1) */
 	const char *uniforms;            /* --uniforms v,v,... (numbers or floats) */
 	const char *dump;                /* --dump ADDR,LEN: memory to print after a run (a platform's processors);
-	                                    --dump NAME[,NAME...]: declared state to print (other targets) */
+	                                    --dump [K:]NAME[,...]: declared state to print (any target) */
 	const char **sets;               /* --set NAME[=...] (sim, repeatable): initial values of state */
 	int nsets;
-	const char **mems;               /* --mem SPACE:ADDR=V,... (sim, repeatable): initial values through a space */
+	const char **mems;               /* --mem SPACE:ADDR=V,... (sim, repeatable): initial values through a space;
+	                                    ADDR=V,...: words of a platform's memory */
 	int nmems;
 	const char *init;                /* --init FILE (sim): initial values, one assignment a line */
 	bool fast;                       /* --effort list: pack by list scheduling only (TSR_PACK_LIST) */
@@ -57,10 +58,11 @@ struct tool_values;    /* tools/sim_values.h */
 
 /* Runs program w (read from `path`, for diagnostics) on o->qpus processors (1..p->max_procs, at most
  * TOOL_MAX_PROCS) of a new machine of target o->target's platform p, each with the nunif words at unif as its
- * uniforms; prints the outcome (`ended after N rounds: M bundles issued on K NOUNs`) and o->dump (ADDR[,LEN],
- * checked by the caller).  vals (NULL: none; else NULL-terminated): initial values put into every processor after
- * the platform reset it, before the first bundle (tool_values_apply); after a run that did not fail, the declared
- * outputs of every processor are printed after the outcome (prefixed `PREFIXn: ` when several ran).  A processor
+ * uniforms; prints the outcome (`ended after N rounds: M bundles issued on K NOUNs`) and o->dump (ADDR[,LEN] or
+ * [K:]NAME,..., checked by the caller).  vals (NULL: none; else NULL-terminated): initial values put into every
+ * processor after the platform reset it, before the first bundle (tool_values_apply), and into the memory after the
+ * uniforms (tool_values_bus); after a run that did not fail, the declared outputs of every processor and the state
+ * --dump names are printed after the outcome (prefixed `PREFIXn: ` when several ran).  A processor
  * that fails is reported as `path:line: error: PREFIXn at 0x...: message`,
  * line being the source line of the instruction at that address (left out when it has none or lies outside the
  * program).  *keep (when keep is not NULL) gets the machine, for the caller to read and free with
