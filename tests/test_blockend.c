@@ -18,19 +18,15 @@
 
 #include "blockend.h"
 #include "pack/pack.h"
+#include "support_asm.h"
 #include "tsr.h"
 
 extern const struct tsr_target blockend_target;
 
-/* Assembles text into *w (32-bit words); asserts it assembles. */
+/* Assembles text into *w (support_asm.h); asserts it assembles. */
 static void assemble(const char *text, struct tsr_words *w)
 {
-    struct tsr_diag d;
-    tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
-    tsr_words_init(w, 32);
-    int rc = blockend_target.assemble("t.s", text, strlen(text), w, &d);
-    cr_assert_eq(rc, 0, "%s: %u errors, the first: %s", text, d.errors, d.count ? d.entries[0].text : "");
-    tsr_diag_fini(&d);
+    test_assemble(&blockend_target, text, w);
 }
 
 /* The violations, as "AT<OTHER" (instruction indices: pc_step is 1) separated by blanks, in report order; every

@@ -9,46 +9,24 @@
  *  - decode and encode speed (printed; the goal is 50 million instructions/s each).
  */
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "corpus.h"
 #include "qpu.h"
 #include "tsr.h"
 
-/* ../shared (or $TESSERA_SHARED) as seen from the repository root ($TESSERA_ROOT or "."). */
-static const char *shared_dir(void)
-{
-    static char buf[4096];
-    const char *s = getenv("TESSERA_SHARED");
-    if (s && *s)
-        return s;
-    const char *root = getenv("TESSERA_ROOT");
-    snprintf(buf, sizeof buf, "%s/../shared", root && *root ? root : ".");
-    return buf;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Reads every corpus program into one list of words; returns the number of files. */
+/* Reads every corpus program into one list of words (tools/corpus.h: the directory's .hex files in name order);
+ * returns the number of files. */
 static int read_corpus(struct tsr_words *all)
 {
-    char dir[4200];
-    snprintf(dir, sizeof dir, "%s/corpus/qpu/gpu_fft_r3/hex", shared_dir());
-    DIR *d = opendir(dir);
-    cr_assert(d, "cannot open %s (set TESSERA_SHARED to the shared directory)", dir);
+    char shared[4096], dir[4200], err[4400];
+    corpus_shared_dir(shared, sizeof shared);
+    snprintf(dir, sizeof dir, "%s/corpus/qpu/gpu_fft_r3/hex", shared);
     char *names[64];
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) && n < 64)
-        if (strstr(e->d_name, ".hex"))
-            names[n++] = strdup(e->d_name);
-    closedir(d);
-    qsort(names, (size_t)n, sizeof *names, cmp_str);
+    int n = corpus_hex_names(dir, names, 64, err, sizeof err);
+    cr_assert_geq(n, 0, "%s (set TESSERA_SHARED to the shared directory)", err);
     struct tsr_diag dg;
     tsr_diag_init(&dg, TSR_DIAG_PRINT, stderr);
     tsr_words_init(all, 64);
@@ -215,8 +193,9 @@ static void mnemonic(const char *s, char *out, size_t n)
 
 Test(codec, seed_blob_listings)
 {
-    char path[4200];
-    snprintf(path, sizeof path, "%s/seeds/003_d3a94b40d2ad3247.txt", shared_dir());
+    char shared[4096], path[4200];
+    corpus_shared_dir(shared, sizeof shared);
+    snprintf(path, sizeof path, "%s/%s", shared, CORPUS_BLOB_SEED);
     FILE *f = fopen(path, "r");
     cr_assert(f, "cannot open %s", path);
     char line[512];

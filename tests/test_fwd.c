@@ -21,20 +21,17 @@
 #include "diffsim.h"
 #include "eval.h"
 #include "fwd.h"
+#include "support_asm.h"
 #include "tsr.h"
 #include "validate/validate.h"
+#include "support_diffsim.h"
 
 extern const struct tsr_target fwd_target;
 
-/* Assembles text with the generated assembler into *w; asserts it assembles. */
+/* Assembles text into *w (support_asm.h); asserts it assembles. */
 static void assemble(const char *text, struct tsr_words *w)
 {
-    struct tsr_diag d;
-    tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
-    tsr_words_init(w, 32);
-    int rc = fwd_target.assemble("t.s", text, strlen(text), w, &d);
-    cr_assert_eq(rc, 0, "%s: %u errors, the first: %s", text, d.errors, d.count ? d.entries[0].text : "");
-    tsr_diag_fini(&d);
+    test_assemble(&fwd_target, text, w);
 }
 
 /* Runs text to its end in a fresh simulator S (flags: core.flags); returns the return code. */
@@ -300,16 +297,7 @@ Test(fwd, random_bundles_agree)
     cr_assert_not_null(M);
     static struct mdl_diffsim DS;
     cr_assert_eq(mdl_diffsim_init(&DS, M, &fwd_target, &fwd_sim_desc), 0, "%s", DS.report);
-    uint8_t buf[48];
-    uint64_t x = 7;
-    for (int i = 0; i < 100000; i++) {
-        for (size_t j = 0; j < sizeof buf; j++) {
-            x = x * 6364136223846793005u + 1442695040888963407u;
-            buf[j] = (uint8_t)(x >> 56);
-        }
-        int rc = mdl_diffsim_one(&DS, buf, sizeof buf);
-        cr_assert_eq(rc, 0, "run %d: %s", i, DS.report);
-    }
+    diffsim_random(&DS, 7, 100000);
     cr_log_info("fwd random: %llu bundles: %llu ok, %llu halted, %llu hazards, %llu errors", (unsigned long long)DS.runs,
                 (unsigned long long)DS.ok, (unsigned long long)DS.halted, (unsigned long long)DS.hazards,
                 (unsigned long long)DS.errors);

@@ -23,6 +23,7 @@
 #include "registry.h"
 #include "sim/sim.h"
 #include "tsr.h"
+#include "support_float.h"
 
 /* the description's state order (targets/tegra/tegra.mdl: pc r v c o cr a0 stk sp) */
 enum { S_PC, S_R, S_V, S_C, S_O, S_CR, S_A0, S_STK, S_SP };
@@ -64,20 +65,6 @@ static void teardown(void)
 }
 
 TestSuite(tegra_sim, .init = setup, .fini = teardown);
-
-static uint32_t B(float f)
-{
-    uint32_t x;
-    memcpy(&x, &f, 4);
-    return x;
-}
-
-static float F(uint32_t x)
-{
-    float f;
-    memcpy(&f, &x, 4);
-    return f;
-}
 
 static uint32_t *st(int s, int e) { return D->state(S, s, e); }
 

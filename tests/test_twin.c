@@ -15,20 +15,16 @@
 #include "eval.h"
 #include "model.h"
 #include "pack/pack.h"
+#include "support_asm.h"
 #include "tsr.h"
 #include "twin.h"
 
 extern const struct tsr_target twin_target;
 
-/* Assembles text into *w (32-bit words); asserts it assembles. */
+/* Assembles text into *w (support_asm.h); asserts it assembles. */
 static void assemble(const char *text, struct tsr_words *w)
 {
-    struct tsr_diag d;
-    tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
-    tsr_words_init(w, 32);
-    int rc = twin_target.assemble("t.s", text, strlen(text), w, &d);
-    cr_assert_eq(rc, 0, "%s: %u errors, the first: %s", text, d.errors, d.count ? d.entries[0].text : "");
-    tsr_diag_fini(&d);
+    test_assemble(&twin_target, text, w);
 }
 
 /* The index of the op named name in slot slot (asserts there is one). */

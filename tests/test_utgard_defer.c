@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "corpus.h"
+#include "support_lima.h"
 #include "registry.h"
 #include "sim/sim.h"
 #include "tsr.h"
@@ -25,17 +26,6 @@
 
 extern const struct tsr_sim_desc utgard_sim_desc;
 
-static const char *const names[] = {
-    "glmark2_buffer-wireframe", "glmark2_bump-height", "glmark2_bump-normals-tangent", "glmark2_bump-normals",
-    "glmark2_bump-poly", "glmark2_conditionals", "glmark2_depth", "glmark2_desktop", "glmark2_effect-2d",
-    "glmark2_function", "glmark2_gradient", "glmark2_ideas-lamp-lit", "glmark2_ideas-lamp-unlit",
-    "glmark2_ideas-logo-flat", "glmark2_ideas-logo-shadow", "glmark2_ideas-logo", "glmark2_ideas-paper",
-    "glmark2_ideas-table", "glmark2_ideas-text", "glmark2_ideas-under-table", "glmark2_jellyfish",
-    "glmark2_light-advanced", "glmark2_light-basic-texgen", "glmark2_light-basic", "glmark2_light-phong",
-    "glmark2_light-refract", "glmark2_loop", "glmark2_pulsar-light", "glmark2_pulsar", "glmark2_shadow",
-    "glmark2_text-renderer", "kmscube_cube_smooth", "kmscube_cube_tex", "kmscube_cube_video",
-    "kmscube_cube_video_blit", "kmscube_shadertoy", "kmscube_texturator", "limadriver_premali_test"};
-#define NNAMES (sizeof names / sizeof *names)
 
 /* Reads corpus program `name` into w; false when it is kept aside (MANIFEST.md). */
 static bool load(const char *name, struct tsr_words *w)
@@ -157,22 +147,23 @@ Test(utgard_defer, corpus_validates_with_no_report)
     const struct tsr_target *T = tsr_find_target("utgard");
     cr_assert_not_null(T);
     int programs = 0, reports = 0, streamed = 0, simclean = 0;
-    for (size_t k = 0; k < NNAMES; k++) {
+    for (size_t k = 0; k < lima_nnames; k++) {
         struct tsr_words w;
-        if (!load(names[k], &w))
+        if (!load(lima_names[k], &w))
             continue;
         programs++;
         struct reps r, s;
         check_program(T->vdesc, w.w, w.count, &r);
-        cr_expect_eq(r.n, 0, "%s: %d reports, the first at 0x%08" PRIx32 ": %s", names[k], r.n, r.pc[0], r.text[0]);
+        cr_expect_eq(r.n, 0, "%s: %d reports, the first at 0x%08" PRIx32 ": %s", lima_names[k], r.n, r.pc[0],
+                     r.text[0]);
         reports += r.n;
         if (!has_branch(&w)) {
             check_stream(T->vdesc, w.w, w.count, &s);
-            expect_same(&r, &s, names[k]);
+            expect_same(&r, &s, lima_names[k]);
             streamed++;
         }
         int rc = sim_rules(&w, w.w, NULL);
-        cr_expect_eq(rc, TSR_SIM_HALTED, "%s: the simulator with the rules: code %d", names[k], rc);
+        cr_expect_eq(rc, TSR_SIM_HALTED, "%s: the simulator with the rules: code %d", lima_names[k], rc);
         simclean += rc == TSR_SIM_HALTED;
         tsr_words_free(&w);
     }
@@ -226,9 +217,9 @@ Test(utgard_defer, a_consumed_stale_load_is_reported_once)
     const struct tsr_vdesc *D = T->vdesc;
     int tried = 0, caught = 0, simmed = 0;
     char first[360] = "";
-    for (size_t k = 0; k < NNAMES; k++) {
+    for (size_t k = 0; k < lima_nnames; k++) {
         struct tsr_words w;
-        if (!load(names[k], &w))
+        if (!load(lima_names[k], &w))
             continue;
         if (has_branch(&w)) {   /* the mutation's paths and the stream's order are the program's order */
             tsr_words_free(&w);
@@ -249,22 +240,22 @@ Test(utgard_defer, a_consumed_stale_load_is_reported_once)
                      "instruction %zu before it (0x%08zx) writes R[%d] (at least 3 apart)", x->c, 16 * x->j,
                      4 * x->a + x->c, x->j - x->s, 16 * x->s, 4 * x->a + x->c);
             if (!tried++)
-                snprintf(first, sizeof first, "%s: %s", names[k], r.n ? r.text[0] : "(none)");
+                snprintf(first, sizeof first, "%s: %s", lima_names[k], r.n ? r.text[0] : "(none)");
             size_t at = 16 * (x->j + 1);
-            cr_expect_eq(r.n, 1, "%s, reader 0x%zx: %d reports, the first: %s", names[k], at, r.n, r.text[0]);
+            cr_expect_eq(r.n, 1, "%s, reader 0x%zx: %d reports, the first: %s", lima_names[k], at, r.n, r.text[0]);
             if (r.n >= 1) {
-                cr_expect_str_eq(r.text[0], want, "%s", names[k]);
-                cr_expect_eq(r.pc[0], at, "%s", names[k]);
+                cr_expect_str_eq(r.text[0], want, "%s", lima_names[k]);
+                cr_expect_eq(r.pc[0], at, "%s", lima_names[k]);
                 caught += r.n == 1 && !strcmp(r.text[0], want) && r.pc[0] == at;
             }
             check_stream(D, m, n, &s);
-            expect_same(&r, &s, names[k]);
+            expect_same(&r, &s, lima_names[k]);
             if (q == 0) {   /* the simulator with the rules on stops at the same report */
                 char wsim[400], got[400];
                 snprintf(wsim, sizeof wsim, "hazard: rule R.latency at 0x%08zx: %s", at, want + strlen("rule R.latency: "));
                 int rc = sim_rules(&w, m, got);
-                cr_expect_eq(rc, TSR_SIM_HAZARD, "%s: %d", names[k], rc);
-                cr_expect_str_eq(got, wsim, "%s", names[k]);
+                cr_expect_eq(rc, TSR_SIM_HAZARD, "%s: %d", lima_names[k], rc);
+                cr_expect_str_eq(got, wsim, "%s", lima_names[k]);
                 simmed += rc == TSR_SIM_HAZARD && !strcmp(got, wsim);
             }
         }

@@ -23,6 +23,8 @@
 #include "registry.h"
 #include "sim/sim.h"
 #include "tsr.h"
+#include "support_float.h"
+#include "support_lima.h"
 
 /* the generated simulator's descriptor: named, so the static library links it */
 extern const struct tsr_sim_desc utgard_sim_desc;
@@ -66,20 +68,6 @@ static void teardown(void)
 }
 
 TestSuite(utgard_sim, .init = setup, .fini = teardown);
-
-static uint32_t B(float f)
-{
-    uint32_t x;
-    memcpy(&x, &f, 4);
-    return x;
-}
-
-static float F(uint32_t x)
-{
-    float f;
-    memcpy(&f, &x, 4);
-    return f;
-}
 
 static uint64_t seed = 0x5eed6a7du;
 
@@ -208,21 +196,11 @@ Test(utgard_sim, every_corpus_program_runs_clean)
 {
     char dir[700];
     corpus_path(dir, sizeof dir, "");
-    static const char *const names[] = {
-        "glmark2_buffer-wireframe", "glmark2_bump-height", "glmark2_bump-normals-tangent", "glmark2_bump-normals",
-        "glmark2_bump-poly", "glmark2_conditionals", "glmark2_depth", "glmark2_desktop", "glmark2_effect-2d",
-        "glmark2_function", "glmark2_gradient", "glmark2_ideas-lamp-lit", "glmark2_ideas-lamp-unlit",
-        "glmark2_ideas-logo-flat", "glmark2_ideas-logo-shadow", "glmark2_ideas-logo", "glmark2_ideas-paper",
-        "glmark2_ideas-table", "glmark2_ideas-text", "glmark2_ideas-under-table", "glmark2_jellyfish",
-        "glmark2_light-advanced", "glmark2_light-basic-texgen", "glmark2_light-basic", "glmark2_light-phong",
-        "glmark2_light-refract", "glmark2_loop", "glmark2_pulsar-light", "glmark2_pulsar", "glmark2_shadow",
-        "glmark2_text-renderer", "kmscube_cube_smooth", "kmscube_cube_tex", "kmscube_cube_video",
-        "kmscube_cube_video_blit", "kmscube_shadertoy", "kmscube_texturator", "limadriver_premali_test"};
     int programs = 0, clean = 0;
     unsigned long bundles = 0;
-    for (size_t n = 0; n < sizeof names / sizeof *names; n++) {
+    for (size_t n = 0; n < lima_nnames; n++) {
         char path[800];
-        snprintf(path, sizeof path, "%s%s.hex", dir, names[n]);
+        snprintf(path, sizeof path, "%s%s.hex", dir, lima_names[n]);
         FILE *f = fopen(path, "r");
         if (!f)
             continue;   /* programs kept aside (MANIFEST.md) */
@@ -238,7 +216,7 @@ Test(utgard_sim, every_corpus_program_runs_clean)
             for (int e = 0; e < 64; e++)
                 set4(S_U, e, rndf(), rndf(), rndf(), rndf() + 20.0f);
             int rc = run_words(&w, 10000);
-            cr_expect_eq(rc, TSR_SIM_HALTED, "%s, input %d: code %d at bundle %llu: %s", names[n], k, rc,
+            cr_expect_eq(rc, TSR_SIM_HALTED, "%s, input %d: code %d at bundle %llu: %s", lima_names[n], k, rc,
                          (unsigned long long)D->ctl(S)->icount, msg());
             ok = rc == TSR_SIM_HALTED;
             bundles += D->ctl(S)->icount;

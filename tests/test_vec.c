@@ -20,6 +20,8 @@
 #include "eval.h"
 #include "tsr.h"
 #include "vec.h"
+#include "support_float.h"
+#include "support_diffsim.h"
 
 static struct mdl_model *M;
 static struct vec_sim S;
@@ -47,20 +49,6 @@ static void teardown(void)
 }
 
 TestSuite(vec, .init = setup, .fini = teardown);
-
-static uint32_t B(float f)
-{
-    uint32_t x;
-    memcpy(&x, &f, 4);
-    return x;
-}
-
-static float F(uint32_t x)
-{
-    float f;
-    memcpy(&f, &x, 4);
-    return f;
-}
 
 static void setr(int r, float x, float y, float z, float w)
 {
@@ -292,16 +280,7 @@ Test(vec, random_bundles_agree)
 {
     static struct mdl_diffsim DS;
     cr_assert_eq(mdl_diffsim_init(&DS, M, &vec_target, &vec_sim_desc), 0, "%s", DS.report);
-    uint8_t buf[48];
-    uint64_t x = 1;
-    for (int i = 0; i < 100000; i++) {
-        for (size_t j = 0; j < sizeof buf; j++) {
-            x = x * 6364136223846793005u + 1442695040888963407u;
-            buf[j] = (uint8_t)(x >> 56);
-        }
-        int rc = mdl_diffsim_one(&DS, buf, sizeof buf);
-        cr_assert_eq(rc, 0, "run %d: %s", i, DS.report);
-    }
+    diffsim_random(&DS, 1, 100000);
     cr_log_info("vec random: %llu bundles: %llu ok, %llu halted, %llu errors or aborts", (unsigned long long)DS.runs,
                 (unsigned long long)DS.ok, (unsigned long long)DS.halted, (unsigned long long)DS.errors);
     cr_expect_gt(DS.ok, DS.runs / 4);

@@ -12,20 +12,16 @@
 #include <string.h>
 
 #include "pack/pack.h"
+#include "support_asm.h"
 #include "tsr.h"
 #include "wide.h"
 
 extern const struct tsr_target wide_target;
 
-/* Assembles text with the generated assembler into *w (128-bit words); asserts it assembles. */
+/* Assembles text into *w (support_asm.h); asserts it assembles. */
 static void assemble(const char *text, struct tsr_words *w)
 {
-    struct tsr_diag d;
-    tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
-    tsr_words_init(w, 128);
-    int rc = wide_target.assemble("t.s", text, strlen(text), w, &d);
-    cr_assert_eq(rc, 0, "%s: %u errors, the first: %s", text, d.errors, d.count ? d.entries[0].text : "");
-    tsr_diag_fini(&d);
+    test_assemble(&wide_target, text, w);
 }
 
 /* A program whose pc counts instructions: the simulator runs instruction pc (words 4 * pc ..), not the words at
