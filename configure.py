@@ -18,6 +18,11 @@ BASE = '-std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L'
 INCLUDES = '-Iruntime -Imdl -I$builddir/mdl'
 SANITIZE = '-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all'
 FUZZ_SECONDS, FUZZ_RUNS = 20, 2000000
+# `ninja test-san` runs SAN_TOGETHER test binaries at a time (each with Criterion's --jobs 2), those of SAN_FIRST
+# first: the longest under the sanitizers (README.md "Testing" has the measured times).
+SAN_TOGETHER = 2
+SAN_FIRST = ('test_utgard_pack', 'test_asm', 'test_eval', 'test_utgard_sim', 'test_disprint', 'test_dprint', 'test_pack',
+             'test_robust', 'test_gpufft')
 # The object variants of one build directory: $builddir/<variant>/ and the rule that compiles for it.  obj: --cc with
 # cflags; fuzz/obj: clang, ASan + UBSan + libFuzzer's coverage (the libraries of the fuzzers and of the sanitizer
 # tests); san/obj: clang, ASan + UBSan (what only the sanitizer tests link).
@@ -373,10 +378,20 @@ def main():
 
     # Entry points: commands run from the repository root with TESSERA_ROOT set to it.  A sanitizer
     # report fails a test binary even when Criterion passed the test (it ignores leak reports).
-    def run_tests(ts):
-        return ['export TESSERA_ROOT="$$PWD" UBSAN_OPTIONS="$${UBSAN_OPTIONS:-print_stacktrace=1}"; rc=0'] + [
-            'echo "== {0}"; {0} --jobs 2 >{0}.log 2>&1 || rc=1; cat {0}.log; if grep -q "ERROR: [A-Za-z]*Sanitizer" '
-            '{0}.log; then echo "FAILED (sanitizer report): {0}"; rc=1; fi'.format(t) for t in ts]
+    # together > 1: that many binaries at a time (xargs -P), each into its log and exit status file, the longest
+    # first (SAN_FIRST), then every log in list order, as one at a time prints them.
+    def run_tests(ts, together=1):
+        env = 'export TESSERA_ROOT="$$PWD" UBSAN_OPTIONS="$${UBSAN_OPTIONS:-print_stacktrace=1}"; rc=0'
+        check = 'if grep -q "ERROR: [A-Za-z]*Sanitizer" {0}.log; then echo "FAILED (sanitizer report): {0}"; rc=1; fi'
+        if together <= 1:
+            return [env] + ['echo "== {0}"; {0} --jobs 2 >{0}.log 2>&1 || rc=1; cat {0}.log; '.format(t) +
+                            check.format(t) for t in ts]
+        first = [t for s in SAN_FIRST for t in ts if stem(t) == s]
+        order = first + [t for t in ts if t not in first]
+        return [env, 'printf "%s\\n" {0} | xargs -P {1} -I @ sh -c \'@ --jobs 2 >@.log 2>&1; echo $$? >@.status\''.format(
+            ' '.join(order), together)] + [
+            'echo "== {0}"; cat {0}.log; [ "$$(cat {0}.status 2>/dev/null)" = 0 ] || rc=1; '.format(t) + check.format(t)
+            for t in ts]
     sh = run_tests(tests)
     # each fuzzer: TESSERA_FUZZ_SECONDS (default 20, 0 skips), from its seeds: the committed ones in
     # fuzz/corpus/<x>/ and the generated ones in $builddir/fuzz/seeds/<x>/ (when seedgen wrote that folder)
@@ -397,7 +412,7 @@ def main():
     bench = ['rc=0'] + ['echo "== {0}"; {0} || rc=1'.format(b) for b in benches]
     demo = (tools[0] + ' demo') if tools else 'echo "note: no tools/*.c yet, so no tessera to run the demo"'
     # `run` edges write no file, so they always run; `test`, `bench` and `demo` are phony aliases.
-    san = '; '.join(run_tests(san_tests) + ['exit $$rc']) if san_tests else \
+    san = '; '.join(run_tests(san_tests, SAN_TOGETHER) + ['exit $$rc']) if san_tests else \
         'echo "note: clang with libFuzzer not available (libclang-rt-14-dev): no sanitizer tests"; exit 1'
     for name, deps, cmd in (('test', tests + fuzzers + seeds, '; '.join(sh + ['exit $$rc'])),
                             ('test-san', san_tests + san_checks, san),

@@ -23,6 +23,7 @@
 #include "corpus.h"
 #include "qpu.h"
 #include "tsr.h"
+#include "support_san.h"
 
 /* The corpus programs, one struct tsr_words each (tools/corpus.h); returns the count. */
 static int read_corpus(struct tsr_words *progs, int max)
@@ -124,7 +125,7 @@ Test(asm, corpus_programs_roundtrip)
 Test(asm, random_roundtrip)
 {
     uint64_t s = 0x243f6a8885a308d3ULL;
-    size_t n = 1000000, exact = 0, plain = 0, over = 0, raw = 0;
+    size_t n = test_random_count("asm random round trip", 1000000), exact = 0, plain = 0, over = 0, raw = 0;
     struct tsr_buf b = {0};
     for (size_t i = 0; i < n; i++) {
         uint64_t x = rng(&s);
@@ -152,7 +153,7 @@ Test(asm, exactness_proof_agrees_with_check)
 {
     cr_assert_eq(setenv("TESSERA_DIS_VERIFY", "1", 1), 0);
     uint64_t s = 0x13198a2e03707344ULL;
-    size_t n = 4096, progs = 75, exact = 0;
+    size_t n = 4096, progs = test_random_count("asm exactness proof programs", 75), exact = 0;
     uint32_t *w = malloc(n * 2 * sizeof *w);
     cr_assert(w);
     for (size_t p = 0; p < progs; p++) {

@@ -9,6 +9,7 @@
 #include "composite.h"
 #include "target.h"
 #include "tsr.h"
+#include "support_san.h"
 
 extern const struct tsr_target composite_target;
 
@@ -90,7 +91,8 @@ Test(composite, random_words_round_trip)
 	struct tsr_buf text = { 0 };
 	char err[256];
 	unsigned n = 0, ok = 0;
-	for (int i = 0; i < 200000; i++) {
+	const int count = (int)test_random_count("composite random words", 200000);
+	for (int i = 0; i < count; i++) {
 		x ^= x << 13;
 		x ^= x >> 7;
 		x ^= x << 17;

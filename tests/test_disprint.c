@@ -19,13 +19,14 @@
 #include "qpu.h"
 #include "support_disprint.h"
 #include "tsr.h"
+#include "support_san.h"
 
 Test(disprint, random_words)
 {
     struct tsr_tc_printer *G = tsr_tc_printer_new(&qpu_tc_isa, true), *I = tsr_tc_printer_new(&qpu_tc_isa, false);
     uint64_t s = 0x13198a2e03707344ULL;
     struct dp_tally t = {0};
-    size_t bad = 0, n = 1000000;
+    size_t bad = 0, n = test_random_count("disprint random words", 1000000);
     for (size_t i = 0; i < n && bad < 10; i++) {
         uint64_t x = dp_rng(&s);
         uint32_t w[2] = {(uint32_t)x, (uint32_t)(x >> 32)};

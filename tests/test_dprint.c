@@ -17,6 +17,7 @@
 #include "dprint.h"
 #include "support_disprint.h"
 #include "tsr.h"
+#include "support_san.h"
 
 /* A random word, its fields pushed towards the cases the description distinguishes. */
 static uint64_t word(uint64_t *s)
@@ -56,7 +57,7 @@ Test(dprint, random_words)
     uint64_t s = 0x452821e638d01377ULL;
     struct dp_tally t = {0};
     struct tsr_buf text = {0};
-    size_t bad = 0, n = 1000000;
+    size_t bad = 0, n = test_random_count("dprint random words", 1000000);
     for (size_t i = 0; i < n && bad < 10; i++) {
         uint64_t x = word(&s);
         uint32_t w[2] = {(uint32_t)x, (uint32_t)(x >> 32)};
@@ -89,7 +90,7 @@ Test(dprint, random_words)
 
 Test(dprint, program)
 {
-    size_t nw = 100000;
+    size_t nw = test_random_count("dprint program words", 100000);
     uint32_t *w = malloc(nw * 8);
     cr_assert(w);
     uint64_t s = 0xbe5466cf34e90c6cULL;

@@ -12,6 +12,7 @@
 #include "diffsim.h"
 #include "eval.h"
 #include "qpu.h"
+#include "support_san.h"
 #include "tsr.h"
 
 static struct mdl_model *M;
@@ -64,7 +65,8 @@ static void fill(uint8_t *buf, size_t n, uint64_t seed)
 Test(eval, random_bundles_agree)
 {
     uint8_t buf[64];
-    for (uint64_t i = 0; i < 200000; i++) {
+    const uint64_t n = test_random_count("eval random bundles", 200000);
+    for (uint64_t i = 0; i < n; i++) {
         fill(buf, sizeof buf, i);
         int rc = mdl_diffsim_one(&DS, buf, sizeof buf);
         cr_assert_eq(rc, 0, "run %llu: %s", (unsigned long long)i, DS.report);
@@ -206,7 +208,8 @@ static uint32_t edge_float(uint64_t r)
 
 Test(sem, float_shortcuts_are_bit_exact)
 {
-    for (uint64_t i = 0; i < 3000000; i++) {
+    const uint64_t n = test_random_count("sem float shortcuts", 3000000);
+    for (uint64_t i = 0; i < n; i++) {
         uint64_t r1 = mix(i * 2 + 1), r2 = mix(i * 2 + 2);
         uint32_t a = edge_float(r1), b = edge_float(r2);
         if (r2 & 0x100) /* exponent differences around the fadd shortcut's limit */
@@ -236,7 +239,8 @@ Test(sem, float_shortcuts_are_bit_exact)
 Test(sem, float_zero_shortcuts_are_bit_exact)
 {
     const uint32_t zeros[2] = { 0, 0x80000000u };
-    for (uint64_t i = 0; i < 200000; i++) {
+    const uint64_t n = test_random_count("sem float zero shortcuts", 200000);
+    for (uint64_t i = 0; i < n; i++) {
         uint32_t x = edge_float(mix(i + 12345));
         for (int z = 0; z < 2; z++)
             for (int fm = 0; fm < 2; fm++) {

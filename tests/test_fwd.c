@@ -25,6 +25,7 @@
 #include "tsr.h"
 #include "validate/validate.h"
 #include "support_diffsim.h"
+#include "support_san.h"
 
 extern const struct tsr_target fwd_target;
 
@@ -297,7 +298,7 @@ Test(fwd, random_bundles_agree)
     cr_assert_not_null(M);
     static struct mdl_diffsim DS;
     cr_assert_eq(mdl_diffsim_init(&DS, M, &fwd_target, &fwd_sim_desc), 0, "%s", DS.report);
-    diffsim_random(&DS, 7, 100000);
+    diffsim_random(&DS, 7, test_random_count("fwd random bundles", 100000));
     cr_log_info("fwd random: %llu bundles: %llu ok, %llu halted, %llu hazards, %llu errors", (unsigned long long)DS.runs,
                 (unsigned long long)DS.ok, (unsigned long long)DS.halted, (unsigned long long)DS.hazards,
                 (unsigned long long)DS.errors);

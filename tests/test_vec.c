@@ -22,6 +22,7 @@
 #include "vec.h"
 #include "support_float.h"
 #include "support_diffsim.h"
+#include "support_san.h"
 
 static struct mdl_model *M;
 static struct vec_sim S;
@@ -280,7 +281,7 @@ Test(vec, random_bundles_agree)
 {
     static struct mdl_diffsim DS;
     cr_assert_eq(mdl_diffsim_init(&DS, M, &vec_target, &vec_sim_desc), 0, "%s", DS.report);
-    diffsim_random(&DS, 1, 100000);
+    diffsim_random(&DS, 1, test_random_count("vec random bundles", 100000));
     cr_log_info("vec random: %llu bundles: %llu ok, %llu halted, %llu errors or aborts", (unsigned long long)DS.runs,
                 (unsigned long long)DS.ok, (unsigned long long)DS.halted, (unsigned long long)DS.errors);
     cr_expect_gt(DS.ok, DS.runs / 4);
