@@ -39,6 +39,18 @@ int gen_target(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
     for (int i = 0; i < m->nops; i++)
         tsr_buf_printf(out, "%s%d", i ? ", " : "", m->ops[i].slot);
     tsr_buf_puts(out, m->nops ? "};\n\n" : "0};\n\n");
+    /* (X7) each op's declaration: the first instance of the same `op NAME : S1 | S2 ...` (the instances share the
+     * declaration's place); a wide op's span ops and ops declared alone are their own */
+    tsr_buf_puts(out, "static const unsigned short op_decl[] = {");
+    for (int i = 0; i < m->nops; i++) {
+        int f = i;
+        for (int j = 0; j < i && f == i && !m->ops[i].is_span; j++)
+            if (!m->ops[j].is_span && m->ops[j].loc.line == m->ops[i].loc.line &&
+                m->ops[j].loc.col == m->ops[i].loc.col && m->ops[j].loc.file == m->ops[i].loc.file)
+                f = j;
+        tsr_buf_printf(out, "%s%d", i ? ", " : "", f);
+    }
+    tsr_buf_puts(out, m->nops ? "};\n\n" : "0};\n\n");
     tsr_buf_puts(out, "static const uint64_t op_attrs[] = {");
     for (int i = 0; i < m->nops; i++)
         tsr_buf_printf(out, "%s0x%llxu", i ? ", " : "", (unsigned long long)m->ops[i].attrs);
@@ -68,7 +80,7 @@ int gen_target(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
         "    .assemble = %s_assemble, .assemble_one = %s_assemble_one,\n"
         "    .nformats = %s_NFORMATS, .nslots = %s_NSLOTS, .nops = %s_NOPS, .nfields = %s_NFIELDS,\n"
         "    .format_names = %s_format_names, .slot_names = %s_slot_names,\n"
-        "    .op_names = %s_op_names, .op_slot = op_slot,\n"
+        "    .op_names = %s_op_names, .op_slot = op_slot, .op_decl = op_decl,\n"
         "    .op_attrs = op_attrs, .nattrs = %d, .attr_names = attr_names,\n"
         "    .field_names = %s_field_names, .field_width = field_width,\n"
         "    .inst_format = inst_format, .inst_op = inst_op, .inst_field = inst_field,\n"

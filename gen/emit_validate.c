@@ -320,6 +320,21 @@ static void alt_bind(struct vg *g, const struct mdl_opnd_alt *a)
     vg_line(g, "(void)0;");
 }
 
+/* The event of a write of state `state` at element addr (C text); mask: its `mask m` (NULL: none), whose value,
+ * when the fields give it, is the event's val (validate.h TSR_V_WSTATE: the components written). */
+static void wstate_event(struct vg *g, int state, const char *addr, const struct mdl_expr *mask)
+{
+    if (!mask || !vg_known(g, mask)) {
+        vg_line(g, "tsr_vb_add(b, TSR_V_WSTATE, %d, g%d, %d, %s);", g->slot, g->gate, state, addr);
+        return;
+    }
+    struct tsr_buf mk = {0};
+    vg_kexpr(g, mask, &mk);
+    vg_line(g, "{ struct tsr_vev *we = tsr_vb_add(b, TSR_V_WSTATE, %d, g%d, %d, %s); if (we) we->val = (int64_t)(0xfu "
+            "& %s); }", g->slot, g->gate, state, addr, mk.data);
+    tsr_buf_free(&mk);
+}
+
 static void alt_write(struct vg *g, const struct mdl_opnd_alt *a)
 {
     if (a->wspace >= 0) {
@@ -327,7 +342,7 @@ static void alt_write(struct vg *g, const struct mdl_opnd_alt *a)
     } else if (a->wstate >= 0) {
         struct tsr_buf t = {0};
         addr_text(g, a->windex, &t);
-        vg_line(g, "tsr_vb_add(b, TSR_V_WSTATE, %d, g%d, %d, %s);", g->slot, g->gate, a->wstate, t.data);
+        wstate_event(g, a->wstate, t.data, a->wmask);
         tsr_buf_free(&t);
     }
     vg_line(g, "(void)0;");
@@ -362,7 +377,7 @@ static void stmt(struct vg *g, const struct mdl_stmt *s)
         if (s->target->kind == MDL_E_STATE && s->target->index != m->pc_state) {
             reads(g, s->target->a[0]);
             addr_text(g, s->target->a[0], &t);
-            vg_line(g, "tsr_vb_add(b, TSR_V_WSTATE, %d, g%d, %d, %s);", g->slot, g->gate, s->target->index, t.data);
+            wstate_event(g, s->target->index, t.data, s->mask);
         } else if (s->target->kind == MDL_E_SPACE) {
             reads(g, s->target->a[0]);
             space_access(g, true, s->target->index, s->target->a[0]);

@@ -78,6 +78,11 @@ struct tsr_target {
     const char *const *slot_names;
     const char *const *op_names;     /* several ops may share a name (aliases) */
     const unsigned short *op_slot;   /* slot of each op */
+    const unsigned short *op_decl;   /* (X7) the first op of each op's declaration: the instances of one `op NAME :
+                                        S1 | S2 ...` share it (one op, the same in each slot but for what the slot's
+                                        aliases name: its fields, the forward element it writes), any other op is its
+                                        own; the packer may place an instance in any of them (docs/pack.md "Values
+                                        through forwards") */
     const uint64_t *op_attrs;        /* attributes of each op: bit i = attr_names[i] (the first 64) */
     unsigned nattrs;
     const char *const *attr_names;   /* `op NAME : slot ATTR ...` in the description, e.g. "commutative" */

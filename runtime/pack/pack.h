@@ -38,6 +38,10 @@ struct tsr_pack_stats {
     unsigned nops, nbundles, lower, basic, nblocks;
     unsigned searched;      /* blocks whose bundles come from the search (shorter than list scheduling's) */
     struct tsr_pack_block_stat *blocks;   /* nblocks entries, malloc'd (free with tsr_pack_stats_free) */
+    /* (values routed through forwards only, docs/pack.md "Values through forwards"; 0 otherwise) where the
+     * bundles go: moves the packer inserted (those filling an empty bundle included), bundles holding no
+     * operation of the input (moves only), bundles holding exactly one */
+    unsigned moves, moveonly, single;
 };
 void tsr_pack_stats_free(struct tsr_pack_stats *s);
 /* How hard the packer works on each block (docs/pack.md "Algorithm"). */

@@ -21,6 +21,14 @@ static bool is_read(const struct tsr_vev *e)
 }
 static bool is_write(const struct tsr_vev *e) { return e->kind == TSR_V_WSTATE; }
 
+/* Two writes of one element that touch no component in common (each with its known components, validate.h
+ * TSR_V_WSTATE val: masked stores of lanes of one vector): neither orders the other. */
+static bool lanes_apart(const struct tsr_vev *x, const struct tsr_vev *y)
+{
+    return x->kind == TSR_V_WSTATE && y->kind == TSR_V_WSTATE && x->val != TSR_V_NOVAL && y->val != TSR_V_NOVAL &&
+           !(x->val & y->val);
+}
+
 /* The bit of struct tsr_pack_ev.elems for state event x: tsr_vev_same(x, y) implies elem_bit(x) &
  * elem_bit(y) (the same element and index, or an unknown index: all bits). */
 static uint64_t elem_bit(const struct tsr_vev *x)
@@ -269,7 +277,7 @@ static int dep_masks(const struct tsr_vdesc *D, const struct tsr_pack_ev *ea, co
             const struct tsr_vev *x = &a->ev[__builtin_ctzll(ma)];
             for (uint64_t mb = eb->evm[1]; mb; mb &= mb - 1) {
                 const struct tsr_vev *y = &b->ev[__builtin_ctzll(mb)];
-                if (!tsr_vev_same(x, y))
+                if (!tsr_vev_same(x, y) || lanes_apart(x, y))
                     continue;
                 int l = is_write(x) ? 1 : is_write(y) ? 0 : -1;
                 lat = l > lat ? l : lat;
@@ -310,7 +318,7 @@ int tsr_pack_dep(const struct tsr_vdesc *D, const struct tsr_pack_ev *ea, const 
             continue;
         for (int j = 0; j < b->nev; j++) {
             const struct tsr_vev *y = &b->ev[j];
-            if (!is_state(y) || !tsr_vev_same(x, y))
+            if (!is_state(y) || !tsr_vev_same(x, y) || lanes_apart(x, y))
                 continue;
             int l = is_write(x) ? 1 : is_write(y) ? 0 : -1;
             lat = l > lat ? l : lat;

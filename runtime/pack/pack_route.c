@@ -397,6 +397,7 @@ int tsr_pack_route(const struct tsr_target *t, const char *path, const char *tex
         uint64_t attrs = 0;
         int k = real_ops(t, x->w, &op, &attrs);
         x->comm = k == 1 && R.comm_attr >= 0 && (attrs >> R.comm_attr & 1);
+        tsr_route_alternatives(&R, x);
         if (x->name && strstr(x->tmpl, "; ")) {
             /* (a group the unbundler kept whole, its parts reading what each other writes: its forwards are several
              * values under one name) */
@@ -512,16 +513,41 @@ int tsr_pack_route(const struct tsr_target *t, const char *path, const char *tex
             crit = (unsigned)dep[j] > crit ? (unsigned)dep[j] : crit;
         }
         free(dep);
-        unsigned per[64] = { 0 };
+        /* (an operation with alternatives, pack_route_alt.c, takes one of its slots: for each set M of slots, one
+         * slot alone or an operation's alternatives, the uses M must hold, those of the operations whose slots
+         * lie in M, over the |M| a bundle has) */
+        uint64_t *used = calloc((size_t)nl + 1, sizeof *used);
+        uint64_t cand[128];
+        int ncand = 0;
+        for (int s = 0; s < 64; s++)
+            cand[ncand++] = (uint64_t)1 << s;
         for (int jj = 0; jj < nl; jj++) {
-            const struct tsr_pack_ev *e = &R.o[live[jj]].ev;
+            const struct rop *x = &R.o[live[jj]];
+            const struct tsr_pack_ev *e = &x->ev;
             for (int k = 0; e->vb && k < e->vb->nev; k++)
                 if (e->vb->ev[k].kind == TSR_V_OP && e->vb->ev[k].slot >= 0 && e->vb->ev[k].slot < 64 &&
                     !tsr_pack_op_idle(t, (unsigned)e->vb->ev[k].id))
-                    per[e->vb->ev[k].slot]++;
+                    used[jj] |= (uint64_t)1 << e->vb->ev[k].slot;
+            bool have = false;
+            for (int c = 0; c < ncand && x->nalt > 1; c++)
+                have |= cand[c] == x->altslots;
+            if (x->nalt > 1 && !have && ncand < 128)
+                cand[ncand++] = x->altslots;
         }
-        for (int s = 0; s < 64; s++)
-            slotb = per[s] > slotb ? per[s] : slotb;
+        for (int c = 0; c < ncand; c++) {
+            unsigned need = 0;
+            for (int jj = 0; jj < nl; jj++) {
+                const struct rop *x = &R.o[live[jj]];
+                if (x->nalt > 1)
+                    need += (x->altslots & ~cand[c]) == 0;
+                else
+                    need += (unsigned)__builtin_popcountll(used[jj] & cand[c]);
+            }
+            unsigned k = (unsigned)__builtin_popcountll(cand[c]);
+            unsigned b = (need + k - 1) / k;
+            slotb = b > slotb ? b : slotb;
+        }
+        free(used);
     }
     struct route_bundle *B = NULL;
     int nb = 0;
@@ -568,12 +594,24 @@ int tsr_pack_route(const struct tsr_target *t, const char *path, const char *tex
             st->blocks = calloc(1, sizeof *st->blocks);
             st->blocks[0] = (struct tsr_pack_block_stat){ nl ? R.o[live[0]].line : 0, (unsigned)nl, (unsigned)nb,
                                                           st->lower, st->basic, false, false };
+            for (int c = 0; c < nb; c++) {
+                int in = 0;
+                for (int k = 0; k < B[c].k; k++) {
+                    bool mv = B[c].part[k] < 0 || R.o[B[c].part[k]].move;
+                    st->moves += mv;
+                    in += !mv;
+                }
+                st->moveonly += in == 0;
+                st->single += in == 1;
+            }
         }
     }
     for (int i = 0; i < R.n; i++) {
         free(R.o[i].tmpl);
         free(R.o[i].itext);
         tsr_pack_ev_free(&R.o[i].ev);
+        for (int a = 0; a < R.o[i].nalt; a++)
+            free(R.o[i].alt[a]);
     }
     for (int i = 0; i < n0; i++) {
         free(succ[i].e);

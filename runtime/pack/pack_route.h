@@ -6,6 +6,7 @@
 
 #define ROUTE_MAXREF 8          /* values one operation reads */
 #define ROUTE_MAXB 8            /* parts of a bundle */
+#define ROUTE_MAXALT 8          /* units an operation may go to (its declaration's slots; a move's: every move op's) */
 
 /* One operation: of the input, or a move the scheduler inserted. */
 struct rop {
@@ -29,6 +30,12 @@ struct rop {
     int cyc;                    /* its bundle from the start, once scheduled */
     uint32_t iw[TSR_PACK_MAX_NWORDS];  /* the words of its instance as placed */
     char *itext;                /* its text as placed */
+    /* (input operations) the same op in each slot of its declaration (target.h op_decl; pack_route_alt.c): alt[0]
+     * its own text, each with the forward element it writes; tmpl, fwd and elem are one of them */
+    int nalt;
+    char *alt[ROUTE_MAXALT];
+    int altfwd[ROUTE_MAXALT], altelem[ROUTE_MAXALT], altslot[ROUTE_MAXALT];
+    uint64_t altslots;          /* nalt > 1: the slots of its alternatives (the first 64), one of which it takes */
 };
 
 struct route {
@@ -39,6 +46,8 @@ struct route {
     char **mv;                  /* move templates: a move op's text with "%" for its source */
     int nmv;
     int move_attr, comm_attr;
+    bool by_demand;             /* scheduling: an operation with alternatives tries its units by the ready operations'
+                                   need of them alone (else its unit of the input first) */
 };
 
 /* A bundle of the schedule: its parts (indices into R->o) and words. */
@@ -59,6 +68,13 @@ void tsr_route_instantiate(struct tsr_buf *b, const char *tmpl, int n, const int
 void tsr_route_written(const struct tsr_pack_ev *e, int *fwd, int *elem, int *lo, int *hi);
 /* pack_route.c: tmpl (a move template) with its "%" replaced by src into b (cleared first). */
 void tsr_route_fill_move(struct tsr_buf *b, const char *tmpl, const char *src);
+
+/* pack_route_alt.c: the texts of input operation x (its instance x->w assembled, x->fwd set) in the other slots of
+ * its op's declaration, into x->alt[] (alt[0] its own); an operation of several ops, or one whose text in another
+ * slot does not assemble to that slot's op, has only its own. */
+void tsr_route_alternatives(struct route *R, struct rop *x);
+/* pack_route_alt.c: x takes its alternative a (tmpl, fwd, elem). */
+void tsr_route_take_alt(struct rop *x, int a);
 
 /* pack_route_bu.c: schedules the input operations live[0..nl) of R (input operations are R->o[0..n0)) bottom-up,
  * inserting moves (R->mv) where a value's readers are spread wider than its producer's window; succ[i] lists the

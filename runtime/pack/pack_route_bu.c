@@ -27,6 +27,7 @@ struct bu {
     struct route_bundle *B;     /* by position from the end */
     int nb, capb;
     int hmove;                  /* the largest readable age of a move */
+    int demand[64];             /* per slot: the operations ready at the bundle being filled that need it */
     struct tsr_buf tb;
 };
 
@@ -148,7 +149,7 @@ static int outstanding(const struct bu *U, int v, int (*S)[2], int cap)
 /* Places op f at position p, serving the reads S[0..ns) (each then reads f at its age): f joins bundle p and every
  * reader's bundle is formed again with the new source texts.  Undone (false) when a bundle does not form, an age
  * is outside f's window or has no text, or an end-of-block rule breaks. */
-static bool place(struct bu *U, int f, int p, int (*S)[2], int ns)
+static bool place1(struct bu *U, int f, int p, int (*S)[2], int ns)
 {
     struct route *R = U->R;
     struct rop *x = &R->o[f];
@@ -205,6 +206,39 @@ static bool place(struct bu *U, int f, int p, int (*S)[2], int ns)
         if (build(U, &rb, U->B[done[k]].part, U->B[done[k]].k))
             U->B[done[k]] = rb;
     }
+    return false;
+}
+
+/* place1 with f in the first of its units (its alternatives, pack_route_alt.c) where it fits; f keeps the unit it
+ * had when none does. */
+static bool place(struct bu *U, int f, int p, int (*S)[2], int ns)
+{
+    struct rop *x = &U->R->o[f];
+    if (x->nalt <= 1)
+        return place1(U, f, p, S, ns);
+    int was = 0;
+    for (int a = 0; a < x->nalt; a++)
+        if (x->fwd == x->altfwd[a] && x->elem == x->altelem[a])
+            was = a;
+    /* (the unit it has first, then those the ready operations need least; by_demand: all by that need) */
+    int ord[ROUTE_MAXALT], dem[ROUTE_MAXALT], n = 0, keep = U->R->by_demand ? 0 : 1;
+    for (int a = 0; a < x->nalt; a++) {
+        int v = (was + a) % x->nalt, b = n++;
+        int dv = a < keep || x->altslot[v] < 0 || x->altslot[v] >= 64 ? -1 : U->demand[x->altslot[v]];
+        while (b > keep && dem[b - 1] > dv) {
+            ord[b] = ord[b - 1];
+            dem[b] = dem[b - 1];
+            b--;
+        }
+        ord[b] = v;
+        dem[b] = dv;
+    }
+    for (int a = 0; a < n; a++) {
+        tsr_route_take_alt(x, ord[a]);
+        if (place1(U, f, p, S, ns))
+            return true;
+    }
+    tsr_route_take_alt(x, was);
     return false;
 }
 
@@ -337,6 +371,7 @@ static int run(struct route *R, int n0, const int *live, int nl, const struct ts
         R->o[i].pos = -1;
         for (int r = 0; r < ROUTE_MAXREF; r++)
             R->o[i].feed[r] = -1;
+        tsr_route_take_alt(&R->o[i], 0);   /* (the unit of the input first) */
     }
     /* the moves' reach: the largest age a move's result is readable at */
     for (int m = 0; m < R->nmv; m++) {
@@ -427,6 +462,7 @@ static int run(struct route *R, int n0, const int *live, int nl, const struct ts
                 for (uint64_t m = slot[i]; m; m &= m - 1)
                     demand[__builtin_ctzll(m)]++;
         }
+        memcpy(U.demand, demand, sizeof demand);
         int mvorder[64], nmo = 0;
         for (int m = 0; m < R->nmv && m < 64; m++) {
             int dm = 0;
@@ -605,7 +641,12 @@ int tsr_route_schedule(struct route *R, int n0, const int *live, int nl, const s
     int rc = -1;
     char e1[300] = "";
     int a1 = -1;
-    for (int c = 0; c < (int)(sizeof cfgs / sizeof *cfgs); c++) {
+    /* (when no setting schedules the program with each operation in its unit of the input first, all of them again
+     * with the units tried by the ready operations' need: another order of choices, which reaches other programs) */
+    int ncfg = (int)(sizeof cfgs / sizeof *cfgs);
+    R->by_demand = false;
+    for (int c = 0; c < 2 * ncfg && !(best && c >= ncfg); c++) {
+        R->by_demand = c >= ncfg;
         /* (from the input again: the moves of the last try gone) */
         while (R->n > n0) {
             free(R->o[R->n - 1].tmpl);
@@ -616,7 +657,7 @@ int tsr_route_schedule(struct route *R, int n0, const int *live, int nl, const s
         int nb = 0, a = -1;
         char e[300] = "";
         int cap = best ? bestn : 16 * nl + 64;
-        if (run(R, n0, live, nl, succ, &cfgs[c], cap, &B, &nb, e, sizeof e, &a)) {
+        if (run(R, n0, live, nl, succ, &cfgs[c % ncfg], cap, &B, &nb, e, sizeof e, &a)) {
             if (!e1[0]) {
                 snprintf(e1, sizeof e1, "%s", e);
                 a1 = a;
@@ -640,7 +681,8 @@ int tsr_route_schedule(struct route *R, int n0, const int *live, int nl, const s
             R->n--;
         }
         free(best);
-        rc = run(R, n0, live, nl, succ, &cfgs[besti], bestn + 1, out, nbp, err, errn, at);
+        R->by_demand = besti >= ncfg;
+        rc = run(R, n0, live, nl, succ, &cfgs[besti % ncfg], bestn + 1, out, nbp, err, errn, at);
     } else {
         snprintf(err, errn, "%s", e1);
         *at = a1;

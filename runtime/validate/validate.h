@@ -33,7 +33,9 @@
 struct tsr_diag;
 
 enum tsr_vkind {
-    TSR_V_RSTATE, TSR_V_WSTATE,   /* id = state, addr = element (0 for a scalar; -1 unknown) */
+    TSR_V_RSTATE, TSR_V_WSTATE,   /* id = state, addr = element (0 for a scalar; -1 unknown); WSTATE: val = the
+                                     components written (bit c: component c) when the write has a known `mask`
+                                     (docs/mdl.md X11), else TSR_V_NOVAL (all of them) */
     TSR_V_RSPACE, TSR_V_WSPACE,   /* id = space, addr = address (-1 unknown) */
     TSR_V_USE,                    /* id = resource, val = value (TSR_V_NOVAL: plain), origin/addr: which use */
     TSR_V_OP,                     /* id = op */
