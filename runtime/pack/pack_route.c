@@ -462,6 +462,8 @@ int tsr_pack_route(const struct tsr_target *t, const char *path, const char *tex
         }
         tsr_buf_free(&mb);
     }
+    if (!rc)
+        tsr_route_spill_init(&R);
     if (!rc && !R.nmv)
         rc = tsr_diag_error(d, path, 0, 0, "target '%s' has no op with the attribute 'move' that copies a forwarded "
                             "value (docs/mdl.md X12)", t->name);
@@ -580,6 +582,7 @@ int tsr_pack_route(const struct tsr_target *t, const char *path, const char *tex
         tsr_pack_ev_free(&dv[i]);
     }
     free(dv);
+    tsr_route_spill_free(&R);
     for (int m = 0; m < R.nmv; m++)
         free(R.mv[m]);
     free(R.mv);

@@ -29,6 +29,10 @@ struct rop {
     int cyc;                    /* its bundle from the start, once scheduled */
     uint32_t iw[TSR_PACK_MAX_NWORDS];  /* the words of its instance as placed */
     char *itext;                /* its text as placed */
+    int spill;                  /* a register spill's store (pack_spill.c): 1 + the register element it writes;
+                                   0: none.  Its readers read that element through a load text */
+    int minpos;                 /* a spill's store: the least position it may take (its loads + the latency) */
+    unsigned lalt;              /* bit r: source r reads its spilled value through the second load text */
 };
 
 struct route {
@@ -39,6 +43,7 @@ struct route {
     char **mv;                  /* move templates: a move op's text with "%" for its source */
     int nmv;
     int move_attr, comm_attr;
+    struct route_spill *sp;     /* the description's texts for register spills (pack_spill.c), or NULL */
 };
 
 /* A bundle of the schedule: its parts (indices into R->o) and words. */
@@ -59,6 +64,15 @@ void tsr_route_instantiate(struct tsr_buf *b, const char *tmpl, int n, const int
 void tsr_route_written(const struct tsr_pack_ev *e, int *fwd, int *elem, int *lo, int *hi);
 /* pack_route.c: tmpl (a move template) with its "%" replaced by src into b (cleared first). */
 void tsr_route_fill_move(struct tsr_buf *b, const char *tmpl, const char *src);
+
+/* pack_spill.c: finds in the description the texts of register spills (R->sp; left NULL when it has none): per
+ * element of a register file, move ops that store to it and source texts that load it.  Free with
+ * tsr_route_spill_free. */
+void tsr_route_spill_init(struct route *R);
+void tsr_route_spill_free(struct route *R);
+/* pack_spill.c: the source text that reads register element e (alt: 0 or 1, the first or second load text), or
+ * NULL. */
+const char *tsr_route_spill_load(const struct route *R, int e, int alt);
 
 /* pack_route_bu.c: schedules the input operations live[0..nl) of R (input operations are R->o[0..n0)) bottom-up,
  * inserting moves (R->mv) where a value's readers are spread wider than its producer's window; succ[i] lists the
