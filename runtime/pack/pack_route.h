@@ -12,6 +12,8 @@ struct rop {
     char *tmpl;                 /* its text, values written `%K` (K: a value's name) */
     unsigned line, col;
     int name;                   /* K of `%K:` (0: none) */
+    int namepart;               /* a group's line (parts joined by "; "): the part whose value K names (0: the
+                                   first; `a; %K: b` names b's) */
     int nref;
     int ref[ROUTE_MAXREF];      /* the values it reads: the root operation of each (an input operation) */
     int refname[ROUTE_MAXREF];  /* the name each is written with in tmpl */
