@@ -243,8 +243,10 @@ static int parse(struct route *R, const char *path, const char *text, size_t len
             if (q == g + 3 || *q != ':')
                 continue;
             if (name || v <= 0 || find_name(R, (int)v, R->n) >= 0) {
-                rc = tsr_diag_error(d, path, line, col, "%s", name ? "a group of operations names at most one value"
-                                    : v <= 0 ? "a value name must be a positive number" : "a value name is defined twice");
+                rc = tsr_diag_error(d, path, line, col, "%s",
+                                    name ? "a group of operations names at most one value"
+                                    : v <= 0 ? "a value name must be a positive number"
+                                             : "a value name is defined twice");
                 break;
             }
             name = (int)v;

@@ -622,8 +622,8 @@ static const struct cfg cfgs[] = {
 _Static_assert(sizeof cfgs / sizeof *cfgs == 36, "tsr_pack_route_settings names 36 settings");
 
 /* A build with AddressSanitizer (gcc defines __SANITIZE_ADDRESS__, clang answers __has_feature) tries only these
- * settings (indices into cfgs: those whose schedule is the shortest on the Utgard corpus), so that its tests run
- * in bounded time; other builds try them all. */
+ * settings (indices into cfgs: those whose schedule is the shortest on the shared corpus of lima programs), so that
+ * its tests run in bounded time; other builds try them all. */
 #if defined(__SANITIZE_ADDRESS__)
 #define ROUTE_FEW 1
 #elif defined(__has_feature)
