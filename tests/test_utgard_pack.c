@@ -3,9 +3,11 @@
  * lima_compiler/<name>.hex) is unbundled into single operations with value names (tsr_unbundle: a source that
  * reads a forwarded result names its producer, `%12`) and packed again (tsr_pack_text routes every value: ages,
  * moves).  Per program the test prints lima's instruction count, the packer's lower bound, the operations and
- * ours, then the totals.  Every program must unbundle with value names; every program the packer packs must
- * assemble, validate with no report, and compute lima's varyings in the generated simulator from the same random attributes and uniforms (6 inputs
- * a program, bit for bit).  The corpus is read from the shared directory (tools/corpus.h corpus_shared_dir). */
+ * ours, then the totals, and which scheduler settings ran (all of them; a build with AddressSanitizer tries a few,
+ * tsr_pack_route_settings).  Every program must unbundle with value names, pack (moves, register spills), assemble,
+ * validate with no report, and compute lima's varyings in the generated simulator from the same random attributes
+ * and uniforms (6 inputs a program, bit for bit).  The corpus is read from the shared directory (tools/corpus.h
+ * corpus_shared_dir). */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,8 +108,8 @@ Test(utgard_pack, corpus_against_lima, .timeout = 1200)
     cr_assert_geq(nn, 0, "%s", err);
     unsigned tot_lima = 0, tot_bound = 0, tot_ours = 0, tot_ops = 0, packed = 0, reports_all = 0, le = 0, lt = 0;
     unsigned tot_lima_packed = 0, tot_moves = 0, tot_moveonly = 0, tot_single = 0;
-    printf("utgard pack: program: lima's instructions, lower bound, operations, ours (moves inserted, bundles of "
-           "moves only, bundles of one operation)\n");
+    printf("utgard pack (%s): program: lima's instructions, lower bound, operations, ours (moves inserted, bundles "
+           "of moves only, bundles of one operation)\n", tsr_pack_route_settings());
     for (int k = 0; k < nn; k++) {
         char path[1000];
         snprintf(path, sizeof path, "%s/%s", dir, names[k]);
@@ -159,8 +161,9 @@ Test(utgard_pack, corpus_against_lima, .timeout = 1200)
             le += nb <= n;
             lt += nb < n;
             packed++;
-        } else {   /* (the routing does not reach every program yet: docs/targets/utgard.md "Packer") */
+        } else {
             snprintf(ours, sizeof ours, "not packed: %.200s", d.count ? d.entries[0].message : "?");
+            cr_expect_fail("%s: %s", names[k], ours);
         }
         printf("  %-40s %3u %3u %3u %s\n", names[k], n, rc ? 0 : st.lower, ops.data ? count_ops(ops.data, ops.len) : 0,
                ours);
@@ -177,11 +180,9 @@ Test(utgard_pack, corpus_against_lima, .timeout = 1200)
            "reports; %u moves inserted, %u bundles of moves only, %u of one operation\n", nn, packed, tot_lima,
            tot_lima_packed, tot_bound, tot_ours, tot_ops, le, lt, reports_all, tot_moves, tot_moveonly, tot_single);
     cr_expect_eq(nn, 31);
-    /* what the packer reaches today (docs/targets/utgard.md "Packer"): 27 of 31 with the bottom-up scheduler (the
-     * units of an op's declaration and of every move, lanes on masked stores); every one it packs validates and
-     * computes lima's varyings.  Of the other 4, three stop in every scheduler setting (no register spills yet) and
-     * one holds a pair of parts exchanging registers whose value is read (refused). */
-    cr_expect_geq(packed, 27u);
+    /* every program packs (docs/targets/utgard.md "Packer": the bottom-up scheduler, register spills, the units of
+     * an op's declaration and of every move, lanes on masked stores), validates and computes lima's varyings */
+    cr_expect_eq(packed, 31u);
     cr_expect_eq(reports_all, 0u);
     /* (the units an op may take and the lanes a store writes: 4 programs at lima's count, docs/PERFORMANCE.md
      * "Utgard GP packer quality") */
@@ -224,5 +225,35 @@ Test(utgard_pack, units_and_lanes)
     tsr_words_free(&b);
     tsr_pack_stats_free(&st);
     tsr_diag_fini(&d);
+    tsr_buf_free(&out);
+}
+
+/* Packs text (a program with value names); returns the packer's code, the output in *out, the first message in
+ * msg. */
+static int pack_names(const char *text, struct tsr_buf *out, char *msg, size_t n)
+{
+    struct tsr_diag d;
+    tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
+    int rc = tsr_pack_text(utgard(), "t.s", text, strlen(text), out, NULL, &d);
+    snprintf(msg, n, "%s", d.count ? d.entries[0].message : "");
+    tsr_diag_fini(&d);
+    return rc;
+}
+
+/* A group kept whole names the value of one part: the first (`%K: a; b`) or a later one (`a; %K: b`), whose forward
+ * its readers then read; two names in one group are refused. */
+Test(utgard_pack, group_named_part)
+{
+    struct tsr_buf out = { 0 };
+    char msg[400];
+    cr_assert_eq(pack_names("    %1: mov.a0 t[0].x\n    %2: mov.a1 t[0].y\n    mov.a0/$1.x %1; %3: mov.m0 %2\n"
+                            "    add.a0/v0.x %3 %3\n", &out, msg, sizeof msg), 0, "%s", msg);
+    /* (the group, and the add reading mov.m0's value: at an age, or through a move) */
+    cr_expect(strstr(out.data, "mov.a0/$1.x ^a0@1; mov.m0 ^a1@1") != NULL, "%s", out.data);
+    cr_expect(strstr(out.data, "^m0@") != NULL, "%s", out.data);
+    tsr_buf_free(&out);
+    cr_expect_neq(pack_names("    %1: mov.a0 t[0].x\n    %2: mov.a1/$1.x %1; %4: mov.m0 %1\n    add.a0/v0.x %2 %2\n",
+                             &out, msg, sizeof msg), 0);
+    cr_expect(strstr(msg, "a group of operations names at most one value") != NULL, "%s", msg);
     tsr_buf_free(&out);
 }

@@ -35,6 +35,7 @@ struct nline {
     char *raw;              /* a kept line as it was (with its newline) */
     bool delay;             /* written `.delay` */
     int name;               /* its value name (1 + its index among the operations), 0: none given */
+    int part;               /* a group's line (parts joined by "; "): the part whose value is named, -1: none */
     struct tsr_pack_ev ev;  /* its events alone (vb NULL: it does not assemble alone) */
 };
 
@@ -82,6 +83,34 @@ static bool writes_read(const struct tsr_pack_ev *a, const struct tsr_pack_ev *b
     return false;
 }
 
+/* The part of a group's text (parts joined by "; "; a single operation: part 0) whose op writes element addr of
+ * forward fwd, assembled alone: its index, 0 when text is not a group, -1 when no part alone writes it. */
+static int group_part(const struct tsr_target *t, const char *text, int fwd, int64_t addr)
+{
+    if (!strstr(text, "; "))
+        return 0;
+    int k = 0;
+    for (const char *q = text; q; k++) {
+        const char *e = strstr(q, "; ");
+        size_t pl = e ? (size_t)(e - q) : strlen(q);
+        uint32_t w[TSR_PACK_MAX_NWORDS];
+        bool hit = false;
+        if (!t->assemble_one(q, pl, 0, w, NULL, 0)) {
+            struct tsr_pack_ev ev = { 0 };
+            tsr_pack_ev_events(t, w, &ev);
+            for (int m = 0; ev.vb && m < ev.vb->nev; m++) {
+                const struct tsr_vev *f = &ev.vb->ev[m];
+                hit |= f->kind == TSR_V_WFWD && f->id == fwd && f->addr == addr && f->slot >= 0;
+            }
+            tsr_pack_ev_free(&ev);
+        }
+        if (hit)
+            return k;
+        q = e ? e + 2 : NULL;
+    }
+    return -1;
+}
+
 unsigned tsr_pack_name_values(const struct tsr_target *t, struct tsr_buf *ib, size_t n, struct tsr_buf *out)
 {
     unsigned nsplit = 0;
@@ -104,6 +133,7 @@ unsigned tsr_pack_name_values(const struct tsr_target *t, struct tsr_buf *ib, si
             }
             struct nline *x = &L[nl++];
             memset(x, 0, sizeof *x);
+            x->part = -1;
             x->instr = i;
             if (len > 4 && !memcmp(p, "    ", 4)) {
                 const char *op = p + 4;
@@ -175,6 +205,7 @@ unsigned tsr_pack_name_values(const struct tsr_target *t, struct tsr_buf *ib, si
                         }
                         struct nline *y = &L[nl++];
                         memset(y, 0, sizeof *y);
+                        y->part = -1;
                         y->instr = i;
                         y->text = piece;
                         uint32_t pw[TSR_PACK_MAX_NWORDS];
@@ -227,6 +258,12 @@ unsigned tsr_pack_name_values(const struct tsr_target *t, struct tsr_buf *ib, si
             }
             if (prod == (size_t)-1)
                 continue;
+            /* (a group's line names the value of one part: reads of another part's stay by age, which the packer
+             * refuses) */
+            int part = group_part(t, L[prod].text, e->id, e->addr);
+            if (L[prod].part >= 0 ? L[prod].part != part : part < 0)
+                continue;
+            L[prod].part = part;
             char nm[32];
             snprintf(nm, sizeof nm, "%%%zu", prod + 1);
             if (replace_tok(&x->text, txt, nm))
@@ -241,9 +278,19 @@ unsigned tsr_pack_name_values(const struct tsr_target *t, struct tsr_buf *ib, si
             tsr_buf_puts(out, "    ");
             if (x->delay)
                 tsr_buf_puts(out, ".delay ");
-            if (x->name)
-                tsr_buf_printf(out, "%%%d: ", x->name);
-            tsr_buf_printf(out, "%s\n", x->text);
+            /* (a group's named part other than its first: the name before that part) */
+            char *at = x->text;
+            for (int k = 0; x->name && k < x->part && at; k++)
+                if ((at = strstr(at, "; ")))
+                    at += 2;
+            if (x->name && at && at != x->text) {
+                tsr_buf_append(out, x->text, (size_t)(at - x->text));
+                tsr_buf_printf(out, "%%%d: %s\n", x->name, at);
+            } else {
+                if (x->name)
+                    tsr_buf_printf(out, "%%%d: ", x->name);
+                tsr_buf_printf(out, "%s\n", x->text);
+            }
         }
         free(x->text);
         free(x->raw);

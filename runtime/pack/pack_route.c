@@ -235,6 +235,32 @@ static int parse(struct route *R, const char *path, const char *text, size_t len
                 p = q + 1 + strspn(q + 1, " \t");
             }
         }
+        /* a group's line may name a later part's value: `a; %K: b` */
+        int namepart = 0;
+        for (char *g = strstr(p, "; %"); g && !rc; g = strstr(g + 2, "; %")) {
+            char *q = g + 3;
+            long v = strtol(q, &q, 10);
+            if (q == g + 3 || *q != ':')
+                continue;
+            if (name || v <= 0 || find_name(R, (int)v, R->n) >= 0) {
+                rc = tsr_diag_error(d, path, line, col, "%s",
+                                    name ? "a group of operations names at most one value"
+                                    : v <= 0 ? "a value name must be a positive number"
+                                             : "a value name is defined twice");
+                break;
+            }
+            name = (int)v;
+            for (char *c2 = p; c2 < g; c2++)
+                namepart += c2[0] == ';' && c2[1] == ' ';
+            namepart++;
+            q++;
+            q += strspn(q, " \t");
+            memmove(g + 2, q, strlen(q) + 1);
+        }
+        if (rc) {
+            free(s);
+            continue;
+        }
         if (p[0] == '.' || (strchr(p, ':') && !strchr(p, ' '))) {
             rc = tsr_diag_error(d, path, line, col, "a program with value names is straight-line code: labels "
                                 "and directives are not supported ('%s')", p);
@@ -246,6 +272,7 @@ static int parse(struct route *R, const char *path, const char *text, size_t len
         x->line = line;
         x->col = col;
         x->name = name;
+        x->namepart = namepart;
         /* its references */
         for (size_t k = 0; x->tmpl[k]; k++) {
             if (x->tmpl[k] != '%' || !tsr_pack_tok_before(x->tmpl, k))
@@ -397,14 +424,29 @@ int tsr_pack_route(const struct tsr_target *t, const char *path, const char *tex
         uint64_t attrs = 0;
         int k = real_ops(t, x->w, &op, &attrs);
         x->comm = k == 1 && R.comm_attr >= 0 && (attrs >> R.comm_attr & 1);
-        tsr_route_alternatives(&R, x);
-        if (x->name && strstr(x->tmpl, "; ")) {
-            /* (a group the unbundler kept whole, its parts reading what each other writes: its forwards are several
-             * values under one name) */
-            rc = tsr_diag_error(d, path, x->line, x->col, "a group of operations under one value name cannot be "
-                                "routed (each value needs its own name)");
-            break;
+        if (x->name && strstr(tb.data, "; ")) {
+            /* (a group the unbundler kept whole, its parts reading what each other writes: its value is the forward
+             * its named part writes, assembled alone; the group is placed as one) */
+            const char *q = tb.data;
+            for (int k2 = 0; k2 < x->namepart && q; k2++)
+                if ((q = strstr(q, "; ")))
+                    q += 2;
+            const char *e2 = q ? strstr(q, "; ") : NULL;
+            uint32_t pw[TSR_PACK_MAX_NWORDS];
+            x->fwd = -1;
+            if (q && !t->assemble_one(q, e2 ? (size_t)(e2 - q) : strlen(q), 0, pw, NULL, 0)) {
+                struct tsr_pack_ev pe = { 0 };
+                tsr_pack_ev_events(t, pw, &pe);
+                tsr_route_written(&pe, &x->fwd, &x->elem, &x->lo, &x->hi);
+                tsr_pack_ev_free(&pe);
+            }
+            if (x->fwd < 0) {
+                rc = tsr_diag_error(d, path, x->line, x->col, "the named part of this group writes no forwarded "
+                                    "value (or does not assemble alone)");
+                break;
+            }
         }
+        tsr_route_alternatives(&R, x);
         /* a plain move of a named value (one op with the attribute `move`, no other effect): dropped */
         if (k == 1 && R.move_attr >= 0 && (attrs >> R.move_attr & 1) && x->nref == 1 && x->fwd >= 0) {
             bool plain = true;
@@ -463,6 +505,8 @@ int tsr_pack_route(const struct tsr_target *t, const char *path, const char *tex
         }
         tsr_buf_free(&mb);
     }
+    if (!rc)
+        tsr_route_spill_init(&R);
     if (!rc && !R.nmv)
         rc = tsr_diag_error(d, path, 0, 0, "target '%s' has no op with the attribute 'move' that copies a forwarded "
                             "value (docs/mdl.md X12)", t->name);
@@ -618,6 +662,7 @@ int tsr_pack_route(const struct tsr_target *t, const char *path, const char *tex
         tsr_pack_ev_free(&dv[i]);
     }
     free(dv);
+    tsr_route_spill_free(&R);
     for (int m = 0; m < R.nmv; m++)
         free(R.mv[m]);
     free(R.mv);

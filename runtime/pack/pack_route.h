@@ -13,6 +13,8 @@ struct rop {
     char *tmpl;                 /* its text, values written `%K` (K: a value's name) */
     unsigned line, col;
     int name;                   /* K of `%K:` (0: none) */
+    int namepart;               /* a group's line (parts joined by "; "): the part whose value K names (0: the
+                                   first; `a; %K: b` names b's) */
     int nref;
     int ref[ROUTE_MAXREF];      /* the values it reads: the root operation of each (an input operation) */
     int refname[ROUTE_MAXREF];  /* the name each is written with in tmpl */
@@ -36,6 +38,10 @@ struct rop {
     char *alt[ROUTE_MAXALT];
     int altfwd[ROUTE_MAXALT], altelem[ROUTE_MAXALT], altslot[ROUTE_MAXALT];
     uint64_t altslots;          /* nalt > 1: the slots of its alternatives (the first 64), one of which it takes */
+    int spill;                  /* a register spill's store (pack_spill.c): 1 + the register element it writes;
+                                   0: none.  Its readers read that element through a load text */
+    int minpos;                 /* a spill's store: the least position it may take (its loads + the latency) */
+    unsigned lalt;              /* bit r: source r reads its spilled value through the second load text */
 };
 
 struct route {
@@ -48,6 +54,7 @@ struct route {
     int move_attr, comm_attr;
     bool by_demand;             /* scheduling: an operation with alternatives tries its units by the ready operations'
                                    need of them alone (else its unit of the input first) */
+    struct route_spill *sp;     /* the description's texts for register spills (pack_spill.c), or NULL */
 };
 
 /* A bundle of the schedule: its parts (indices into R->o) and words. */
@@ -75,6 +82,14 @@ void tsr_route_fill_move(struct tsr_buf *b, const char *tmpl, const char *src);
 void tsr_route_alternatives(struct route *R, struct rop *x);
 /* pack_route_alt.c: x takes its alternative a (tmpl, fwd, elem). */
 void tsr_route_take_alt(struct rop *x, int a);
+/* pack_spill.c: finds in the description the texts of register spills (R->sp; left NULL when it has none): per
+ * element of a register file, move ops that store to it and source texts that load it.  Free with
+ * tsr_route_spill_free. */
+void tsr_route_spill_init(struct route *R);
+void tsr_route_spill_free(struct route *R);
+/* pack_spill.c: the source text that reads register element e (alt: 0 or 1, the first or second load text), or
+ * NULL. */
+const char *tsr_route_spill_load(const struct route *R, int e, int alt);
 
 /* pack_route_bu.c: schedules the input operations live[0..nl) of R (input operations are R->o[0..n0)) bottom-up,
  * inserting moves (R->mv) where a value's readers are spread wider than its producer's window; succ[i] lists the

@@ -8,35 +8,28 @@
  * while the outstanding readers are still within its reach copies it for them, and becomes a reader of the value
  * itself.  Such moves are placed first in each bundle (before any other operation), so a value never misses its
  * last chance while slots remain.  The number of values waiting for their producers is limited, so that the
- * moves never fill the bundles.  Every bundle is formed by the assembler and the same-meaning check
+ * moves never fill the bundles.  A value whose move finds no slot in time, or one waiting while a bundle receives
+ * nothing, goes through a register instead (pack_spill.c: its reads load it, a store placed when its producer can
+ * follow).  Every bundle is formed by the assembler and the same-meaning check
  * (tsr_pack_try_merge), again whenever a source's text changes (its feeder placed).  Nothing here names a target,
  * a unit or a field. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "pack_route.h"
+#include "pack_route_bu.h"
 #include "target.h"
 
 
-struct bu {
-    struct route *R;
-    int n0;
-    const struct tsr_pack_elist *succ;
-    int **rd;                   /* per input op: the input ops that read its value */
-    int *nrd;
-    struct route_bundle *B;     /* by position from the end */
-    int nb, capb;
-    int hmove;                  /* the largest readable age of a move */
-    int demand[64];             /* per slot: the operations ready at the bundle being filled that need it */
-    struct tsr_buf tb;
-};
 
-/* The text op x reads value r from: its feeder's element at the age between them, or (feeder not known yet) the
- * root's element at its first readable age, a placeholder of the same shape. */
+/* The text op x reads value r from: its feeder's element at the age between them (a spill's store: the load text
+ * of its register element that x->lalt picks), or (feeder not known yet) the root's element at its first readable
+ * age, a placeholder of the same shape. */
 static const char *ref_text(const struct route *R, const struct rop *x, int r)
 {
     if (x->feed[r] >= 0) {
         const struct rop *f = &R->o[x->feed[r]];
+        if (f->spill)
+            return tsr_route_spill_load(R, f->spill - 1, (int)(x->lalt >> r & 1));
         return tsr_pack_fwd_text(R->D, f->fwd, f->elem, f->pos - x->pos);
     }
     const struct rop *p = &R->o[x->ref[r]];
@@ -44,7 +37,7 @@ static const char *ref_text(const struct route *R, const struct rop *x, int r)
 }
 
 /* Op i's instance with its current sources (sw: its last two sources swapped) into itext / iw. */
-static bool make_inst(struct bu *U, int i, bool sw)
+bool tsr_route_bu_inst(struct bu *U, int i, bool sw)
 {
     struct route *R = U->R;
     struct rop *x = &R->o[i];
@@ -63,7 +56,7 @@ static bool make_inst(struct bu *U, int i, bool sw)
 }
 
 /* Forms bundle b of the k ops part[] with their current sources: true if the assembler takes them together. */
-static bool build(struct bu *U, struct route_bundle *b, const int *part, int k)
+bool tsr_route_bu_build(struct bu *U, struct route_bundle *b, const int *part, int k)
 {
     struct route *R = U->R;
     const char *parts[ROUTE_MAXB];
@@ -73,8 +66,19 @@ static bool build(struct bu *U, struct route_bundle *b, const int *part, int k)
     for (int a = 0; a < k; a++) {
         int i = part[a];
         bool ok = false;
-        for (int sw = 0; sw < (R->o[i].comm ? 2 : 1) && !ok; sw++) {
-            if (!make_inst(U, i, sw == 1))
+        /* (each spilled source through either load text: the bundle's load units decide) */
+        struct rop *x = &R->o[i];
+        int sr[ROUTE_MAXREF], nsr = 0;
+        for (int r = 0; r < x->nref; r++)
+            if (x->feed[r] >= 0 && R->o[x->feed[r]].spill && nsr < 4)
+                sr[nsr++] = r;
+        int nsw = x->comm ? 2 : 1;
+        for (int v = 0; v < nsw << nsr && !ok; v++) {
+            int sw = v % nsw;
+            x->lalt = 0;
+            for (int k2 = 0; k2 < nsr; k2++)
+                x->lalt |= (unsigned)(v / nsw >> k2 & 1) << sr[k2];
+            if (!tsr_route_bu_inst(U, i, sw == 1))
                 continue;
             if (m == 0) {
                 parts[0] = R->o[i].itext;
@@ -82,7 +86,7 @@ static bool build(struct bu *U, struct route_bundle *b, const int *part, int k)
                 memcpy(w, R->o[i].iw, sizeof w);
                 ok = true;
             } else if (m < ROUTE_MAXB - 1) {
-                ok = tsr_pack_try_merge(R->t, parts, pw, m, R->o[i].itext, R->o[i].iw, w) != 0;
+                ok = tsr_pack_try_merge(R->t, parts, pw, m, x->itext, x->iw, w) != 0;
             }
         }
         if (!ok)
@@ -128,7 +132,7 @@ static bool breaks_end_rule(struct bu *U, int p)
 
 /* The outstanding reads of value v (an input op): placed ops that read it with no feeder yet, as (op, source
  * index) pairs into S (at most cap); their count. */
-static int outstanding(const struct bu *U, int v, int (*S)[2], int cap)
+int tsr_route_bu_outstanding(const struct bu *U, int v, int (*S)[2], int cap)
 {
     const struct route *R = U->R;
     int n = 0;
@@ -149,11 +153,13 @@ static int outstanding(const struct bu *U, int v, int (*S)[2], int cap)
 /* Places op f at position p, serving the reads S[0..ns) (each then reads f at its age): f joins bundle p and every
  * reader's bundle is formed again with the new source texts.  Undone (false) when a bundle does not form, an age
  * is outside f's window or has no text, or an end-of-block rule breaks. */
-static bool place1(struct bu *U, int f, int p, int (*S)[2], int ns)
+bool tsr_route_bu_place(struct bu *U, int f, int p, int (*S)[2], int ns)
 {
     struct route *R = U->R;
     struct rop *x = &R->o[f];
-    for (int s = 0; s < ns; s++) {
+    if (x->spill && p < x->minpos)
+        return false;
+    for (int s = 0; s < ns && !x->spill; s++) {
         int d = p - R->o[S[s][0]].pos;
         if (x->fwd < 0 || d < x->lo || d > x->hi || !tsr_pack_fwd_text(R->D, x->fwd, x->elem, d))
             return false;
@@ -166,7 +172,7 @@ static bool place1(struct bu *U, int f, int p, int (*S)[2], int ns)
     part[b->k] = f;
     x->pos = p;
     struct route_bundle nb;
-    bool ok = build(U, &nb, part, b->k + 1);
+    bool ok = tsr_route_bu_build(U, &nb, part, b->k + 1);
     /* the readers' bundles with f's texts */
     int done[64], nd = 0;
     if (ok) {
@@ -180,7 +186,7 @@ static bool place1(struct bu *U, int f, int p, int (*S)[2], int ns)
             if (seen || nd == 64)
                 continue;
             struct route_bundle rb;
-            ok = build(U, &rb, U->B[q].part, U->B[q].k);
+            ok = tsr_route_bu_build(U, &rb, U->B[q].part, U->B[q].k);
             done[nd++] = q;
             if (ok)
                 U->B[q] = rb;
@@ -203,19 +209,19 @@ static bool place1(struct bu *U, int f, int p, int (*S)[2], int ns)
             R->o[S[s][0]].feed[S[s][1]] = -1;
     for (int k = 0; k < nd; k++) {
         struct route_bundle rb;
-        if (build(U, &rb, U->B[done[k]].part, U->B[done[k]].k))
+        if (tsr_route_bu_build(U, &rb, U->B[done[k]].part, U->B[done[k]].k))
             U->B[done[k]] = rb;
     }
     return false;
 }
 
-/* place1 with f in the first of its units (its alternatives, pack_route_alt.c) where it fits; f keeps the unit it
- * had when none does. */
+/* tsr_route_bu_place with f in the first of its units (its alternatives, pack_route_alt.c) where it fits; f keeps
+ * the unit it had when none does. */
 static bool place(struct bu *U, int f, int p, int (*S)[2], int ns)
 {
     struct rop *x = &U->R->o[f];
     if (x->nalt <= 1)
-        return place1(U, f, p, S, ns);
+        return tsr_route_bu_place(U, f, p, S, ns);
     int was = 0;
     for (int a = 0; a < x->nalt; a++)
         if (x->fwd == x->altfwd[a] && x->elem == x->altelem[a])
@@ -235,16 +241,15 @@ static bool place(struct bu *U, int f, int p, int (*S)[2], int ns)
     }
     for (int a = 0; a < n; a++) {
         tsr_route_take_alt(x, ord[a]);
-        if (place1(U, f, p, S, ns))
+        if (tsr_route_bu_place(U, f, p, S, ns))
             return true;
     }
     tsr_route_take_alt(x, was);
     return false;
 }
 
-/* May input op i go to position p as far as its other dependences and readers go: every op that depends on it
- * placed at least the latency after it, every reader of its value placed. */
-static bool deps_ok(const struct bu *U, int i, int p)
+/* (pack_route_bu.h) */
+bool tsr_route_bu_ready(const struct bu *U, int i, int p)
 {
     const struct route *R = U->R;
     for (int k = 0; k < U->succ[i].n; k++) {
@@ -256,6 +261,12 @@ static bool deps_ok(const struct bu *U, int i, int p)
         if (R->o[U->rd[i][k]].pos < 0)
             return false;
     return true;
+}
+
+/* May input op i go to position p: ready there, and no spill store of its value waiting (it reads the value). */
+static bool deps_ok(const struct bu *U, int i, int p)
+{
+    return tsr_route_bu_ready(U, i, p) && !tsr_route_spill_pending(U, i);
 }
 
 /* Values waiting for their producer: input values with outstanding reads and the producer not placed (is[v]);
@@ -320,7 +331,7 @@ static int new_move(struct bu *U, int v, int m)
     mv->line = R->o[v].line;
     mv->col = R->o[v].col;
     mv->move = true;
-    if (make_inst(U, mi, false)) {
+    if (tsr_route_bu_inst(U, mi, false)) {
         struct tsr_pack_ev e = { 0 };
         tsr_pack_ev_events(R->t, R->o[mi].iw, &e);
         tsr_route_written(&e, &R->o[mi].fwd, &R->o[mi].elem, &R->o[mi].lo, &R->o[mi].hi);
@@ -444,7 +455,7 @@ static int run(struct route *R, int n0, const int *live, int nl, const struct ts
         for (int v = 0; v < n0; v++) {
             if (R->o[v].pos >= 0 || R->o[v].dropped)
                 continue;
-            int ns = outstanding(&U, v, S, scap);
+            int ns = tsr_route_bu_outstanding(&U, v, S, scap);
             if (!ns)
                 continue;
             int qmin = p;
@@ -481,7 +492,7 @@ static int run(struct route *R, int n0, const int *live, int nl, const struct ts
                 int v = mand[k];
                 if (R->o[v].pos >= 0)
                     continue;
-                int ns = outstanding(&U, v, S, scap);
+                int ns = tsr_route_bu_outstanding(&U, v, S, scap);
                 if (pass == 0) {
                     if (deps_ok(&U, v, p) && place(&U, v, p, S, ns)) {
                         left--;
@@ -515,6 +526,11 @@ static int run(struct route *R, int n0, const int *live, int nl, const struct ts
                             drop_last(R);
                     }
                 }
+                /* no move in time: the value through a register (its reads load it; its store waits) */
+                if (!done && tsr_route_spill(&U, v, p, S, ns)) {
+                    done = true;
+                    placed_any = true;
+                }
                 if (!done) {
                     snprintf(err, errn, "the packer found no move for this value at %d bundles from the end (its "
                              "readers could not be reached)", p);
@@ -522,6 +538,9 @@ static int run(struct route *R, int n0, const int *live, int nl, const struct ts
                     rc = -1;
                 }
             }
+        /* (the spill stores whose loads are far enough behind) */
+        if (!rc && tsr_route_spill_place(&U, p))
+            placed_any = true;
         /* 2. the operations whose readers are all placed, by priority, while the values waiting stay few */
         for (bool again = true; again && !rc;) {
             again = false;
@@ -541,14 +560,17 @@ static int run(struct route *R, int n0, const int *live, int nl, const struct ts
                 }
                 if (add && nlive > 0 && (nlive - (is[i] ? 1 : 0) + add > limit || due + add > duelim))
                     continue;
-                int ns = outstanding(&U, i, S, scap);
+                int ns = tsr_route_bu_outstanding(&U, i, S, scap);
                 if (place(&U, i, p, S, ns)) {
                     left--;
                     placed_any = again = true;
                 }
             }
         }
-        /* (a schedule stuck on the limit: every waiting value's producer waits for readers that would add more) */
+        /* (a schedule stuck on the limit: every waiting value's producer waits for readers that would add more;
+         * one of them, whose producer cannot come yet, goes through a register: one value fewer waiting) */
+        if (!placed_any && !rc && tsr_route_spill_waiting(&U, p, S, scap))
+            placed_any = true;
         idle = placed_any ? 0 : idle + 1;
         if (idle && idle % 4 == 0) {
             limit++;
@@ -632,6 +654,37 @@ static const struct cfg cfgs[] = {
     { 1, 1, false, true }, { 6, 1, true, true }, { 6, 1, false, true }, { 3, 1, true, true },
 };
 
+_Static_assert(sizeof cfgs / sizeof *cfgs == 36, "tsr_pack_route_settings names 36 settings");
+
+/* A build with AddressSanitizer (gcc defines __SANITIZE_ADDRESS__, clang answers __has_feature) tries only these
+ * settings (indices into cfgs: those whose schedule is the shortest on the shared corpus of lima programs), so that
+ * its tests run in bounded time; other builds try them all. */
+#if defined(__SANITIZE_ADDRESS__)
+#define ROUTE_FEW 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ROUTE_FEW 1
+#endif
+#endif
+#ifdef ROUTE_FEW
+static const int tried[] = { 0, 6, 3, 2, 18 };
+#define NTRIED ((int)(sizeof tried / sizeof *tried))
+#define TRIED(c) tried[c]
+#else
+#define NTRIED ((int)(sizeof cfgs / sizeof *cfgs))
+#define TRIED(c) (c)
+#endif
+
+/* (pack.h) */
+const char *tsr_pack_route_settings(void)
+{
+#ifdef ROUTE_FEW
+    return "5 of 36 scheduler settings (a build with AddressSanitizer): 0, 6, 3, 2 and 18";
+#else
+    return "all 36 scheduler settings";
+#endif
+}
+
 /* (pack_route.h) */
 int tsr_route_schedule(struct route *R, int n0, const int *live, int nl, const struct tsr_pack_elist *succ,
                        struct route_bundle **out, int *nbp, char *err, size_t errn, int *at)
@@ -642,11 +695,13 @@ int tsr_route_schedule(struct route *R, int n0, const int *live, int nl, const s
     char e1[300] = "";
     int a1 = -1;
     /* (when no setting schedules the program with each operation in its unit of the input first, all of them again
-     * with the units tried by the ready operations' need: another order of choices, which reaches other programs) */
+     * with the units tried by the ready operations' need: another order of choices, which reaches other programs;
+     * c >= ncfg: setting c - ncfg so) */
     int ncfg = (int)(sizeof cfgs / sizeof *cfgs);
     R->by_demand = false;
-    for (int c = 0; c < 2 * ncfg && !(best && c >= ncfg); c++) {
-        R->by_demand = c >= ncfg;
+    for (int ci = 0; ci < 2 * NTRIED && !(best && ci >= NTRIED); ci++) {
+        R->by_demand = ci >= NTRIED;
+        int c = TRIED(ci % NTRIED) + (R->by_demand ? ncfg : 0);
         /* (from the input again: the moves of the last try gone) */
         while (R->n > n0) {
             free(R->o[R->n - 1].tmpl);

@@ -1,0 +1,52 @@
+/* The bottom-up scheduler's state and steps (pack_route_bu.c), shared with the register spills (pack_spill.c).
+ * Private to runtime/pack/. */
+#ifndef TSR_PACK_ROUTE_BU_H
+#define TSR_PACK_ROUTE_BU_H
+#include "pack_route.h"
+
+struct bu {
+    struct route *R;
+    int n0;
+    const struct tsr_pack_elist *succ;
+    int **rd;                   /* per input op: the input ops that read its value */
+    int *nrd;
+    struct route_bundle *B;     /* by position from the end */
+    int nb, capb;
+    int hmove;                  /* the largest readable age of a move */
+    int demand[64];             /* per slot: the operations ready at the bundle being filled that need it */
+    struct tsr_buf tb;
+};
+
+/* Op i's instance with its current sources (sw: its last two sources swapped) into its itext / iw: false when it
+ * does not assemble or a source has no text. */
+bool tsr_route_bu_inst(struct bu *U, int i, bool sw);
+/* Forms bundle b of the k ops part[] with their current sources: true if the assembler takes them together. */
+bool tsr_route_bu_build(struct bu *U, struct route_bundle *b, const int *part, int k);
+/* Places op f at position p serving the reads S[0..ns) ((op, source) pairs); false (and nothing changed) when a
+ * bundle does not form, an age or a spill's latency is not met, or an end-of-block rule breaks. */
+bool tsr_route_bu_place(struct bu *U, int f, int p, int (*S)[2], int ns);
+/* The outstanding reads of value v (placed ops that read it with no feeder yet) into S (at most cap); their
+ * count. */
+int tsr_route_bu_outstanding(const struct bu *U, int v, int (*S)[2], int cap);
+
+/* May input op i go to position p as far as its other dependences and readers go: every op that depends on it
+ * placed at least the latency after it, every reader of its value placed (a spill store of it aside)? */
+bool tsr_route_bu_ready(const struct bu *U, int i, int p);
+
+/* pack_spill.c: spills value v, whose outstanding reads S[0..ns) no feeder can reach from position p: a free
+ * element of the register file, each read reading it through a load text (its bundle formed again), and a store
+ * of v to it left to place (tsr_route_spill_place) at least the register file's latency before the first of
+ * them.  False (nothing changed) when no element serves every read. */
+bool tsr_route_spill(struct bu *U, int v, int p, int (*S)[2], int ns);
+/* pack_spill.c: spills one value waiting for its producer (the first in program order whose producer is not
+ * ready at p), when bundle p received nothing (the limits on values waiting hold every operation back); S is
+ * scratch for cap reads.  True if one was spilled. */
+bool tsr_route_spill_waiting(struct bu *U, int p, int (*S)[2], int cap);
+/* pack_spill.c: places at position p the spill stores waiting that may go there: their loads' latency met, and
+ * their value's producer ready to follow (tsr_route_bu_ready one position further: a register holds the value
+ * meanwhile, no forward); true if one was placed. */
+bool tsr_route_spill_place(struct bu *U, int p);
+/* pack_spill.c: does value v have a spill store not placed yet (its producer must wait for it)? */
+bool tsr_route_spill_pending(const struct bu *U, int v);
+
+#endif
