@@ -338,7 +338,7 @@ static void emit_spaces(struct sg *g)
             if (m->ops[i].tmpl.parts[k].kind == MDL_TP_OPND && m->ops[i].tmpl.parts[k].local >= 0)
                 sg_opnd_fn(g, m->ops[i].tmpl.parts[k].opnd, m->ops[i].attrs);
     for (int i = 0; i < g->nopfn; i++)
-        tsr_buf_printf(g->o, "static int sim_opnd_%d(struct %s_sim *S, const struct %s_inst *I, uint32_t pc, "
+        tsr_buf_printf(g->o, "SIM_PART int sim_opnd_%d(struct %s_sim *S, const struct %s_inst *I, uint32_t pc, "
                        "const char *opname, int *alt, uint32_t *buf, const uint32_t **out);\n", i, t, t);
     g->ptrloc = NULL;
     g->inl = NULL;
@@ -365,7 +365,7 @@ static void emit_spaces(struct sg *g)
     for (int i = 0; i < g->nopfn; i++) {
         const struct mdl_opnd *o = &m->opnds[g->opfn[i].opnd];
         g->ntmp = 0;
-        tsr_buf_printf(g->o, "\n/* operand %s (attributes 0x%" PRIx64 ") */\nstatic int sim_opnd_%d(struct %s_sim *S, "
+        tsr_buf_printf(g->o, "\n/* operand %s (attributes 0x%" PRIx64 ") */\nSIM_PART int sim_opnd_%d(struct %s_sim *S, "
                        "const struct %s_inst *I, uint32_t pc, const char *opname, int *alt, uint32_t *buf, "
                        "const uint32_t **out)\n{\n",
                        o->inst_name ? o->inst_name : o->name, g->opfn[i].attrs, i, t, t);
@@ -542,7 +542,7 @@ static void emit_desc(struct sg *g)
         "    memset(I.ignored, 0, sizeof I.ignored);\n"
         "    I.format = format < 0 || format >= %d ? TSR_NO_FORMAT : (unsigned)format;\n"
         "    for (int k = 0; k < %d; k++)\n        I.op[k] = ops[k] < 0 || ops[k] >= %d ? TSR_NO_OP : (unsigned)ops[k];\n"
-        "    for (int f = 0; f < %d; f++)\n        I.f[f] = fields[f];\n"
+        "    memcpy(I.f, fields, sizeof I.f);\n"
         "%s"
         "    return %s_sim_exec(s, &I);\n}\n"
         "static int d_step(void *s, const uint32_t *w, size_t n) { return %s_sim_step(s, w, n); }\n"
@@ -550,7 +550,7 @@ static void emit_desc(struct sg *g)
         "static int64_t *d_wtime(void *s, int st, int e) { return sim_wtime(s, st, e); }\n"
         "static struct tsr_sim_ctl *d_ctl(void *s) { return &((struct %s_sim *)s)->core; }\n"
         "static void d_set_hooks(void *s, const struct tsr_sim_hooks *h) { ((struct %s_sim *)s)->hookfns = h; }\n\n",
-        t, t, t, t, m->nslots, m->nfields, t, m->nformats, m->nslots, m->nops, m->nfields, fidx_masks(g), t, t, t, t);
+        t, t, t, t, m->nslots, m->nfields, t, m->nformats, m->nslots, m->nops, fidx_masks(g), t, t, t, t);
     sg_emit_io_tables(g);   /* outputs, print formats, spaces (emit_sim_io.c) */
     sg_emit_io_funcs(g);
     sg_fwd_desc_tables(g);
