@@ -590,7 +590,9 @@ int gen_sim(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d)
      * instruction set: clang with AddressSanitizer and libFuzzer's coverage spends most of a simulator's compile
      * time on such a function.  In those builds (sem.h's TSR_SEM_NO_FORCED_INLINE) they stay functions;
      * elsewhere they and the write log's sim_log are always inlined: the one function of before, at the same
-     * speed (gcc -O2 otherwise keeps sim_log out of line). */
+     * speed (gcc -O2 otherwise keeps sim_log out of line).  The operand functions (sim_opnd_N) are SIM_PART too:
+     * inlined where an op binds the operand, so that the call, its out-parameters and the copy of a returned
+     * pointer go (Utgard: about 130 instructions a bundle). */
     tsr_buf_puts(out, "#ifdef TSR_SEM_NO_FORCED_INLINE\n#define SIM_PART static __attribute__((noinline))\n"
                  "#define SIM_HOT static inline\n#else\n#define SIM_PART static inline __attribute__((always_inline))\n"
                  "#define SIM_HOT static inline __attribute__((always_inline))\n#endif\n\n");
