@@ -1,6 +1,6 @@
 /* gen_header: <t>.h, the typed instruction of a target and the prototypes of its generated code.
  *
- * The header uses `#pragma once` (no closing #endif), so gen_sim_header (gen/emit_sim.c) can append
+ * The header uses `#pragma once` (no closing #endif), so gen_sim_header (gen/emit_sim_header.c) can append
  * the simulator's declarations to the same buffer. */
 #include <stdio.h>
 

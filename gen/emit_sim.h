@@ -192,6 +192,17 @@ void sg_space_write_body(struct sg *g, int space);
 void sg_emit_io_tables(struct sg *g);
 void sg_emit_io_funcs(struct sg *g);
 const char *sg_io_desc_members(struct sg *g);
+/* ---- emit_sim_header.c: gen_sim_header and what gen_sim shares with it ---- */
+/* 0, or -1 with an error in d: a state named like a C keyword or a member of struct <t>_sim, no scalar `pc`, lanes
+ * outside 1..32, or words that are not whole 32-bit words. */
+int sg_check_names(const struct mdl_model *m, struct tsr_diag *d);
+void sg_upper(char *dst, const char *src, size_t n);   /* src in upper case into dst[n], truncated */
+/* 1: hook h's typed prototype has a vector parameter; *in / *out: written / read by it. */
+bool sg_hook_vec(const struct mdl_model *m, int h, bool *in, bool *out);
+/* ---- emit_sim_support.c ---- */
+/* <t>_sim.c's support: state tables, vector helpers, init/fini/reset, state accessors, tables' values, write log,
+ * memo, <t>_sim_write, hook wrappers. */
+void sg_emit_support(struct sg *g);
 /* ---- emit_sim_fwd.c (addition, X6): forwards; nothing for a description without them ---- */
 void sg_fwd_members(const struct mdl_model *m, struct tsr_buf *o);   /* struct <t>_sim's rings and staging entries */
 void sg_fwd_support(struct sg *g);            /* sim_fwd_init, sim_fwd_begin, sim_fwd_end */

@@ -10,15 +10,51 @@
 
 static int nelem(const struct mdl_fwd *f) { return f->count > 0 ? f->count : 1; }
 
+static bool stmts_write_fwd(struct mdl_stmt **s, int n, int f)
+{
+    for (int i = 0; i < n; i++) {
+        if (s[i]->kind == MDL_S_ASSIGN && s[i]->target && s[i]->target->kind == MDL_E_FWD && s[i]->target->index == f)
+            return true;
+        if (stmts_write_fwd(s[i]->body, s[i]->nbody, f) || stmts_write_fwd(s[i]->elseb, s[i]->nelse, f))
+            return true;
+    }
+    return false;
+}
+
+/* Forward f is written by a commit block (a slot's or a format's commit).  Only then can the bundle's compute-stage
+ * writes (staging entry c0, what age-0 reads take) differ from all its writes (c1): otherwise both entries receive
+ * the same writes in the same order and stay equal, so the simulator keeps one, f1_F, and age-0 reads take it.
+ * (Space entries have no statements; the compute stage is the ops' and formats' `sem`.) */
+static bool commit_writes(const struct mdl_model *m, int f)
+{
+    for (int i = 0; i < m->nslots; i++)
+        if (stmts_write_fwd(m->slots[i].commit, m->slots[i].ncommit, f))
+            return true;
+    for (int i = 0; i < m->nformats; i++)
+        if (stmts_write_fwd(m->formats[i].commit, m->formats[i].ncommit, f))
+            return true;
+    return false;
+}
+
 void sg_fwd_members(const struct mdl_model *m, struct tsr_buf *o)
 {
     for (int i = 0; i < m->nfwds; i++) {
         const struct mdl_fwd *f = &m->fwds[i];
         tsr_buf_printf(o, "    struct tsr_fwd_ent fr_%s[%d][%d]; /* forward %s: the last %d instructions' values */\n",
                        f->name, nelem(f), f->hi + 1, f->name, f->hi + 1);
-        tsr_buf_printf(o, "    struct tsr_fwd_ent f0_%s[%d], f1_%s[%d]; /* this bundle's: compute stage, all */\n",
-                       f->name, nelem(f), f->name, nelem(f));
+        if (commit_writes(m, i))
+            tsr_buf_printf(o, "    struct tsr_fwd_ent f0_%s[%d], f1_%s[%d]; /* this bundle's: compute stage, all */\n",
+                           f->name, nelem(f), f->name, nelem(f));
+        else
+            tsr_buf_printf(o, "    struct tsr_fwd_ent f1_%s[%d]; /* this bundle's (no commit writes it: also the "
+                           "compute stage's) */\n", f->name, nelem(f));
     }
+}
+
+/* "S->f0_F[e].serial = " when forward i keeps a compute-stage entry (commit_writes), else "". */
+static const char *staged0(struct sg *g, int i)
+{
+    return commit_writes(g->m, i) ? sg_fmt(g, "S->f0_%s[e].serial = ", g->m->fwds[i].name) : "";
 }
 
 void sg_fwd_support(struct sg *g)
@@ -34,14 +70,14 @@ void sg_fwd_support(struct sg *g)
         const struct mdl_fwd *f = &m->fwds[i];
         tsr_buf_printf(o, "    for (int e = 0; e < %d; e++) {\n        for (int j = 0; j < %d; j++)\n"
                        "            S->fr_%s[e][j].serial = TSR_SIM_NEVER;\n"
-                       "        S->f0_%s[e].serial = S->f1_%s[e].serial = TSR_SIM_NEVER;\n    }\n",
-                       nelem(f), f->hi + 1, f->name, f->name, f->name);
+                       "        %sS->f1_%s[e].serial = TSR_SIM_NEVER;\n    }\n",
+                       nelem(f), f->hi + 1, f->name, staged0(g, i), f->name);
     }
     tsr_buf_printf(o, "}\n\n/* A bundle starts: nothing staged. */\nstatic void sim_fwd_begin(struct %s_sim *S)\n{\n", t);
     for (int i = 0; i < m->nfwds; i++) {
         const struct mdl_fwd *f = &m->fwds[i];
-        tsr_buf_printf(o, "    for (int e = 0; e < %d; e++)\n        S->f0_%s[e].serial = S->f1_%s[e].serial = "
-                       "TSR_SIM_NEVER;\n", nelem(f), f->name, f->name);
+        tsr_buf_printf(o, "    for (int e = 0; e < %d; e++)\n        %sS->f1_%s[e].serial = TSR_SIM_NEVER;\n",
+                       nelem(f), staged0(g, i), f->name);
     }
     tsr_buf_printf(o, "}\n\n/* The bundle at pc completed: its entries go into the rings (tsr_sim_fwd_end). */\n"
                    "static void sim_fwd_end(struct %s_sim *S, uint32_t pc)\n{\n"
@@ -74,9 +110,9 @@ struct sv sg_fwd_read(struct sg *g, const struct mdl_expr *e)
     const char *i = fwd_index(g, f, e->a ? e->a[0] : NULL);
     const char *v = sg_tmp(g, "fv"), *r = sg_tmp(g, "fr");
     sg_line(g, "int %s = 0;", r);
-    sg_line(g, "const uint32_t *%s = tsr_sim_fwd_read(&S->core, pc, \"%s\", %s, S->fr_%s[%s], %d, &S->f0_%s[%s], %d, "
-            "&%s);", v, f->name, f->count > 0 ? sg_fmt(g, "(int)%s", i) : "-1", f->name, i, f->hi + 1, f->name, i,
-            (int)e->ival, r);
+    sg_line(g, "const uint32_t *%s = tsr_sim_fwd_read(&S->core, pc, \"%s\", %s, S->fr_%s[%s], %d, &S->f%d_%s[%s], %d, "
+            "&%s);", v, f->name, f->count > 0 ? sg_fmt(g, "(int)%s", i) : "-1", f->name, i, f->hi + 1,
+            commit_writes(g->m, e->index) ? 0 : 1, f->name, i, (int)e->ival, r);
     sg_line(g, "if (%s) { rc = %s; goto out; }", r, r);
     if (f->vec)
         return VS(sg_fmt(g, "%s[l]", v), v);
@@ -107,7 +143,7 @@ void sg_fwd_write(struct sg *g, const struct mdl_stmt *s)
     const char *vec = sg_vec(g, v);
     int w = f->vec ? g->L : 1;
     const char *stp = sg_fmt(g, "%s.state ? &%s : NULL", st, st);
-    if (!commit)
+    if (!commit && commit_writes(g->m, t->index))
         sg_line(g, "tsr_sim_fwd_write(&S->core, &S->f0_%s[%s], pc, %s, %d, %s, %d, %d, %s);", f->name, i, vec, w,
                 f->vec ? mask : sg_fmt(g, "(%s) ? 1u : 0u", mask), s->ages_lo, s->ages_hi, stp);
     sg_line(g, "tsr_sim_fwd_write(&S->core, &S->f1_%s[%s], pc, %s, %d, %s, %d, %d, %s);", f->name, i, vec, w,

@@ -13,7 +13,7 @@
  * `#pragma once` and has no closing #endif, so mdlc simply appends gen_sim_header's text to the same
  * buffer. */
 int gen_header(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d);
-int gen_sim_header(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d);  /* emit_sim.c */
+int gen_sim_header(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d);  /* emit_sim_header.c */
 int gen_tables(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d);   /* <t>_tables.c */
 int gen_encode(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d);   /* <t>_encode.c */
 int gen_decode(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d);   /* <t>_decode.c */

@@ -215,15 +215,30 @@ static inline void tsr_sim_defer_latency(const struct tsr_sim_ctl *c, struct tsr
 
 /* The entries' values: a forward's `lanes` values per entry (the lanes of a vec forward, 1 for a u32 one) are all
  * any function here writes, copies or clears; the others stay 0 (as every entry starts).  The three functions are
- * inline for the generated simulators, which call them with constants (lanes, nring) on every bundle. */
+ * always inlined for the generated simulators, which call them with constants (lanes, mask, ages, nring) on every
+ * bundle (gcc otherwise keeps one out-of-line copy of tsr_sim_fwd_write for a large <t>_sim_exec); not in
+ * AddressSanitizer builds, as runtime/sem.h's TSR_SEM_HOT. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TSR_SIM_NO_FORCED_INLINE 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define TSR_SIM_NO_FORCED_INLINE 1
+#endif
+#if defined(__GNUC__) && !defined(TSR_SIM_NO_FORCED_INLINE)
+#define TSR_SIM_HOT static inline __attribute__((always_inline))
+#else
+#define TSR_SIM_HOT static inline
+#endif
 
 /* Writes v (`lanes` values, the lanes of mask; a u32 forward passes lanes 1) into staging entry e for the bundle at
  * pc, readable at ages lo..hi, with the value's deferred hazard st (NULL: none).  The bundle's first write of the
  * element starts from zeros; a later one keeps the earlier lanes it does not write, and its window and hazard win.
  * An empty mask writes nothing. */
-static inline void tsr_sim_fwd_write(const struct tsr_sim_ctl *c, struct tsr_fwd_ent *e, uint32_t pc,
-                                     const uint32_t *v, int lanes, uint32_t mask, int lo, int hi,
-                                     const struct tsr_fwd_stale *st)
+TSR_SIM_HOT void tsr_sim_fwd_write(const struct tsr_sim_ctl *c, struct tsr_fwd_ent *e, uint32_t pc,
+                                   const uint32_t *v, int lanes, uint32_t mask, int lo, int hi,
+                                   const struct tsr_fwd_stale *st)
 {
     if (!mask)
         return;
@@ -260,9 +275,9 @@ const uint32_t *tsr_sim_fwd_read_report(struct tsr_sim_ctl *c, uint32_t pc, cons
  *   "hazard: mul0_r@1 at 0x00000030: written at 0x00000020 for ages 2..2, read at age 1",
  *   "hazard: R3 read at 0x00000010: written by the previous instruction (regfile latency 3); the value reached
  *    reg0_r, read as reg0_r@1 at 0x00000020" (a stale entry: the deferred latency hazard). */
-static inline const uint32_t *tsr_sim_fwd_read(struct tsr_sim_ctl *c, uint32_t pc, const char *name, int elem,
-                                               const struct tsr_fwd_ent *ring, int nring, const struct tsr_fwd_ent *c0,
-                                               int age, int *rc)
+TSR_SIM_HOT const uint32_t *tsr_sim_fwd_read(struct tsr_sim_ctl *c, uint32_t pc, const char *name, int elem,
+                                             const struct tsr_fwd_ent *ring, int nring, const struct tsr_fwd_ent *c0,
+                                             int age, int *rc)
 {
     int64_t want = (int64_t)c->icount - age;
     const struct tsr_fwd_ent *e = age == 0 ? c0 : want >= 0 && nring > 0 ? &ring[want % nring] : NULL;
@@ -273,8 +288,8 @@ static inline const uint32_t *tsr_sim_fwd_read(struct tsr_sim_ctl *c, uint32_t p
 
 /* The bundle at pc (icount now, before it counts) completed: its entry of the element's ring is staging entry c1
  * if the bundle wrote it, else an absent entry (`lanes` values per entry, as tsr_sim_fwd_write). */
-static inline void tsr_sim_fwd_end_at(struct tsr_fwd_ent *d, const struct tsr_fwd_ent *c1, uint32_t pc, int64_t now,
-                                      int lanes);
+TSR_SIM_HOT void tsr_sim_fwd_end_at(struct tsr_fwd_ent *d, const struct tsr_fwd_ent *c1, uint32_t pc, int64_t now,
+                                    int lanes);
 static inline void tsr_sim_fwd_end(const struct tsr_sim_ctl *c, struct tsr_fwd_ent *ring, int nring,
                                    const struct tsr_fwd_ent *c1, uint32_t pc, int lanes)
 {
@@ -284,8 +299,8 @@ static inline void tsr_sim_fwd_end(const struct tsr_sim_ctl *c, struct tsr_fwd_e
 
 /* The same with the ring entry d = &ring[now % nring] of the bundle whose icount is now (the generated simulators
  * find it once per forward). */
-static inline void tsr_sim_fwd_end_at(struct tsr_fwd_ent *d, const struct tsr_fwd_ent *c1, uint32_t pc, int64_t now,
-                                      int lanes)
+TSR_SIM_HOT void tsr_sim_fwd_end_at(struct tsr_fwd_ent *d, const struct tsr_fwd_ent *c1, uint32_t pc, int64_t now,
+                                    int lanes)
 {
     if (lanes > TSR_SIM_MAX_LANES)
         lanes = TSR_SIM_MAX_LANES;
@@ -299,11 +314,10 @@ static inline void tsr_sim_fwd_end_at(struct tsr_fwd_ent *d, const struct tsr_fw
         memcpy(d->v, c1->v, (size_t)lanes * sizeof d->v[0]);
         return;
     }
+    /* absent: nothing reads an absent entry's window, hazard or values (tsr_sim_fwd_read gives zeros and reports
+     * it; the rings' comparison, mdl/eval_fwd.c, stops at `present`), so they are left as they were */
     d->pc = pc;
     d->present = false;
-    d->lo = d->hi = 0;
-    memset(&d->stale, 0, sizeof d->stale);
-    memset(d->v, 0, (size_t)lanes * sizeof d->v[0]);
 }
 
 /* ---- the description's rules (TSR_SIM_F_RULES) ---------------------------------------------------
