@@ -211,7 +211,7 @@ struct tsr_dis_failm { uint32_t gen, p, end, pos; };
 /* What follows a place in a template: parts [p, end), then *next (NULL: the end of the bundle part). */
 struct tsr_dis_kont { const struct tsr_tc_part *p, *end; const struct tsr_dis_kont *next; };
 
-/* A plan is what dis_exact.c's walk does along one operand of an op's template printed with one alternative
+/* A plan is what dis_walk.c's walk does along one operand of an op's template printed with one alternative
  * (and, within it, one choice of optional texts and table entry kinds: the events' `what` in dis_path.h),
  * compiled on first sight of that (template place, choices) into the steps whose outcome the template alone
  * does not settle (dis_plan.c).  The steps, in the walk's order (each `ev` an event offset from the
@@ -342,7 +342,7 @@ void tsr_dis_plan_free(struct tsr_dis_exact *x);
 
 /* ---- a field pinned by a bundle part, from the facts (dis_spin.c) -------------------------------------- */
 
-/* "Does bundle part k pin FIELD to a value other than v?" (dis_exact.c forces, the text-reading form) asked of
+/* "Does bundle part k pin FIELD to a value other than v?" (dis_walk.c forces, the text-reading form) asked of
  * the facts alone: every op the assembler can read part k with is its printed op a, or an op that
  * tsr_dis_op_alts shows cannot match what a prints; a begins with literal text and an operand (the leading
  * operand); the alternative pw printed there binds FIELD to another value; and every other alternative of it
