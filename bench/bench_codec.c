@@ -8,8 +8,8 @@
  *  - over 65,536 pseudo-random instructions (xorshift64*, fixed seed; on the QPU ~1/16 have sig 15 = branch,
  *    1/16 sig 14 = ldi/sema, the rest ALU; some decode to no operation or no format);
  *  - encode only: over the first 1,024 of them, repeated ("small random"): their decoded input (1,024 structs,
- *    at most 0.5 MiB) stays in the core's 1 MiB L2, where the 65,536 (up to 34 MB) stream from memory, so this
- *    row measures the encoder and the 65,536 row the encoder plus the memory traffic of its input.
+ *    at most 0.2 MB) stays in the core's 1 MiB L2, where the 65,536 (7-13 MB) come from the L3 or memory, so
+ *    this row measures the encoder and the 65,536 row the encoder plus the memory traffic of its input.
  * decode writes into a ring of 64 decoded instructions (the consumer of a decoder uses each one at
  * once); encode reads the whole decoded input (one struct <t>_inst per instruction) and writes words.
  * TESSERA_BENCH_TARGET=NAME measures that target only; TESSERA_BENCH_PASSES=N makes each run N passes (bench.h:
