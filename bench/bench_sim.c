@@ -317,9 +317,9 @@ static int eval_compare(const struct tsr_words *w, uint32_t loop_pc, uint64_t n,
     double c0 = clock_s(CLOCK_THREAD_CPUTIME_ID), w0 = clock_s(CLOCK_MONOTONIC);
     for (uint64_t i = 0; i < n; i++) {
         uint32_t pc = mdl_evstate_elem(&st, pcs, 0)[0];
-        struct qpu_inst inst;
+        struct qpu_tinst inst;   /* the fields as uint64_t, as the evaluator reads them */
         int ops[QPU_NSLOTS];
-        qpu_decode(w->w + pc / 4, &inst);
+        qpu_tdecode(w->w + pc / 4, &inst);
         for (int k = 0; k < QPU_NSLOTS; k++)
             ops[k] = inst.op[k] == QPU_NO_OP ? -1 : inst.op[k];
         if (mdl_eval_bundle(model, &st, inst.f, inst.format, ops) < 0) {

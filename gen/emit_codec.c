@@ -76,14 +76,24 @@ static bool derived_in_format(const struct mdl_model *m, const struct mdl_format
 /* Encoder: the word is composed as 32-bit words e0, e1, ... (a field's piece split at their boundaries), so
  * that every mask and shifted mask is a 32-bit immediate (64-bit chunks needed a 10-byte movabs for each field in
  * a chunk's upper half). */
+static void encode_fn(const struct mdl_model *m, bool text, struct tsr_buf *out);
 int gen_encode(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d)
 {
     (void)d;
-    const char *lo = gen_lower(m);
-    int nw = m->word_bits / 32;
     gen_banner(m, out);
     tsr_buf_printf(out, "#include \"%s.h\"\n\n", m->name);
-    tsr_buf_printf(out, "int %s_encode(const struct %s_inst *inst, uint32_t *w)\n{\n", lo, lo);
+    encode_fn(m, false, out);
+    tsr_buf_puts(out, "\n/* The same on the text engine's struct (its f[] of uint64_t). */\n");
+    encode_fn(m, true, out);
+    return 0;
+}
+
+/* <t>_encode, or with text <t>_tencode (struct <t>_tinst): the same statements, which read f[] by value. */
+static void encode_fn(const struct mdl_model *m, bool text, struct tsr_buf *out)
+{
+    const char *lo = gen_lower(m), *t = text ? "t" : "";
+    int nw = m->word_bits / 32;
+    tsr_buf_printf(out, "int %s_%sencode(const struct %s_%sinst *inst, uint32_t *w)\n{\n", lo, t, lo, t);
     for (int k = 0; k < nw; k++)
         tsr_buf_printf(out, "    uint32_t e%d = 0;\n", k);
     tsr_buf_puts(out, "    switch (inst->format) {\n");
@@ -136,12 +146,11 @@ int gen_encode(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
     for (int k = 0; k < nw; k++)
         tsr_buf_printf(out, "    w[%d] = e%d;\n", k, k);
     tsr_buf_puts(out, "    return 0;\n}\n");
-    return 0;
 }
 
 /* ---- decode ------------------------------------------------------------------------------------ */
 
-static int decode_body(const struct mdl_model *m, bool next, struct tsr_buf *pre, struct tsr_buf *out,
+static int decode_body(const struct mdl_model *m, bool next, bool text, struct tsr_buf *pre, struct tsr_buf *out,
                        struct tsr_diag *d);
 
 /* A field whose v_<field> can be computed from another's: a slice (a derived field of one piece) of a field of one
@@ -447,10 +456,14 @@ int gen_decode(const struct mdl_model *m0, struct tsr_buf *out, struct tsr_diag 
     struct tsr_buf pre = {0}, body = {0};
     gen_banner(m, out);
     tsr_buf_printf(out, "#include \"%s.h\"\n\n", m->name);
-    int rc = decode_body(m, false, &pre, &body, d);
-    if (rc == 0) {   /* the same again as <t>_decode_next (its op tables are decode's: pre2 is dropped) */
+    int rc = decode_body(m, false, false, &pre, &body, d);
+    /* the same again as <t>_decode_next, then both on struct <t>_tinst (the text engine's: <t>_tdecode,
+     * <t>_tdecode_next); their op tables are decode's: pre2 is dropped */
+    for (int k = 1; k < 4 && rc == 0; k++) {
         struct tsr_buf pre2 = {0};
-        rc = decode_body(m, true, &pre2, &body, d);
+        if (k == 2)
+            tsr_buf_puts(&body, "\n\n/* The same on the text engine's struct (its f[] of uint64_t). */\n");
+        rc = decode_body(m, k & 1, k >= 2, &pre2, &body, d);
         tsr_buf_free(&pre2);
     }
     if (rc == 0)
@@ -466,13 +479,13 @@ int gen_decode(const struct mdl_model *m0, struct tsr_buf *out, struct tsr_diag 
     return rc;
 }
 
-/* <t>_decode, or with next <t>_decode_next: the same result, but the stores that only clear what is not in the
+/* <t>_decode (with text: <t>_tdecode, on struct <t>_tinst), or with next <t>_decode_next: the same result, but the stores that only clear what is not in the
  * format (fields, ignore words, ops of other slots) are skipped when *inst already holds a decode of the same
  * format (they hold 0 and NO_OP then).  A disassembler going through words, most of one format, saves them. */
-static int decode_body(const struct mdl_model *m, bool next, struct tsr_buf *pre, struct tsr_buf *out,
+static int decode_body(const struct mdl_model *m, bool next, bool text, struct tsr_buf *pre, struct tsr_buf *out,
                        struct tsr_diag *d)
 {
-    const char *lo = gen_lower(m);
+    const char *lo = gen_lower(m), *t = text ? "t" : "";
     int nw = m->word_bits / 32, rc = 0;
 
     bool *sel = calloc((size_t)m->nfields + 1, 1), *avail = calloc((size_t)m->nfields + 1, 1);
@@ -480,7 +493,8 @@ static int decode_body(const struct mdl_model *m, bool next, struct tsr_buf *pre
         abort();
     if (next)
         tsr_buf_puts(out, "\n");
-    tsr_buf_printf(out, "int %s_decode%s(const uint32_t *w, struct %s_inst *inst)\n{\n", lo, next ? "_next" : "", lo);
+    tsr_buf_printf(out, "int %s_%sdecode%s(const uint32_t *w, struct %s_%sinst *inst)\n{\n", lo, t, next ? "_next" : "", lo,
+                   t);
     selector_fields(m, sel, out);
     for (int fi = 0; fi < m->nformats && rc == 0; fi++) {
         const struct mdl_format *F = &m->formats[fi];

@@ -19,7 +19,7 @@
  * part by operand part, every part of every alternative of that operand (alternative by alternative).  A
  * `qo_N` is shared by the ops that use the operand, so it receives the first place and the first pair of
  * its operand part (pb, kb) and adds the alternative's offset.  The tests mirror runtime/text/dis_plan.c and
- * dis_exact.c run_plan one for one (docs/asm.md "Round trips"), less those the printer or the template already
+ * dis_walk.c run_plan one for one (docs/asm.md "Round trips"), less those the printer or the template already
  * decides, each left out where its argument is given: the conditions of what the path says was printed
  * (conds_shown), the events' bounds (opnd_fn), the bound rule before text that cannot continue an identifier
  * (starts_nonident), optional text whose literal cannot match what follows (opt0_never), a table's kind of

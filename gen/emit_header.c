@@ -82,20 +82,36 @@ int gen_header(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
     }
     tsr_buf_printf(out, "    %s_NOPS\n};\n\n", up);
 
+    int wmax = gen_field_wmax(m);
     tsr_buf_printf(out,
         "/* One decoded instruction.  `format` is the format whose selector holds (or %s_NO_FORMAT:\n"
         " * then ignored[] holds the whole word); op[s] the operation decoded in slot s (the first in\n"
         " * declaration order whose encode conditions hold; %s_NO_OP when none does or s is not a slot\n"
         " * of the format); f[i] the raw code of field i (zero-extended; 0 for fields not in the\n"
         " * format); ignored[] the word bits under the format's ignore ranges, in place (other bits 0).\n"
-        " * The encoder reads only format, f and ignored, so decode then encode is exact. */\n"
+        " * The encoder reads only format, f and ignored, so decode then encode is exact.\n"
+        " * f[] is of the narrowest unsigned type that holds the widest field (%d bits), so that decode stores\n"
+        " * and encode reads as few bytes as they can. */\n"
+        "typedef %s %s_field_t;\n"
         "struct %s_inst {\n"
+        "    uint8_t format;\n"
+        "    uint16_t op[%d];\n"
+        "    uint32_t ignored[%s_NWORDS];\n"
+        "    %s_field_t f[%d];\n"
+        "};\n\n",
+        up, up, wmax, gen_field_ctype(m), lo, lo, m->nslots > 0 ? m->nslots : 1, up, lo,
+        m->nfields > 0 ? m->nfields : 1);
+    tsr_buf_printf(out,
+        "/* The same instruction as the text engine reads it (runtime/text: <t>_tc_isa's decode, decode_next and\n"
+        " * encode, whose generic code reads fields by index as uint64_t): the members of struct %s_inst, with\n"
+        " * f[] as uint64_t. */\n"
+        "struct %s_tinst {\n"
         "    uint8_t format;\n"
         "    uint16_t op[%d];\n"
         "    uint32_t ignored[%s_NWORDS];\n"
         "    uint64_t f[%d];\n"
         "};\n\n",
-        up, up, lo, m->nslots > 0 ? m->nslots : 1, up, m->nfields > 0 ? m->nfields : 1);
+        lo, lo, m->nslots > 0 ? m->nslots : 1, up, m->nfields > 0 ? m->nfields : 1);
 
     tsr_buf_printf(out,
         "/* Helpers of the generated conditions: division and remainder by zero give 0. */\n"
@@ -118,8 +134,12 @@ int gen_header(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
         "/* The format %s_decode would pick for the words, or %s_NO_FORMAT; nothing else is decoded. */\n"
         "int %s_decode_format(const uint32_t *w);\n"
         "/* Encodes *inst (format, f, ignored) into %s_NWORDS words.  Returns 0. */\n"
-        "int %s_encode(const struct %s_inst *inst, uint32_t *w);\n\n",
-        up, up, lo, lo, lo, lo, lo, up, lo, lo, lo, lo, up, lo, up, lo, lo);
+        "int %s_encode(const struct %s_inst *inst, uint32_t *w);\n"
+        "/* %s_decode, %s_decode_next and %s_encode on the text engine's struct %s_tinst: the same results. */\n"
+        "int %s_tdecode(const uint32_t *w, struct %s_tinst *inst);\n"
+        "int %s_tdecode_next(const uint32_t *w, struct %s_tinst *inst);\n"
+        "int %s_tencode(const struct %s_tinst *inst, uint32_t *w);\n\n",
+        up, up, lo, lo, lo, lo, lo, up, lo, lo, lo, lo, up, lo, up, lo, lo, lo, lo, lo, lo, lo, lo, lo, lo, lo, lo);
     tsr_buf_printf(out,
         "/* Text (runtime/target.h describes each): one instruction, a program, and the assembler. */\n"
         "int %s_disasm(const uint32_t *w, uint64_t pc, struct tsr_buf *out);\n"

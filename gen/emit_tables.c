@@ -267,9 +267,10 @@ int gen_tables(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
     }
 
     tsr_buf_printf(out,
-        "static int decode(const uint32_t *w, void *inst) { return %s_decode(w, inst); }\n"
-        "static int decode_next(const uint32_t *w, void *inst) { return %s_decode_next(w, inst); }\n"
-        "static int encode(const void *inst, uint32_t *w) { return %s_encode(inst, w); }\n\n", lo, lo, lo);
+        "/* The text engine's codec: struct %s_tinst, whose f[] it reads by index as uint64_t. */\n"
+        "static int decode(const uint32_t *w, void *inst) { return %s_tdecode(w, inst); }\n"
+        "static int decode_next(const uint32_t *w, void *inst) { return %s_tdecode_next(w, inst); }\n"
+        "static int encode(const void *inst, uint32_t *w) { return %s_tencode(inst, w); }\n\n", lo, lo, lo, lo);
 
     /* (addition) X7 wide ops: span_of and span_mask (runtime/text/textcodec.h) */
     bool any_span = false;
@@ -295,10 +296,10 @@ int gen_tables(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
         "const struct tsr_tc_isa %s_tc_isa = {\n"
         "    .name = \"%s\",\n"
         "    .word_bits = %d, .nwords = %d, .pc_step = %d,\n"
-        "    .inst_size = sizeof(struct %s_inst),\n"
-        "    .off_op = offsetof(struct %s_inst, op),\n"
-        "    .off_ignored = offsetof(struct %s_inst, ignored),\n"
-        "    .off_f = offsetof(struct %s_inst, f),\n"
+        "    .inst_size = sizeof(struct %s_tinst),\n"
+        "    .off_op = offsetof(struct %s_tinst, op),\n"
+        "    .off_ignored = offsetof(struct %s_tinst, ignored),\n"
+        "    .off_f = offsetof(struct %s_tinst, f),\n"
         "    .nfields = %d, .fields = fields,\n"
         "    .ntables = %d, .tables = tables,\n"
         "    .nformats = %d, .formats = formats,\n"

@@ -408,3 +408,17 @@ void gen_expr_text(const struct mdl_model *m, const struct mdl_expr *e, struct t
 {
     text(m, e, out, 0);
 }
+
+int gen_field_wmax(const struct mdl_model *m)
+{
+    int w = 0;
+    for (int i = 0; i < m->nfields; i++)
+        w = m->fields[i].width > w ? m->fields[i].width : w;
+    return w;
+}
+
+const char *gen_field_ctype(const struct mdl_model *m)
+{
+    int w = gen_field_wmax(m);
+    return w <= 8 ? "uint8_t" : w <= 16 ? "uint16_t" : w <= 32 ? "uint32_t" : "uint64_t";
+}

@@ -659,9 +659,9 @@ int gen_validate(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag
     vg_line(&g, "static int v_events(const uint32_t *w, uint32_t pc, struct tsr_vbundle *b)");
     vg_line(&g, "{");
     g.ind++;
-    vg_line(&g, "struct %s_inst in;", lo);
+    vg_line(&g, "struct %s_tinst in;   /* f[] as uint64_t, as b->f */", lo);
     vg_line(&g, "memset(&in, 0, sizeof in);");
-    vg_line(&g, "%s_decode(w, &in);", lo);
+    vg_line(&g, "%s_tdecode(w, &in);", lo);
     vg_line(&g, "b->pc = pc;");
     vg_line(&g, "b->nev = 0;");
     vg_line(&g, "b->overflow = false;");

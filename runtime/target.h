@@ -7,7 +7,9 @@
  *    (the layout of runtime/hexio.h); a program of n instructions is n * nwords uint32_t;
  *  - decoded: a `struct <t>_inst` of `inst_size` bytes (see the generated <t>.h), which tools treat
  *    as opaque and inspect through the accessors below.  Its field values are the raw field codes,
- *    zero-extended (a signed field's value is sign-extended only where it is used as a number).
+ *    zero-extended (a signed field's value is sign-extended only where it is used as a number), stored in
+ *    <t>_field_t, the narrowest unsigned type that holds the widest field (the text engine's own form, struct
+ *    <t>_tinst behind `text`, stores them as uint64_t).
  * Addresses (pc, label targets) are byte addresses; instruction i of a program starting at `base`
  * is at base + i * pc_step.
  *

@@ -770,7 +770,7 @@ Test(disexact, alt_opts_printed)
 Test(disexact, decoded_formats_meet_their_selector)
 {
     const struct tsr_tc_isa *isa = &qpu_tc_isa;
-    struct qpu_inst inst;
+    struct qpu_tinst inst;   /* the isa's form (its conditions read f[] as uint64_t) */
     unsigned seen[8] = {0};
     cr_assert_leq(isa->nformats, 8u);
     for (unsigned g = 0; g < isa->nformats; g++)
@@ -781,7 +781,7 @@ Test(disexact, decoded_formats_meet_their_selector)
         /* the top bits (sig, ldi_mode) drawn often from the few codes of the non-ALU formats */
         uint64_t d = n & 1 ? s : (s & ~(UINT64_C(0xf) << 60)) | (uint64_t)(0xe + (n >> 1 & 1)) << 60;
         const uint32_t w[2] = {(uint32_t)d, (uint32_t)(d >> 32)};
-        if (qpu_decode(w, &inst) < 0)
+        if (qpu_tdecode(w, &inst) < 0)
             continue;
         unsigned g = inst.format;
         cr_assert_lt(g, isa->nformats);

@@ -154,8 +154,8 @@ static int eval_asm(struct mdl_evstate *st, const char *text)
     uint32_t w[2];
     char err[256];
     cr_assert_eq(qpu_assemble_one(text, strlen(text), 0, w, err, sizeof err), 0, "%s: %s", text, err);
-    struct qpu_inst inst;
-    qpu_decode(w, &inst);
+    struct qpu_tinst inst;   /* the fields as uint64_t, as the evaluator reads them */
+    qpu_tdecode(w, &inst);
     int ops[QPU_NSLOTS];
     for (int k = 0; k < QPU_NSLOTS; k++)
         ops[k] = inst.op[k] == QPU_NO_OP ? -1 : inst.op[k];

@@ -1,6 +1,6 @@
 /* Bundle assembler: matches one line of assembly against the syntax templates of every format,
  * backtracking over slots, operations, operand alternatives, table names and optional groups
- * (docs/mdl.md "Syntax templates"), and produces the decoded instruction (struct <t>_inst).
+ * (docs/mdl.md "Syntax templates"), and produces the decoded instruction (struct <t>_tinst).
  *
  * Search: formats in declaration order; the parts of the bundle (separated by ';') fill the
  * format's slots in order, a slot being skipped (its default op) when the part does not match it.

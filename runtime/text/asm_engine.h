@@ -118,7 +118,7 @@ struct tsr_asm *tsr_asm_new(const struct tsr_tc_isa *isa);
 void tsr_asm_free(struct tsr_asm *a);
 
 /* Assembles one bundle: `n` bytes at `s` (parts separated by ';', optionally followed by one
- * override group `{field=value, ...}`), at byte address pc, into *inst (a struct <t>_inst).
+ * override group `{field=value, ...}`), at byte address pc, into *inst (a struct <t>_tinst).
  * pin >= 0 restricts the search to that format (the override `format=NAME` does the same).
  * Returns 0, or -1; then tsr_asm_message() describes the closest failure. */
 int tsr_asm_bundle(struct tsr_asm *a, const char *s, size_t n, uint64_t pc, int pin, void *inst);

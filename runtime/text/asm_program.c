@@ -55,7 +55,7 @@ struct prog {
     struct tsr_progmeta *meta;
 };
 
-/* One-bundle calls reuse a per-thread matcher and memo (text -> struct <t>_inst of the bundles whose
+/* One-bundle calls reuse a per-thread matcher and memo (text -> struct <t>_tinst of the bundles whose
  * result depends on the text alone) for the last isa (tsr_thread_table: the first thread's context is
  * freed at exit).  The program level shares lines (text -> words) across programs: those that name no symbol
  * of their program (lines_may_name) and whose result used no address. */
@@ -801,7 +801,7 @@ int tsr_tc_assemble_inst(const struct tsr_tc_isa *isa, const char *text, size_t 
 int tsr_tc_assemble_one(const struct tsr_tc_isa *isa, const char *text, size_t len, uint64_t pc, uint32_t *w,
                         char *errbuf, size_t errlen)
 {
-    uint64_t small[128];   /* struct <t>_inst, aligned for its uint64_t members */
+    uint64_t small[128];   /* struct <t>_tinst, aligned for its uint64_t members */
     void *inst = isa->inst_size <= sizeof small ? (void *)small : calloc(1, isa->inst_size + 16);
     if (!inst)
         abort();

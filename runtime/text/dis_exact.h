@@ -211,7 +211,7 @@ struct tsr_dis_failm { uint32_t gen, p, end, pos; };
 /* What follows a place in a template: parts [p, end), then *next (NULL: the end of the bundle part). */
 struct tsr_dis_kont { const struct tsr_tc_part *p, *end; const struct tsr_dis_kont *next; };
 
-/* A plan is what dis_exact.c's walk does along one operand of an op's template printed with one alternative
+/* A plan is what dis_walk.c's walk does along one operand of an op's template printed with one alternative
  * (and, within it, one choice of optional texts and table entry kinds: the events' `what` in dis_path.h),
  * compiled on first sight of that (template place, choices) into the steps whose outcome the template alone
  * does not settle (dis_plan.c).  The steps, in the walk's order (each `ev` an event offset from the
@@ -297,7 +297,7 @@ static inline void tsr_dis_early_fields(const struct tsr_dis_early *y, unsigned 
 }
 
 /* What both proofs (tsr_dis_exact, tsr_dis_fast) first ask of a printed bundle of format F, with ignored bits ign
- * (struct <t>_inst ignored[]) and text[0..len): the assembler leaves ignored bits 0, so they must be; and a
+ * (struct <t>_tinst ignored[]) and text[0..len): the assembler leaves ignored bits 0, so they must be; and a
  * trailing `}` would be read as overrides (asm_engine.c tsr_asm_bundle), so the text must not end in one. */
 static inline bool tsr_dis_plain(const struct tsr_tc_isa *isa, const struct tsr_tc_format *F, const uint32_t *ign,
                                  const char *text, size_t len)
@@ -342,7 +342,7 @@ void tsr_dis_plan_free(struct tsr_dis_exact *x);
 
 /* ---- a field pinned by a bundle part, from the facts (dis_spin.c) -------------------------------------- */
 
-/* "Does bundle part k pin FIELD to a value other than v?" (dis_exact.c forces, the text-reading form) asked of
+/* "Does bundle part k pin FIELD to a value other than v?" (dis_walk.c forces, the text-reading form) asked of
  * the facts alone: every op the assembler can read part k with is its printed op a, or an op that
  * tsr_dis_op_alts shows cannot match what a prints; a begins with literal text and an operand (the leading
  * operand); the alternative pw printed there binds FIELD to another value; and every other alternative of it
@@ -403,7 +403,7 @@ struct tsr_dis_spins {
  * too: the printed op reads the part so); PINS: every way the assembler can read the part binds FIELD to a
  * value other than v; OPEN: not shown (the text may show it). */
 enum { TSR_DIS_SPIN_OPEN, TSR_DIS_SPIN_PINS, TSR_DIS_SPIN_FREE };
-/* The answer for a bundle part whose fields are f (struct <t>_inst f[]), printed in format fmt, asked for field
+/* The answer for a bundle part whose fields are f (struct <t>_tinst f[]), printed in format fmt, asked for field
  * `field` and value v (masked to the field).  The part: printed by op a with alternative pw (0xff: none known)
  * at a's leading operand.  t0: the slot position (within the format) after that of the part being decided when
  * this part comes later in the bundle (the assembler may read it with any op of the slots from t0 on), or
@@ -559,7 +559,7 @@ void tsr_dis_num_free(struct tsr_dis_static *st);
  * NUL-terminated in b; its length, or -1 (a name, or a float with no such text). */
 int tsr_dis_num_text(const struct tsr_tc_print *pr, char b[48]);
 
-/* Whether the assembler, given text[0..len) (the bundle printed from inst, a decoded struct <t>_inst, along
+/* Whether the assembler, given text[0..len) (the bundle printed from inst, a decoded struct <t>_tinst, along
  * the path recorded in path), returns inst's format and ignored bits and exactly the format's fields (those
  * the round-trip check compares); false when
  * that is not certain.  Never reads outside text[0..len). */

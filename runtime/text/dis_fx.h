@@ -2,7 +2,7 @@
  * build/gen/<t>/<t>_disasm.c) and run by runtime/text/dis_fast.c: the interface between the two.
  *
  * A generated checker walks one bundle part printed by its op along the printed path (dis_path.h) and makes,
- * with the template compiled in, the tests the full proof's plans make there (dis_exact.c run_plan, run_step;
+ * with the template compiled in, the tests the full proof's plans make there (dis_walk.c run_plan, run_step;
  * dis_plan.c), each from the facts alone: a literal ending in an identifier character is not followed by one
  * (tsr_fx_lit); a printed name has the short way by its code's row (tsr_fx_table); a number reads back by the
  * template (tsr_fx_table, tsr_fx_int: dis_num.c); optional text not printed does not match where the
@@ -76,7 +76,7 @@ struct tsr_fx_desc {
     uint32_t npks;
 };
 
-/* The facts kept per place, looked up on first use (dis_fast.c place_init).  nlen is 0 until then. */
+/* The facts kept per place, looked up on first use (dis_fxslow.c place_init).  nlen is 0 until then. */
 struct tsr_fx_pl {
     uint8_t init;           /* looked up */
     uint8_t mkind;          /* a number printed here: TSR_DIS_S_FIXINT, _S_NUMROW, or another (not shown) */
@@ -97,11 +97,11 @@ struct tsr_fx {
     uint16_t *eq;               /* FIELD == FIELD pairs met, 2 entries each: neq of ceq */
     uint32_t neq, ceq;
     struct tsr_fx_pl *pl;       /* per place */
-    void **pk;                  /* per (operand part, alternative): its early alternatives (dis_fast.c), made on
+    void **pk;                  /* per (operand part, alternative): its early alternatives (dis_fxslow.c), made on
                                    first use */
     uint16_t *pkf;              /* per pair: TSR_FX_PK_NONE when it has no early alternative; else a field every
                                    early alternative has a row on (the code of one of the printed alternative's
-                                   holes; dis_fast.c keep_rows chooses it), 0 until known */
+                                   holes; dis_fxslow.c keep_rows chooses it), 0 until known */
     uint64_t *pkm;              /* per pair: bit c set once code c (< 64) of field pkf is known to rule every early
                                    alternative out by its row on that field (0 until the pair is known) */
     uint64_t *nm;               /* per place: bit c set once code c (< 64) is known to print a name with the short
@@ -125,7 +125,7 @@ struct tsr_fx {
     const uint8_t *pw;
 };
 
-/* The slow halves (dis_fast.c). */
+/* The slow halves (dis_fxslow.c). */
 TSR_FX_COLD int tsr_fx_name_slow(struct tsr_fx *X, uint32_t place, uint64_t c);
 TSR_FX_COLD bool tsr_fx_num_slow(struct tsr_fx *X, uint32_t place, unsigned field, const struct tsr_dis_ev *ev);
 TSR_FX_COLD bool tsr_fx_early_slow(struct tsr_fx *X, uint32_t pk, bool lead, const struct tsr_dis_ev *ev);

@@ -38,7 +38,7 @@ struct tsr_tc_pctx {
  * events; ev NULL: it cannot be printed (a table code with no text in every alternative that holds). */
 struct tsr_tc_pres { size_t o; struct tsr_dis_ev *ev; };
 
-/* Prints the op's template for the raw field codes f (struct <t>_inst.f) of an instruction at byte address pc:
+/* Prints the op's template for the raw field codes f (struct <t>_tinst.f) of an instruction at byte address pc:
  * its text at b + o, where b is the first byte of the bundle's text (the path's events count from it), its events
  * (dis_path.h) from ev on, the label targets it prints appended to x.  On failure the bytes past b + o, the events
  * from ev and the labels past x's count are garbage. */
@@ -64,7 +64,7 @@ struct tsr_tc_pop {
     uint32_t maxlab;           /* labels added at most */
 };
 
-/* A format's printer: print_bundle for a bundle of that format (dis_engine.c), its op numbers op (struct <t>_inst.op,
+/* A format's printer: print_bundle for a bundle of that format (dis_engine.c), its op numbers op (struct <t>_tinst.op,
  * per slot of the description) and fields f: the format's slots in issue order up to the last whose op is not the
  * slot's default (all: every slot), "; " between, a slot whose op prints no text left out; the text at b, the path's
  * events and slot records in P (started by the caller, with room for the format's bounds), the labels appended to x.

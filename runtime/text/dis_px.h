@@ -1,11 +1,12 @@
 /* The exactness proof's state on one bundle and the text-only matcher it asks (dis_match.c): private to
- * dis_exact.c and dis_match.c (runtime/text/). */
+ * dis_exact.c, dis_walk.c and the files of the checks they ask (runtime/text/). */
 #ifndef TSR_DIS_PX_H
 #define TSR_DIS_PX_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "asm_engine.h"
 #include "bits.h"
@@ -183,5 +184,55 @@ bool tsr_dis_bound_refuted(const struct tsr_tc_isa *isa, const struct tsr_tc_alt
  * the printed code that accepts its value is pinned to another value by the facts; then binds the field.  P->top:
  * as for tsr_dis_pinned_facts.  false proves nothing. */
 bool tsr_dis_num_pinned(struct px *P, const struct tsr_dis_step *st, const struct tsr_dis_ev *ev);
+
+/* ---- one bundle part read back along the printed path (dis_walk.c), and what the proof asks on the way ---- */
+
+/* The walk of bundle part P->cur, printed by op a (dis_exact.c (1)): with its operands' plans (dis_plan.c), else
+ * the walk itself, every earlier choice at each decision ruled out ((2)).  false: not shown. */
+bool tsr_dis_walk_part(struct px *P, unsigned a);
+
+/* FIELD = v (masked to the field) agrees with the instruction: then the field is marked bound. */
+static inline bool tsr_px_bind_field(struct px *P, unsigned field, uint64_t v)
+{
+    if ((v & tsr_bits_mask(P->isa->fields[field].width)) != P->f[field])
+        return false;
+    P->x->bound[field] = 1;
+    return true;
+}
+
+/* Records a FIELD == FIELD pair met on the way (checked at the end of tsr_dis_exact). */
+static inline bool tsr_px_eq_pair(struct tsr_dis_exact *x, unsigned a, unsigned b)
+{
+    if (x->neq + 2 > x->ceq) {
+        x->ceq = x->ceq ? x->ceq * 2 : 64;
+        x->eq = realloc(x->eq, x->ceq * sizeof *x->eq);
+        if (!x->eq)
+            abort();
+    }
+    x->eq[x->neq++] = (uint16_t)a;
+    x->eq[x->neq++] = (uint16_t)b;
+    return true;
+}
+
+/* The conditions of a chosen path element: each must hold on the instruction (bindings then agree with it,
+ * and the checks the assembler tests at the end see the same fields). */
+static inline bool tsr_px_conds(struct px *P, uint32_t first, uint32_t n)
+{
+    struct tsr_dis_exact *x = P->x;
+    for (uint32_t i = 0; i < n; i++) {
+        const struct tsr_tc_cond *c = &P->isa->conds[first + i];
+        if (c->kind == TSR_TC_BIND) {
+            if (!tsr_px_bind_field(P, c->field, c->val))
+                return false;
+        } else if (c->kind != TSR_TC_BIND2) {
+            if (!P->isa->check(c->id, P->f))
+                return false;
+        } else {
+            if (P->f[c->field] != P->f[c->field2] || !tsr_px_eq_pair(x, c->field, c->field2))
+                return false;
+        }
+    }
+    return true;
+}
 
 #endif

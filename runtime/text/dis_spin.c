@@ -6,7 +6,7 @@
  * ws = 0).  The path through j still fails when another bundle part can only be read binding FIELD to another
  * value (asm_engine.c bind fails at the first disagreeing binding, whatever made it): `fmul ra28, r0, r1`
  * prints dst_mul's regfile-A alternative (ws = 1), and ra28 is a name of the A table only, so no
- * alternative that binds ws = 0 (regfile B, `-`) can read it.  dis_exact.c forces() shows that on the text
+ * alternative that binds ws = 0 (regfile B, `-`) can read it.  dis_walk.c forces() shows that on the text
  * (the ops' literals, then the text-only matcher per alternative); here it is shown from what the printer
  * chose and the facts of dis_static.c, which the text printed by that choice satisfies:
  *  - the ops the assembler can read the part with (dis_px.h tsr_dis_part_op_next): its printed op a, and, for

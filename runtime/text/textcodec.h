@@ -5,7 +5,7 @@
  * syntax templates (parts), operand alternatives, conditions, operations, slots and formats
  * (docs/mdl.md).  Conditions that are not simple bindings are compiled by mdlc into one C function,
  * `check(id, f)`; everything else is data.  The engines work on the target's decoded instruction
- * (`struct <t>_inst`, whose layout the offsets below describe) and call the generated decoder and
+ * (`struct <t>_tinst`, whose layout the offsets below describe) and call the generated decoder and
  * encoder for the bits.  Field values are raw codes, zero-extended (runtime/target.h).
  *
  * All index fields refer to the arrays of the same `struct tsr_tc_isa`; `first, n` pairs name a
@@ -192,8 +192,9 @@ struct tsr_tc_syntax {
 struct tsr_tc_isa {
     const char *name;
     unsigned word_bits, nwords, pc_step;
-    /* layout of struct <t>_inst: uint8_t format; uint16_t op[nslots]; uint32_t ignored[nwords];
-     * uint64_t f[nfields] */
+    /* layout of the decoded instruction decode, decode_next and encode below work on, struct <t>_tinst (the
+     * text engine's; the target descriptor's struct <t>_inst has the same members with a narrower f[]):
+     * uint8_t format; uint16_t op[nslots]; uint32_t ignored[nwords]; uint64_t f[nfields] */
     size_t inst_size, off_op, off_ignored, off_f;
 
     unsigned nfields;  const struct tsr_tc_field *fields;
@@ -308,7 +309,7 @@ void tsr_tc_meta_print(const struct tsr_tc_isa *isa, const struct tsr_progmeta *
 /* The same text given to sink (nothing when there is none).  Returns the sink's answer, or 0. */
 int tsr_tc_meta_sink(const struct tsr_tc_isa *isa, const struct tsr_progmeta *m, tsr_tc_sink sink, void *ctx);
 
-/* Assembles one bundle into a struct <t>_inst (inst, isa->inst_size bytes).  Returns 0, or -1
+/* Assembles one bundle into a struct <t>_tinst (inst, isa->inst_size bytes).  Returns 0, or -1
  * with a message in err (may be NULL). */
 int tsr_tc_assemble_inst(const struct tsr_tc_isa *isa, const char *text, size_t len, uint64_t pc,
                          void *inst, char *err, size_t errlen);

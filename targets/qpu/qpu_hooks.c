@@ -111,7 +111,7 @@ static int may_stall(uint64_t addr)
 
 static int bundle_ready(struct qpu_periph *p, const struct qpu_inst *I)
 {
-    const uint64_t *f = I->f;
+    const qpu_field_t *f = I->f;
     int ws = (int)(f[QPU_F_WS] & 1);
     /* most bundles touch no register that can stall */
     if (I->format == QPU_FMT_ALU && !may_stall(f[QPU_F_RADDR_A]) && !may_stall(f[QPU_F_RADDR_B]) &&
