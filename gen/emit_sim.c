@@ -542,7 +542,7 @@ static void emit_desc(struct sg *g)
         "    memset(I.ignored, 0, sizeof I.ignored);\n"
         "    I.format = format < 0 || format >= %d ? TSR_NO_FORMAT : (unsigned)format;\n"
         "    for (int k = 0; k < %d; k++)\n        I.op[k] = ops[k] < 0 || ops[k] >= %d ? TSR_NO_OP : (unsigned)ops[k];\n"
-        "    memcpy(I.f, fields, sizeof I.f);\n"
+        "    for (int f = 0; f < %d; f++)\n        I.f[f] = fields[f];\n"
         "%s"
         "    return %s_sim_exec(s, &I);\n}\n"
         "static int d_step(void *s, const uint32_t *w, size_t n) { return %s_sim_step(s, w, n); }\n"
@@ -550,7 +550,7 @@ static void emit_desc(struct sg *g)
         "static int64_t *d_wtime(void *s, int st, int e) { return sim_wtime(s, st, e); }\n"
         "static struct tsr_sim_ctl *d_ctl(void *s) { return &((struct %s_sim *)s)->core; }\n"
         "static void d_set_hooks(void *s, const struct tsr_sim_hooks *h) { ((struct %s_sim *)s)->hookfns = h; }\n\n",
-        t, t, t, t, m->nslots, m->nfields, t, m->nformats, m->nslots, m->nops, fidx_masks(g), t, t, t, t);
+        t, t, t, t, m->nslots, m->nfields, t, m->nformats, m->nslots, m->nops, m->nfields, fidx_masks(g), t, t, t, t);
     sg_emit_io_tables(g);   /* outputs, print formats, spaces (emit_sim_io.c) */
     sg_emit_io_funcs(g);
     sg_fwd_desc_tables(g);
@@ -592,7 +592,7 @@ int gen_sim(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d)
      * elsewhere they and the write log's sim_log are always inlined: the one function of before, at the same
      * speed (gcc -O2 otherwise keeps sim_log out of line).  The operand functions (sim_opnd_N) are SIM_PART too:
      * inlined where an op binds the operand, so that the call, its out-parameters and the copy of a returned
-     * pointer go (Utgard: about 130 instructions a bundle). */
+     * pointer go (about 130 instructions a bundle on a description of 10 such operands). */
     tsr_buf_puts(out, "#ifdef TSR_SEM_NO_FORCED_INLINE\n#define SIM_PART static __attribute__((noinline))\n"
                  "#define SIM_HOT static inline\n#else\n#define SIM_PART static inline __attribute__((always_inline))\n"
                  "#define SIM_HOT static inline __attribute__((always_inline))\n#endif\n\n");
