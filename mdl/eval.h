@@ -101,6 +101,9 @@ bool mdl_expr_has_effects(const struct mdl_model *m, const struct mdl_expr *e);
  * constants, unsigned fields narrower than 32 bits (2^width - 1), integer & (either side bounded), | ^ + (both),
  * and c ? a : b (both arms) of pure operands.  False when no bound is found. */
 bool mdl_index_bound(const struct mdl_model *m, const struct mdl_expr *e, uint64_t *max);
+/* The value of index expression e when it is a constant (an integer literal or a constant expression,
+ * mdl_const_eval) into *v: true; false when it is not constant. (evpure.c) */
+bool mdl_const_index(const struct mdl_expr *e, uint64_t *v);
 /* Number of operands e->a[] of an expression (by kind; CALL: nargs; STATE/SPACE: the index if any). */
 int mdl_expr_arity(const struct mdl_expr *e);
 /* One lane of a unary / binary operator node (MDL_E_UN, MDL_E_BIN), with the domain chosen from the operand
