@@ -48,15 +48,15 @@ bool tsr_pack_has_names(const char *text, size_t len)
     return false;
 }
 
-/* The ops of a decoded instance w that are not idle: their count, the last one in *op; *attrs ORs their
- * attributes. */
-static int real_ops(const struct tsr_target *t, const uint32_t *w, unsigned *op, uint64_t *attrs)
+/* (pack_route.h) */
+int tsr_route_real_ops(const struct tsr_target *t, const uint32_t *w, unsigned *op, unsigned *slot, uint64_t *attrs)
 {
     void *inst = calloc(1, t->inst_size);
     if (!inst)
         abort();
     int k = 0;
-    *attrs = 0;
+    if (attrs)
+        *attrs = 0;
     if (!t->decode(w, inst))
         for (unsigned s = 0; s < t->nslots; s++) {
             unsigned x = t->inst_op(inst, s);
@@ -64,7 +64,9 @@ static int real_ops(const struct tsr_target *t, const uint32_t *w, unsigned *op,
                 continue;
             k++;
             *op = x;
-            if (t->op_attrs)
+            if (slot)
+                *slot = s;
+            if (attrs && t->op_attrs)
                 *attrs |= t->op_attrs[x];
         }
     free(inst);
@@ -422,7 +424,7 @@ int tsr_pack_route(const struct tsr_target *t, const char *path, const char *tex
         tsr_route_written(&x->ev, &x->fwd, &x->elem, &x->lo, &x->hi);
         unsigned op = 0;
         uint64_t attrs = 0;
-        int k = real_ops(t, x->w, &op, &attrs);
+        int k = tsr_route_real_ops(t, x->w, &op, NULL, &attrs);
         x->comm = k == 1 && R.comm_attr >= 0 && (attrs >> R.comm_attr & 1);
         if (x->name && strstr(tb.data, "; ")) {
             /* (a group the unbundler kept whole, its parts reading what each other writes: its value is the forward

@@ -73,6 +73,9 @@ void tsr_route_instantiate(struct tsr_buf *b, const char *tmpl, int n, const int
 /* pack_route.c: the forward element an instance's op writes to be read later (ages from 1), from its events: *fwd
  * -1 if none. */
 void tsr_route_written(const struct tsr_pack_ev *e, int *fwd, int *elem, int *lo, int *hi);
+/* pack_route.c: the ops of decoded instance words w that are not idle: their count; the last one in *op and its
+ * slot in *slot (slot may be NULL); *attrs (may be NULL) ORs their attributes.  0 when w does not decode. */
+int tsr_route_real_ops(const struct tsr_target *t, const uint32_t *w, unsigned *op, unsigned *slot, uint64_t *attrs);
 /* pack_route.c: tmpl (a move template) with its "%" replaced by src into b (cleared first). */
 void tsr_route_fill_move(struct tsr_buf *b, const char *tmpl, const char *src);
 

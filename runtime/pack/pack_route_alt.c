@@ -10,26 +10,6 @@
 #include "target.h"
 #include "text/textcodec.h"
 
-/* The one op of instance words w that is not idle, in *op and *slot: false when there are several or none. */
-static bool one_op(const struct tsr_target *t, const uint32_t *w, unsigned *op, unsigned *slot)
-{
-    void *inst = calloc(1, t->inst_size);
-    if (!inst)
-        abort();
-    int k = 0;
-    if (!t->decode(w, inst))
-        for (unsigned s = 0; s < t->nslots; s++) {
-            unsigned x = t->inst_op(inst, s);
-            if (x == TSR_NO_OP || tsr_pack_op_idle(t, x))
-                continue;
-            k++;
-            *op = x;
-            *slot = s;
-        }
-    free(inst);
-    return k == 1;
-}
-
 /* tmpl (the text of op a) as op b's: each literal text part of a's template that differs from b's, found in
  * order, replaced by b's; NULL when the templates are not of one shape or a literal is not found. */
 static char *retext(const struct tsr_tc_isa *I, unsigned a, unsigned b, const char *tmpl)
@@ -101,7 +81,7 @@ void tsr_route_alternatives(struct route *R, struct rop *x)
     x->altelem[0] = x->elem;
     x->altslot[0] = -1;
     unsigned op = 0, slot = 0;
-    if (!t->op_decl || !t->text || x->fwd < 0 || !one_op(t, x->w, &op, &slot))
+    if (!t->op_decl || !t->text || x->fwd < 0 || tsr_route_real_ops(t, x->w, &op, &slot, NULL) != 1)
         return;
     x->altslot[0] = (int)slot;
     /* the sources at a placeholder of their shape: the root's element at its first readable age */
@@ -125,7 +105,8 @@ void tsr_route_alternatives(struct route *R, struct rop *x)
         for (int sw = 0; sw < (x->comm ? 2 : 1) && !ok; sw++) {
             tsr_route_instantiate(&b, m, x->nref, x->refname, texts, sw == 1);
             unsigned o2 = 0, s2 = 0;
-            ok = b.data && !t->assemble_one(b.data, b.len, 0, w, NULL, 0) && one_op(t, w, &o2, &s2) && o2 == y;
+            ok = b.data && !t->assemble_one(b.data, b.len, 0, w, NULL, 0) &&
+                 tsr_route_real_ops(t, w, &o2, &s2, NULL) == 1 && o2 == y;
         }
         int fwd = -1, elem = 0, lo = 0, hi = 0;
         if (ok) {

@@ -36,6 +36,25 @@ static bool modifier(const struct tsr_pack_ev *e)
     return true;
 }
 
+/* Cuts pb back to at and appends the fields f0[j] (fn[j] bytes) kept by keep[] as ` {f=v, g=w}`, nothing when none
+ * is kept (pb's text then ends at at). */
+static void put_overrides(struct tsr_buf *pb, size_t at, const char *const *f0, const size_t *fn, const bool *keep,
+                          int nf)
+{
+    pb->len = at;
+    bool any = false;
+    for (int j = 0; j < nf; j++)
+        if (keep[j]) {
+            tsr_buf_puts(pb, any ? ", " : " {");
+            tsr_buf_append(pb, f0[j], fn[j]);
+            any = true;
+        }
+    if (any)
+        tsr_buf_puts(pb, "}");
+    else if (pb->data)
+        pb->data[at] = 0;
+}
+
 /* Puts after the part text pb holds the overrides of the bundle's ov (` {f=v, g=w}`) that the part needs: each field
  * is left out in turn, for good when the part assembles without it to an instruction of the same meaning as with
  * all of them (tsr_pack_same_meaning).  So a field of the word that no op of the part owns (a store unit's address
@@ -70,31 +89,11 @@ static void needed_overrides(const struct tsr_target *t, struct tsr_buf *pb, con
         keep[i] = true;
     for (int i = 0; i < nf; i++) {
         keep[i] = false;
-        pb->len = at;
-        bool any = false;
-        for (int j = 0; j < nf; j++)
-            if (keep[j]) {
-                tsr_buf_puts(pb, any ? ", " : " {");
-                tsr_buf_append(pb, f0[j], fn[j]);
-                any = true;
-            }
-        if (any)
-            tsr_buf_puts(pb, "}");
+        put_overrides(pb, at, f0, fn, keep, nf);
         if (!pb->data || t->assemble_one(pb->data, pb->len, 0, w, NULL, 0) || !tsr_pack_same_meaning(t, all, w))
             keep[i] = true;
     }
-    pb->len = at;
-    bool any = false;
-    for (int j = 0; j < nf; j++)
-        if (keep[j]) {
-            tsr_buf_puts(pb, any ? ", " : " {");
-            tsr_buf_append(pb, f0[j], fn[j]);
-            any = true;
-        }
-    if (any)
-        tsr_buf_puts(pb, "}");
-    else if (pb->data)
-        pb->data[at] = 0;
+    put_overrides(pb, at, f0, fn, keep, nf);
 }
 
 /* The text of the bundle's parts a and b alone (each at its position, the idle texts before them, the bundle's
