@@ -3,7 +3,8 @@
  * The decoder reads the word as 64-bit chunks d0, d1, ... (chunk k = word bits 64k..64k+63, built from
  * w[2k] and w[2k+1]); the encoder composes it as 32-bit words e0, e1, ...  Each field is extracted or
  * inserted piece by piece (pieces never cross a chunk, or a 32-bit word when encoding; inverted pieces
- * are XORed).  The decoder evaluates the format selectors in declaration
+ * are XORed; runs of fields adjacent in f[] may be stored as one packed value: gen/emit_decode_pack.c).  The
+ * decoder evaluates the format selectors in declaration
  * order over the selector fields, then picks each slot's op: the first op in declaration order whose
  * encode conditions hold (gen/emit_decode_slot.c).  Ignore-range bits are copied into
  * inst->ignored in place, so decode then encode reproduces every bit of any word. */
@@ -150,8 +151,8 @@ static void encode_fn(const struct mdl_model *m, bool text, struct tsr_buf *out)
 
 /* ---- decode ------------------------------------------------------------------------------------ */
 
-static int decode_body(const struct mdl_model *m, bool next, bool text, struct tsr_buf *pre, struct tsr_buf *out,
-                       struct tsr_diag *d);
+static int decode_body(const struct mdl_model *m, bool next, bool text, bool *put, struct tsr_buf *pre,
+                       struct tsr_buf *out, struct tsr_diag *d);
 
 /* A field whose v_<field> can be computed from another's: a slice (a derived field of one piece) of a field of one
  * piece, neither inverted, whose v_ is declared (done): that field's index, else -1. */
@@ -171,7 +172,8 @@ static int slice_of(const struct mdl_model *m, int i, const bool *done)
 
 /* `inst->f[<field i>] = v_<field>;`, after the declaration of v_<field> when extract: from the word, or from the
  * v_ of the field it is a slice of (one instruction less than from the word; that value is still in a register). */
-static void decode_store(const struct mdl_model *m, int i, bool extract, bool *done, struct tsr_buf *out)
+static void decode_store(const struct mdl_model *m, int i, bool extract, bool *done, const bool *packed,
+                         struct tsr_buf *out)
 {
     if (extract) {
         tsr_buf_printf(out, "        const uint64_t v_%s = ", m->fields[i].name);
@@ -189,6 +191,10 @@ static void decode_store(const struct mdl_model *m, int i, bool extract, bool *d
         tsr_buf_puts(out, ";\n");
     }
     done[i] = true;
+    if (packed[i]) {   /* stored with its group (gen_decode_pack_emit); the value may serve a slot or nothing */
+        tsr_buf_printf(out, "        (void)v_%s;\n", m->fields[i].name);
+        return;
+    }
     tsr_buf_puts(out, "        inst->f[");
     gen_field_enum(m, i, out);
     tsr_buf_printf(out, "] = v_%s;\n", m->fields[i].name);
@@ -233,7 +239,7 @@ static bool overlap(const struct mdl_field *a, const struct mdl_field *b)
  * sharing a bit with one (a slice and its field: the compiler computes their common shift once, and it must not
  * stay live across the slots' code), or all of them when rd is NULL. */
 static void decode_stores(const struct mdl_model *m, const bool *avail, const bool *sel, const bool *rd, bool *done,
-                          struct tsr_buf *out)
+                          const bool *packed, struct tsr_buf *out)
 {
     int *ord = calloc((size_t)m->nfields + 1, sizeof *ord), n = 0;
     if (!ord)
@@ -254,7 +260,7 @@ static void decode_stores(const struct mdl_model *m, const bool *avail, const bo
         ord[k] = i;
     }
     for (int k = 0; k < n; k++)
-        decode_store(m, ord[k], true, done, out);
+        decode_store(m, ord[k], true, done, packed, out);
     free(ord);
 }
 
@@ -455,15 +461,24 @@ int gen_decode(const struct mdl_model *m0, struct tsr_buf *out, struct tsr_diag 
     const struct mdl_model *m = decode_model(m0, &copy, &slots, &ops);
     struct tsr_buf pre = {0}, body = {0};
     gen_banner(m, out);
-    tsr_buf_printf(out, "#include \"%s.h\"\n\n", m->name);
-    int rc = decode_body(m, false, false, &pre, &body, d);
+    tsr_buf_printf(out, "#include <string.h>\n\n#include \"%s.h\"\n\n", m->name);
+    /* gcc's SLP vectorizer joins adjacent 8- and 16-bit field stores into a vector built with movd/pinsrw/punpck,
+     * more instructions than the stores it saves (+12 and +28 per word on the two 16-bit descriptions at 80372bd,
+     * docs/PERFORMANCE.md "Per target"); with 32-bit fields it saves one.  clang's code is not affected. */
+    if (gen_field_bits(m) < 32)
+        tsr_buf_puts(out, "#if defined(__GNUC__) && !defined(__clang__)\n#pragma GCC optimize(\"no-tree-slp-vectorize\")\n"
+                          "#endif\n\n");
+    bool put = false;
+    int rc = decode_body(m, false, false, &put, &pre, &body, d);
+    if (put)
+        gen_decode_pack_helper(m, out);
     /* the same again as <t>_decode_next, then both on struct <t>_tinst (the text engine's: <t>_tdecode,
      * <t>_tdecode_next); their op tables are decode's: pre2 is dropped */
     for (int k = 1; k < 4 && rc == 0; k++) {
         struct tsr_buf pre2 = {0};
         if (k == 2)
             tsr_buf_puts(&body, "\n\n/* The same on the text engine's struct (its f[] of uint64_t). */\n");
-        rc = decode_body(m, k & 1, k >= 2, &pre2, &body, d);
+        rc = decode_body(m, k & 1, k >= 2, &put, &pre2, &body, d);
         tsr_buf_free(&pre2);
     }
     if (rc == 0)
@@ -482,11 +497,11 @@ int gen_decode(const struct mdl_model *m0, struct tsr_buf *out, struct tsr_diag 
 /* <t>_decode (with text: <t>_tdecode, on struct <t>_tinst), or with next <t>_decode_next: the same result, but the stores that only clear what is not in the
  * format (fields, ignore words, ops of other slots) are skipped when *inst already holds a decode of the same
  * format (they hold 0 and NO_OP then).  A disassembler going through words, most of one format, saves them. */
-static int decode_body(const struct mdl_model *m, bool next, bool text, struct tsr_buf *pre, struct tsr_buf *out,
-                       struct tsr_diag *d)
+static int decode_body(const struct mdl_model *m, bool next, bool text, bool *put, struct tsr_buf *pre,
+                       struct tsr_buf *out, struct tsr_diag *d)
 {
     const char *lo = gen_lower(m), *t = text ? "t" : "";
-    int nw = m->word_bits / 32, rc = 0;
+    int nw = m->word_bits / 32, rc = 0, npacks = 0;
 
     bool *sel = calloc((size_t)m->nfields + 1, 1), *avail = calloc((size_t)m->nfields + 1, 1);
     if (!sel || !avail)
@@ -522,11 +537,29 @@ static int decode_body(const struct mdl_model *m, bool next, bool text, struct t
          * (slot_reads) and the other fields last: few values are live at a time (extracting every field before
          * the stores and the ops kept dozens live, spilled to the stack). */
         bool *rd = calloc((size_t)m->nfields + 1, 1), *done = calloc((size_t)m->nfields + 1, 1);
-        if (!rd || !done)
+        bool *store = calloc((size_t)m->nfields + 1, 1), *packed = calloc((size_t)m->nfields + 1, 1);
+        struct gen_pack *packs = calloc((size_t)m->nfields + 1, sizeof *packs);
+        if (!rd || !done || !store || !packed || !packs)
             abort();
+        /* fields stored below (not the selector's), the values the slots' code reads on every path (their code
+         * generated once more, aside), and the groups stored packed */
+        for (int i = 0; i < F->nslots && rc == 0; i++) {
+            struct tsr_buf p2 = {0}, o2 = {0};
+            rc = gen_decode_slot(m, fi, F->slots[i], avail, &p2, &o2, rd, d);
+            tsr_buf_free(&p2);
+            tsr_buf_free(&o2);
+        }
+        for (int i = 0; i < m->nfields; i++) {
+            store[i] = avail[i] && !sel[i];
+            rd[i] = rd[i] || sel[i];
+        }
+        npacks = gen_decode_pack_plan(m, store, rd, sel, text ? 64 : gen_field_bits(m), packs, m->nfields, packed);
+        *put = *put || npacks > 0;
         for (int i = 0; i < m->nfields; i++)
             if (avail[i] && sel[i])
-                decode_store(m, i, false, done, out);
+                decode_store(m, i, false, done, packed, out);
+        for (int i = 0; i < npacks; i++)
+            gen_decode_pack_emit(m, &packs[i], out);
         for (int i = 0; i < nw; i++) {
             uint64_t mk = ignore_mask(F, i / 2);
             uint32_t m32 = (uint32_t)(i % 2 ? mk >> 32 : mk);
@@ -570,13 +603,16 @@ static int decode_body(const struct mdl_model *m, bool next, bool text, struct t
         for (int i = 0; i < F->nslots && rc == 0; i++) {   /* each slot after the fields it reads */
             memset(rd, 0, (size_t)m->nfields + 1);
             slot_reads(m, F->slots[i], rd);
-            decode_stores(m, avail, sel, rd, done, out);
-            rc = gen_decode_slot(m, fi, F->slots[i], avail, pre, out, d);
+            decode_stores(m, avail, sel, rd, done, packed, out);
+            rc = gen_decode_slot(m, fi, F->slots[i], avail, pre, out, NULL, d);
         }
         decode_spans(m, fi, out);
-        decode_stores(m, avail, sel, NULL, done, out);
+        decode_stores(m, avail, sel, NULL, done, packed, out);
         free(rd);
         free(done);
+        free(store);
+        free(packed);
+        free(packs);
         tsr_buf_puts(out, "        return 0;\n    }\n");
     }
     tsr_buf_printf(out, "    /* no format: keep the raw word */\n    inst->format = %s_NO_FORMAT;\n", gen_upper(m));

@@ -14,6 +14,28 @@
 #include "emit_decode.h"
 #include "emit_util.h"
 
+/* always[f] = true for each field condition c reads (when always is not NULL). */
+static void mark_expr(const struct mdl_expr *e, bool *always)
+{
+    if (!e || !always)
+        return;
+    if (e->kind == MDL_E_FIELD && e->index >= 0)
+        always[e->index] = true;
+    for (int i = 0; i < e->nargs; i++)
+        mark_expr(e->a[i], always);
+}
+
+static void mark_cond(const struct mdl_cond *c, bool *always)
+{
+    if (!always)
+        return;
+    mark_expr(c->e, always);
+    if (c->binding && c->field >= 0)
+        always[c->field] = true;
+    if (c->binding && c->field2 >= 0)
+        always[c->field2] = true;
+}
+
 /* Appends the C test of one condition (1 if it holds) over v_<field> locals. */
 static int cond_c(const struct mdl_model *m, const struct mdl_cond *c, const bool *avail, struct tsr_buf *out,
                   struct tsr_diag *d)
@@ -325,7 +347,7 @@ static int cond_field(const struct mdl_model *m, const struct mdl_cond *c, const
 /* Emits slot s by its key (tab: decode_slot_table's first table, n entries) and a mask of conditions, when that
  * applies (above).  Returns 1 (emitted), 0 (not applicable: nothing emitted) or -1. */
 static int cond_table(const struct mdl_model *m, int fi, int s, int key, const bool *avail, const uint16_t *tab,
-                      int n, struct tsr_buf *pre, struct tsr_buf *out, struct tsr_diag *d)
+                      int n, struct tsr_buf *pre, struct tsr_buf *out, bool *always, struct tsr_diag *d)
 {
     const struct mdl_slot *sl = &m->slots[s];
     int nrows = 0;
@@ -392,8 +414,10 @@ static int cond_table(const struct mdl_model *m, int fi, int s, int key, const b
         tsr_buf_puts(pre, "\n};\n\n");
         /* the mask: a table by field for the conditions of one narrow field (cond_field), C text for the others */
         int grp[RES_MAX_CONDS];
-        for (int k = 0; k < nres; k++)
+        for (int k = 0; k < nres; k++) {
             grp[k] = cond_field(m, rcond[k], avail);
+            mark_cond(rcond[k], always);
+        }
         struct tsr_buf c = {0};
         tsr_buf_puts(&c, nres ? "" : "0u");
         for (int k = 0, nt = 0; k < nres; k++) {
@@ -450,8 +474,10 @@ static int cond_table(const struct mdl_model *m, int fi, int s, int key, const b
 }
 
 static int decode_slot_table(const struct mdl_model *m, int fi, int s, int key, const bool *avail,
-                             struct tsr_buf *pre, struct tsr_buf *out, struct tsr_diag *d)
+                             struct tsr_buf *pre, struct tsr_buf *out, bool *always, struct tsr_diag *d)
 {
+    if (always)
+        always[key] = true;
     const struct mdl_slot *sl = &m->slots[s];
     int n = 1 << m->fields[key].width;
     uint16_t *tab = calloc((size_t)n, sizeof *tab);
@@ -469,7 +495,7 @@ static int decode_slot_table(const struct mdl_model *m, int fi, int s, int key, 
             break;
         }
     }
-    int ct = cond_table(m, fi, s, key, avail, tab, n, pre, out, d);
+    int ct = cond_table(m, fi, s, key, avail, tab, n, pre, out, always, d);
     if (ct != 0) {
         free(tab);
         return ct < 0 ? -1 : 0;
@@ -531,12 +557,15 @@ static int decode_slot_table(const struct mdl_model *m, int fi, int s, int key, 
 }
 
 int gen_decode_slot(const struct mdl_model *m, int fi, int s, const bool *avail, struct tsr_buf *pre,
-                       struct tsr_buf *out, struct tsr_diag *d)
+                       struct tsr_buf *out, bool *always, struct tsr_diag *d)
 {
     const struct mdl_slot *sl = &m->slots[s];
     int tkey = slot_key(m, sl, avail);
     if (tkey >= 0)
-        return decode_slot_table(m, fi, s, tkey, avail, pre, out, d);
+        return decode_slot_table(m, fi, s, tkey, avail, pre, out, always, d);
+    for (int i = 0; i < sl->nops && always; i++)   /* a switch or tests in order: any condition may be read */
+        for (int k = 0; k < m->ops[sl->ops[i]].ncond; k++)
+            mark_cond(&m->ops[sl->ops[i]].cond[k], always);
     tsr_buf_printf(out, "        /* slot %s */\n", sl->name);
     /* a key field every op binds to a constant */
     int key = -1;

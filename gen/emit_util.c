@@ -417,6 +417,12 @@ int gen_field_wmax(const struct mdl_model *m)
     return w;
 }
 
+int gen_field_bits(const struct mdl_model *m)
+{
+    int w = gen_field_wmax(m);
+    return w <= 8 ? 8 : w <= 16 ? 16 : w <= 32 ? 32 : 64;
+}
+
 const char *gen_field_ctype(const struct mdl_model *m)
 {
     int w = gen_field_wmax(m);

@@ -19,9 +19,10 @@ void gen_banner(const struct mdl_model *m, struct tsr_buf *out);
 const char *gen_lower(const struct mdl_model *m);
 const char *gen_upper(const struct mdl_model *m);
 /* The widest field of m, in bits (0 without fields), and the C type of struct <t>_inst.f[] (gen/emit_header.c):
- * the narrowest of uint8_t, uint16_t, uint32_t and uint64_t that holds it. */
+ * the narrowest of uint8_t, uint16_t, uint32_t and uint64_t that holds it, and that type's bits (8..64). */
 int gen_field_wmax(const struct mdl_model *m);
 const char *gen_field_ctype(const struct mdl_model *m);
+int gen_field_bits(const struct mdl_model *m);
 
 /* Enumerator names: <T>_FMT_<FORMAT>, <T>_SLOT_<SLOT>, <T>_F_<FIELD>, <T>_OP_<OP>.  An op name used
  * in several slots gets the slot name appended (<T>_OP_MOV_ADD, <T>_OP_MOV_MUL); the second, third...
