@@ -151,7 +151,7 @@ static void encode_fn(const struct mdl_model *m, bool text, struct tsr_buf *out)
 
 /* ---- decode ------------------------------------------------------------------------------------ */
 
-static int decode_body(const struct mdl_model *m, bool next, bool text, bool *put, struct tsr_buf *pre,
+static int decode_body(const struct mdl_model *m, bool next, bool text, bool *put, struct gen_dectab *pre,
                        struct tsr_buf *out, struct tsr_diag *d);
 
 /* A field whose v_<field> can be computed from another's: a slice (a derived field of one piece) of a field of one
@@ -459,7 +459,8 @@ int gen_decode(const struct mdl_model *m0, struct tsr_buf *out, struct tsr_diag 
     struct mdl_slot *slots;
     int *ops;
     const struct mdl_model *m = decode_model(m0, &copy, &slots, &ops);
-    struct tsr_buf pre = {0}, body = {0};
+    struct gen_dectab pre = {{0}, {0}};
+    struct tsr_buf body = {0};
     gen_banner(m, out);
     tsr_buf_printf(out, "#include <string.h>\n\n#include \"%s.h\"\n\n", m->name);
     /* gcc's SLP vectorizer joins adjacent 8- and 16-bit field stores into a vector built with movd/pinsrw/punpck,
@@ -475,19 +476,26 @@ int gen_decode(const struct mdl_model *m0, struct tsr_buf *out, struct tsr_diag 
     /* the same again as <t>_decode_next, then both on struct <t>_tinst (the text engine's: <t>_tdecode,
      * <t>_tdecode_next); their op tables are decode's: pre2 is dropped */
     for (int k = 1; k < 4 && rc == 0; k++) {
-        struct tsr_buf pre2 = {0};
+        struct gen_dectab pre2 = {{0}, {0}};
         if (k == 2)
             tsr_buf_puts(&body, "\n\n/* The same on the text engine's struct (its f[] of uint64_t). */\n");
         rc = decode_body(m, k & 1, k >= 2, &put, &pre2, &body, d);
-        tsr_buf_free(&pre2);
+        tsr_buf_free(&pre2.decl);
+        tsr_buf_free(&pre2.init);
     }
     if (rc == 0)
         rc = format_body(m, &body, d);
-    if (pre.len)
-        tsr_buf_append(out, pre.data, pre.len);
+    if (pre.decl.len) {   /* the lookup tables (struct gen_dectab) */
+        tsr_buf_puts(out, "/* The op selection's lookup tables (gen/emit_decode_slot.c). */\nstatic const struct {\n");
+        tsr_buf_append(out, pre.decl.data, pre.decl.len);
+        tsr_buf_puts(out, "} dec = {\n");
+        tsr_buf_append(out, pre.init.data, pre.init.len);
+        tsr_buf_puts(out, "};\n\n");
+    }
     if (body.len)
         tsr_buf_append(out, body.data, body.len);
-    tsr_buf_free(&pre);
+    tsr_buf_free(&pre.decl);
+    tsr_buf_free(&pre.init);
     tsr_buf_free(&body);
     free(slots);
     free(ops);
@@ -497,7 +505,7 @@ int gen_decode(const struct mdl_model *m0, struct tsr_buf *out, struct tsr_diag 
 /* <t>_decode (with text: <t>_tdecode, on struct <t>_tinst), or with next <t>_decode_next: the same result, but the stores that only clear what is not in the
  * format (fields, ignore words, ops of other slots) are skipped when *inst already holds a decode of the same
  * format (they hold 0 and NO_OP then).  A disassembler going through words, most of one format, saves them. */
-static int decode_body(const struct mdl_model *m, bool next, bool text, bool *put, struct tsr_buf *pre,
+static int decode_body(const struct mdl_model *m, bool next, bool text, bool *put, struct gen_dectab *pre,
                        struct tsr_buf *out, struct tsr_diag *d)
 {
     const char *lo = gen_lower(m), *t = text ? "t" : "";
@@ -544,9 +552,11 @@ static int decode_body(const struct mdl_model *m, bool next, bool text, bool *pu
         /* fields stored below (not the selector's), the values the slots' code reads on every path (their code
          * generated once more, aside), and the groups stored packed */
         for (int i = 0; i < F->nslots && rc == 0; i++) {
-            struct tsr_buf p2 = {0}, o2 = {0};
+            struct gen_dectab p2 = {{0}, {0}};
+            struct tsr_buf o2 = {0};
             rc = gen_decode_slot(m, fi, F->slots[i], avail, &p2, &o2, rd, d);
-            tsr_buf_free(&p2);
+            tsr_buf_free(&p2.decl);
+            tsr_buf_free(&p2.init);
             tsr_buf_free(&o2);
         }
         for (int i = 0; i < m->nfields; i++) {

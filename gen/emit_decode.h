@@ -12,13 +12,17 @@
 /* Appends `<ind>inst->op[<slot s>] = <op>;` (op < 0: the target's NO_OP). */
 void gen_decode_set_op(const struct mdl_model *m, int s, int op, const char *ind, struct tsr_buf *out);
 
+/* The decoder's lookup tables: members of one file-scope `static const struct { <decl> } dec = { <init> };`
+ * (gen_decode writes it when decl is not empty), named <format>_<slot>..., read as dec.<name>[...]. */
+struct gen_dectab { struct tsr_buf decl, init; };
+
 /* Appends the C that sets inst->op[s] for slot s of format fi: the first op of the slot in declaration order
  * whose encode conditions hold over the v_<field> locals (avail[f]: v_<f> is declared; other fields read 0),
- * NO_OP when none does.  Lookup tables go to `pre` (file scope, named dec_<format>_<slot>...).  always (NULL or
+ * NO_OP when none does.  Lookup tables go to `pre`.  always (NULL or
  * one per field): set for the fields the code reads on every path (a table's key and its conditions' fields; any
  * condition's for a switch or tests in order), not for those read only where the key's table leaves the choice to
  * a switch.  Returns 0, or -1 with a diagnostic in d. */
-int gen_decode_slot(const struct mdl_model *m, int fi, int s, const bool *avail, struct tsr_buf *pre,
+int gen_decode_slot(const struct mdl_model *m, int fi, int s, const bool *avail, struct gen_dectab *pre,
                     struct tsr_buf *out, bool *always, struct tsr_diag *d);
 
 /* Packed field stores (gen/emit_decode_pack.c): fields f[first..first+k) from chunk d<chunk> in one store of `lanes`

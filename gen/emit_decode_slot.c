@@ -8,11 +8,32 @@
  *   (evaluated with the key known, deduplicated) are computed without branches into a mask of bits, and a second
  *   table indexed by the key's row and the mask gives the op (cond_table): no switch, no branch on the word;
  * - otherwise a `switch` on a field every op binds, or the conditions tested in declaration order. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "emit_decode.h"
 #include "emit_util.h"
+
+/* Opens table `name` (printf format) of n elements of ctype: its member in tb->decl, `.name = {` in tb->init (the
+ * caller writes the elements, then tab_close).  The tables are members of one struct, `dec`: the code reaches them
+ * all from one base address (separate arrays each need their own `lea` in position-independent code). */
+static void tab_open(struct gen_dectab *tb, const char *ctype, int n, const char *name, ...)
+{
+    char buf[256];
+    va_list ap;
+    va_start(ap, name);
+    vsnprintf(buf, sizeof buf, name, ap);
+    va_end(ap);
+    tsr_buf_printf(&tb->decl, "    %s %s[%d];\n", ctype, buf, n);
+    tsr_buf_printf(&tb->init, "    .%s = {", buf);
+}
+
+static void tab_close(struct gen_dectab *tb)
+{
+    tsr_buf_puts(&tb->init, "\n    },\n");
+}
 
 /* always[f] = true for each field condition c reads (when always is not NULL). */
 static void mark_expr(const struct mdl_expr *e, bool *always)
@@ -347,7 +368,7 @@ static int cond_field(const struct mdl_model *m, const struct mdl_cond *c, const
 /* Emits slot s by its key (tab: decode_slot_table's first table, n entries) and a mask of conditions, when that
  * applies (above).  Returns 1 (emitted), 0 (not applicable: nothing emitted) or -1. */
 static int cond_table(const struct mdl_model *m, int fi, int s, int key, const bool *avail, const uint16_t *tab,
-                      int n, struct tsr_buf *pre, struct tsr_buf *out, bool *always, struct tsr_diag *d)
+                      int n, struct gen_dectab *pre, struct tsr_buf *out, bool *always, struct tsr_diag *d)
 {
     const struct mdl_slot *sl = &m->slots[s];
     int nrows = 0;
@@ -385,20 +406,20 @@ static int cond_table(const struct mdl_model *m, int fi, int s, int key, const b
         const char *fn = m->formats[fi].name, *kn = m->fields[key].name;
         bool direct = nrows == n;   /* every key value needs the conditions: one table indexed by key and mask */
         if (!direct) {
-            tsr_buf_printf(pre, "/* format %s, slot %s: op by %s (0xffff no op, 0x%x + row: dec_%s_%s_c) */\n"
-                                "static const uint16_t dec_%s_%s[%d] = {", fn, sl->name, kn, ROW_BASE, fn,
-                           sl->name, fn, sl->name, n);
+            tsr_buf_printf(&pre->init, "    /* format %s, slot %s: op by %s (0xffff no op, 0x%x + row: dec.%s_%s_c) */\n",
+                           fn, sl->name, kn, ROW_BASE, fn, sl->name);
+            tab_open(pre, "uint16_t", n, "%s_%s", fn, sl->name);
             for (int v = 0, r = 0; v < n; v++)
-                tsr_buf_printf(pre, "%s%s%u,", v % 16 ? "" : "\n   ", " ",
+                tsr_buf_printf(&pre->init, "%s%s%u,", v % 16 ? "" : "\n       ", " ",
                                tab[v] == TC_SPECIAL ? ROW_BASE + (unsigned)r++ : (unsigned)tab[v]);
-            tsr_buf_puts(pre, "\n};\n\n");
+            tab_close(pre);
         }
-        tsr_buf_printf(pre, "/* format %s, slot %s: op by %s%s and the conditions (bit i: condition i holds)", fn,
-                       sl->name, direct ? "" : "the row of ", kn);
+        tsr_buf_printf(&pre->init, "    /* format %s, slot %s: op by %s%s and the conditions (bit i: condition i holds)",
+                       fn, sl->name, direct ? "" : "the row of ", kn);
         for (int k = 0; k < nres; k++)
-            tsr_buf_printf(pre, "%s %d: %s", k ? ";" : ":", k, res[k]);
-        tsr_buf_printf(pre, " (0xffff no op) */\nstatic const uint16_t dec_%s_%s%s[%d] = {", fn, sl->name,
-                       direct ? "" : "_c", nrows << nres);
+            tsr_buf_printf(&pre->init, "%s %d: %s", k ? ";" : ":", k, res[k]);
+        tsr_buf_puts(&pre->init, " (0xffff no op) */\n");
+        tab_open(pre, "uint16_t", nrows << nres, "%s_%s%s", fn, sl->name, direct ? "" : "_c");
         for (int r = 0, k = 0; r < nrows; r++)
             for (uint32_t c = 0; c < (uint32_t)1 << nres; c++, k++) {
                 unsigned o = 0xffff;
@@ -409,9 +430,9 @@ static int cond_table(const struct mdl_model *m, int fi, int s, int key, const b
                         break;
                     }
                 }
-                tsr_buf_printf(pre, "%s%s%u,", k % 16 ? "" : "\n   ", " ", o);
+                tsr_buf_printf(&pre->init, "%s%s%u,", k % 16 ? "" : "\n       ", " ", o);
             }
-        tsr_buf_puts(pre, "\n};\n\n");
+        tab_close(pre);
         /* the mask: a table by field for the conditions of one narrow field (cond_field), C text for the others */
         int grp[RES_MAX_CONDS];
         for (int k = 0; k < nres; k++) {
@@ -434,9 +455,9 @@ static int cond_table(const struct mdl_model *m, int fi, int s, int key, const b
             }
             const char *gn = m->fields[grp[k]].name;
             int nv = 1 << m->fields[grp[k]].width;
-            tsr_buf_printf(pre, "/* format %s, slot %s: the bits of dec_%s_%s%s's conditions on %s, by its value */\n"
-                                "static const uint8_t dec_%s_%s_by_%s[%d] = {", fn, sl->name, fn, sl->name,
-                           direct ? "" : "_c", gn, fn, sl->name, gn, nv);
+            tsr_buf_printf(&pre->init, "    /* format %s, slot %s: the bits of dec.%s_%s%s's conditions on %s, by its value */\n",
+                           fn, sl->name, fn, sl->name, direct ? "" : "_c", gn);
+            tab_open(pre, "uint8_t", nv, "%s_%s_by_%s", fn, sl->name, gn);
             for (int v = 0; v < nv; v++) {
                 unsigned bits = 0;
                 for (int j = k; j < nres; j++) {
@@ -444,22 +465,22 @@ static int cond_table(const struct mdl_model *m, int fi, int s, int key, const b
                     if (grp[j] == grp[k] && eval3(m, rcond[j]->e, grp[k], (uint64_t)v, avail, &r) && r)
                         bits |= 1u << j;
                 }
-                tsr_buf_printf(pre, "%s%s%u,", v % 16 ? "" : "\n   ", " ", bits);
+                tsr_buf_printf(&pre->init, "%s%s%u,", v % 16 ? "" : "\n       ", " ", bits);
             }
-            tsr_buf_puts(pre, "\n};\n\n");
-            tsr_buf_printf(&c, "dec_%s_%s_by_%s[v_%s]", fn, sl->name, gn, gn);
+            tab_close(pre);
+            tsr_buf_printf(&c, "dec.%s_%s_by_%s[v_%s]", fn, sl->name, gn, gn);
         }
         tsr_buf_printf(out, "        /* slot %s: by %s and %d condition%s */\n        {\n", sl->name, kn, nres,
                        nres == 1 ? "" : "s");
         if (direct) {
             tsr_buf_printf(out, "            const unsigned c = %s;\n            inst->op[", c.data);
             gen_slot_enum(m, s, out);
-            tsr_buf_printf(out, "] = dec_%s_%s[v_%s << %d | c];\n        }\n", fn, sl->name, kn, nres);
+            tsr_buf_printf(out, "] = dec.%s_%s[v_%s << %d | c];\n        }\n", fn, sl->name, kn, nres);
         } else {
-            tsr_buf_printf(out, "            uint16_t o = dec_%s_%s[v_%s];\n"
+            tsr_buf_printf(out, "            uint16_t o = dec.%s_%s[v_%s];\n"
                                 "            if ((uint16_t)(o - 0x%xu) < 0x7fffu) {\n"
                                 "                const unsigned c = %s;\n"
-                                "                o = dec_%s_%s_c[(unsigned)(o - 0x%xu) << %d | c];\n            }\n"
+                                "                o = dec.%s_%s_c[(unsigned)(o - 0x%xu) << %d | c];\n            }\n"
                                 "            inst->op[", fn, sl->name, kn, ROW_BASE, c.data, fn, sl->name, ROW_BASE, nres);
             gen_slot_enum(m, s, out);
             tsr_buf_puts(out, "] = o;\n        }\n");
@@ -474,7 +495,7 @@ static int cond_table(const struct mdl_model *m, int fi, int s, int key, const b
 }
 
 static int decode_slot_table(const struct mdl_model *m, int fi, int s, int key, const bool *avail,
-                             struct tsr_buf *pre, struct tsr_buf *out, bool *always, struct tsr_diag *d)
+                             struct gen_dectab *pre, struct tsr_buf *out, bool *always, struct tsr_diag *d)
 {
     if (always)
         always[key] = true;
@@ -500,13 +521,13 @@ static int decode_slot_table(const struct mdl_model *m, int fi, int s, int key, 
         free(tab);
         return ct < 0 ? -1 : 0;
     }
-    tsr_buf_printf(pre, "/* format %s, slot %s: op by %s (0xffff no op, 0x%x: other fields decide) */\n"
-                        "static const uint16_t dec_%s_%s[%d] = {", m->formats[fi].name, sl->name,
-                   m->fields[key].name, TC_SPECIAL, m->formats[fi].name, sl->name, n);
+    tsr_buf_printf(&pre->init, "    /* format %s, slot %s: op by %s (0xffff no op, 0x%x: other fields decide) */\n",
+                   m->formats[fi].name, sl->name, m->fields[key].name, TC_SPECIAL);
+    tab_open(pre, "uint16_t", n, "%s_%s", m->formats[fi].name, sl->name);
     for (int v = 0; v < n; v++)
-        tsr_buf_printf(pre, "%s%s%u,", v % 16 ? "" : "\n   ", " ", (unsigned)tab[v]);
-    tsr_buf_puts(pre, "\n};\n\n");
-    tsr_buf_printf(out, "        /* slot %s: by %s */\n        {\n            uint16_t o = dec_%s_%s[v_%s];\n",
+        tsr_buf_printf(&pre->init, "%s%s%u,", v % 16 ? "" : "\n       ", " ", (unsigned)tab[v]);
+    tab_close(pre);
+    tsr_buf_printf(out, "        /* slot %s: by %s */\n        {\n            uint16_t o = dec.%s_%s[v_%s];\n",
                    sl->name, m->fields[key].name, m->formats[fi].name, sl->name, m->fields[key].name);
     if (nspecial) {
         tsr_buf_printf(out, "            if (o == 0x%x) {\n                switch (v_%s) {\n", TC_SPECIAL,
@@ -556,8 +577,8 @@ static int decode_slot_table(const struct mdl_model *m, int fi, int s, int key, 
     return 0;
 }
 
-int gen_decode_slot(const struct mdl_model *m, int fi, int s, const bool *avail, struct tsr_buf *pre,
-                       struct tsr_buf *out, bool *always, struct tsr_diag *d)
+int gen_decode_slot(const struct mdl_model *m, int fi, int s, const bool *avail, struct gen_dectab *pre,
+                    struct tsr_buf *out, bool *always, struct tsr_diag *d)
 {
     const struct mdl_slot *sl = &m->slots[s];
     int tkey = slot_key(m, sl, avail);
