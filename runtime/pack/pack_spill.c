@@ -633,8 +633,10 @@ static bool reform(struct bu *U, int (*S)[2], int ns)
     return true;
 }
 
-/* (pack_route_bu.h) */
-bool tsr_route_spill(struct bu *U, int v, int p, int (*S)[2], int ns)
+/* tsr_route_spill; lives: an element the input uses may be taken where its value is dead (after every element the
+ * input does not use).  Only a spill without which the schedule fails takes one: a setting that schedules without
+ * it schedules as it did. */
+static bool spill(struct bu *U, int v, int p, int (*S)[2], int ns, bool lives)
 {
     struct route *R = U->R;
     struct route_spill *sp = R->sp;
@@ -657,7 +659,7 @@ bool tsr_route_spill(struct bu *U, int v, int p, int (*S)[2], int ns)
     x->move = true;
     x->minpos = qmax + sp->lat;
     /* the elements the input does not access first, then those where its value is dead */
-    for (int k = 0; k < 2 * sp->nel; k++) {
+    for (int k = 0; k < (lives ? 2 : 1) * sp->nel; k++) {
         int e = k % sp->nel;
         if (!elem_free(U, e, qmin, qmax, si, k >= sp->nel))
             continue;
@@ -685,6 +687,12 @@ bool tsr_route_spill(struct bu *U, int v, int p, int (*S)[2], int ns)
 }
 
 /* (pack_route_bu.h) */
+bool tsr_route_spill(struct bu *U, int v, int p, int (*S)[2], int ns)
+{
+    return spill(U, v, p, S, ns, true);
+}
+
+/* (pack_route_bu.h) */
 bool tsr_route_spill_waiting(struct bu *U, int p, int (*S)[2], int cap)
 {
     struct route *R = U->R;
@@ -692,7 +700,7 @@ bool tsr_route_spill_waiting(struct bu *U, int p, int (*S)[2], int cap)
         if (R->o[v].pos >= 0 || R->o[v].dropped || tsr_route_bu_ready(U, v, p))
             continue;
         int ns = tsr_route_bu_outstanding(U, v, S, cap);
-        if (ns && tsr_route_spill(U, v, p, S, ns))
+        if (ns && spill(U, v, p, S, ns, false))
             return true;
     }
     return false;
