@@ -17,8 +17,12 @@
  *   7. the packed program runs like the original (rules checked unless the original broke some) from the same
  *      initial state, and ends the same way (its end reached, or run past its last instruction);
  *   8. every value of every state element, except the program counter `pc` (docs/mdl.md "Machine state"), is the
- *      same at the end.  Forwards (values with an age) are not compared: their rings hold the last instructions'
- *      values, which a schedule may change.
+ *      same at the end, except the elements the packed program writes that no op of the original reads or writes
+ *      (the packer's register spills take those: runtime/pack/pack_spill.c).  Forwards (values with an age) are not
+ *      compared: their rings hold the last instructions' values, which a schedule may change.
+ * A program an op of which reads a forward value that no op of the program wrote (a value from before the program,
+ * or one the format loads by itself, the Utgard GP's `^reg0@1`) is of no interest: the packer refuses such reads
+ * (docs/pack.md "Values through forwards").  The program is built without them (below); minimising may make one.
  * Any failure is minimised (instructions removed one at a time, last first, while the failure keeps its kind and
  * first rule or state) and aborts with a readable dump: the original program (disassembled), its unbundled
  * operations, the packed output and the first difference (or the unbundler's, packer's, assembler's, validator's
@@ -34,8 +38,9 @@
  *   c % 8 6-7: a kept instruction (next byte) with one field (next byte, of t->nfields) set to a new value: the next
  *              byte (6) or the next 4 bytes little-endian (7), masked to the field's width (t->inst_set_field).
  * A candidate is kept only when it decodes (a format's selector holds), is no branch (no jump event in the
- * validator's events: straight-line programs only), is no conditional end, and the simulator issues it after the
- * instructions kept before without any error or hazard.  An unconditional end (a halt event: Tegra's end of
+ * validator's events: straight-line programs only), is no conditional end, each read of a forward by one of its ops
+ * reads a value that an op of a kept instruction wrote for that age (reads_routed), and the simulator issues it
+ * after the instructions kept before without any error or hazard.  An unconditional end (a halt event: Tegra's end of
  * program) ends the program after its delay slots (the next kept instructions); a program whose input runs out
  * inside them loses its end.  A program without an end is run until it has issued its last instruction.
  */
@@ -44,7 +49,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pack/pack.h"
-#include "pack/pack_int.h"   /* tsr_pack_idle_bundle: a packable target has an idle bundle */
 #include "registry.h"
 #include "sim/sim.h"
 #include "tsr.h"
@@ -53,10 +57,12 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* The targets whose packer works (tests/test_pack.c, tests/test_tegra_pack.c): a target joins with one line here.
- * Each must also have an idle bundle (the packer's nop, runtime/pack/pack_idle.c), checked on first use. */
+ * Each must also have a validator description and a simulator, checked on first use (an idle bundle it need not
+ * have: the packer of value-named programs fills a bundle left empty with a move, docs/pack.md). */
 static const char *const PACKED[] = {
     "qpu",
     "tegra",
+    "utgard",
 };
 
 #define X(t) extern const struct tsr_sim_desc t##_sim_desc;
@@ -85,6 +91,11 @@ struct tgt {
     bool live;
     void *inst;             /* t->inst_size bytes */
     uint64_t *vf;           /* t->vdesc->nfields values for the validator's events */
+    int *vstate;            /* per simulator state: the validator's state of the same name, -1 if none */
+    size_t *ebase;          /* per simulator state: the index of its first element among all elements */
+    size_t nelem;           /* elements of every state */
+    unsigned char *touch;   /* per element: bit 0 the original's ops read or write it, bit 1 the packed program
+                               writes it (scan) */
 };
 
 /* 32-bit values one element of state s holds (tools/sim_generic.c elem_values). */
@@ -114,9 +125,9 @@ static struct tgt *target(size_t k)
     const struct tsr_target *t = fuzz_targets[k].t;
     if (!packed_target(t))
         return NULL;
-    if (!tsr_pack_idle_bundle(t) || !t->vdesc || !fuzz_targets[k].d) {
+    if (!t->vdesc || !fuzz_targets[k].d) {
         fprintf(stderr, "fuzz_repack: target '%s' is listed as packed but has no %s\n", t->name,
-                !t->vdesc ? "validator description" : !fuzz_targets[k].d ? "simulator" : "idle bundle");
+                !t->vdesc ? "validator description" : "simulator");
         abort();
     }
     g->t = t;
@@ -131,7 +142,20 @@ static struct tgt *target(size_t k)
     g->sim = calloc(1, g->D->sim_size);
     g->inst = calloc(1, t->inst_size);
     g->vf = calloc(t->vdesc->nfields + 1, sizeof *g->vf);
-    if (!g->sim || !g->inst || !g->vf)
+    g->vstate = calloc((size_t)g->D->nstates + 1, sizeof *g->vstate);
+    g->ebase = calloc((size_t)g->D->nstates + 1, sizeof *g->ebase);
+    if (!g->sim || !g->inst || !g->vf || !g->vstate || !g->ebase)
+        abort();
+    for (int s = 0; s < g->D->nstates; s++) {
+        g->ebase[s] = g->nelem;
+        g->nelem += (size_t)elems(g->D, s);
+        g->vstate[s] = -1;
+        for (int v = 0; v < t->vdesc->nstates; v++)
+            if (!strcmp(t->vdesc->state_names[v], g->D->state_names[s]) &&
+                (t->vdesc->state_count[v] > 0 ? t->vdesc->state_count[v] : 1) == elems(g->D, s))
+                g->vstate[s] = v;
+    }
+    if (!(g->touch = calloc(g->nelem + 1, 1)))
         abort();
     return g;
 }
@@ -256,6 +280,86 @@ static int run(struct tgt *g, const uint32_t *w, size_t n, const uint32_t *vals,
     return ret;
 }
 
+/* ---- what a program touches (the validator's events) ----------------------------------------------------- */
+
+/* The events of the instruction at w (byte address pc) into vb. */
+static void events(struct tgt *g, const uint32_t *w, uint32_t pc, struct tsr_vbundle *vb)
+{
+    vb->f = g->vf;
+    vb->nev = 0;
+    vb->overflow = false;
+    g->t->vdesc->events(w, pc, vb);
+}
+
+/* Sets bit in g->touch for element a of the validator's state v (a unknown: every element of it). */
+static void mark(struct tgt *g, int v, int64_t a, unsigned char bit)
+{
+    for (int s = 0; s < g->D->nstates; s++) {
+        if (g->vstate[s] != v)
+            continue;
+        int ne = elems(g->D, s);
+        for (int e = 0; e < ne; e++)
+            if (a < 0 || a >= ne || a == e)
+                g->touch[g->ebase[s] + (size_t)e] |= bit;
+    }
+}
+
+/* Does an op of the instruction at w write element a of forward f readable at age `age`? */
+static bool writes_fwd(struct tgt *g, const uint32_t *w, uint32_t pc, int f, int64_t a, int64_t age)
+{
+    static struct tsr_vbundle vb;
+    events(g, w, pc, &vb);
+    for (int k = 0; k < vb.nev; k++) {
+        const struct tsr_vev *e = &vb.ev[k];
+        if (e->kind == TSR_V_WFWD && e->slot >= 0 && e->id == f && e->addr == a && (e->val & 0xff) <= age &&
+            ((e->val >> 8) & 0xff) >= age)
+            return true;
+    }
+    return false;
+}
+
+/* Does every read of a forward by an op of bundle i (its events vb; the bundles before it at w) read a value that
+ * an op of the instruction that many back wrote for that age? */
+static bool reads_routed(struct tgt *g, const uint32_t *w, size_t i, const struct tsr_vbundle *vb)
+{
+    const unsigned nw = g->t->nwords;
+    for (int k = 0; k < vb->nev; k++) {
+        const struct tsr_vev *e = &vb->ev[k];
+        if (e->kind != TSR_V_RFWD || e->slot < 0)
+            continue;
+        if (e->addr < 0 || e->val < 0 || (int64_t)i < e->val)
+            return false;
+        size_t j = i - (size_t)e->val;
+        if (!writes_fwd(g, w + j * nw, (uint32_t)(j * g->t->pc_step), e->id, e->addr, e->val))
+            return false;
+    }
+    return true;
+}
+
+/* Marks in g->touch the elements of state the n instructions at w access: `bit` for every write, and also for
+ * every read of an op (slot >= 0; the format's own loads, which every instruction makes, do not count) when
+ * reads is true.  Returns false when reads is true and an op reads a forward value that no op of the program wrote
+ * for that age (a value from before the program, or the format's own load such as the Utgard GP's `^reg0@1`):
+ * the packer refuses those reads (docs/pack.md "Values through forwards"), so the program is of no interest. */
+static bool scan(struct tgt *g, const uint32_t *w, size_t n, unsigned char bit, bool reads)
+{
+    static struct tsr_vbundle vb;
+    const unsigned nw = g->t->nwords;
+    const uint32_t step = g->t->pc_step;
+    bool routable = true;
+    for (size_t i = 0; i < n; i++) {
+        events(g, w + i * nw, (uint32_t)(i * step), &vb);
+        for (int k = 0; k < vb.nev; k++) {
+            const struct tsr_vev *e = &vb.ev[k];
+            bool rd = e->kind == TSR_V_RSTATE || e->kind == TSR_V_RLATE || e->kind == TSR_V_RDEFER;
+            if (e->kind == TSR_V_WSTATE || (reads && rd && e->slot >= 0))
+                mark(g, e->id, e->addr, bit);
+        }
+        routable = routable && (!reads || reads_routed(g, w, i, &vb));
+    }
+    return routable;
+}
+
 /* ---- building the program --------------------------------------------------------------------------- */
 
 struct gen { const uint8_t *p; size_t n, i; };
@@ -331,6 +435,10 @@ static size_t build(struct tgt *g, struct gen *r, const uint32_t *vals, uint32_t
         int delay = 0, kind = control(g, c, (uint32_t)(n * t->pc_step), &delay);
         if (kind == 1 || (kind == 2 && left > 0))
             continue;   /* a branch, a conditional end, an end in delay slots */
+        static struct tsr_vbundle vb;
+        events(g, c, (uint32_t)(n * t->pc_step), &vb);
+        if (!reads_routed(g, w, n, &vb))
+            continue;   /* a read of a forward value no kept instruction wrote (scan) */
         memcpy(w + n * nw, c, nw * 4);
         int rc = g->D->step(g->sim, w, (n + 1) * nw);
         bool halts = (kind == 2 && delay == 0) || left == 1;
@@ -392,11 +500,6 @@ static void on_violation(void *ctx, const struct tsr_vviol *v)
         snprintf(c->r->msg + len, sizeof c->r->msg - len, "%s0x%08x: %s %s: %s", len ? "\n" : "", v->pc,
                  tsr_vviol_kind(v), v->name, v->text);
 }
-static void count_violation(void *ctx, const struct tsr_vviol *v)
-{
-    (void)v;
-    (*(size_t *)ctx)++;
-}
 
 /* The differences of the final states a (original) and b (packed) into r->msg, the first one's state into
  * r->first; returns the number of differing elements. */
@@ -411,8 +514,8 @@ static int compare(const struct tgt *g, const uint32_t *a, const uint32_t *b, st
         size_t nv = elem_values(D, s);
         for (int e = 0; e < elems(D, s); e++, at += nv)
             for (size_t v = 0; v < nv; v++) {
-                if (a[at + v] == b[at + v])
-                    continue;
+                if (a[at + v] == b[at + v] || g->touch[g->ebase[s] + (size_t)e] == 2)
+                    continue;   /* (written by the packed program only: a register spill's) */
                 char name[64];
                 if (D->state_count[s] > 0)
                     snprintf(name, sizeof name, "%s[%d]", D->state_names[s], e);
@@ -452,8 +555,10 @@ static int check(struct tgt *g, const uint32_t *w, size_t n, const uint32_t *val
     int fail = OK, eo = run(g, w, n, vals, true, fo, r->msg, sizeof r->msg), ep = 0;
     if (eo < 0)
         fail = ORIG_SIM;
-    if (!fail) {
-        tsr_validate(t->vdesc, w, n, 0, count_violation, &r->reports);
+    memset(g->touch, 0, g->nelem);
+    bool routable = fail || scan(g, w, n, 1, true);
+    if (!fail && routable) {
+        r->reports = tsr_validate(t->vdesc, w, n, 0, NULL, NULL);
         unsigned pinned = 0;
         if (tsr_unbundle(t, "original", w, NULL, n, 0, &r->ops, &pinned, &d))
             fail = UNBUNDLE;
@@ -463,21 +568,24 @@ static int check(struct tgt *g, const uint32_t *w, size_t n, const uint32_t *val
             fail = PACK_ASM;
         add_diags(r, &d);
     }
-    if (!fail && !r->reports) {
+    if (!fail && routable && !r->reports) {
         struct vctx c = { r, 0 };
         if (tsr_validate(t->vdesc, pw.w, pw.count, 0, on_violation, &c))
             fail = PACK_VALIDATE;
     }
-    if (!fail && (ep = run(g, pw.w, pw.count, vals, r->reports == 0, fp, r->msg, sizeof r->msg)) < 0)
+    if (!fail && routable && (ep = run(g, pw.w, pw.count, vals, r->reports == 0, fp, r->msg, sizeof r->msg)) < 0)
         fail = PACK_SIM;
-    if (!fail && ep != eo) {
+    if (!fail && routable && ep != eo) {
         fail = PACK_END;
         snprintf(r->msg, sizeof r->msg, "the original %s, the packed program %s",
                  eo == RUN_HALTED ? "ends" : "runs past its last instruction",
                  ep == RUN_HALTED ? "ends" : "runs past its last instruction");
     }
-    if (!fail && compare(g, fo, fp, r))
-        fail = MISMATCH;
+    if (!fail && routable) {
+        scan(g, pw.w, pw.count, 2, false);
+        if (compare(g, fo, fp, r))
+            fail = MISMATCH;
+    }
     if (fail == UNBUNDLE || fail == PACK_ERROR || fail == PACK_ASM)
         snprintf(r->first, sizeof r->first, "%s", d.count ? d.entries[0].message : "");
     snprintf(r->sig, sizeof r->sig, "%d:%.60s", fail, fail == ORIG_SIM || fail == PACK_SIM || fail == PACK_END

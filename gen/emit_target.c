@@ -5,8 +5,10 @@
  * reference is strong, so linking the target links its simulator: a weak one left `sim` NULL for every target
  * whose hooks do not happen to reference the simulator (only one target's did). */
 #include <stdio.h>
+#include <string.h>
 
 #include "emit_util.h"
+#include "opcopy.h"
 #include "gen.h"
 
 int gen_target(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d)
@@ -51,6 +53,15 @@ int gen_target(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
         tsr_buf_printf(out, "%s%d", i ? ", " : "", f);
     }
     tsr_buf_puts(out, m->nops ? "};\n\n" : "0};\n\n");
+    /* (X12) the plain copies among the `move` ops (mdl/opcopy.c): the packer moves only those to another unit */
+    int move_attr = -1;
+    for (int a = 0; a < m->nattrs && a < 64; a++)
+        if (!strcmp(m->attrs[a], "move"))
+            move_attr = a;
+    tsr_buf_puts(out, "static const unsigned char op_copy[] = {");
+    for (int i = 0; i < m->nops; i++)
+        tsr_buf_printf(out, "%s%d", i ? ", " : "", mdl_op_plain_copy(m, i, move_attr) ? 1 : 0);
+    tsr_buf_puts(out, m->nops ? "};\n\n" : "0};\n\n");
     tsr_buf_puts(out, "static const uint64_t op_attrs[] = {");
     for (int i = 0; i < m->nops; i++)
         tsr_buf_printf(out, "%s0x%llxu", i ? ", " : "", (unsigned long long)m->ops[i].attrs);
@@ -80,7 +91,7 @@ int gen_target(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
         "    .assemble = %s_assemble, .assemble_one = %s_assemble_one,\n"
         "    .nformats = %s_NFORMATS, .nslots = %s_NSLOTS, .nops = %s_NOPS, .nfields = %s_NFIELDS,\n"
         "    .format_names = %s_format_names, .slot_names = %s_slot_names,\n"
-        "    .op_names = %s_op_names, .op_slot = op_slot, .op_decl = op_decl,\n"
+        "    .op_names = %s_op_names, .op_slot = op_slot, .op_decl = op_decl, .op_copy = op_copy,\n"
         "    .op_attrs = op_attrs, .nattrs = %d, .attr_names = attr_names,\n"
         "    .field_names = %s_field_names, .field_width = field_width,\n"
         "    .inst_format = inst_format, .inst_op = inst_op, .inst_field = inst_field,\n"

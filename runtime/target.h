@@ -85,6 +85,10 @@ struct tsr_target {
                                         aliases name: its fields, the forward element it writes), any other op is its
                                         own; the packer may place an instance in any of them (docs/pack.md "Values
                                         through forwards") */
+    const unsigned char *op_copy;    /* (X12) 1: a plain copy, a `move` op that writes its source unchanged when its
+                                        template's optional parts are absent (mdl/opcopy.c); 0: any other op, a
+                                        converting move among them.  NULL: none.  The packer moves only a plain copy
+                                        to another move op's unit */
     const uint64_t *op_attrs;        /* attributes of each op: bit i = attr_names[i] (the first 64) */
     unsigned nattrs;
     const char *const *attr_names;   /* `op NAME : slot ATTR ...` in the description, e.g. "commutative" */

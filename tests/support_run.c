@@ -1,5 +1,6 @@
 /* Running the `tessera` driver in a child process with a time limit (support_run.h). */
 #include "support_run.h"
+#include "support_san.h"   /* TEST_SANITIZED */
 
 #include <dirent.h>
 #include <errno.h>
@@ -18,21 +19,9 @@
 
 #define RUN_KEEP (1u << 20) /* bytes of each output stream kept */
 
-#if defined(__SANITIZE_ADDRESS__)
-#define RUN_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define RUN_ASAN 1
-#endif
-#endif
-
 double run_time_limit(void)
 {
-#ifdef RUN_ASAN
-	return 30.0;
-#else
-	return 10.0;
-#endif
+	return TEST_SANITIZED ? 30.0 : 10.0;
 }
 
 const char *run_tessera_path(void)
@@ -117,7 +106,7 @@ int run_program(const char *prog, const char *const *argv, const char *stdin_pat
 	if (pid == 0) {
 		/* a run that blows up its memory is stopped before it takes the machine's: 2 GiB of address
 		 * space, or under ASan (which reserves terabytes of shadow) its own RSS limit */
-#ifdef RUN_ASAN
+#if TEST_SANITIZED
 		const char *ao = getenv("ASAN_OPTIONS");
 		char opts[1024];
 		snprintf(opts, sizeof opts, "%s%shard_rss_limit_mb=2048", ao ? ao : "", ao && *ao ? ":" : "");

@@ -11,6 +11,7 @@
 
 #include "diag.h"
 #include "model.h"
+#include "opcopy.h"
 
 static void to_root(void)
 {
@@ -651,6 +652,52 @@ Test(mdl_load, open_window_and_attr_condition)
 	cr_assert(c0 && c1);
 	cr_expect(c0->kind == MDL_E_BIN && c0->a[0]->kind == MDL_E_ATTR, "attr(fl) && x == 0");
 	cr_expect(c1->kind == MDL_E_UN && c1->a[0]->kind == MDL_E_ATTR, "!attr(fl)");
+	mdl_model_free(m);
+	tsr_diag_fini(&d);
+}
+
+/* X12 plain copies (mdl/opcopy.c): a move writing its source through 32-bit casts, or under a negation its
+ * optional part sets, is one; a converting move (a conversion, a negation in every case, a constant in one arm
+ * no field decides), a masked write and an op without the attribute are not. */
+Test(mdl_load, plain_copies)
+{
+	static const char *const text =
+		"isa t { word 32; }\n"
+		"field op [31:28]; field a [27:24]; field d [23:20]; field n [19]; field k [18]; field x [17:0];\n"
+		"regfile R[16] : u32;\n"
+		"format f { fields op a d n k x; slots u; }\n"
+		"slot u default nop;\n"
+		"operand src(r) { \"r{r}\" read R[r]; }\n"
+		"operand dst { \"r{d}\" write R[d]; }\n"
+		"func sn(v, m) = m == 1 ? fneg(v) : f32(v);\n"
+		"op nop : u nop { syntax \"nop\"; encode op == 0; sem { } }\n"
+		"op cp : u move { syntax \"cp {t=dst}, {v=src(a)}\"; encode op == 1; sem t = v; }\n"
+		"op cast : u move { syntax \"cast {t=dst}, {v=src(a)}\"; encode op == 2; sem t = u32(f32(v)); }\n"
+		"op neg : u move { syntax \"neg {t=dst}, {?'-' n == 1}{v=src(a)}\"; encode op == 3; sem t = u32(sn(v, n)); }\n"
+		"op cvt : u move { syntax \"cvt {t=dst}, {v=src(a)}\"; encode op == 4; sem t = u32(itof(v)); }\n"
+		"op fixed : u move { syntax \"fixed {t=dst}, {v=src(a)}\"; encode op == 5, n == 1; sem t = u32(sn(v, n)); }\n"
+		"op sel : u move { syntax \"sel {t=dst}, {v=src(a)}\"; encode op == 6; sem t = k == 1 ? 0 : v; }\n"
+		"op add : u { syntax \"add {t=dst}, {v=src(a)}\"; encode op == 7; sem t = v; }\n";
+	struct tsr_diag d;
+	struct mdl_model *m = load_ok("c.mdl", text, &d);
+	int move = -1;
+	for (int a = 0; a < m->nattrs; a++)
+		if (!strcmp(m->attrs[a], "move"))
+			move = a;
+	cr_assert_geq(move, 0);
+	static const struct { const char *op; bool copy; } want[] = {
+		{ "nop", false }, { "cp", true }, { "cast", true }, { "neg", true }, { "cvt", false }, { "fixed", false },
+		{ "sel", false }, { "add", false },
+	};
+	for (size_t w = 0; w < sizeof want / sizeof *want; w++) {
+		int i = -1;
+		for (int o = 0; o < m->nops; o++)
+			if (!strcmp(m->ops[o].name, want[w].op))
+				i = o;
+		cr_assert_geq(i, 0, "%s", want[w].op);
+		cr_expect_eq(mdl_op_plain_copy(m, i, move), want[w].copy, "op %s: %s", want[w].op,
+		             want[w].copy ? "a plain copy" : "not a plain copy");
+	}
 	mdl_model_free(m);
 	tsr_diag_fini(&d);
 }

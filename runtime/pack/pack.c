@@ -336,8 +336,22 @@ int tsr_pack_text_effort(const struct tsr_target *t, const char *path, const cha
 {
     if (tsr_pack_target_ok(t, path, d))
         return -1;
-    if (t->vdesc && t->vdesc->nfwdtexts && tsr_pack_has_names(text, len))   /* values named, not aged */
+    /* values named, not aged; or no value named on a target of such values that has no idle bundle, which the
+     * packer below needs (the router fills an empty bundle with a move instead): then the assembler's diagnostics
+     * first, at their lines, as below */
+    bool named = tsr_pack_has_names(text, len);
+    if (t->vdesc && t->vdesc->nfwdtexts && (named || !tsr_pack_idle_bundle(t))) {
+        if (!named) {
+            struct tsr_words aw;
+            tsr_words_init(&aw, t->word_bits);
+            aw.lean = true;
+            int bad = t->assemble(path, text, len, &aw, d);
+            tsr_words_free(&aw);
+            if (bad)
+                return -1;
+        }
         return tsr_pack_route(t, path, text, len, out, st, d);
+    }
     struct label *labels;
     int nlabels;
     struct tsr_buf dirs = { 0 };

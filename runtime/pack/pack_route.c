@@ -617,7 +617,7 @@ int tsr_pack_route(const struct tsr_target *t, const char *path, const char *tex
         }
         struct tsr_words ow;
         tsr_words_init(&ow, t->word_bits);
-        if (t->assemble(path, out->data + out0, out->len - out0, &ow, d) || ow.count != (size_t)nb) {
+        if (t->assemble(path, out->data ? out->data + out0 : "", out->len - out0, &ow, d) || ow.count != (size_t)nb) {
             rc = tsr_diag_error(d, path, 0, 0, "internal error: the packer's output does not assemble to its %d "
                                 "bundles", nb);
         } else {

@@ -3,7 +3,9 @@
  * the slot's aliases name (its fields, the forward element its result goes to), so the packer may place it in any
  * of them, its readers then naming that slot's element.  Its text in another slot is its own with the template's
  * literal texts of that slot (the instances of one declaration differ only there: `{slot}` and the aliases);
- * each alternative must assemble alone to that slot's op.  Nothing here names a target, a unit or a field. */
+ * each alternative must assemble alone to that slot's op.  A `move` of the input that is a plain copy may likewise
+ * take the unit of any other move op that is one (docs/mdl.md X12).  Nothing here names a target, a unit or a
+ * field. */
 #include <stdlib.h>
 #include <string.h>
 #include "pack_route.h"
@@ -62,6 +64,29 @@ static char *retext_move(const struct tsr_tc_isa *I, unsigned a, unsigned b, con
     return r;
 }
 
+/* Is instance w of op `op` a plain copy: the op is one (t->op_copy, mdl/opcopy.c: a copy once its optional parts
+ * that set a 1-bit field are absent) and those parts are absent from w (each part's field differs from the value
+ * the part sets)?  A converting move, or a copy with its negation written, keeps its unit. */
+static bool plain_copy(const struct tsr_target *t, unsigned op, const uint32_t *w)
+{
+    if (!t->op_copy || !t->op_copy[op] || !t->text || op >= t->text->nops)
+        return false;
+    const struct tsr_tc_isa *I = t->text;
+    const struct tsr_tc_op *O = &I->ops[op];
+    void *inst = calloc(1, t->inst_size);
+    bool ok = inst && !t->decode(w, inst);
+    for (uint32_t p = 0; p < O->npart && ok; p++) {
+        const struct tsr_tc_part *P = &I->parts[O->part + p];
+        if (P->kind != TSR_TC_OPT || P->ncond != 1)
+            continue;
+        const struct tsr_tc_cond *C = &I->conds[P->cond];
+        if (C->kind == TSR_TC_BIND && C->field < t->nfields && t->field_width[C->field] == 1)
+            ok = t->inst_field(inst, C->field) != C->val;
+    }
+    free(inst);
+    return ok;
+}
+
 void tsr_route_take_alt(struct rop *x, int a)
 {
     if (a < 0 || a >= x->nalt || x->tmpl == x->alt[a])
@@ -90,8 +115,11 @@ void tsr_route_alternatives(struct route *R, struct rop *x)
         if (!(texts[r] = tsr_pack_fwd_text(R->D, R->o[x->ref[r]].fwd, R->o[x->ref[r]].elem, R->o[x->ref[r]].lo)))
             return;
     struct tsr_buf b = { 0 };
+    /* (a move of the input may take another move op's unit when both are plain copies: X12 allows converting
+     * moves, and the text carries no conversion the op implies) */
+    bool copy = R->move_attr >= 0 && (t->op_attrs[op] >> R->move_attr & 1) && plain_copy(t, op, x->w);
     for (unsigned y = 0; y < t->nops && x->nalt < ROUTE_MAXALT; y++) {
-        bool mv = R->move_attr >= 0 && (t->op_attrs[op] >> R->move_attr & 1) && (t->op_attrs[y] >> R->move_attr & 1);
+        bool mv = copy && (t->op_attrs[y] >> R->move_attr & 1) && t->op_copy[y];
         if (y == op || (t->op_decl[y] != t->op_decl[op] && !mv) || t->op_slot[y] == slot)
             continue;
         if (t->op_slot[y] < 64 && (x->altslots >> t->op_slot[y] & 1))

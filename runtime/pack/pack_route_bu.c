@@ -263,10 +263,11 @@ bool tsr_route_bu_ready(const struct bu *U, int i, int p)
     return true;
 }
 
-/* May input op i go to position p: ready there, and no spill store of its value waiting (it reads the value). */
+/* May input op i go to position p: ready there, no spill store of its value waiting (it reads the value), and no
+ * spill holding a register element it accesses. */
 static bool deps_ok(const struct bu *U, int i, int p)
 {
-    return tsr_route_bu_ready(U, i, p) && !tsr_route_spill_pending(U, i);
+    return tsr_route_bu_ready(U, i, p) && !tsr_route_spill_pending(U, i) && !tsr_route_spill_holds(U, i, p);
 }
 
 /* Values waiting for their producer: input values with outstanding reads and the producer not placed (is[v]);

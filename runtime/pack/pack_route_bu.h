@@ -46,6 +46,10 @@ bool tsr_route_spill_waiting(struct bu *U, int p, int (*S)[2], int cap);
  * their value's producer ready to follow (tsr_route_bu_ready one position further: a register holds the value
  * meanwhile, no forward); true if one was placed. */
 bool tsr_route_spill_place(struct bu *U, int p);
+/* pack_spill.c: must input op i wait before it goes to position p: it accesses the register element of a spill
+ * taken where the input's value of it is dead, whose store is not placed yet or is less than tsr_pack_dep's
+ * distance below p (the input's accesses before that stretch go before the store)? */
+bool tsr_route_spill_holds(const struct bu *U, int i, int p);
 /* pack_spill.c: does value v have a spill store not placed yet (its producer must wait for it)? */
 bool tsr_route_spill_pending(const struct bu *U, int v);
 

@@ -1,13 +1,14 @@
 /* Register spills of the packer for values routed through forwards (docs/pack.md "Values through forwards"; the
  * method of Mesa lima's gpir scheduler, in our own form): a value whose readers no move can reach in time is
- * stored to an element of a register file that the program does not touch, and each of its outstanding reads
- * loads that element in its own bundle; the store, a `move` op of the description with a store, goes at least the
- * register file's latency before the first load.  Everything comes from the description: the move ops that store
- * to a register (the alternatives of their operands that may be left out, with each hole's values, assembled and
- * read back as events: exactly one write of one element of one state), the source texts that load one (the
- * alternatives of a move's source: exactly one read), the register file (the state with the most elements that
- * have both), and the latency (tsr_pack_dep from such a store to such a load).  Nothing here names a target, a
- * unit or a field. */
+ * stored to an element of a register file where the program's value of it is dead over the spill's life (an
+ * element the program does not touch, or one whose next access after the spill is a write: input_dead), and each
+ * of its outstanding reads loads that element in its own bundle; the store, a `move` op of the description with a
+ * store, goes at least the register file's latency before the first load.  Everything comes from the
+ * description: the move ops that store to a register (the alternatives of their operands that may be left out,
+ * with each hole's values, assembled and read back as events: exactly one write of one element of one state), the
+ * source texts that load one (the alternatives of a move's source: exactly one read), the register file (the
+ * state with the most elements that have both), and the latency (tsr_pack_dep from such a store to such a load).
+ * Nothing here names a target, a unit or a field. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +26,11 @@ struct route_spill {
     char *(*st)[SPILL_MAXST];   /* per element: move templates that store to it ("%" for the source) */
     int *nst;
     char *(*ld)[2];             /* per element: source texts that load it */
-    bool *used;                 /* elements the input touches (never spilled to) */
+    bool *used;                 /* elements never spilled to: no texts, or an input access of an unknown element */
+    int **acc;                  /* per element: the input operations that access it (an op's read or any write), in
+                                   program order: a spill takes it only where the input's value is dead (input_dead) */
+    int *nacc;
+    bool taken;                 /* a spill has taken an element the input accesses (tsr_route_spill_holds looks) */
 };
 
 /* Candidates over every state while the texts are found: index base[id] + element. */
@@ -227,6 +232,32 @@ static void try_store(void *ctx, const char *text)
     free(m);
 }
 
+/* The events of a store (the move template st with a forwarded value for its source) and of a load (a move of
+ * R->mv reading the source text ld), each without the format's own deferred reads: false (es and el maybe
+ * filled: free both) when either does not assemble. */
+static bool store_load_events(const struct route *R, const char *st, const char *ld, struct tsr_buf *b,
+                              struct tsr_pack_ev *es, struct tsr_pack_ev *el)
+{
+    const struct tsr_target *t = R->t;
+    uint32_t ws[TSR_PACK_MAX_NWORDS], wl[TSR_PACK_MAX_NWORDS];
+    bool ok = false;
+    for (int f = 0; f < R->D->nfwdtexts && f < 8 && !ok; f++) {
+        tsr_route_fill_move(b, st, R->D->fwdtexts[f].text);
+        ok = !tsr_pack_assemble_cached(t, b->data, b->len, ws);
+    }
+    for (int m = 0; m < R->nmv && ok; m++) {
+        tsr_route_fill_move(b, R->mv[m], ld);
+        if (!tsr_pack_assemble_cached(t, b->data, b->len, wl)) {
+            tsr_pack_ev_init(t, ws, es);
+            tsr_pack_ev_init(t, wl, el);
+            tsr_pack_ev_drop_format_deferred(es);
+            tsr_pack_ev_drop_format_deferred(el);
+            return true;
+        }
+    }
+    return false;
+}
+
 /* (pack_route.h) */
 void tsr_route_spill_init(struct route *R)
 {
@@ -307,6 +338,8 @@ void tsr_route_spill_init(struct route *R)
         sp->nst = calloc((size_t)sp->nel, sizeof *sp->nst);
         sp->ld = calloc((size_t)sp->nel, sizeof *sp->ld);
         sp->used = calloc((size_t)sp->nel, sizeof *sp->used);
+        sp->acc = calloc((size_t)sp->nel, sizeof *sp->acc);
+        sp->nacc = calloc((size_t)sp->nel, sizeof *sp->nacc);
         sp->lat = -1;
         for (int e = 0; e < sp->nel; e++) {
             int c = C.base[best] + e;
@@ -322,26 +355,12 @@ void tsr_route_spill_init(struct route *R)
                 continue;
             /* the latency: tsr_pack_dep from a store of the element to a load of it */
             struct tsr_pack_ev es = { 0 }, el = { 0 };
-            uint32_t ws[TSR_PACK_MAX_NWORDS], wl[TSR_PACK_MAX_NWORDS];
-            bool ok = false;
-            for (int f = 0; f < D->nfwdtexts && f < 8 && !ok; f++) {
-                tsr_route_fill_move(&W.b, sp->st[e][0], D->fwdtexts[f].text);
-                ok = !tsr_pack_assemble_cached(t, W.b.data, W.b.len, ws);
+            if (store_load_events(R, sp->st[e][0], sp->ld[e][0], &W.b, &es, &el)) {
+                int d = tsr_pack_dep(D, &es, &el);
+                sp->lat = d < 1 ? 1 : d;
             }
-            for (int m = 0; m < R->nmv && ok; m++) {
-                tsr_route_fill_move(&W.b, R->mv[m], sp->ld[e][0]);
-                if (!tsr_pack_assemble_cached(t, W.b.data, W.b.len, wl)) {
-                    tsr_pack_ev_init(t, ws, &es);
-                    tsr_pack_ev_init(t, wl, &el);
-                    tsr_pack_ev_drop_format_deferred(&es);
-                    tsr_pack_ev_drop_format_deferred(&el);
-                    int d = tsr_pack_dep(D, &es, &el);
-                    sp->lat = d < 1 ? 1 : d;
-                    tsr_pack_ev_free(&es);
-                    tsr_pack_ev_free(&el);
-                    break;
-                }
-            }
+            tsr_pack_ev_free(&es);
+            tsr_pack_ev_free(&el);
         }
         if (sp->lat < 0) {
             R->sp = sp;
@@ -374,10 +393,15 @@ void tsr_route_spill_init(struct route *R)
             bool rd = v->kind == TSR_V_RSTATE || v->kind == TSR_V_RLATE || v->kind == TSR_V_RDEFER;
             if (v->id != sp->rf || !(v->kind == TSR_V_WSTATE || (rd && v->slot >= 0)))
                 continue;
-            if (v->addr < 0 || v->addr >= sp->nel)
+            if (v->addr < 0 || v->addr >= sp->nel) {
                 memset(sp->used, 1, (size_t)sp->nel * sizeof *sp->used);
-            else
-                sp->used[v->addr] = true;
+                continue;
+            }
+            int a = (int)v->addr;
+            if (sp->nacc[a] && sp->acc[a][sp->nacc[a] - 1] == i)
+                continue;
+            sp->acc[a] = realloc(sp->acc[a], ((size_t)sp->nacc[a] + 1) * sizeof **sp->acc);
+            sp->acc[a][sp->nacc[a]++] = i;
         }
     }
 }
@@ -393,7 +417,11 @@ void tsr_route_spill_free(struct route *R)
             free(sp->st[e][k]);
         for (int k = 0; k < 2; k++)
             free(sp->ld[e][k]);
+        if (sp->acc)
+            free(sp->acc[e]);
     }
+    free(sp->acc);
+    free(sp->nacc);
     free(sp->st);
     free(sp->nst);
     free(sp->ld);
@@ -422,17 +450,168 @@ bool tsr_route_spill_pending(const struct bu *U, int v)
     return false;
 }
 
-/* May element e hold a value loaded at positions qmin.. (and stored later, higher)?  Not the input's, and every
- * other spill's store to it placed below the first of those loads (their lives do not meet). */
-static bool elem_free(const struct bu *U, int e, int qmin, int self)
+/* The input operations that depend on input operation v, directly or not (its value's readers, tsr_pack_dep's
+ * successors): dep[i] set (dep cleared by the caller). */
+static void dependents(const struct bu *U, int v, bool *dep)
+{
+    for (int k = 0; k < U->nrd[v]; k++)
+        if (!dep[U->rd[v][k]]) {
+            dep[U->rd[v][k]] = true;
+            dependents(U, U->rd[v][k], dep);
+        }
+    for (int k = 0; k < U->succ[v].n; k++)
+        if (!dep[U->succ[v].e[k].to]) {
+            dep[U->succ[v].e[k].to] = true;
+            dependents(U, U->succ[v].e[k].to, dep);
+        }
+}
+
+/* Does input operation i wait for spill store x: it is the store's value, or it accesses the store's element and
+ * is not placed (tsr_route_spill_holds keeps it above the store)? */
+static bool waits_for(const struct route *R, int i, const struct rop *x)
+{
+    if (i == x->ref[0])
+        return true;
+    if (R->o[i].pos >= 0)
+        return false;
+    const struct route_spill *sp = R->sp;
+    for (int k = 0; k < sp->nacc[x->spill - 1]; k++)
+        if (sp->acc[x->spill - 1][k] == i)
+            return true;
+    return false;
+}
+
+#define SPILL_MAXWAIT 32        /* spill stores waiting at once that the cycle check follows (more: refused) */
+
+/* Can every spill store waiting for its place (R->o[U->n0..R->n) with a spill and no position) still be placed?
+ * A store waits for every dependent of its value to be placed (tsr_route_bu_ready); an operation waits for a
+ * store (waits_for).  Store y follows store x when an operation waiting for x depends on y's value: false when
+ * that relation has a cycle (the schedule would never place them). */
+static bool stores_can_go(const struct bu *U)
 {
     const struct route *R = U->R;
-    if (R->sp->used[e] || !R->sp->nst[e])
+    int w[SPILL_MAXWAIT], nw = 0;
+    for (int i = U->n0; i < R->n; i++)
+        if (R->o[i].spill && R->o[i].pos < 0) {
+            if (nw == SPILL_MAXWAIT)
+                return false;
+            w[nw++] = i;
+        }
+    bool *dep = calloc((size_t)U->n0 + 1, sizeof *dep);
+    uint64_t after[SPILL_MAXWAIT] = { 0 };   /* bit x of after[y]: store y waits for an operation waiting for x */
+    for (int y = 0; y < nw; y++) {
+        memset(dep, 0, (size_t)U->n0 * sizeof *dep);
+        dependents(U, R->o[w[y]].ref[0], dep);
+        for (int x = 0; x < nw; x++)
+            for (int i = 0; i < U->n0 && !(after[y] >> x & 1); i++)
+                if (dep[i] && waits_for(R, i, &R->o[w[x]]))
+                    after[y] |= (uint64_t)1 << x;
+    }
+    free(dep);
+    /* a cycle: remove the stores that wait for no other until none is left or none can go */
+    uint64_t left = nw == 64 ? ~(uint64_t)0 : ((uint64_t)1 << nw) - 1;
+    for (bool gone = true; left && gone;) {
+        gone = false;
+        for (int y = 0; y < nw; y++)
+            if ((left >> y & 1) && !(after[y] & left)) {
+                left &= ~((uint64_t)1 << y);
+                gone = true;
+            }
+    }
+    return !left;
+}
+
+/* Is the input's value of element e dead from a spill's store (at position qmax + the latency or higher) through
+ * its loads (qmin..qmax) to the next write of the input, which must come (e keeps the input's final value)?  The
+ * input operations that access e (an op's read or any write) and are placed are all below qmin (later), the first
+ * of them (the highest position) writes e unconditionally and no op there reads it, at least tsr_pack_dep's
+ * distance after a load and a store of e (at the nearest positions the spill's may take).  Those not placed yet
+ * will go above the store (tsr_route_spill_holds), so they must not wait for what waits for the store
+ * (stores_can_go, checked by the caller with the spill's store in place). */
+static bool input_dead(struct bu *U, int e, int qmin, int qmax)
+{
+    const struct route *R = U->R;
+    const struct route_spill *sp = R->sp;
+    int top = -1;
+    for (int k = 0; k < sp->nacc[e]; k++) {
+        int q = R->o[sp->acc[e][k]].pos;
+        if (q >= qmin)
+            return false;
+        top = q > top ? q : top;
+    }
+    if (top < 0)
+        return false;   /* (no write after it: the final value would be the spill's) */
+    bool kill = false;
+    for (int k = 0; k < sp->nacc[e]; k++) {
+        const struct tsr_pack_ev *x = &R->o[sp->acc[e][k]].ev;
+        if (R->o[sp->acc[e][k]].pos != top)
+            continue;
+        for (int j = 0; x->vb && j < x->vb->nev; j++) {
+            const struct tsr_vev *v = &x->vb->ev[j];
+            if (v->id != sp->rf || v->addr != e)
+                continue;
+            if (v->slot >= 0 && (v->kind == TSR_V_RSTATE || v->kind == TSR_V_RLATE || v->kind == TSR_V_RDEFER))
+                return false;
+            kill |= v->kind == TSR_V_WSTATE && !v->cond && v->val == TSR_V_NOVAL;
+        }
+    }
+    if (!kill)
+        return false;
+    struct tsr_pack_ev es = { 0 }, el = { 0 }, ew = { 0 };
+    bool ok = store_load_events(R, sp->st[e][0], sp->ld[e][0], &U->tb, &es, &el);
+    for (int k = 0; k < sp->nacc[e] && ok; k++) {
+        const struct rop *x = &R->o[sp->acc[e][k]];
+        if (x->pos != top)
+            continue;
+        tsr_pack_ev_init(R->t, x->w, &ew);
+        tsr_pack_ev_drop_format_deferred(&ew);
+        ok = tsr_pack_dep(R->D, &el, &ew) <= qmin - top && tsr_pack_dep(R->D, &es, &ew) <= qmax + sp->lat - top;
+    }
+    tsr_pack_ev_free(&es);
+    tsr_pack_ev_free(&el);
+    tsr_pack_ev_free(&ew);
+    return ok;
+}
+
+/* May element e hold a value loaded at positions qmin..qmax (and stored later, higher)?  It has store texts, the
+ * input's value of it is dead there (input_dead; with touched false, the input does not access it at all), and
+ * every other spill's store to it is placed below the first of those loads (their lives do not meet). */
+static bool elem_free(struct bu *U, int e, int qmin, int qmax, int self, bool touched)
+{
+    const struct route *R = U->R;
+    if (R->sp->used[e] || !R->sp->nst[e] || (R->sp->nacc[e] > 0) != touched)
         return false;
     for (int i = U->n0; i < R->n; i++)
         if (i != self && R->o[i].spill == e + 1 && (R->o[i].pos < 0 || R->o[i].pos >= qmin))
             return false;
-    return true;
+    return !touched || input_dead(U, e, qmin, qmax);
+}
+
+/* (pack_route_bu.h) */
+bool tsr_route_spill_holds(const struct bu *U, int i, int p)
+{
+    const struct route *R = U->R;
+    const struct route_spill *sp = R->sp;
+    if (!sp || !sp->taken || i >= U->n0)
+        return false;
+    bool held = false;
+    for (int s = U->n0; s < R->n && !held; s++) {
+        const struct rop *x = &R->o[s];
+        if (!x->spill || !sp->nacc[x->spill - 1] || !waits_for(R, i, x))
+            continue;
+        if (x->pos < 0)
+            return true;
+        /* placed (at p or below): at least the dependence's distance */
+        struct tsr_pack_ev ei = { 0 }, ex = { 0 };
+        tsr_pack_ev_init(R->t, R->o[i].w, &ei);
+        tsr_pack_ev_init(R->t, x->iw, &ex);
+        tsr_pack_ev_drop_format_deferred(&ei);
+        tsr_pack_ev_drop_format_deferred(&ex);
+        held = tsr_pack_dep(R->D, &ei, &ex) > p - x->pos;
+        tsr_pack_ev_free(&ei);
+        tsr_pack_ev_free(&ex);
+    }
+    return held;
 }
 
 /* Forms again the bundles of the distinct readers S[0..ns) (their feeds as they are now): false at the first that
@@ -454,8 +633,10 @@ static bool reform(struct bu *U, int (*S)[2], int ns)
     return true;
 }
 
-/* (pack_route_bu.h) */
-bool tsr_route_spill(struct bu *U, int v, int p, int (*S)[2], int ns)
+/* tsr_route_spill; lives: an element the input uses may be taken where its value is dead (after every element the
+ * input does not use).  Only a spill without which the schedule fails takes one: a setting that schedules without
+ * it schedules as it did. */
+static bool spill(struct bu *U, int v, int p, int (*S)[2], int ns, bool lives)
 {
     struct route *R = U->R;
     struct route_spill *sp = R->sp;
@@ -477,13 +658,20 @@ bool tsr_route_spill(struct bu *U, int v, int p, int (*S)[2], int ns)
     x->col = R->o[v].col;
     x->move = true;
     x->minpos = qmax + sp->lat;
-    for (int e = 0; e < sp->nel; e++) {
-        if (!elem_free(U, e, qmin, si))
+    /* the elements the input does not access first, then those where its value is dead */
+    for (int k = 0; k < (lives ? 2 : 1) * sp->nel; k++) {
+        int e = k % sp->nel;
+        if (!elem_free(U, e, qmin, qmax, si, k >= sp->nel))
             continue;
         R->o[si].spill = e + 1;
+        if (k >= sp->nel && !stores_can_go(U)) {
+            R->o[si].spill = 0;
+            continue;
+        }
         for (int s = 0; s < ns; s++)
             R->o[S[s][0]].feed[S[s][1]] = si;
         if (reform(U, S, ns)) {
+            sp->taken |= k >= sp->nel;
             tsr_route_fill_move(&U->tb, sp->st[e][0], "%1");
             R->o[si].tmpl = strdup(U->tb.data);
             return true;
@@ -499,6 +687,12 @@ bool tsr_route_spill(struct bu *U, int v, int p, int (*S)[2], int ns)
 }
 
 /* (pack_route_bu.h) */
+bool tsr_route_spill(struct bu *U, int v, int p, int (*S)[2], int ns)
+{
+    return spill(U, v, p, S, ns, true);
+}
+
+/* (pack_route_bu.h) */
 bool tsr_route_spill_waiting(struct bu *U, int p, int (*S)[2], int cap)
 {
     struct route *R = U->R;
@@ -506,7 +700,7 @@ bool tsr_route_spill_waiting(struct bu *U, int p, int (*S)[2], int cap)
         if (R->o[v].pos >= 0 || R->o[v].dropped || tsr_route_bu_ready(U, v, p))
             continue;
         int ns = tsr_route_bu_outstanding(U, v, S, cap);
-        if (ns && tsr_route_spill(U, v, p, S, ns))
+        if (ns && spill(U, v, p, S, ns, false))
             return true;
     }
     return false;
