@@ -270,8 +270,10 @@ static bool deps_ok(const struct bu *U, int i, int p)
 }
 
 /* Values waiting for their producer: input values with outstanding reads and the producer not placed (is[v]);
- * *due gets those whose farthest outstanding read is at p (each needs a feeder within reach of p). */
-static int live_count(const struct bu *U, bool *is, int p, int *due)
+ * *due gets those whose farthest outstanding read is at p (each needs a feeder within reach of p), and nx[v] (when
+ * not NULL) marks those whose farthest read is hmove - 1 bundles after p: they need a feeder at p or p + 1 (lima's
+ * "next max" values), *nnx their count. */
+static int live_count(const struct bu *U, bool *is, int p, int *due, bool *nx, int *nnx)
 {
     const struct route *R = U->R;
     int n = 0;
@@ -294,9 +296,15 @@ static int live_count(const struct bu *U, bool *is, int p, int *due)
         }
     }
     *due = 0;
+    if (nnx)
+        *nnx = 0;
     for (int v = 0; v < U->n0; v++) {
         n += is[v];
         *due += is[v] && qmin[v] == p;
+        if (nx) {
+            nx[v] = is[v] && qmin[v] == p + 1 - U->hmove;
+            *nnx += nx[v];
+        }
     }
     free(qmin);
     return n;
@@ -358,7 +366,7 @@ static void drop_last(struct route *R)
  * longest path from the start, else program order; cf->live: the producers of values waiting before the others;
  * cf->slack >= 0: first the ops at their latest position for a schedule of the critical path's length + slack,
  * which the limits do not hold back), at most cap bundles. */
-struct cfg { int lim, due; bool depth, live; int slack; bool fit; };
+struct cfg { int lim, due; bool depth, live; int slack, fit; };
 static int run(struct route *R, int n0, const int *live, int nl, const struct tsr_pack_elist *succ,
                const struct cfg *cf, int cap, struct route_bundle **out, int *nbp, char *err, size_t errn, int *at)
 {
@@ -419,8 +427,15 @@ static int run(struct route *R, int n0, const int *live, int nl, const struct ts
         }
     }
     /* cf->fit: the limits from what the moves' slots can carry (lima's bound on live values and on "max" ones) */
-    if (cf->fit)
-        tsr_route_crit_capacity(mvslot, mvhi, R->nmv, U.hmove, &limit, &duelim);
+    int nfar = 0;
+    uint64_t mvall = 0;
+    for (int m = 0; m < R->nmv && m < 64; m++)
+        mvall |= mvslot[m];
+    if (cf->fit) {
+        tsr_route_crit_capacity(mvslot, mvhi, R->nmv, U.hmove, &limit, &nfar);
+        duelim = cf->fit == 2 ? limit : nfar;
+    }
+    bool *nx = calloc((size_t)n0 + 1, sizeof *nx);
     int scap = 4 * n0 + 1024;
     int (*S)[2] = malloc(sizeof(int[2]) * (size_t)(2 * scap));   /* (twice: a subset goes after them) */
     int left = nl, idle = 0;
@@ -532,7 +547,8 @@ static int run(struct route *R, int n0, const int *live, int nl, const struct ts
         /* 2. the operations whose readers are all placed, by priority, while the values waiting stay few */
         for (bool again = true; again && !rc;) {
             again = false;
-            int due = 0, nlive = live_count(&U, is, p, &due);
+            int due = 0, nnx = 0, nlive = live_count(&U, is, p, &due, cf->fit == 2 ? nx : NULL, &nnx);
+            uint64_t used = U.B[p].k ? slots_of(R->t, U.B[p].w) : 0;
             for (int k = 0; k < 3 * nl && !rc && !again; k++) {
                 /* (first the ops at their latest position for the target length, then the producers of values
                  * waiting, when asked: each placed ends a thread of moves, then the others) */
@@ -550,6 +566,10 @@ static int run(struct route *R, int n0, const int *live, int nl, const struct ts
                     add += !dup && R->o[v].pos < 0 && !is[v];
                 }
                 if (add && nlive > 0 && !urgent && (nlive - (is[i] ? 1 : 0) + add > limit || due + add > duelim))
+                    continue;
+                /* (fit 2: the "next max" values beyond the far slots of p + 1 keep move slots free in p) */
+                if (cf->fit == 2 && nnx - nx[i] > nfar &&
+                    __builtin_popcountll(mvall & ~(used | slot[i])) < nnx - nx[i] - nfar)
                     continue;
                 int ns = tsr_route_bu_outstanding(&U, i, S, scap);
                 if (place(&U, i, p, S, ns)) {
@@ -625,6 +645,7 @@ static int run(struct route *R, int n0, const int *live, int nl, const struct ts
     free(depth);
     free(order);
     free(is);
+    free(nx);
     free(mand);
     free(slot);
     free(S);
@@ -638,24 +659,27 @@ static int run(struct route *R, int n0, const int *live, int nl, const struct ts
  * soonest (a setting stops as soon as it cannot beat the best), one of them with the limits from the moves'
  * capacity; then the fixed limits alone. */
 static const struct cfg cfgs[] = {
-    { 8, 3, false, true, 0, false }, { 8, 4, true, false, 0, false }, { 0, 0, false, false, 0, true },
-    { 8, 3, true, false, 0, false }, { 8, 4, true, true, 0, false }, { 8, 2, true, true, 0, false },
-    { 4, 3, true, true, 0, false }, { 8, 4, false, true, 0, false }, { 8, 4, true, false, -1, false },
-    { 8, 3, true, false, -1, false }, { 4, 4, true, false, -1, false }, { 4, 3, true, false, -1, false },
-    { 4, 2, true, false, -1, false }, { 8, 2, true, false, -1, false }, { 8, 4, false, false, -1, false },
-    { 8, 3, false, false, -1, false }, { 4, 3, false, false, -1, false }, { 3, 2, false, false, -1, false },
-    { 3, 2, true, false, -1, false }, { 2, 1, true, false, -1, false }, { 2, 1, false, false, -1, false },
-    { 1, 1, true, false, -1, false }, { 1, 1, false, false, -1, false }, { 6, 1, true, false, -1, false },
-    { 6, 1, false, false, -1, false }, { 3, 1, true, false, -1, false }, { 8, 4, true, true, -1, false },
-    { 8, 3, true, true, -1, false }, { 4, 4, true, true, -1, false }, { 4, 3, true, true, -1, false },
-    { 4, 2, true, true, -1, false }, { 8, 2, true, true, -1, false }, { 8, 4, false, true, -1, false },
-    { 8, 3, false, true, -1, false }, { 4, 3, false, true, -1, false }, { 3, 2, false, true, -1, false },
-    { 3, 2, true, true, -1, false }, { 2, 1, true, true, -1, false }, { 2, 1, false, true, -1, false },
-    { 1, 1, true, true, -1, false }, { 1, 1, false, true, -1, false }, { 6, 1, true, true, -1, false },
-    { 6, 1, false, true, -1, false }, { 3, 1, true, true, -1, false },
+    { 0, 0, true, true, 0, 2 }, { 0, 0, false, false, -1, 2 }, { 8, 3, false, true, 0, 0 },
+    { 0, 0, false, false, 0, 2 }, { 8, 4, false, true, 0, 0 }, { 0, 0, false, true, -1, 2 },
+    { 8, 4, true, false, 0, 0 }, { 4, 3, true, true, 0, 0 }, { 0, 0, false, true, 0, 2 },
+    { 8, 4, true, true, 0, 0 }, { 0, 0, false, false, 0, 1 }, { 8, 3, true, false, 0, 0 },
+    { 8, 2, true, true, 0, 0 }, { 0, 0, true, false, 0, 2 }, { 0, 0, true, false, -1, 2 },
+    { 0, 0, true, true, -1, 2 }, { 8, 4, true, false, -1, 0 }, { 8, 3, true, false, -1, 0 },
+    { 4, 4, true, false, -1, 0 }, { 4, 3, true, false, -1, 0 }, { 4, 2, true, false, -1, 0 },
+    { 8, 2, true, false, -1, 0 }, { 8, 4, false, false, -1, 0 }, { 8, 3, false, false, -1, 0 },
+    { 4, 3, false, false, -1, 0 }, { 3, 2, false, false, -1, 0 }, { 3, 2, true, false, -1, 0 },
+    { 2, 1, true, false, -1, 0 }, { 2, 1, false, false, -1, 0 }, { 1, 1, true, false, -1, 0 },
+    { 1, 1, false, false, -1, 0 }, { 6, 1, true, false, -1, 0 }, { 6, 1, false, false, -1, 0 },
+    { 3, 1, true, false, -1, 0 }, { 8, 4, true, true, -1, 0 }, { 8, 3, true, true, -1, 0 },
+    { 4, 4, true, true, -1, 0 }, { 4, 3, true, true, -1, 0 }, { 4, 2, true, true, -1, 0 },
+    { 8, 2, true, true, -1, 0 }, { 8, 4, false, true, -1, 0 }, { 8, 3, false, true, -1, 0 },
+    { 4, 3, false, true, -1, 0 }, { 3, 2, false, true, -1, 0 }, { 3, 2, true, true, -1, 0 },
+    { 2, 1, true, true, -1, 0 }, { 2, 1, false, true, -1, 0 }, { 1, 1, true, true, -1, 0 },
+    { 1, 1, false, true, -1, 0 }, { 6, 1, true, true, -1, 0 }, { 6, 1, false, true, -1, 0 },
+    { 3, 1, true, true, -1, 0 },
 };
 
-_Static_assert(sizeof cfgs / sizeof *cfgs == 44, "tsr_pack_route_settings names 44 settings");
+_Static_assert(sizeof cfgs / sizeof *cfgs == 52, "tsr_pack_route_settings names 52 settings");
 
 /* A build with AddressSanitizer (gcc defines __SANITIZE_ADDRESS__, clang answers __has_feature) tries only these
  * settings (indices into cfgs: those whose schedule is the shortest on the shared corpus of lima programs), so that
@@ -680,9 +704,9 @@ static const int tried[] = { 0, 1, 2, 3, 4 };
 const char *tsr_pack_route_settings(void)
 {
 #ifdef ROUTE_FEW
-    return "5 of 44 scheduler settings (a build with AddressSanitizer): 0 to 4";
+    return "5 of 52 scheduler settings (a build with AddressSanitizer): 0 to 4";
 #else
-    return "all 44 scheduler settings";
+    return "all 52 scheduler settings";
 #endif
 }
 
