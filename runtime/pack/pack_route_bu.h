@@ -56,8 +56,9 @@ bool tsr_route_spill_pending(const struct bu *U, int v);
 int tsr_route_crit_depth(const struct route *R, const int *live, int nl, const struct tsr_pack_elist *succ,
                          int *depth);
 /* pack_route_crit.c: the live ops by the scheduler's priority into order[0..nl): later in program order first; with
- * by_depth, the deepest first (stable among equals). */
-void tsr_route_crit_order(const int *live, int nl, const int *depth, bool by_depth, int *order);
+ * by_depth, the deepest first (stable among equals; seed non-zero: equal depths in the order of a fixed hash of
+ * (seed, op) instead, a perturbed order for another setting). */
+void tsr_route_crit_order(const int *live, int nl, const int *depth, bool by_depth, unsigned seed, int *order);
 /* pack_route_crit.c: the moves' capacity, from each move template m < nmv (at most 64): the slots it may go to
  * (mvslot[m], a mask of the first 64) and the largest age its result is readable at (mvhi[m]).  *total: the values
  * the moves of the hmove bundles before one can carry to it (per slot, the largest age of a move there, summed:

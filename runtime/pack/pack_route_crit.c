@@ -29,17 +29,28 @@ int tsr_route_crit_depth(const struct route *R, const int *live, int nl, const s
     return cpl;
 }
 
+/* A hash of (seed, op) for the ties of a perturbed order: a fixed function, so every run is reproducible. */
+static unsigned mix(unsigned seed, int i)
+{
+    unsigned h = seed * 0x9e3779b9u ^ (unsigned)i * 0x85ebca6bu;
+    h ^= h >> 15;
+    h *= 0xc2b2ae35u;
+    h ^= h >> 13;
+    return h;
+}
+
 /* (pack_route_bu.h) */
-void tsr_route_crit_order(const int *live, int nl, const int *depth, bool by_depth, int *order)
+void tsr_route_crit_order(const int *live, int nl, const int *depth, bool by_depth, unsigned seed, int *order)
 {
     for (int k = 0; k < nl; k++)
         order[k] = live[nl - 1 - k];   /* (later in program order first among equals) */
     if (!by_depth)
         return;
-    /* (insertion sort by depth, deepest first, stable) */
+    /* (insertion sort by depth, deepest first, stable; seed: equal depths by the hash) */
     for (int a = 1; a < nl; a++) {
         int v = order[a], b = a;
-        while (b > 0 && depth[order[b - 1]] < depth[v]) {
+        while (b > 0 && (depth[order[b - 1]] < depth[v] ||
+                         (seed && depth[order[b - 1]] == depth[v] && mix(seed, order[b - 1]) < mix(seed, v)))) {
             order[b] = order[b - 1];
             b--;
         }
