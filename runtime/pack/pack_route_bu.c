@@ -362,10 +362,12 @@ static void drop_last(struct route *R)
 }
 
 /* One schedule with the given limits (cf->lim: values waiting; cf->due: values whose farthest read is in one
- * bundle; cf->fit: both from the moves' capacity instead, tsr_route_crit_capacity) and priority (cf->depth: the
- * longest path from the start, else program order; cf->live: the producers of values waiting before the others;
- * cf->slack >= 0: first the ops at their latest position for a schedule of the critical path's length + slack,
- * which the limits do not hold back), at most cap bundles. */
+ * bundle; cf->fit 1: both from the moves' capacity instead, tsr_route_crit_capacity; fit 2: all waiting values
+ * within that capacity, and the values that need a feeder at p or p + 1 beyond the slots whose move reaches the
+ * farthest age keep as many move slots free at p, lima's reservation) and priority (cf->depth: the longest path from
+ * the start, else program order; cf->seed non-zero: equal depths by a hash instead; cf->live: the producers of
+ * values waiting before the others; cf->slack >= 0: first the ops at their latest position for a schedule of the
+ * critical path's length + slack, which the limits do not hold back), at most cap bundles. */
 struct cfg { int lim, due; bool depth, live; int slack, fit; unsigned seed; };
 static int run(struct route *R, int n0, const int *live, int nl, const struct tsr_pack_elist *succ,
                const struct cfg *cf, int cap, struct route_bundle **out, int *nbp, char *err, size_t errn, int *at)
