@@ -53,4 +53,21 @@ bool tsr_route_spill_holds(const struct bu *U, int i, int p);
 /* pack_spill.c: does value v have a spill store not placed yet (its producer must wait for it)? */
 bool tsr_route_spill_pending(const struct bu *U, int v);
 
+/* pack_route_crit.c: the depth of each live op (live[0..nl), in program order) into depth (zeroed by the caller,
+ * indexed by op): the longest path to it from the program's start, a read of a value counting its producer's first
+ * readable age (R->o[v].lo) and another dependence its latency (succ), in bundles.  Returns the critical path's
+ * length in bundles (the largest depth + 1): no schedule is shorter. */
+int tsr_route_crit_depth(const struct route *R, const int *live, int nl, const struct tsr_pack_elist *succ,
+                         int *depth);
+/* pack_route_crit.c: the live ops by the scheduler's priority into order[0..nl): later in program order first; with
+ * by_depth, the deepest first (stable among equals; seed non-zero: equal depths in the order of a fixed hash of
+ * (seed, op) instead, a perturbed order for another setting). */
+void tsr_route_crit_order(const int *live, int nl, const int *depth, bool by_depth, unsigned seed, int *order);
+/* pack_route_crit.c: the moves' capacity, from each move template m < nmv (at most 64): the slots it may go to
+ * (mvslot[m], a mask of the first 64) and the largest age its result is readable at (mvhi[m]).  *total: the values
+ * the moves of the hmove bundles before one can carry to it (per slot, the largest age of a move there, summed:
+ * lima's 11 live values); *far: the slots whose move reaches age hmove (those that can serve a value whose
+ * farthest read is hmove bundles on: lima's 5 for its "max" values). */
+void tsr_route_crit_capacity(const uint64_t *mvslot, const int *mvhi, int nmv, int hmove, int *total, int *far);
+
 #endif
