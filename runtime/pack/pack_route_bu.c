@@ -628,6 +628,18 @@ static int run(struct route *R, int n0, const int *live, int nl, const struct ts
                 }
             }
             tsr_pack_ev_free(&e);
+            /* (none readable at age 1, e.g. after a bundle whose values are readable at age 2 only, complex1's: a
+             * move of a register element nothing in the schedule writes) */
+            const char *q;
+            for (int k = 0; !done && (q = tsr_route_spill_quiet(&U, k)); k++)
+                for (int m = 0; m < R->nmv && !done; m++) {
+                    tsr_route_fill_move(&U.tb, R->mv[m], q);
+                    if (!tsr_pack_assemble_cached(R->t, U.tb.data, U.tb.len, B[c].w)) {
+                        B[c].k = 1;
+                        B[c].part[0] = -1;
+                        done = true;
+                    }
+                }
             if (!done) {
                 snprintf(err, errn, "the packer left bundle %d empty and found no move to fill it", c);
                 rc = -1;

@@ -52,6 +52,10 @@ bool tsr_route_spill_place(struct bu *U, int p);
 bool tsr_route_spill_holds(const struct bu *U, int i, int p);
 /* pack_spill.c: does value v have a spill store not placed yet (its producer must wait for it)? */
 bool tsr_route_spill_pending(const struct bu *U, int v);
+/* pack_spill.c: the k-th source text (k from 0) that loads a register element nothing in the schedule writes (the
+ * input accesses it nowhere, no spill takes it): a read of it meets no latency; NULL past the last (or no register
+ * file).  The filler of a bundle left empty reads one when no forwarded value is readable there. */
+const char *tsr_route_spill_quiet(const struct bu *U, int k);
 
 /* pack_route_crit.c: the depth of each live op (live[0..nl), in program order) into depth (zeroed by the caller,
  * indexed by op): the longest path to it from the program's start, a read of a value counting its producer's first

@@ -728,3 +728,20 @@ bool tsr_route_spill_place(struct bu *U, int p)
     }
     return any;
 }
+
+/* (pack_route_bu.h) */
+const char *tsr_route_spill_quiet(const struct bu *U, int k)
+{
+    const struct route *R = U->R;
+    if (!R->sp)
+        return NULL;
+    for (int e = 0; e < R->sp->nel; e++) {
+        bool written = R->sp->used[e] || R->sp->nacc[e] > 0;
+        for (int i = U->n0; i < R->n && !written; i++)
+            written = R->o[i].spill == e + 1;
+        for (int alt = 0; alt < 2 && !written; alt++)
+            if (R->sp->ld[e][alt] && k-- == 0)
+                return R->sp->ld[e][alt];
+    }
+    return NULL;
+}
