@@ -392,8 +392,10 @@ static void emit_exec(struct sg *g)
     sg_line(g, "S->in_bundle = 1;");
     sg_line(g, "S->nlog = 0;");
     sg_line(g, "S->nmemo = 0;");
-    if (m->nfwds)
-        sg_line(g, "sim_fwd_begin(S);");
+    if (m->nfwds) {
+        sg_line(g, "const uint64_t ic0 = S->core.icount; /* a bundle that fails before it counts: sim_fwd_fail */");
+        sg_line(g, "sim_fwd_begin(S, pc);");
+    }
     sg_line(g, "switch (I->format) {");
     for (int f = 0; f < m->nformats; f++)
         emit_format(g, f);
@@ -403,8 +405,6 @@ static void emit_exec(struct sg *g)
     sg_line(g, "{");
     sg_line(g, "    bool pcw = false;");
     sg_line(g, "    sim_apply(S, &pcw);");
-    if (m->nfwds)
-        sg_line(g, "    sim_fwd_end(S, pc);");
     sg_line(g, "    if (!pcw && !S->core.npend && !S->core.req_jump && !S->core.req_halt && !S->core.trace) {");
     sg_line(g, "        S->core.icount++; /* the common case of tsr_sim_bundle_end */");
     sg_line(g, "        S->%s = pc + %du;", m->states[m->pc_state].name, m->pc_step);
@@ -422,6 +422,10 @@ static void emit_exec(struct sg *g)
     sg_line(g, "if (rc != TSR_SIM_OK && rc != TSR_SIM_HALTED) {");
     sg_line(g, "    S->nlog = 0;");
     sg_line(g, "    tsr_sim_bundle_begin(&S->core);");
+    if (m->nfwds) {
+        sg_line(g, "    if (S->core.icount == ic0)");
+        sg_line(g, "        sim_fwd_fail(S, pc);");
+    }
     sg_line(g, "}");
     sg_line(g, "return rc;");
     tsr_buf_puts(g->o, "}\n\n");
