@@ -212,7 +212,7 @@ static void emit_slot_switch(struct sg *g, int k, bool commit, const bool *fknow
         const char *args;
         int part = sg_part(g, &bodies[j], g->ind, sg_fmt(g, "slot %s, %s: %s", sl->name, commit ? "commit" : "compute",
                                                           m->ops[sl->ops[j]].name), &args);
-        sg_line(g, "if ((rc = sim_part_%d(S, I, pc%s)) != TSR_SIM_OK) goto out;", part, args);
+        sg_line(g, "if ((rc = sim_part_%d(S, I, pc%s%s)) != TSR_SIM_OK) goto out;", part, g->jarg, args);
         sg_line(g, "break;");
     }
     sg_line(g, "default: { rc = tsr_sim_error(&S->core, pc, \"no operation in slot %s at 0x%%08\" PRIx32, pc); "
@@ -338,8 +338,8 @@ static void emit_spaces(struct sg *g)
             if (m->ops[i].tmpl.parts[k].kind == MDL_TP_OPND && m->ops[i].tmpl.parts[k].local >= 0)
                 sg_opnd_fn(g, m->ops[i].tmpl.parts[k].opnd, m->ops[i].attrs);
     for (int i = 0; i < g->nopfn; i++)
-        tsr_buf_printf(g->o, "SIM_PART int sim_opnd_%d(struct %s_sim *S, const struct %s_inst *I, uint32_t pc, "
-                       "const char *opname, int *alt, uint32_t *buf, const uint32_t **out);\n", i, t, t);
+        tsr_buf_printf(g->o, "SIM_PART int sim_opnd_%d(struct %s_sim *S, const struct %s_inst *I, uint32_t pc%s, "
+                       "const char *opname, int *alt, uint32_t *buf, const uint32_t **out);\n", i, t, t, g->jparm);
     g->ptrloc = NULL;
     g->inl = NULL;
     g->gd = NULL;
@@ -366,9 +366,10 @@ static void emit_spaces(struct sg *g)
         const struct mdl_opnd *o = &m->opnds[g->opfn[i].opnd];
         g->ntmp = 0;
         tsr_buf_printf(g->o, "\n/* operand %s (attributes 0x%" PRIx64 ") */\nSIM_PART int sim_opnd_%d(struct %s_sim *S, "
-                       "const struct %s_inst *I, uint32_t pc, const char *opname, int *alt, uint32_t *buf, "
-                       "const uint32_t **out)\n{\n",
-                       o->inst_name ? o->inst_name : o->name, g->opfn[i].attrs, i, t, t);
+                       "const struct %s_inst *I, uint32_t pc%s, const char *opname, int *alt, uint32_t *buf, "
+                       "const uint32_t **out)\n{\n%s",
+                       o->inst_name ? o->inst_name : o->name, g->opfn[i].attrs, i, t, t, g->jparm,
+                       g->m->nfwds ? "    (void)J;\n" : "");
         sg_opnd_body(g, i);
         tsr_buf_puts(g->o, "}\n");
     }
@@ -394,7 +395,10 @@ static void emit_exec(struct sg *g)
     sg_line(g, "S->nmemo = 0;");
     if (m->nfwds) {
         sg_line(g, "const uint64_t ic0 = S->core.icount; /* a bundle that fails before it counts: sim_fwd_fail */");
-        sg_line(g, "sim_fwd_begin(S, pc);");
+        sg_line(g, "struct sim_fj Jl;");
+        sg_line(g, "const struct sim_fj *const J = &Jl;");
+        sg_line(g, "(void)J;");
+        sg_line(g, "sim_fwd_begin(S, pc, &Jl);");
     }
     sg_line(g, "switch (I->format) {");
     for (int f = 0; f < m->nformats; f++)
@@ -615,6 +619,9 @@ int gen_sim(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d)
     memset(g.fidx, 0, (size_t)(m->nfields + 1) * sizeof *g.fidx);
     g.kval = tsr_arena_alloc(&g.ar, (size_t)(m->nfields + 1) * sizeof *g.kval);
     g.vec_ok = mdl_sim_lanes(m) >= 4 && mdl_sim_lanes(m) % 4 == 0;
+    /* the ring slots of the forwards' ages (struct sim_fj, emit_sim_fwd.c) go to the op and operand functions */
+    g.jparm = m->nfwds ? ", const struct sim_fj *J" : "";
+    g.jarg = m->nfwds ? ", J" : "";
     sg_emit_support(&g);
     emit_spaces(&g);
     emit_exec(&g);

@@ -240,27 +240,46 @@ static inline void tsr_sim_defer_latency(const struct tsr_sim_ctl *c, struct tsr
  * pc, readable at ages lo..hi, with the value's deferred hazard st (NULL: none).  The bundle's first write of the
  * element starts from zeros; a later one keeps the earlier lanes it does not write, and its window and hazard win.
  * An empty mask writes nothing. */
+TSR_SIM_HOT void tsr_sim_fwd_put(struct tsr_fwd_ent *e, const uint32_t *v, int lanes, uint32_t mask, int lo, int hi,
+                                 const struct tsr_fwd_stale *st);
 TSR_SIM_HOT void tsr_sim_fwd_write(const struct tsr_sim_ctl *c, struct tsr_fwd_ent *e, uint32_t pc,
                                    const uint32_t *v, int lanes, uint32_t mask, int lo, int hi,
                                    const struct tsr_fwd_stale *st)
 {
     if (!mask)
         return;
-    if (lanes > TSR_SIM_MAX_LANES)
-        lanes = TSR_SIM_MAX_LANES;
     int64_t now = (int64_t)c->icount;
-    if (e->serial != now || !e->present) {
-        memset(e->v, 0, (size_t)lanes * sizeof e->v[0]);
+    if (e->serial != now) {
         e->serial = now;
-        e->present = true;
+        e->present = false;
     }
     e->pc = pc;
+    tsr_sim_fwd_put(e, v, lanes, mask, lo, hi, st);
+}
+
+/* The same write into an entry that already belongs to the bundle (its serial and address set: the generated
+ * simulators' own ring entries, which sim_fwd_begin makes absent): an absent entry starts from zeros. */
+TSR_SIM_HOT void tsr_sim_fwd_put(struct tsr_fwd_ent *e, const uint32_t *v, int lanes, uint32_t mask, int lo, int hi,
+                                 const struct tsr_fwd_stale *st)
+{
+    if (!mask)
+        return;
+    if (lanes > TSR_SIM_MAX_LANES)
+        lanes = TSR_SIM_MAX_LANES;
+    if (!e->present) {
+        memset(e->v, 0, (size_t)lanes * sizeof e->v[0]);
+        e->present = true;
+    }
     e->lo = (uint8_t)lo;
     e->hi = (uint8_t)hi;
-    if (st)
+    if (st) {
         e->stale = *st;
-    else
-        memset(&e->stale, 0, sizeof e->stale);
+    } else { /* member by member: gcc made memset's 24 bytes a `rep stos` */
+        e->stale.state = NULL;
+        e->stale.elem = 0;
+        e->stale.latency = 0;
+        e->stale.dist = 0;
+    }
     for (int l = 0; l < lanes; l++)
         if (mask >> l & 1)
             e->v[l] = v[l];
