@@ -344,8 +344,8 @@ static inline void tsr_sim_fwd_end(const struct tsr_sim_ctl *c, struct tsr_fwd_e
     tsr_sim_fwd_end_at(&ring[now % nring], c1, pc, now, lanes);
 }
 
-/* The same with the ring entry d = &ring[now % nring] of the bundle whose icount is now (the generated simulators
- * find it once per forward). */
+/* The same with the ring entry d = &ring[now % nring] of the bundle whose icount is now.  (The evaluator's way; the
+ * generated simulators write into d itself: tsr_sim_fwd_absent at the bundle's start, tsr_sim_fwd_put.) */
 TSR_SIM_HOT void tsr_sim_fwd_end_at(struct tsr_fwd_ent *d, const struct tsr_fwd_ent *c1, uint32_t pc, int64_t now,
                                     int lanes)
 {
