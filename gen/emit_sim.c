@@ -212,7 +212,7 @@ static void emit_slot_switch(struct sg *g, int k, bool commit, const bool *fknow
         const char *args;
         int part = sg_part(g, &bodies[j], g->ind, sg_fmt(g, "slot %s, %s: %s", sl->name, commit ? "commit" : "compute",
                                                           m->ops[sl->ops[j]].name), &args);
-        sg_line(g, "if ((rc = sim_part_%d(S, I, pc%s)) != TSR_SIM_OK) goto out;", part, args);
+        sg_line(g, "if ((rc = sim_part_%d(S, I, pc%s%s)) != TSR_SIM_OK) goto out;", part, g->jarg, args);
         sg_line(g, "break;");
     }
     sg_line(g, "default: { rc = tsr_sim_error(&S->core, pc, \"no operation in slot %s at 0x%%08\" PRIx32, pc); "
@@ -338,8 +338,8 @@ static void emit_spaces(struct sg *g)
             if (m->ops[i].tmpl.parts[k].kind == MDL_TP_OPND && m->ops[i].tmpl.parts[k].local >= 0)
                 sg_opnd_fn(g, m->ops[i].tmpl.parts[k].opnd, m->ops[i].attrs);
     for (int i = 0; i < g->nopfn; i++)
-        tsr_buf_printf(g->o, "SIM_PART int sim_opnd_%d(struct %s_sim *S, const struct %s_inst *I, uint32_t pc, "
-                       "const char *opname, int *alt, uint32_t *buf, const uint32_t **out);\n", i, t, t);
+        tsr_buf_printf(g->o, "SIM_PART int sim_opnd_%d(struct %s_sim *S, const struct %s_inst *I, uint32_t pc%s, "
+                       "const char *opname, int *alt, uint32_t *buf, const uint32_t **out);\n", i, t, t, g->jparm);
     g->ptrloc = NULL;
     g->inl = NULL;
     g->gd = NULL;
@@ -366,9 +366,10 @@ static void emit_spaces(struct sg *g)
         const struct mdl_opnd *o = &m->opnds[g->opfn[i].opnd];
         g->ntmp = 0;
         tsr_buf_printf(g->o, "\n/* operand %s (attributes 0x%" PRIx64 ") */\nSIM_PART int sim_opnd_%d(struct %s_sim *S, "
-                       "const struct %s_inst *I, uint32_t pc, const char *opname, int *alt, uint32_t *buf, "
-                       "const uint32_t **out)\n{\n",
-                       o->inst_name ? o->inst_name : o->name, g->opfn[i].attrs, i, t, t);
+                       "const struct %s_inst *I, uint32_t pc%s, const char *opname, int *alt, uint32_t *buf, "
+                       "const uint32_t **out)\n{\n%s",
+                       o->inst_name ? o->inst_name : o->name, g->opfn[i].attrs, i, t, t, g->jparm,
+                       g->m->nfwds ? "    (void)J;\n" : "");
         sg_opnd_body(g, i);
         tsr_buf_puts(g->o, "}\n");
     }
@@ -392,8 +393,13 @@ static void emit_exec(struct sg *g)
     sg_line(g, "S->in_bundle = 1;");
     sg_line(g, "S->nlog = 0;");
     sg_line(g, "S->nmemo = 0;");
-    if (m->nfwds)
-        sg_line(g, "sim_fwd_begin(S);");
+    if (m->nfwds) {
+        sg_line(g, "const uint64_t ic0 = S->core.icount; /* a bundle that fails before it counts: sim_fwd_fail */");
+        sg_line(g, "struct sim_fj Jl;");
+        sg_line(g, "const struct sim_fj *const J = &Jl;");
+        sg_line(g, "(void)J;");
+        sg_line(g, "sim_fwd_begin(S, pc, &Jl);");
+    }
     sg_line(g, "switch (I->format) {");
     for (int f = 0; f < m->nformats; f++)
         emit_format(g, f);
@@ -403,8 +409,6 @@ static void emit_exec(struct sg *g)
     sg_line(g, "{");
     sg_line(g, "    bool pcw = false;");
     sg_line(g, "    sim_apply(S, &pcw);");
-    if (m->nfwds)
-        sg_line(g, "    sim_fwd_end(S, pc);");
     sg_line(g, "    if (!pcw && !S->core.npend && !S->core.req_jump && !S->core.req_halt && !S->core.trace) {");
     sg_line(g, "        S->core.icount++; /* the common case of tsr_sim_bundle_end */");
     sg_line(g, "        S->%s = pc + %du;", m->states[m->pc_state].name, m->pc_step);
@@ -422,6 +426,10 @@ static void emit_exec(struct sg *g)
     sg_line(g, "if (rc != TSR_SIM_OK && rc != TSR_SIM_HALTED) {");
     sg_line(g, "    S->nlog = 0;");
     sg_line(g, "    tsr_sim_bundle_begin(&S->core);");
+    if (m->nfwds) {
+        sg_line(g, "    if (S->core.icount == ic0)");
+        sg_line(g, "        sim_fwd_fail(S, pc);");
+    }
     sg_line(g, "}");
     sg_line(g, "return rc;");
     tsr_buf_puts(g->o, "}\n\n");
@@ -542,7 +550,16 @@ static void emit_desc(struct sg *g)
         "    memset(I.ignored, 0, sizeof I.ignored);\n"
         "    I.format = format < 0 || format >= %d ? TSR_NO_FORMAT : (unsigned)format;\n"
         "    for (int k = 0; k < %d; k++)\n        I.op[k] = ops[k] < 0 || ops[k] >= %d ? TSR_NO_OP : (unsigned)ops[k];\n"
-        "    for (int f = 0; f < %d; f++)\n        I.f[f] = fields[f];\n"
+        "    { /* the caller's uint64_t fields to the narrow field type, eight at a time (the scalar loop took about\n"
+        "       * 5 instructions a field) */\n"
+        "        typedef uint64_t dx_w __attribute__((vector_size(64)));\n"
+        "        typedef %s_field_t dx_n __attribute__((vector_size(8 * sizeof(%s_field_t))));\n"
+        "        int f = 0;\n"
+        "        for (; f + 8 <= %d; f += 8) {\n"
+        "            dx_w w;\n            memcpy(&w, fields + f, sizeof w);\n"
+        "            const dx_n n = __builtin_convertvector(w, dx_n);\n"
+        "            memcpy(I.f + f, &n, sizeof n);\n        }\n"
+        "        for (; f < %d; f++)\n            I.f[f] = (%s_field_t)fields[f];\n    }\n"
         "%s"
         "    return %s_sim_exec(s, &I);\n}\n"
         "static int d_step(void *s, const uint32_t *w, size_t n) { return %s_sim_step(s, w, n); }\n"
@@ -550,7 +567,8 @@ static void emit_desc(struct sg *g)
         "static int64_t *d_wtime(void *s, int st, int e) { return sim_wtime(s, st, e); }\n"
         "static struct tsr_sim_ctl *d_ctl(void *s) { return &((struct %s_sim *)s)->core; }\n"
         "static void d_set_hooks(void *s, const struct tsr_sim_hooks *h) { ((struct %s_sim *)s)->hookfns = h; }\n\n",
-        t, t, t, t, m->nslots, m->nfields, t, m->nformats, m->nslots, m->nops, m->nfields, fidx_masks(g), t, t, t, t);
+        t, t, t, t, m->nslots, m->nfields, t, m->nformats, m->nslots, m->nops, t, t, m->nfields, m->nfields, t,
+        fidx_masks(g), t, t, t, t);
     sg_emit_io_tables(g);   /* outputs, print formats, spaces (emit_sim_io.c) */
     sg_emit_io_funcs(g);
     sg_fwd_desc_tables(g);
@@ -601,6 +619,9 @@ int gen_sim(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d)
     memset(g.fidx, 0, (size_t)(m->nfields + 1) * sizeof *g.fidx);
     g.kval = tsr_arena_alloc(&g.ar, (size_t)(m->nfields + 1) * sizeof *g.kval);
     g.vec_ok = mdl_sim_lanes(m) >= 4 && mdl_sim_lanes(m) % 4 == 0;
+    /* the ring slots of the forwards' ages (struct sim_fj, emit_sim_fwd.c) go to the op and operand functions */
+    g.jparm = m->nfwds ? ", const struct sim_fj *J" : "";
+    g.jarg = m->nfwds ? ", J" : "";
     sg_emit_support(&g);
     emit_spaces(&g);
     emit_exec(&g);

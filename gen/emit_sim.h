@@ -56,6 +56,7 @@ struct sg {
                                     of being stored (NULL: none) */
     const struct sg_guard *gd; /* per local: its definition's guard (NULL: none) */
     const char *altv;         /* C array of the chosen operand alternative per local */
+    const char *jparm, *jarg; /* ", const struct sim_fj *J" and ", J" in a description with forwards, else "" */
     const bool *zero_lu;      /* compute stage of a slot: per local, some op of the slot keeps it uniform (lu[i])
                                  and the commit reads it: an op that keeps it elsewhere (varying in lv, an
                                  operand's lanes in lp, inlined where read) zeroes lu[i] too, so that no path

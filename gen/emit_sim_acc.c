@@ -432,17 +432,17 @@ void sg_bind_operands(struct sg *g)
         if (any && g->ptrloc && g->ptrloc[p->local]) {
             /* the buffer is lb_k (the operand's lanes when they are not in the state): the local arrays
              * lv_k never escape, so loops storing into them need no alias checks */
-            sg_line(g, "if ((rc = sim_opnd_%d(S, I, pc, \"%s\", &%s[%d], lb_%d[%d], &%s[%d])) != 0) goto out;", fn,
-                    op->name, g->altv, p->local, g->slot, p->local, g->lp, p->local);
+            sg_line(g, "if ((rc = sim_opnd_%d(S, I, pc%s, \"%s\", &%s[%d], lb_%d[%d], &%s[%d])) != 0) goto out;", fn,
+                    g->jarg, op->name, g->altv, p->local, g->slot, p->local, g->lp, p->local);
         } else if (any && g->vary[p->local]) {
             sg_line(g, "const uint32_t *tp;");
-            sg_line(g, "if ((rc = sim_opnd_%d(S, I, pc, \"%s\", &%s[%d], lb_%d[%d], &tp)) != 0) goto out;", fn, op->name,
+            sg_line(g, "if ((rc = sim_opnd_%d(S, I, pc%s, \"%s\", &%s[%d], lb_%d[%d], &tp)) != 0) goto out;", fn, g->jarg, op->name,
                     g->altv, p->local, g->slot, p->local);
             sg_line(g, "memcpy(%s[%d], tp, sizeof %s[%d]);", g->lv, p->local, g->lv, p->local);
         } else {
             sg_line(g, "uint32_t tb[%d];", g->L);
             sg_line(g, "const uint32_t *tp;");
-            sg_line(g, "if ((rc = sim_opnd_%d(S, I, pc, \"%s\", &%s[%d], tb, &tp)) != 0) goto out;", fn, op->name,
+            sg_line(g, "if ((rc = sim_opnd_%d(S, I, pc%s, \"%s\", &%s[%d], tb, &tp)) != 0) goto out;", fn, g->jarg, op->name,
                     g->altv, p->local);
             if (any)
                 sg_line(g, "%s[%d] = tp[0];", g->lu, p->local);

@@ -23,7 +23,8 @@ static bool stmts_write_fwd(struct mdl_stmt **s, int n, int f)
 
 /* Forward f is written by a commit block (a slot's or a format's commit).  Only then can the bundle's compute-stage
  * writes (staging entry c0, what age-0 reads take) differ from all its writes (c1): otherwise both entries receive
- * the same writes in the same order and stay equal, so the simulator keeps one, f1_F, and age-0 reads take it.
+ * the same writes in the same order and stay equal, so the simulator keeps one, the ring slot of the bundle
+ * (fr_F[e][J->F[0]], struct sim_fj), and age-0 reads take it.
  * (Space entries have no statements; the compute stage is the ops' and formats' `sem`.) */
 static bool commit_writes(const struct mdl_model *m, int f)
 {
@@ -40,21 +41,13 @@ void sg_fwd_members(const struct mdl_model *m, struct tsr_buf *o)
 {
     for (int i = 0; i < m->nfwds; i++) {
         const struct mdl_fwd *f = &m->fwds[i];
-        tsr_buf_printf(o, "    struct tsr_fwd_ent fr_%s[%d][%d]; /* forward %s: the last %d instructions' values */\n",
-                       f->name, nelem(f), f->hi + 1, f->name, f->hi + 1);
+        tsr_buf_printf(o, "    struct tsr_fwd_ent fr_%s[%d][%d]; /* forward %s: the last %d instructions' values; the "
+                       "bundle's own at fr_%s[e][J->%s[0]] (sim_fj) */\n", f->name, nelem(f), f->hi + 1, f->name, f->hi + 1,
+                       f->name, f->name);
         if (commit_writes(m, i))
-            tsr_buf_printf(o, "    struct tsr_fwd_ent f0_%s[%d], f1_%s[%d]; /* this bundle's: compute stage, all */\n",
-                           f->name, nelem(f), f->name, nelem(f));
-        else
-            tsr_buf_printf(o, "    struct tsr_fwd_ent f1_%s[%d]; /* this bundle's (no commit writes it: also the "
-                           "compute stage's) */\n", f->name, nelem(f));
+            tsr_buf_printf(o, "    struct tsr_fwd_ent f0_%s[%d]; /* this bundle's compute stage (what age 0 reads) */\n",
+                           f->name, nelem(f));
     }
-}
-
-/* "S->f0_F[e].serial = " when forward i keeps a compute-stage entry (commit_writes), else "". */
-static const char *staged0(struct sg *g, int i)
-{
-    return commit_writes(g->m, i) ? sg_fmt(g, "S->f0_%s[e].serial = ", g->m->fwds[i].name) : "";
 }
 
 void sg_fwd_support(struct sg *g)
@@ -69,24 +62,43 @@ void sg_fwd_support(struct sg *g)
     for (int i = 0; i < m->nfwds; i++) {
         const struct mdl_fwd *f = &m->fwds[i];
         tsr_buf_printf(o, "    for (int e = 0; e < %d; e++) {\n        for (int j = 0; j < %d; j++)\n"
-                       "            S->fr_%s[e][j].serial = TSR_SIM_NEVER;\n"
-                       "        %sS->f1_%s[e].serial = TSR_SIM_NEVER;\n    }\n",
-                       nelem(f), f->hi + 1, f->name, staged0(g, i), f->name);
+                       "            S->fr_%s[e][j].serial = TSR_SIM_NEVER;\n%s    }\n",
+                       nelem(f), f->hi + 1, f->name,
+                       commit_writes(m, i) ? sg_fmt(g, "        S->f0_%s[e].serial = TSR_SIM_NEVER;\n", f->name) : "");
     }
-    tsr_buf_printf(o, "}\n\n/* A bundle starts: nothing staged. */\nstatic void sim_fwd_begin(struct %s_sim *S)\n{\n", t);
+    /* The ring slot of icount N - A is (N - A) mod (HI + 1): one unsigned remainder a bundle, the ages by subtraction
+     * (an age before the start finds an entry of another serial: tsr_sim_fwd_get).  They are kept in a local of
+     * <t>_sim_exec, passed to the op and operand functions, so that the compiler need not load them again after
+     * each store into the simulator (a member may alias the stores of its type); its address goes to no function
+     * that is not inlined (sim_fwd_begin is SIM_HOT; sim_fwd_fail finds the slot again). */
+    tsr_buf_puts(o, "}\n\n/* The ring slot of each age of each forward for the bundle being executed (sim_fwd_begin). */\n"
+                 "struct sim_fj {\n");
+    for (int i = 0; i < m->nfwds; i++)
+        tsr_buf_printf(o, "    unsigned %s[%d];\n", m->fwds[i].name, m->fwds[i].hi + 1);
+    tsr_buf_printf(o, "};\n\n/* The bundle at pc starts: each age's ring slot; its own entries absent until written (the "
+                   "entries they replace are read at no age), its compute-stage entries empty. */\n"
+                   "SIM_HOT void sim_fwd_begin(struct %s_sim *S, uint32_t pc, struct sim_fj *J)\n{\n"
+                   "    const uint64_t now = S->core.icount;\n", t);
     for (int i = 0; i < m->nfwds; i++) {
         const struct mdl_fwd *f = &m->fwds[i];
-        tsr_buf_printf(o, "    for (int e = 0; e < %d; e++)\n        %sS->f1_%s[e].serial = TSR_SIM_NEVER;\n",
-                       nelem(f), staged0(g, i), f->name);
+        int n = f->hi + 1;
+        tsr_buf_printf(o, "    {\n        const unsigned j = (unsigned)(now %% %du);\n", n);
+        for (int a = 0; a < n; a++)
+            tsr_buf_printf(o, a == 0 ? "        J->%s[0] = j;\n" : "        J->%s[%d] = j >= %du ? j - %du : j + %du;\n",
+                           f->name, a, a, a, n - a);
+        tsr_buf_printf(o, "        for (int e = 0; e < %d; e++) {\n"
+                       "            tsr_sim_fwd_absent(&S->fr_%s[e][j], pc, (int64_t)now);\n%s        }\n    }\n",
+                       nelem(f), f->name,
+                       commit_writes(m, i) ? sg_fmt(g, "            S->f0_%s[e].serial = TSR_SIM_NEVER;\n", f->name) : "");
     }
-    tsr_buf_printf(o, "}\n\n/* The bundle at pc completed: its entries go into the rings (tsr_sim_fwd_end). */\n"
-                   "static void sim_fwd_end(struct %s_sim *S, uint32_t pc)\n{\n"
+    tsr_buf_printf(o, "}\n\n/* The bundle at pc did not complete (not counted): its entries are absent (runtime/sim/sim.h, "
+                   "as the evaluator's mdl_evfwd_fail). */\n"
+                   "static void sim_fwd_fail(struct %s_sim *S, uint32_t pc)\n{\n"
                    "    const int64_t now = (int64_t)S->core.icount;\n", t);
     for (int i = 0; i < m->nfwds; i++) {
         const struct mdl_fwd *f = &m->fwds[i];
-        tsr_buf_printf(o, "    {\n        const int64_t j = now %% %d;\n        for (int e = 0; e < %d; e++)\n"
-                       "            tsr_sim_fwd_end_at(&S->fr_%s[e][j], &S->f1_%s[e], pc, now, %d);\n    }\n",
-                       f->hi + 1, nelem(f), f->name, f->name, f->vec ? g->L : 1);
+        tsr_buf_printf(o, "    for (int e = 0; e < %d; e++)\n        tsr_sim_fwd_absent(&S->fr_%s[e][now %% %d], pc, now);\n",
+                       nelem(f), f->name, f->hi + 1);
     }
     tsr_buf_puts(o, "}\n\n");
 }
@@ -110,9 +122,11 @@ struct sv sg_fwd_read(struct sg *g, const struct mdl_expr *e)
     const char *i = fwd_index(g, f, e->a ? e->a[0] : NULL);
     const char *v = sg_tmp(g, "fv"), *r = sg_tmp(g, "fr");
     sg_line(g, "int %s = 0;", r);
-    sg_line(g, "const uint32_t *%s = tsr_sim_fwd_read(&S->core, pc, \"%s\", %s, S->fr_%s[%s], %d, &S->f%d_%s[%s], %d, "
-            "&%s);", v, f->name, f->count > 0 ? sg_fmt(g, "(int)%s", i) : "-1", f->name, i, f->hi + 1,
-            commit_writes(g->m, e->index) ? 0 : 1, f->name, i, (int)e->ival, r);
+    int age = (int)e->ival;
+    const char *ent = age == 0 && commit_writes(g->m, e->index) ? sg_fmt(g, "&S->f0_%s[%s]", f->name, i)
+                                                                : sg_fmt(g, "&S->fr_%s[%s][J->%s[%d]]", f->name, i, f->name, age);
+    sg_line(g, "const uint32_t *%s = tsr_sim_fwd_get(&S->core, pc, \"%s\", %s, %s, %d, &%s);", v, f->name,
+            f->count > 0 ? sg_fmt(g, "(int)%s", i) : "-1", ent, age, r);
     sg_line(g, "if (%s) { rc = %s; goto out; }", r, r);
     if (f->vec)
         return VS(sg_fmt(g, "%s[l]", v), v);
@@ -146,7 +160,7 @@ void sg_fwd_write(struct sg *g, const struct mdl_stmt *s)
     if (!commit && commit_writes(g->m, t->index))
         sg_line(g, "tsr_sim_fwd_write(&S->core, &S->f0_%s[%s], pc, %s, %d, %s, %d, %d, %s);", f->name, i, vec, w,
                 f->vec ? mask : sg_fmt(g, "(%s) ? 1u : 0u", mask), s->ages_lo, s->ages_hi, stp);
-    sg_line(g, "tsr_sim_fwd_write(&S->core, &S->f1_%s[%s], pc, %s, %d, %s, %d, %d, %s);", f->name, i, vec, w,
+    sg_line(g, "tsr_sim_fwd_put(&S->fr_%s[%s][J->%s[0]], %s, %d, %s, %d, %d, %s);", f->name, i, f->name, vec, w,
             f->vec ? mask : sg_fmt(g, "(%s) ? 1u : 0u", mask), s->ages_lo, s->ages_hi, stp);
     sg_cse_end(g);
     sg_close(g);

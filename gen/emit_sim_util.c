@@ -821,9 +821,10 @@ int sg_part(struct sg *g, const struct tsr_buf *body, int ind, const char *what,
             tsr_buf_printf(&voids, "    (void)%s;\n", id);   /* it may be named in a comment only */
         }
     int n = g->nparts++;
-    tsr_buf_printf(o, "/* %s */\nSIM_PART int sim_part_%d(struct %s_sim *S, const struct %s_inst *I, uint32_t pc%.*s)\n{\n"
-                   "    int rc = TSR_SIM_OK;\n    (void)S;\n    (void)I;\n    (void)pc;\n%.*s", what, n, m->name, m->name,
-                   (int)params.len, params.len ? params.data : "", (int)voids.len, voids.len ? voids.data : "");
+    tsr_buf_printf(o, "/* %s */\nSIM_PART int sim_part_%d(struct %s_sim *S, const struct %s_inst *I, uint32_t pc%s%.*s)\n{\n"
+                   "    int rc = TSR_SIM_OK;\n    (void)S;\n    (void)I;\n    (void)pc;\n%s%.*s", what, n, m->name, m->name,
+                   g->jparm, (int)params.len, params.len ? params.data : "", m->nfwds ? "    (void)J;\n" : "",
+                   (int)voids.len, voids.len ? voids.data : "");
     /* the body, one level of indentation deep; a `break;` leaving the op's case returns TSR_SIM_OK */
     size_t cut = (size_t)ind * 4;
     const char *p = body->data, *end = body->data + body->len;

@@ -838,8 +838,11 @@ int mdl_eval_bundle(const struct mdl_model *m, struct mdl_evstate *st, const uin
     tsr_sim_bundle_begin(E.ctl);
     if (m->nfwds)
         mdl_evfwd_begin(st);
-    if (format < 0 || format >= m->nformats)
+    if (format < 0 || format >= m->nformats) {
+        if (m->nfwds)
+            mdl_evfwd_fail(st, E.pc);
         return tsr_sim_error(E.ctl, E.pc, "no format matches the bundle at 0x%08" PRIx32, E.pc);
+    }
     const struct mdl_format *f = &m->formats[format];
     struct scope fs, *os = calloc(f->nslots > 0 ? (size_t)f->nslots : 1, sizeof *os);
     int nf = f->nlocals, k = max_local_stmts(f->sem, f->nsem), k2 = max_local_stmts(f->commit, f->ncommit);
@@ -879,8 +882,11 @@ int mdl_eval_bundle(const struct mdl_model *m, struct mdl_evstate *st, const uin
         rc = tsr_sim_bundle_end(E.ctl, &pc, E.pc, (uint32_t)m->pc_step, pc_written);
         if (pcp && rc >= 0)
             pcp[0] = pc;
-    } else if (rc == TSR_SIM_STALL) {
-        st->ctl.stalls++;
+    } else {
+        if (rc == TSR_SIM_STALL)
+            st->ctl.stalls++;
+        if (m->nfwds)
+            mdl_evfwd_fail(st, E.pc);
     }
     if (rc != TSR_SIM_OK && rc != TSR_SIM_HALTED)
         tsr_sim_bundle_begin(E.ctl); /* drop this bundle's jump/halt requests */

@@ -80,6 +80,16 @@ void mdl_evfwd_end(struct mdl_evstate *st, uint32_t pc)
     }
 }
 
+void mdl_evfwd_fail(struct mdl_evstate *st, uint32_t pc)
+{
+    const int64_t now = (int64_t)st->ctl.icount;
+    for (int i = 0; i < st->m->nfwds; i++) {
+        const struct mdl_fwd *f = &st->m->fwds[i];
+        for (int e = 0; e < nelem(f); e++)
+            tsr_sim_fwd_absent(&mdl_evstate_fwd(st, i, e)[now % (f->hi + 1)], pc, now);
+    }
+}
+
 static int range_error(struct mdl_evstate *st, const struct mdl_fwd *f, uint32_t elem, uint32_t pc)
 {
     return tsr_sim_error(&st->ctl, pc, "%s index %" PRIu32 " out of range (%d elements) at 0x%08" PRIx32, f->name,

@@ -177,8 +177,12 @@ static inline int tsr_sim_check_latency(struct tsr_sim_ctl *c, uint32_t pc, cons
  * whose serial is N - A: a serial that differs means no instruction A before is known (before the start).
  * Within a bundle, writes go to two staging entries instead (valid while their serial is the bundle's icount):
  * c0 holds the compute stage's writes (what a commit block reads at age 0), c1 every write of the bundle (what
- * tsr_sim_fwd_end puts into the ring).  The evaluator (mdl/eval_fwd.c) and the generated simulators
- * (gen/emit_sim_fwd.c) share these functions, so their values, reports and return codes are the same. */
+ * tsr_sim_fwd_end puts into the ring).  The generated simulators keep c1 in the ring itself: the bundle's entry is
+ * made absent when it starts (the entry it replaces, of icount N - HI - 1, is read at no age) and its writes go
+ * there.  A bundle that does not complete (an error, a hazard, a stall: its icount is not counted) leaves its
+ * entries absent, in the evaluator too (tsr_sim_fwd_absent); the next bundle at that icount starts from them.
+ * The evaluator (mdl/eval_fwd.c) and the generated simulators (gen/emit_sim_fwd.c) share these functions, so
+ * their values, reports and return codes are the same. */
 #define TSR_SIM_FWD_MAX_AGE 8   /* HI of any forward (mdlc checks 0 <= LO <= HI <= 8) */
 
 /* The deferred latency hazard of a value written into a forward: the first regfile element the value read
@@ -236,27 +240,46 @@ static inline void tsr_sim_defer_latency(const struct tsr_sim_ctl *c, struct tsr
  * pc, readable at ages lo..hi, with the value's deferred hazard st (NULL: none).  The bundle's first write of the
  * element starts from zeros; a later one keeps the earlier lanes it does not write, and its window and hazard win.
  * An empty mask writes nothing. */
+TSR_SIM_HOT void tsr_sim_fwd_put(struct tsr_fwd_ent *e, const uint32_t *v, int lanes, uint32_t mask, int lo, int hi,
+                                 const struct tsr_fwd_stale *st);
 TSR_SIM_HOT void tsr_sim_fwd_write(const struct tsr_sim_ctl *c, struct tsr_fwd_ent *e, uint32_t pc,
                                    const uint32_t *v, int lanes, uint32_t mask, int lo, int hi,
                                    const struct tsr_fwd_stale *st)
 {
     if (!mask)
         return;
-    if (lanes > TSR_SIM_MAX_LANES)
-        lanes = TSR_SIM_MAX_LANES;
     int64_t now = (int64_t)c->icount;
-    if (e->serial != now || !e->present) {
-        memset(e->v, 0, (size_t)lanes * sizeof e->v[0]);
+    if (e->serial != now) {
         e->serial = now;
-        e->present = true;
+        e->present = false;
     }
     e->pc = pc;
+    tsr_sim_fwd_put(e, v, lanes, mask, lo, hi, st);
+}
+
+/* The same write into an entry that already belongs to the bundle (its serial and address set: the generated
+ * simulators' own ring entries, which sim_fwd_begin makes absent): an absent entry starts from zeros. */
+TSR_SIM_HOT void tsr_sim_fwd_put(struct tsr_fwd_ent *e, const uint32_t *v, int lanes, uint32_t mask, int lo, int hi,
+                                 const struct tsr_fwd_stale *st)
+{
+    if (!mask)
+        return;
+    if (lanes > TSR_SIM_MAX_LANES)
+        lanes = TSR_SIM_MAX_LANES;
+    if (!e->present) {
+        memset(e->v, 0, (size_t)lanes * sizeof e->v[0]);
+        e->present = true;
+    }
     e->lo = (uint8_t)lo;
     e->hi = (uint8_t)hi;
-    if (st)
+    if (st) {
         e->stale = *st;
-    else
-        memset(&e->stale, 0, sizeof e->stale);
+    } else { /* member by member: gcc made memset's 24 bytes a `rep stos` */
+        e->stale.state = NULL;
+        e->stale.elem = 0;
+        e->stale.latency = 0;
+        e->stale.dist = 0;
+    }
     for (int l = 0; l < lanes; l++)
         if (mask >> l & 1)
             e->v[l] = v[l];
@@ -275,15 +298,39 @@ const uint32_t *tsr_sim_fwd_read_report(struct tsr_sim_ctl *c, uint32_t pc, cons
  *   "hazard: mul0_r@1 at 0x00000030: written at 0x00000020 for ages 2..2, read at age 1",
  *   "hazard: R3 read at 0x00000010: written by the previous instruction (regfile latency 3); the value reached
  *    reg0_r, read as reg0_r@1 at 0x00000020" (a stale entry: the deferred latency hazard). */
+TSR_SIM_HOT const uint32_t *tsr_sim_fwd_get(struct tsr_sim_ctl *c, uint32_t pc, const char *name, int elem,
+                                            const struct tsr_fwd_ent *e, int age, int *rc);
 TSR_SIM_HOT const uint32_t *tsr_sim_fwd_read(struct tsr_sim_ctl *c, uint32_t pc, const char *name, int elem,
                                              const struct tsr_fwd_ent *ring, int nring, const struct tsr_fwd_ent *c0,
                                              int age, int *rc)
 {
     int64_t want = (int64_t)c->icount - age;
     const struct tsr_fwd_ent *e = age == 0 ? c0 : want >= 0 && nring > 0 ? &ring[want % nring] : NULL;
-    if (e && e->serial == want && e->present && age >= e->lo && age <= e->hi && !e->stale.state)
+    if (!e)
+        return tsr_sim_fwd_read_report(c, pc, name, elem, e, want, age, rc);
+    return tsr_sim_fwd_get(c, pc, name, elem, e, age, rc);
+}
+
+/* The same read from the entry e it takes (the generated simulators find the ring slot of each age once a bundle):
+ * e is ring[(icount - age) % nring] for age >= 1, where an icount - age below 0 finds an entry whose serial differs
+ * (serials are icounts or TSR_SIM_NEVER), hence the same report as no entry; for age 0, the bundle's entry. */
+TSR_SIM_HOT const uint32_t *tsr_sim_fwd_get(struct tsr_sim_ctl *c, uint32_t pc, const char *name, int elem,
+                                            const struct tsr_fwd_ent *e, int age, int *rc)
+{
+    int64_t want = (int64_t)c->icount - age;
+    if (e->serial == want && e->present && age >= e->lo && age <= e->hi && !e->stale.state)
         return e->v;
     return tsr_sim_fwd_read_report(c, pc, name, elem, e, want, age, rc);
+}
+
+/* Entry d belongs to the instruction at pc with icount now, which wrote nothing into it (yet): absent.  Nothing
+ * reads an absent entry's window, hazard or values (tsr_sim_fwd_read gives zeros and reports it; the rings'
+ * comparison, mdl/eval_fwd.c, stops at `present`), so they are left as they were. */
+static inline void tsr_sim_fwd_absent(struct tsr_fwd_ent *d, uint32_t pc, int64_t now)
+{
+    d->serial = now;
+    d->pc = pc;
+    d->present = false;
 }
 
 /* The bundle at pc (icount now, before it counts) completed: its entry of the element's ring is staging entry c1
@@ -297,8 +344,8 @@ static inline void tsr_sim_fwd_end(const struct tsr_sim_ctl *c, struct tsr_fwd_e
     tsr_sim_fwd_end_at(&ring[now % nring], c1, pc, now, lanes);
 }
 
-/* The same with the ring entry d = &ring[now % nring] of the bundle whose icount is now (the generated simulators
- * find it once per forward). */
+/* The same with the ring entry d = &ring[now % nring] of the bundle whose icount is now.  (The evaluator's way; the
+ * generated simulators write into d itself: tsr_sim_fwd_absent at the bundle's start, tsr_sim_fwd_put.) */
 TSR_SIM_HOT void tsr_sim_fwd_end_at(struct tsr_fwd_ent *d, const struct tsr_fwd_ent *c1, uint32_t pc, int64_t now,
                                     int lanes)
 {
@@ -314,10 +361,7 @@ TSR_SIM_HOT void tsr_sim_fwd_end_at(struct tsr_fwd_ent *d, const struct tsr_fwd_
         memcpy(d->v, c1->v, (size_t)lanes * sizeof d->v[0]);
         return;
     }
-    /* absent: nothing reads an absent entry's window, hazard or values (tsr_sim_fwd_read gives zeros and reports
-     * it; the rings' comparison, mdl/eval_fwd.c, stops at `present`), so they are left as they were */
-    d->pc = pc;
-    d->present = false;
+    tsr_sim_fwd_absent(d, pc, now);
 }
 
 /* ---- the description's rules (TSR_SIM_F_RULES) ---------------------------------------------------
