@@ -266,20 +266,21 @@ TSR_SIM_HOT void tsr_sim_fwd_put(struct tsr_fwd_ent *e, const uint32_t *v, int l
         return;
     if (lanes > TSR_SIM_MAX_LANES)
         lanes = TSR_SIM_MAX_LANES;
-    if (!e->present) {
+    /* the lanes an absent entry's zeros are kept in: none when the write covers every lane (a u32 forward's
+     * always), so its zeroing folds away for the constant lanes and mask of a generated write */
+    const uint32_t all = lanes >= 32 ? ~0u : (1u << lanes) - 1u;
+    if (!e->present && (mask & all) != all)
         memset(e->v, 0, (size_t)lanes * sizeof e->v[0]);
-        e->present = true;
-    }
+    /* present, lo and hi are adjacent bytes stored together (gcc's store merging) */
+    e->present = true;
     e->lo = (uint8_t)lo;
     e->hi = (uint8_t)hi;
-    if (st) {
+    /* no hazard: its state alone (nothing reads elem, latency or dist of a NULL state: tsr_sim_fwd_get, the
+     * report in fwd.c and the rings' comparison in mdl/eval_fwd.c test state first) */
+    if (st)
         e->stale = *st;
-    } else { /* member by member: gcc made memset's 24 bytes a `rep stos` */
+    else
         e->stale.state = NULL;
-        e->stale.elem = 0;
-        e->stale.latency = 0;
-        e->stale.dist = 0;
-    }
     for (int l = 0; l < lanes; l++)
         if (mask >> l & 1)
             e->v[l] = v[l];
