@@ -271,7 +271,7 @@ TSR_SIM_HOT void tsr_sim_fwd_put(struct tsr_fwd_ent *e, const uint32_t *v, int l
     const uint32_t all = lanes >= 32 ? ~0u : (1u << lanes) - 1u;
     if (!e->present && (mask & all) != all)
         memset(e->v, 0, (size_t)lanes * sizeof e->v[0]);
-    /* present, lo and hi are adjacent bytes stored together (gcc's store merging) */
+    /* lo and hi are adjacent bytes: gcc -O2 stores them as one 16-bit word */
     e->present = true;
     e->lo = (uint8_t)lo;
     e->hi = (uint8_t)hi;
