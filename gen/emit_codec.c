@@ -559,11 +559,15 @@ static int decode_body(const struct mdl_model *m, bool next, bool text, bool *pu
             tsr_buf_free(&p2.init);
             tsr_buf_free(&o2);
         }
+        /* The narrow struct does not store derived fields (<t>_field computes them: gen/emit_derived.c): marked
+         * packed, so that decode_store declares their v_ (a slot may read it) and stores nothing. */
         for (int i = 0; i < m->nfields; i++) {
-            store[i] = avail[i] && !sel[i];
+            store[i] = avail[i] && !sel[i] && (text || !m->fields[i].derived);
             rd[i] = rd[i] || sel[i];
         }
         npacks = gen_decode_pack_plan(m, store, rd, sel, text ? 64 : gen_field_bits(m), packs, m->nfields, packed);
+        for (int i = 0; i < m->nfields && !text; i++)
+            packed[i] = packed[i] || m->fields[i].derived;
         *put = *put || npacks > 0;
         for (int i = 0; i < m->nfields; i++)
             if (avail[i] && sel[i])
@@ -583,7 +587,7 @@ static int decode_body(const struct mdl_model *m, bool next, bool text, bool *pu
         }
         const char *ind = next ? "            " : "        ";
         for (int i = 0; i < m->nfields; i++) {
-            if (avail[i])
+            if (avail[i] || (!text && m->fields[i].derived))
                 continue;
             tsr_buf_printf(out, "%sinst->f[", ind);
             gen_field_enum(m, i, out);

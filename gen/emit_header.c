@@ -4,6 +4,7 @@
  * the simulator's declarations to the same buffer. */
 #include <stdio.h>
 
+#include "emit_derived.h"
 #include "emit_util.h"
 #include "gen.h"
 
@@ -91,7 +92,9 @@ int gen_header(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
         " * format); ignored[] the word bits under the format's ignore ranges, in place (other bits 0).\n"
         " * The encoder reads only format, f and ignored, so decode then encode is exact.\n"
         " * f[] is of the narrowest unsigned type that holds the widest field (%d bits), so that decode stores\n"
-        " * and encode reads as few bytes as they can. */\n"
+        " * and encode reads as few bytes as they can.  A derived field (a slice or composite of other fields'\n"
+        " * bits) is not stored here (its f[i] is unspecified): %s_field() computes it from the fields that hold\n"
+        " * its bits, %s_set_field() writes those; the encoder reads only the format's own fields. */\n"
         "typedef %s %s_field_t;\n"
         "struct %s_inst {\n"
         "    uint8_t format;\n"
@@ -99,7 +102,7 @@ int gen_header(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
         "    uint32_t ignored[%s_NWORDS];\n"
         "    %s_field_t f[%d];\n"
         "};\n\n",
-        up, up, wmax, gen_field_ctype(m), lo, lo, m->nslots > 0 ? m->nslots : 1, up, lo,
+        up, up, wmax, lo, lo, gen_field_ctype(m), lo, lo, m->nslots > 0 ? m->nslots : 1, up, lo,
         m->nfields > 0 ? m->nfields : 1);
     tsr_buf_printf(out,
         "/* The same instruction as the text engine reads it (runtime/text: <t>_tc_isa's decode, decode_next and\n"
@@ -112,6 +115,7 @@ int gen_header(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
         "    uint64_t f[%d];\n"
         "};\n\n",
         lo, lo, m->nslots > 0 ? m->nslots : 1, up, m->nfields > 0 ? m->nfields : 1);
+    gen_derived_header(m, out);
 
     tsr_buf_printf(out,
         "/* Helpers of the generated conditions: division and remainder by zero give 0. */\n"

@@ -544,7 +544,7 @@ static void emit_desc(struct sg *g)
         "    struct %s_inst I;\n    memset(&I, 0, sizeof I);\n    int r = %s_decode(w, &I);\n"
         "    *format = I.format == TSR_NO_FORMAT ? -1 : (int)I.format;\n"
         "    for (int k = 0; k < %d; k++)\n        ops[k] = I.op[k] == TSR_NO_OP ? -1 : (int)I.op[k];\n"
-        "    for (int f = 0; f < %d; f++)\n        fields[f] = I.f[f];\n    return r;\n}\n"
+        "    for (int f = 0; f < %d; f++)   /* derived fields are not stored in f[] */\n        fields[f] = %s_field(&I, (unsigned)f);\n    return r;\n}\n"
         "static int d_exec(void *s, int format, const int *ops, const uint64_t *fields)\n{\n"
         "    struct %s_inst I; /* every member the simulator reads is set below */\n"
         "    memset(I.ignored, 0, sizeof I.ignored);\n"
@@ -567,7 +567,7 @@ static void emit_desc(struct sg *g)
         "static int64_t *d_wtime(void *s, int st, int e) { return sim_wtime(s, st, e); }\n"
         "static struct tsr_sim_ctl *d_ctl(void *s) { return &((struct %s_sim *)s)->core; }\n"
         "static void d_set_hooks(void *s, const struct tsr_sim_hooks *h) { ((struct %s_sim *)s)->hookfns = h; }\n\n",
-        t, t, t, t, m->nslots, m->nfields, t, m->nformats, m->nslots, m->nops, t, t, m->nfields, m->nfields, t,
+        t, t, t, t, m->nslots, m->nfields, t, t, m->nformats, m->nslots, m->nops, t, t, m->nfields, m->nfields, t,
         fidx_masks(g), t, t, t, t);
     sg_emit_io_tables(g);   /* outputs, print formats, spaces (emit_sim_io.c) */
     sg_emit_io_funcs(g);

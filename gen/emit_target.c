@@ -31,8 +31,8 @@ int gen_target(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
         "static unsigned inst_op(const void *inst, unsigned slot)\n"
         "{\n    return slot < %s_NSLOTS ? ((const struct %s_inst *)inst)->op[slot] : %s_NO_OP;\n}\n\n"
         "static uint64_t inst_field(const void *inst, unsigned field)\n"
-        "{\n    return field < %s_NFIELDS ? ((const struct %s_inst *)inst)->f[field] : 0;\n}\n\n",
-        lo, lo, lo, up, lo, up, up, lo);
+        "{\n    return %s_field(inst, field);   /* 0 when field >= %s_NFIELDS */\n}\n\n",
+        lo, lo, lo, up, lo, up, lo, up);
     tsr_buf_puts(out, "static const unsigned char field_width[] = {");
     for (int i = 0; i < m->nfields; i++)
         tsr_buf_printf(out, "%s%d", i ? ", " : "", m->fields[i].width);
@@ -78,9 +78,9 @@ int gen_target(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *
         "static void inst_set_field(void *inst, unsigned field, uint64_t v)\n"
         "{\n"
         "    if (field < %s_NFIELDS)\n"
-        "        ((struct %s_inst *)inst)->f[field] =\n"
-        "            field_width[field] >= 64 ? v : v & ((UINT64_C(1) << field_width[field]) - 1);\n"
-        "}\n\n", up, lo);
+        "        %s_set_field((struct %s_inst *)inst, field,\n"
+        "            field_width[field] >= 64 ? v : v & ((UINT64_C(1) << field_width[field]) - 1));\n"
+        "}\n\n", up, lo, lo);
     tsr_buf_printf(out,
         "const struct tsr_target %s_target = {\n"
         "    .name = \"%s\",\n"

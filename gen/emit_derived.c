@@ -1,0 +1,151 @@
+/* Derived fields (X4: slices `G[4:2]` and composites `{~G, H}`) in the narrow struct <t>_inst: the decoder does
+ * not store them (each is bits of the format's own fields, which it stores); readers compute them from those
+ * fields with the accessors emitted here into <t>.h (<t>_field, <t>_set_field).  The text engine's <t>_tinst
+ * keeps storing them (runtime/text reads f[] by index). */
+#include "emit_derived.h"
+
+#include <stdio.h>
+
+#include "emit_util.h"
+
+/* The bit of format F's own (not derived) fields that holds word bit b: *g the field, *gb the bit of its value,
+ * *inv whether the word holds it inverted.  false when no field of F holds b. */
+static bool holder(const struct mdl_model *m, const struct mdl_format *F, int b, int *g, int *gb, bool *inv)
+{
+    for (int j = 0; j < F->nfields; j++) {
+        const struct mdl_field *G = &m->fields[F->fields[j]];
+        if (G->derived)
+            continue;
+        int below = G->width;   /* value bits at and below the current piece's top (first piece most significant) */
+        for (int q = 0; q < G->npieces; q++) {
+            const struct mdl_piece *p = &G->pieces[q];
+            below -= p->hi - p->lo + 1;
+            if (b >= p->lo && b <= p->hi) {
+                *g = F->fields[j];
+                *gb = below + (b - p->lo);
+                *inv = p->inverted;
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* One run of derived field i's value bits vb..vb+n-1 held by field g's bits gb..gb+n-1 (inverted: x). */
+struct run { int g, gb, vb, n; bool x; };
+
+/* The runs of derived field i in format F, into r (at most 64); -1 when F does not hold every bit of i. */
+static int runs(const struct mdl_model *m, const struct mdl_format *F, int i, struct run *r)
+{
+    const struct mdl_field *d = &m->fields[i];
+    int n = 0, top = d->width;
+    for (int p = 0; p < d->npieces; p++) {
+        const struct mdl_piece *dp = &d->pieces[p];
+        top -= dp->hi - dp->lo + 1;   /* the piece's lowest value bit */
+        for (int b = dp->lo; b <= dp->hi; b++) {
+            int g, gb;
+            bool inv;
+            if (!holder(m, F, b, &g, &gb, &inv))
+                return -1;
+            bool x = inv != dp->inverted;
+            int vb = top + (b - dp->lo);
+            if (n > 0 && r[n - 1].g == g && r[n - 1].x == x && r[n - 1].gb + r[n - 1].n == gb &&
+                r[n - 1].vb + r[n - 1].n == vb) {
+                r[n - 1].n++;
+            } else {
+                if (n == 64)
+                    return -1;
+                r[n++] = (struct run){g, gb, vb, 1, x};
+            }
+        }
+    }
+    return n;
+}
+
+static uint64_t mask(int n) { return n >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << n) - 1; }
+
+void gen_derived_header(const struct mdl_model *m, struct tsr_buf *out)
+{
+    char lo[128], up[128];   /* gen_lower and gen_upper return one static buffer */
+    snprintf(lo, sizeof lo, "%s", gen_lower(m));
+    snprintf(up, sizeof up, "%s", gen_upper(m));
+    bool any = false;
+    for (int i = 0; i < m->nfields; i++)
+        any = any || m->fields[i].derived;
+    tsr_buf_printf(out,
+        "/* Field i of *in: f[i], or for a derived field (a slice or a composite of other fields' bits, which\n"
+        " * %s_decode does not store in struct %s_inst) its value computed from the format's fields that hold\n"
+        " * its bits (0 when the format holds not all of them, or i >= %s_NFIELDS). */\n"
+        "static inline uint64_t %s_field(const struct %s_inst *in, unsigned i)\n{\n",
+        lo, lo, up, lo, lo);
+    struct run r[64];
+    if (any) {
+        tsr_buf_puts(out, "    switch (i) {\n");
+        for (int i = 0; i < m->nfields; i++) {
+            if (!m->fields[i].derived)
+                continue;
+            tsr_buf_puts(out, "    case ");
+            gen_field_enum(m, i, out);
+            tsr_buf_puts(out, ":\n        switch (in->format) {\n");
+            for (int fi = 0; fi < m->nformats; fi++) {
+                int n = runs(m, &m->formats[fi], i, r);
+                if (n < 0)
+                    continue;
+                tsr_buf_puts(out, "        case ");
+                gen_format_enum(m, fi, out);
+                tsr_buf_puts(out, ":\n            return 0");
+                for (int k = 0; k < n; k++) {
+                    tsr_buf_printf(out, " |\n                   (%s((uint64_t)in->f[", r[k].x ? "((" : "(");
+                    gen_field_enum(m, r[k].g, out);
+                    tsr_buf_printf(out, "] >> %d)%s & ", r[k].gb, r[k].x ? " ^ ~(uint64_t)0)" : "");
+                    gen_u64(out, mask(r[k].n));
+                    tsr_buf_printf(out, ") << %d)", r[k].vb);
+                }
+                tsr_buf_puts(out, ";\n");
+            }
+            tsr_buf_puts(out, "        default:\n            return 0;\n        }\n");
+        }
+        tsr_buf_puts(out, "    default:\n        break;\n    }\n");
+    }
+    tsr_buf_printf(out, "    return i < %s_NFIELDS ? in->f[i] : 0;\n}\n\n", up);
+
+    tsr_buf_printf(out,
+        "/* Sets field i of *in to v (v within the field's width; nothing when i >= %s_NFIELDS): f[i], or for a\n"
+        " * derived field the bits of the format's fields that hold its bits (so that %s_encode writes them; nothing\n"
+        " * when the format holds not all of them). */\n"
+        "static inline void %s_set_field(struct %s_inst *in, unsigned i, uint64_t v)\n{\n",
+        up, lo, lo, lo);
+    if (any) {
+        tsr_buf_puts(out, "    switch (i) {\n");
+        for (int i = 0; i < m->nfields; i++) {
+            if (!m->fields[i].derived)
+                continue;
+            tsr_buf_puts(out, "    case ");
+            gen_field_enum(m, i, out);
+            tsr_buf_puts(out, ":\n        switch (in->format) {\n");
+            for (int fi = 0; fi < m->nformats; fi++) {
+                int n = runs(m, &m->formats[fi], i, r);
+                if (n < 0)
+                    continue;
+                tsr_buf_puts(out, "        case ");
+                gen_format_enum(m, fi, out);
+                tsr_buf_puts(out, ":\n");
+                for (int k = 0; k < n; k++) {
+                    tsr_buf_puts(out, "            in->f[");
+                    gen_field_enum(m, r[k].g, out);
+                    tsr_buf_printf(out, "] = (%s_field_t)((in->f[", lo);
+                    gen_field_enum(m, r[k].g, out);
+                    tsr_buf_puts(out, "] & ~(");
+                    gen_u64(out, mask(r[k].n));
+                    tsr_buf_printf(out, " << %d)) | ((v >> %d%s) & ", r[k].gb, r[k].vb, r[k].x ? " ^ ~(uint64_t)0" : "");
+                    gen_u64(out, mask(r[k].n));
+                    tsr_buf_printf(out, ") << %d);\n", r[k].gb);
+                }
+                tsr_buf_puts(out, "            return;\n");
+            }
+            tsr_buf_puts(out, "        default:\n            return;\n        }\n");
+        }
+        tsr_buf_puts(out, "    default:\n        break;\n    }\n");
+    }
+    tsr_buf_printf(out, "    if (i < %s_NFIELDS)\n        in->f[i] = (%s_field_t)v;\n}\n\n", up, lo);
+}
