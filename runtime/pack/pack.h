@@ -69,7 +69,7 @@ int tsr_pack_text(const struct tsr_target *t, const char *path, const char *text
 /* The scheduler settings the packer of programs with value names tries per program (docs/pack.md "Values through
  * forwards"; each a limit on values waiting, depth or program order, producers of waiting values first; the
  * shortest schedule wins): all of them, or in a build with AddressSanitizer the few that win on the shared corpus
- * of lima programs (its tests then run in bounded time).  A text naming them, e.g. "all 20 scheduler settings". */
+ * of lima programs (its tests then run in bounded time).  A text naming them, e.g. "all 22 scheduler settings". */
 const char *tsr_pack_route_settings(void);
 /* The same with the effort chosen (tsr_pack_text: TSR_PACK_SEARCH). */
 int tsr_pack_text_effort(const struct tsr_target *t, const char *path, const char *text, size_t len,
