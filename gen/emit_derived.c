@@ -64,6 +64,67 @@ static int runs(const struct mdl_model *m, const struct mdl_format *F, int i, st
 
 static uint64_t mask(int n) { return n >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << n) - 1; }
 
+/* The body of %s_field's case for a format whose fields r[0..n) hold derived field's bits: their bits shifted into
+ * place (an inverted part complemented). */
+static void get_case(const struct mdl_model *m, const struct run *r, int n, struct tsr_buf *out)
+{
+    tsr_buf_puts(out, "            return 0");
+    for (int k = 0; k < n; k++) {
+        tsr_buf_printf(out, " |\n                   (%s((uint64_t)in->f[", r[k].x ? "((" : "(");
+        gen_field_enum(m, r[k].g, out);
+        tsr_buf_printf(out, "] >> %d)%s & ", r[k].gb, r[k].x ? " ^ ~(uint64_t)0)" : "");
+        gen_u64(out, mask(r[k].n));
+        tsr_buf_printf(out, ") << %d)", r[k].vb);
+    }
+    tsr_buf_puts(out, ";\n");
+}
+
+/* The body of %s_set_field's case: each field of r[0..n) gets its bits of v (an inverted part complemented). */
+static void set_case(const struct mdl_model *m, const struct run *r, int n, struct tsr_buf *out)
+{
+    const char *lo = gen_lower(m);
+    for (int k = 0; k < n; k++) {
+        tsr_buf_puts(out, "            in->f[");
+        gen_field_enum(m, r[k].g, out);
+        tsr_buf_printf(out, "] = (%s_field_t)((in->f[", lo);
+        gen_field_enum(m, r[k].g, out);
+        tsr_buf_puts(out, "] & ~(");
+        gen_u64(out, mask(r[k].n));
+        tsr_buf_printf(out, " << %d)) | ((v >> %d%s) & ", r[k].gb, r[k].vb, r[k].x ? " ^ ~(uint64_t)0" : "");
+        gen_u64(out, mask(r[k].n));
+        tsr_buf_printf(out, ") << %d);\n", r[k].gb);
+    }
+    tsr_buf_puts(out, "            return;\n");
+}
+
+/* A switch on the field index, for each derived field a switch on the format, each format that holds all its bits
+ * a case whose body body() writes; other indices fall out of the switch, other formats return dflt. */
+static void derived_switch(const struct mdl_model *m, struct tsr_buf *out,
+                           void (*body)(const struct mdl_model *, const struct run *, int, struct tsr_buf *),
+                           const char *dflt)
+{
+    struct run r[64];
+    tsr_buf_puts(out, "    switch (i) {\n");
+    for (int i = 0; i < m->nfields; i++) {
+        if (!m->fields[i].derived)
+            continue;
+        tsr_buf_puts(out, "    case ");
+        gen_field_enum(m, i, out);
+        tsr_buf_puts(out, ":\n        switch (in->format) {\n");
+        for (int fi = 0; fi < m->nformats; fi++) {
+            int n = runs(m, &m->formats[fi], i, r);
+            if (n < 0)
+                continue;
+            tsr_buf_puts(out, "        case ");
+            gen_format_enum(m, fi, out);
+            tsr_buf_puts(out, ":\n");
+            body(m, r, n, out);
+        }
+        tsr_buf_printf(out, "        default:\n            return%s%s;\n        }\n", *dflt ? " " : "", dflt);
+    }
+    tsr_buf_puts(out, "    default:\n        break;\n    }\n");
+}
+
 void gen_derived_header(const struct mdl_model *m, struct tsr_buf *out)
 {
     char lo[128], up[128];   /* gen_lower and gen_upper return one static buffer */
@@ -78,35 +139,8 @@ void gen_derived_header(const struct mdl_model *m, struct tsr_buf *out)
         " * its bits (0 when the format holds not all of them, or i >= %s_NFIELDS). */\n"
         "static inline uint64_t %s_field(const struct %s_inst *in, unsigned i)\n{\n",
         lo, lo, up, lo, lo);
-    struct run r[64];
-    if (any) {
-        tsr_buf_puts(out, "    switch (i) {\n");
-        for (int i = 0; i < m->nfields; i++) {
-            if (!m->fields[i].derived)
-                continue;
-            tsr_buf_puts(out, "    case ");
-            gen_field_enum(m, i, out);
-            tsr_buf_puts(out, ":\n        switch (in->format) {\n");
-            for (int fi = 0; fi < m->nformats; fi++) {
-                int n = runs(m, &m->formats[fi], i, r);
-                if (n < 0)
-                    continue;
-                tsr_buf_puts(out, "        case ");
-                gen_format_enum(m, fi, out);
-                tsr_buf_puts(out, ":\n            return 0");
-                for (int k = 0; k < n; k++) {
-                    tsr_buf_printf(out, " |\n                   (%s((uint64_t)in->f[", r[k].x ? "((" : "(");
-                    gen_field_enum(m, r[k].g, out);
-                    tsr_buf_printf(out, "] >> %d)%s & ", r[k].gb, r[k].x ? " ^ ~(uint64_t)0)" : "");
-                    gen_u64(out, mask(r[k].n));
-                    tsr_buf_printf(out, ") << %d)", r[k].vb);
-                }
-                tsr_buf_puts(out, ";\n");
-            }
-            tsr_buf_puts(out, "        default:\n            return 0;\n        }\n");
-        }
-        tsr_buf_puts(out, "    default:\n        break;\n    }\n");
-    }
+    if (any)
+        derived_switch(m, out, get_case, "0");
     tsr_buf_printf(out, "    return i < %s_NFIELDS ? in->f[i] : 0;\n}\n\n", up);
 
     tsr_buf_printf(out,
@@ -115,37 +149,7 @@ void gen_derived_header(const struct mdl_model *m, struct tsr_buf *out)
         " * when the format holds not all of them). */\n"
         "static inline void %s_set_field(struct %s_inst *in, unsigned i, uint64_t v)\n{\n",
         up, lo, lo, lo);
-    if (any) {
-        tsr_buf_puts(out, "    switch (i) {\n");
-        for (int i = 0; i < m->nfields; i++) {
-            if (!m->fields[i].derived)
-                continue;
-            tsr_buf_puts(out, "    case ");
-            gen_field_enum(m, i, out);
-            tsr_buf_puts(out, ":\n        switch (in->format) {\n");
-            for (int fi = 0; fi < m->nformats; fi++) {
-                int n = runs(m, &m->formats[fi], i, r);
-                if (n < 0)
-                    continue;
-                tsr_buf_puts(out, "        case ");
-                gen_format_enum(m, fi, out);
-                tsr_buf_puts(out, ":\n");
-                for (int k = 0; k < n; k++) {
-                    tsr_buf_puts(out, "            in->f[");
-                    gen_field_enum(m, r[k].g, out);
-                    tsr_buf_printf(out, "] = (%s_field_t)((in->f[", lo);
-                    gen_field_enum(m, r[k].g, out);
-                    tsr_buf_puts(out, "] & ~(");
-                    gen_u64(out, mask(r[k].n));
-                    tsr_buf_printf(out, " << %d)) | ((v >> %d%s) & ", r[k].gb, r[k].vb, r[k].x ? " ^ ~(uint64_t)0" : "");
-                    gen_u64(out, mask(r[k].n));
-                    tsr_buf_printf(out, ") << %d);\n", r[k].gb);
-                }
-                tsr_buf_puts(out, "            return;\n");
-            }
-            tsr_buf_puts(out, "        default:\n            return;\n        }\n");
-        }
-        tsr_buf_puts(out, "    default:\n        break;\n    }\n");
-    }
+    if (any)
+        derived_switch(m, out, set_case, "");
     tsr_buf_printf(out, "    if (i < %s_NFIELDS)\n        in->f[i] = (%s_field_t)v;\n}\n\n", up, lo);
 }
