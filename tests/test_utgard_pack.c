@@ -187,6 +187,28 @@ Test(utgard_pack, corpus_against_lima, .timeout = 1200)
  * multiplies both written on m0 and two adds both on a0 storing lanes x and y of one varying pack into 2
  * instructions (one multiplier and one adder each moved to the other unit; the stores of disjoint lanes in one
  * instruction), which validate and compute what the 4 operations one an instruction compute. */
+/* Assembles the input program seq and its packed form, expects the packed one to validate with no report and to
+ * compute seq's results from 3 random states; returns the packed program's instructions. */
+static size_t check_packed(const char *name, const struct tsr_target *t, const char *seq, const struct tsr_buf *out)
+{
+    struct tsr_words a, b;
+    tsr_words_init(&a, t->word_bits);
+    tsr_words_init(&b, t->word_bits);
+    struct tsr_diag ad;
+    tsr_diag_init(&ad, TSR_DIAG_PRINT, stderr);
+    cr_assert_eq(t->assemble("seq", seq, strlen(seq), &a, &ad), 0);
+    cr_assert_eq(t->assemble("packed", out->data, out->len, &b, &ad), 0);
+    unsigned reports = (unsigned)tsr_validate(t->vdesc, b.w, b.count, 0, NULL, NULL);
+    cr_expect_eq(reports, 0u, "%s: %u validator reports", name, reports);
+    for (uint64_t seed = 1; seed <= 3; seed++)
+        same_results(name, &a, &b, seed);
+    size_t n = b.count;
+    tsr_diag_fini(&ad);
+    tsr_words_free(&a);
+    tsr_words_free(&b);
+    return n;
+}
+
 Test(utgard_pack, units_and_lanes)
 {
     const struct tsr_target *t = utgard();
@@ -202,20 +224,7 @@ Test(utgard_pack, units_and_lanes)
     cr_expect_eq(st.nbundles, 2u, "packed into %u instructions:\n%s", st.nbundles, out.data);
     cr_expect_eq(st.lower, 2u);
     cr_expect(strstr(out.data, "mul.m1") && strstr(out.data, "add.a1"), "no op moved to another unit:\n%s", out.data);
-    struct tsr_words a, b;
-    tsr_words_init(&a, t->word_bits);
-    tsr_words_init(&b, t->word_bits);
-    struct tsr_diag ad;
-    tsr_diag_init(&ad, TSR_DIAG_PRINT, stderr);
-    cr_assert_eq(t->assemble("seq", seq, strlen(seq), &a, &ad), 0);
-    cr_assert_eq(t->assemble("packed", out.data, out.len, &b, &ad), 0);
-    unsigned reports = (unsigned)tsr_validate(t->vdesc, b.w, b.count, 0, NULL, NULL);
-    cr_expect_eq(reports, 0u);
-    for (uint64_t seed = 1; seed <= 3; seed++)
-        same_results("units_and_lanes", &a, &b, seed);
-    tsr_diag_fini(&ad);
-    tsr_words_free(&a);
-    tsr_words_free(&b);
+    check_packed("units_and_lanes", t, seq, &out);
     tsr_pack_stats_free(&st);
     tsr_diag_fini(&d);
     tsr_buf_free(&out);
@@ -264,26 +273,14 @@ Test(utgard_pack, no_value_named)
     tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
     int rc = tsr_pack_text(t, "plain.s", src, strlen(src), &out, NULL, &d);
     cr_assert_eq(rc, 0, "%s", d.count ? d.entries[0].message : "?");
-    struct tsr_words a, b;
-    tsr_words_init(&a, t->word_bits);
-    tsr_words_init(&b, t->word_bits);
-    struct tsr_diag ad;
-    tsr_diag_init(&ad, TSR_DIAG_PRINT, stderr);
-    cr_assert_eq(t->assemble("seq", src, strlen(src), &a, &ad), 0);
-    cr_assert_eq(t->assemble("packed", out.data, out.len, &b, &ad), 0);
-    cr_expect_eq(b.count, 1u, "packed into %zu instructions:\n%s", b.count, out.data);
-    cr_expect_eq(tsr_validate(t->vdesc, b.w, b.count, 0, NULL, NULL), 0u);
-    for (uint64_t seed = 1; seed <= 3; seed++)
-        same_results("no_value_named", &a, &b, seed);
+    size_t n = check_packed("no_value_named", t, src, &out);
+    cr_expect_eq(n, 1u, "packed into %zu instructions:\n%s", n, out.data);
     const char *bad = "mov.a0 a1.x\nmov.a1 t[2].x\nnot an op\n";
     tsr_buf_clear(&out);
     tsr_diag_fini(&d);
     tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
     cr_expect_neq(tsr_pack_text(t, "bad.s", bad, strlen(bad), &out, NULL, &d), 0);
     cr_expect(d.count && d.entries[0].line == 3, "first error: %s", d.count ? d.entries[0].text : "none");
-    tsr_diag_fini(&ad);
-    tsr_words_free(&a);
-    tsr_words_free(&b);
     tsr_diag_fini(&d);
     tsr_buf_free(&out);
 }
