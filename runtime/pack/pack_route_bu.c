@@ -130,6 +130,8 @@ static bool breaks_end_rule(struct bu *U, int p)
     return with > without;
 }
 
+static uint64_t slots_of(const struct tsr_target *t, const uint32_t *w);
+
 /* The outstanding reads of value v (an input op): placed ops that read it with no feeder yet, as (op, source
  * index) pairs into S (at most cap); their count. */
 int tsr_route_bu_outstanding(const struct bu *U, int v, int (*S)[2], int cap)
@@ -173,6 +175,8 @@ bool tsr_route_bu_place(struct bu *U, int f, int p, int (*S)[2], int ns)
     x->pos = p;
     struct route_bundle nb;
     bool ok = tsr_route_bu_build(U, &nb, part, b->k + 1);
+    if (ok && U->resv > 0 && __builtin_popcountll(U->resv_mask & ~slots_of(R->t, nb.w)) < U->resv)
+        ok = false;
     /* the readers' bundles with f's texts */
     int done[64], nd = 0;
     if (ok) {
@@ -370,8 +374,13 @@ static void drop_last(struct route *R)
  * values waiting before the others; cf->slack >= 0: first the ops at their latest position for a schedule of the
  * critical path's length + slack, which the limits do not hold back; cf->thr > 0: a value at its last chance whose
  * first read placed is more than thr bundles after p goes through a register, pack_spill.c, before a move is tried:
- * lima spills a value that would wait long rather than thread it), at most cap bundles. */
-struct cfg { int lim, due; bool depth, live; int slack, fit; unsigned seed; int thr; };
+ * lima spills a value that would wait long rather than thread it; cf->pre: the move slots left free at p carry the
+ * values that would be at their last chance at p + 1, lima's moves of "next max" values; cf->late 1 or 2: the
+ * moves of the values at their last chance go after the operations, which keep as many of the slots whose move
+ * reaches the farthest age free as those values need, lima's order: late 1 judges an op by its unit of the input,
+ * late 2 by the bundle it forms), at most cap bundles.  Returns 0, or -1 (the message in err), or -2 when cap was
+ * reached. */
+struct cfg { int lim, due; bool depth, live; int slack, fit; unsigned seed; int thr; bool pre; int late; };
 static int run(struct route *R, int n0, const int *live, int nl, const struct tsr_pack_elist *succ,
                const struct cfg *cf, int cap, struct route_bundle **out, int *nbp, char *err, size_t errn, int *at)
 {
@@ -448,7 +457,7 @@ static int run(struct route *R, int n0, const int *live, int nl, const struct ts
     for (p = 0; left > 0 && !rc; p++) {
         if (p >= cap || idle > 24) {
             snprintf(err, errn, "the packer could not place every operation");
-            rc = -1;
+            rc = p >= cap ? -2 : -1;
             break;
         }
         if (U.nb == U.capb) {
@@ -495,12 +504,20 @@ static int run(struct route *R, int n0, const int *live, int nl, const struct ts
             mvorder[b] = m;
             mvdem[m] = dm;
         }
-        for (int pass = 0; pass < 2 && !rc; pass++)
+        bool late = cf->late > 0;
+        uint64_t mvfar = 0;
+        for (int m = 0; m < R->nmv && m < 64; m++)
+            if (mvhi[m] >= U.hmove)
+                mvfar |= mvslot[m];
+        for (int lp = 0; lp < (late ? 2 : 1) && !rc; lp++) {
+        for (int pass = lp; pass < (late && lp == 0 ? 1 : 2) && !rc; pass++)
             for (int k = 0; k < nmand && !rc; k++) {
                 int v = mand[k];
                 if (R->o[v].pos >= 0)
                     continue;
                 int ns = tsr_route_bu_outstanding(&U, v, S, scap);
+                if (!ns)
+                    continue;
                 if (pass == 0) {
                     if (deps_ok(&U, v, p) && place(&U, v, p, S, ns)) {
                         left--;
@@ -558,6 +575,8 @@ static int run(struct route *R, int n0, const int *live, int nl, const struct ts
                     rc = -1;
                 }
             }
+        if (lp == 1)
+            continue;
         /* (the spill stores whose loads are far enough behind) */
         if (!rc && tsr_route_spill_place(&U, p))
             placed_any = true;
@@ -588,10 +607,57 @@ static int run(struct route *R, int n0, const int *live, int nl, const struct ts
                 if (cf->fit == 2 && nnx - nx[i] > nfar &&
                     __builtin_popcountll(mvall & ~(used | slot[i])) < nnx - nx[i] - nfar)
                     continue;
+                if (late) {
+                    int mleft = 0;
+                    for (int k2 = 0; k2 < nmand; k2++)
+                        if (R->o[mand[k2]].pos < 0 && mand[k2] != i)
+                            mleft += tsr_route_bu_outstanding(&U, mand[k2], S, scap) > 0;
+                    /* (late 1: judged by the op's unit of the input; 2: by the bundle it forms) */
+                    if (cf->late == 1 && mleft && __builtin_popcountll(mvfar & ~(used | slot[i])) < mleft)
+                        continue;
+                    U.resv = cf->late == 2 ? mleft : 0;
+                    U.resv_mask = mvfar;
+                }
                 int ns = tsr_route_bu_outstanding(&U, i, S, scap);
-                if (place(&U, i, p, S, ns)) {
+                bool okp = place(&U, i, p, S, ns);
+                U.resv = 0;
+                if (okp) {
                     left--;
                     placed_any = again = true;
+                }
+            }
+        }
+        }
+        /* 3. (cf->pre) the move slots left free carry values that would be at their last chance at p + 1 (lima's
+         * "next max" values), the least urgent first: bundle p + 1 then keeps its slots for operations */
+        if (cf->pre && !rc) {
+            int due2 = 0, nnx2 = 0;
+            live_count(&U, is, p, &due2, nx, &nnx2);
+            for (int k = nl - 1; k >= 0 && !rc && nnx2 > 0; k--) {
+                int v = order[k];
+                if (!nx[v] || R->o[v].pos >= 0)
+                    continue;
+                int ns = tsr_route_bu_outstanding(&U, v, S, scap);
+                if (!ns)
+                    continue;
+                /* (not a value whose producer may follow at p + 1 and reach its reads from there: complex1's, read
+                 * at age 2 only, would be moved again at each bundle) */
+                int qlo = p, qhi = -1;
+                for (int s2 = 0; s2 < ns; s2++) {
+                    int q = R->o[S[s2][0]].pos;
+                    qlo = q < qlo ? q : qlo;
+                    qhi = q > qhi ? q : qhi;
+                }
+                if (R->o[v].lo >= 2 && deps_ok(&U, v, p + 1) && p + 1 - qhi >= R->o[v].lo &&
+                    p + 1 - qlo <= R->o[v].hi)
+                    continue;
+                for (int mm = 0; mm < nmo; mm++) {
+                    int mi = new_move(&U, v, mvorder[mm]);
+                    if (mi < 0)
+                        continue;
+                    if (place(&U, mi, p, S, ns))
+                        break;
+                    drop_last(R);
                 }
             }
         }
@@ -684,23 +750,22 @@ static int run(struct route *R, int n0, const int *live, int nl, const struct ts
 
 /* The scheduler's settings tried, in order: the shortest schedule wins (the first among equals).  Each runs a whole
  * schedule (it stops only when it cannot beat the best), so the list holds the settings that reach the shortest
- * schedule of some program of the corpus of lima programs, or nearly: first the 16 with the critical path (slack 0)
- * or lima's capacity and reservation of move slots (fit), in the order a greedy pick on the corpus gives; then two
- * perturbed orders (seed) and two with fixed limits only (of the 36 tried before the critical path, the two that
- * still win on a program); last two that spill a value threaded long (thr; each the setting that won most with that
- * thr for all: buffer-wireframe 116 -> 100, ideas-lamp-lit and ideas-logo 64 -> 54). */
+ * schedule of some program of the corpus of lima programs: all move the values of the next bundle's last chance in
+ * the slots left free (pre); of the 22 settings of 7c77fe0 (limits, critical path, lima's capacity and reservation,
+ * perturbed orders, early spills), each without and with the moves after the operations (late 0, 1, 2), the 15
+ * that a greedy pick on the corpus takes first (1,084 instructions there; the 22 without pre: 1,189). */
 static const struct cfg cfgs[] = {
-    { 0, 0, true, true, 0, 2, 0, 0 }, { 0, 0, false, false, -1, 2, 0, 0 }, { 8, 3, false, true, 0, 0, 0, 0 },
-    { 0, 0, false, false, 0, 2, 0, 0 }, { 8, 4, false, true, 0, 0, 0, 0 }, { 0, 0, false, true, -1, 2, 0, 0 },
-    { 8, 4, true, false, 0, 0, 0, 0 }, { 4, 3, true, true, 0, 0, 0, 0 }, { 0, 0, false, true, 0, 2, 0, 0 },
-    { 8, 4, true, true, 0, 0, 0, 0 }, { 0, 0, false, false, 0, 1, 0, 0 }, { 8, 3, true, false, 0, 0, 0, 0 },
-    { 8, 2, true, true, 0, 0, 0, 0 }, { 0, 0, true, false, 0, 2, 0, 0 }, { 0, 0, true, false, -1, 2, 0, 0 },
-    { 0, 0, true, true, -1, 2, 0, 0 }, { 8, 4, true, false, 0, 0, 1, 0 }, { 0, 0, true, true, 0, 2, 2, 0 },
-    { 4, 4, true, false, -1, 0, 0, 0 }, { 8, 4, false, false, -1, 0, 0, 0 },
-    { 0, 0, false, false, -1, 2, 0, 2 }, { 8, 4, true, false, 0, 0, 1, 4 },
+    { 0, 0, false, false, -1, 2, 0, 0, true, 2 }, { 0, 0, true, true, 0, 2, 0, 0, true, 2 },
+    { 0, 0, false, false, -1, 2, 0, 2, true, 1 }, { 0, 0, false, false, 0, 2, 0, 0, true, 1 },
+    { 0, 0, false, false, -1, 2, 0, 0, true, 0 }, { 8, 3, false, true, 0, 0, 0, 0, true, 1 },
+    { 0, 0, true, false, 0, 2, 0, 0, true, 2 }, { 0, 0, true, true, -1, 2, 0, 0, true, 0 },
+    { 0, 0, true, true, 0, 2, 0, 0, true, 1 }, { 0, 0, false, false, -1, 2, 0, 0, true, 1 },
+    { 8, 4, false, false, -1, 0, 0, 0, true, 1 }, { 0, 0, false, false, -1, 2, 0, 2, true, 2 },
+    { 0, 0, false, false, 0, 2, 0, 0, true, 2 }, { 8, 4, false, false, -1, 0, 0, 0, true, 2 },
+    { 8, 4, false, true, 0, 0, 0, 0, true, 2 },
 };
 
-_Static_assert(sizeof cfgs / sizeof *cfgs == 22, "tsr_pack_route_settings names 22 settings");
+_Static_assert(sizeof cfgs / sizeof *cfgs == 15, "tsr_pack_route_settings names 15 settings");
 
 /* A build with AddressSanitizer (gcc defines __SANITIZE_ADDRESS__, clang answers __has_feature) tries only these
  * settings (indices into cfgs: those whose schedule is the shortest on the shared corpus of lima programs), so that
@@ -725,9 +790,9 @@ static const int tried[] = { 0, 1, 2, 3, 4 };
 const char *tsr_pack_route_settings(void)
 {
 #ifdef ROUTE_FEW
-    return "5 of 22 scheduler settings (a build with AddressSanitizer): 0 to 4";
+    return "5 of 15 scheduler settings (a build with AddressSanitizer): 0 to 4";
 #else
-    return "all 22 scheduler settings";
+    return "all 15 scheduler settings";
 #endif
 }
 
@@ -740,14 +805,16 @@ int tsr_route_schedule(struct route *R, int n0, const int *live, int nl, const s
     int rc = -1;
     char e1[300] = "";
     int a1 = -1;
-    /* (when no setting schedules the program with each operation in its unit of the input first, all of them again
-     * with the units tried by the ready operations' need: another order of choices, which reaches other programs;
-     * c >= ncfg: setting c - ncfg so) */
+    /* (a setting that cannot schedule the program with each operation in its unit of the input first, for another
+     * reason than the best's length, runs again with the units tried by the ready operations' need: another order
+     * of choices, which reaches other programs; c >= ncfg: setting c - ncfg so) */
     int ncfg = (int)(sizeof cfgs / sizeof *cfgs);
     R->by_demand = false;
-    for (int ci = 0; ci < 2 * NTRIED && !(best && ci >= NTRIED); ci++) {
-        R->by_demand = ci >= NTRIED;
-        int c = TRIED(ci % NTRIED) + (R->by_demand ? ncfg : 0);
+    bool again = false;
+    for (int ci = 0; ci < NTRIED; ci += !again) {
+        R->by_demand = again;
+        again = false;
+        int c = TRIED(ci) + (R->by_demand ? ncfg : 0);
         /* (from the input again: the moves of the last try gone) */
         while (R->n > n0) {
             free(R->o[R->n - 1].tmpl);
@@ -758,11 +825,13 @@ int tsr_route_schedule(struct route *R, int n0, const int *live, int nl, const s
         int nb = 0, a = -1;
         char e[300] = "";
         int cap = best ? bestn : 16 * nl + 64;
-        if (run(R, n0, live, nl, succ, &cfgs[c % ncfg], cap, &B, &nb, e, sizeof e, &a)) {
+        int r = run(R, n0, live, nl, succ, &cfgs[c % ncfg], cap, &B, &nb, e, sizeof e, &a);
+        if (r) {
             if (!e1[0]) {
                 snprintf(e1, sizeof e1, "%s", e);
                 a1 = a;
             }
+            again = r == -1 && !R->by_demand;
             continue;
         }
         if (!best || nb < bestn) {

@@ -14,6 +14,8 @@ struct bu {
     int nb, capb;
     int hmove;                  /* the largest readable age of a move */
     int demand[64];             /* per slot: the operations ready at the bundle being filled that need it */
+    uint64_t resv_mask;         /* a placement keeps at least resv of these slots free in its bundle */
+    int resv;
     struct tsr_buf tb;
 };
 
