@@ -13,6 +13,11 @@ struct bu {
     struct route_bundle *B;     /* by position from the end */
     int nb, capb;
     int hmove;                  /* the largest readable age of a move */
+    bool direct;                /* a reader of an optional value (struct rop.opt) reads its source text where its
+                                   bundle forms so (tsr_route_bu_place) */
+    bool flip;                  /* direct: when an op does not fit a bundle, the direct reads of the bundle's other ops
+                                   from their values instead where that lets it in (each direct again where the bundle
+                                   still forms) */
     int demand[64];             /* per slot: the operations ready at the bundle being filled that need it */
     struct tsr_buf tb;
 };
@@ -23,7 +28,9 @@ bool tsr_route_bu_inst(struct bu *U, int i, bool sw);
 /* Forms bundle b of the k ops part[] with their current sources: true if the assembler takes them together. */
 bool tsr_route_bu_build(struct bu *U, struct route_bundle *b, const int *part, int k);
 /* Places op f at position p serving the reads S[0..ns) ((op, source) pairs); false (and nothing changed) when a
- * bundle does not form, an age or a spill's latency is not met, or an end-of-block rule breaks. */
+ * bundle does not form, an age or a spill's latency is not met, or an end-of-block rule breaks.  With U->direct,
+ * f's reads of optional values read their source texts where the bundle forms so (feed ROUTE_DIRECT); with
+ * U->flip, the direct reads of the bundle's other ops may read their values instead to let f in. */
 bool tsr_route_bu_place(struct bu *U, int f, int p, int (*S)[2], int ns);
 /* The outstanding reads of value v (placed ops that read it with no feeder yet) into S (at most cap); their
  * count. */
@@ -59,10 +66,11 @@ const char *tsr_route_spill_quiet(const struct bu *U, int k);
 
 /* pack_route_crit.c: the depth of each live op (live[0..nl), in program order) into depth (zeroed by the caller,
  * indexed by op): the longest path to it from the program's start, a read of a value counting its producer's first
- * readable age (R->o[v].lo) and another dependence its latency (succ), in bundles.  Returns the critical path's
- * length in bundles (the largest depth + 1): no schedule is shorter. */
+ * readable age (R->o[v].lo) and another dependence its latency (succ), in bundles; skip_opt: a read of an optional
+ * value (struct rop.opt) counts nothing (it may be read as its source text).  Returns the critical path's length in
+ * bundles (the largest depth + 1): no schedule is shorter. */
 int tsr_route_crit_depth(const struct route *R, const int *live, int nl, const struct tsr_pack_elist *succ,
-                         int *depth);
+                         bool skip_opt, int *depth);
 /* pack_route_crit.c: the live ops by the scheduler's priority into order[0..nl): later in program order first; with
  * by_depth, the deepest first (stable among equals; seed non-zero: equal depths in the order of a fixed hash of
  * (seed, op) instead, a perturbed order for another setting). */
