@@ -370,6 +370,39 @@ void tsr_route_written(const struct tsr_pack_ev *e, int *fwd, int *elem, int *lo
 }
 
 
+/* Does input operation x (one op with the attribute `move`) have no effect but its forward write: no write of
+ * state (a store), no control, exactly one forward written?  The format's own reads and forward writes (what every
+ * instruction does: a load unit that loads whether used or not) do not count; with load, neither do the op's reads
+ * of state (its source a load) and its uses of resources (the load unit's fields). */
+static bool plain_move(const struct rop *x, bool load)
+{
+    bool plain = true;
+    int nw = 0;
+    for (int e = 0; x->ev.vb && e < x->ev.vb->nev && plain; e++) {
+        const struct tsr_vev *v = &x->ev.vb->ev[e];
+        int kd = v->kind;
+        bool rd = kd == TSR_V_RSTATE || kd == TSR_V_RDEFER || kd == TSR_V_RLATE;
+        plain = kd == TSR_V_OP || kd == TSR_V_WFWD || (kd == TSR_V_RFWD && (v->val >= 1 || v->slot < 0)) ||
+                ((kd == TSR_V_RSTATE || kd == TSR_V_RDEFER) && v->slot < 0) || (load && (rd || kd == TSR_V_USE));
+        nw += kd == TSR_V_WFWD && v->slot >= 0;
+    }
+    return x->ev.vb && plain && nw == 1;
+}
+
+/* The source text of optional move x (its text is a move template's, R->mv, with the text in place of "%"): a
+ * copy, or NULL when no template's literal parts surround it. */
+static char *source_text(const struct route *R, const struct rop *x)
+{
+    size_t n = strlen(x->tmpl);
+    for (int m = 0; m < R->nmv; m++) {
+        const char *h = strchr(R->mv[m], '%');
+        size_t a = (size_t)(h - R->mv[m]), z = strlen(h + 1);
+        if (a + z < n && !strncmp(x->tmpl, R->mv[m], a) && !strcmp(x->tmpl + n - z, h + 1))
+            return strndup(x->tmpl + a, n - a - z);
+    }
+    return NULL;
+}
+
 /* The first violation the check of the output finds, and their number. */
 struct first_viol { size_t n; char text[400]; };
 static void note_viol(void *ctx, const struct tsr_vviol *v)
@@ -449,20 +482,13 @@ int tsr_pack_route(const struct tsr_target *t, const char *path, const char *tex
             }
         }
         tsr_route_alternatives(&R, x);
-        /* a plain move of a named value (one op with the attribute `move`, no other effect): dropped */
-        if (k == 1 && R.move_attr >= 0 && (attrs >> R.move_attr & 1) && x->nref == 1 && x->fwd >= 0) {
-            bool plain = true;
-            int nw = 0;
-            for (int e = 0; e < x->ev.vb->nev && plain; e++) {
-                /* no write of state (a store), no control; the format's own reads and forward writes (what every
-                 * instruction does: a load unit that loads whether used or not) do not count */
-                const struct tsr_vev *v = &x->ev.vb->ev[e];
-                int kd = v->kind;
-                plain = kd == TSR_V_OP || kd == TSR_V_WFWD || (kd == TSR_V_RFWD && (v->val >= 1 || v->slot < 0)) ||
-                        ((kd == TSR_V_RSTATE || kd == TSR_V_RDEFER) && v->slot < 0);
-                nw += kd == TSR_V_WFWD && v->slot >= 0;
-            }
-            x->dropped = plain && nw == 1;
+        /* a plain move of a named value (one op with the attribute `move`, no other effect): dropped; one of a
+         * source text (a load), named, a plain copy: optional if it has no other dependence (below) */
+        if (k == 1 && R.move_attr >= 0 && (attrs >> R.move_attr & 1) && x->nref <= 1 && x->fwd >= 0) {
+            if (x->nref == 1)
+                x->dropped = plain_move(x, false);
+            else
+                x->opt = x->name && plain_move(x, true) && tsr_route_plain_copy(t, op, x->w);
         }
         /* (a reader of a dropped move reads its source: the root value) */
         for (int r = 0; r < x->nref; r++)
@@ -507,6 +533,10 @@ int tsr_pack_route(const struct tsr_target *t, const char *path, const char *tex
         }
         tsr_buf_free(&mb);
     }
+    /* (an optional move's source text) */
+    for (int i = 0; i < n0 && !rc; i++)
+        if (R.o[i].opt && !(R.o[i].dtext = source_text(&R, &R.o[i])))
+            R.o[i].opt = false;
     if (!rc)
         tsr_route_spill_init(&R);
     if (!rc && !R.nmv)
@@ -543,10 +573,15 @@ int tsr_pack_route(const struct tsr_target *t, const char *path, const char *tex
             L->e[L->n++] = (struct tsr_pack_edge){ j, lat };
         }
     }
+    /* (an optional move with a dependence is a real operation: a load of an element the program writes keeps its
+     * order) */
+    for (int i = 0; i < n0 && !rc; i++)
+        for (int k = 0; k < succ[i].n; k++)
+            R.o[i].opt = R.o[succ[i].e[k].to].opt = false;
     /* the lower bound: the critical path through values (each reader at least its producer's first readable age
      * later), which any schedule of these operations keeps, with moves or without (the other dependences of
      * tsr_pack_dep count two masked writes of one element as a write after write), and per slot the operations
-     * that need it */
+     * that need it; an optional operation counts in neither (its readers may read its source text: it may vanish) */
     unsigned crit = 0, slotb = 0;
     {
         int *dep = calloc((size_t)n0 + 1, sizeof *dep);
@@ -554,7 +589,7 @@ int tsr_pack_route(const struct tsr_target *t, const char *path, const char *tex
             int j = live[jj];
             dep[j] = 1;
             for (int r = 0; r < R.o[j].nref; r++)
-                if (dep[R.o[j].ref[r]] + R.o[R.o[j].ref[r]].lo > dep[j])
+                if (!R.o[R.o[j].ref[r]].opt && dep[R.o[j].ref[r]] + R.o[R.o[j].ref[r]].lo > dep[j])
                     dep[j] = dep[R.o[j].ref[r]] + R.o[R.o[j].ref[r]].lo;
             crit = (unsigned)dep[j] > crit ? (unsigned)dep[j] : crit;
         }
@@ -570,6 +605,8 @@ int tsr_pack_route(const struct tsr_target *t, const char *path, const char *tex
         for (int jj = 0; jj < nl; jj++) {
             const struct rop *x = &R.o[live[jj]];
             const struct tsr_pack_ev *e = &x->ev;
+            if (x->opt)
+                continue;   /* (an optional op's slot may vanish) */
             for (int k = 0; e->vb && k < e->vb->nev; k++)
                 if (e->vb->ev[k].kind == TSR_V_OP && e->vb->ev[k].slot >= 0 && e->vb->ev[k].slot < 64 &&
                     !tsr_pack_op_idle(t, (unsigned)e->vb->ev[k].id))
@@ -584,6 +621,8 @@ int tsr_pack_route(const struct tsr_target *t, const char *path, const char *tex
             unsigned need = 0;
             for (int jj = 0; jj < nl; jj++) {
                 const struct rop *x = &R.o[live[jj]];
+                if (x->opt)
+                    continue;
                 if (x->nalt > 1)
                     need += (x->altslots & ~cand[c]) == 0;
                 else
@@ -655,6 +694,7 @@ int tsr_pack_route(const struct tsr_target *t, const char *path, const char *tex
     for (int i = 0; i < R.n; i++) {
         free(R.o[i].tmpl);
         free(R.o[i].itext);
+        free(R.o[i].dtext);
         tsr_pack_ev_free(&R.o[i].ev);
         for (int a = 0; a < R.o[i].nalt; a++)
             free(R.o[i].alt[a]);

@@ -6,6 +6,7 @@
 
 #define ROUTE_MAXREF 8          /* values one operation reads */
 #define ROUTE_MAXB 8            /* parts of a bundle */
+#define ROUTE_DIRECT (-2)       /* a feed: the optional root's source text read directly (struct rop.opt) */
 #define ROUTE_MAXALT 8          /* units an operation may go to (its declaration's slots; a move's: every move op's) */
 
 /* One operation: of the input, or a move the scheduler inserted. */
@@ -19,8 +20,13 @@ struct rop {
     int ref[ROUTE_MAXREF];      /* the values it reads: the root operation of each (an input operation) */
     int refname[ROUTE_MAXREF];  /* the name each is written with in tmpl */
     int feed[ROUTE_MAXREF];     /* scheduling: the operation each value is read from (its root or a move of it);
-                                   -1: not decided yet */
+                                   -1: not decided yet; ROUTE_DIRECT: its root is optional and read as its source
+                                   text (dtext) */
     bool dropped;               /* a plain move of the input, dropped (its readers read its source) */
+    bool opt;                   /* optional: a plain move of the input whose source is a text (a load), named, with
+                                   no dependence on or of any other operation; a reader may read dtext instead, and
+                                   it is placed only when some read of its value is not so */
+    char *dtext;                /* (opt) its source text */
     bool comm;                  /* its op is `commutative`: the last two sources may be swapped */
     bool move;                  /* a move the scheduler inserted */
     int fwd, elem, lo, hi;      /* the forward element it writes and the ages it is readable at (from 1); fwd
@@ -83,6 +89,9 @@ void tsr_route_fill_move(struct tsr_buf *b, const char *tmpl, const char *src);
  * its op's declaration, into x->alt[] (alt[0] its own); an operation of several ops, or one whose text in another
  * slot does not assemble to that slot's op, has only its own. */
 void tsr_route_alternatives(struct route *R, struct rop *x);
+/* pack_route_alt.c: is instance w of op `op` a plain copy (t->op_copy, its optional parts that set a 1-bit field
+ * absent)?  A converting move, or a copy with its negation written, is not. */
+bool tsr_route_plain_copy(const struct tsr_target *t, unsigned op, const uint32_t *w);
 /* pack_route_alt.c: x takes its alternative a (tmpl, fwd, elem). */
 void tsr_route_take_alt(struct rop *x, int a);
 /* pack_spill.c: finds in the description the texts of register spills (R->sp; left NULL when it has none): per

@@ -64,10 +64,10 @@ static char *retext_move(const struct tsr_tc_isa *I, unsigned a, unsigned b, con
     return r;
 }
 
-/* Is instance w of op `op` a plain copy: the op is one (t->op_copy, mdl/opcopy.c: a copy once its optional parts
- * that set a 1-bit field are absent) and those parts are absent from w (each part's field differs from the value
- * the part sets)?  A converting move, or a copy with its negation written, keeps its unit. */
-static bool plain_copy(const struct tsr_target *t, unsigned op, const uint32_t *w)
+/* (pack_route.h) Is instance w of op `op` a plain copy: the op is one (t->op_copy, mdl/opcopy.c: a copy once its
+ * optional parts that set a 1-bit field are absent) and those parts are absent from w (each part's field differs
+ * from the value the part sets)?  A converting move, or a copy with its negation written, keeps its unit. */
+bool tsr_route_plain_copy(const struct tsr_target *t, unsigned op, const uint32_t *w)
 {
     if (!t->op_copy || !t->op_copy[op] || !t->text || op >= t->text->nops)
         return false;
@@ -117,7 +117,7 @@ void tsr_route_alternatives(struct route *R, struct rop *x)
     struct tsr_buf b = { 0 };
     /* (a move of the input may take another move op's unit when both are plain copies: X12 allows converting
      * moves, and the text carries no conversion the op implies) */
-    bool copy = R->move_attr >= 0 && (t->op_attrs[op] >> R->move_attr & 1) && plain_copy(t, op, x->w);
+    bool copy = R->move_attr >= 0 && (t->op_attrs[op] >> R->move_attr & 1) && tsr_route_plain_copy(t, op, x->w);
     for (unsigned y = 0; y < t->nops && x->nalt < ROUTE_MAXALT; y++) {
         bool mv = copy && (t->op_attrs[y] >> R->move_attr & 1) && t->op_copy[y];
         if (y == op || (t->op_decl[y] != t->op_decl[op] && !mv) || t->op_slot[y] == slot)

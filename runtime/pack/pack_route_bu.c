@@ -11,8 +11,9 @@
  * moves never fill the bundles.  A value whose move finds no slot in time, or one waiting while a bundle receives
  * nothing, goes through a register instead (pack_spill.c: its reads load it, a store placed when its producer can
  * follow).  Every bundle is formed by the assembler and the same-meaning check
- * (tsr_pack_try_merge), again whenever a source's text changes (its feeder placed).  Nothing here names a target,
- * a unit or a field. */
+ * (tsr_pack_try_merge), again whenever a source's text changes (its feeder placed).  An optional value (the input's
+ * move of a load, struct rop.opt) is read as its load text where the reader's bundle forms so, and placed only for
+ * the reads that cannot be.  Nothing here names a target, a unit or a field. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,8 @@
  * age, a placeholder of the same shape. */
 static const char *ref_text(const struct route *R, const struct rop *x, int r)
 {
+    if (x->feed[r] == ROUTE_DIRECT)
+        return R->o[x->ref[r]].dtext;
     if (x->feed[r] >= 0) {
         const struct rop *f = &R->o[x->feed[r]];
         if (f->spill)
@@ -143,13 +146,42 @@ int tsr_route_bu_outstanding(const struct bu *U, int v, int (*S)[2], int cap)
         if (x->pos < 0 || x->dropped)
             continue;
         for (int r = 0; r < x->nref; r++)
-            if (x->ref[r] == v && x->feed[r] < 0 && n < cap) {
+            if (x->ref[r] == v && x->feed[r] == -1 && n < cap) {
                 S[n][0] = i;
                 S[n][1] = r;
                 n++;
             }
     }
     return n;
+}
+
+/* Forms bundle nb of the k ops part[] (the last one f, placed last) with f's reads of optional values (U->direct)
+ * each as the value's source text where the bundle forms so, the more the better, else from the value (which must
+ * then be placed): true if it forms. */
+static bool form_direct(struct bu *U, int f, struct route_bundle *nb, const int *part, int k)
+{
+    struct route *R = U->R;
+    struct rop *x = &R->o[f];
+    int dv[ROUTE_MAXREF], ndv = 0;
+    for (int r = 0; r < x->nref && U->direct; r++) {
+        bool dup = false;
+        for (int j = 0; j < ndv; j++)
+            dup |= dv[j] == x->ref[r];
+        if (R->o[x->ref[r]].opt && x->feed[r] == -1 && !dup && ndv < 4)
+            dv[ndv++] = x->ref[r];
+    }
+    for (int c = ndv; c >= 0; c--)
+        for (unsigned m = 0; m < 1u << ndv; m++) {
+            if (__builtin_popcount(m) != c)
+                continue;
+            for (int r = 0; r < x->nref; r++)
+                for (int j = 0; j < ndv; j++)
+                    if (x->ref[r] == dv[j])
+                        x->feed[r] = m >> j & 1 ? ROUTE_DIRECT : -1;
+            if (tsr_route_bu_build(U, nb, part, k))
+                return true;
+        }
+    return false;
 }
 
 /* Places op f at position p, serving the reads S[0..ns) (each then reads f at its age): f joins bundle p and every
@@ -174,7 +206,29 @@ bool tsr_route_bu_place(struct bu *U, int f, int p, int (*S)[2], int ns)
     part[b->k] = f;
     x->pos = p;
     struct route_bundle nb;
-    bool ok = tsr_route_bu_build(U, &nb, part, b->k + 1);
+    bool ok = form_direct(U, f, &nb, part, b->k + 1);
+    /* (U->flip: when f does not fit, the direct reads of the bundle's other ops from their values instead, then
+     * each direct again where the bundle still forms) */
+    int fl[ROUTE_MAXB * ROUTE_MAXREF][2], nfl = 0;
+    if (!ok && U->flip) {
+        for (int a = 0; a < b->k; a++)
+            for (int r = 0; b->part[a] >= 0 && r < R->o[b->part[a]].nref; r++)
+                if (R->o[b->part[a]].feed[r] == ROUTE_DIRECT) {
+                    R->o[b->part[a]].feed[r] = -1;
+                    fl[nfl][0] = b->part[a];
+                    fl[nfl++][1] = r;
+                }
+        ok = nfl && form_direct(U, f, &nb, part, b->k + 1);
+        for (int k = 0; k < nfl; k++) {
+            struct route_bundle n2;
+            R->o[fl[k][0]].feed[fl[k][1]] = ROUTE_DIRECT;
+            if (ok && tsr_route_bu_build(U, &n2, part, b->k + 1))
+                nb = n2;
+            else if (ok)
+                R->o[fl[k][0]].feed[fl[k][1]] = -1;
+        }
+    }
+    /* (U->resv: the bundle keeps at least resv of the slots U->resv_mask free, cfg.late) */
     if (ok && U->resv > 0 && __builtin_popcountll(U->resv_mask & ~slots_of(R->t, nb.w)) < U->resv)
         ok = false;
     /* the readers' bundles with f's texts */
@@ -208,6 +262,11 @@ bool tsr_route_bu_place(struct bu *U, int f, int p, int (*S)[2], int ns)
      * give the same bundle) */
     *b = old;
     x->pos = -1;
+    for (int r = 0; r < x->nref; r++)
+        if (x->feed[r] == ROUTE_DIRECT)
+            x->feed[r] = -1;
+    for (int k = 0; k < nfl; k++)
+        R->o[fl[k][0]].feed[fl[k][1]] = ROUTE_DIRECT;
     for (int s = 0; s < ns; s++)
         if (R->o[S[s][0]].feed[S[s][1]] == f)
             R->o[S[s][0]].feed[S[s][1]] = -1;
@@ -274,6 +333,38 @@ static bool deps_ok(const struct bu *U, int i, int p)
     return tsr_route_bu_ready(U, i, p) && !tsr_route_spill_pending(U, i) && !tsr_route_spill_holds(U, i, p);
 }
 
+/* Is input op i optional in this schedule (struct rop.opt, and its readers may read its source text)? */
+#define OPT(U, i) ((U)->direct && (U)->R->o[i].opt)
+
+/* Must input op i be placed: not optional in this schedule, or some placed op reads its value with no feeder yet
+ * (not directly), or a spill store of it waits? */
+static bool wanted(const struct bu *U, int i)
+{
+    const struct route *R = U->R;
+    if (!OPT(U, i))
+        return true;
+    for (int j = 0; j < U->nrd[i]; j++) {
+        const struct rop *x = &R->o[U->rd[i][j]];
+        for (int r = 0; r < x->nref && x->pos >= 0; r++)
+            if (x->ref[r] == i && x->feed[r] == -1)
+                return true;
+    }
+    /* (a move or a spill store of it placed, or a spill store of it waiting: it stores the value) */
+    for (int j = U->n0; j < R->n; j++)
+        if (R->o[j].ref[0] == i && ((R->o[j].pos >= 0 && R->o[j].feed[0] == -1) || (R->o[j].spill && R->o[j].pos < 0)))
+            return true;
+    return false;
+}
+
+/* Is an optional op among live[0..nl) wanted and not placed? */
+static bool opt_wanted(const struct bu *U, const int *live, int nl)
+{
+    for (int k = 0; k < nl; k++)
+        if (OPT(U, live[k]) && U->R->o[live[k]].pos < 0 && wanted(U, live[k]))
+            return true;
+    return false;
+}
+
 /* Values waiting for their producer: input values with outstanding reads and the producer not placed (is[v]);
  * *due gets those whose farthest outstanding read is at p (each needs a feeder within reach of p), and nx[v] (when
  * not NULL) marks those whose farthest read is hmove - 1 bundles after p: they need a feeder at p or p + 1 (lima's
@@ -293,7 +384,7 @@ static int live_count(const struct bu *U, bool *is, int p, int *due, bool *nx, i
             continue;
         for (int r = 0; r < x->nref; r++) {
             int v = x->ref[r];
-            if (x->feed[r] >= 0 || R->o[v].pos >= 0)
+            if (x->feed[r] != -1 || R->o[v].pos >= 0)
                 continue;
             if (!is[v] || x->pos < qmin[v])
                 qmin[v] = x->pos;
@@ -366,23 +457,9 @@ static void drop_last(struct route *R)
     R->n--;
 }
 
-/* One schedule with the given limits (cf->lim: values waiting; cf->due: values whose farthest read is in one
- * bundle; cf->fit 1: both from the moves' capacity instead, tsr_route_crit_capacity; fit 2: all waiting values
- * within that capacity, and the values that need a feeder at p or p + 1 beyond the slots whose move reaches the
- * farthest age keep as many move slots free at p, lima's reservation) and priority (cf->depth: the longest path from
- * the start, else program order; cf->seed non-zero: equal depths by a hash instead; cf->live: the producers of
- * values waiting before the others; cf->slack >= 0: first the ops at their latest position for a schedule of the
- * critical path's length + slack, which the limits do not hold back; cf->thr > 0: a value at its last chance whose
- * first read placed is more than thr bundles after p goes through a register, pack_spill.c, before a move is tried:
- * lima spills a value that would wait long rather than thread it; cf->pre: the move slots left free at p carry the
- * values that would be at their last chance at p + 1, lima's moves of "next max" values; cf->late 1 or 2: the
- * moves of the values at their last chance go after the operations, which keep as many of the slots whose move
- * reaches the farthest age free as those values need, lima's order: late 1 judges an op by its unit of the input,
- * late 2 by the bundle it forms), at most cap bundles.  Returns 0, or -1 (the message in err), or -2 when cap was
- * reached. */
-struct cfg { int lim, due; bool depth, live; int slack, fit; unsigned seed; int thr; bool pre; int late; };
-static int run(struct route *R, int n0, const int *live, int nl, const struct tsr_pack_elist *succ,
-               const struct cfg *cf, int cap, struct route_bundle **out, int *nbp, char *err, size_t errn, int *at)
+/* (pack_route_bu.h) */
+int tsr_route_bu_run(struct route *R, int n0, const int *live, int nl, const struct tsr_pack_elist *succ,
+                     const struct tsr_route_cfg *cf, int cap, struct route_bundle **out, int *nbp, char *err, size_t errn, int *at)
 {
     int duelim = cf->due, limit = cf->lim;
     bool by_depth = cf->depth, live_first = cf->live;
@@ -390,6 +467,8 @@ static int run(struct route *R, int n0, const int *live, int nl, const struct ts
     U.R = R;
     U.n0 = n0;
     U.succ = succ;
+    U.direct = cf->direct > 0;
+    U.flip = cf->direct > 1;
     *at = -1;
     int rc = 0;
     U.rd = calloc((size_t)n0 + 1, sizeof *U.rd);
@@ -421,7 +500,7 @@ static int run(struct route *R, int n0, const int *live, int nl, const struct ts
      * pack_route_crit.c); cf->slack >= 0: an op whose latest position for a schedule of the critical path's length
      * + slack is p (or less) is placed before the others, the limits on waiting values aside */
     int *depth = calloc((size_t)n0 + 1, sizeof *depth);
-    int cpl = tsr_route_crit_depth(R, live, nl, succ, depth);
+    int cpl = tsr_route_crit_depth(R, live, nl, succ, U.direct, depth);
     int target = cf->slack >= 0 ? cpl + cf->slack : -1;
     int *order = malloc(((size_t)nl + 1) * sizeof *order);
     tsr_route_crit_order(live, nl, depth, by_depth, cf->seed, order);
@@ -452,9 +531,12 @@ static int run(struct route *R, int n0, const int *live, int nl, const struct ts
     bool *nx = calloc((size_t)n0 + 1, sizeof *nx);
     int scap = 4 * n0 + 1024;
     int (*S)[2] = malloc(sizeof(int[2]) * (size_t)(2 * scap));   /* (twice: a subset goes after them) */
-    int left = nl, idle = 0;
+    /* (the optional ops are not left to place: one is placed only while it is wanted) */
+    int left = 0, idle = 0;
+    for (int k = 0; k < nl; k++)
+        left += !OPT(&U, live[k]);
     int p;
-    for (p = 0; left > 0 && !rc; p++) {
+    for (p = 0; (left > 0 || opt_wanted(&U, live, nl)) && !rc; p++) {
         if (p >= cap || idle > 24) {
             snprintf(err, errn, "the packer could not place every operation");
             rc = p >= cap ? -2 : -1;
@@ -486,7 +568,7 @@ static int run(struct route *R, int n0, const int *live, int nl, const struct ts
         int demand[64] = { 0 };
         for (int k = 0; k < nl; k++) {
             int i = live[k];
-            if (R->o[i].pos < 0 && deps_ok(&U, i, p))
+            if (R->o[i].pos < 0 && deps_ok(&U, i, p) && wanted(&U, i))
                 for (uint64_t m = slot[i]; m; m &= m - 1)
                     demand[__builtin_ctzll(m)]++;
         }
@@ -520,7 +602,7 @@ static int run(struct route *R, int n0, const int *live, int nl, const struct ts
                     continue;
                 if (pass == 0) {
                     if (deps_ok(&U, v, p) && place(&U, v, p, S, ns)) {
-                        left--;
+                        left -= !OPT(&U, v);
                         placed_any = true;
                     }
                     continue;
@@ -591,7 +673,7 @@ static int run(struct route *R, int n0, const int *live, int nl, const struct ts
                 int i = order[k % nl], stage = k / nl;
                 bool urgent = target >= 0 && p + depth[i] >= target - 1;
                 if ((stage == 0) != urgent || (!urgent && (stage == 1) != (live_first && is[i])) ||
-                    R->o[i].pos >= 0 || !deps_ok(&U, i, p))
+                    R->o[i].pos >= 0 || !deps_ok(&U, i, p) || !wanted(&U, i))
                     continue;
                 int add = 0;
                 for (int r = 0; r < R->o[i].nref; r++) {
@@ -599,7 +681,7 @@ static int run(struct route *R, int n0, const int *live, int nl, const struct ts
                     bool dup = false;
                     for (int r2 = 0; r2 < r; r2++)
                         dup |= R->o[i].ref[r2] == v;
-                    add += !dup && R->o[v].pos < 0 && !is[v];
+                    add += !dup && R->o[v].pos < 0 && !is[v] && !OPT(&U, v);
                 }
                 if (add && nlive > 0 && !urgent && (nlive - (is[i] ? 1 : 0) + add > limit || due + add > duelim))
                     continue;
@@ -622,7 +704,7 @@ static int run(struct route *R, int n0, const int *live, int nl, const struct ts
                 bool okp = place(&U, i, p, S, ns);
                 U.resv = 0;
                 if (okp) {
-                    left--;
+                    left -= !OPT(&U, i);
                     placed_any = again = true;
                 }
             }
@@ -745,117 +827,5 @@ static int run(struct route *R, int n0, const int *live, int nl, const struct ts
     free(slot);
     free(S);
     tsr_buf_free(&U.tb);
-    return rc;
-}
-
-/* The scheduler's settings tried, in order: the shortest schedule wins (the first among equals).  Each runs a whole
- * schedule (it stops only when it cannot beat the best), so the list holds the settings that reach the shortest
- * schedule of some program of the corpus of lima programs: all move the values of the next bundle's last chance in
- * the slots left free (pre); of the 22 settings of 7c77fe0 (limits, critical path, lima's capacity and reservation,
- * perturbed orders, early spills), each without and with the moves after the operations (late 0, 1, 2), the 15
- * that a greedy pick on the corpus takes first (1,084 instructions there; the 22 without pre: 1,189). */
-static const struct cfg cfgs[] = {
-    { 0, 0, false, false, -1, 2, 0, 0, true, 2 }, { 0, 0, true, true, 0, 2, 0, 0, true, 2 },
-    { 0, 0, false, false, -1, 2, 0, 2, true, 1 }, { 0, 0, false, false, 0, 2, 0, 0, true, 1 },
-    { 0, 0, false, false, -1, 2, 0, 0, true, 0 }, { 8, 3, false, true, 0, 0, 0, 0, true, 1 },
-    { 0, 0, true, false, 0, 2, 0, 0, true, 2 }, { 0, 0, true, true, -1, 2, 0, 0, true, 0 },
-    { 0, 0, true, true, 0, 2, 0, 0, true, 1 }, { 0, 0, false, false, -1, 2, 0, 0, true, 1 },
-    { 8, 4, false, false, -1, 0, 0, 0, true, 1 }, { 0, 0, false, false, -1, 2, 0, 2, true, 2 },
-    { 0, 0, false, false, 0, 2, 0, 0, true, 2 }, { 8, 4, false, false, -1, 0, 0, 0, true, 2 },
-    { 8, 4, false, true, 0, 0, 0, 0, true, 2 },
-};
-
-_Static_assert(sizeof cfgs / sizeof *cfgs == 15, "tsr_pack_route_settings names 15 settings");
-
-/* A build with AddressSanitizer (gcc defines __SANITIZE_ADDRESS__, clang answers __has_feature) tries only these
- * settings (indices into cfgs: those whose schedule is the shortest on the shared corpus of lima programs), so that
- * its tests run in bounded time; other builds try them all. */
-#if defined(__SANITIZE_ADDRESS__)
-#define ROUTE_FEW 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define ROUTE_FEW 1
-#endif
-#endif
-#ifdef ROUTE_FEW
-static const int tried[] = { 0, 1, 2, 3, 4 };
-#define NTRIED ((int)(sizeof tried / sizeof *tried))
-#define TRIED(c) tried[c]
-#else
-#define NTRIED ((int)(sizeof cfgs / sizeof *cfgs))
-#define TRIED(c) (c)
-#endif
-
-/* (pack.h) */
-const char *tsr_pack_route_settings(void)
-{
-#ifdef ROUTE_FEW
-    return "5 of 15 scheduler settings (a build with AddressSanitizer): 0 to 4";
-#else
-    return "all 15 scheduler settings";
-#endif
-}
-
-/* (pack_route.h) */
-int tsr_route_schedule(struct route *R, int n0, const int *live, int nl, const struct tsr_pack_elist *succ,
-                       struct route_bundle **out, int *nbp, char *err, size_t errn, int *at)
-{
-    struct route_bundle *best = NULL;
-    int bestn = 0, besti = -1;
-    int rc = -1;
-    char e1[300] = "";
-    int a1 = -1;
-    /* (a setting that cannot schedule the program with each operation in its unit of the input first, for another
-     * reason than the best's length, runs again with the units tried by the ready operations' need: another order
-     * of choices, which reaches other programs; c >= ncfg: setting c - ncfg so) */
-    int ncfg = (int)(sizeof cfgs / sizeof *cfgs);
-    R->by_demand = false;
-    bool again = false;
-    for (int ci = 0; ci < NTRIED; ci += !again) {
-        R->by_demand = again;
-        again = false;
-        int c = TRIED(ci) + (R->by_demand ? ncfg : 0);
-        /* (from the input again: the moves of the last try gone) */
-        while (R->n > n0) {
-            free(R->o[R->n - 1].tmpl);
-            free(R->o[R->n - 1].itext);
-            R->n--;
-        }
-        struct route_bundle *B = NULL;
-        int nb = 0, a = -1;
-        char e[300] = "";
-        int cap = best ? bestn : 16 * nl + 64;
-        int r = run(R, n0, live, nl, succ, &cfgs[c % ncfg], cap, &B, &nb, e, sizeof e, &a);
-        if (r) {
-            if (!e1[0]) {
-                snprintf(e1, sizeof e1, "%s", e);
-                a1 = a;
-            }
-            again = r == -1 && !R->by_demand;
-            continue;
-        }
-        if (!best || nb < bestn) {
-            free(best);
-            best = B;
-            bestn = nb;
-            besti = c;
-        } else {
-            free(B);
-        }
-    }
-    if (best) {
-        /* (the placement of the best again: the operations' cyc, texts and words are the last run's) */
-        while (R->n > n0) {
-            free(R->o[R->n - 1].tmpl);
-            free(R->o[R->n - 1].itext);
-            R->n--;
-        }
-        free(best);
-        R->by_demand = besti >= ncfg;
-        rc = run(R, n0, live, nl, succ, &cfgs[besti % ncfg], bestn + 1, out, nbp, err, errn, at);
-    } else {
-        snprintf(err, errn, "%s", e1);
-        *at = a1;
-    }
     return rc;
 }

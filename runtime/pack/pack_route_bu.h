@@ -13,6 +13,11 @@ struct bu {
     struct route_bundle *B;     /* by position from the end */
     int nb, capb;
     int hmove;                  /* the largest readable age of a move */
+    bool direct;                /* a reader of an optional value (struct rop.opt) reads its source text where its
+                                   bundle forms so (tsr_route_bu_place) */
+    bool flip;                  /* direct: when an op does not fit a bundle, the direct reads of the bundle's other ops
+                                   from their values instead where that lets it in (each direct again where the bundle
+                                   still forms) */
     int demand[64];             /* per slot: the operations ready at the bundle being filled that need it */
     uint64_t resv_mask;         /* a placement keeps at least resv of these slots free in its bundle */
     int resv;
@@ -25,7 +30,9 @@ bool tsr_route_bu_inst(struct bu *U, int i, bool sw);
 /* Forms bundle b of the k ops part[] with their current sources: true if the assembler takes them together. */
 bool tsr_route_bu_build(struct bu *U, struct route_bundle *b, const int *part, int k);
 /* Places op f at position p serving the reads S[0..ns) ((op, source) pairs); false (and nothing changed) when a
- * bundle does not form, an age or a spill's latency is not met, or an end-of-block rule breaks. */
+ * bundle does not form, an age or a spill's latency is not met, or an end-of-block rule breaks.  With U->direct,
+ * f's reads of optional values read their source texts where the bundle forms so (feed ROUTE_DIRECT); with
+ * U->flip, the direct reads of the bundle's other ops may read their values instead to let f in. */
 bool tsr_route_bu_place(struct bu *U, int f, int p, int (*S)[2], int ns);
 /* The outstanding reads of value v (placed ops that read it with no feeder yet) into S (at most cap); their
  * count. */
@@ -61,10 +68,11 @@ const char *tsr_route_spill_quiet(const struct bu *U, int k);
 
 /* pack_route_crit.c: the depth of each live op (live[0..nl), in program order) into depth (zeroed by the caller,
  * indexed by op): the longest path to it from the program's start, a read of a value counting its producer's first
- * readable age (R->o[v].lo) and another dependence its latency (succ), in bundles.  Returns the critical path's
- * length in bundles (the largest depth + 1): no schedule is shorter. */
+ * readable age (R->o[v].lo) and another dependence its latency (succ), in bundles; skip_opt: a read of an optional
+ * value (struct rop.opt) counts nothing (it may be read as its source text).  Returns the critical path's length in
+ * bundles (the largest depth + 1): no schedule is shorter. */
 int tsr_route_crit_depth(const struct route *R, const int *live, int nl, const struct tsr_pack_elist *succ,
-                         int *depth);
+                         bool skip_opt, int *depth);
 /* pack_route_crit.c: the live ops by the scheduler's priority into order[0..nl): later in program order first; with
  * by_depth, the deepest first (stable among equals; seed non-zero: equal depths in the order of a fixed hash of
  * (seed, op) instead, a perturbed order for another setting). */
@@ -75,5 +83,39 @@ void tsr_route_crit_order(const int *live, int nl, const int *depth, bool by_dep
  * lima's 11 live values); *far: the slots whose move reaches age hmove (those that can serve a value whose
  * farthest read is hmove bundles on: lima's 5 for its "max" values). */
 void tsr_route_crit_capacity(const uint64_t *mvslot, const int *mvhi, int nmv, int hmove, int *total, int *far);
+
+/* A setting of the scheduler (tsr_route_bu_run, pack_route_bu.c; the list tried: pack_route_set.c): its limits
+ * (cf->lim: values waiting; cf->due: values whose farthest read is in one bundle; cf->fit 1: both from the moves'
+ * capacity instead, tsr_route_crit_capacity; fit 2: all waiting values within that capacity, and the values that
+ * need a feeder at p or p + 1 beyond the slots whose move reaches the farthest age keep as many move slots free at
+ * p, lima's reservation) and priority (cf->depth: the longest path from the start, else program order; cf->seed
+ * non-zero: equal depths by a hash instead; cf->live: the producers of values waiting before the others; cf->slack
+ * >= 0: first the ops at their latest position for a schedule of the critical path's length + slack, which the
+ * limits do not hold back; cf->thr > 0: a value at its last chance whose first read placed is more than thr bundles
+ * after p goes through a register, pack_spill.c, before a move is tried: lima spills a value that would wait long
+ * rather than thread it; cf->pre: the move slots left free at p carry the values that would be at their last chance
+ * at p + 1, lima's moves of "next max" values; cf->late 1 or 2: the moves of the values at their last chance go
+ * after the operations, which keep as many of the slots whose move reaches the farthest age free as those values
+ * need, lima's order: late 1 judges an op by its unit of the input, late 2 by the bundle it forms; cf->direct 1: a
+ * reader of an optional value, struct rop.opt, reads its source text where its bundle forms so, and the value is
+ * placed only while some read is not direct, lima's load placed in its reader's instruction; 2: also, an op that
+ * does not fit a bundle takes the place of the direct reads of the bundle's others, which then read the value,
+ * U->flip). */
+struct tsr_route_cfg {
+    int lim, due;
+    bool depth, live;
+    int slack, fit;
+    unsigned seed;
+    int thr;
+    bool pre;
+    int late, direct;
+};
+
+/* pack_route_bu.c: one bottom-up schedule of the input operations live[0..nl) of R with setting cf, at most cap
+ * bundles (tsr_route_schedule's contract otherwise).  Returns 0, or -1 (the message in err, the operation it
+ * concerns in *at), or -2 when cap was reached. */
+int tsr_route_bu_run(struct route *R, int n0, const int *live, int nl, const struct tsr_pack_elist *succ,
+                     const struct tsr_route_cfg *cf, int cap, struct route_bundle **out, int *nbp, char *err,
+                     size_t errn, int *at);
 
 #endif

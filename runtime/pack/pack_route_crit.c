@@ -7,7 +7,7 @@
 
 /* (pack_route_bu.h) */
 int tsr_route_crit_depth(const struct route *R, const int *live, int nl, const struct tsr_pack_elist *succ,
-                         int *depth)
+                         bool skip_opt, int *depth)
 {
     /* (live is in program order: every producer and predecessor of an op comes before it) */
     int cpl = 0;
@@ -15,7 +15,7 @@ int tsr_route_crit_depth(const struct route *R, const int *live, int nl, const s
         int i = live[ii];
         for (int r = 0; r < R->o[i].nref; r++) {
             int v = R->o[i].ref[r];
-            if (depth[v] + R->o[v].lo > depth[i])
+            if (!(skip_opt && R->o[v].opt) && depth[v] + R->o[v].lo > depth[i])
                 depth[i] = depth[v] + R->o[v].lo;
         }
         for (int k = 0; k < succ[i].n; k++) {
