@@ -283,10 +283,19 @@ static int slot_key(const struct mdl_model *m, const struct mdl_slot *sl, const 
  * without branches, into bits of a mask c, and a table indexed by the key value's row and c gives the first op
  * whose conditions hold: a known condition by its value, an undecided one by its bit.  Up to RES_MAX_CONDS
  * conditions and RES_MAX_ENTRIES entries; beyond that, or with fewer rows (a switch of a few cases is a few
- * compares), the switch of decode_slot_table is kept. */
+ * compares), the switch of decode_slot_table is kept.
+ * The direct form: one table indexed by the key and c for every key value (the entries of a key value that
+ * decides alone are its op whatever c), no branch at all: taken when every key value needs the conditions, and
+ * when the index is at most DIRECT_MAX_BITS bits, each condition comes from a field's table (one load) and at
+ * least 1 key value in DIRECT_MIN_SHARE needs the conditions.  The test on the key's row (or the switch) is then
+ * taken for that share of words of mixed ops, and mispredicted about as often, where the direct form costs a few
+ * loads on every word; with rarer rows the predictor is right nearly always and the loads would cost more (keys
+ * with 2 of 8, 31 of 32 or 15 of 16 such values take the direct form; one with 1 of 32 keeps its test). */
 #define RES_MIN_ROWS 4
 #define RES_MAX_CONDS 6
 #define RES_MAX_ENTRIES 1024
+#define DIRECT_MAX_BITS 12
+#define DIRECT_MIN_SHARE 8
 #define ROW_BASE 0x8000u   /* first-table entry of a row: ROW_BASE + row (ops are below it, 0xffff no op) */
 
 static int cond_state(const struct mdl_model *m, const struct mdl_cond *c, int key, uint64_t v, const bool *avail)
@@ -374,7 +383,8 @@ static int cond_table(const struct mdl_model *m, int fi, int s, int key, const b
     int nrows = 0;
     for (int v = 0; v < n; v++)
         nrows += tab[v] == TC_SPECIAL;
-    if (nrows < RES_MIN_ROWS || m->nops >= (int)ROW_BASE || sl->nops == 0)
+    bool share = nrows > 0 && nrows * DIRECT_MIN_SHARE >= n;   /* enough rows for the direct form */
+    if ((nrows < RES_MIN_ROWS && !share) || m->nops >= (int)ROW_BASE || sl->nops == 0)
         return 0;
     char *res[RES_MAX_CONDS];
     const struct mdl_cond *rcond[RES_MAX_CONDS];
@@ -400,11 +410,16 @@ static int cond_table(const struct mdl_model *m, int fi, int s, int key, const b
         }
         r++;
     }
-    if (rc == 1 && ((size_t)nrows << nres) > RES_MAX_ENTRIES)
+    /* the direct form (above), else the rows' table (enough rows, not too many entries), else the switch */
+    bool tabled = share && ((size_t)n << nres) <= (size_t)1 << DIRECT_MAX_BITS;
+    for (int k = 0; k < nres && tabled; k++)
+        tabled = cond_field(m, rcond[k], avail) >= 0;
+    bool rows = nrows >= RES_MIN_ROWS && ((size_t)nrows << nres) <= RES_MAX_ENTRIES;
+    bool direct = tabled || (rows && nrows == n);
+    if (!direct && !rows && rc == 1)
         rc = 0;
     if (rc == 1) {
         const char *fn = m->formats[fi].name, *kn = m->fields[key].name;
-        bool direct = nrows == n;   /* every key value needs the conditions: one table indexed by key and mask */
         if (!direct) {
             tsr_buf_printf(&pre->init, "    /* format %s, slot %s: op by %s (0xffff no op, 0x%x + row: dec.%s_%s_c) */\n",
                            fn, sl->name, kn, ROW_BASE, fn, sl->name);
@@ -419,8 +434,13 @@ static int cond_table(const struct mdl_model *m, int fi, int s, int key, const b
         for (int k = 0; k < nres; k++)
             tsr_buf_printf(&pre->init, "%s %d: %s", k ? ";" : ":", k, res[k]);
         tsr_buf_puts(&pre->init, " (0xffff no op) */\n");
-        tab_open(pre, "uint16_t", nrows << nres, "%s_%s%s", fn, sl->name, direct ? "" : "_c");
-        for (int r = 0, k = 0; r < nrows; r++)
+        tab_open(pre, "uint16_t", (direct ? n : nrows) << nres, "%s_%s%s", fn, sl->name, direct ? "" : "_c");
+        for (int v = 0, r = 0, k = 0; v < n; v++) {
+            if (tab[v] != TC_SPECIAL) {   /* the key decides: in the direct table only */
+                for (uint32_t c = 0; direct && c < (uint32_t)1 << nres; c++, k++)
+                    tsr_buf_printf(&pre->init, "%s%s%u,", k % 16 ? "" : "\n       ", " ", (unsigned)tab[v]);
+                continue;
+            }
             for (uint32_t c = 0; c < (uint32_t)1 << nres; c++, k++) {
                 unsigned o = 0xffff;
                 for (int i = 0; i < sl->nops; i++) {
@@ -432,6 +452,8 @@ static int cond_table(const struct mdl_model *m, int fi, int s, int key, const b
                 }
                 tsr_buf_printf(&pre->init, "%s%s%u,", k % 16 ? "" : "\n       ", " ", o);
             }
+            r++;
+        }
         tab_close(pre);
         /* the mask: a table by field for the conditions of one narrow field (cond_field), C text for the others */
         int grp[RES_MAX_CONDS];
