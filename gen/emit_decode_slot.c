@@ -5,7 +5,8 @@
  * - a narrow key field (an opcode of at most KEY_MAX_BITS bits that most ops bind to a constant): a table indexed
  *   by the key gives the op whenever the key alone decides (decode_slot_table);
  * - where the key leaves the choice to other fields for many of its values: the conditions that remain undecided
- *   (evaluated with the key known, deduplicated) are computed without branches into a mask of bits, and a second
+ *   (evaluated with the key known, deduplicated; an op's FIELD == constant conditions joined into one masked
+ *   compare of the word when they are too many) are computed without branches into a mask of bits, and a second
  *   table indexed by the key's row and the mask gives the op (cond_table): no switch, no branch on the word;
  * - otherwise a `switch` on a field every op binds, or the conditions tested in declaration order. */
 #include <stdarg.h>
@@ -48,7 +49,7 @@ static void mark_expr(const struct mdl_expr *e, bool *always)
 
 static void mark_cond(const struct mdl_cond *c, bool *always)
 {
-    if (!always)
+    if (!always || !c)
         return;
     mark_expr(c->e, always);
     if (c->binding && c->field >= 0)
@@ -306,21 +307,76 @@ static int cond_state(const struct mdl_model *m, const struct mdl_cond *c, int k
     return r ? T_TRUE : T_FALSE;
 }
 
+/* A binding FIELD == constant on a declared field of the word's own bits (not derived): join_c tests it. */
+static bool plain_binding(const struct mdl_model *m, const struct mdl_cond *c, const bool *avail)
+{
+    return c->binding && c->field >= 0 && c->field2 < 0 && avail[c->field] && !m->fields[c->field].derived;
+}
+
+/* Appends the C test that the n plain bindings conds[] all hold: one masked compare per 64-bit chunk of the word
+ * that holds their bits, `(unsigned)((d<k> & M) == V) & ...` (M: the fields' bits; V: the constants' bits, an
+ * inverted piece's complemented), no branch and no field extracted. */
+static void join_c(const struct mdl_model *m, const struct mdl_cond *const *conds, int n, struct tsr_buf *out)
+{
+    int nch = (m->word_bits + 63) / 64;
+    uint64_t *mk = calloc((size_t)nch + 1, sizeof *mk), *vk = calloc((size_t)nch + 1, sizeof *vk);
+    if (!mk || !vk)
+        abort();
+    for (int i = 0; i < n; i++) {
+        const struct mdl_field *f = &m->fields[conds[i]->field];
+        uint64_t val = conds[i]->val & (f->width >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << f->width) - 1);
+        struct gen_piece pc[130];
+        int np = gen_pieces(f, pc, 130);
+        for (int j = 0; j < np; j++) {
+            int w = pc[j].hi - pc[j].lo + 1, k = pc[j].lo / 64, sh = pc[j].lo % 64;
+            uint64_t pm = w >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << w) - 1, pv = (val >> pc[j].off) & pm;
+            if (pc[j].inverted)
+                pv = ~pv & pm;
+            mk[k] |= pm << sh;
+            vk[k] |= pv << sh;
+        }
+    }
+    for (int k = 0, t = 0; k < nch; k++) {
+        if (!mk[k])
+            continue;
+        tsr_buf_printf(out, "%s(unsigned)((d%d & ", t++ ? " & " : "", k);
+        gen_u64(out, mk[k]);
+        tsr_buf_puts(out, ") == ");
+        gen_u64(out, vk[k]);
+        tsr_buf_puts(out, ")");
+    }
+    free(mk);
+    free(vk);
+}
+
 /* The mask bits op needs when key = v (*fail: a condition is false); the undecided conditions' C text is added to
- * res, the condition to rcond (at most RES_MAX_CONDS: returns -2 beyond).  Returns 0, -1 (diagnostic) or -2. */
+ * res, the condition to rcond (at most RES_MAX_CONDS: returns -2 beyond).  With join, an op's undecided plain
+ * bindings, when 2 or more, are one condition (join_c; rcond NULL).  Returns 0, -1 (diagnostic) or -2. */
 static int op_needs(const struct mdl_model *m, const struct mdl_op *op, int key, uint64_t v, const bool *avail,
-                    char **res, const struct mdl_cond **rcond, int *nres, uint32_t *need, bool *fail,
+                    bool join, char **res, const struct mdl_cond **rcond, int *nres, uint32_t *need, bool *fail,
                     struct tsr_diag *d)
 {
     *need = 0;
     *fail = false;
     for (int i = 0; i < op->ncond && !*fail; i++)
         *fail = cond_state(m, &op->cond[i], key, v, avail) == T_FALSE;
-    for (int i = 0; i < op->ncond && !*fail; i++) {
-        if (cond_state(m, &op->cond[i], key, v, avail) != T_UNKNOWN)
+    const struct mdl_cond **pb = calloc((size_t)op->ncond + 1, sizeof *pb);
+    int npb = 0;
+    if (!pb)
+        abort();
+    for (int i = 0; i < op->ncond && !*fail && join; i++)
+        if (cond_state(m, &op->cond[i], key, v, avail) == T_UNKNOWN && plain_binding(m, &op->cond[i], avail))
+            pb[npb++] = &op->cond[i];
+    join = npb >= 2;
+    for (int i = -1; i < op->ncond && !*fail; i++) {
+        if (i < 0 ? !join : cond_state(m, &op->cond[i], key, v, avail) != T_UNKNOWN ||
+                                (join && plain_binding(m, &op->cond[i], avail)))
             continue;
         struct tsr_buf c = {0};
-        if (cond_c(m, &op->cond[i], avail, &c, d) < 0) {
+        if (i < 0)
+            join_c(m, pb, npb, &c);
+        else if (cond_c(m, &op->cond[i], avail, &c, d) < 0) {
+            free(pb);
             tsr_buf_free(&c);
             return -1;
         }
@@ -330,15 +386,17 @@ static int op_needs(const struct mdl_model *m, const struct mdl_op *op, int key,
         if (k == *nres) {
             if (*nres == RES_MAX_CONDS) {
                 tsr_buf_free(&c);
+                free(pb);
                 return -2;
             }
-            rcond[*nres] = &op->cond[i];
+            rcond[*nres] = i < 0 ? NULL : &op->cond[i];
             res[(*nres)++] = c.data;
         } else {
             tsr_buf_free(&c);
         }
         *need |= (uint32_t)1 << k;
     }
+    free(pb);
     return 0;
 }
 
@@ -364,7 +422,7 @@ static bool one_field(const struct mdl_expr *e, int *f)
 static int cond_field(const struct mdl_model *m, const struct mdl_cond *c, const bool *avail)
 {
     int f = -1;
-    if (!c->e || !one_field(c->e, &f) || f < 0 || !avail[f] || m->fields[f].width > FTAB_MAX_BITS)
+    if (!c || !c->e || !one_field(c->e, &f) || f < 0 || !avail[f] || m->fields[f].width > FTAB_MAX_BITS)
         return -1;
     for (uint64_t v = 0; v < (uint64_t)1 << m->fields[f].width; v++) {
         uint64_t r;
@@ -393,27 +451,37 @@ static int cond_table(const struct mdl_model *m, int fi, int s, int key, const b
     bool *fail = calloc((size_t)nrows * (size_t)sl->nops, sizeof *fail);
     if (!need || !fail)
         abort();
-    for (int v = 0, r = 0; v < n && rc == 1; v++) {
-        if (tab[v] != TC_SPECIAL)
-            continue;
-        bool shadow = false;   /* an earlier op holds whatever the other fields: the rest are never picked */
-        for (int i = 0; i < sl->nops && rc == 1; i++) {
-            size_t at = (size_t)r * (size_t)sl->nops + (size_t)i;
-            if (shadow) {
-                fail[at] = true;
+    /* too many conditions: again with each op's plain bindings joined into one (one masked compare) */
+    for (int join = 0; join < 2; join++) {
+        for (int k = 0; k < nres; k++)
+            free(res[k]);
+        nres = 0;
+        rc = 1;
+        for (int v = 0, r = 0; v < n && rc == 1; v++) {
+            if (tab[v] != TC_SPECIAL)
                 continue;
+            bool shadow = false;   /* an earlier op holds whatever the other fields: the rest are never picked */
+            for (int i = 0; i < sl->nops && rc == 1; i++) {
+                size_t at = (size_t)r * (size_t)sl->nops + (size_t)i;
+                fail[at] = shadow;
+                need[at] = 0;
+                if (shadow)
+                    continue;
+                int e = op_needs(m, &m->ops[sl->ops[i]], key, (uint64_t)v, avail, join, res, rcond, &nres, &need[at],
+                                 &fail[at], d);
+                rc = e == -1 ? -1 : e == -2 ? 0 : 1;
+                shadow = !fail[at] && !need[at];
             }
-            int e = op_needs(m, &m->ops[sl->ops[i]], key, (uint64_t)v, avail, res, rcond, &nres, &need[at], &fail[at],
-                             d);
-            rc = e == -1 ? -1 : e == -2 ? 0 : 1;
-            shadow = !fail[at] && !need[at];
+            r++;
         }
-        r++;
+        if (rc != 0)   /* done (1) or a diagnostic (-1) */
+            break;
     }
-    /* the direct form (above), else the rows' table (enough rows, not too many entries), else the switch */
+    /* the direct form (above), else the rows' table (enough rows, not too many entries), else the switch; a joined
+     * condition (rcond NULL) is a few instructions, as a field's table */
     bool tabled = share && ((size_t)n << nres) <= (size_t)1 << DIRECT_MAX_BITS;
     for (int k = 0; k < nres && tabled; k++)
-        tabled = cond_field(m, rcond[k], avail) >= 0;
+        tabled = !rcond[k] || cond_field(m, rcond[k], avail) >= 0;
     bool rows = nrows >= RES_MIN_ROWS && ((size_t)nrows << nres) <= RES_MAX_ENTRIES;
     bool direct = tabled || (rows && nrows == n);
     if (!direct && !rows && rc == 1)
