@@ -525,18 +525,19 @@ static int cond_table(const struct mdl_model *m, int fi, int s, int key, const b
         tab_close(pre);
         /* the mask: a table by field for the conditions of one narrow field (cond_field), C text for the others */
         int grp[RES_MAX_CONDS];
+        bool later[RES_MAX_CONDS];   /* in the table of an earlier condition's field */
         for (int k = 0; k < nres; k++) {
             grp[k] = cond_field(m, rcond[k], avail);
+            later[k] = false;
+            for (int j = 0; j < k; j++)
+                later[k] = later[k] || (grp[k] >= 0 && grp[j] == grp[k]);
             mark_cond(rcond[k], always);
         }
         struct tsr_buf c = {0};
         tsr_buf_puts(&c, nres ? "" : "0u");
         for (int k = 0, nt = 0; k < nres; k++) {
-            bool first = true;
-            for (int j = 0; j < k && first; j++)
-                first = grp[j] != grp[k];
-            if (grp[k] >= 0 && !first)
-                continue;   /* in the table of an earlier condition's field */
+            if (later[k])
+                continue;
             if (nt++)
                 tsr_buf_printf(&c, " |\n%*s", direct ? 31 : 35, "");
             if (grp[k] < 0) {
