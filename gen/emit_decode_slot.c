@@ -5,7 +5,8 @@
  * - a narrow key field (an opcode of at most KEY_MAX_BITS bits that most ops bind to a constant): a table indexed
  *   by the key gives the op whenever the key alone decides (decode_slot_table);
  * - where the key leaves the choice to other fields for many of its values: the conditions that remain undecided
- *   (evaluated with the key known, deduplicated) are computed without branches into a mask of bits, and a second
+ *   (evaluated with the key known, deduplicated; an op's FIELD == constant conditions joined into one masked
+ *   compare of the word when they are too many) are computed without branches into a mask of bits, and a second
  *   table indexed by the key's row and the mask gives the op (cond_table): no switch, no branch on the word;
  * - otherwise a `switch` on a field every op binds, or the conditions tested in declaration order. */
 #include <stdarg.h>
@@ -48,7 +49,7 @@ static void mark_expr(const struct mdl_expr *e, bool *always)
 
 static void mark_cond(const struct mdl_cond *c, bool *always)
 {
-    if (!always)
+    if (!always || !c)
         return;
     mark_expr(c->e, always);
     if (c->binding && c->field >= 0)
@@ -283,10 +284,19 @@ static int slot_key(const struct mdl_model *m, const struct mdl_slot *sl, const 
  * without branches, into bits of a mask c, and a table indexed by the key value's row and c gives the first op
  * whose conditions hold: a known condition by its value, an undecided one by its bit.  Up to RES_MAX_CONDS
  * conditions and RES_MAX_ENTRIES entries; beyond that, or with fewer rows (a switch of a few cases is a few
- * compares), the switch of decode_slot_table is kept. */
+ * compares), the switch of decode_slot_table is kept.
+ * The direct form: one table indexed by the key and c for every key value (the entries of a key value that
+ * decides alone are its op whatever c), no branch at all: taken when every key value needs the conditions, and
+ * when the index is at most DIRECT_MAX_BITS bits, each condition comes from a field's table (one load) and at
+ * least 1 key value in DIRECT_MIN_SHARE needs the conditions.  The test on the key's row (or the switch) is then
+ * taken for that share of words of mixed ops, and mispredicted about as often, where the direct form costs a few
+ * loads on every word; with rarer rows the predictor is right nearly always and the loads would cost more (keys
+ * with 2 of 8, 31 of 32 or 15 of 16 such values take the direct form; one with 1 of 32 keeps its test). */
 #define RES_MIN_ROWS 4
 #define RES_MAX_CONDS 6
 #define RES_MAX_ENTRIES 1024
+#define DIRECT_MAX_BITS 12
+#define DIRECT_MIN_SHARE 8
 #define ROW_BASE 0x8000u   /* first-table entry of a row: ROW_BASE + row (ops are below it, 0xffff no op) */
 
 static int cond_state(const struct mdl_model *m, const struct mdl_cond *c, int key, uint64_t v, const bool *avail)
@@ -297,21 +307,76 @@ static int cond_state(const struct mdl_model *m, const struct mdl_cond *c, int k
     return r ? T_TRUE : T_FALSE;
 }
 
+/* A binding FIELD == constant on a declared field of the word's own bits (not derived): join_c tests it. */
+static bool plain_binding(const struct mdl_model *m, const struct mdl_cond *c, const bool *avail)
+{
+    return c->binding && c->field >= 0 && c->field2 < 0 && avail[c->field] && !m->fields[c->field].derived;
+}
+
+/* Appends the C test that the n plain bindings conds[] all hold: one masked compare per 64-bit chunk of the word
+ * that holds their bits, `(unsigned)((d<k> & M) == V) & ...` (M: the fields' bits; V: the constants' bits, an
+ * inverted piece's complemented), no branch and no field extracted. */
+static void join_c(const struct mdl_model *m, const struct mdl_cond *const *conds, int n, struct tsr_buf *out)
+{
+    int nch = (m->word_bits + 63) / 64;
+    uint64_t *mk = calloc((size_t)nch + 1, sizeof *mk), *vk = calloc((size_t)nch + 1, sizeof *vk);
+    if (!mk || !vk)
+        abort();
+    for (int i = 0; i < n; i++) {
+        const struct mdl_field *f = &m->fields[conds[i]->field];
+        uint64_t val = conds[i]->val & (f->width >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << f->width) - 1);
+        struct gen_piece pc[130];
+        int np = gen_pieces(f, pc, 130);
+        for (int j = 0; j < np; j++) {
+            int w = pc[j].hi - pc[j].lo + 1, k = pc[j].lo / 64, sh = pc[j].lo % 64;
+            uint64_t pm = w >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << w) - 1, pv = (val >> pc[j].off) & pm;
+            if (pc[j].inverted)
+                pv = ~pv & pm;
+            mk[k] |= pm << sh;
+            vk[k] |= pv << sh;
+        }
+    }
+    for (int k = 0, t = 0; k < nch; k++) {
+        if (!mk[k])
+            continue;
+        tsr_buf_printf(out, "%s(unsigned)((d%d & ", t++ ? " & " : "", k);
+        gen_u64(out, mk[k]);
+        tsr_buf_puts(out, ") == ");
+        gen_u64(out, vk[k]);
+        tsr_buf_puts(out, ")");
+    }
+    free(mk);
+    free(vk);
+}
+
 /* The mask bits op needs when key = v (*fail: a condition is false); the undecided conditions' C text is added to
- * res, the condition to rcond (at most RES_MAX_CONDS: returns -2 beyond).  Returns 0, -1 (diagnostic) or -2. */
+ * res, the condition to rcond (at most RES_MAX_CONDS: returns -2 beyond).  With join, an op's undecided plain
+ * bindings, when 2 or more, are one condition (join_c; rcond NULL).  Returns 0, -1 (diagnostic) or -2. */
 static int op_needs(const struct mdl_model *m, const struct mdl_op *op, int key, uint64_t v, const bool *avail,
-                    char **res, const struct mdl_cond **rcond, int *nres, uint32_t *need, bool *fail,
+                    bool join, char **res, const struct mdl_cond **rcond, int *nres, uint32_t *need, bool *fail,
                     struct tsr_diag *d)
 {
     *need = 0;
     *fail = false;
     for (int i = 0; i < op->ncond && !*fail; i++)
         *fail = cond_state(m, &op->cond[i], key, v, avail) == T_FALSE;
-    for (int i = 0; i < op->ncond && !*fail; i++) {
-        if (cond_state(m, &op->cond[i], key, v, avail) != T_UNKNOWN)
+    const struct mdl_cond **pb = calloc((size_t)op->ncond + 1, sizeof *pb);
+    int npb = 0;
+    if (!pb)
+        abort();
+    for (int i = 0; i < op->ncond && !*fail && join; i++)
+        if (cond_state(m, &op->cond[i], key, v, avail) == T_UNKNOWN && plain_binding(m, &op->cond[i], avail))
+            pb[npb++] = &op->cond[i];
+    join = npb >= 2;
+    for (int i = -1; i < op->ncond && !*fail; i++) {
+        if (i < 0 ? !join : cond_state(m, &op->cond[i], key, v, avail) != T_UNKNOWN ||
+                                (join && plain_binding(m, &op->cond[i], avail)))
             continue;
         struct tsr_buf c = {0};
-        if (cond_c(m, &op->cond[i], avail, &c, d) < 0) {
+        if (i < 0)
+            join_c(m, pb, npb, &c);
+        else if (cond_c(m, &op->cond[i], avail, &c, d) < 0) {
+            free(pb);
             tsr_buf_free(&c);
             return -1;
         }
@@ -321,15 +386,17 @@ static int op_needs(const struct mdl_model *m, const struct mdl_op *op, int key,
         if (k == *nres) {
             if (*nres == RES_MAX_CONDS) {
                 tsr_buf_free(&c);
+                free(pb);
                 return -2;
             }
-            rcond[*nres] = &op->cond[i];
+            rcond[*nres] = i < 0 ? NULL : &op->cond[i];
             res[(*nres)++] = c.data;
         } else {
             tsr_buf_free(&c);
         }
         *need |= (uint32_t)1 << k;
     }
+    free(pb);
     return 0;
 }
 
@@ -355,7 +422,7 @@ static bool one_field(const struct mdl_expr *e, int *f)
 static int cond_field(const struct mdl_model *m, const struct mdl_cond *c, const bool *avail)
 {
     int f = -1;
-    if (!c->e || !one_field(c->e, &f) || f < 0 || !avail[f] || m->fields[f].width > FTAB_MAX_BITS)
+    if (!c || !c->e || !one_field(c->e, &f) || f < 0 || !avail[f] || m->fields[f].width > FTAB_MAX_BITS)
         return -1;
     for (uint64_t v = 0; v < (uint64_t)1 << m->fields[f].width; v++) {
         uint64_t r;
@@ -374,7 +441,8 @@ static int cond_table(const struct mdl_model *m, int fi, int s, int key, const b
     int nrows = 0;
     for (int v = 0; v < n; v++)
         nrows += tab[v] == TC_SPECIAL;
-    if (nrows < RES_MIN_ROWS || m->nops >= (int)ROW_BASE || sl->nops == 0)
+    bool share = nrows > 0 && nrows * DIRECT_MIN_SHARE >= n;   /* enough rows for the direct form */
+    if ((nrows < RES_MIN_ROWS && !share) || m->nops >= (int)ROW_BASE || sl->nops == 0)
         return 0;
     char *res[RES_MAX_CONDS];
     const struct mdl_cond *rcond[RES_MAX_CONDS];
@@ -383,28 +451,43 @@ static int cond_table(const struct mdl_model *m, int fi, int s, int key, const b
     bool *fail = calloc((size_t)nrows * (size_t)sl->nops, sizeof *fail);
     if (!need || !fail)
         abort();
-    for (int v = 0, r = 0; v < n && rc == 1; v++) {
-        if (tab[v] != TC_SPECIAL)
-            continue;
-        bool shadow = false;   /* an earlier op holds whatever the other fields: the rest are never picked */
-        for (int i = 0; i < sl->nops && rc == 1; i++) {
-            size_t at = (size_t)r * (size_t)sl->nops + (size_t)i;
-            if (shadow) {
-                fail[at] = true;
+    /* too many conditions: again with each op's plain bindings joined into one (one masked compare) */
+    for (int join = 0; join < 2; join++) {
+        for (int k = 0; k < nres; k++)
+            free(res[k]);
+        nres = 0;
+        rc = 1;
+        for (int v = 0, r = 0; v < n && rc == 1; v++) {
+            if (tab[v] != TC_SPECIAL)
                 continue;
+            bool shadow = false;   /* an earlier op holds whatever the other fields: the rest are never picked */
+            for (int i = 0; i < sl->nops && rc == 1; i++) {
+                size_t at = (size_t)r * (size_t)sl->nops + (size_t)i;
+                fail[at] = shadow;
+                need[at] = 0;
+                if (shadow)
+                    continue;
+                int e = op_needs(m, &m->ops[sl->ops[i]], key, (uint64_t)v, avail, join, res, rcond, &nres, &need[at],
+                                 &fail[at], d);
+                rc = e == -1 ? -1 : e == -2 ? 0 : 1;
+                shadow = !fail[at] && !need[at];
             }
-            int e = op_needs(m, &m->ops[sl->ops[i]], key, (uint64_t)v, avail, res, rcond, &nres, &need[at], &fail[at],
-                             d);
-            rc = e == -1 ? -1 : e == -2 ? 0 : 1;
-            shadow = !fail[at] && !need[at];
+            r++;
         }
-        r++;
+        if (rc != 0)   /* done (1) or a diagnostic (-1) */
+            break;
     }
-    if (rc == 1 && ((size_t)nrows << nres) > RES_MAX_ENTRIES)
+    /* the direct form (above), else the rows' table (enough rows, not too many entries), else the switch; a joined
+     * condition (rcond NULL) is a few instructions, as a field's table */
+    bool tabled = share && ((size_t)n << nres) <= (size_t)1 << DIRECT_MAX_BITS;
+    for (int k = 0; k < nres && tabled; k++)
+        tabled = !rcond[k] || cond_field(m, rcond[k], avail) >= 0;
+    bool rows = nrows >= RES_MIN_ROWS && ((size_t)nrows << nres) <= RES_MAX_ENTRIES;
+    bool direct = tabled || (rows && nrows == n);
+    if (!direct && !rows && rc == 1)
         rc = 0;
     if (rc == 1) {
         const char *fn = m->formats[fi].name, *kn = m->fields[key].name;
-        bool direct = nrows == n;   /* every key value needs the conditions: one table indexed by key and mask */
         if (!direct) {
             tsr_buf_printf(&pre->init, "    /* format %s, slot %s: op by %s (0xffff no op, 0x%x + row: dec.%s_%s_c) */\n",
                            fn, sl->name, kn, ROW_BASE, fn, sl->name);
@@ -419,8 +502,13 @@ static int cond_table(const struct mdl_model *m, int fi, int s, int key, const b
         for (int k = 0; k < nres; k++)
             tsr_buf_printf(&pre->init, "%s %d: %s", k ? ";" : ":", k, res[k]);
         tsr_buf_puts(&pre->init, " (0xffff no op) */\n");
-        tab_open(pre, "uint16_t", nrows << nres, "%s_%s%s", fn, sl->name, direct ? "" : "_c");
-        for (int r = 0, k = 0; r < nrows; r++)
+        tab_open(pre, "uint16_t", (direct ? n : nrows) << nres, "%s_%s%s", fn, sl->name, direct ? "" : "_c");
+        for (int v = 0, r = 0, k = 0; v < n; v++) {
+            if (tab[v] != TC_SPECIAL) {   /* the key decides: in the direct table only */
+                for (uint32_t c = 0; direct && c < (uint32_t)1 << nres; c++, k++)
+                    tsr_buf_printf(&pre->init, "%s%s%u,", k % 16 ? "" : "\n       ", " ", (unsigned)tab[v]);
+                continue;
+            }
             for (uint32_t c = 0; c < (uint32_t)1 << nres; c++, k++) {
                 unsigned o = 0xffff;
                 for (int i = 0; i < sl->nops; i++) {
@@ -432,21 +520,24 @@ static int cond_table(const struct mdl_model *m, int fi, int s, int key, const b
                 }
                 tsr_buf_printf(&pre->init, "%s%s%u,", k % 16 ? "" : "\n       ", " ", o);
             }
+            r++;
+        }
         tab_close(pre);
         /* the mask: a table by field for the conditions of one narrow field (cond_field), C text for the others */
         int grp[RES_MAX_CONDS];
+        bool later[RES_MAX_CONDS];   /* in the table of an earlier condition's field */
         for (int k = 0; k < nres; k++) {
             grp[k] = cond_field(m, rcond[k], avail);
+            later[k] = false;
+            for (int j = 0; j < k; j++)
+                later[k] = later[k] || (grp[k] >= 0 && grp[j] == grp[k]);
             mark_cond(rcond[k], always);
         }
         struct tsr_buf c = {0};
         tsr_buf_puts(&c, nres ? "" : "0u");
         for (int k = 0, nt = 0; k < nres; k++) {
-            bool first = true;
-            for (int j = 0; j < k && first; j++)
-                first = grp[j] != grp[k];
-            if (grp[k] >= 0 && !first)
-                continue;   /* in the table of an earlier condition's field */
+            if (later[k])
+                continue;
             if (nt++)
                 tsr_buf_printf(&c, " |\n%*s", direct ? 31 : 35, "");
             if (grp[k] < 0) {
