@@ -490,6 +490,33 @@ int tsr_pack_route(const struct tsr_target *t, const char *path, const char *tex
             else
                 x->opt = x->name && plain_move(x, true) && tsr_route_plain_copy(t, op, x->w);
         }
+        /* a copy of a state element into itself (a move whose source loads the element its store writes, its value
+         * unnamed: lima's reload and store again of a spilled register, `mov.c/$0.x $0.x`): the program's state is as
+         * it was, in sequential order; dropped */
+        if (k == 1 && R.move_attr >= 0 && (attrs >> R.move_attr & 1) && x->nref == 0 && !x->name && x->ev.vb) {
+            int nr = 0, nw = 0, rid = -1, rad = -1, wid = -2, wad = -2;
+            bool other = false;
+            for (int e = 0; e < x->ev.vb->nev && !other; e++) {
+                const struct tsr_vev *v = &x->ev.vb->ev[e];
+                int kd = v->kind;
+                if (kd == TSR_V_OP || kd == TSR_V_WFWD || (kd == TSR_V_RFWD && v->slot < 0) ||
+                    ((kd == TSR_V_RSTATE || kd == TSR_V_RDEFER) && v->slot < 0))
+                    continue;
+                if ((kd == TSR_V_RSTATE || kd == TSR_V_RDEFER) && v->slot >= 0) {
+                    nr++;
+                    rid = v->id;
+                    rad = (int)v->addr;
+                } else if (kd == TSR_V_WSTATE && !v->cond && v->val == TSR_V_NOVAL) {
+                    nw++;
+                    wid = v->id;
+                    wad = (int)v->addr;
+                } else {
+                    other = true;
+                }
+            }
+            if (!other && nr == 1 && nw == 1 && rid == wid && rad == wad && rad >= 0)
+                x->dropped = true;
+        }
         /* (a reader of a dropped move reads its source: the root value) */
         for (int r = 0; r < x->nref; r++)
             while (R.o[x->ref[r]].dropped)
