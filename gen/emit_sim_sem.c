@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "bits.h"
+#include "emit_derived.h"
 #include "emit_sim.h"
 #include "emit_util.h"
 #include "eval.h"
@@ -646,9 +647,12 @@ static struct sv sg_expr_nocse(struct sg *g, const struct mdl_expr *e)
         return U(sg_fmt(g, "0x%08" PRIx32 "u", (uint32_t)e->ival));
     case MDL_E_FIELD: {
         const struct mdl_field *f = &m->fields[e->index];
-        if (f->derived) {   /* not stored in struct <t>_inst: computed from the fields that hold its bits */
-            char rd[160];
-            snprintf(rd, sizeof rd, "%s_field(I, %d)", gen_lower(m), e->index);
+        if (f->derived) {   /* not stored in struct <t>_inst: computed from the fields that hold its bits,
+                             * written out (<t>_field is a switch gcc keeps out of line: a call per read) */
+            struct tsr_buf b = {0};
+            gen_derived_read(m, e->index, "I", &b);
+            const char *rd = sg_fmt(g, "%s", b.data);
+            tsr_buf_free(&b);
             if (f->is_signed)
                 return U(sg_fmt(g, "((uint32_t)tsr_bits_sext(%s, %d))", rd, f->width));
             return U(sg_fmt(g, "((uint32_t)%s)", rd));
