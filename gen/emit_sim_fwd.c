@@ -90,10 +90,16 @@ void sg_fwd_support(struct sg *g)
         for (int a = 0; a < n; a++)
             tsr_buf_printf(o, a == 0 ? "        J->%s[0] = j;\n" : "        J->%s[%d] = j >= %du ? j - %du : j + %du;\n",
                            f->name, a, a, a, n - a);
-        tsr_buf_printf(o, "        for (int e = 0; e < %d; e++) {\n"
-                       "            tsr_sim_fwd_absent(&S->fr_%s[e][j], pc, (int64_t)now);\n%s        }\n    }\n",
-                       nelem(f), f->name,
-                       commit_writes(m, i) ? sg_fmt(g, "            S->f0_%s[e].serial = TSR_SIM_NEVER;\n", f->name) : "");
+        const char *f0 = commit_writes(m, i) ? sg_fmt(g, "S->f0_%s[e].serial = TSR_SIM_NEVER;", f->name) : NULL;
+        if (nelem(f) <= 16 && !f0) {   /* written out: gcc kept a loop of 5 instructions an entry */
+            for (int e = 0; e < nelem(f); e++)
+                tsr_buf_printf(o, "        tsr_sim_fwd_absent(&S->fr_%s[%d][j], pc, (int64_t)now);\n", f->name, e);
+            tsr_buf_puts(o, "    }\n");
+        } else {
+            tsr_buf_printf(o, "        for (int e = 0; e < %d; e++) {\n"
+                           "            tsr_sim_fwd_absent(&S->fr_%s[e][j], pc, (int64_t)now);\n%s%s%s        }\n    }\n",
+                           nelem(f), f->name, f0 ? "            " : "", f0 ? f0 : "", f0 ? "\n" : "");
+        }
     }
     tsr_buf_printf(o, "}\n\n/* The bundle at pc did not complete (not counted): its entries are absent (runtime/sim/sim.h, "
                    "as the evaluator's mdl_evfwd_fail). */\n"
