@@ -571,16 +571,31 @@ static int nread_fields(const struct sg *g)
     return n;
 }
 
-/* exec's copy of the caller's uint64_t fields into the narrow struct: the fields the simulator reads, one line
- * each (the others are never read: derived fields, fields its ops fix, fields no semantics reads).  Converting
- * all of them 8 at a time in vectors took 50 instructions a bundle more on the Mali GP description (34 of its 60
- * fields are read). */
-static const char *copy_read_fields(struct sg *g)
+/* exec's copy of the caller's uint64_t fields into the narrow struct.  When the simulator reads at most 3/4 of
+ * them (g->fread; the others are never read: derived fields, fields its ops fix, fields no semantics reads), the
+ * fields it reads, one line each: 2 instructions a field (the Mali GP description reads 34 of its 60: 50
+ * instructions a bundle fewer than the vectors).  Else all of them, 8 at a time in vectors (about 1.4
+ * instructions a field; the scalar loop took about 5; a description that reads all its 40 fields took 18 more
+ * one by one). */
+static const char *copy_fields(struct sg *g)
 {
-    const char *r = "";
-    for (int f = 0; f < g->m->nfields; f++)
+    const struct mdl_model *m = g->m;
+    const char *t = m->name, *r = "";
+    if (nread_fields(g) * 4 > m->nfields * 3)
+        return sg_fmt(g,
+            "    { /* the caller's uint64_t fields to the narrow field type, eight at a time */\n"
+            "        typedef uint64_t dx_w __attribute__((vector_size(64)));\n"
+            "        typedef %s_field_t dx_n __attribute__((vector_size(8 * sizeof(%s_field_t))));\n"
+            "        int f = 0;\n"
+            "        for (; f + 8 <= %d; f += 8) {\n"
+            "            dx_w w;\n            memcpy(&w, fields + f, sizeof w);\n"
+            "            const dx_n n = __builtin_convertvector(w, dx_n);\n"
+            "            memcpy(I.f + f, &n, sizeof n);\n        }\n"
+            "        for (; f < %d; f++)\n            I.f[f] = (%s_field_t)fields[f];\n    }\n",
+            t, t, m->nfields, m->nfields, t);
+    for (int f = 0; f < m->nfields; f++)
         if (g->fread[f])
-            r = sg_fmt(g, "%s    I.f[%d] = (%s_field_t)fields[%d];\n", r, f, g->m->name, f);
+            r = sg_fmt(g, "%s    I.f[%d] = (%s_field_t)fields[%d];\n", r, f, t, f);
     return r;
 }
 
@@ -598,7 +613,7 @@ static void emit_desc(struct sg *g)
         "    for (int k = 0; k < %d; k++)\n        ops[k] = I.op[k] == TSR_NO_OP ? -1 : (int)I.op[k];\n"
         "    for (int f = 0; f < %d; f++)   /* derived fields are not stored in f[] */\n        fields[f] = %s_field(&I, (unsigned)f);\n    return r;\n}\n"
         "static int d_exec(void *s, int format, const int *ops, const uint64_t *fields)\n{\n"
-        "    struct %s_inst I; /* every member the simulator reads is set below: the fields it reads (%d of %d) */\n"
+        "    struct %s_inst I; /* every member the simulator reads is set below (it reads %d of the %d fields) */\n"
         "    memset(I.ignored, 0, sizeof I.ignored);\n"
         "    I.format = format < 0 || format >= %d ? TSR_NO_FORMAT : (unsigned)format;\n"
         "    for (int k = 0; k < %d; k++)\n        I.op[k] = ops[k] < 0 || ops[k] >= %d ? TSR_NO_OP : (unsigned)ops[k];\n"
@@ -612,7 +627,7 @@ static void emit_desc(struct sg *g)
         "static struct tsr_sim_ctl *d_ctl(void *s) { return &((struct %s_sim *)s)->core; }\n"
         "static void d_set_hooks(void *s, const struct tsr_sim_hooks *h) { ((struct %s_sim *)s)->hookfns = h; }\n\n",
         t, t, t, t, m->nslots, m->nfields, t, t, nread_fields(g), m->nfields, m->nformats, m->nslots, m->nops,
-        copy_read_fields(g), fidx_masks(g), t, t, t);
+        copy_fields(g), fidx_masks(g), t, t, t);
     sg_emit_io_tables(g);   /* outputs, print formats, spaces (emit_sim_io.c) */
     sg_emit_io_funcs(g);
     sg_fwd_desc_tables(g);
