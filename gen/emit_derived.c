@@ -64,18 +64,27 @@ static int runs(const struct mdl_model *m, const struct mdl_format *F, int i, st
 
 static uint64_t mask(int n) { return n >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << n) - 1; }
 
-/* The body of %s_field's case for a format whose fields r[0..n) hold derived field's bits: their bits shifted into
- * place (an inverted part complemented). */
-static void get_case(const struct mdl_model *m, const struct run *r, int n, struct tsr_buf *out)
+/* The value of a derived field whose bits the fields r[0..n) of the instruction pointed to by `in` hold, as a
+ * uint64_t expression: `0`, then for each run `sep` and its bits shifted into place (an inverted part
+ * complemented). */
+static void runs_expr(const struct mdl_model *m, const struct run *r, int n, const char *in, const char *sep,
+                      struct tsr_buf *out)
 {
-    tsr_buf_puts(out, "            return 0");
+    tsr_buf_puts(out, "0");
     for (int k = 0; k < n; k++) {
-        tsr_buf_printf(out, " |\n                   (%s((uint64_t)in->f[", r[k].x ? "((" : "(");
+        tsr_buf_printf(out, "%s(%s((uint64_t)%s->f[", sep, r[k].x ? "((" : "(", in);
         gen_field_enum(m, r[k].g, out);
         tsr_buf_printf(out, "] >> %d)%s & ", r[k].gb, r[k].x ? " ^ ~(uint64_t)0)" : "");
         gen_u64(out, mask(r[k].n));
         tsr_buf_printf(out, ") << %d)", r[k].vb);
     }
+}
+
+/* The body of %s_field's case for a format whose fields r[0..n) hold derived field's bits. */
+static void get_case(const struct mdl_model *m, const struct run *r, int n, struct tsr_buf *out)
+{
+    tsr_buf_puts(out, "            return ");
+    runs_expr(m, r, n, "in", " |\n                   ", out);
     tsr_buf_puts(out, ";\n");
 }
 
@@ -152,4 +161,45 @@ void gen_derived_header(const struct mdl_model *m, struct tsr_buf *out)
     if (any)
         derived_switch(m, out, set_case, "");
     tsr_buf_printf(out, "    if (i < %s_NFIELDS)\n        in->f[i] = (%s_field_t)v;\n}\n\n", up, lo);
+}
+
+/* Whether runs a[0..n) and b[0..n) are the same (member by member: struct run has padding). */
+static bool same_runs(const struct run *a, const struct run *b, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (a[k].g != b[k].g || a[k].gb != b[k].gb || a[k].vb != b[k].vb || a[k].n != b[k].n || a[k].x != b[k].x)
+            return false;
+    return true;
+}
+
+void gen_derived_read(const struct mdl_model *m, int i, const char *in, struct tsr_buf *out)
+{
+    struct run r[64], r0[64];
+    int n0 = -1;
+    bool same = m->nformats > 0;   /* every format holds i by the same runs: no test of the format */
+    for (int fi = 0; fi < m->nformats && same; fi++) {
+        int n = runs(m, &m->formats[fi], i, fi == 0 ? r0 : r);
+        if (fi == 0)
+            n0 = n;
+        else
+            same = n == n0 && same_runs(r, r0, n);
+        same = same && n >= 0;
+    }
+    tsr_buf_puts(out, "(");
+    if (same) {
+        runs_expr(m, r0, n0, in, " | ", out);
+        tsr_buf_puts(out, ")");
+        return;
+    }
+    for (int fi = 0; fi < m->nformats; fi++) {
+        int n = runs(m, &m->formats[fi], i, r);
+        if (n < 0)
+            continue;
+        tsr_buf_printf(out, "%s->format == ", in);
+        gen_format_enum(m, fi, out);
+        tsr_buf_puts(out, " ? (");
+        runs_expr(m, r, n, in, " | ", out);
+        tsr_buf_puts(out, ") : ");
+    }
+    tsr_buf_puts(out, "(uint64_t)0)");
 }

@@ -261,12 +261,16 @@ static void emit_format(struct sg *g, int fi)
     }
     sg_line(g, "uint64_t attrs_any = 0;");
     sg_line(g, "(void)attrs_any;");
+    /* every op in its slot before any runs; a bundle of the decode cache had it checked once (sim_ops_ok) */
+    sg_line(g, "if (!checked) {");
     for (int i = 0; i < f->nslots; i++) {
         int k = f->slots[i];
-        sg_line(g, "if (I->op[%d] >= %d || sim_op_slot[I->op[%d]] != %d) { rc = tsr_sim_error(&S->core, pc, \"no "
+        sg_line(g, "    if (I->op[%d] >= %d || sim_op_slot[I->op[%d]] != %d) { rc = tsr_sim_error(&S->core, pc, \"no "
                 "operation in slot %s at 0x%%08\" PRIx32, pc); goto out; }", k, m->nops, k, k, m->slots[k].name);
-        sg_line(g, "attrs_any |= sim_op_attrs[I->op[%d]];", k);
     }
+    sg_line(g, "}");
+    for (int i = 0; i < f->nslots; i++)
+        sg_line(g, "attrs_any |= sim_op_attrs[I->op[%d]];", f->slots[i]);
     /* format scope */
     int nf = format_nloc(f);
     bool *vary = tsr_arena_alloc(&g->ar, (size_t)(nf + 1) * sizeof *vary);
@@ -383,8 +387,14 @@ static void emit_exec(struct sg *g)
     struct tsr_buf *save = g->o, exec = {0}, parts = {0};
     g->o = &exec;
     g->parts = &parts;
-    tsr_buf_printf(g->o, "int %s_sim_exec(struct %s_sim *S, const struct %s_inst *I)\n{\n", t, t, t);
+    /* one function, called by <t>_sim_exec (checked false), the step (the decode cache's mark) and the descriptor's
+     * exec: inlined or cloned per caller it would be two or three copies of the instruction set's code */
+    tsr_buf_printf(g->o,
+        "/* Executes *I at pc (<t>_sim_exec).  checked: every op of *I is known to be one of its slot's (sim_ops_ok),\n"
+        " * so that the per-slot checks before the first op runs are skipped. */\n"
+        "static SIM_ONE int sim_exec(struct %s_sim *S, const struct %s_inst *I, bool checked)\n{\n", t, t);
     g->ind = 1;
+    sg_line(g, "(void)checked;");
     sg_line(g, "const uint32_t pc = S->%s;", m->states[m->pc_state].name);
     sg_line(g, "int rc = TSR_SIM_OK;");
     sg_line(g, "if (S->core.halted)");
@@ -433,6 +443,8 @@ static void emit_exec(struct sg *g)
     sg_line(g, "}");
     sg_line(g, "return rc;");
     tsr_buf_puts(g->o, "}\n\n");
+    tsr_buf_printf(g->o, "int %s_sim_exec(struct %s_sim *S, const struct %s_inst *I)\n{\n"
+                   "    return sim_exec(S, I, false);\n}\n\n", t, t, t);
     g->o = save;
     if (parts.len)
         tsr_buf_append(g->o, parts.data, parts.len);
@@ -460,10 +472,25 @@ static void emit_step(struct sg *g)
         tsr_buf_puts(g->o, "    (void)which;\n    (void)I;\n    (void)w;\n    return 0;\n");
     tsr_buf_puts(g->o, "}\n\n");
     tsr_buf_printf(g->o,
-        "/* The decoded bundle at byte address pc (cached per program), or NULL with a report.  Instruction i of the\n"
-        " * program is at pc i * %d (pc_step) and is words[i * %d .. i * %d + %d) (nwords per instruction). */\n"
+        "/* Whether every op of *I is one of its slot's, in a format of the description: what sim_exec checks slot by\n"
+        " * slot before any op runs (then it skips the checks: done once per bundle of the decode cache). */\n"
+        "static bool sim_ops_ok(const struct %s_inst *I)\n{\n    switch (I->format) {\n", t);
+    for (int fi = 0; fi < m->nformats; fi++) {
+        const struct mdl_format *f = &m->formats[fi];
+        tsr_buf_printf(g->o, "    case %d:\n        return true", fi);
+        for (int i = 0; i < f->nslots; i++)
+            tsr_buf_printf(g->o, " &&\n               I->op[%d] < %d && sim_op_slot[I->op[%d]] == %d", f->slots[i],
+                           m->nops, f->slots[i], f->slots[i]);
+        tsr_buf_puts(g->o, ";\n");
+    }
+    tsr_buf_puts(g->o, "    default:\n        return false;\n    }\n}\n\n");
+    tsr_buf_printf(g->o,
+        "/* The decoded bundle at byte address pc (cached per program), or NULL with a report; *checked: sim_ops_ok\n"
+        " * holds for it (a bundle of the cache).  Instruction i of the program is at pc i * %d (pc_step) and is\n"
+        " * words[i * %d .. i * %d + %d) (nwords per instruction). */\n"
         "static const struct %s_inst *sim_fetch(struct %s_sim *S, const uint32_t *words, size_t nwords, uint32_t pc,\n"
-        "                                       struct %s_inst *tmp)\n{\n"
+        "                                       struct %s_inst *tmp, bool *checked)\n{\n"
+        "    *checked = false;\n"
         "    if (pc %% %du != 0) {\n"
         "        tsr_sim_error(&S->core, pc, \"pc 0x%%08\" PRIx32 \" is not a multiple of pc_step (%d)\", pc);\n"
         "        return NULL;\n    }\n"
@@ -480,7 +507,9 @@ static void emit_step(struct sg *g)
         "        if (!S->dc || !S->dc_state) {\n            free(S->dc);\n            free(S->dc_state);\n"
         "            S->dc = NULL;\n            S->dc_state = NULL;\n            S->dc_words = NULL;\n        }\n    }\n"
         "    if (!S->dc) {\n        %s_decode(w, tmp);\n        return tmp;\n    }\n"
-        "    if (!S->dc_state[i]) {\n        %s_decode(w, &S->dc[i]);\n        S->dc_state[i] = 1;\n    }\n"
+        "    if (!S->dc_state[i]) {\n        %s_decode(w, &S->dc[i]);\n"
+        "        S->dc_state[i] = sim_ops_ok(&S->dc[i]) ? 2 : 1;\n    }\n"
+        "    *checked = S->dc_state[i] == 2;\n"
         "    return &S->dc[i];\n}\n\n",
         m->pc_step, W, W, W, t, t, t, m->pc_step, m->pc_step, m->pc_step, W, W, W, t, t);
     tsr_buf_printf(g->o,
@@ -488,7 +517,8 @@ static void emit_step(struct sg *g)
         "    if (S->core.halted)\n        return TSR_SIM_HALTED;\n"
         "    const uint32_t pc = S->%s;\n    struct %s_inst tmp;\n"
         "%s"
-        "    const struct %s_inst *I = sim_fetch(S, words, nwords, pc, &tmp);\n"
+        "    bool checked;\n"
+        "    const struct %s_inst *I = sim_fetch(S, words, nwords, pc, &tmp, &checked);\n"
         "    if (!I)\n        return TSR_SIM_ERROR;\n"
         "    const uint32_t *w = words + (size_t)(pc / %du) * %du; /* the bundle's words (sim_fetch checked pc) */\n"
         "    int r = sim_ctl_hook(S, TSR_HOOK_READY, I, w);\n"
@@ -498,7 +528,7 @@ static void emit_step(struct sg *g)
         "    if (S->core.flags & TSR_SIM_F_RULES) { /* the description's rules, in issue order */\n"
         "        r = tsr_sim_rules_step(&S->core, w, pc, (size_t)(pc / %du) + 1 == nwords / %du);\n"
         "        if (r < 0)\n            return r;\n    }\n"
-        "    int rc = %s_sim_exec(S, I);\n"
+        "    int rc = sim_exec(S, I, checked);\n"
         "    if (rc == TSR_SIM_OK || rc == TSR_SIM_HALTED) {\n"
         "        if (rc == TSR_SIM_HALTED && S->core.rules)\n            tsr_sim_rules_reset(&S->core); /* the program ended */\n"
         "        r = sim_ctl_hook(S, TSR_HOOK_RETIRE, I, w);\n"
@@ -511,7 +541,7 @@ static void emit_step(struct sg *g)
                                   "        S->core.halted = true;\n        if (S->core.rules)\n"
                                   "            tsr_sim_rules_reset(&S->core);\n        return TSR_SIM_HALTED;\n    }\n",
                                   W, m->pc_step) : "",
-        t, m->pc_step, W, m->pc_step, W, t);
+        t, m->pc_step, W, m->pc_step, W);
     tsr_buf_printf(g->o,
         "int %s_sim_run(struct %s_sim *S, const uint32_t *words, size_t nwords, uint64_t max_steps)\n{\n"
         "    for (uint64_t i = 0; i < max_steps; i++) {\n"
@@ -532,6 +562,43 @@ static const char *fidx_masks(struct sg *g)
     return r;
 }
 
+/* The number of fields the simulator reads (g->fread). */
+static int nread_fields(const struct sg *g)
+{
+    int n = 0;
+    for (int f = 0; f < g->m->nfields; f++)
+        n += g->fread[f];
+    return n;
+}
+
+/* exec's copy of the caller's uint64_t fields into the narrow struct.  When the simulator reads at most 3/4 of
+ * them (g->fread; the others are never read: derived fields, fields its ops fix, fields no semantics reads), the
+ * fields it reads, one line each: 2 instructions a field (the Mali GP description reads 34 of its 60: 50
+ * instructions a bundle fewer than the vectors).  Else all of them, 8 at a time in vectors (about 1.4
+ * instructions a field; the scalar loop took about 5; a description that reads all its 40 fields took 18 more
+ * one by one). */
+static const char *copy_fields(struct sg *g)
+{
+    const struct mdl_model *m = g->m;
+    const char *t = m->name, *r = "";
+    if (nread_fields(g) * 4 > m->nfields * 3)
+        return sg_fmt(g,
+            "    { /* the caller's uint64_t fields to the narrow field type, eight at a time */\n"
+            "        typedef uint64_t dx_w __attribute__((vector_size(64)));\n"
+            "        typedef %s_field_t dx_n __attribute__((vector_size(8 * sizeof(%s_field_t))));\n"
+            "        int f = 0;\n"
+            "        for (; f + 8 <= %d; f += 8) {\n"
+            "            dx_w w;\n            memcpy(&w, fields + f, sizeof w);\n"
+            "            const dx_n n = __builtin_convertvector(w, dx_n);\n"
+            "            memcpy(I.f + f, &n, sizeof n);\n        }\n"
+            "        for (; f < %d; f++)\n            I.f[f] = (%s_field_t)fields[f];\n    }\n",
+            t, t, m->nfields, m->nfields, t);
+    for (int f = 0; f < m->nfields; f++)
+        if (g->fread[f])
+            r = sg_fmt(g, "%s    I.f[%d] = (%s_field_t)fields[%d];\n", r, f, t, f);
+    return r;
+}
+
 static void emit_desc(struct sg *g)
 {
     const struct mdl_model *m = g->m;
@@ -546,29 +613,21 @@ static void emit_desc(struct sg *g)
         "    for (int k = 0; k < %d; k++)\n        ops[k] = I.op[k] == TSR_NO_OP ? -1 : (int)I.op[k];\n"
         "    for (int f = 0; f < %d; f++)   /* derived fields are not stored in f[] */\n        fields[f] = %s_field(&I, (unsigned)f);\n    return r;\n}\n"
         "static int d_exec(void *s, int format, const int *ops, const uint64_t *fields)\n{\n"
-        "    struct %s_inst I; /* every member the simulator reads is set below */\n"
+        "    struct %s_inst I; /* every member the simulator reads is set below (it reads %d of the %d fields) */\n"
         "    memset(I.ignored, 0, sizeof I.ignored);\n"
         "    I.format = format < 0 || format >= %d ? TSR_NO_FORMAT : (unsigned)format;\n"
         "    for (int k = 0; k < %d; k++)\n        I.op[k] = ops[k] < 0 || ops[k] >= %d ? TSR_NO_OP : (unsigned)ops[k];\n"
-        "    { /* the caller's uint64_t fields to the narrow field type, eight at a time (the scalar loop took about\n"
-        "       * 5 instructions a field) */\n"
-        "        typedef uint64_t dx_w __attribute__((vector_size(64)));\n"
-        "        typedef %s_field_t dx_n __attribute__((vector_size(8 * sizeof(%s_field_t))));\n"
-        "        int f = 0;\n"
-        "        for (; f + 8 <= %d; f += 8) {\n"
-        "            dx_w w;\n            memcpy(&w, fields + f, sizeof w);\n"
-        "            const dx_n n = __builtin_convertvector(w, dx_n);\n"
-        "            memcpy(I.f + f, &n, sizeof n);\n        }\n"
-        "        for (; f < %d; f++)\n            I.f[f] = (%s_field_t)fields[f];\n    }\n"
+        "    (void)fields;\n"
         "%s"
-        "    return %s_sim_exec(s, &I);\n}\n"
+        "%s"
+        "    return sim_exec(s, &I, false);\n}\n"
         "static int d_step(void *s, const uint32_t *w, size_t n) { return %s_sim_step(s, w, n); }\n"
         "static uint32_t *d_state(void *s, int st, int e) { return sim_state(s, st, e); }\n"
         "static int64_t *d_wtime(void *s, int st, int e) { return sim_wtime(s, st, e); }\n"
         "static struct tsr_sim_ctl *d_ctl(void *s) { return &((struct %s_sim *)s)->core; }\n"
         "static void d_set_hooks(void *s, const struct tsr_sim_hooks *h) { ((struct %s_sim *)s)->hookfns = h; }\n\n",
-        t, t, t, t, m->nslots, m->nfields, t, t, m->nformats, m->nslots, m->nops, t, t, m->nfields, m->nfields, t,
-        fidx_masks(g), t, t, t, t);
+        t, t, t, t, m->nslots, m->nfields, t, t, nread_fields(g), m->nfields, m->nformats, m->nslots, m->nops,
+        copy_fields(g), fidx_masks(g), t, t, t);
     sg_emit_io_tables(g);   /* outputs, print formats, spaces (emit_sim_io.c) */
     sg_emit_io_funcs(g);
     sg_fwd_desc_tables(g);
@@ -613,8 +672,12 @@ int gen_sim(const struct mdl_model *m, struct tsr_buf *out, struct tsr_diag *d)
      * pointer go (about 130 instructions a bundle on a description of 10 such operands). */
     tsr_buf_puts(out, "#ifdef TSR_SEM_NO_FORCED_INLINE\n#define SIM_PART static __attribute__((noinline))\n"
                  "#define SIM_HOT static inline\n#else\n#define SIM_PART static inline __attribute__((always_inline))\n"
-                 "#define SIM_HOT static inline __attribute__((always_inline))\n#endif\n\n");
+                 "#define SIM_HOT static inline __attribute__((always_inline))\n#endif\n"
+                 "#if defined(__GNUC__) && !defined(__clang__)\n#define SIM_ONE __attribute__((noinline, noclone))\n"
+                 "#else\n#define SIM_ONE __attribute__((noinline))\n#endif\n\n");
     g.known = tsr_arena_alloc(&g.ar, (size_t)(m->nfields + 1) * sizeof *g.known);
+    g.fread = tsr_arena_alloc(&g.ar, (size_t)(m->nfields + 1) * sizeof *g.fread);
+    memset(g.fread, 0, (size_t)(m->nfields + 1) * sizeof *g.fread);
     g.fidx = tsr_arena_alloc(&g.ar, (size_t)(m->nfields + 1) * sizeof *g.fidx);
     memset(g.fidx, 0, (size_t)(m->nfields + 1) * sizeof *g.fidx);
     g.kval = tsr_arena_alloc(&g.ar, (size_t)(m->nfields + 1) * sizeof *g.kval);

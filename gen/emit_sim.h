@@ -72,6 +72,8 @@ struct sg {
     const char *value;        /* `value` in a space write entry (C array) */
     bool *fidx;               /* per field: read in a regfile index that is not checked (its range keeps it in
                                  bounds): the descriptor's exec masks it to its width */
+    bool *fread;              /* per field: the simulator reads it from struct <t>_inst (a derived field: the
+                                 fields that hold its bits); the descriptor's exec copies only these */
     bool *known;              /* per field: value known in this scope (format selector, op encoding) */
     uint64_t *kval;
     /* repeated pure subexpressions of the statement being compiled: kept in a temporary of the block where
@@ -185,6 +187,9 @@ void sg_opnd_body(struct sg *g, int fn);
 void sg_bind_operands(struct sg *g);
 /* Compiles an expression (pre-statements are emitted to g->o). */
 struct sv sg_expr(struct sg *g, const struct mdl_expr *e);
+/* Field i is read from struct <t>_inst by the code being emitted: g->fread (a derived field: the fields that
+ * share a word bit with it). */
+void sg_mark_field_read(struct sg *g, int i);
 /* The bodies of a space's read / write function (static int sim_rd_N / sim_wr_N, see emit_sim.c). */
 void sg_space_read_body(struct sg *g, int space);
 void sg_space_write_body(struct sg *g, int space);

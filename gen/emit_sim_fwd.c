@@ -70,14 +70,18 @@ void sg_fwd_support(struct sg *g)
      * (an age before the start finds an entry of another serial: tsr_sim_fwd_get).  They are kept in a local of
      * <t>_sim_exec, passed to the op and operand functions, so that the compiler need not load them again after
      * each store into the simulator (a member may alias the stores of its type); its address goes to no function
-     * that is not inlined (sim_fwd_begin is SIM_HOT; sim_fwd_fail finds the slot again). */
+     * that gcc cannot see through (sim_fwd_begin, out of line, only stores into it; sim_fwd_fail finds the slot
+     * again).  sim_fwd_begin is out of line: inlined into <t>_sim_exec, whose registers are taken, gcc -O2 spilled
+     * and reloaded the serial and pc for every entry it makes absent (12 a bundle in the Mali GP description: 931
+     * -> 917 instructions a bundle out of line; the slots computed inline and only the entries out of line: 8
+     * more). */
     tsr_buf_puts(o, "}\n\n/* The ring slot of each age of each forward for the bundle being executed (sim_fwd_begin). */\n"
                  "struct sim_fj {\n");
     for (int i = 0; i < m->nfwds; i++)
         tsr_buf_printf(o, "    unsigned %s[%d];\n", m->fwds[i].name, m->fwds[i].hi + 1);
     tsr_buf_printf(o, "};\n\n/* The bundle at pc starts: each age's ring slot; its own entries absent until written (the "
                    "entries they replace are read at no age), its compute-stage entries empty. */\n"
-                   "SIM_HOT void sim_fwd_begin(struct %s_sim *S, uint32_t pc, struct sim_fj *J)\n{\n"
+                   "static __attribute__((noinline)) void sim_fwd_begin(struct %s_sim *S, uint32_t pc, struct sim_fj *J)\n{\n"
                    "    const uint64_t now = S->core.icount;\n", t);
     for (int i = 0; i < m->nfwds; i++) {
         const struct mdl_fwd *f = &m->fwds[i];
@@ -86,10 +90,16 @@ void sg_fwd_support(struct sg *g)
         for (int a = 0; a < n; a++)
             tsr_buf_printf(o, a == 0 ? "        J->%s[0] = j;\n" : "        J->%s[%d] = j >= %du ? j - %du : j + %du;\n",
                            f->name, a, a, a, n - a);
-        tsr_buf_printf(o, "        for (int e = 0; e < %d; e++) {\n"
-                       "            tsr_sim_fwd_absent(&S->fr_%s[e][j], pc, (int64_t)now);\n%s        }\n    }\n",
-                       nelem(f), f->name,
-                       commit_writes(m, i) ? sg_fmt(g, "            S->f0_%s[e].serial = TSR_SIM_NEVER;\n", f->name) : "");
+        const char *f0 = commit_writes(m, i) ? sg_fmt(g, "S->f0_%s[e].serial = TSR_SIM_NEVER;", f->name) : NULL;
+        if (nelem(f) <= 16 && !f0) {   /* written out: gcc kept a loop of 5 instructions an entry */
+            for (int e = 0; e < nelem(f); e++)
+                tsr_buf_printf(o, "        tsr_sim_fwd_absent(&S->fr_%s[%d][j], pc, (int64_t)now);\n", f->name, e);
+            tsr_buf_puts(o, "    }\n");
+        } else {
+            tsr_buf_printf(o, "        for (int e = 0; e < %d; e++) {\n"
+                           "            tsr_sim_fwd_absent(&S->fr_%s[e][j], pc, (int64_t)now);\n%s%s%s        }\n    }\n",
+                           nelem(f), f->name, f0 ? "            " : "", f0 ? f0 : "", f0 ? "\n" : "");
+        }
     }
     tsr_buf_printf(o, "}\n\n/* The bundle at pc did not complete (not counted): its entries are absent (runtime/sim/sim.h, "
                    "as the evaluator's mdl_evfwd_fail). */\n"

@@ -226,7 +226,10 @@ int gen_sim_header(const struct mdl_model *m, struct tsr_buf *o, struct tsr_diag
                    "    struct %s_sim_wlog log[%s_SIM_MAXW];\n"
                    "    struct %s_sim_memo memo[%s_SIM_MAXMEMO];\n"
                    "    const uint32_t *dc_words;           /* decode cache: program it belongs to */\n"
-                   "    size_t dc_n;\n    struct %s_inst *dc;\n    unsigned char *dc_state;\n};\n\n", t, P, t, P, t);
+                   "    size_t dc_n;\n    struct %s_inst *dc;\n"
+                   "    unsigned char *dc_state;            /* per instruction: 0 not decoded, 1 decoded, 2 decoded and\n"
+                   "                                           its ops in their slots (sim_ops_ok) */\n};\n\n",
+                   t, P, t, P, t);
     tsr_buf_printf(o,
         "/* Resets everything: state 0, write times \"never\", no pending control, no report, no hooks. */\n"
         "void %s_sim_init(struct %s_sim *sim);\n"

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "bits.h"
+#include "emit_derived.h"
 #include "emit_sim.h"
 #include "emit_util.h"
 #include "eval.h"
@@ -619,6 +620,32 @@ static struct sv logic(struct sg *g, const struct mdl_expr *e)
     return V(t, NULL);
 }
 
+/* Whether word bits a and b overlap. */
+static bool pieces_meet(const struct mdl_piece *a, const struct mdl_piece *b)
+{
+    return a->lo <= b->hi && b->lo <= a->hi;
+}
+
+void sg_mark_field_read(struct sg *g, int i)
+{
+    const struct mdl_model *m = g->m;
+    if (!g->fread || i < 0 || i >= m->nfields)
+        return;
+    const struct mdl_field *f = &m->fields[i];
+    if (!f->derived) {
+        g->fread[i] = true;
+        return;
+    }
+    /* a derived field is read through the fields that hold its bits (gen_derived_read): every stored field that
+     * shares a word bit with it, in any format (a superset) */
+    for (int j = 0; j < m->nfields; j++)
+        if (!m->fields[j].derived)
+            for (int p = 0; p < f->npieces && !g->fread[j]; p++)
+                for (int q = 0; q < m->fields[j].npieces; q++)
+                    if (pieces_meet(&f->pieces[p], &m->fields[j].pieces[q]))
+                        g->fread[j] = true;
+}
+
 struct sv sg_expr(struct sg *g, const struct mdl_expr *e)
 {
     uint32_t k;
@@ -646,9 +673,13 @@ static struct sv sg_expr_nocse(struct sg *g, const struct mdl_expr *e)
         return U(sg_fmt(g, "0x%08" PRIx32 "u", (uint32_t)e->ival));
     case MDL_E_FIELD: {
         const struct mdl_field *f = &m->fields[e->index];
-        if (f->derived) {   /* not stored in struct <t>_inst: computed from the fields that hold its bits */
-            char rd[160];
-            snprintf(rd, sizeof rd, "%s_field(I, %d)", gen_lower(m), e->index);
+        sg_mark_field_read(g, e->index);
+        if (f->derived) {   /* not stored in struct <t>_inst: computed from the fields that hold its bits,
+                             * written out (<t>_field is a switch gcc keeps out of line: a call per read) */
+            struct tsr_buf b = {0};
+            gen_derived_read(m, e->index, "I", &b);
+            const char *rd = sg_fmt(g, "%s", b.data);
+            tsr_buf_free(&b);
             if (f->is_signed)
                 return U(sg_fmt(g, "((uint32_t)tsr_bits_sext(%s, %d))", rd, f->width));
             return U(sg_fmt(g, "((uint32_t)%s)", rd));

@@ -326,12 +326,20 @@ TSR_SIM_HOT const uint32_t *tsr_sim_fwd_get(struct tsr_sim_ctl *c, uint32_t pc, 
 
 /* Entry d belongs to the instruction at pc with icount now, which wrote nothing into it (yet): absent.  Nothing
  * reads an absent entry's window, hazard or values (tsr_sim_fwd_read gives zeros and reports it; the rings'
- * comparison, mdl/eval_fwd.c, stops at `present`), so they are left as they were. */
+ * comparison, mdl/eval_fwd.c, stops at `present`), so the hazard and values are left as they were.  pc, present
+ * and the window (set to 0..0) are the 8 bytes after serial, stored as one (gcc -O2 made three stores of
+ * serial, pc and present; a generated simulator makes every entry of its bundle absent). */
+_Static_assert(offsetof(struct tsr_fwd_ent, stale) - offsetof(struct tsr_fwd_ent, pc) == 8,
+               "pc, present, lo, hi and the padding are 8 bytes");
 static inline void tsr_sim_fwd_absent(struct tsr_fwd_ent *d, uint32_t pc, int64_t now)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    const uint64_t h = (uint64_t)pc << 32;   /* pc, then present false, lo = hi = 0 and the padding: zero bytes */
+#else
+    const uint64_t h = pc;
+#endif
     d->serial = now;
-    d->pc = pc;
-    d->present = false;
+    memcpy((unsigned char *)d + offsetof(struct tsr_fwd_ent, pc), &h, sizeof h);
 }
 
 /* The bundle at pc (icount now, before it counts) completed: its entry of the element's ring is staging entry c1
