@@ -370,6 +370,15 @@ void tsr_route_written(const struct tsr_pack_ev *e, int *fwd, int *elem, int *lo
 }
 
 
+/* Is event v one every move has: its op, a forward it writes, or the format's own reads (what every instruction
+ * does: a load unit that loads whether used or not)? */
+static bool move_event(const struct tsr_vev *v)
+{
+    int kd = v->kind;
+    return kd == TSR_V_OP || kd == TSR_V_WFWD ||
+           ((kd == TSR_V_RFWD || kd == TSR_V_RSTATE || kd == TSR_V_RDEFER) && v->slot < 0);
+}
+
 /* Does input operation x (one op with the attribute `move`) have no effect but its forward write: no write of
  * state (a store), no control, exactly one forward written?  The format's own reads and forward writes (what every
  * instruction does: a load unit that loads whether used or not) do not count; with load, neither do the op's reads
@@ -382,11 +391,37 @@ static bool plain_move(const struct rop *x, bool load)
         const struct tsr_vev *v = &x->ev.vb->ev[e];
         int kd = v->kind;
         bool rd = kd == TSR_V_RSTATE || kd == TSR_V_RDEFER || kd == TSR_V_RLATE;
-        plain = kd == TSR_V_OP || kd == TSR_V_WFWD || (kd == TSR_V_RFWD && (v->val >= 1 || v->slot < 0)) ||
-                ((kd == TSR_V_RSTATE || kd == TSR_V_RDEFER) && v->slot < 0) || (load && (rd || kd == TSR_V_USE));
+        plain = move_event(v) || (kd == TSR_V_RFWD && v->val >= 1) || (load && (rd || kd == TSR_V_USE));
         nw += kd == TSR_V_WFWD && v->slot >= 0;
     }
     return x->ev.vb && plain && nw == 1;
+}
+
+/* Is input operation x (one op with the attribute `move`, its source a text) a copy of a state element into itself:
+ * beside move_event's, one read of an element by its source and one unconditional write of all of that element,
+ * nothing else (lima's reload and store again of a spilled register, `mov.c/$0.x $0.x`)?  Its value unnamed, the
+ * program's state in sequential order is as it was without it. */
+static bool self_copy(const struct rop *x)
+{
+    int nr = 0, nw = 0, rid = -1, rad = -1, wid = -2, wad = -2;
+    for (int e = 0; x->ev.vb && e < x->ev.vb->nev; e++) {
+        const struct tsr_vev *v = &x->ev.vb->ev[e];
+        int kd = v->kind;
+        if (move_event(v))
+            continue;
+        if (kd == TSR_V_RSTATE || kd == TSR_V_RDEFER) {
+            nr++;
+            rid = v->id;
+            rad = (int)v->addr;
+        } else if (kd == TSR_V_WSTATE && !v->cond && v->val == TSR_V_NOVAL) {
+            nw++;
+            wid = v->id;
+            wad = (int)v->addr;
+        } else {
+            return false;
+        }
+    }
+    return nr == 1 && nw == 1 && rid == wid && rad == wad && rad >= 0;
 }
 
 /* The source text of optional move x (its text is a move template's, R->mv, with the text in place of "%"): a
@@ -490,33 +525,9 @@ int tsr_pack_route(const struct tsr_target *t, const char *path, const char *tex
             else
                 x->opt = x->name && plain_move(x, true) && tsr_route_plain_copy(t, op, x->w);
         }
-        /* a copy of a state element into itself (a move whose source loads the element its store writes, its value
-         * unnamed: lima's reload and store again of a spilled register, `mov.c/$0.x $0.x`): the program's state is as
-         * it was, in sequential order; dropped */
-        if (k == 1 && R.move_attr >= 0 && (attrs >> R.move_attr & 1) && x->nref == 0 && !x->name && x->ev.vb) {
-            int nr = 0, nw = 0, rid = -1, rad = -1, wid = -2, wad = -2;
-            bool other = false;
-            for (int e = 0; e < x->ev.vb->nev && !other; e++) {
-                const struct tsr_vev *v = &x->ev.vb->ev[e];
-                int kd = v->kind;
-                if (kd == TSR_V_OP || kd == TSR_V_WFWD || (kd == TSR_V_RFWD && v->slot < 0) ||
-                    ((kd == TSR_V_RSTATE || kd == TSR_V_RDEFER) && v->slot < 0))
-                    continue;
-                if ((kd == TSR_V_RSTATE || kd == TSR_V_RDEFER) && v->slot >= 0) {
-                    nr++;
-                    rid = v->id;
-                    rad = (int)v->addr;
-                } else if (kd == TSR_V_WSTATE && !v->cond && v->val == TSR_V_NOVAL) {
-                    nw++;
-                    wid = v->id;
-                    wad = (int)v->addr;
-                } else {
-                    other = true;
-                }
-            }
-            if (!other && nr == 1 && nw == 1 && rid == wid && rad == wad && rad >= 0)
-                x->dropped = true;
-        }
+        /* a copy of a state element into itself, its value unnamed (self_copy): dropped */
+        if (k == 1 && R.move_attr >= 0 && (attrs >> R.move_attr & 1) && x->nref == 0 && !x->name && self_copy(x))
+            x->dropped = true;
         /* (a reader of a dropped move reads its source: the root value) */
         for (int r = 0; r < x->nref; r++)
             while (R.o[x->ref[r]].dropped)

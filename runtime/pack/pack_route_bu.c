@@ -457,6 +457,75 @@ static void drop_last(struct route *R)
     R->n--;
 }
 
+/* Step 1 of tsr_route_bu_run at position p: a feeder for each value mand[0..nmand) at its last chance (no feeder
+ * could reach its farthest outstanding read from p + 1) whose producer is not placed: a move (templates in mvorder[0..nmo),
+ * the least needed slots first) in bundle p or, when p has no slot left for one, in a bundle after it that the
+ * farthest read is still after; or (cf->thr, or no move in time) a register spill.  S is scratch for 2 * scap
+ * reads.  Returns 0, or -1 with the message in err and the value in *at when a value gets no feeder. */
+static int feed_due(struct bu *U, const struct tsr_route_cfg *cf, const int *mand, int nmand, int p, int (*S)[2],
+                    int scap, const int *mvorder, int nmo, bool *placed_any, char *err, size_t errn, int *at)
+{
+    struct route *R = U->R;
+    for (int k = 0; k < nmand; k++) {
+        int v = mand[k];
+        if (R->o[v].pos >= 0)
+            continue;
+        int ns = tsr_route_bu_outstanding(U, v, S, scap);
+        if (!ns)
+            continue;
+        /* a move serves the reads before its bundle (one placed at p itself, a reader placed by this
+         * loop, waits); when bundle p has no slot left for one, a bundle after it that the farthest read
+         * is still after (the reads before that bundle served there, the others wait) */
+        bool done = false;
+        /* (cf->thr: a value threaded by moves for more than thr bundles since its first read placed goes
+         * through a register instead of another move) */
+        if (cf->thr > 0) {
+            int q0 = p;
+            for (int k2 = 0; k2 < U->nrd[v]; k2++)
+                if (R->o[U->rd[v][k2]].pos >= 0 && R->o[U->rd[v][k2]].pos < q0)
+                    q0 = R->o[U->rd[v][k2]].pos;
+            if (p - q0 > cf->thr && tsr_route_spill(U, v, p, S, ns)) {
+                done = true;
+                *placed_any = true;
+            }
+        }
+        int (*T)[2] = S + ns;
+        for (int pp = p; pp > p - U->hmove && pp > 0 && !done; pp--) {
+            int nt = 0, qm = pp;
+            for (int s2 = 0; s2 < ns; s2++)
+                if (R->o[S[s2][0]].pos < pp) {
+                    T[nt][0] = S[s2][0];
+                    T[nt][1] = S[s2][1];
+                    qm = R->o[S[s2][0]].pos < qm ? R->o[S[s2][0]].pos : qm;
+                    nt++;
+                }
+            if (!nt || qm + U->hmove < p)
+                continue;
+            for (int mm = 0; mm < nmo && !done; mm++) {
+                int mi = new_move(U, v, mvorder[mm]);
+                if (mi < 0)
+                    continue;
+                if (place(U, mi, pp, T, nt))
+                    done = true;
+                else
+                    drop_last(R);
+            }
+        }
+        /* no move in time: the value through a register (its reads load it; its store waits) */
+        if (!done && tsr_route_spill(U, v, p, S, ns)) {
+            done = true;
+            *placed_any = true;
+        }
+        if (!done) {
+            snprintf(err, errn, "the packer found no move for this value at %d bundles from the end (its "
+                     "readers could not be reached)", p);
+            *at = v;
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* (pack_route_bu.h) */
 int tsr_route_bu_run(struct route *R, int n0, const int *live, int nl, const struct tsr_pack_elist *succ,
                      const struct tsr_route_cfg *cf, int cap, struct route_bundle **out, int *nbp, char *err, size_t errn, int *at)
@@ -524,11 +593,18 @@ int tsr_route_bu_run(struct route *R, int n0, const int *live, int nl, const str
     uint64_t mvall = 0;
     for (int m = 0; m < R->nmv && m < 64; m++)
         mvall |= mvslot[m];
+    /* (cf->late: the slots whose move reaches the farthest age, kept free for the values at their last chance) */
+    bool late = cf->late > 0;
+    uint64_t mvfar = 0;
+    for (int m = 0; m < R->nmv && m < 64; m++)
+        if (mvhi[m] >= U.hmove)
+            mvfar |= mvslot[m];
     if (cf->fit) {
         tsr_route_crit_capacity(mvslot, mvhi, R->nmv, U.hmove, &limit, &nfar);
         duelim = cf->fit == 2 ? limit : nfar;
     }
     bool *nx = calloc((size_t)n0 + 1, sizeof *nx);
+    bool *dmark = calloc((size_t)n0 + 1, sizeof *dmark);
     int scap = 4 * n0 + 1024;
     int (*S)[2] = malloc(sizeof(int[2]) * (size_t)(2 * scap));   /* (twice: a subset goes after them) */
     /* (the optional ops are not left to place: one is placed only while it is wanted) */
@@ -586,79 +662,19 @@ int tsr_route_bu_run(struct route *R, int n0, const int *live, int nl, const str
             mvorder[b] = m;
             mvdem[m] = dm;
         }
-        bool late = cf->late > 0;
-        uint64_t mvfar = 0;
-        for (int m = 0; m < R->nmv && m < 64; m++)
-            if (mvhi[m] >= U.hmove)
-                mvfar |= mvslot[m];
-        for (int lp = 0; lp < (late ? 2 : 1) && !rc; lp++) {
-        for (int pass = lp; pass < (late && lp == 0 ? 1 : 2) && !rc; pass++)
-            for (int k = 0; k < nmand && !rc; k++) {
-                int v = mand[k];
-                if (R->o[v].pos >= 0)
-                    continue;
-                int ns = tsr_route_bu_outstanding(&U, v, S, scap);
-                if (!ns)
-                    continue;
-                if (pass == 0) {
-                    if (deps_ok(&U, v, p) && place(&U, v, p, S, ns)) {
-                        left -= !OPT(&U, v);
-                        placed_any = true;
-                    }
-                    continue;
-                }
-                /* a move serves the reads before its bundle (one placed at p itself, a reader placed by this
-                 * loop, waits); when bundle p has no slot left for one, a bundle after it that the farthest read
-                 * is still after (the reads before that bundle served there, the others wait) */
-                bool done = false;
-                /* (cf->thr: a value threaded by moves for more than thr bundles since its first read placed goes
-                 * through a register instead of another move) */
-                if (cf->thr > 0) {
-                    int q0 = p;
-                    for (int k2 = 0; k2 < U.nrd[v]; k2++)
-                        if (R->o[U.rd[v][k2]].pos >= 0 && R->o[U.rd[v][k2]].pos < q0)
-                            q0 = R->o[U.rd[v][k2]].pos;
-                    if (p - q0 > cf->thr && tsr_route_spill(&U, v, p, S, ns)) {
-                        done = true;
-                        placed_any = true;
-                    }
-                }
-                int (*T)[2] = S + ns;
-                for (int pp = p; pp > p - U.hmove && pp > 0 && !done; pp--) {
-                    int nt = 0, qm = pp;
-                    for (int s2 = 0; s2 < ns; s2++)
-                        if (R->o[S[s2][0]].pos < pp) {
-                            T[nt][0] = S[s2][0];
-                            T[nt][1] = S[s2][1];
-                            qm = R->o[S[s2][0]].pos < qm ? R->o[S[s2][0]].pos : qm;
-                            nt++;
-                        }
-                    if (!nt || qm + U.hmove < p)
-                        continue;
-                    for (int mm = 0; mm < nmo && !done; mm++) {
-                        int mi = new_move(&U, v, mvorder[mm]);
-                        if (mi < 0)
-                            continue;
-                        if (place(&U, mi, pp, T, nt))
-                            done = true;
-                        else
-                            drop_last(R);
-                    }
-                }
-                /* no move in time: the value through a register (its reads load it; its store waits) */
-                if (!done && tsr_route_spill(&U, v, p, S, ns)) {
-                    done = true;
-                    placed_any = true;
-                }
-                if (!done) {
-                    snprintf(err, errn, "the packer found no move for this value at %d bundles from the end (its "
-                             "readers could not be reached)", p);
-                    *at = v;
-                    rc = -1;
-                }
+        /* (the producers first, then, before the operations or with cf->late after them, moves) */
+        for (int k = 0; k < nmand && !rc; k++) {
+            int v = mand[k];
+            if (R->o[v].pos >= 0)
+                continue;
+            int ns = tsr_route_bu_outstanding(&U, v, S, scap);
+            if (ns && deps_ok(&U, v, p) && place(&U, v, p, S, ns)) {
+                left -= !OPT(&U, v);
+                placed_any = true;
             }
-        if (lp == 1)
-            continue;
+        }
+        if (!late && !rc)
+            rc = feed_due(&U, cf, mand, nmand, p, S, scap, mvorder, nmo, &placed_any, err, errn, at);
         /* (the spill stores whose loads are far enough behind) */
         if (!rc && tsr_route_spill_place(&U, p))
             placed_any = true;
@@ -667,6 +683,14 @@ int tsr_route_bu_run(struct route *R, int n0, const int *live, int nl, const str
             again = false;
             int due = 0, nnx = 0, nlive = live_count(&U, is, p, &due, cf->fit == 2 ? nx : NULL, &nnx);
             uint64_t used = U.B[p].k ? slots_of(R->t, U.B[p].w) : 0;
+            /* (cf->late: the values at their last chance still without a feeder, each needing a far slot; dmark[v]:
+             * v is one of them) */
+            int mall = 0;
+            for (int k2 = 0; k2 < nmand && late; k2++) {
+                int v = mand[k2];
+                dmark[v] = R->o[v].pos < 0 && tsr_route_bu_outstanding(&U, v, S, scap) > 0;
+                mall += dmark[v];
+            }
             for (int k = 0; k < 3 * nl && !rc && !again; k++) {
                 /* (first the ops at their latest position for the target length, then the producers of values
                  * waiting, when asked: each placed ends a thread of moves, then the others) */
@@ -690,10 +714,7 @@ int tsr_route_bu_run(struct route *R, int n0, const int *live, int nl, const str
                     __builtin_popcountll(mvall & ~(used | slot[i])) < nnx - nx[i] - nfar)
                     continue;
                 if (late) {
-                    int mleft = 0;
-                    for (int k2 = 0; k2 < nmand; k2++)
-                        if (R->o[mand[k2]].pos < 0 && mand[k2] != i)
-                            mleft += tsr_route_bu_outstanding(&U, mand[k2], S, scap) > 0;
+                    int mleft = mall - dmark[i];
                     /* (late 1: judged by the op's unit of the input; 2: by the bundle it forms) */
                     if (cf->late == 1 && mleft && __builtin_popcountll(mvfar & ~(used | slot[i])) < mleft)
                         continue;
@@ -709,7 +730,10 @@ int tsr_route_bu_run(struct route *R, int n0, const int *live, int nl, const str
                 }
             }
         }
-        }
+        for (int k = 0; k < nmand; k++)
+            dmark[mand[k]] = false;
+        if (late && !rc)
+            rc = feed_due(&U, cf, mand, nmand, p, S, scap, mvorder, nmo, &placed_any, err, errn, at);
         /* 3. (cf->pre) the move slots left free carry values that would be at their last chance at p + 1 (lima's
          * "next max" values), the least urgent first: bundle p + 1 then keeps its slots for operations */
         if (cf->pre && !rc) {
@@ -823,6 +847,7 @@ int tsr_route_bu_run(struct route *R, int n0, const int *live, int nl, const str
     free(order);
     free(is);
     free(nx);
+    free(dmark);
     free(mand);
     free(slot);
     free(S);
