@@ -526,6 +526,24 @@ static int feed_due(struct bu *U, const struct tsr_route_cfg *cf, const int *man
     return 0;
 }
 
+/* cf->press: spills a value waiting (is[v]) to make room for op i at p: the lowest in the priority order first,
+ * not one i reads, not an optional one (a load: its spill would only add a store and loads), none with a spill
+ * store pending; each read of it then loads a register element the input does not use (pack_spill.c).  True if
+ * one was spilled. */
+static bool press_spill(struct bu *U, int i, int p, const int *order, int nl, const bool *is, int (*S)[2], int scap)
+{
+    const struct rop *x = &U->R->o[i];
+    for (int k = nl - 1; k >= 0; k--) {
+        int v = order[k];
+        bool read = false;
+        for (int r = 0; r < x->nref; r++)
+            read |= x->ref[r] == v;
+        if (is[v] && !read && !OPT(U, v) && !tsr_route_spill_pending(U, v) && tsr_route_spill_value(U, v, p, S, scap))
+            return true;
+    }
+    return false;
+}
+
 /* (pack_route_bu.h) */
 int tsr_route_bu_run(struct route *R, int n0, const int *live, int nl, const struct tsr_pack_elist *succ,
                      const struct tsr_route_cfg *cf, int cap, struct route_bundle **out, int *nbp, char *err, size_t errn, int *at)
@@ -707,8 +725,15 @@ int tsr_route_bu_run(struct route *R, int n0, const int *live, int nl, const str
                         dup |= R->o[i].ref[r2] == v;
                     add += !dup && R->o[v].pos < 0 && !is[v] && !OPT(&U, v);
                 }
-                if (add && nlive > 0 && !urgent && (nlive - (is[i] ? 1 : 0) + add > limit || due + add > duelim))
+                if (add && nlive > 0 && !urgent && (nlive - (is[i] ? 1 : 0) + add > limit || due + add > duelim)) {
+                    /* (cf->press: a value waiting goes through a register to make room, and the round starts
+                     * again with the counts of values waiting that leaves) */
+                    if (cf->press && press_spill(&U, i, p, order, nl, is, S, scap)) {
+                        placed_any = again = true;
+                        break;
+                    }
                     continue;
+                }
                 /* (fit 2: the "next max" values beyond the far slots of p + 1 keep move slots free in p) */
                 if (cf->fit == 2 && nnx - nx[i] > nfar &&
                     __builtin_popcountll(mvall & ~(used | slot[i])) < nnx - nx[i] - nfar)

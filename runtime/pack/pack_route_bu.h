@@ -3,6 +3,7 @@
 #ifndef TSR_PACK_ROUTE_BU_H
 #define TSR_PACK_ROUTE_BU_H
 #include "pack_route.h"
+#include "pack_route_cfg.h"
 
 struct bu {
     struct route *R;
@@ -51,6 +52,10 @@ bool tsr_route_spill(struct bu *U, int v, int p, int (*S)[2], int ns);
  * ready at p), when bundle p received nothing (the limits on values waiting hold every operation back); S is
  * scratch for cap reads.  True if one was spilled. */
 bool tsr_route_spill_waiting(struct bu *U, int p, int (*S)[2], int cap);
+/* pack_spill.c: spills value v, waiting for its producer, at p (cf->press): its outstanding reads (S: scratch for
+ * cap) load an element of the register file the input does not use, and a store of it is left to place; true if
+ * done (false, nothing changed, when no such element serves every read). */
+bool tsr_route_spill_value(struct bu *U, int v, int p, int (*S)[2], int cap);
 /* pack_spill.c: places at position p the spill stores waiting that may go there: their loads' latency met, and
  * their value's producer ready to follow (tsr_route_bu_ready one position further: a register holds the value
  * meanwhile, no forward); true if one was placed. */
@@ -84,32 +89,6 @@ void tsr_route_crit_order(const int *live, int nl, const int *depth, bool by_dep
  * farthest read is hmove bundles on: lima's 5 for its "max" values). */
 void tsr_route_crit_capacity(const uint64_t *mvslot, const int *mvhi, int nmv, int hmove, int *total, int *far);
 
-/* A setting of the scheduler (tsr_route_bu_run, pack_route_bu.c; the list tried: pack_route_set.c): its limits
- * (cf->lim: values waiting; cf->due: values whose farthest read is in one bundle; cf->fit 1: both from the moves'
- * capacity instead, tsr_route_crit_capacity; fit 2: all waiting values within that capacity, and the values that
- * need a feeder at p or p + 1 beyond the slots whose move reaches the farthest age keep as many move slots free at
- * p, lima's reservation) and priority (cf->depth: the longest path from the start, else program order; cf->seed
- * non-zero: equal depths by a hash instead; cf->live: the producers of values waiting before the others; cf->slack
- * >= 0: first the ops at their latest position for a schedule of the critical path's length + slack, which the
- * limits do not hold back; cf->thr > 0: a value at its last chance whose first read placed is more than thr bundles
- * after p goes through a register, pack_spill.c, before a move is tried: lima spills a value that would wait long
- * rather than thread it; cf->pre: the move slots left free at p carry the values that would be at their last chance
- * at p + 1, lima's moves of "next max" values; cf->late 1 or 2: the moves of the values at their last chance go
- * after the operations, which keep as many of the slots whose move reaches the farthest age free as those values
- * need, lima's order: late 1 judges an op by its unit of the input, late 2 by the bundle it forms; cf->direct 1: a
- * reader of an optional value, struct rop.opt, reads its source text where its bundle forms so, and the value is
- * placed only while some read is not direct, lima's load placed in its reader's instruction; 2: also, an op that
- * does not fit a bundle takes the place of the direct reads of the bundle's others, which then read the value,
- * U->flip). */
-struct tsr_route_cfg {
-    int lim, due;
-    bool depth, live;
-    int slack, fit;
-    unsigned seed;
-    int thr;
-    bool pre;
-    int late, direct;
-};
 
 /* pack_route_bu.c: one bottom-up schedule of the input operations live[0..nl) of R with setting cf, at most cap
  * bundles (tsr_route_schedule's contract otherwise).  Returns 0, or -1 (the message in err, the operation it

@@ -9,23 +9,27 @@
 /* The scheduler's settings tried, in order: the shortest schedule wins (the first among equals).  Each runs a whole
  * schedule (it stops only when it cannot beat the best), so the list holds the settings that reach the shortest
  * schedule of some program of the corpus of lima programs.  All move the values of the next bundle's last chance in
- * the slots left free (pre).  Of the 22 settings of 7c77fe0 (limits, critical path, lima's capacity and reservation,
- * perturbed orders, early spills), each with the last-chance moves before or after the operations (late 0, 1, 2) and
- * the optional values read directly with flip or not (direct 2, 0): the 11 a greedy pick on the corpus takes (1,059
- * instructions there, the best of the 117 measured), the 5 of them that reach the most programs at lima's count first
- * (a sanitizer build tries only those: 1,068, 9 at lima's count), then the 4 best alone of the others. */
+ * the slots left free (pre).  Picked by bench/bench_routepick.c --grid: of 126 candidates (the 15 settings of
+ * 2ad91a6, each with and without cf->press, and 96 of a fixed pseudo-random sequence over the fields' values), each
+ * measured alone on the corpus, first the 5 that reach the most programs at or below lima's count (a sanitizer build
+ * tries only those: 1,051 instructions, 10 at lima's count), then while the total falls the one that lowers it most:
+ * 10 in all, 1,041 instructions (2ad91a6's 15: 1,058).  The first packs every program of the corpus alone. */
 static const struct tsr_route_cfg cfgs[] = {
-    { 8, 4, false, false, -1, 0, 0, 0, true, 2, 2 }, { 0, 0, false, false, -1, 2, 0, 0, true, 1, 2 },
-    { 0, 0, true, true, 0, 2, 2, 0, true, 2, 2 }, { 0, 0, true, false, 0, 2, 0, 0, true, 1, 2 },
-    { 0, 0, false, false, 0, 2, 0, 0, true, 2, 2 }, { 8, 4, true, true, 0, 0, 0, 0, true, 2, 2 },
-    { 0, 0, false, false, -1, 2, 0, 2, true, 0, 2 }, { 0, 0, true, true, 0, 2, 0, 0, true, 0, 2 },
-    { 0, 0, false, false, -1, 2, 0, 0, true, 0, 0 }, { 8, 3, false, true, 0, 0, 0, 0, true, 2, 2 },
-    { 8, 4, true, false, 0, 0, 0, 0, true, 1, 2 }, { 0, 0, false, false, -1, 2, 0, 0, true, 2, 2 },
-    { 0, 0, false, false, -1, 2, 0, 0, true, 2, 0 }, { 0, 0, false, true, 0, 2, 0, 0, true, 0, 2 },
-    { 0, 0, true, true, 0, 2, 2, 0, true, 0, 2 },
+    { 0, 0, false, false, -1, 2, 0, 0, true, 2, 2, 1 },   { 0, 0, true, false, 0, 2, 0, 0, true, 1, 2, 0 },
+    { 0, 0, false, false, -1, 2, 0, 0, true, 1, 2, 1 },   { 8, 4, true, false, 0, 0, 0, 0, true, 1, 2, 0 },
+    { 0, 0, true, true, 0, 2, 2, 0, true, 2, 2, 0 },      { 0, 0, true, true, -1, 1, 364, 0, true, 1, 2, 0 },
+    { 0, 0, false, false, -1, 2, 0, 0, true, 2, 0, 1 },   { 0, 0, true, true, 2, 2, 173, 4, true, 1, 1, 0 },
+    { 8, 3, true, true, 2, 1, 981, 2, true, 2, 2, 0 },    { 0, 0, false, true, 1, 2, 312, 0, true, 1, 0, 0 },
 };
 
-_Static_assert(sizeof cfgs / sizeof *cfgs == 15, "tsr_pack_route_settings names 15 settings");
+_Static_assert(sizeof cfgs / sizeof *cfgs == 10, "tsr_pack_route_settings names 10 settings");
+
+/* Tried only when no setting of the list schedules the program (none does on the corpus): the settings of 2ad91a6
+ * that schedule every program of the corpus alone, the plainest first (limits 8 and 4, no reservation; then the
+ * moves' capacity with every optional move kept as an operation, direct 0). */
+static const struct tsr_route_cfg fallback[] = {
+    { 8, 4, false, false, -1, 0, 0, 0, true, 2, 2, 0 }, { 0, 0, false, false, -1, 2, 0, 0, true, 0, 0, 0 },
+};
 
 
 
@@ -48,13 +52,37 @@ static const int tried[] = { 0, 1, 2, 3, 4 };
 #define TRIED(c) (c)
 #endif
 
+/* (pack_route_cfg.h) the list tsr_route_settings_use put in place, if any */
+static struct tsr_route_cfg use_list[TSR_ROUTE_MAXCFG];
+static int use_n;
+static bool use_fallback;
+
+/* (pack_route_cfg.h) */
+int tsr_route_settings_use(const struct tsr_route_cfg *list, int n, bool fallback)
+{
+    if (n < 0 || n > TSR_ROUTE_MAXCFG || (n && !list))
+        return -1;
+    if (n)
+        memcpy(use_list, list, (size_t)n * sizeof *list);
+    use_n = n;
+    use_fallback = fallback;
+    return 0;
+}
+
+/* (pack_route_cfg.h) */
+const struct tsr_route_cfg *tsr_route_settings_own(int *n)
+{
+    *n = (int)(sizeof cfgs / sizeof *cfgs);
+    return cfgs;
+}
+
 /* (pack.h) */
 const char *tsr_pack_route_settings(void)
 {
 #ifdef ROUTE_FEW
-    return "5 of 15 scheduler settings (a build with AddressSanitizer): 0 to 4";
+    return "5 of 10 scheduler settings (a build with AddressSanitizer): 0 to 4";
 #else
-    return "all 15 scheduler settings";
+    return "all 10 scheduler settings";
 #endif
 }
 
@@ -69,14 +97,18 @@ int tsr_route_schedule(struct route *R, int n0, const int *live, int nl, const s
     int a1 = -1;
     /* (a setting that cannot schedule the program with each operation in its unit of the input first, for another
      * reason than the best's length, runs again with the units tried by the ready operations' need: another order
-     * of choices, which reaches other programs; c >= ncfg: setting c - ncfg so) */
-    int ncfg = (int)(sizeof cfgs / sizeof *cfgs);
+     * of choices, which reaches other programs) */
+    /* (tr: the settings tried, in order; when none schedules the program, the fallback ones are appended) */
+    const struct tsr_route_cfg *tr[TSR_ROUTE_MAXCFG + sizeof fallback / sizeof *fallback];
+    int ntried = 0;
+    for (int k = 0; k < (use_n ? use_n : NTRIED); k++)
+        tr[ntried++] = use_n ? &use_list[k] : &cfgs[TRIED(k)];
+    bool fell = false, bestd = false;
     R->by_demand = false;
     bool again = false;
-    for (int ci = 0; ci < NTRIED; ci += !again) {
+    for (int ci = 0; ci < ntried; ci += !again) {
         R->by_demand = again;
         again = false;
-        int c = TRIED(ci) + (R->by_demand ? ncfg : 0);
         /* (from the input again: the moves of the last try gone) */
         while (R->n > n0) {
             free(R->o[R->n - 1].tmpl);
@@ -87,20 +119,26 @@ int tsr_route_schedule(struct route *R, int n0, const int *live, int nl, const s
         int nb = 0, a = -1;
         char e[300] = "";
         int cap = best ? bestn : 16 * nl + 64;
-        int r = tsr_route_bu_run(R, n0, live, nl, succ, &cfgs[c % ncfg], cap, &B, &nb, e, sizeof e, &a);
+        int r = tsr_route_bu_run(R, n0, live, nl, succ, tr[ci], cap, &B, &nb, e, sizeof e, &a);
         if (r) {
             if (!e1[0]) {
                 snprintf(e1, sizeof e1, "%s", e);
                 a1 = a;
             }
             again = r == -1 && !R->by_demand;
+            if (!again && ci + 1 == ntried && !best && !fell && (!use_n || use_fallback)) {
+                fell = true;
+                for (size_t k = 0; k < sizeof fallback / sizeof *fallback; k++)
+                    tr[ntried++] = &fallback[k];
+            }
             continue;
         }
         if (!best || nb < bestn) {
             free(best);
             best = B;
             bestn = nb;
-            besti = c;
+            besti = ci;
+            bestd = R->by_demand;
         } else {
             free(B);
         }
@@ -113,8 +151,8 @@ int tsr_route_schedule(struct route *R, int n0, const int *live, int nl, const s
             R->n--;
         }
         free(best);
-        R->by_demand = besti >= ncfg;
-        rc = tsr_route_bu_run(R, n0, live, nl, succ, &cfgs[besti % ncfg], bestn + 1, out, nbp, err, errn, at);
+        R->by_demand = bestd;
+        rc = tsr_route_bu_run(R, n0, live, nl, succ, tr[besti], bestn + 1, out, nbp, err, errn, at);
     } else {
         snprintf(err, errn, "%s", e1);
         *at = a1;

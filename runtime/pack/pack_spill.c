@@ -693,6 +693,13 @@ bool tsr_route_spill(struct bu *U, int v, int p, int (*S)[2], int ns)
 }
 
 /* (pack_route_bu.h) */
+bool tsr_route_spill_value(struct bu *U, int v, int p, int (*S)[2], int cap)
+{
+    int ns = tsr_route_bu_outstanding(U, v, S, cap);
+    return ns > 0 && spill(U, v, p, S, ns, false);
+}
+
+/* (pack_route_bu.h) */
 bool tsr_route_spill_waiting(struct bu *U, int p, int (*S)[2], int cap)
 {
     struct route *R = U->R;

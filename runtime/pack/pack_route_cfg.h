@@ -1,0 +1,47 @@
+/* The settings of the bottom-up scheduler of programs with value names (docs/pack.md "Values through forwards"), and
+ * the hook that replaces the list the packer tries, for the tool that measures settings on a corpus
+ * (bench/bench_routepick.c).  Private to runtime/pack/ and that tool. */
+#ifndef TSR_PACK_ROUTE_CFG_H
+#define TSR_PACK_ROUTE_CFG_H
+#include <stdbool.h>
+
+/* A setting of the scheduler (tsr_route_bu_run, pack_route_bu.c; the list tried: pack_route_set.c): its limits
+ * (cf->lim: values waiting; cf->due: values whose farthest read is in one bundle; cf->fit 1: both from the moves'
+ * capacity instead, tsr_route_crit_capacity; fit 2: all waiting values within that capacity, and the values that
+ * need a feeder at p or p + 1 beyond the slots whose move reaches the farthest age keep as many move slots free at
+ * p, lima's reservation) and priority (cf->depth: the longest path from the start, else program order; cf->seed
+ * non-zero: equal depths by a hash instead; cf->live: the producers of values waiting before the others; cf->slack
+ * >= 0: first the ops at their latest position for a schedule of the critical path's length + slack, which the
+ * limits do not hold back; cf->thr > 0: a value at its last chance whose first read placed is more than thr bundles
+ * after p goes through a register, pack_spill.c, before a move is tried: lima spills a value that would wait long
+ * rather than thread it; cf->pre: the move slots left free at p carry the values that would be at their last chance
+ * at p + 1, lima's moves of "next max" values; cf->late 1 or 2: the moves of the values at their last chance go
+ * after the operations, which keep as many of the slots whose move reaches the farthest age free as those values
+ * need, lima's order: late 1 judges an op by its unit of the input, late 2 by the bundle it forms; cf->direct 1: a
+ * reader of an optional value, struct rop.opt, reads its source text where its bundle forms so, and the value is
+ * placed only while some read is not direct, lima's load placed in its reader's instruction; 2: also, an op that
+ * does not fit a bundle takes the place of the direct reads of the bundle's others, which then read the value,
+ * U->flip); cf->press: when the limits on values waiting hold an op back, a value waiting whose reads can all load a
+ * register goes through one (pack_spill.c; the lowest priority first, not one the op reads, no optional one) and the
+ * op is tried again, lima's spill of a live value to make room for the node it schedules (try_spill_nodes). */
+struct tsr_route_cfg {
+    int lim, due;
+    bool depth, live;
+    int slack, fit;
+    unsigned seed;
+    int thr;
+    bool pre;
+    int late, direct;
+    int press;
+};
+
+/* pack_route_set.c: the packer tries list[0..n) (at most TSR_ROUTE_MAXCFG; copied) instead of its own settings, in
+ * every thread, until called again; n 0 (or list NULL): its own again.  fallback: when none of them schedules a
+ * program, its fallback settings are tried as after its own (else the program is not packed: a setting measured
+ * alone).  Returns 0, or -1 when n is out of range (nothing changed).  Not for use while another thread packs. */
+#define TSR_ROUTE_MAXCFG 64
+int tsr_route_settings_use(const struct tsr_route_cfg *list, int n, bool fallback);
+/* pack_route_set.c: the packer's own settings, *n of them (the ones a build with AddressSanitizer tries first). */
+const struct tsr_route_cfg *tsr_route_settings_own(int *n);
+
+#endif
