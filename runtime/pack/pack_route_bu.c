@@ -13,7 +13,9 @@
  * follow).  Every bundle is formed by the assembler and the same-meaning check
  * (tsr_pack_try_merge), again whenever a source's text changes (its feeder placed).  An optional value (the input's
  * move of a load, struct rop.opt) is read as its load text where the reader's bundle forms so, and placed only for
- * the reads that cannot be.  Nothing here names a target, a unit or a field. */
+ * the reads that cannot be.  Here: the placement of one op (its bundle and its readers' bundles formed again), the
+ * set-up of a schedule, its loop over the bundles and the filler of the bundles left empty; the steps of one bundle
+ * are in pack_route_step.c.  Nothing here names a target, a unit or a field. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,8 +135,6 @@ static bool breaks_end_rule(struct bu *U, int p)
     return with > without;
 }
 
-static uint64_t slots_of(const struct tsr_target *t, const uint32_t *w);
-
 /* The outstanding reads of value v (an input op): placed ops that read it with no feeder yet, as (op, source
  * index) pairs into S (at most cap); their count. */
 int tsr_route_bu_outstanding(const struct bu *U, int v, int (*S)[2], int cap)
@@ -229,7 +229,7 @@ bool tsr_route_bu_place(struct bu *U, int f, int p, int (*S)[2], int ns)
         }
     }
     /* (U->resv: the bundle keeps at least resv of the slots U->resv_mask free, cfg.late) */
-    if (ok && U->resv > 0 && __builtin_popcountll(U->resv_mask & ~slots_of(R->t, nb.w)) < U->resv)
+    if (ok && U->resv > 0 && __builtin_popcountll(U->resv_mask & ~tsr_route_bu_slots(R->t, nb.w)) < U->resv)
         ok = false;
     /* the readers' bundles with f's texts */
     int done[64], nd = 0;
@@ -279,8 +279,8 @@ bool tsr_route_bu_place(struct bu *U, int f, int p, int (*S)[2], int ns)
 }
 
 /* tsr_route_bu_place with f in the first of its units (its alternatives, pack_route_alt.c) where it fits; f keeps
- * the unit it had when none does. */
-static bool place(struct bu *U, int f, int p, int (*S)[2], int ns)
+ * the unit it had when none does (pack_route_bu.h). */
+bool tsr_route_bu_place_any(struct bu *U, int f, int p, int (*S)[2], int ns)
 {
     struct rop *x = &U->R->o[f];
     if (x->nalt <= 1)
@@ -328,20 +328,17 @@ bool tsr_route_bu_ready(const struct bu *U, int i, int p)
 
 /* May input op i go to position p: ready there, no spill store of its value waiting (it reads the value), and no
  * spill holding a register element it accesses. */
-static bool deps_ok(const struct bu *U, int i, int p)
+bool tsr_route_bu_deps_ok(const struct bu *U, int i, int p)
 {
     return tsr_route_bu_ready(U, i, p) && !tsr_route_spill_pending(U, i) && !tsr_route_spill_holds(U, i, p);
 }
 
-/* Is input op i optional in this schedule (struct rop.opt, and its readers may read its source text)? */
-#define OPT(U, i) ((U)->direct && (U)->R->o[i].opt)
-
 /* Must input op i be placed: not optional in this schedule, or some placed op reads its value with no feeder yet
  * (not directly), or a spill store of it waits? */
-static bool wanted(const struct bu *U, int i)
+bool tsr_route_bu_wanted(const struct bu *U, int i)
 {
     const struct route *R = U->R;
-    if (!OPT(U, i))
+    if (!BU_OPT(U, i))
         return true;
     for (int j = 0; j < U->nrd[i]; j++) {
         const struct rop *x = &R->o[U->rd[i][j]];
@@ -360,54 +357,13 @@ static bool wanted(const struct bu *U, int i)
 static bool opt_wanted(const struct bu *U, const int *live, int nl)
 {
     for (int k = 0; k < nl; k++)
-        if (OPT(U, live[k]) && U->R->o[live[k]].pos < 0 && wanted(U, live[k]))
+        if (BU_OPT(U, live[k]) && U->R->o[live[k]].pos < 0 && tsr_route_bu_wanted(U, live[k]))
             return true;
     return false;
 }
 
-/* Values waiting for their producer: input values with outstanding reads and the producer not placed (is[v]);
- * *due gets those whose farthest outstanding read is at p (each needs a feeder within reach of p), and nx[v] (when
- * not NULL) marks those whose farthest read is hmove - 1 bundles after p: they need a feeder at p or p + 1 (lima's
- * "next max" values), *nnx their count. */
-static int live_count(const struct bu *U, bool *is, int p, int *due, bool *nx, int *nnx)
-{
-    const struct route *R = U->R;
-    int n = 0;
-    int *qmin = calloc((size_t)U->n0 + 1, sizeof *qmin);
-    for (int v = 0; v < U->n0; v++) {
-        is[v] = false;
-        qmin[v] = -1;
-    }
-    for (int i = 0; i < R->n; i++) {
-        const struct rop *x = &R->o[i];
-        if (x->pos < 0 || x->dropped)
-            continue;
-        for (int r = 0; r < x->nref; r++) {
-            int v = x->ref[r];
-            if (x->feed[r] != -1 || R->o[v].pos >= 0)
-                continue;
-            if (!is[v] || x->pos < qmin[v])
-                qmin[v] = x->pos;
-            is[v] = true;
-        }
-    }
-    *due = 0;
-    if (nnx)
-        *nnx = 0;
-    for (int v = 0; v < U->n0; v++) {
-        n += is[v];
-        *due += is[v] && qmin[v] == p;
-        if (nx) {
-            nx[v] = is[v] && qmin[v] == p + 1 - U->hmove;
-            *nnx += nx[v];
-        }
-    }
-    free(qmin);
-    return n;
-}
-
-/* The slots (the first 64) the ops of instance words w use. */
-static uint64_t slots_of(const struct tsr_target *t, const uint32_t *w)
+/* The slots (the first 64) the ops of instance words w use (pack_route_bu.h). */
+uint64_t tsr_route_bu_slots(const struct tsr_target *t, const uint32_t *w)
 {
     struct tsr_pack_ev e = { 0 };
     uint64_t m = 0;
@@ -421,8 +377,8 @@ static uint64_t slots_of(const struct tsr_target *t, const uint32_t *w)
 }
 
 /* A new move of value v (template m): its index, or -1 when its instance does not assemble or writes no
- * forward. */
-static int new_move(struct bu *U, int v, int m)
+ * forward (pack_route_bu.h). */
+int tsr_route_bu_new_move(struct bu *U, int v, int m)
 {
     struct route *R = U->R;
     struct rop *mv = tsr_route_new_op(R);
@@ -450,122 +406,44 @@ static int new_move(struct bu *U, int v, int m)
     return mi;
 }
 
-static void drop_last(struct route *R)
+/* (pack_route_bu.h) */
+void tsr_route_bu_drop_last(struct route *R)
 {
     free(R->o[R->n - 1].tmpl);
     free(R->o[R->n - 1].itext);
     R->n--;
 }
 
-/* Step 1 of tsr_route_bu_run at position p: a feeder for each value mand[0..nmand) at its last chance (no feeder
- * could reach its farthest outstanding read from p + 1) whose producer is not placed: a move (templates in mvorder[0..nmo),
- * the least needed slots first) in bundle p or, when p has no slot left for one, in a bundle after it that the
- * farthest read is still after; or (cf->thr, or no move in time) a register spill.  S is scratch for 2 * scap
- * reads.  Returns 0, or -1 with the message in err and the value in *at when a value gets no feeder. */
-static int feed_due(struct bu *U, const struct tsr_route_cfg *cf, const int *mand, int nmand, int p, int (*S)[2],
-                    int scap, const int *mvorder, int nmo, bool *placed_any, char *err, size_t errn, int *at)
+/* The set-up of schedule s of the input ops live[0..nl) of R with setting cf: every op unplaced, without feeders,
+ * in the unit of the input; the readers of each value; the moves' reach and slots; the priority (depth, order,
+ * target); the limits (cf->lim and cf->due, or with cf->fit from the moves' capacity); the scratch arrays. */
+static void setup(struct bu_run *s, struct route *R, int n0, const int *live, int nl,
+                  const struct tsr_pack_elist *succ, const struct tsr_route_cfg *cf, char *err, size_t errn, int *at)
 {
-    struct route *R = U->R;
-    for (int k = 0; k < nmand; k++) {
-        int v = mand[k];
-        if (R->o[v].pos >= 0)
-            continue;
-        int ns = tsr_route_bu_outstanding(U, v, S, scap);
-        if (!ns)
-            continue;
-        /* a move serves the reads before its bundle (one placed at p itself, a reader placed by this
-         * loop, waits); when bundle p has no slot left for one, a bundle after it that the farthest read
-         * is still after (the reads before that bundle served there, the others wait) */
-        bool done = false;
-        /* (cf->thr: a value threaded by moves for more than thr bundles since its first read placed goes
-         * through a register instead of another move) */
-        if (cf->thr > 0) {
-            int q0 = p;
-            for (int k2 = 0; k2 < U->nrd[v]; k2++)
-                if (R->o[U->rd[v][k2]].pos >= 0 && R->o[U->rd[v][k2]].pos < q0)
-                    q0 = R->o[U->rd[v][k2]].pos;
-            if (p - q0 > cf->thr && tsr_route_spill(U, v, p, S, ns)) {
-                done = true;
-                *placed_any = true;
-            }
-        }
-        int (*T)[2] = S + ns;
-        for (int pp = p; pp > p - U->hmove && pp > 0 && !done; pp--) {
-            int nt = 0, qm = pp;
-            for (int s2 = 0; s2 < ns; s2++)
-                if (R->o[S[s2][0]].pos < pp) {
-                    T[nt][0] = S[s2][0];
-                    T[nt][1] = S[s2][1];
-                    qm = R->o[S[s2][0]].pos < qm ? R->o[S[s2][0]].pos : qm;
-                    nt++;
-                }
-            if (!nt || qm + U->hmove < p)
-                continue;
-            for (int mm = 0; mm < nmo && !done; mm++) {
-                int mi = new_move(U, v, mvorder[mm]);
-                if (mi < 0)
-                    continue;
-                if (place(U, mi, pp, T, nt))
-                    done = true;
-                else
-                    drop_last(R);
-            }
-        }
-        /* no move in time: the value through a register (its reads load it; its store waits) */
-        if (!done && tsr_route_spill(U, v, p, S, ns)) {
-            done = true;
-            *placed_any = true;
-        }
-        if (!done) {
-            snprintf(err, errn, "the packer found no move for this value at %d bundles from the end (its "
-                     "readers could not be reached)", p);
-            *at = v;
-            return -1;
-        }
-    }
-    return 0;
-}
-
-/* cf->press: spills a value waiting (is[v]) to make room for op i at p: the lowest in the priority order first,
- * not one i reads, not an optional one (a load: its spill would only add a store and loads), none with a spill
- * store pending; each read of it then loads a register element the input does not use (pack_spill.c).  True if
- * one was spilled. */
-static bool press_spill(struct bu *U, int i, int p, const int *order, int nl, const bool *is, int (*S)[2], int scap)
-{
-    const struct rop *x = &U->R->o[i];
-    for (int k = nl - 1; k >= 0; k--) {
-        int v = order[k];
-        bool read = false;
-        for (int r = 0; r < x->nref; r++)
-            read |= x->ref[r] == v;
-        if (is[v] && !read && !OPT(U, v) && !tsr_route_spill_pending(U, v) && tsr_route_spill_value(U, v, p, S, scap))
-            return true;
-    }
-    return false;
-}
-
-/* (pack_route_bu.h) */
-int tsr_route_bu_run(struct route *R, int n0, const int *live, int nl, const struct tsr_pack_elist *succ,
-                     const struct tsr_route_cfg *cf, int cap, struct route_bundle **out, int *nbp, char *err, size_t errn, int *at)
-{
-    int duelim = cf->due, limit = cf->lim;
-    bool by_depth = cf->depth, live_first = cf->live;
-    struct bu U = { 0 };
-    U.R = R;
-    U.n0 = n0;
-    U.succ = succ;
-    U.direct = cf->direct > 0;
-    U.flip = cf->direct > 1;
-    *at = -1;
-    int rc = 0;
-    U.rd = calloc((size_t)n0 + 1, sizeof *U.rd);
-    U.nrd = calloc((size_t)n0 + 1, sizeof *U.nrd);
+    memset(s, 0, sizeof *s);
+    struct bu *U = &s->U;
+    s->cf = cf;
+    s->live = live;
+    s->nl = nl;
+    s->n0 = n0;
+    s->err = err;
+    s->errn = errn;
+    s->at = at;
+    s->duelim = cf->due;
+    s->limit = cf->lim;
+    U->R = R;
+    U->n0 = n0;
+    U->succ = succ;
+    U->direct = cf->direct > 0;
+    U->flip = cf->direct > 1;
+    U->rd = calloc((size_t)n0 + 1, sizeof *U->rd);
+    U->nrd = calloc((size_t)n0 + 1, sizeof *U->nrd);
     for (int jj = 0; jj < nl; jj++) {
         int j = live[jj];
         for (int r = 0; r < R->o[j].nref; r++) {
             int v = R->o[j].ref[r];
-            U.rd[v] = realloc(U.rd[v], ((size_t)U.nrd[v] + 1) * sizeof **U.rd);
-            U.rd[v][U.nrd[v]++] = j;
+            U->rd[v] = realloc(U->rd[v], ((size_t)U->nrd[v] + 1) * sizeof **U->rd);
+            U->rd[v][U->nrd[v]++] = j;
         }
     }
     for (int i = 0; i < R->n; i++) {
@@ -576,286 +454,160 @@ int tsr_route_bu_run(struct route *R, int n0, const int *live, int nl, const str
     }
     /* the moves' reach: the largest age a move's result is readable at */
     for (int m = 0; m < R->nmv; m++) {
-        int mi = new_move(&U, n0 > 0 ? live[0] : 0, m);
+        int mi = tsr_route_bu_new_move(U, n0 > 0 ? live[0] : 0, m);
         if (mi >= 0) {
-            if (R->o[mi].hi > U.hmove)
-                U.hmove = R->o[mi].hi;
-            drop_last(R);
+            if (R->o[mi].hi > U->hmove)
+                U->hmove = R->o[mi].hi;
+            tsr_route_bu_drop_last(R);
         }
     }
     /* priority: the longest path from the program's start (values: the producer's first readable age;
      * pack_route_crit.c); cf->slack >= 0: an op whose latest position for a schedule of the critical path's length
      * + slack is p (or less) is placed before the others, the limits on waiting values aside */
-    int *depth = calloc((size_t)n0 + 1, sizeof *depth);
-    int cpl = tsr_route_crit_depth(R, live, nl, succ, U.direct, depth);
-    int target = cf->slack >= 0 ? cpl + cf->slack : -1;
-    int *order = malloc(((size_t)nl + 1) * sizeof *order);
-    tsr_route_crit_order(live, nl, depth, by_depth, cf->seed, order);
-    bool *is = calloc((size_t)n0 + 1, sizeof *is);
-    int *mand = malloc(((size_t)n0 + 1) * sizeof *mand);
-    uint64_t *slot = calloc((size_t)n0 + 1, sizeof *slot);
+    s->depth = calloc((size_t)n0 + 1, sizeof *s->depth);
+    int cpl = tsr_route_crit_depth(R, live, nl, succ, U->direct, s->depth);
+    s->target = cf->slack >= 0 ? cpl + cf->slack : -1;
+    s->order = malloc(((size_t)nl + 1) * sizeof *s->order);
+    tsr_route_crit_order(live, nl, s->depth, cf->depth, cf->seed, s->order);
+    s->is = calloc((size_t)n0 + 1, sizeof *s->is);
+    s->mand = malloc(((size_t)n0 + 1) * sizeof *s->mand);
+    s->slot = calloc((size_t)n0 + 1, sizeof *s->slot);
     for (int k = 0; k < nl; k++)
-        slot[live[k]] = slots_of(R->t, R->o[live[k]].w);
-    uint64_t mvslot[64] = { 0 };
-    int mvdem[64] = { 0 }, mvhi[64] = { 0 };
+        s->slot[live[k]] = tsr_route_bu_slots(R->t, R->o[live[k]].w);
     for (int m = 0; m < R->nmv && m < 64; m++) {
-        int mi = new_move(&U, n0 > 0 ? live[0] : 0, m);
+        int mi = tsr_route_bu_new_move(U, n0 > 0 ? live[0] : 0, m);
         if (mi >= 0) {
-            mvslot[m] = slots_of(R->t, R->o[mi].iw);
-            mvhi[m] = R->o[mi].hi;
-            drop_last(R);
+            s->mvslot[m] = tsr_route_bu_slots(R->t, R->o[mi].iw);
+            s->mvhi[m] = R->o[mi].hi;
+            tsr_route_bu_drop_last(R);
         }
     }
     /* cf->fit: the limits from what the moves' slots can carry (lima's bound on live values and on "max" ones) */
-    int nfar = 0;
-    uint64_t mvall = 0;
     for (int m = 0; m < R->nmv && m < 64; m++)
-        mvall |= mvslot[m];
+        s->mvall |= s->mvslot[m];
     /* (cf->late: the slots whose move reaches the farthest age, kept free for the values at their last chance) */
-    bool late = cf->late > 0;
-    uint64_t mvfar = 0;
+    s->late = cf->late > 0;
     for (int m = 0; m < R->nmv && m < 64; m++)
-        if (mvhi[m] >= U.hmove)
-            mvfar |= mvslot[m];
+        if (s->mvhi[m] >= U->hmove)
+            s->mvfar |= s->mvslot[m];
     if (cf->fit) {
-        tsr_route_crit_capacity(mvslot, mvhi, R->nmv, U.hmove, &limit, &nfar);
-        duelim = cf->fit == 2 ? limit : nfar;
+        tsr_route_crit_capacity(s->mvslot, s->mvhi, R->nmv, U->hmove, &s->limit, &s->nfar);
+        s->duelim = cf->fit == 2 ? s->limit : s->nfar;
     }
-    bool *nx = calloc((size_t)n0 + 1, sizeof *nx);
-    bool *dmark = calloc((size_t)n0 + 1, sizeof *dmark);
-    int scap = 4 * n0 + 1024;
-    int (*S)[2] = malloc(sizeof(int[2]) * (size_t)(2 * scap));   /* (twice: a subset goes after them) */
+    s->nx = calloc((size_t)n0 + 1, sizeof *s->nx);
+    s->dmark = calloc((size_t)n0 + 1, sizeof *s->dmark);
+    s->scap = 4 * n0 + 1024;
+    s->S = malloc(sizeof(int[2]) * (size_t)(2 * s->scap));   /* (twice: a subset goes after them) */
     /* (the optional ops are not left to place: one is placed only while it is wanted) */
-    int left = 0, idle = 0;
     for (int k = 0; k < nl; k++)
-        left += !OPT(&U, live[k]);
-    int p;
-    for (p = 0; (left > 0 || opt_wanted(&U, live, nl)) && !rc; p++) {
-        if (p >= cap || idle > 24) {
+        s->left += !BU_OPT(U, live[k]);
+}
+
+/* Frees what setup and the schedule allocated (not the bundles handed out). */
+static void teardown(struct bu_run *s)
+{
+    for (int v = 0; v < s->n0; v++)
+        free(s->U.rd[v]);
+    free(s->U.rd);
+    free(s->U.nrd);
+    free(s->U.B);
+    free(s->depth);
+    free(s->order);
+    free(s->is);
+    free(s->nx);
+    free(s->dmark);
+    free(s->mand);
+    free(s->slot);
+    free(s->S);
+    tsr_buf_free(&s->U.tb);
+}
+
+/* The filler of the bundles B[1..nb) (program order) left empty, a latency waited for: a move of a value the
+ * bundle before produced, read by no one (a target may have no text for an idle bundle), else of a register
+ * element nothing in the schedule writes; each filled bundle has one part, -1 (a part of no operation).  Returns
+ * 0, or -1 (the message in err) when a bundle finds no such move. */
+static int fill_empty(struct bu *U, struct route_bundle *B, int nb, char *err, size_t errn)
+{
+    const struct route *R = U->R;
+    for (int c = 1; c < nb; c++) {
+        if (B[c].k)
+            continue;
+        bool done = false;
+        struct tsr_pack_ev e = { 0 };
+        tsr_pack_ev_events(R->t, B[c - 1].w, &e);
+        for (int k = 0; e.vb && k < e.vb->nev && !done; k++) {
+            const struct tsr_vev *v = &e.vb->ev[k];
+            int lo = (int)(v->val & 0xff), hi = (int)(v->val >> 8 & 0xff);
+            if (v->kind != TSR_V_WFWD || v->addr < 0 || v->slot < 0 || lo > 1 || hi < 1)
+                continue;
+            const char *src = tsr_pack_fwd_text(R->D, v->id, (int)v->addr, 1);
+            for (int m = 0; m < R->nmv && src && !done; m++) {
+                tsr_route_fill_move(&U->tb, R->mv[m], src);
+                if (!tsr_pack_assemble_cached(R->t, U->tb.data, U->tb.len, B[c].w)) {
+                    B[c].k = 1;      /* (a part of no operation) */
+                    B[c].part[0] = -1;
+                    done = true;
+                }
+            }
+        }
+        tsr_pack_ev_free(&e);
+        /* (none readable at age 1, e.g. after a bundle whose values are readable at age 2 only, complex1's: a
+         * move of a register element nothing in the schedule writes) */
+        const char *q;
+        for (int k = 0; !done && (q = tsr_route_spill_quiet(U, k)); k++)
+            for (int m = 0; m < R->nmv && !done; m++) {
+                tsr_route_fill_move(&U->tb, R->mv[m], q);
+                if (!tsr_pack_assemble_cached(R->t, U->tb.data, U->tb.len, B[c].w)) {
+                    B[c].k = 1;
+                    B[c].part[0] = -1;
+                    done = true;
+                }
+            }
+        if (!done) {
+            snprintf(err, errn, "the packer left bundle %d empty and found no move to fill it", c);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* (pack_route_bu.h) */
+int tsr_route_bu_run(struct route *R, int n0, const int *live, int nl, const struct tsr_pack_elist *succ,
+                     const struct tsr_route_cfg *cf, int cap, struct route_bundle **out, int *nbp, char *err, size_t errn, int *at)
+{
+    struct bu_run s;
+    *at = -1;
+    setup(&s, R, n0, live, nl, succ, cf, err, errn, at);
+    struct bu *U = &s.U;
+    int rc = 0;
+    /* bundle p (from the end) while an op is left to place (or an optional one is wanted) */
+    for (int p = 0; (s.left > 0 || opt_wanted(U, live, nl)) && !rc; p++) {
+        if (p >= cap || s.idle > 24) {
             snprintf(err, errn, "the packer could not place every operation");
             rc = p >= cap ? -2 : -1;
             break;
         }
-        if (U.nb == U.capb) {
-            U.capb = U.capb ? 2 * U.capb : 64;
-            U.B = realloc(U.B, (size_t)U.capb * sizeof *U.B);
+        if (U->nb == U->capb) {
+            U->capb = U->capb ? 2 * U->capb : 64;
+            U->B = realloc(U->B, (size_t)U->capb * sizeof *U->B);
         }
-        memset(&U.B[U.nb++], 0, sizeof *U.B);
-        /* 1. values at their last chance: no feeder could reach their farthest outstanding read from p + 1; their
-         * producers first, then moves, each in the slot the operations ready now need least */
-        int nmand = 0;
-        bool placed_any = false;
-        for (int v = 0; v < n0; v++) {
-            if (R->o[v].pos >= 0 || R->o[v].dropped)
-                continue;
-            int ns = tsr_route_bu_outstanding(&U, v, S, scap);
-            if (!ns)
-                continue;
-            int qmin = p;
-            for (int s = 0; s < ns; s++)
-                if (R->o[S[s][0]].pos < qmin)
-                    qmin = R->o[S[s][0]].pos;
-            int reach = U.hmove > R->o[v].hi ? U.hmove : R->o[v].hi;
-            if (p - qmin + 1 > reach)
-                mand[nmand++] = v;
-        }
-        int demand[64] = { 0 };
-        for (int k = 0; k < nl; k++) {
-            int i = live[k];
-            if (R->o[i].pos < 0 && deps_ok(&U, i, p) && wanted(&U, i))
-                for (uint64_t m = slot[i]; m; m &= m - 1)
-                    demand[__builtin_ctzll(m)]++;
-        }
-        memcpy(U.demand, demand, sizeof demand);
-        int mvorder[64], nmo = 0;
-        for (int m = 0; m < R->nmv && m < 64; m++) {
-            int dm = 0;
-            for (uint64_t b = mvslot[m]; b; b &= b - 1)
-                dm += demand[__builtin_ctzll(b)];
-            int b = nmo++;
-            while (b > 0 && mvdem[mvorder[b - 1]] > dm) {
-                mvorder[b] = mvorder[b - 1];
-                b--;
-            }
-            mvorder[b] = m;
-            mvdem[m] = dm;
-        }
-        /* (the producers first, then, before the operations or with cf->late after them, moves) */
-        for (int k = 0; k < nmand && !rc; k++) {
-            int v = mand[k];
-            if (R->o[v].pos >= 0)
-                continue;
-            int ns = tsr_route_bu_outstanding(&U, v, S, scap);
-            if (ns && deps_ok(&U, v, p) && place(&U, v, p, S, ns)) {
-                left -= !OPT(&U, v);
-                placed_any = true;
-            }
-        }
-        if (!late && !rc)
-            rc = feed_due(&U, cf, mand, nmand, p, S, scap, mvorder, nmo, &placed_any, err, errn, at);
-        /* (the spill stores whose loads are far enough behind) */
-        if (!rc && tsr_route_spill_place(&U, p))
-            placed_any = true;
-        /* 2. the operations whose readers are all placed, by priority, while the values waiting stay few */
-        for (bool again = true; again && !rc;) {
-            again = false;
-            int due = 0, nnx = 0, nlive = live_count(&U, is, p, &due, cf->fit == 2 ? nx : NULL, &nnx);
-            uint64_t used = U.B[p].k ? slots_of(R->t, U.B[p].w) : 0;
-            /* (cf->late: the values at their last chance still without a feeder, each needing a far slot; dmark[v]:
-             * v is one of them) */
-            int mall = 0;
-            for (int k2 = 0; k2 < nmand && late; k2++) {
-                int v = mand[k2];
-                dmark[v] = R->o[v].pos < 0 && tsr_route_bu_outstanding(&U, v, S, scap) > 0;
-                mall += dmark[v];
-            }
-            for (int k = 0; k < 3 * nl && !rc && !again; k++) {
-                /* (first the ops at their latest position for the target length, then the producers of values
-                 * waiting, when asked: each placed ends a thread of moves, then the others) */
-                int i = order[k % nl], stage = k / nl;
-                bool urgent = target >= 0 && p + depth[i] >= target - 1;
-                if ((stage == 0) != urgent || (!urgent && (stage == 1) != (live_first && is[i])) ||
-                    R->o[i].pos >= 0 || !deps_ok(&U, i, p) || !wanted(&U, i))
-                    continue;
-                int add = 0;
-                for (int r = 0; r < R->o[i].nref; r++) {
-                    int v = R->o[i].ref[r];
-                    bool dup = false;
-                    for (int r2 = 0; r2 < r; r2++)
-                        dup |= R->o[i].ref[r2] == v;
-                    add += !dup && R->o[v].pos < 0 && !is[v] && !OPT(&U, v);
-                }
-                if (add && nlive > 0 && !urgent && (nlive - (is[i] ? 1 : 0) + add > limit || due + add > duelim)) {
-                    /* (cf->press: a value waiting goes through a register to make room, and the round starts
-                     * again with the counts of values waiting that leaves) */
-                    if (cf->press && press_spill(&U, i, p, order, nl, is, S, scap)) {
-                        placed_any = again = true;
-                        break;
-                    }
-                    continue;
-                }
-                /* (fit 2: the "next max" values beyond the far slots of p + 1 keep move slots free in p) */
-                if (cf->fit == 2 && nnx - nx[i] > nfar &&
-                    __builtin_popcountll(mvall & ~(used | slot[i])) < nnx - nx[i] - nfar)
-                    continue;
-                if (late) {
-                    int mleft = mall - dmark[i];
-                    /* (late 1: judged by the op's unit of the input; 2: by the bundle it forms) */
-                    if (cf->late == 1 && mleft && __builtin_popcountll(mvfar & ~(used | slot[i])) < mleft)
-                        continue;
-                    U.resv = cf->late == 2 ? mleft : 0;
-                    U.resv_mask = mvfar;
-                }
-                int ns = tsr_route_bu_outstanding(&U, i, S, scap);
-                bool okp = place(&U, i, p, S, ns);
-                U.resv = 0;
-                if (okp) {
-                    left -= !OPT(&U, i);
-                    placed_any = again = true;
-                }
-            }
-        }
-        for (int k = 0; k < nmand; k++)
-            dmark[mand[k]] = false;
-        if (late && !rc)
-            rc = feed_due(&U, cf, mand, nmand, p, S, scap, mvorder, nmo, &placed_any, err, errn, at);
-        /* 3. (cf->pre) the move slots left free carry values that would be at their last chance at p + 1 (lima's
-         * "next max" values), the least urgent first: bundle p + 1 then keeps its slots for operations */
-        if (cf->pre && !rc) {
-            int due2 = 0, nnx2 = 0;
-            live_count(&U, is, p, &due2, nx, &nnx2);
-            for (int k = nl - 1; k >= 0 && !rc && nnx2 > 0; k--) {
-                int v = order[k];
-                if (!nx[v] || R->o[v].pos >= 0)
-                    continue;
-                int ns = tsr_route_bu_outstanding(&U, v, S, scap);
-                if (!ns)
-                    continue;
-                /* (not a value whose producer may follow at p + 1 and reach its reads from there: complex1's, read
-                 * at age 2 only, would be moved again at each bundle) */
-                int qlo = p, qhi = -1;
-                for (int s2 = 0; s2 < ns; s2++) {
-                    int q = R->o[S[s2][0]].pos;
-                    qlo = q < qlo ? q : qlo;
-                    qhi = q > qhi ? q : qhi;
-                }
-                if (R->o[v].lo >= 2 && deps_ok(&U, v, p + 1) && p + 1 - qhi >= R->o[v].lo &&
-                    p + 1 - qlo <= R->o[v].hi)
-                    continue;
-                for (int mm = 0; mm < nmo; mm++) {
-                    int mi = new_move(&U, v, mvorder[mm]);
-                    if (mi < 0)
-                        continue;
-                    if (place(&U, mi, p, S, ns))
-                        break;
-                    drop_last(R);
-                }
-            }
-        }
-        /* (a schedule stuck on the limit: every waiting value's producer waits for readers that would add more;
-         * one of them, whose producer cannot come yet, goes through a register: one value fewer waiting) */
-        if (!placed_any && !rc && tsr_route_spill_waiting(&U, p, S, scap))
-            placed_any = true;
-        idle = placed_any ? 0 : idle + 1;
-        if (idle && idle % 4 == 0) {
-            limit++;
-            duelim++;
-        }
+        memset(&U->B[U->nb++], 0, sizeof *U->B);
+        rc = tsr_route_bu_bundle(&s, p);
     }
-    if (!rc && left > 0) {
+    if (!rc && s.left > 0) {
         snprintf(err, errn, "the packer could not place every operation");
         rc = -1;
     }
     if (!rc) {
         /* program order: position p is bundle nb - 1 - p */
-        int nb = U.nb;
+        int nb = U->nb;
         struct route_bundle *B = malloc(((size_t)nb + 1) * sizeof *B);
         for (int k = 0; k < nb; k++)
-            B[k] = U.B[nb - 1 - k];
+            B[k] = U->B[nb - 1 - k];
         for (int i = 0; i < R->n; i++)
             if (R->o[i].pos >= 0)
                 R->o[i].cyc = nb - 1 - R->o[i].pos;
-        /* a bundle left empty (a latency waited for) gets a move of a value the bundle before produced, read by
-         * no one: a target may have no text for an idle bundle */
-        for (int c = 1; c < nb && !rc; c++) {
-            if (B[c].k)
-                continue;
-            bool done = false;
-            struct tsr_pack_ev e = { 0 };
-            tsr_pack_ev_events(R->t, B[c - 1].w, &e);
-            for (int k = 0; e.vb && k < e.vb->nev && !done; k++) {
-                const struct tsr_vev *v = &e.vb->ev[k];
-                int lo = (int)(v->val & 0xff), hi = (int)(v->val >> 8 & 0xff);
-                if (v->kind != TSR_V_WFWD || v->addr < 0 || v->slot < 0 || lo > 1 || hi < 1)
-                    continue;
-                const char *src = tsr_pack_fwd_text(R->D, v->id, (int)v->addr, 1);
-                for (int m = 0; m < R->nmv && src && !done; m++) {
-                    tsr_route_fill_move(&U.tb, R->mv[m], src);
-                    if (!tsr_pack_assemble_cached(R->t, U.tb.data, U.tb.len, B[c].w)) {
-                        B[c].k = 1;      /* (a part of no operation) */
-                        B[c].part[0] = -1;
-                        done = true;
-                    }
-                }
-            }
-            tsr_pack_ev_free(&e);
-            /* (none readable at age 1, e.g. after a bundle whose values are readable at age 2 only, complex1's: a
-             * move of a register element nothing in the schedule writes) */
-            const char *q;
-            for (int k = 0; !done && (q = tsr_route_spill_quiet(&U, k)); k++)
-                for (int m = 0; m < R->nmv && !done; m++) {
-                    tsr_route_fill_move(&U.tb, R->mv[m], q);
-                    if (!tsr_pack_assemble_cached(R->t, U.tb.data, U.tb.len, B[c].w)) {
-                        B[c].k = 1;
-                        B[c].part[0] = -1;
-                        done = true;
-                    }
-                }
-            if (!done) {
-                snprintf(err, errn, "the packer left bundle %d empty and found no move to fill it", c);
-                rc = -1;
-            }
-        }
+        rc = fill_empty(U, B, nb, err, errn);
         if (rc) {
             free(B);
             B = NULL;
@@ -863,19 +615,6 @@ int tsr_route_bu_run(struct route *R, int n0, const int *live, int nl, const str
         *out = B;
         *nbp = nb;
     }
-    for (int v = 0; v < n0; v++)
-        free(U.rd[v]);
-    free(U.rd);
-    free(U.nrd);
-    free(U.B);
-    free(depth);
-    free(order);
-    free(is);
-    free(nx);
-    free(dmark);
-    free(mand);
-    free(slot);
-    free(S);
-    tsr_buf_free(&U.tb);
+    teardown(&s);
     return rc;
 }

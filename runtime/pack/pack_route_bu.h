@@ -25,6 +25,46 @@ struct bu {
     struct tsr_buf tb;
 };
 
+/* One schedule's state that the steps of its bundles share (tsr_route_bu_run, pack_route_bu.c: filled once by its
+ * set-up; the steps: pack_route_step.c).  Positions count bundles from the end; arrays "per input op" are indexed
+ * by op (0..n0), those "per move template" by template (the first 64). */
+struct bu_run {
+    struct bu U;
+    const struct tsr_route_cfg *cf;
+    const int *live;            /* the input ops to place, live[0..nl), in program order */
+    int nl, n0;
+    int *depth;                 /* per input op: the longest path to it from the start (tsr_route_crit_depth) */
+    int target;                 /* cf->slack >= 0: the critical path's length + slack, else -1 */
+    int *order;                 /* live[] by the scheduler's priority (tsr_route_crit_order) */
+    uint64_t *slot;             /* per input op: the slots (the first 64) of its instance in the input */
+    uint64_t mvslot[64];        /* per move template: the slots it may go to */
+    int mvhi[64];               /* per move template: the largest age its result is readable at */
+    uint64_t mvall;             /* the slots of every move template */
+    uint64_t mvfar;             /* the slots whose move reaches age U.hmove (cf->late keeps them for values due) */
+    int nfar;                   /* cf->fit: the values the far slots serve (tsr_route_crit_capacity), else 0 */
+    bool late;                  /* cf->late > 0 */
+    int limit, duelim;          /* the limits on values waiting and on those due at one bundle; each raised by one
+                                   after every 4 bundles in a row that received nothing */
+    int left;                   /* the live ops not placed yet, the optional ones aside (BU_OPT) */
+    int idle;                   /* bundles in a row that received nothing */
+    bool placed_any;            /* the bundle being filled received something (an op, a move, a spill) */
+    /* scratch, its contents valid within one bundle's steps: */
+    bool *is;                   /* per input op: its value waits for its producer (live_count) */
+    bool *nx;                   /* per input op: its value needs a feeder at p or p + 1 (live_count) */
+    bool *dmark;                /* per input op, cf->late: its value is due at p without a feeder yet; all false
+                                   outside step 2 */
+    int *mand, nmand;           /* the values at their last chance at p (step 1) */
+    int mvorder[64], nmo;       /* the move templates, the least needed slots first (step 1) */
+    int (*S)[2];                /* reads ((op, source) pairs), room for 2 * scap: a subset goes after them */
+    int scap;
+    char *err;                  /* a failure's message (errn bytes) and the op it concerns (*at) */
+    size_t errn;
+    int *at;
+};
+
+/* Is input op i optional in this schedule (struct rop.opt, and its readers may read its source text)? */
+#define BU_OPT(U, i) ((U)->direct && (U)->R->o[i].opt)
+
 /* Op i's instance with its current sources (sw: its last two sources swapped) into its itext / iw: false when it
  * does not assemble or a source has no text. */
 bool tsr_route_bu_inst(struct bu *U, int i, bool sw);
@@ -35,6 +75,28 @@ bool tsr_route_bu_build(struct bu *U, struct route_bundle *b, const int *part, i
  * f's reads of optional values read their source texts where the bundle forms so (feed ROUTE_DIRECT); with
  * U->flip, the direct reads of the bundle's other ops may read their values instead to let f in. */
 bool tsr_route_bu_place(struct bu *U, int f, int p, int (*S)[2], int ns);
+/* tsr_route_bu_place with f in the first of its units (its alternatives, pack_route_alt.c) where it fits, the unit
+ * it has first, then those the ready operations need least (U->demand); f keeps the unit it had when none does. */
+bool tsr_route_bu_place_any(struct bu *U, int f, int p, int (*S)[2], int ns);
+/* May input op i go to position p: ready there (tsr_route_bu_ready), no spill store of its value waiting (it reads
+ * the value), and no spill holding a register element it accesses? */
+bool tsr_route_bu_deps_ok(const struct bu *U, int i, int p);
+/* Must input op i be placed: not optional in this schedule, or some placed op reads its value with no feeder yet
+ * (not directly), or a move or a spill store of it is placed without a feeder, or a spill store of it waits? */
+bool tsr_route_bu_wanted(const struct bu *U, int i);
+/* The slots (the first 64, a mask) the ops of instance words w use, idle ops aside. */
+uint64_t tsr_route_bu_slots(const struct tsr_target *t, const uint32_t *w);
+/* A new move of value v (move template m) appended to R: its index (R->n - 1), or -1 (nothing added) when its
+ * instance does not assemble or writes no forward. */
+int tsr_route_bu_new_move(struct bu *U, int v, int m);
+/* Removes the last op of R (a move not placed). */
+void tsr_route_bu_drop_last(struct route *R);
+/* pack_route_step.c: fills bundle p (U.B[p], just appended empty) of schedule s: step 1, the values at their last
+ * chance, their producers, their moves; the spill stores; step 2, the ready operations by priority; step 3
+ * (cf->pre), moves of the next bundle's values; a spill when nothing went in.  Returns 0, or -1 (the message in
+ * s->err, the value in *s->at) when a value at its last chance gets no feeder. */
+int tsr_route_bu_bundle(struct bu_run *s, int p);
+
 /* The outstanding reads of value v (placed ops that read it with no feeder yet) into S (at most cap); their
  * count. */
 int tsr_route_bu_outstanding(const struct bu *U, int v, int (*S)[2], int cap);

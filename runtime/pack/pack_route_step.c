@@ -1,0 +1,347 @@
+/* The steps of one bundle of the bottom-up scheduler (tsr_route_bu_run, pack_route_bu.c; docs/pack.md "Values
+ * through forwards"): bundle p (positions from the end) first serves the values at their last chance (step 1:
+ * their producers, then moves or register spills), then places the spill stores that may go there, then the
+ * operations whose readers are all placed, by priority, while the values waiting stay few (step 2), then, with
+ * cf->pre, moves of the values that would be at their last chance at p + 1 (step 3).  The state they share is a
+ * struct bu_run (pack_route_bu.h).  Nothing here names a target, a unit or a field. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pack_route_bu.h"
+
+/* Values waiting for their producer: input values with outstanding reads and the producer not placed (is[v]);
+ * *due gets those whose farthest outstanding read is at p (each needs a feeder within reach of p), and nx[v] (when
+ * not NULL) marks those whose farthest read is hmove - 1 bundles after p: they need a feeder at p or p + 1 (lima's
+ * "next max" values), *nnx their count. */
+static int live_count(const struct bu *U, bool *is, int p, int *due, bool *nx, int *nnx)
+{
+    const struct route *R = U->R;
+    int n = 0;
+    int *qmin = calloc((size_t)U->n0 + 1, sizeof *qmin);
+    for (int v = 0; v < U->n0; v++) {
+        is[v] = false;
+        qmin[v] = -1;
+    }
+    for (int i = 0; i < R->n; i++) {
+        const struct rop *x = &R->o[i];
+        if (x->pos < 0 || x->dropped)
+            continue;
+        for (int r = 0; r < x->nref; r++) {
+            int v = x->ref[r];
+            if (x->feed[r] != -1 || R->o[v].pos >= 0)
+                continue;
+            if (!is[v] || x->pos < qmin[v])
+                qmin[v] = x->pos;
+            is[v] = true;
+        }
+    }
+    *due = 0;
+    if (nnx)
+        *nnx = 0;
+    for (int v = 0; v < U->n0; v++) {
+        n += is[v];
+        *due += is[v] && qmin[v] == p;
+        if (nx) {
+            nx[v] = is[v] && qmin[v] == p + 1 - U->hmove;
+            *nnx += nx[v];
+        }
+    }
+    free(qmin);
+    return n;
+}
+
+/* Step 1's feeders, at position p: a feeder for each value s->mand[0..nmand) at its last chance (no feeder could
+ * reach its farthest outstanding read from p + 1) whose producer is not placed: a move (templates in
+ * s->mvorder[0..nmo), the least needed slots first) in bundle p or, when p has no slot left for one, in a bundle
+ * after it that the farthest read is still after; or (cf->thr, or no move in time) a register spill.  Called
+ * before step 2, or with cf->late after it.  Returns 0, or -1 with the message in s->err and the value in *s->at
+ * when a value gets no feeder. */
+static int feed_due(struct bu_run *s, int p)
+{
+    struct bu *U = &s->U;
+    struct route *R = U->R;
+    const struct tsr_route_cfg *cf = s->cf;
+    int (*S)[2] = s->S;
+    for (int k = 0; k < s->nmand; k++) {
+        int v = s->mand[k];
+        if (R->o[v].pos >= 0)
+            continue;
+        int ns = tsr_route_bu_outstanding(U, v, S, s->scap);
+        if (!ns)
+            continue;
+        /* a move serves the reads before its bundle (one placed at p itself, a reader placed by this
+         * loop, waits); when bundle p has no slot left for one, a bundle after it that the farthest read
+         * is still after (the reads before that bundle served there, the others wait) */
+        bool done = false;
+        /* (cf->thr: a value threaded by moves for more than thr bundles since its first read placed goes
+         * through a register instead of another move) */
+        if (cf->thr > 0) {
+            int q0 = p;
+            for (int k2 = 0; k2 < U->nrd[v]; k2++)
+                if (R->o[U->rd[v][k2]].pos >= 0 && R->o[U->rd[v][k2]].pos < q0)
+                    q0 = R->o[U->rd[v][k2]].pos;
+            if (p - q0 > cf->thr && tsr_route_spill(U, v, p, S, ns)) {
+                done = true;
+                s->placed_any = true;
+            }
+        }
+        int (*T)[2] = S + ns;
+        for (int pp = p; pp > p - U->hmove && pp > 0 && !done; pp--) {
+            int nt = 0, qm = pp;
+            for (int s2 = 0; s2 < ns; s2++)
+                if (R->o[S[s2][0]].pos < pp) {
+                    T[nt][0] = S[s2][0];
+                    T[nt][1] = S[s2][1];
+                    qm = R->o[S[s2][0]].pos < qm ? R->o[S[s2][0]].pos : qm;
+                    nt++;
+                }
+            if (!nt || qm + U->hmove < p)
+                continue;
+            for (int mm = 0; mm < s->nmo && !done; mm++) {
+                int mi = tsr_route_bu_new_move(U, v, s->mvorder[mm]);
+                if (mi < 0)
+                    continue;
+                if (tsr_route_bu_place_any(U, mi, pp, T, nt))
+                    done = true;
+                else
+                    tsr_route_bu_drop_last(R);
+            }
+        }
+        /* no move in time: the value through a register (its reads load it; its store waits) */
+        if (!done && tsr_route_spill(U, v, p, S, ns)) {
+            done = true;
+            s->placed_any = true;
+        }
+        if (!done) {
+            snprintf(s->err, s->errn, "the packer found no move for this value at %d bundles from the end (its "
+                     "readers could not be reached)", p);
+            *s->at = v;
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* cf->press: spills a value waiting (s->is[v]) to make room for op i at p: the lowest in the priority order first,
+ * not one i reads, not an optional one (a load: its spill would only add a store and loads), none with a spill
+ * store pending; each read of it then loads a register element the input does not use (pack_spill.c).  True if
+ * one was spilled. */
+static bool press_spill(struct bu_run *s, int i, int p)
+{
+    struct bu *U = &s->U;
+    const struct rop *x = &U->R->o[i];
+    for (int k = s->nl - 1; k >= 0; k--) {
+        int v = s->order[k];
+        bool read = false;
+        for (int r = 0; r < x->nref; r++)
+            read |= x->ref[r] == v;
+        if (s->is[v] && !read && !BU_OPT(U, v) && !tsr_route_spill_pending(U, v) &&
+            tsr_route_spill_value(U, v, p, s->S, s->scap))
+            return true;
+    }
+    return false;
+}
+
+/* Step 1 at position p, up to the moves: the values at their last chance (no feeder could reach their farthest
+ * outstanding read from p + 1) into s->mand; the slots the operations ready at p need (U.demand) and the move
+ * templates by that need, the least needed first (s->mvorder); then the producers of those values that can go to
+ * p.  Their moves follow (feed_due), before the operations or with cf->late after them. */
+static void last_chance(struct bu_run *s, int p)
+{
+    struct bu *U = &s->U;
+    struct route *R = U->R;
+    int (*S)[2] = s->S;
+    int nmand = 0;
+    for (int v = 0; v < s->n0; v++) {
+        if (R->o[v].pos >= 0 || R->o[v].dropped)
+            continue;
+        int ns = tsr_route_bu_outstanding(U, v, S, s->scap);
+        if (!ns)
+            continue;
+        int qmin = p;
+        for (int k = 0; k < ns; k++)
+            if (R->o[S[k][0]].pos < qmin)
+                qmin = R->o[S[k][0]].pos;
+        int reach = U->hmove > R->o[v].hi ? U->hmove : R->o[v].hi;
+        if (p - qmin + 1 > reach)
+            s->mand[nmand++] = v;
+    }
+    s->nmand = nmand;
+    int demand[64] = { 0 };
+    for (int k = 0; k < s->nl; k++) {
+        int i = s->live[k];
+        if (R->o[i].pos < 0 && tsr_route_bu_deps_ok(U, i, p) && tsr_route_bu_wanted(U, i))
+            for (uint64_t m = s->slot[i]; m; m &= m - 1)
+                demand[__builtin_ctzll(m)]++;
+    }
+    memcpy(U->demand, demand, sizeof demand);
+    int mvdem[64] = { 0 }, nmo = 0;
+    for (int m = 0; m < R->nmv && m < 64; m++) {
+        int dm = 0;
+        for (uint64_t b = s->mvslot[m]; b; b &= b - 1)
+            dm += demand[__builtin_ctzll(b)];
+        int b = nmo++;
+        while (b > 0 && mvdem[s->mvorder[b - 1]] > dm) {
+            s->mvorder[b] = s->mvorder[b - 1];
+            b--;
+        }
+        s->mvorder[b] = m;
+        mvdem[m] = dm;
+    }
+    s->nmo = nmo;
+    /* (the producers first, then, before the operations or with cf->late after them, moves) */
+    for (int k = 0; k < nmand; k++) {
+        int v = s->mand[k];
+        if (R->o[v].pos >= 0)
+            continue;
+        int ns = tsr_route_bu_outstanding(U, v, S, s->scap);
+        if (ns && tsr_route_bu_deps_ok(U, v, p) && tsr_route_bu_place_any(U, v, p, S, ns)) {
+            s->left -= !BU_OPT(U, v);
+            s->placed_any = true;
+        }
+    }
+}
+
+/* Step 2 at position p: the operations whose readers are all placed, by priority, while the values waiting stay
+ * few: rounds over s->order, each ending when an op is placed (or, cf->press, a value spilled to make room), until
+ * a round places nothing.  An op that adds values waiting beyond s->limit, or due values beyond s->duelim, waits
+ * (unless urgent: at its latest position for s->target); cf->fit 2 and cf->late keep move slots free. */
+static void place_ready(struct bu_run *s, int p)
+{
+    struct bu *U = &s->U;
+    struct route *R = U->R;
+    const struct tsr_route_cfg *cf = s->cf;
+    int (*S)[2] = s->S;
+    int nl = s->nl;
+    bool *is = s->is, *nx = s->nx, *dmark = s->dmark;
+    for (bool again = true; again;) {
+        again = false;
+        int due = 0, nnx = 0, nlive = live_count(U, is, p, &due, cf->fit == 2 ? nx : NULL, &nnx);
+        uint64_t used = U->B[p].k ? tsr_route_bu_slots(R->t, U->B[p].w) : 0;
+        /* (cf->late: the values at their last chance still without a feeder, each needing a far slot; dmark[v]:
+         * v is one of them) */
+        int mall = 0;
+        for (int k2 = 0; k2 < s->nmand && s->late; k2++) {
+            int v = s->mand[k2];
+            dmark[v] = R->o[v].pos < 0 && tsr_route_bu_outstanding(U, v, S, s->scap) > 0;
+            mall += dmark[v];
+        }
+        for (int k = 0; k < 3 * nl && !again; k++) {
+            /* (first the ops at their latest position for the target length, then the producers of values
+             * waiting, when asked: each placed ends a thread of moves, then the others) */
+            int i = s->order[k % nl], stage = k / nl;
+            bool urgent = s->target >= 0 && p + s->depth[i] >= s->target - 1;
+            if ((stage == 0) != urgent || (!urgent && (stage == 1) != (cf->live && is[i])) ||
+                R->o[i].pos >= 0 || !tsr_route_bu_deps_ok(U, i, p) || !tsr_route_bu_wanted(U, i))
+                continue;
+            int add = 0;
+            for (int r = 0; r < R->o[i].nref; r++) {
+                int v = R->o[i].ref[r];
+                bool dup = false;
+                for (int r2 = 0; r2 < r; r2++)
+                    dup |= R->o[i].ref[r2] == v;
+                add += !dup && R->o[v].pos < 0 && !is[v] && !BU_OPT(U, v);
+            }
+            if (add && nlive > 0 && !urgent &&
+                (nlive - (is[i] ? 1 : 0) + add > s->limit || due + add > s->duelim)) {
+                /* (cf->press: a value waiting goes through a register to make room, and the round starts
+                 * again with the counts of values waiting that leaves) */
+                if (cf->press && press_spill(s, i, p)) {
+                    s->placed_any = again = true;
+                    break;
+                }
+                continue;
+            }
+            /* (fit 2: the "next max" values beyond the far slots of p + 1 keep move slots free in p) */
+            if (cf->fit == 2 && nnx - nx[i] > s->nfar &&
+                __builtin_popcountll(s->mvall & ~(used | s->slot[i])) < nnx - nx[i] - s->nfar)
+                continue;
+            if (s->late) {
+                int mleft = mall - dmark[i];
+                /* (late 1: judged by the op's unit of the input; 2: by the bundle it forms) */
+                if (cf->late == 1 && mleft && __builtin_popcountll(s->mvfar & ~(used | s->slot[i])) < mleft)
+                    continue;
+                U->resv = cf->late == 2 ? mleft : 0;
+                U->resv_mask = s->mvfar;
+            }
+            int ns = tsr_route_bu_outstanding(U, i, S, s->scap);
+            bool okp = tsr_route_bu_place_any(U, i, p, S, ns);
+            U->resv = 0;
+            if (okp) {
+                s->left -= !BU_OPT(U, i);
+                s->placed_any = again = true;
+            }
+        }
+    }
+    for (int k = 0; k < s->nmand; k++)
+        dmark[s->mand[k]] = false;
+}
+
+/* Step 3 (cf->pre) at position p: the move slots left free carry values that would be at their last chance at
+ * p + 1 (lima's "next max" values), the least urgent first: bundle p + 1 then keeps its slots for operations. */
+static void fill_next(struct bu_run *s, int p)
+{
+    struct bu *U = &s->U;
+    struct route *R = U->R;
+    int (*S)[2] = s->S;
+    int due2 = 0, nnx2 = 0;
+    live_count(U, s->is, p, &due2, s->nx, &nnx2);
+    for (int k = s->nl - 1; k >= 0 && nnx2 > 0; k--) {
+        int v = s->order[k];
+        if (!s->nx[v] || R->o[v].pos >= 0)
+            continue;
+        int ns = tsr_route_bu_outstanding(U, v, S, s->scap);
+        if (!ns)
+            continue;
+        /* (not a value whose producer may follow at p + 1 and reach its reads from there: complex1's, read
+         * at age 2 only, would be moved again at each bundle) */
+        int qlo = p, qhi = -1;
+        for (int s2 = 0; s2 < ns; s2++) {
+            int q = R->o[S[s2][0]].pos;
+            qlo = q < qlo ? q : qlo;
+            qhi = q > qhi ? q : qhi;
+        }
+        if (R->o[v].lo >= 2 && tsr_route_bu_deps_ok(U, v, p + 1) && p + 1 - qhi >= R->o[v].lo &&
+            p + 1 - qlo <= R->o[v].hi)
+            continue;
+        for (int mm = 0; mm < s->nmo; mm++) {
+            int mi = tsr_route_bu_new_move(U, v, s->mvorder[mm]);
+            if (mi < 0)
+                continue;
+            if (tsr_route_bu_place_any(U, mi, p, S, ns))
+                break;
+            tsr_route_bu_drop_last(R);
+        }
+    }
+}
+
+/* (pack_route_bu.h) */
+int tsr_route_bu_bundle(struct bu_run *s, int p)
+{
+    s->placed_any = false;
+    /* 1. values at their last chance: no feeder could reach their farthest outstanding read from p + 1; their
+     * producers first, then moves, each in the slot the operations ready now need least */
+    last_chance(s, p);
+    int rc = s->late ? 0 : feed_due(s, p);
+    /* (the spill stores whose loads are far enough behind) */
+    if (!rc && tsr_route_spill_place(&s->U, p))
+        s->placed_any = true;
+    /* 2. the operations whose readers are all placed, by priority, while the values waiting stay few */
+    if (!rc)
+        place_ready(s, p);
+    if (s->late && !rc)
+        rc = feed_due(s, p);
+    /* 3. (cf->pre) moves of the values at their last chance at p + 1 */
+    if (s->cf->pre && !rc)
+        fill_next(s, p);
+    /* (a schedule stuck on the limit: every waiting value's producer waits for readers that would add more;
+     * one of them, whose producer cannot come yet, goes through a register: one value fewer waiting) */
+    if (!s->placed_any && !rc && tsr_route_spill_waiting(&s->U, p, s->S, s->scap))
+        s->placed_any = true;
+    s->idle = s->placed_any ? 0 : s->idle + 1;
+    if (s->idle && s->idle % 4 == 0) {
+        s->limit++;
+        s->duelim++;
+    }
+    return rc;
+}
