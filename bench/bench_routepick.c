@@ -4,8 +4,8 @@
  * are counted against the original's instructions.  Quality, not speed: no timing.
  *
  *   bench_routepick [TARGET]           each of the packer's own settings alone, then all of them (the portfolio)
- *   bench_routepick --grid [TARGET]    also the candidates of a grid (each own setting with and without
- *                                      cf->press, and 96 of a fixed pseudo-random sequence over the fields' values),
+ *   bench_routepick --grid [TARGET]    also the candidates of a grid (each own setting with each other cf->press,
+ *                                      and 96 of a fixed pseudo-random sequence over the fields' values),
  *                                      then a greedy pick: first the FEW settings that reach the most programs at or
  *                                      below the original's count (then the fewest bundles), then, while the total
  *                                      falls, the setting that lowers it most, at most MAXPICK in all; the pick is
@@ -63,19 +63,26 @@ static void cfg_text(const struct tsr_route_cfg *c, char *b, size_t n)
              c->direct, c->press);
 }
 
-/* Totals of the best per program over the chosen settings (r: per setting, np results each). */
+/* The fewest bundles of program i over the chosen settings (r: per setting, np results each); -1: none packs it. */
+static int best_of(const int *r, size_t np, const int *chosen, int nc, size_t i)
+{
+    int b = -1;
+    for (int k = 0; k < nc; k++) {
+        int x = r[(size_t)chosen[k] * np + i];
+        if (x >= 0 && (b < 0 || x < b))
+            b = x;
+    }
+    return b;
+}
+
+/* Totals of the best per program over the chosen settings. */
 static void score(const int *r, size_t np, const int *chosen, int nc, const struct prog *ps, long *tot, int *at,
                   int *unp)
 {
     *tot = 0;
     *at = *unp = 0;
     for (size_t i = 0; i < np; i++) {
-        int b = -1;
-        for (int k = 0; k < nc; k++) {
-            int x = r[(size_t)chosen[k] * np + i];
-            if (x >= 0 && (b < 0 || x < b))
-                b = x;
-        }
+        int b = best_of(r, np, chosen, nc, i);
         if (b < 0) {
             (*unp)++;
             continue;
@@ -130,13 +137,15 @@ static int run_target(const struct tsr_target *t, bool grid)
     int nown = 0;
     const struct tsr_route_cfg *own = tsr_route_settings_own(&nown);
     int ncand = nown;
-    struct tsr_route_cfg *cand = calloc((size_t)(2 * nown + NRAND + 1), sizeof *cand);
+    struct tsr_route_cfg *cand = calloc((size_t)(3 * nown + NRAND + 1), sizeof *cand);
     memcpy(cand, own, (size_t)nown * sizeof *cand);
     if (grid) {
-        for (int k = 0; k < nown; k++) {
-            cand[ncand] = own[k];
-            cand[ncand++].press = !own[k].press;
-        }
+        for (int k = 0; k < nown; k++)
+            for (int pr = 0; pr < 3; pr++)
+                if (pr != own[k].press) {
+                    cand[ncand] = own[k];
+                    cand[ncand++].press = pr;
+                }
         unsigned x = 12345;
 #define RN(n) ((x = x * 1103515245u + 12345u), (int)((x >> 16) % (unsigned)(n)))
         for (int k = 0; k < NRAND; k++) {
@@ -153,7 +162,7 @@ static int run_target(const struct tsr_target *t, bool grid)
             q->pre = true;
             q->late = RN(3);
             q->direct = RN(3);
-            q->press = RN(2);
+            q->press = RN(3);
         }
 #undef RN
     }
@@ -216,15 +225,8 @@ static int run_target(const struct tsr_target *t, bool grid)
     score(r, np, chosen, nc, ps, &tot, &at, &unp);
     printf("%s: all %d: %ld bundles against %u, %d of %zu at or below the original, %d unpacked\n",
            grid ? "the pick" : "own", nc, tot, (unsigned)c.total, at, np, unp);
-    for (size_t i = 0; i < np; i++) {
-        int b = -1;
-        for (int k = 0; k < nc; k++) {
-            int x2 = r[(size_t)chosen[k] * np + i];
-            if (x2 >= 0 && (b < 0 || x2 < b))
-                b = x2;
-        }
-        printf("  %-32s %4d  original %4u\n", ps[i].name, b, ps[i].orig);
-    }
+    for (size_t i = 0; i < np; i++)
+        printf("  %-32s %4d  original %4u\n", ps[i].name, best_of(r, np, chosen, nc, i), ps[i].orig);
     free(chosen);
     free(r);
     free(cand);

@@ -23,7 +23,8 @@
  * does not fit a bundle takes the place of the direct reads of the bundle's others, which then read the value,
  * U->flip); cf->press: when the limits on values waiting hold an op back, a value waiting whose reads can all load a
  * register goes through one (pack_spill.c; the lowest priority first, not one the op reads, no optional one) and the
- * op is tried again, lima's spill of a live value to make room for the node it schedules (try_spill_nodes). */
+ * op is tried again, lima's spill of a live value to make room for the node it schedules (try_spill_nodes); press 2:
+ * the values at their last chance first, as lima spills its "max" nodes first. */
 struct tsr_route_cfg {
     int lim, due;
     bool depth, live;

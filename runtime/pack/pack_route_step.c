@@ -122,14 +122,24 @@ static int feed_due(struct bu_run *s, int p)
     return 0;
 }
 
-/* cf->press: spills a value waiting (s->is[v]) to make room for op i at p: the lowest in the priority order first,
- * not one i reads, not an optional one (a load: its spill would only add a store and loads), none with a spill
- * store pending; each read of it then loads a register element the input does not use (pack_spill.c).  True if
- * one was spilled. */
+/* cf->press: spills a value waiting (s->is[v]) to make room for op i at p: with press 2 first the values at their
+ * last chance (s->mand, lima's "max" nodes, which its try_spill_nodes spills first: a spill instead of the move each
+ * would take), then the lowest in the priority order; not one i reads, not an optional one (a load: its spill would
+ * only add a store and loads), none with a spill store pending; each read of it then loads a register element the
+ * input does not use (pack_spill.c).  True if one was spilled. */
 static bool press_spill(struct bu_run *s, int i, int p)
 {
     struct bu *U = &s->U;
     const struct rop *x = &U->R->o[i];
+    for (int k = 0; k < s->nmand && s->cf->press > 1; k++) {
+        int v = s->mand[k];
+        bool read = false;
+        for (int r = 0; r < x->nref; r++)
+            read |= x->ref[r] == v;
+        if (U->R->o[v].pos < 0 && !read && !BU_OPT(U, v) && !tsr_route_spill_pending(U, v) &&
+            tsr_route_spill_value(U, v, p, s->S, s->scap))
+            return true;
+    }
     for (int k = s->nl - 1; k >= 0; k--) {
         int v = s->order[k];
         bool read = false;
