@@ -180,10 +180,11 @@ Test(utgard_pack, corpus_against_lima, .timeout = 1200)
     cr_expect_eq(reports_all, 0u);
     /* (the units an op may take, the lanes a store writes, the critical path, the moves' capacity, the moves of the
      * next bundle's values in free slots and after the operations, lima's moves of a load optional, its self copies
-     * dropped, spills to make room: 10 programs at or below lima's count with every scheduler
-     * setting, docs/PERFORMANCE.md "Utgard GP packer quality"; a sanitizer build tries the first 5 settings, whose
-     * shortest schedules are longer on some programs but reach the same 10) */
-    cr_expect_geq(le, 10u);
+     * dropped, spills to make room, moves of the next bundle's values serving only the reads after them: 13
+     * programs at or below lima's count with every scheduler setting, docs/PERFORMANCE.md "Utgard GP packer quality";
+     * a sanitizer build tries the first 5 settings, whose shortest schedules are longer on some programs but reach the
+     * same 13) */
+    cr_expect_geq(le, 13u);
 }
 
 /* The units of an op's declaration and the lanes of masked stores (docs/pack.md "Values through forwards"): two
@@ -395,9 +396,9 @@ static int pack_corpus_with(const char *name, const struct tsr_route_cfg *list, 
 }
 
 /* cf->press (docs/pack.md "Values through forwards"): with the limits on values waiting holding an op back, a value
- * waiting goes through a register.  The packer's first setting with it packs these programs of the corpus shorter
- * than without it (86 against 98, 55 against 58, 23 against 24 at 2ad91a6 + press), each packed program valid and
- * computing lima's varyings. */
+ * waiting goes through a register.  With it the packer's first setting packs these programs of the corpus, shorter
+ * than without it, where without it they pack at all (buffer-wireframe 84 and bump-height 54 with it, neither packs
+ * without; ideas-logo-flat 23 against 24), each packed program valid and computing lima's varyings. */
 /* (no .timeout here or below: with them, libcriterion leaks 48 bytes that LeakSanitizer reports when this file runs
  * with --jobs 2, which fails the sanitizer pass; each test takes seconds) */
 Test(utgard_pack, press_spill)
@@ -411,8 +412,8 @@ Test(utgard_pack, press_spill)
     static const char *const progs[] = { "glmark2_buffer-wireframe", "glmark2_bump-height", "glmark2_ideas-logo-flat" };
     for (size_t k = 0; k < sizeof progs / sizeof *progs; k++) {
         int a = pack_corpus_with(progs[k], &on, 1, false), b = pack_corpus_with(progs[k], &off, 1, false);
-        printf("press_spill: %s: %d bundles with press, %d without\n", progs[k], a, b);
-        cr_expect(a > 0 && b > 0 && a < b, "%s: %d bundles with press, %d without", progs[k], a, b);
+        printf("press_spill: %s: %d bundles with press, %d without (-1: not packed)\n", progs[k], a, b);
+        cr_expect(a > 0 && (b < 0 || a < b), "%s: %d bundles with press, %d without", progs[k], a, b);
     }
 }
 

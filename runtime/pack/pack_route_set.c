@@ -9,22 +9,21 @@
 /* The scheduler's settings tried, in order: the shortest schedule wins (the first among equals).  Each runs a whole
  * schedule (it stops only when it cannot beat the best), so the list holds the settings that reach the shortest
  * schedule of some program of the corpus of lima programs.  All move the values of the next bundle's last chance in
- * the slots left free (pre).  Picked by bench/bench_routepick.c --grid: of 126 candidates (the 10 settings of 8c63093,
- * each with each value of cf->press, and 96 of a fixed pseudo-random sequence over the fields' values), each measured
- * alone on the corpus, first the 5 that reach the most programs at or below lima's count (a sanitizer build tries
- * only those: 1,049 instructions, 10 at lima's count), then while the total falls the one that lowers it most: 11 in
- * all, 1,038 instructions (8c63093's 10: 1,041; 2ad91a6's 15: 1,058).  The first packs every program of the corpus
- * alone. */
+ * the slots left free (pre).  Picked by bench/bench_routepick.c --grid: of 126 candidates (the 11 settings of
+ * 7ef2bc6, each with each value of cf->press, and 96 of a fixed pseudo-random sequence over the fields' values), each
+ * measured alone on the corpus, first the 5 that reach the most programs at or below lima's count (a sanitizer build
+ * tries only those: 1,041 instructions, 13 at lima's count), then while the total falls the one that lowers it most:
+ * 9 in all, 1,033 instructions, 13 at lima's count (7ef2bc6's 11: 1,038, 10; 2ad91a6's 15: 1,058, 10).  The first
+ * packs every program of the corpus alone. */
 static const struct tsr_route_cfg cfgs[] = {
-    { 0, 0, false, false, -1, 2, 0, 0, true, 2, 2, 1 },   { 0, 0, true, false, 0, 2, 0, 0, true, 1, 2, 0 },
-    { 8, 4, false, true, 1, 1, 191, 0, true, 0, 2, 0 },   { 8, 4, true, false, 0, 0, 0, 0, true, 1, 2, 0 },
-    { 0, 0, true, true, 0, 2, 2, 0, true, 2, 2, 0 },      { 0, 0, false, false, -1, 2, 0, 0, true, 2, 2, 2 },
-    { 0, 0, true, true, 2, 2, 173, 4, true, 1, 1, 0 },    { 8, 3, true, true, 2, 1, 981, 2, true, 2, 2, 0 },
-    { 0, 0, true, true, -1, 1, 364, 0, true, 1, 2, 0 },   { 0, 0, false, false, -1, 2, 0, 0, true, 2, 0, 1 },
-    { 0, 0, false, true, 1, 2, 312, 0, true, 1, 0, 0 },
+    { 0, 0, false, false, -1, 2, 0, 0, true, 2, 2, 1 },   { 0, 0, true, false, 0, 2, 0, 0, true, 1, 2, 2 },
+    { 8, 4, true, true, -1, 1, 827, 2, true, 1, 1, 0 },   { 8, 4, false, true, 1, 1, 191, 0, true, 0, 2, 0 },
+    { 0, 0, true, true, 0, 2, 2, 0, true, 2, 2, 0 },      { 8, 4, true, false, 0, 0, 0, 0, true, 1, 2, 0 },
+    { 8, 3, true, true, 2, 1, 981, 2, true, 2, 2, 0 },    { 0, 0, true, true, 2, 2, 173, 4, true, 1, 1, 0 },
+    { 0, 0, true, true, 1, 2, 711, 4, true, 2, 1, 2 },
 };
 
-_Static_assert(sizeof cfgs / sizeof *cfgs == 11, "tsr_pack_route_settings names 11 settings");
+_Static_assert(sizeof cfgs / sizeof *cfgs == 9, "tsr_pack_route_settings names 9 settings");
 
 /* Tried only when no setting of the list schedules the program (none does on the corpus): the settings of 2ad91a6
  * that schedule every program of the corpus alone, the plainest first (limits 8 and 4, no reservation; then the
@@ -82,9 +81,9 @@ const struct tsr_route_cfg *tsr_route_settings_own(int *n)
 const char *tsr_pack_route_settings(void)
 {
 #ifdef ROUTE_FEW
-    return "5 of 11 scheduler settings (a build with AddressSanitizer): 0 to 4";
+    return "5 of 9 scheduler settings (a build with AddressSanitizer): 0 to 4";
 #else
-    return "all 11 scheduler settings";
+    return "all 9 scheduler settings";
 #endif
 }
 

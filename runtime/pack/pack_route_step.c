@@ -318,7 +318,17 @@ static void fill_next(struct bu_run *s, int p)
             int mi = tsr_route_bu_new_move(U, v, s->mvorder[mm]);
             if (mi < 0)
                 continue;
-            if (tsr_route_bu_place_any(U, mi, p, S, ns))
+            /* (as in feed_due, the move serves the reads before its bundle, after S; a read in bundle p itself
+             * stays for the producer: complex1's, read at age 2 only, then goes two bundles up, where its move
+             * in the bundle of its readers is lima's, and not three) */
+            int nr = 0;
+            for (int s2 = 0; s2 < ns; s2++)
+                if (R->o[S[s2][0]].pos < p) {
+                    S[ns + nr][0] = S[s2][0];
+                    S[ns + nr][1] = S[s2][1];
+                    nr++;
+                }
+            if (nr > 0 && tsr_route_bu_place_any(U, mi, p, S + ns, nr))
                 break;
             tsr_route_bu_drop_last(R);
         }
