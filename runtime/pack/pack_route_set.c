@@ -25,9 +25,11 @@ static const struct tsr_route_cfg cfgs[] = {
 
 _Static_assert(sizeof cfgs / sizeof *cfgs == 9, "tsr_pack_route_settings names 9 settings");
 
-/* Tried only when no setting of the list schedules the program (none does on the corpus): the settings of 2ad91a6
- * that schedule every program of the corpus alone, the plainest first (limits 8 and 4, no reservation; then the
- * moves' capacity with every optional move kept as an operation, direct 0). */
+/* Tried only when no setting of the list schedules the program (none does on the corpus): two settings of 2ad91a6,
+ * the plainest first (limits 8 and 4, no reservation; then the moves' capacity with every optional move kept as an
+ * operation, direct 0).  There each scheduled every program of the corpus alone; since the moves of the next
+ * bundle's values serve only the reads after them (5fa3c01) each fails on one (bump-height, buffer-wireframe) that
+ * the other schedules. */
 static const struct tsr_route_cfg fallback[] = {
     { 8, 4, false, false, -1, 0, 0, 0, true, 2, 2, 0 }, { 0, 0, false, false, -1, 2, 0, 0, true, 0, 0, 0 },
 };
