@@ -227,6 +227,13 @@ static void emit_slot_switch(struct sg *g, int k, bool commit, const bool *fknow
     free(done);
 }
 
+/* The C condition that the op of *I in slot k is one of that slot's (an op index the description has, declared for
+ * slot k): the check before an op runs (sim_exec) and the decode cache's once per bundle (sim_ops_ok). */
+static const char *slot_ok(struct sg *g, int k)
+{
+    return sg_fmt(g, "I->op[%d] < %d && sim_op_slot[I->op[%d]] == %d", k, g->m->nops, k, k);
+}
+
 static void emit_format(struct sg *g, int fi)
 {
     const struct mdl_model *m = g->m;
@@ -265,8 +272,8 @@ static void emit_format(struct sg *g, int fi)
     sg_line(g, "if (!checked) {");
     for (int i = 0; i < f->nslots; i++) {
         int k = f->slots[i];
-        sg_line(g, "    if (I->op[%d] >= %d || sim_op_slot[I->op[%d]] != %d) { rc = tsr_sim_error(&S->core, pc, \"no "
-                "operation in slot %s at 0x%%08\" PRIx32, pc); goto out; }", k, m->nops, k, k, m->slots[k].name);
+        sg_line(g, "    if (!(%s)) { rc = tsr_sim_error(&S->core, pc, \"no operation in slot %s at 0x%%08\" PRIx32, pc); "
+                "goto out; }", slot_ok(g, k), m->slots[k].name);
     }
     sg_line(g, "}");
     for (int i = 0; i < f->nslots; i++)
@@ -479,8 +486,7 @@ static void emit_step(struct sg *g)
         const struct mdl_format *f = &m->formats[fi];
         tsr_buf_printf(g->o, "    case %d:\n        return true", fi);
         for (int i = 0; i < f->nslots; i++)
-            tsr_buf_printf(g->o, " &&\n               I->op[%d] < %d && sim_op_slot[I->op[%d]] == %d", f->slots[i],
-                           m->nops, f->slots[i], f->slots[i]);
+            tsr_buf_printf(g->o, " &&\n               %s", slot_ok(g, f->slots[i]));
         tsr_buf_puts(g->o, ";\n");
     }
     tsr_buf_puts(g->o, "    default:\n        return false;\n    }\n}\n\n");

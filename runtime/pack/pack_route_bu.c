@@ -398,9 +398,7 @@ int tsr_route_bu_new_move(struct bu *U, int v, int m)
         tsr_pack_ev_free(&e);
     }
     if (R->o[mi].fwd < 0) {
-        free(R->o[mi].tmpl);
-        free(R->o[mi].itext);
-        R->n--;
+        tsr_route_bu_drop_last(R);
         return -1;
     }
     return mi;

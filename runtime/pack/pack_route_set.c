@@ -113,11 +113,8 @@ int tsr_route_schedule(struct route *R, int n0, const int *live, int nl, const s
         R->by_demand = again;
         again = false;
         /* (from the input again: the moves of the last try gone) */
-        while (R->n > n0) {
-            free(R->o[R->n - 1].tmpl);
-            free(R->o[R->n - 1].itext);
-            R->n--;
-        }
+        while (R->n > n0)
+            tsr_route_bu_drop_last(R);
         struct route_bundle *B = NULL;
         int nb = 0, a = -1;
         char e[300] = "";
@@ -148,11 +145,8 @@ int tsr_route_schedule(struct route *R, int n0, const int *live, int nl, const s
     }
     if (best) {
         /* (the placement of the best again: the operations' cyc, texts and words are the last run's) */
-        while (R->n > n0) {
-            free(R->o[R->n - 1].tmpl);
-            free(R->o[R->n - 1].itext);
-            R->n--;
-        }
+        while (R->n > n0)
+            tsr_route_bu_drop_last(R);
         free(best);
         R->by_demand = bestd;
         rc = tsr_route_bu_run(R, n0, live, nl, succ, tr[besti], bestn + 1, out, nbp, err, errn, at);

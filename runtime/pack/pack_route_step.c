@@ -50,6 +50,24 @@ static int live_count(const struct bu *U, bool *is, int p, int *due, bool *nx, i
     return n;
 }
 
+/* The reads S[0..ns) ((op, source) pairs) placed before position pp (later in the program: a feeder at pp reaches
+ * them, a read in bundle pp itself it does not) into T; their count, and in *qm (when not NULL) the least position
+ * among them (pp when none). */
+static int reads_before(const struct route *R, int (*S)[2], int ns, int pp, int (*T)[2], int *qm)
+{
+    int nt = 0, q = pp;
+    for (int k = 0; k < ns; k++)
+        if (R->o[S[k][0]].pos < pp) {
+            T[nt][0] = S[k][0];
+            T[nt][1] = S[k][1];
+            q = R->o[S[k][0]].pos < q ? R->o[S[k][0]].pos : q;
+            nt++;
+        }
+    if (qm)
+        *qm = q;
+    return nt;
+}
+
 /* Step 1's feeders, at position p: a feeder for each value s->mand[0..nmand) at its last chance (no feeder could
  * reach its farthest outstanding read from p + 1) whose producer is not placed: a move (templates in
  * s->mvorder[0..nmo), the least needed slots first) in bundle p or, when p has no slot left for one, in a bundle
@@ -87,14 +105,7 @@ static int feed_due(struct bu_run *s, int p)
         }
         int (*T)[2] = S + ns;
         for (int pp = p; pp > p - U->hmove && pp > 0 && !done; pp--) {
-            int nt = 0, qm = pp;
-            for (int s2 = 0; s2 < ns; s2++)
-                if (R->o[S[s2][0]].pos < pp) {
-                    T[nt][0] = S[s2][0];
-                    T[nt][1] = S[s2][1];
-                    qm = R->o[S[s2][0]].pos < qm ? R->o[S[s2][0]].pos : qm;
-                    nt++;
-                }
+            int qm, nt = reads_before(R, S, ns, pp, T, &qm);
             if (!nt || qm + U->hmove < p)
                 continue;
             for (int mm = 0; mm < s->nmo && !done; mm++) {
@@ -122,6 +133,17 @@ static int feed_due(struct bu_run *s, int p)
     return 0;
 }
 
+/* cf->press: spills value v, waiting, at p to make room for op x, unless x reads it, it is optional (a load: its
+ * spill would only add a store and loads) or a spill store of it is pending; true if spilled. */
+static bool press_one(struct bu_run *s, const struct rop *x, int v, int p)
+{
+    struct bu *U = &s->U;
+    for (int r = 0; r < x->nref; r++)
+        if (x->ref[r] == v)
+            return false;
+    return !BU_OPT(U, v) && !tsr_route_spill_pending(U, v) && tsr_route_spill_value(U, v, p, s->S, s->scap);
+}
+
 /* cf->press: spills a value waiting (s->is[v]) to make room for op i at p: with press 2 first the values at their
  * last chance (s->mand, lima's "max" nodes, which its try_spill_nodes spills first: a spill instead of the move each
  * would take), then the lowest in the priority order; not one i reads, not an optional one (a load: its spill would
@@ -129,26 +151,13 @@ static int feed_due(struct bu_run *s, int p)
  * input does not use (pack_spill.c).  True if one was spilled. */
 static bool press_spill(struct bu_run *s, int i, int p)
 {
-    struct bu *U = &s->U;
-    const struct rop *x = &U->R->o[i];
-    for (int k = 0; k < s->nmand && s->cf->press > 1; k++) {
-        int v = s->mand[k];
-        bool read = false;
-        for (int r = 0; r < x->nref; r++)
-            read |= x->ref[r] == v;
-        if (U->R->o[v].pos < 0 && !read && !BU_OPT(U, v) && !tsr_route_spill_pending(U, v) &&
-            tsr_route_spill_value(U, v, p, s->S, s->scap))
+    const struct rop *x = &s->U.R->o[i];
+    for (int k = 0; k < s->nmand && s->cf->press > 1; k++)
+        if (s->U.R->o[s->mand[k]].pos < 0 && press_one(s, x, s->mand[k], p))
             return true;
-    }
-    for (int k = s->nl - 1; k >= 0; k--) {
-        int v = s->order[k];
-        bool read = false;
-        for (int r = 0; r < x->nref; r++)
-            read |= x->ref[r] == v;
-        if (s->is[v] && !read && !BU_OPT(U, v) && !tsr_route_spill_pending(U, v) &&
-            tsr_route_spill_value(U, v, p, s->S, s->scap))
+    for (int k = s->nl - 1; k >= 0; k--)
+        if (s->is[s->order[k]] && press_one(s, x, s->order[k], p))
             return true;
-    }
     return false;
 }
 
@@ -314,21 +323,15 @@ static void fill_next(struct bu_run *s, int p)
         if (R->o[v].lo >= 2 && tsr_route_bu_deps_ok(U, v, p + 1) && p + 1 - qhi >= R->o[v].lo &&
             p + 1 - qlo <= R->o[v].hi)
             continue;
-        for (int mm = 0; mm < s->nmo; mm++) {
+        /* (as in feed_due, the move serves the reads before its bundle, after S; a read in bundle p itself stays
+         * for the producer: complex1's, read at age 2 only, then goes two bundles up, where its move in the bundle
+         * of its readers is lima's, and not three) */
+        int nr = reads_before(R, S, ns, p, S + ns, NULL);
+        for (int mm = 0; mm < s->nmo && nr > 0; mm++) {
             int mi = tsr_route_bu_new_move(U, v, s->mvorder[mm]);
             if (mi < 0)
                 continue;
-            /* (as in feed_due, the move serves the reads before its bundle, after S; a read in bundle p itself
-             * stays for the producer: complex1's, read at age 2 only, then goes two bundles up, where its move
-             * in the bundle of its readers is lima's, and not three) */
-            int nr = 0;
-            for (int s2 = 0; s2 < ns; s2++)
-                if (R->o[S[s2][0]].pos < p) {
-                    S[ns + nr][0] = S[s2][0];
-                    S[ns + nr][1] = S[s2][1];
-                    nr++;
-                }
-            if (nr > 0 && tsr_route_bu_place_any(U, mi, p, S + ns, nr))
+            if (tsr_route_bu_place_any(U, mi, p, S + ns, nr))
                 break;
             tsr_route_bu_drop_last(R);
         }

@@ -704,10 +704,8 @@ bool tsr_route_spill_waiting(struct bu *U, int p, int (*S)[2], int cap)
 {
     struct route *R = U->R;
     for (int v = 0; v < U->n0; v++) {
-        if (R->o[v].pos >= 0 || R->o[v].dropped || tsr_route_bu_ready(U, v, p))
-            continue;
-        int ns = tsr_route_bu_outstanding(U, v, S, cap);
-        if (ns && spill(U, v, p, S, ns, false))
+        if (R->o[v].pos < 0 && !R->o[v].dropped && !tsr_route_bu_ready(U, v, p) &&
+            tsr_route_spill_value(U, v, p, S, cap))
             return true;
     }
     return false;
