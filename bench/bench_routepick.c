@@ -1,10 +1,12 @@
 /* The settings of the packer of programs with value names (docs/pack.md "Values through forwards";
  * runtime/pack/pack_route_set.c), measured on a target's corpus (bench/corpora.h): each corpus program is unbundled
- * (tsr_unbundle) and packed again (tsr_pack_text) with one setting alone (tsr_route_settings_use), and its bundles
- * are counted against the original's instructions.  Quality, not speed: no timing.
+ * (tsr_unbundle) and packed again (tsr_pack_text) with one setting alone (tsr_route_settings_use, without the
+ * squeaky wheel rounds), and its bundles are counted against the original's instructions.  Quality, not speed: no
+ * timing.
  *
  *   bench_routepick [TARGET]           each of the packer's own settings alone, then all of them (the portfolio)
  *   bench_routepick --grid [TARGET]    also the candidates of a grid (each own setting with each other cf->press,
+ *                                      each with cf->fifo flipped, each with cf->late with cf->mpri flipped,
  *                                      and 96 of a fixed pseudo-random sequence over the fields' values),
  *                                      then a greedy pick: first the FEW settings that reach the most programs at or
  *                                      below the original's count (then the fewest bundles), then, while the total
@@ -41,7 +43,7 @@ struct prog {
 static void measure(struct prog *ps, size_t np, const struct tsr_target *t, const struct tsr_route_cfg *list, int n,
                     int *out)
 {
-    tsr_route_settings_use(list, n, false);
+    tsr_route_settings_use(list, n, false, false);
     for (size_t i = 0; i < np; i++) {
         struct tsr_diag d;
         struct tsr_buf o = { 0 };
@@ -53,14 +55,14 @@ static void measure(struct prog *ps, size_t np, const struct tsr_target *t, cons
         tsr_pack_stats_free(&st);
         tsr_diag_fini(&d);
     }
-    tsr_route_settings_use(NULL, 0, false);
+    tsr_route_settings_use(NULL, 0, false, false);
 }
 
 static void cfg_text(const struct tsr_route_cfg *c, char *b, size_t n)
 {
-    snprintf(b, n, "{ %d, %d, %s, %s, %d, %d, %u, %d, %s, %d, %d, %d }", c->lim, c->due, c->depth ? "true" : "false",
-             c->live ? "true" : "false", c->slack, c->fit, c->seed, c->thr, c->pre ? "true" : "false", c->late,
-             c->direct, c->press);
+    snprintf(b, n, "{ %d, %d, %s, %s, %d, %d, %u, %d, %s, %d, %d, %d, %d, %d }", c->lim, c->due,
+             c->depth ? "true" : "false", c->live ? "true" : "false", c->slack, c->fit, c->seed, c->thr,
+             c->pre ? "true" : "false", c->late, c->direct, c->press, c->fifo, c->mpri);
 }
 
 /* The fewest bundles of program i over the chosen settings (r: per setting, np results each); -1: none packs it. */
@@ -137,7 +139,7 @@ static int run_target(const struct tsr_target *t, bool grid)
     int nown = 0;
     const struct tsr_route_cfg *own = tsr_route_settings_own(&nown);
     int ncand = nown;
-    struct tsr_route_cfg *cand = calloc((size_t)(3 * nown + NRAND + 1), sizeof *cand);
+    struct tsr_route_cfg *cand = calloc((size_t)(5 * nown + NRAND + 1), sizeof *cand);
     memcpy(cand, own, (size_t)nown * sizeof *cand);
     if (grid) {
         for (int k = 0; k < nown; k++)
@@ -146,6 +148,15 @@ static int run_target(const struct tsr_target *t, bool grid)
                     cand[ncand] = own[k];
                     cand[ncand++].press = pr;
                 }
+        for (int k = 0; k < nown; k++) {
+            cand[ncand] = own[k];
+            cand[ncand++].fifo = !own[k].fifo;
+        }
+        for (int k = 0; k < nown; k++)
+            if (own[k].late) {
+                cand[ncand] = own[k];
+                cand[ncand++].mpri = !own[k].mpri;
+            }
         unsigned x = 12345;
 #define RN(n) ((x = x * 1103515245u + 12345u), (int)((x >> 16) % (unsigned)(n)))
         for (int k = 0; k < NRAND; k++) {
@@ -163,6 +174,8 @@ static int run_target(const struct tsr_target *t, bool grid)
             q->late = RN(3);
             q->direct = RN(3);
             q->press = RN(3);
+            q->fifo = RN(2);
+            q->mpri = q->late ? RN(2) : 0;
         }
 #undef RN
     }

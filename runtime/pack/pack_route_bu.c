@@ -256,8 +256,14 @@ bool tsr_route_bu_place(struct bu *U, int f, int p, int (*S)[2], int ns)
         if (breaks_end_rule(U, p))
             ok = false;
     }
-    if (ok)
+    if (ok) {
+        for (int r = 0; r < x->nref; r++) {
+            int v = x->ref[r];
+            if (v < U->n0 && (x->move || U->ins[v] < 0))
+                U->ins[v] = U->nins++;
+        }
         return true;
+    }
     /* undo: f out, the readers back to no feeder, their bundles as they were (formed again: the same texts
      * give the same bundle) */
     *b = old;
@@ -416,7 +422,8 @@ void tsr_route_bu_drop_last(struct route *R)
  * in the unit of the input; the readers of each value; the moves' reach and slots; the priority (depth, order,
  * target); the limits (cf->lim and cf->due, or with cf->fit from the moves' capacity); the scratch arrays. */
 static void setup(struct bu_run *s, struct route *R, int n0, const int *live, int nl,
-                  const struct tsr_pack_elist *succ, const struct tsr_route_cfg *cf, char *err, size_t errn, int *at)
+                  const struct tsr_pack_elist *succ, const struct tsr_route_cfg *cf, const int *order, char *err,
+                  size_t errn, int *at)
 {
     memset(s, 0, sizeof *s);
     struct bu *U = &s->U;
@@ -466,8 +473,15 @@ static void setup(struct bu_run *s, struct route *R, int n0, const int *live, in
     int cpl = tsr_route_crit_depth(R, live, nl, succ, U->direct, s->depth);
     s->target = cf->slack >= 0 ? cpl + cf->slack : -1;
     s->order = malloc(((size_t)nl + 1) * sizeof *s->order);
-    tsr_route_crit_order(live, nl, s->depth, cf->depth, cf->seed, s->order);
+    if (order)
+        memcpy(s->order, order, (size_t)nl * sizeof *order);
+    else
+        tsr_route_crit_order(live, nl, s->depth, cf->depth, cf->seed, s->order);
     s->is = calloc((size_t)n0 + 1, sizeof *s->is);
+    U->ins = malloc(((size_t)n0 + 1) * sizeof *U->ins);
+    for (int k = 0; k <= n0; k++)
+        U->ins[k] = -1;
+    s->dyn = malloc(((size_t)nl + 1) * sizeof *s->dyn);
     s->mand = malloc(((size_t)n0 + 1) * sizeof *s->mand);
     s->slot = calloc((size_t)n0 + 1, sizeof *s->slot);
     for (int k = 0; k < nl; k++)
@@ -511,6 +525,8 @@ static void teardown(struct bu_run *s)
     free(s->U.B);
     free(s->depth);
     free(s->order);
+    free(s->dyn);
+    free(s->U.ins);
     free(s->is);
     free(s->nx);
     free(s->dmark);
@@ -571,11 +587,12 @@ static int fill_empty(struct bu *U, struct route_bundle *B, int nb, char *err, s
 
 /* (pack_route_bu.h) */
 int tsr_route_bu_run(struct route *R, int n0, const int *live, int nl, const struct tsr_pack_elist *succ,
-                     const struct tsr_route_cfg *cf, int cap, struct route_bundle **out, int *nbp, char *err, size_t errn, int *at)
+                     const struct tsr_route_cfg *cf, const int *order, int cap, struct route_bundle **out, int *nbp,
+                     char *err, size_t errn, int *at)
 {
     struct bu_run s;
     *at = -1;
-    setup(&s, R, n0, live, nl, succ, cf, err, errn, at);
+    setup(&s, R, n0, live, nl, succ, cf, order, err, errn, at);
     struct bu *U = &s.U;
     int rc = 0;
     /* bundle p (from the end) while an op is left to place (or an optional one is wanted) */

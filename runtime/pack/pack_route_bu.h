@@ -22,6 +22,9 @@ struct bu {
     int demand[64];             /* per slot: the operations ready at the bundle being filled that need it */
     uint64_t resv_mask;         /* a placement keeps at least resv of these slots free in its bundle */
     int resv;
+    int *ins;                   /* per input op: when its value joined the values waiting (cfg.fifo; -1: not yet):
+                                   a count of such events, a move of it counting again (it waits anew) */
+    int nins;
     struct tsr_buf tb;
 };
 
@@ -36,6 +39,7 @@ struct bu_run {
     int *depth;                 /* per input op: the longest path to it from the start (tsr_route_crit_depth) */
     int target;                 /* cf->slack >= 0: the critical path's length + slack, else -1 */
     int *order;                 /* live[] by the scheduler's priority (tsr_route_crit_order) */
+    int *dyn;                   /* cf->fifo: order by depth, then by U.ins (step 2) */
     uint64_t *slot;             /* per input op: the slots (the first 64) of its instance in the input */
     uint64_t mvslot[64];        /* per move template: the slots it may go to */
     int mvhi[64];               /* per move template: the largest age its result is readable at */
@@ -153,10 +157,11 @@ void tsr_route_crit_capacity(const uint64_t *mvslot, const int *mvhi, int nmv, i
 
 
 /* pack_route_bu.c: one bottom-up schedule of the input operations live[0..nl) of R with setting cf, at most cap
- * bundles (tsr_route_schedule's contract otherwise).  Returns 0, or -1 (the message in err, the operation it
+ * bundles (tsr_route_schedule's contract otherwise); order: the live ops by priority (nl of them, copied) instead of
+ * the setting's own (tsr_route_crit_order), or NULL.  Returns 0, or -1 (the message in err, the operation it
  * concerns in *at), or -2 when cap was reached. */
 int tsr_route_bu_run(struct route *R, int n0, const int *live, int nl, const struct tsr_pack_elist *succ,
-                     const struct tsr_route_cfg *cf, int cap, struct route_bundle **out, int *nbp, char *err,
-                     size_t errn, int *at);
+                     const struct tsr_route_cfg *cf, const int *order, int cap, struct route_bundle **out, int *nbp,
+                     char *err, size_t errn, int *at);
 
 #endif

@@ -24,7 +24,13 @@
  * U->flip); cf->press: when the limits on values waiting hold an op back, a value waiting whose reads can all load a
  * register goes through one (pack_spill.c; the lowest priority first, not one the op reads, no optional one) and the
  * op is tried again, lima's spill of a live value to make room for the node it schedules (try_spill_nodes); press 2:
- * the values at their last chance first, as lima spills its "max" nodes first. */
+ * the values at their last chance first, as lima spills its "max" nodes first; cf->fifo: step 2 takes the ops by
+ * depth (the longest path from the start), then in the order their values began to wait (a reader placed; a move
+ * of the value placed counts as a new start), then by the order above: Mesa's gpir scheduler keeps its ready list
+ * so (a node goes in after every node of its distance or more when a user of it is scheduled, and a move's source
+ * again when the move is); cf->mpri (with cf->late): the producers of the values at their last chance are not
+ * placed first (step 1) but take their turn in step 2's order, the values' moves placed after the operations for
+ * those not placed: lima's "max" nodes are nodes of its ready list like the others, a move slot reserved for each. */
 struct tsr_route_cfg {
     int lim, due;
     bool depth, live;
@@ -34,14 +40,18 @@ struct tsr_route_cfg {
     bool pre;
     int late, direct;
     int press;
+    int fifo;
+    int mpri;
 };
 
 /* pack_route_set.c: the packer tries list[0..n) (at most TSR_ROUTE_MAXCFG; copied) instead of its own settings, in
- * every thread, until called again; n 0 (or list NULL): its own again.  fallback: when none of them schedules a
- * program, its fallback settings are tried as after its own (else the program is not packed: a setting measured
- * alone).  Returns 0, or -1 when n is out of range (nothing changed).  Not for use while another thread packs. */
+ * every thread, until called again; n 0 (or list NULL): its own again, with the squeaky wheel rounds.  fallback:
+ * when none of them schedules a program, its fallback settings are tried as after its own (else the program is not
+ * packed: a setting measured alone).  improve: the squeaky wheel rounds run on the best of them as after its own
+ * (pack_route_set.c swo; else the list's shortest schedule is the result).  Returns 0, or -1 when n is out of range
+ * (nothing changed).  Not for use while another thread packs. */
 #define TSR_ROUTE_MAXCFG 64
-int tsr_route_settings_use(const struct tsr_route_cfg *list, int n, bool fallback);
+int tsr_route_settings_use(const struct tsr_route_cfg *list, int n, bool fallback, bool improve);
 /* pack_route_set.c: the packer's own settings, *n of them (the ones a build with AddressSanitizer tries first). */
 const struct tsr_route_cfg *tsr_route_settings_own(int *n);
 

@@ -6,6 +6,7 @@
  * struct bu_run (pack_route_bu.h).  Nothing here names a target, a unit or a field. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 #include "pack_route_bu.h"
 
@@ -209,7 +210,7 @@ static void last_chance(struct bu_run *s, int p)
     }
     s->nmo = nmo;
     /* (the producers first, then, before the operations or with cf->late after them, moves) */
-    for (int k = 0; k < nmand; k++) {
+    for (int k = 0; k < nmand && !(s->late && s->cf->mpri); k++) {
         int v = s->mand[k];
         if (R->o[v].pos >= 0)
             continue;
@@ -233,8 +234,26 @@ static void place_ready(struct bu_run *s, int p)
     int (*S)[2] = s->S;
     int nl = s->nl;
     bool *is = s->is, *nx = s->nx, *dmark = s->dmark;
+    const int *order = s->order;
     for (bool again = true; again;) {
         again = false;
+        if (cf->fifo) {
+            /* (lima's ready list: by depth, then in the order the values began to wait) */
+            memcpy(s->dyn, s->order, (size_t)nl * sizeof *s->dyn);
+            for (int a = 1; a < nl; a++) {
+                int v = s->dyn[a], b = a;
+                int kv = U->ins[v] < 0 ? INT_MAX : U->ins[v];
+                while (b > 0) {
+                    int w = s->dyn[b - 1], kw = U->ins[w] < 0 ? INT_MAX : U->ins[w];
+                    if (s->depth[w] > s->depth[v] || (s->depth[w] == s->depth[v] && kw <= kv))
+                        break;
+                    s->dyn[b] = w;
+                    b--;
+                }
+                s->dyn[b] = v;
+            }
+            order = s->dyn;
+        }
         int due = 0, nnx = 0, nlive = live_count(U, is, p, &due, cf->fit == 2 ? nx : NULL, &nnx);
         uint64_t used = U->B[p].k ? tsr_route_bu_slots(R->t, U->B[p].w) : 0;
         /* (cf->late: the values at their last chance still without a feeder, each needing a far slot; dmark[v]:
@@ -248,7 +267,7 @@ static void place_ready(struct bu_run *s, int p)
         for (int k = 0; k < 3 * nl && !again; k++) {
             /* (first the ops at their latest position for the target length, then the producers of values
              * waiting, when asked: each placed ends a thread of moves, then the others) */
-            int i = s->order[k % nl], stage = k / nl;
+            int i = order[k % nl], stage = k / nl;
             bool urgent = s->target >= 0 && p + s->depth[i] >= s->target - 1;
             if ((stage == 0) != urgent || (!urgent && (stage == 1) != (cf->live && is[i])) ||
                 R->o[i].pos >= 0 || !tsr_route_bu_deps_ok(U, i, p) || !tsr_route_bu_wanted(U, i))
