@@ -404,11 +404,12 @@ static int pack_corpus_with(const char *name, const struct tsr_route_cfg *list, 
  * without; ideas-logo-flat 23 against 24), each packed program valid and computing lima's varyings. */
 /* (no .timeout here or below: with them, libcriterion leaks 48 bytes that LeakSanitizer reports when this file runs
  * with --jobs 2, which fails the sanitizer pass; each test takes seconds) */
+/* (the packer's first setting at 5fa3c01, the base of press_spill and squeaky_wheel) */
+static const struct tsr_route_cfg first_5fa3c01 = { 0, 0, false, false, -1, 2, 0, 0, true, 2, 2, 1, 0, 0 };
+
 Test(utgard_pack, press_spill)
 {
-    /* (the packer's first setting at 5fa3c01) */
-    const struct tsr_route_cfg first = { 0, 0, false, false, -1, 2, 0, 0, true, 2, 2, 1, 0, 0 };
-    struct tsr_route_cfg on = first, off = first;
+    struct tsr_route_cfg on = first_5fa3c01, off = first_5fa3c01;
     on.press = 1;
     off.press = 0;
     static const char *const progs[] = { "glmark2_buffer-wireframe", "glmark2_bump-height", "glmark2_ideas-logo-flat" };
@@ -460,9 +461,8 @@ Test(utgard_pack, mpri_order)
  * a shorter schedule than the setting's own (54 instructions), in both builds (8 rounds, 2 with AddressSanitizer). */
 Test(utgard_pack, squeaky_wheel)
 {
-    const struct tsr_route_cfg first = { 0, 0, false, false, -1, 2, 0, 0, true, 2, 2, 1, 0, 0 };
-    int a = pack_corpus_with("glmark2_bump-height", &first, 1, false, true);
-    int b = pack_corpus_with("glmark2_bump-height", &first, 1, false, false);
+    int a = pack_corpus_with("glmark2_bump-height", &first_5fa3c01, 1, false, true);
+    int b = pack_corpus_with("glmark2_bump-height", &first_5fa3c01, 1, false, false);
     printf("squeaky_wheel: glmark2_bump-height: %d bundles with the rounds, %d without\n", a, b);
     cr_expect(a > 0 && b > 0 && a < b, "glmark2_bump-height: %d bundles with the rounds, %d without", a, b);
 }

@@ -482,6 +482,7 @@ static void setup(struct bu_run *s, struct route *R, int n0, const int *live, in
     for (int k = 0; k <= n0; k++)
         U->ins[k] = -1;
     s->dyn = malloc(((size_t)nl + 1) * sizeof *s->dyn);
+    memcpy(s->dyn, s->order, (size_t)nl * sizeof *s->dyn);   /* (cf->fifo: sorted again in place at each round) */
     s->mand = malloc(((size_t)n0 + 1) * sizeof *s->mand);
     s->slot = calloc((size_t)n0 + 1, sizeof *s->slot);
     for (int k = 0; k < nl; k++)

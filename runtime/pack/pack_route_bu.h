@@ -39,7 +39,7 @@ struct bu_run {
     int *depth;                 /* per input op: the longest path to it from the start (tsr_route_crit_depth) */
     int target;                 /* cf->slack >= 0: the critical path's length + slack, else -1 */
     int *order;                 /* live[] by the scheduler's priority (tsr_route_crit_order) */
-    int *dyn;                   /* cf->fifo: order by depth, then by U.ins (step 2) */
+    int *dyn;                   /* cf->fifo: order by depth, then by U.ins (step 2; kept sorted from round to round) */
     uint64_t *slot;             /* per input op: the slots (the first 64) of its instance in the input */
     uint64_t mvslot[64];        /* per move template: the slots it may go to */
     int mvhi[64];               /* per move template: the largest age its result is readable at */

@@ -238,8 +238,10 @@ static void place_ready(struct bu_run *s, int p)
     for (bool again = true; again;) {
         again = false;
         if (cf->fifo) {
-            /* (lima's ready list: by depth, then in the order the values began to wait) */
-            memcpy(s->dyn, s->order, (size_t)nl * sizeof *s->dyn);
+            /* (lima's ready list: by depth, then in the order the values began to wait, the ops whose values do not
+             * wait yet in s->order's order.  Sorted stably from the last round's order: the keys only grow (a value
+             * starts to wait, or waits anew after a move), so the array is nearly sorted, and the result is the one
+             * a sort of s->order gives, every key being distinct but those of the ops not waiting) */
             for (int a = 1; a < nl; a++) {
                 int v = s->dyn[a], b = a;
                 int kv = U->ins[v] < 0 ? INT_MAX : U->ins[v];
