@@ -165,7 +165,8 @@ Test(utgard, random_words_round_trip)
  *   ^N          -> ^U@A with U = N mod 6, A = this instruction - N div 6 (1 or 2)
  *   $N.c        -> $N.c (the register load unit reg1) or rN.c (reg0 loading a register; lima prints both as $)
  *   aN.c, $N.c that are reg0 of the previous instruction (codes 28-31) -> ^reg0@1.c
- *   t[N+addrK].c -> t[addrK+N].c; `branch ^N T` -> `branch ^p@0 T` (T without leading zeros); `nop` -> nothing
+ *   t[N+addrK].c -> t[addrK+N].c; `branch ^N T` -> `branch ^p@0 LX` (the label of instruction T: X = 16 T in hex,
+ *   the byte address); `nop` -> nothing
  * everything else (0, 1, unused, unknownK, aN.c, t[N].c, unknown_1 K) is equal. */
 struct toks { char *v[64]; int n; };
 
@@ -249,7 +250,7 @@ static int agrees(const char *ours, const char *lima, int i, const char *prev, c
 		split(lp.v[k], " \t", &lt);
 		if (lt.n >= 1 && !strcmp(lt.v[0], "branch")) {
 			if (ot.n != 3 || strcmp(ot.v[0], "branch") || strcmp(ot.v[1], "^p@0") || lt.n != 3 ||
-			    atoi(ot.v[2]) != atoi(lt.v[2])) {
+			    ot.v[2][0] != 'L' || strtol(ot.v[2] + 1, NULL, 16) != 16 * strtol(lt.v[2], NULL, 10)) {
 				snprintf(why, whylen, "branch '%s' vs '%s'", op.v[k], lp.v[k]);
 				return 0;
 			}
@@ -330,6 +331,36 @@ Test(utgard, disassembly_names_limas_operations_and_sources)
 	       agree);
 	cr_assert_eq(total, NWORDS);
 	cr_assert_eq(agree, total);
+}
+
+/* The corpus has no branch (lima flattens its programs' control flow): the comparison's branch case on a word
+ * assembled here, against the line lima prints for it (disasm.c: `branch ^N T`, T the target instruction in
+ * decimal, 3 digits), and a label: the assembler puts the label's instruction, not its byte address, in the field. */
+Test(utgard, branch_target_names_limas_instruction)
+{
+	const struct tsr_target *t = target();
+	const char *src = "    mov.p t[0].x\n    mov.p t[1].x; branch ^p@0 there\n    mov.a0/v0.x a0.x\nthere:\n"
+			  "    mov.a0/v0.y a0.x\n";
+	struct tsr_words words;
+	struct tsr_diag d;
+	tsr_diag_init(&d, TSR_DIAG_PRINT, stderr);
+	tsr_words_init(&words, 128);
+	cr_assert_eq(t->assemble("b.s", src, strlen(src), &words, &d), 0);
+	tsr_diag_fini(&d);
+	cr_assert_eq(words.count, 4u);
+	const uint32_t *w = tsr_words_at(&words, 1);
+	cr_expect_eq(w[3] >> 24, 3u, "branch_target %u, want instruction 3", w[3] >> 24);
+	struct tsr_buf text = { 0 };
+	t->disasm(w, 16, &text);
+	tsr_buf_append(&text, "", 1);
+	cr_expect(strstr(text.data, "branch ^p@0 L30"), "%s", text.data);
+	char why[256] = "";
+	cr_expect(agrees(text.data, "\tmov.p ^10 t[1].x |\tbranch ^10 003", 1, "a0", why, sizeof why), "%s: %s",
+		  text.data, why);
+	cr_expect(!agrees(text.data, "\tmov.p ^10 t[1].x |\tbranch ^10 004", 1, "a0", why, sizeof why), "%s",
+		  text.data);
+	tsr_words_free(&words);
+	tsr_buf_free(&text);
 }
 
 /* ---- the rule reg_store_end (utgard.mdl "Resources and hazards"; docs/mdl.md "Event patterns": `end`) ---- */

@@ -52,9 +52,11 @@ static void set_rand(const struct tsr_sim_desc *D, void *S, int s, int n, uint64
         }
 }
 
-/* Runs lima's program a and ours b from the same random attributes and uniforms (seed): both must end with no
- * report and leave the same varyings, bit for bit. */
-static void same_results(const char *name, const struct tsr_words *a, const struct tsr_words *b, uint64_t seed)
+/* Runs the program a and ours b from the same random attributes and uniforms (seed; the w lanes of the uniforms
+ * shifted by ubias, U[0] = u0 when not NULL): both must end with no report and leave the same varyings, bit for
+ * bit. */
+static void same_run(const char *name, const struct tsr_words *a, const struct tsr_words *b, const float *u0,
+                     float ubias, uint64_t seed)
 {
     const struct tsr_sim_desc *D = utgard()->sim;
     cr_assert_not_null(D);
@@ -66,14 +68,16 @@ static void same_results(const char *name, const struct tsr_words *a, const stru
         D->init(S[k]);
         uint64_t x = seed * 0x9e3779b97f4a7c15ull + 1;
         set_rand(D, S[k], sa, 16, &x, 0.0f);
-        set_rand(D, S[k], su, 64, &x, 20.0f);   /* (w away from 0: lima divides by it) */
+        set_rand(D, S[k], su, 64, &x, ubias);
+        if (u0)
+            memcpy(D->state(S[k], su, 0), u0, 16);
         const struct tsr_words *w = k ? b : a;
         rc[k] = TSR_SIM_OK;
         for (int i = 0; i < 10000 && (rc[k] == TSR_SIM_OK || rc[k] == TSR_SIM_STALL); i++)
             rc[k] = D->step(S[k], w->w, w->count * 4);
         if (rc[k] != TSR_SIM_HALTED)
-            cr_expect_fail("%s seed %llu: %s program: code %d: %s", name, (unsigned long long)seed, k ? "our" : "lima's",
-                           rc[k], D->ctl(S[k])->msg);
+            cr_expect_fail("%s seed %llu: %s program: code %d: %s", name, (unsigned long long)seed,
+                           k ? "our" : "the original", rc[k], D->ctl(S[k])->msg);
     }
     for (int e = 0; e < 16; e++)
         cr_expect_arr_eq(D->state(S[0], sv, e), D->state(S[1], sv, e), 16, "%s seed %llu: varying v%d differs", name,
@@ -82,6 +86,12 @@ static void same_results(const char *name, const struct tsr_words *a, const stru
         D->fini(S[k]);
         free(S[k]);
     }
+}
+
+/* lima's program a and ours b (same_run; the w lanes of the uniforms away from 0: lima divides by them) */
+static void same_results(const char *name, const struct tsr_words *a, const struct tsr_words *b, uint64_t seed)
+{
+    same_run(name, a, b, NULL, 20.0f, seed);
 }
 
 static unsigned count_ops(const char *s, size_t n)
@@ -477,4 +487,122 @@ Test(utgard_pack, fallback_settings)
     int b = pack_corpus_with("glmark2_light-phong", &weak, 1, true, false);
     cr_expect_eq(a, -1, "the setting alone packs light-phong (%d bundles): the test needs another", a);
     cr_expect_gt(b, 0, "with the fallback settings light-phong is not packed");
+}
+
+/* The original program src, unbundled (tsr_unbundle: value names, labels) and packed again: the packed program
+ * validates, and from each state of u0s[0..nu) and 4 seeds computes the original's varyings.  Returns its
+ * instructions; *out gets its text. */
+static size_t repack(const char *name, const char *src, const float (*u0s)[4], int nu, struct tsr_buf *out)
+{
+    const struct tsr_target *t = utgard();
+    struct tsr_words a, b;
+    tsr_words_init(&a, t->word_bits);
+    tsr_words_init(&b, t->word_bits);
+    struct tsr_diag d;
+    tsr_diag_init(&d, TSR_DIAG_STORE, NULL);
+    cr_assert_eq(t->assemble(name, src, strlen(src), &a, &d), 0, "%s", d.count ? d.entries[0].message : "?");
+    cr_assert_eq(tsr_validate(t->vdesc, a.w, a.count, 0, NULL, NULL), 0u, "%s: the original breaks a rule", name);
+    struct tsr_buf ub = { 0 };
+    unsigned pinned = 0;
+    cr_assert_eq(tsr_unbundle(t, name, a.w, NULL, a.count, 0, &ub, &pinned, &d), 0, "%s",
+                 d.count ? d.entries[0].message : "?");
+    int rc = tsr_pack_text(t, name, ub.data, ub.len, out, NULL, &d);
+    cr_assert_eq(rc, 0, "%s: %s\n%s", name, d.count ? d.entries[0].message : "?", ub.data);
+    cr_assert_eq(t->assemble(name, out->data, out->len, &b, &d), 0);
+    unsigned reports = (unsigned)tsr_validate(t->vdesc, b.w, b.count, 0, NULL, NULL);
+    cr_expect_eq(reports, 0u, "%s: %u validator reports:\n%s", name, reports, out->data);
+    for (int k = 0; k < nu; k++)
+        for (uint64_t seed = 1; seed <= 4; seed++)
+            same_run(name, &a, &b, u0s[k], 0.0f, seed);
+    size_t n = b.count;
+    tsr_diag_fini(&d);
+    tsr_buf_free(&ub);
+    tsr_words_free(&a);
+    tsr_words_free(&b);
+    return n;
+}
+
+/* A program with control flow (lima's code has a branch when a loop or an `if` is not flattened: a conditional
+ * branch on the pass unit's result of its own instruction, gpir codegen.c): the unbundler keeps the pass and the
+ * branch on one line (the branch reads the pass at age 0) and writes the target as a label; the packer packs each
+ * basic block alone, the branch in its block's last instruction with every other operation of the block at or
+ * before it, and puts the labels back before their blocks.  A forward branch, taken and not taken (U[0].x >= U[0].y
+ * or not): the four independent multiplies become two instructions, so the target moves, and the varying v2 stored
+ * before the branch is stored before it still. */
+Test(utgard_pack, forward_branch)
+{
+    const char *src = "    mul.m0 t[0].x a0.x; mul.m1 t[0].y a0.y\n"
+                      "    add.a0 ^m0@1 ^m1@1\n"
+                      "    add.a1/v2.x ^a0@1 t[0].z\n"
+                      "    ge.a0 t[0].x t[0].y\n"
+                      "    mov.p ^a0@1; branch ^p@0 skip\n"
+                      "    mul.m0 t[1].z a0.x\n"
+                      "    mul.m1 t[1].x a0.y\n"
+                      "    add.a0/v0.y ^m0@2 t[1].w\n"
+                      "    add.a1/v0.z ^m1@2 t[1].y\n"
+                      "skip:\n"
+                      "    mul.m0 t[2].x a0.z\n"
+                      "    add.a0/v1.x ^m0@1 t[2].y\n";
+    const float u0[2][4] = { { 2.0f, 1.0f, 3.0f, 4.0f }, { 1.0f, 2.0f, 3.0f, 4.0f } };
+    struct tsr_buf out = { 0 };
+    size_t n = repack("forward_branch", src, u0, 2, &out);
+    cr_expect_lt(n, 11u, "%zu instructions:\n%s", n, out.data);
+    /* (the unbundled program names the label by the original's address, instruction 9: L90) */
+    cr_expect(strstr(out.data, "L90:\n") && strstr(out.data, "branch ^p@0 L90"), "%s", out.data);
+    tsr_buf_free(&out);
+}
+
+/* A loop, its counter and sum in registers (lima's registers carry what lives across blocks): no register store
+ * in a block's last two instructions (the packer's block ends, and the program's: filler moves where nothing else
+ * can go), and the back edge to the label of the loop's first instruction.  U[0] = (count, step, start, add). */
+Test(utgard_pack, loop)
+{
+    const char *src = "    mov.a0/$0.x t[0].x\n"
+                      "    mov.a0/$0.y t[0].z\n"
+                      "    mov.m0 a0.x\n"
+                      "    mov.m0 a0.x\n"
+                      "loop:\n"
+                      "    add.a0/$0.x $0.x -t[0].y\n"
+                      "    add.a1/$0.y $0.y t[0].w; mov.m0 ^a0@1\n"
+                      "    mov.m1 a0.x\n"
+                      "    mov.p ^m0@2; branch ^p@0 loop\n"
+                      "    mov.a0/$1.x t[1].x\n"
+                      "    mov.a0/v0.x $0.y\n"
+                      "    mov.a0/v0.y a0.x\n";
+    const float u0[2][4] = { { 3.0f, 1.0f, 0.5f, 2.0f }, { 5.0f, 1.0f, -1.0f, 0.25f } };
+    struct tsr_buf out = { 0 };
+    size_t n = repack("loop", src, u0, 2, &out);
+    cr_expect_leq(n, 10u, "%zu instructions:\n%s", n, out.data);
+    tsr_buf_free(&out);
+}
+
+/* A value read in another basic block than its producer's is refused at the reader, not routed across the block's
+ * end (after a branch taken, an age names the branch's instruction); so is a label in the middle of a value's
+ * reads. */
+Test(utgard_pack, value_across_blocks)
+{
+    struct tsr_buf out = { 0 };
+    char msg[400];
+    cr_expect_neq(pack_names("    %1: mul.m0 t[0].x a0.x\n    mov.p t[1].x; branch ^p@0 L30\n"
+                             "    add.a0/v0.x %1 t[0].y\nL30:\n    add.a0/v1.x t[0].z t[0].w\n", &out, msg, sizeof msg),
+                  0);
+    cr_expect(strstr(msg, "value '%1' is defined in another basic block (line 1)") != NULL, "%s", msg);
+    tsr_buf_free(&out);
+}
+
+/* Labels keep their names in the packed program (the unbundler's `L90`, or a name of the input's), each before its
+ * block's first instruction; a label no branch names is kept too. */
+Test(utgard_pack, label_names_kept)
+{
+    struct tsr_buf out = { 0 };
+    char msg[400];
+    cr_assert_eq(pack_names("top:\n    %1: mul.m0 t[0].x a0.x\n    %2: mul.m1 t[0].y a0.y\n    %3: add.a0 %1 %2\n"
+                            "    mov.p %3; branch ^p@0 done\n    add.a0/v0.x t[1].x a0.z\n    add.a1/v0.y t[1].y a0.w\n"
+                            "done:\n    add.a0/v1.x t[2].x a0.x\n", &out, msg, sizeof msg), 0, "%s", msg);
+    const char *top = strstr(out.data, "top:\n"), *done = strstr(out.data, "done:\n");
+    cr_expect(top == out.data, "%s", out.data);
+    cr_expect(done && strstr(out.data, "branch ^p@0 done") && strstr(out.data, "branch ^p@0 done") < done, "%s",
+              out.data);
+    cr_expect(done && strstr(done, "add.a0/v1.x"), "%s", out.data);
+    tsr_buf_free(&out);
 }

@@ -342,7 +342,8 @@ Test(utgard_sim, branch_on_the_pass_result)
 {
     set4(S_A, 0, 7.0f, 0, 0, 0);
     set4(S_U, 0, 1.0f, 0.0f, 0, 0);
-    const char *prog = "mov.p t[0].%c; branch ^p@0 3\nmov.a0/v0.x a0.x\nmov.a0/v0.y a0.x\nmov.a0/v0.z a0.x\n";
+    /* (the target by a label: instruction 3; `L30` would name it too, the byte address in hex) */
+    const char *prog = "mov.p t[0].%c; branch ^p@0 last\nmov.a0/v0.x a0.x\nmov.a0/v0.y a0.x\nlast:\nmov.a0/v0.z a0.x\n";
     char src[256];
     snprintf(src, sizeof src, prog, 'x');   /* 1.0: taken */
     cr_assert_eq(run(src), TSR_SIM_HALTED, "%s", msg());

@@ -267,7 +267,7 @@ bool tsr_pack_tok_after(const char *s, size_t at);
 unsigned tsr_pack_name_values(const struct tsr_target *t, struct tsr_buf *ib, size_t n, struct tsr_buf *out);
 /* pack_route.c: does the program text (len bytes) define a value name (a line `%K: op`)? */
 bool tsr_pack_has_names(const char *text, size_t len);
-/* pack_route.c: packs a straight-line program with value names (docs/pack.md "Values through forwards"): routes
+/* pack_route.c: packs a program with value names, block by block (docs/pack.md "Values through forwards"): routes
  * each value to its readers through the forwards' ages, inserting `move` ops where a reader must be later, and
  * appends the bundled text to out.  Returns 0, or -1 with `path:line:col: error: ...` through d. */
 int tsr_pack_route(const struct tsr_target *t, const char *path, const char *text, size_t len, struct tsr_buf *out,

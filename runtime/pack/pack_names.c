@@ -70,6 +70,14 @@ static bool writes_read(const struct tsr_pack_ev *a, const struct tsr_pack_ev *b
 {
     for (int i = 0; a->vb && i < a->vb->nev; i++) {
         const struct tsr_vev *x = &a->vb->ev[i];
+        /* (a forward written for age 0, read at age 0 by the other part, its op's or the format's semantics under
+         * a field the part sets: a branch on the result of a unit of its own instruction) */
+        if (x->kind == TSR_V_WFWD && (x->val & 0xff) == 0)
+            for (int j = 0; b->vb && j < b->vb->nev; j++) {
+                const struct tsr_vev *y = &b->vb->ev[j];
+                if (y->kind == TSR_V_RFWD && y->val == 0 && y->id == x->id && (y->addr == x->addr || y->addr < 0))
+                    return true;
+            }
         if (x->kind != TSR_V_WSTATE && x->kind != TSR_V_WSPACE)
             continue;
         for (int j = 0; b->vb && j < b->vb->nev; j++) {

@@ -5,9 +5,9 @@
  * read the source, so that the packer routes every value itself), finds the move templates (the description's
  * `move` ops, docs/mdl.md X12, and the input's), the other dependences (tsr_pack_dep: registers with their
  * latency, order) and the lower bound, and checks the whole output; the bottom-up scheduler that places each
- * operation and inserts the moves is pack_route_bu.c.  Straight-line code only (one block).  The assembler
- * decides what fits one bundle (shared fields, load units), the simulator that a joined bundle does what its parts
- * do, and the validator checks the whole output.  Nothing here names a target, a unit or a field. */
+ * operation and inserts the moves is pack_route_bu.c.  Each basic block alone (tsr_pack_route, below).  The
+ * assembler decides what fits one bundle (shared fields, load units), the simulator that a joined bundle does what
+ * its parts do, and the validator checks the whole output.  Nothing here names a target, a unit or a field. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,10 +198,10 @@ static int find_name(const struct route *R, int name, int before)
 }
 
 /* Reads the program into R->o: one operation per line, `%K: ` in front of a named value. */
-static int parse(struct route *R, const char *path, const char *text, size_t len, struct tsr_diag *d)
+static int parse(struct route *R, const char *path, const char *text, size_t len, unsigned line0, struct tsr_diag *d)
 {
     int rc = 0;
-    unsigned line = 0;
+    unsigned line = line0;
     for (size_t i = 0; i < len;) {
         size_t e = i;
         while (e < len && text[e] != '\n')
@@ -448,28 +448,22 @@ static void note_viol(void *ctx, const struct tsr_vviol *v)
 }
 
 
-int tsr_pack_route(const struct tsr_target *t, const char *path, const char *text, size_t len, struct tsr_buf *out,
-                   struct tsr_pack_stats *st, struct tsr_diag *d)
+/* Each operation's instance for the analysis (its values read at their producers' first readable age), its events,
+ * the value it writes, its alternatives, and whether it is a plain move of the input to drop (or optional).
+ * Returns 0, or -1 with a diagnostic at the operation. */
+static int instances(struct route *R, const char *path, struct tsr_diag *d)
 {
-    struct route R = { 0 };
-    R.t = t;
-    R.D = t->vdesc;
-    R.move_attr = attr_index(t, "move");
-    R.comm_attr = attr_index(t, "commutative");
-    if (!R.D || !R.D->nfwdtexts)
-        return tsr_diag_error(d, path, 0, 0, "target '%s' has no forwarded values with a literal source text: value "
-                              "names need them (docs/pack.md \"Values through forwards\")", t->name);
-    int rc = parse(&R, path, text, len, d);
-    int n0 = R.n;
+    const struct tsr_target *t = R->t;
+    int n0 = R->n, rc = 0;
     struct tsr_buf tb = { 0 };
     /* each operation's instance for the analysis: its values at their first readable age */
     for (int i = 0; i < n0 && !rc; i++) {
-        struct rop *x = &R.o[i];
+        struct rop *x = &R->o[i];
         const char *texts[ROUTE_MAXREF];
         bool ok = true;
         for (int r = 0; r < x->nref && ok; r++) {
-            const struct rop *p = &R.o[x->ref[r]];
-            texts[r] = p->fwd >= 0 ? tsr_pack_fwd_text(R.D, p->fwd, p->elem, p->lo) : NULL;
+            const struct rop *p = &R->o[x->ref[r]];
+            texts[r] = p->fwd >= 0 ? tsr_pack_fwd_text(R->D, p->fwd, p->elem, p->lo) : NULL;
             if (!texts[r])
                 ok = false;
         }
@@ -493,7 +487,7 @@ int tsr_pack_route(const struct tsr_target *t, const char *path, const char *tex
         unsigned op = 0;
         uint64_t attrs = 0;
         int k = tsr_route_real_ops(t, x->w, &op, NULL, &attrs);
-        x->comm = k == 1 && R.comm_attr >= 0 && (attrs >> R.comm_attr & 1);
+        x->comm = k == 1 && R->comm_attr >= 0 && (attrs >> R->comm_attr & 1);
         if (x->name && strstr(tb.data, "; ")) {
             /* (a group the unbundler kept whole, its parts reading what each other writes: its value is the forward
              * its named part writes, assembled alone; the group is placed as one) */
@@ -516,38 +510,57 @@ int tsr_pack_route(const struct tsr_target *t, const char *path, const char *tex
                 break;
             }
         }
-        tsr_route_alternatives(&R, x);
+        tsr_route_alternatives(R, x);
         /* a plain move of a named value (one op with the attribute `move`, no other effect): dropped; one of a
          * source text (a load), named, a plain copy: optional if it has no other dependence (below) */
-        if (k == 1 && R.move_attr >= 0 && (attrs >> R.move_attr & 1) && x->nref <= 1 && x->fwd >= 0) {
+        if (k == 1 && R->move_attr >= 0 && (attrs >> R->move_attr & 1) && x->nref <= 1 && x->fwd >= 0) {
             if (x->nref == 1)
                 x->dropped = plain_move(x, false);
             else
                 x->opt = x->name && plain_move(x, true) && tsr_route_plain_copy(t, op, x->w);
         }
         /* a copy of a state element into itself, its value unnamed (self_copy): dropped */
-        if (k == 1 && R.move_attr >= 0 && (attrs >> R.move_attr & 1) && x->nref == 0 && !x->name && self_copy(x))
+        if (k == 1 && R->move_attr >= 0 && (attrs >> R->move_attr & 1) && x->nref == 0 && !x->name && self_copy(x))
             x->dropped = true;
         /* (a reader of a dropped move reads its source: the root value) */
         for (int r = 0; r < x->nref; r++)
-            while (R.o[x->ref[r]].dropped)
-                x->ref[r] = R.o[x->ref[r]].ref[0];
+            while (R->o[x->ref[r]].dropped)
+                x->ref[r] = R->o[x->ref[r]].ref[0];
         /* its reads of forwards all through names */
         for (int e = 0; x->ev.vb && e < x->ev.vb->nev && !rc; e++) {
             const struct tsr_vev *v = &x->ev.vb->ev[e];
             if (v->kind == TSR_V_RFWD && v->val >= 1 && (int)v->val > 0) {
                 bool named = false;
                 for (int r = 0; r < x->nref; r++) {
-                    const struct rop *p = &R.o[x->ref[r]];
+                    const struct rop *p = &R->o[x->ref[r]];
                     named |= p->fwd == v->id;
                 }
                 if (!named)
                     rc = tsr_diag_error(d, path, x->line, x->col, "this operation reads a forwarded value by its age "
-                                        "(%s@%d), not by its name", R.D->fwd_names[v->id], (int)v->val);
+                                        "(%s@%d), not by its name", R->D->fwd_names[v->id], (int)v->val);
             }
         }
     }
     tsr_buf_free(&tb);
+    return rc;
+}
+
+/* (pack_route.h) */
+int tsr_route_block(const struct tsr_target *t, const char *path, const char *text, size_t len, unsigned line0,
+                    uint64_t vbase, struct tsr_buf *out, struct tsr_pack_stats *st, struct tsr_diag *d)
+{
+    struct route R = { 0 };
+    R.t = t;
+    R.D = t->vdesc;
+    R.move_attr = attr_index(t, "move");
+    R.comm_attr = attr_index(t, "commutative");
+    if (!R.D || !R.D->nfwdtexts)
+        return tsr_diag_error(d, path, 0, 0, "target '%s' has no forwarded values with a literal source text: value "
+                              "names need them (docs/pack.md \"Values through forwards\")", t->name);
+    int rc = parse(&R, path, text, len, line0, d);
+    int n0 = R.n;
+    if (!rc)
+        rc = instances(&R, path, d);
     build_moves(&R);
     /* and the moves the input writes: a dropped move's text with "%" for its source */
     for (int i = 0; i < n0 && !rc; i++) {
@@ -609,6 +622,24 @@ int tsr_pack_route(const struct tsr_target *t, const char *path, const char *tex
                 L->e = realloc(L->e, (size_t)L->cap * sizeof *L->e);
             }
             L->e[L->n++] = (struct tsr_pack_edge){ j, lat };
+        }
+    }
+    /* (an operation that branches or ends the program, the last of its block (tsr_pack_route cuts blocks so): every
+     * other one at or before its bundle) */
+    for (int jj = 0; jj < nl && !rc; jj++) {
+        int j = live[jj];
+        if (dv[j].ctl == TSR_PACK_CTL_NONE)
+            continue;
+        for (int ii = 0; ii < nl; ii++) {
+            int i = live[ii];
+            if (i == j)
+                continue;
+            struct tsr_pack_elist *L = &succ[i];
+            if (L->n == L->cap) {
+                L->cap = L->cap ? 2 * L->cap : 8;
+                L->e = realloc(L->e, (size_t)L->cap * sizeof *L->e);
+            }
+            L->e[L->n++] = (struct tsr_pack_edge){ j, 0 };
         }
     }
     /* (an optional move with a dependence is a real operation: a load of an element the program writes keeps its
@@ -699,7 +730,7 @@ int tsr_pack_route(const struct tsr_target *t, const char *path, const char *tex
                                 "bundles", nb);
         } else {
             struct first_viol fv = { 0, "" };
-            if (tsr_validate(R.D, ow.w, ow.count, 0, note_viol, &fv))
+            if (tsr_validate(R.D, ow.w, ow.count, vbase, note_viol, &fv))
                 rc = tsr_diag_error(d, path, 0, 0, "internal error: the packer's output breaks %zu rule(s): %s",
                                     fv.n, fv.text);
         }
@@ -751,4 +782,33 @@ int tsr_pack_route(const struct tsr_target *t, const char *path, const char *tex
     free(succ);
     free(live);
     return rc;
+}
+
+/* (pack_route.h) */
+int tsr_route_read(struct route *R, const struct tsr_target *t, const char *path, const char *text, size_t len,
+                   struct tsr_diag *d)
+{
+    memset(R, 0, sizeof *R);
+    R->t = t;
+    R->D = t->vdesc;
+    R->move_attr = attr_index(t, "move");
+    R->comm_attr = attr_index(t, "commutative");
+    int rc = parse(R, path, text, len, 0, d);
+    return rc ? rc : instances(R, path, d);
+}
+
+/* (pack_route.h) */
+void tsr_route_read_free(struct route *R)
+{
+    for (int i = 0; i < R->n; i++) {
+        free(R->o[i].tmpl);
+        free(R->o[i].itext);
+        free(R->o[i].dtext);
+        tsr_pack_ev_free(&R->o[i].ev);
+        for (int a = 0; a < R->o[i].nalt; a++)
+            free(R->o[i].alt[a]);
+    }
+    free(R->o);
+    R->o = NULL;
+    R->n = 0;
 }

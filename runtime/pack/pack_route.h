@@ -70,6 +70,18 @@ struct route_bundle {
     uint32_t w[TSR_PACK_MAX_NWORDS];
 };
 
+/* pack_route.c: packs one basic block (text: its lines, the first being line line0 + 1 of path; no label) and
+ * appends its bundles to out; st (may be NULL) gets the block's statistics (one block).  The check of the output
+ * validates the bundles at byte address vbase (past the stand-in addresses of the labels a branch of the block
+ * names: pack_route_blocks.c).  Returns 0, or -1 with `path:line:col: error: ...` through d. */
+int tsr_route_block(const struct tsr_target *t, const char *path, const char *text, size_t len, unsigned line0,
+                    uint64_t vbase, struct tsr_buf *out, struct tsr_pack_stats *st, struct tsr_diag *d);
+/* pack_route.c: reads a program's operations (no label) into *R, each with its instance, events and value, as the
+ * packer does before scheduling (nothing dropped yet from the scheduling's point of view).  Returns 0, or -1 with a
+ * diagnostic; free with tsr_route_read_free either way. */
+int tsr_route_read(struct route *R, const struct tsr_target *t, const char *path, const char *text, size_t len,
+                   struct tsr_diag *d);
+void tsr_route_read_free(struct route *R);
 /* pack_route.c: a new operation at the end of R->o (which may move), cleared, fwd and pos -1, feeds -1. */
 struct rop *tsr_route_new_op(struct route *R);
 /* pack_route.c: tmpl with each `%K` (K = names[r]) replaced by texts[r] into b (cleared first); swap: its last two

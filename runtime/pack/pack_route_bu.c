@@ -120,8 +120,26 @@ static bool breaks_end_rule(struct bu *U, int p)
     struct tsr_pack_ev ev[TSR_V_MAXDIST + 1];
     const uint32_t *w[TSR_V_MAXDIST + 1];
     memset(ev, 0, sizeof ev);
+    /* (a bundle left empty so far holds a move when the schedule is done, fill_empty: here a move of a forward
+     * element at age 1, which stores nothing; its words are not the empty bundle's zeros, which may decode to
+     * stores) */
+    uint32_t fw[TSR_PACK_MAX_NWORDS];
+    bool fill = false;
+    for (int k = 0; k <= p && !fill; k++)
+        fill = !U->B[k].k;
+    if (fill) {
+        const struct route *R = U->R;
+        struct tsr_buf fb = { 0 };
+        fill = false;
+        for (int i = 0; i < R->D->nfwdtexts && !fill; i++)
+            for (int m = 0; m < R->nmv && !fill && R->D->fwdtexts[i].age == 1; m++) {
+                tsr_route_fill_move(&fb, R->mv[m], R->D->fwdtexts[i].text);
+                fill = !tsr_pack_assemble_cached(t, fb.data, fb.len, fw);
+            }
+        tsr_buf_free(&fb);
+    }
     for (int k = 0; k <= p; k++) {
-        w[k] = U->B[k].w;
+        w[k] = U->B[k].k || !fill ? U->B[k].w : fw;
         tsr_pack_ev_events(t, w[k], &ev[k]);
     }
     struct tsr_pack_ev c0 = { 0 }, c1 = { 0 };
