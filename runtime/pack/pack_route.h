@@ -61,6 +61,8 @@ struct route {
     bool by_demand;             /* scheduling: an operation with alternatives tries its units by the ready operations'
                                    need of them alone (else its unit of the input first) */
     struct route_spill *sp;     /* the description's texts for register spills (pack_spill.c), or NULL */
+    int lw;                     /* the least n since the scheduler's index of readers looked (struct bu rl: an op
+                                   dropped, another made at its index) */
 };
 
 /* A bundle of the schedule: its parts (indices into R->o) and words. */

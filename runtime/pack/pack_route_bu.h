@@ -26,6 +26,16 @@ struct bu {
                                    a count of such events, a move of it counting again (it waits anew) */
     int nins;
     struct tsr_buf tb;
+    struct bu_readers *rx;      /* the inserted ops that read each value (pack_route_bu.c tsr_route_bu_inserted) */
+};
+
+/* The inserted ops (moves, spills: R->o[n0..]) that read each input op's value, in index order (rl[v][0..nrl[v])),
+ * a cache brought up to date when asked (tsr_route_bu_inserted): rl_n ops looked at, rlog[0..nrlog) the (op, value)
+ * pairs added, in order, so that the ops dropped since (R->lw) come off the ends of the lists. */
+struct bu_readers {
+    int **rl, *nrl, *caprl;
+    int (*rlog)[2];
+    int nrlog, caprlog, rl_n;
 };
 
 /* One schedule's state that the steps of its bundles share (tsr_route_bu_run, pack_route_bu.c: filled once by its
@@ -104,6 +114,9 @@ int tsr_route_bu_bundle(struct bu_run *s, int p);
 /* The outstanding reads of value v (placed ops that read it with no feeder yet) into S (at most cap); their
  * count. */
 int tsr_route_bu_outstanding(const struct bu *U, int v, int (*S)[2], int cap);
+/* pack_route_bu.c: the inserted ops that read value v (an input op), in index order: their count, the list in *ops
+ * (valid until the next op is made or dropped). */
+int tsr_route_bu_inserted(const struct bu *U, int v, const int **ops);
 
 /* May input op i go to position p as far as its other dependences and readers go: every op that depends on it
  * placed at least the latency after it, every reader of its value placed (a spill store of it aside)? */

@@ -444,8 +444,10 @@ const char *tsr_route_spill_load(const struct route *R, int e, int alt)
 bool tsr_route_spill_pending(const struct bu *U, int v)
 {
     const struct route *R = U->R;
-    for (int i = U->n0; i < R->n; i++)
-        if (R->o[i].spill && R->o[i].pos < 0 && R->o[i].ref[0] == v)
+    const int *ins;
+    int ni = tsr_route_bu_inserted(U, v, &ins);
+    for (int k = 0; k < ni; k++)
+        if (R->o[ins[k]].spill && R->o[ins[k]].pos < 0 && R->o[ins[k]].ref[0] == v)
             return true;
     return false;
 }
@@ -683,6 +685,8 @@ static bool spill(struct bu *U, int v, int p, int (*S)[2], int ns, bool lives)
         reform(U, S, ns);
     }
     R->n--;
+    if (R->n < R->lw)
+        R->lw = R->n;
     return false;
 }
 
