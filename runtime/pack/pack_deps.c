@@ -488,8 +488,8 @@ static int dep_memo(const struct tsr_vdesc *D, const struct tsr_pack_unit *a, co
     return m->lat;
 }
 
-/* Appends (to, lat) to l (each pair is derived once: no duplicates to look for). */
-static void push_edge(struct tsr_pack_elist *l, int to, int lat)
+/* (pack_int.h) */
+void tsr_pack_push_edge(struct tsr_pack_elist *l, int to, int lat)
 {
     if (l->n == l->cap) {
         l->cap = l->cap ? 2 * l->cap : 8;
@@ -598,8 +598,8 @@ static bool graph_near(const struct tsr_vdesc *D, const struct tsr_pack_pairs *M
         for (int c = 0; c < nc; c++) {
             int l = dep_units(D, M, &u[cand[c]], &u[j], tsr_pack_dep);
             if (l >= 0) {
-                push_edge(&pred[j], cand[c], l);
-                push_edge(&succ[cand[c]], j, l);
+                tsr_pack_push_edge(&pred[j], cand[c], l);
+                tsr_pack_push_edge(&succ[cand[c]], j, l);
             }
         }
         /* j's own accesses, for the units after it */
@@ -749,8 +749,8 @@ void tsr_pack_graph(const struct tsr_vdesc *D, const struct tsr_pack_pairs *M, c
         for (int i = 0; i < j; i++) {
             int l = dep_units(D, M, &u[i], &u[j], tsr_pack_dep);
             if (l >= 0) {
-                push_edge(&pred[j], i, l);
-                push_edge(&succ[i], j, l);
+                tsr_pack_push_edge(&pred[j], i, l);
+                tsr_pack_push_edge(&succ[i], j, l);
             }
         }
 }

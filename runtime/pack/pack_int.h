@@ -137,6 +137,9 @@ const char *tsr_pack_idle_at(const struct tsr_target *t, unsigned format, unsign
 /* The dependence graph of a block: pred[j] lists (i, lat), i < j: j goes at least lat bundles after i. */
 struct tsr_pack_edge { int to, lat; };
 struct tsr_pack_elist { struct tsr_pack_edge *e; int n, cap; };
+/* pack_deps.c: appends (to, lat) to l, growing it (no check for a duplicate: callers derive each pair once);
+ * aborts when out of memory. */
+void tsr_pack_push_edge(struct tsr_pack_elist *l, int to, int lat);
 
 /* pack_deps.c: the answers of tsr_pack_dep for one program's pairs of units, by their distinct words (struct
  * tsr_pack_unit.wid): lat[(a->wid - 1) * nw + b->wid - 1] is 0 (not asked yet) or the latency + 2.  In front of

@@ -447,6 +447,26 @@ static void note_viol(void *ctx, const struct tsr_vviol *v)
         snprintf(f->text, sizeof f->text, "at 0x%08x: %s %s: %s", v->pc, tsr_vviol_kind(v), v->name, v->text);
 }
 
+/* (pack_route.h) */
+int tsr_route_check(const struct tsr_target *t, const char *path, const char *text, size_t len, unsigned nb,
+                    uint64_t vbase, struct tsr_diag *d)
+{
+    int rc = 0;
+    struct tsr_words ow;
+    tsr_words_init(&ow, t->word_bits);
+    if (t->assemble(path, text, len, &ow, d) || ow.count != nb) {
+        rc = tsr_diag_error(d, path, 0, 0, "internal error: the packer's output does not assemble to its %u bundles",
+                            nb);
+    } else {
+        struct first_viol fv = { 0, "" };
+        if (tsr_validate(t->vdesc, ow.w, ow.count, vbase, note_viol, &fv))
+            rc = tsr_diag_error(d, path, 0, 0, "internal error: the packer's output breaks %zu rule(s): %s", fv.n,
+                                fv.text);
+    }
+    tsr_words_free(&ow);
+    return rc;
+}
+
 
 /* Each operation's instance for the analysis (its values read at their producers' first readable age), its events,
  * the value it writes, its alternatives, and whether it is a plain move of the input to drop (or optional).
@@ -549,18 +569,12 @@ static int instances(struct route *R, const char *path, struct tsr_diag *d)
 int tsr_route_block(const struct tsr_target *t, const char *path, const char *text, size_t len, unsigned line0,
                     uint64_t vbase, struct tsr_buf *out, struct tsr_pack_stats *st, struct tsr_diag *d)
 {
-    struct route R = { 0 };
-    R.t = t;
-    R.D = t->vdesc;
-    R.move_attr = attr_index(t, "move");
-    R.comm_attr = attr_index(t, "commutative");
-    if (!R.D || !R.D->nfwdtexts)
+    if (!t->vdesc || !t->vdesc->nfwdtexts)
         return tsr_diag_error(d, path, 0, 0, "target '%s' has no forwarded values with a literal source text: value "
                               "names need them (docs/pack.md \"Values through forwards\")", t->name);
-    int rc = parse(&R, path, text, len, line0, d);
+    struct route R;
+    int rc = tsr_route_read(&R, t, path, text, len, line0, d);
     int n0 = R.n;
-    if (!rc)
-        rc = instances(&R, path, d);
     build_moves(&R);
     /* and the moves the input writes: a dropped move's text with "%" for its source */
     for (int i = 0; i < n0 && !rc; i++) {
@@ -614,14 +628,8 @@ int tsr_route_block(const struct tsr_target *t, const char *path, const char *te
         for (int ii = 0; ii < jj; ii++) {
             int i = live[ii];
             int lat = tsr_pack_dep(R.D, &dv[i], &dv[j]);
-            if (lat < 0)
-                continue;
-            struct tsr_pack_elist *L = &succ[i];
-            if (L->n == L->cap) {
-                L->cap = L->cap ? 2 * L->cap : 8;
-                L->e = realloc(L->e, (size_t)L->cap * sizeof *L->e);
-            }
-            L->e[L->n++] = (struct tsr_pack_edge){ j, lat };
+            if (lat >= 0)
+                tsr_pack_push_edge(&succ[i], j, lat);
         }
     }
     /* (an operation that branches or ends the program, the last of its block (tsr_pack_route cuts blocks so): every
@@ -632,14 +640,8 @@ int tsr_route_block(const struct tsr_target *t, const char *path, const char *te
             continue;
         for (int ii = 0; ii < nl; ii++) {
             int i = live[ii];
-            if (i == j)
-                continue;
-            struct tsr_pack_elist *L = &succ[i];
-            if (L->n == L->cap) {
-                L->cap = L->cap ? 2 * L->cap : 8;
-                L->e = realloc(L->e, (size_t)L->cap * sizeof *L->e);
-            }
-            L->e[L->n++] = (struct tsr_pack_edge){ j, 0 };
+            if (i != j)
+                tsr_pack_push_edge(&succ[i], j, 0);
         }
     }
     /* (an optional move with a dependence is a real operation: a load of an element the program writes keeps its
@@ -723,18 +725,7 @@ int tsr_route_block(const struct tsr_target *t, const char *path, const char *te
                 tsr_buf_puts(out, idle ? idle : "");
             tsr_buf_puts(out, "\n");
         }
-        struct tsr_words ow;
-        tsr_words_init(&ow, t->word_bits);
-        if (t->assemble(path, out->data ? out->data + out0 : "", out->len - out0, &ow, d) || ow.count != (size_t)nb) {
-            rc = tsr_diag_error(d, path, 0, 0, "internal error: the packer's output does not assemble to its %d "
-                                "bundles", nb);
-        } else {
-            struct first_viol fv = { 0, "" };
-            if (tsr_validate(R.D, ow.w, ow.count, vbase, note_viol, &fv))
-                rc = tsr_diag_error(d, path, 0, 0, "internal error: the packer's output breaks %zu rule(s): %s",
-                                    fv.n, fv.text);
-        }
-        tsr_words_free(&ow);
+        rc = tsr_route_check(t, path, out->data ? out->data + out0 : "", out->len - out0, (unsigned)nb, vbase, d);
         if (rc)
             out->len = out0;
     }
@@ -760,14 +751,6 @@ int tsr_route_block(const struct tsr_target *t, const char *path, const char *te
             }
         }
     }
-    for (int i = 0; i < R.n; i++) {
-        free(R.o[i].tmpl);
-        free(R.o[i].itext);
-        free(R.o[i].dtext);
-        tsr_pack_ev_free(&R.o[i].ev);
-        for (int a = 0; a < R.o[i].nalt; a++)
-            free(R.o[i].alt[a]);
-    }
     for (int i = 0; i < n0; i++) {
         free(succ[i].e);
         tsr_pack_ev_free(&dv[i]);
@@ -777,7 +760,7 @@ int tsr_route_block(const struct tsr_target *t, const char *path, const char *te
     for (int m = 0; m < R.nmv; m++)
         free(R.mv[m]);
     free(R.mv);
-    free(R.o);
+    tsr_route_read_free(&R);
     free(B);
     free(succ);
     free(live);
@@ -786,14 +769,14 @@ int tsr_route_block(const struct tsr_target *t, const char *path, const char *te
 
 /* (pack_route.h) */
 int tsr_route_read(struct route *R, const struct tsr_target *t, const char *path, const char *text, size_t len,
-                   struct tsr_diag *d)
+                   unsigned line0, struct tsr_diag *d)
 {
     memset(R, 0, sizeof *R);
     R->t = t;
     R->D = t->vdesc;
     R->move_attr = attr_index(t, "move");
     R->comm_attr = attr_index(t, "commutative");
-    int rc = parse(R, path, text, len, 0, d);
+    int rc = parse(R, path, text, len, line0, d);
     return rc ? rc : instances(R, path, d);
 }
 

@@ -78,11 +78,16 @@ struct route_bundle {
  * names: pack_route_blocks.c).  Returns 0, or -1 with `path:line:col: error: ...` through d. */
 int tsr_route_block(const struct tsr_target *t, const char *path, const char *text, size_t len, unsigned line0,
                     uint64_t vbase, struct tsr_buf *out, struct tsr_pack_stats *st, struct tsr_diag *d);
-/* pack_route.c: reads a program's operations (no label) into *R, each with its instance, events and value, as the
+/* pack_route.c: the check of packed output text[0..len) (nb bundles): it assembles to nb bundles and the validator
+ * finds nothing with the first at byte address vbase.  Returns 0, or -1 with an "internal error" diagnostic (the
+ * packer's own fault: its output is never half-written, the caller drops it). */
+int tsr_route_check(const struct tsr_target *t, const char *path, const char *text, size_t len, unsigned nb,
+                    uint64_t vbase, struct tsr_diag *d);
+/* pack_route.c: reads a program's operations (no label; the first line is line line0 + 1 of path) into *R, each with its instance, events and value, as the
  * packer does before scheduling (nothing dropped yet from the scheduling's point of view).  Returns 0, or -1 with a
  * diagnostic; free with tsr_route_read_free either way. */
 int tsr_route_read(struct route *R, const struct tsr_target *t, const char *path, const char *text, size_t len,
-                   struct tsr_diag *d);
+                   unsigned line0, struct tsr_diag *d);
 void tsr_route_read_free(struct route *R);
 /* pack_route.c: a new operation at the end of R->o (which may move), cleared, fwd and pos -1, feeds -1. */
 struct rop *tsr_route_new_op(struct route *R);

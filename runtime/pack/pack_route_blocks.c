@@ -12,15 +12,6 @@
 #include "target.h"
 #include "text/asm_engine.h"
 
-/* The first violation the check of the output finds, and their number. */
-struct first_viol { size_t n; char text[400]; };
-static void note_viol(void *ctx, const struct tsr_vviol *v)
-{
-    struct first_viol *f = ctx;
-    if (!f->n++)
-        snprintf(f->text, sizeof f->text, "at 0x%08x: %s %s: %s", v->pc, tsr_vviol_kind(v), v->name, v->text);
-}
-
 /* ---- programs of several basic blocks ------------------------------------------------------------------------ */
 
 /* Is the line s[0..n) (indentation skipped) a label: `name:` and nothing else? *nl gets the name's length. */
@@ -141,21 +132,17 @@ int tsr_pack_route(const struct tsr_target *t, const char *path, const char *tex
     /* the blocks: the operations (their lines) read whole, then cut after each one that branches or ends */
     struct route R = { 0 };
     int rc = !t->vdesc || !t->vdesc->nfwdtexts ? 0
-             : tsr_route_read(&R, t, path, prog.data ? prog.data : "", prog.len, d);
+             : tsr_route_read(&R, t, path, prog.data ? prog.data : "", prog.len, 0, d);
     unsigned *cut = calloc((size_t)nlines + 2, sizeof *cut);   /* cut[l]: a block starts at line l (1-based) */
     int *blk = calloc((size_t)R.n + 1, sizeof *blk);
     bool multi = nlab > 0;
     for (int k = 0; k < nlab; k++)
         cut[L[k].line] = 1;
-    for (int i = 0; i < R.n && !rc; i++) {
-        struct tsr_pack_ev ce = { 0 };
-        tsr_pack_ev_init(t, R.o[i].w, &ce);
-        if (ce.ctl != TSR_PACK_CTL_NONE && i + 1 < R.n) {
+    for (int i = 0; i < R.n && !rc; i++)
+        if (R.o[i].ev.ctl != TSR_PACK_CTL_NONE && i + 1 < R.n) {
             cut[R.o[i].line + 1] = 1;
             multi = true;
         }
-        tsr_pack_ev_free(&ce);
-    }
     /* (each operation's block, and the reads across blocks) */
     for (int i = 0, b = 0, l = 1; i < R.n && !rc; i++) {
         for (; l <= (int)R.o[i].line; l++)
@@ -228,18 +215,7 @@ int tsr_pack_route(const struct tsr_target *t, const char *path, const char *tex
         /* the whole: the names back, then it assembles and the validator finds nothing across the blocks */
         if (!rc) {
             swap_labels(&o, L, nlab, 1);
-            struct tsr_words ow;
-            tsr_words_init(&ow, t->word_bits);
-            if (t->assemble(path, o.data ? o.data : "", o.len, &ow, d) || ow.count != sum.nbundles) {
-                rc = tsr_diag_error(d, path, 0, 0, "internal error: the packer's output does not assemble to its %u "
-                                    "bundles", sum.nbundles);
-            } else {
-                struct first_viol fv = { 0, "" };
-                if (tsr_validate(t->vdesc, ow.w, ow.count, 0, note_viol, &fv))
-                    rc = tsr_diag_error(d, path, 0, 0, "internal error: the packer's output breaks %zu rule(s): %s",
-                                        fv.n, fv.text);
-            }
-            tsr_words_free(&ow);
+            rc = tsr_route_check(t, path, o.data ? o.data : "", o.len, sum.nbundles, 0, d);
         }
         if (!rc) {
             tsr_buf_append(out, o.data ? o.data : "", o.len);

@@ -684,9 +684,7 @@ static bool spill(struct bu *U, int v, int p, int (*S)[2], int ns, bool lives)
         R->o[si].spill = 0;
         reform(U, S, ns);
     }
-    R->n--;
-    if (R->n < R->lw)
-        R->lw = R->n;
+    tsr_route_bu_drop_last(R);
     return false;
 }
 
