@@ -30,7 +30,11 @@
  * so (a node goes in after every node of its distance or more when a user of it is scheduled, and a move's source
  * again when the move is); cf->mpri (with cf->late): the producers of the values at their last chance are not
  * placed first (step 1) but take their turn in step 2's order, the values' moves placed after the operations for
- * those not placed: lima's "max" nodes are nodes of its ready list like the others, a move slot reserved for each. */
+ * those not placed: lima's "max" nodes are nodes of its ready list like the others, a move slot reserved for each;
+ * cf->optfirst (with cf->pre): step 3 moves the optional values (struct rop.opt: loads) first, then the others, each
+ * group the least urgent first: Mesa's gpir scheduler gives the move it makes for a load that could not join its
+ * reader the distance 0 of a load, the last place of its ready list, whose end its moves of "next max" nodes take
+ * first. */
 struct tsr_route_cfg {
     int lim, due;
     bool depth, live;
@@ -42,6 +46,7 @@ struct tsr_route_cfg {
     int press;
     int fifo;
     int mpri;
+    bool optfirst;
 };
 
 /* pack_route_set.c: the packer tries list[0..n) (at most TSR_ROUTE_MAXCFG; copied) instead of its own settings, in

@@ -318,7 +318,8 @@ static void place_ready(struct bu_run *s, int p)
 }
 
 /* Step 3 (cf->pre) at position p: the move slots left free carry values that would be at their last chance at
- * p + 1 (lima's "next max" values), the least urgent first: bundle p + 1 then keeps its slots for operations. */
+ * p + 1 (lima's "next max" values), the least urgent first (cf->optfirst: the optional values first, then the others,
+ * each group so): bundle p + 1 then keeps its slots for operations. */
 static void fill_next(struct bu_run *s, int p)
 {
     struct bu *U = &s->U;
@@ -326,9 +327,15 @@ static void fill_next(struct bu_run *s, int p)
     int (*S)[2] = s->S;
     int due2 = 0, nnx2 = 0;
     live_count(U, s->is, p, &due2, s->nx, &nnx2);
-    for (int k = s->nl - 1; k >= 0 && nnx2 > 0; k--) {
+    /* (grp: with cf->optfirst, pass 0 the optional values, pass 1 the others; else pass 1 all of them) */
+    for (int grp = s->cf->optfirst ? 0 : 1, k = s->nl - 1; grp < 2 && nnx2 > 0; k--) {
+        if (k < 0) {
+            grp++;
+            k = s->nl;
+            continue;
+        }
         int v = s->order[k];
-        if (!s->nx[v] || R->o[v].pos >= 0)
+        if (!s->nx[v] || R->o[v].pos >= 0 || (s->cf->optfirst && BU_OPT(U, v) != (grp == 0)))
             continue;
         int ns = tsr_route_bu_outstanding(U, v, S, s->scap);
         if (!ns)
