@@ -415,7 +415,7 @@ static int pack_corpus_with(const char *name, const struct tsr_route_cfg *list, 
 /* (no .timeout here or below: with them, libcriterion leaks 48 bytes that LeakSanitizer reports when this file runs
  * with --jobs 2, which fails the sanitizer pass; each test takes seconds) */
 /* (the packer's first setting at 5fa3c01, the base of press_spill and squeaky_wheel) */
-static const struct tsr_route_cfg first_5fa3c01 = { 0, 0, false, false, -1, 2, 0, 0, true, 2, 2, 1, 0, 0, false };
+static const struct tsr_route_cfg first_5fa3c01 = { 0, 0, false, false, -1, 2, 0, 0, true, 2, 2, 1, 0, 0, false, 0 };
 
 Test(utgard_pack, press_spill)
 {
@@ -436,7 +436,7 @@ Test(utgard_pack, press_spill)
  * instructions; without it the same setting needs more. */
 Test(utgard_pack, fifo_order)
 {
-    const struct tsr_route_cfg on = { 0, 0, true, true, 2, 2, 173, 4, true, 1, 1, 0, 1, 0, false };
+    const struct tsr_route_cfg on = { 0, 0, true, true, 2, 2, 173, 4, true, 1, 1, 0, 1, 0, false, 0 };
     struct tsr_route_cfg off = on;
     off.fifo = 0;
     int a = pack_corpus_with("glmark2_function", &on, 1, false, false);
@@ -452,7 +452,7 @@ Test(utgard_pack, fifo_order)
  * without it each takes more. */
 Test(utgard_pack, mpri_order)
 {
-    const struct tsr_route_cfg on = { 0, 0, false, false, -1, 2, 0, 0, true, 2, 2, 1, 0, 1, false };
+    const struct tsr_route_cfg on = { 0, 0, false, false, -1, 2, 0, 0, true, 2, 2, 1, 0, 1, false, 0 };
     struct tsr_route_cfg off = on;
     off.mpri = 0;
     static const char *const progs[] = { "glmark2_ideas-lamp-unlit", "glmark2_pulsar-light", "glmark2_light-phong" };
@@ -482,7 +482,7 @@ Test(utgard_pack, squeaky_wheel)
  * not light-phong. */
 Test(utgard_pack, fallback_settings)
 {
-    const struct tsr_route_cfg weak = { 0, 0, true, false, 0, 2, 0, 0, true, 1, 2, 0, 0, 0, false };
+    const struct tsr_route_cfg weak = { 0, 0, true, false, 0, 2, 0, 0, true, 1, 2, 0, 0, 0, false, 0 };
     int a = pack_corpus_with("glmark2_light-phong", &weak, 1, false, false);
     int b = pack_corpus_with("glmark2_light-phong", &weak, 1, true, false);
     cr_expect_eq(a, -1, "the setting alone packs light-phong (%d bundles): the test needs another", a);

@@ -620,6 +620,7 @@ static void teardown(struct bu_run *s)
     free(s->mand);
     free(s->slot);
     free(s->S);
+    tsr_route_bu_trial_free(s);
     tsr_buf_free(&s->U.tb);
 }
 

@@ -70,6 +70,7 @@ struct bu_run {
     int *mand, nmand;           /* the values at their last chance at p (step 1) */
     int mvorder[64], nmo;       /* the move templates, the least needed slots first (step 1) */
     int (*S)[2];                /* reads ((op, source) pairs), room for 2 * scap: a subset goes after them */
+    struct bu_trial *trial;     /* cf->score: the state a placement on trial restores (pack_route_step.c), or NULL */
     int scap;
     char *err;                  /* a failure's message (errn bytes) and the op it concerns (*at) */
     size_t errn;
@@ -110,6 +111,8 @@ void tsr_route_bu_drop_last(struct route *R);
  * (cf->pre), moves of the next bundle's values; a spill when nothing went in.  Returns 0, or -1 (the message in
  * s->err, the value in *s->at) when a value at its last chance gets no feeder. */
 int tsr_route_bu_bundle(struct bu_run *s, int p);
+/* pack_route_step.c: frees s->trial (cf->score's saved state), if any. */
+void tsr_route_bu_trial_free(struct bu_run *s);
 
 /* The outstanding reads of value v (placed ops that read it with no feeder yet) into S (at most cap); their
  * count. */

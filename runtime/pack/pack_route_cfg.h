@@ -34,7 +34,11 @@
  * cf->optfirst (with cf->pre): step 3 moves the optional values (struct rop.opt: loads) first, then the others, each
  * group the least urgent first: Mesa's gpir scheduler gives the move it makes for a load that could not join its
  * reader the distance 0 of a load, the last place of its ready list, whose end its moves of "next max" nodes take
- * first. */
+ * first; cf->score 1: step 2 does not take the first op that fits but, as Mesa's gpir scheduler's try_node, that
+ * one and the ops after it in the order with the same depth, each placed on trial, and keeps the one whose bundle
+ * leaves the fewest optional values it reads to be placed (struct rop.opt: a load that did not join its reader's
+ * bundle needs a move), the first among equals; score 2: the ops after it of any depth (those of the same stage of
+ * step 2: urgent, producers of waiting values, others). */
 struct tsr_route_cfg {
     int lim, due;
     bool depth, live;
@@ -47,6 +51,7 @@ struct tsr_route_cfg {
     int fifo;
     int mpri;
     bool optfirst;
+    int score;
 };
 
 /* pack_route_set.c: the packer tries list[0..n) (at most TSR_ROUTE_MAXCFG; copied) instead of its own settings, in

@@ -222,10 +222,132 @@ static void last_chance(struct bu_run *s, int p)
     }
 }
 
+/* cf->score: the state a placement on trial changes, saved for every op and bundle (a placement forms again its
+ * bundle and its readers', may flip the direct reads of its bundle's others, take another unit and mark values as
+ * waiting: U.ins), so that restoring it leaves the schedule as it was.  The ops' texts as placed (itext, iw) are
+ * not restored: every bundle formed instantiates its ops again, and the bundles' words are the schedule's. */
+struct bu_trial {
+    int (*feed)[ROUTE_MAXREF];
+    unsigned *lalt;
+    int *ins, nins;
+    struct route_bundle *B;
+    int capn, capb;
+    int n, nb, alt;
+};
+
+/* (pack_route_bu.h) */
+void tsr_route_bu_trial_free(struct bu_run *s)
+{
+    if (!s->trial)
+        return;
+    free(s->trial->feed);
+    free(s->trial->lalt);
+    free(s->trial->ins);
+    free(s->trial->B);
+    free(s->trial);
+    s->trial = NULL;
+}
+
+/* Saves the state a placement of op i changes (struct bu_trial). */
+static void trial_save(struct bu_run *s, int i)
+{
+    struct bu *U = &s->U;
+    const struct route *R = U->R;
+    if (!s->trial && !(s->trial = calloc(1, sizeof *s->trial)))
+        abort();
+    struct bu_trial *T = s->trial;
+    if (R->n > T->capn) {
+        T->capn = 2 * R->n;
+        T->feed = realloc(T->feed, (size_t)T->capn * sizeof *T->feed);
+        T->lalt = realloc(T->lalt, (size_t)T->capn * sizeof *T->lalt);
+    }
+    if (U->nb > T->capb) {
+        T->capb = 2 * U->nb;
+        T->B = realloc(T->B, (size_t)T->capb * sizeof *T->B);
+    }
+    if (!T->ins)
+        T->ins = malloc(((size_t)s->n0 + 1) * sizeof *T->ins);
+    if (!T->feed || !T->lalt || !T->B || !T->ins)
+        abort();
+    T->n = R->n;
+    T->nb = U->nb;
+    for (int k = 0; k < R->n; k++) {
+        memcpy(T->feed[k], R->o[k].feed, sizeof T->feed[k]);
+        T->lalt[k] = R->o[k].lalt;
+    }
+    memcpy(T->B, U->B, (size_t)U->nb * sizeof *T->B);
+    memcpy(T->ins, U->ins, ((size_t)s->n0 + 1) * sizeof *T->ins);
+    T->nins = U->nins;
+    const struct rop *x = &R->o[i];
+    T->alt = 0;
+    for (int a = 0; a < x->nalt; a++)
+        if (x->fwd == x->altfwd[a] && x->elem == x->altelem[a])
+            T->alt = a;
+}
+
+/* Undoes the placement of op i since trial_save. */
+static void trial_restore(struct bu_run *s, int i)
+{
+    struct bu *U = &s->U;
+    struct route *R = U->R;
+    const struct bu_trial *T = s->trial;
+    for (int k = 0; k < T->n; k++) {
+        memcpy(R->o[k].feed, T->feed[k], sizeof T->feed[k]);
+        R->o[k].lalt = T->lalt[k];
+    }
+    memcpy(U->B, T->B, (size_t)T->nb * sizeof *T->B);
+    memcpy(U->ins, T->ins, ((size_t)s->n0 + 1) * sizeof *T->ins);
+    U->nins = T->nins;
+    R->o[i].pos = -1;
+    tsr_route_take_alt(&R->o[i], T->alt);
+}
+
+/* The optional values (struct rop.opt) op i reads that are not read directly (each then needs its move): the
+ * distinct ones, as placed (cf->score); before a placement, those it reads at all. */
+static int opt_misses(const struct bu *U, int i)
+{
+    const struct rop *x = &U->R->o[i];
+    int n = 0;
+    for (int r = 0; r < x->nref; r++) {
+        bool dup = false;
+        for (int r2 = 0; r2 < r; r2++)
+            dup |= x->ref[r2] == x->ref[r] && x->feed[r2] == -1;
+        n += !dup && BU_OPT(U, x->ref[r]) && x->feed[r] == -1;
+    }
+    return n;
+}
+
+/* Step 2's placement of op i at p, past the limits on values waiting: with cf->fit 2 the "next max" values beyond
+ * the far slots of p + 1 keep move slots free at p (nnx of them; used: p's slots taken), with cf->late the values
+ * at their last chance without a feeder yet (mall) keep far slots free.  True if placed. */
+static bool place_op(struct bu_run *s, int i, int p, uint64_t used, int nnx, int mall)
+{
+    struct bu *U = &s->U;
+    const struct tsr_route_cfg *cf = s->cf;
+    if (cf->fit == 2 && nnx - s->nx[i] > s->nfar &&
+        __builtin_popcountll(s->mvall & ~(used | s->slot[i])) < nnx - s->nx[i] - s->nfar)
+        return false;
+    if (s->late) {
+        int mleft = mall - s->dmark[i];
+        /* (late 1: judged by the op's unit of the input; 2: by the bundle it forms) */
+        if (cf->late == 1 && mleft && __builtin_popcountll(s->mvfar & ~(used | s->slot[i])) < mleft)
+            return false;
+        U->resv = cf->late == 2 ? mleft : 0;
+        U->resv_mask = s->mvfar;
+    }
+    int ns = tsr_route_bu_outstanding(U, i, s->S, s->scap);
+    bool okp = tsr_route_bu_place_any(U, i, p, s->S, ns);
+    U->resv = 0;
+    return okp;
+}
+
 /* Step 2 at position p: the operations whose readers are all placed, by priority, while the values waiting stay
  * few: rounds over s->order, each ending when an op is placed (or, cf->press, a value spilled to make room), until
  * a round places nothing.  An op that adds values waiting beyond s->limit, or due values beyond s->duelim, waits
- * (unless urgent: at its latest position for s->target); cf->fit 2 and cf->late keep move slots free. */
+ * (unless urgent: at its latest position for s->target); cf->fit 2 and cf->late keep move slots free.  cf->score:
+ * the first op that fits reading an optional value whose load does not join its bundle is placed on trial only,
+ * and the ops after it of the same stage and depth too, until one leaves none: the one that leaves the fewest is
+ * placed (Mesa's gpir scheduler's score: -1 per load that cannot go in its reader's instruction). */
 static void place_ready(struct bu_run *s, int p)
 {
     struct bu *U = &s->U;
@@ -266,6 +388,7 @@ static void place_ready(struct bu_run *s, int p)
             dmark[v] = R->o[v].pos < 0 && tsr_route_bu_outstanding(U, v, S, s->scap) > 0;
             mall += dmark[v];
         }
+        int best = -1, bestm = 0, bstage = 0;   /* (cf->score: the best op on trial so far, its misses) */
         for (int k = 0; k < 3 * nl && !again; k++) {
             /* (first the ops at their latest position for the target length, then the producers of values
              * waiting, when asked: each placed ends a thread of moves, then the others) */
@@ -274,6 +397,8 @@ static void place_ready(struct bu_run *s, int p)
             if ((stage == 0) != urgent || (!urgent && (stage == 1) != (cf->live && is[i])) ||
                 R->o[i].pos >= 0 || !tsr_route_bu_deps_ok(U, i, p) || !tsr_route_bu_wanted(U, i))
                 continue;
+            if (best >= 0 && (stage != bstage || (cf->score == 1 && s->depth[i] != s->depth[best])))
+                break;
             int add = 0;
             for (int r = 0; r < R->o[i].nref; r++) {
                 int v = R->o[i].ref[r];
@@ -286,31 +411,34 @@ static void place_ready(struct bu_run *s, int p)
                 (nlive - (is[i] ? 1 : 0) + add > s->limit || due + add > s->duelim)) {
                 /* (cf->press: a value waiting goes through a register to make room, and the round starts
                  * again with the counts of values waiting that leaves) */
-                if (cf->press && press_spill(s, i, p)) {
+                if (best < 0 && cf->press && press_spill(s, i, p)) {
                     s->placed_any = again = true;
                     break;
                 }
                 continue;
             }
-            /* (fit 2: the "next max" values beyond the far slots of p + 1 keep move slots free in p) */
-            if (cf->fit == 2 && nnx - nx[i] > s->nfar &&
-                __builtin_popcountll(s->mvall & ~(used | s->slot[i])) < nnx - nx[i] - s->nfar)
-                continue;
-            if (s->late) {
-                int mleft = mall - dmark[i];
-                /* (late 1: judged by the op's unit of the input; 2: by the bundle it forms) */
-                if (cf->late == 1 && mleft && __builtin_popcountll(s->mvfar & ~(used | s->slot[i])) < mleft)
-                    continue;
-                U->resv = cf->late == 2 ? mleft : 0;
-                U->resv_mask = s->mvfar;
+            /* (cf->score: an op reading optional values is placed on trial, kept when every load joins) */
+            bool trial = cf->score && opt_misses(U, i) > 0;
+            if (trial)
+                trial_save(s, i);
+            if (place_op(s, i, p, used, nnx, mall)) {
+                int m = trial ? opt_misses(U, i) : 0;
+                if (!m) {
+                    s->left -= !BU_OPT(U, i);
+                    s->placed_any = again = true;
+                    break;
+                }
+                trial_restore(s, i);
+                if (best < 0 || m < bestm) {
+                    best = i;
+                    bestm = m;
+                    bstage = stage;
+                }
             }
-            int ns = tsr_route_bu_outstanding(U, i, S, s->scap);
-            bool okp = tsr_route_bu_place_any(U, i, p, S, ns);
-            U->resv = 0;
-            if (okp) {
-                s->left -= !BU_OPT(U, i);
-                s->placed_any = again = true;
-            }
+        }
+        if (!again && best >= 0 && place_op(s, best, p, used, nnx, mall)) {
+            s->left -= !BU_OPT(U, best);
+            s->placed_any = again = true;
         }
     }
     for (int k = 0; k < s->nmand; k++)
