@@ -83,9 +83,9 @@ int tsr_route_block(const struct tsr_target *t, const char *path, const char *te
  * packer's own fault: its output is never half-written, the caller drops it). */
 int tsr_route_check(const struct tsr_target *t, const char *path, const char *text, size_t len, unsigned nb,
                     uint64_t vbase, struct tsr_diag *d);
-/* pack_route.c: reads a program's operations (no label; the first line is line line0 + 1 of path) into *R, each with its instance, events and value, as the
- * packer does before scheduling (nothing dropped yet from the scheduling's point of view).  Returns 0, or -1 with a
- * diagnostic; free with tsr_route_read_free either way. */
+/* pack_route.c: reads a program's operations (no label; the first line is line line0 + 1 of path) into *R, each with
+ * its instance, events and value, as the packer does before scheduling (nothing dropped yet from the scheduling's
+ * point of view).  Returns 0, or -1 with a diagnostic; free with tsr_route_read_free either way. */
 int tsr_route_read(struct route *R, const struct tsr_target *t, const char *path, const char *text, size_t len,
                    unsigned line0, struct tsr_diag *d);
 void tsr_route_read_free(struct route *R);
