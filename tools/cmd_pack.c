@@ -1,4 +1,4 @@
-/* `tessera pack FILE [--effort list|search] [--trace]` (docs/pack.md): one operation per line in, bundled
+/* `tessera pack FILE [--effort list|search|deep] [--trace]` (docs/pack.md): one operation per line in, bundled
  * assembly out; --trace prints each block's operations, bundles and lower bound to standard error. */
 #include <stdio.h>
 #include <string.h>
@@ -37,7 +37,8 @@ int cmd_pack(struct tool_opts *o)
     struct tsr_pack_stats st;
     if (!rc)   /* statistics (their lower bounds cost time) only for --trace */
         rc = tsr_pack_text_effort(o->target, path, in.data ? in.data : "", in.len,
-                                  o->fast ? TSR_PACK_LIST : TSR_PACK_SEARCH, &out, o->trace ? &st : NULL, &d);
+                                  o->fast ? TSR_PACK_LIST : o->deep ? TSR_PACK_DEEP : TSR_PACK_SEARCH, &out,
+                                  o->trace ? &st : NULL, &d);
     if (!rc && o->trace) {   /* --trace: the blocks, to standard error */
         fprintf(stderr, "%s: %u operations, %u blocks, %u bundles, lower bound %u; %u blocks from the search\n",
                 path, st.nops, st.nblocks, st.nbundles, st.lower, st.searched);

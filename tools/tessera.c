@@ -41,8 +41,9 @@ static void usage(FILE *f)
 		"  --mem SPACE:ADDR=V,...   sim: initial value written through an address space (repeatable)\n"
 		"  --mem ADDR=V,...         sim (a platform's): 32-bit words of its memory from byte address ADDR\n"
 		"  --init FILE              sim: initial values, one assignment a line (# and // comments)\n"
-		"  --effort list|search     pack: list scheduling only, or also a bounded search per block for\n"
-		"                           a shorter schedule (default search; list is about 10x faster)\n"
+		"  --effort list|search|deep  pack: list scheduling only, or also a bounded search per block for\n"
+		"                           a shorter schedule (default search; list is about 10x faster); deep:\n"
+		"                           also a search over the router's decisions (values named, about 15x slower)\n"
 		"  --trace                  sim, demo: print every bundle executed and what it wrote; validate:\n"
 		"                           every instruction's events; pack: each block's schedule\n"
 		"  --rules, --no-rules      sim, demo: check every bundle issued against the description's hazard\n"
@@ -161,9 +162,10 @@ static int set_option(struct tool_opts *o, const char *a, const char *val)
 	} else if (!strcmp(a, "--init")) {
 		o->init = val;
 	} else if (!strcmp(a, "--effort")) {
-		if (strcmp(val, "list") && strcmp(val, "search"))
-			return usage_error("--effort takes 'list' or 'search', not '%s'", val);
+		if (strcmp(val, "list") && strcmp(val, "search") && strcmp(val, "deep"))
+			return usage_error("--effort takes 'list', 'search' or 'deep', not '%s'", val);
 		o->fast = !strcmp(val, "list");
+		o->deep = !strcmp(val, "deep");
 	} else if (!strcmp(a, "--trace")) {
 		o->trace = true;
 	} else {

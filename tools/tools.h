@@ -39,6 +39,7 @@ struct tool_opts {
 	int nmems;
 	const char *init;                /* --init FILE (sim): initial values, one assignment a line */
 	bool fast;                       /* --effort list: pack by list scheduling only (TSR_PACK_LIST) */
+	bool deep;                       /* --effort deep: also search the router's decisions (TSR_PACK_DEEP) */
 	bool rules;                      /* --rules / --no-rules: sim checks every issued bundle against the
 	                                    description's hazard rules (TSR_SIM_F_RULES; default TOOL_SIM_RULES) */
 	int nargs;

@@ -350,7 +350,7 @@ int tsr_pack_text_effort(const struct tsr_target *t, const char *path, const cha
             if (bad)
                 return -1;
         }
-        return tsr_pack_route(t, path, text, len, out, st, d);
+        return tsr_pack_route(t, path, text, len, effort == TSR_PACK_DEEP, out, st, d);
     }
     struct label *labels;
     int nlabels;

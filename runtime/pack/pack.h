@@ -52,6 +52,9 @@ enum tsr_pack_effort {
                                bundles assemble and validate is kept */
     TSR_PACK_LIST,          /* list scheduling only: about twice as fast, about 1.1 % more bundles on
                                GPU_FFT (docs/PERFORMANCE.md "Packer speed on GPU_FFT") */
+    TSR_PACK_DEEP,          /* as search, and for programs with value names (docs/pack.md "Values through
+                               forwards") a search over the scheduler's decisions after its settings: about 15
+                               times slower there */
 };
 
 /* The widest instruction the packer takes: TSR_PACK_MAX_NWORDS 32-bit words (256 bits).  A wider target is

@@ -272,9 +272,10 @@ unsigned tsr_pack_name_values(const struct tsr_target *t, struct tsr_buf *ib, si
 bool tsr_pack_has_names(const char *text, size_t len);
 /* pack_route.c: packs a program with value names, block by block (docs/pack.md "Values through forwards"): routes
  * each value to its readers through the forwards' ages, inserting `move` ops where a reader must be later, and
- * appends the bundled text to out.  Returns 0, or -1 with `path:line:col: error: ...` through d. */
-int tsr_pack_route(const struct tsr_target *t, const char *path, const char *text, size_t len, struct tsr_buf *out,
-                   struct tsr_pack_stats *st, struct tsr_diag *d);
+ * appends the bundled text to out; deep: the search over the scheduler's decisions too (TSR_PACK_DEEP).  Returns 0,
+ * or -1 with `path:line:col: error: ...` through d. */
+int tsr_pack_route(const struct tsr_target *t, const char *path, const char *text, size_t len, bool deep,
+                   struct tsr_buf *out, struct tsr_pack_stats *st, struct tsr_diag *d);
 
 /* pack.c */
 char *tsr_pack_canon(const struct tsr_target *t, const uint32_t *w, char **full);

@@ -567,13 +567,14 @@ static int instances(struct route *R, const char *path, struct tsr_diag *d)
 
 /* (pack_route.h) */
 int tsr_route_block(const struct tsr_target *t, const char *path, const char *text, size_t len, unsigned line0,
-                    uint64_t vbase, struct tsr_buf *out, struct tsr_pack_stats *st, struct tsr_diag *d)
+                    uint64_t vbase, bool deep, struct tsr_buf *out, struct tsr_pack_stats *st, struct tsr_diag *d)
 {
     if (!t->vdesc || !t->vdesc->nfwdtexts)
         return tsr_diag_error(d, path, 0, 0, "target '%s' has no forwarded values with a literal source text: value "
                               "names need them (docs/pack.md \"Values through forwards\")", t->name);
     struct route R;
     int rc = tsr_route_read(&R, t, path, text, len, line0, d);
+    R.deep = deep;
     int n0 = R.n;
     build_moves(&R);
     /* and the moves the input writes: a dropped move's text with "%" for its source */

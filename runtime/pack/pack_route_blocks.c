@@ -92,8 +92,8 @@ static size_t count_token(const char *s, size_t len, const char *tok)
  * label's name is replaced by a stand-in address that no token of the input names (`L` + hex, a multiple of the
  * pc step, which every label hole takes as a literal address: docs/asm.md), so each block assembles alone; the
  * output gets the names back, and the whole program is assembled and validated at the end. */
-int tsr_pack_route(const struct tsr_target *t, const char *path, const char *text, size_t len, struct tsr_buf *out,
-                   struct tsr_pack_stats *st, struct tsr_diag *d)
+int tsr_pack_route(const struct tsr_target *t, const char *path, const char *text, size_t len, bool deep,
+                   struct tsr_buf *out, struct tsr_pack_stats *st, struct tsr_diag *d)
 {
     /* the labels, each with its stand-in */
     struct rlabel *L = NULL;
@@ -159,7 +159,7 @@ int tsr_pack_route(const struct tsr_target *t, const char *path, const char *tex
     tsr_route_read_free(&R);
     free(blk);
     if (!rc && !multi) {
-        rc = tsr_route_block(t, path, text, len, 0, 0, out, st, d);
+        rc = tsr_route_block(t, path, text, len, 0, 0, deep, out, st, d);
     } else if (!rc) {
         /* each block from its first line to the line before the next block's; its labels in front */
         struct tsr_buf o = { 0 };
@@ -184,7 +184,7 @@ int tsr_pack_route(const struct tsr_target *t, const char *path, const char *tex
             if (!ops)
                 continue;
             struct tsr_pack_stats bs = { 0 };
-            rc = tsr_route_block(t, path, prog.data + pa, pos - pa, a - 1, addr + (t->pc_step ? t->pc_step : 1), &o,
+            rc = tsr_route_block(t, path, prog.data + pa, pos - pa, a - 1, addr + (t->pc_step ? t->pc_step : 1), deep, &o,
                                  &bs, d);
             if (!rc) {
                 sum.nops += bs.nops;

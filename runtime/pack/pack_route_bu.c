@@ -237,8 +237,11 @@ static bool form_direct(struct bu *U, int f, struct route_bundle *nb, const int 
         if (R->o[x->ref[r]].opt && x->feed[r] == -1 && !dup && ndv < 4)
             dv[ndv++] = x->ref[r];
     }
-    for (int c = ndv; c >= 0; c--)
+    /* (randomized: the fewest direct reads first) */
+    bool up = ndv > 0 && bu_coin(U, BU_R_DIRECT);
+    for (int cc = ndv; cc >= 0; cc--)
         for (unsigned m = 0; m < 1u << ndv; m++) {
+            int c = up ? ndv - cc : cc;
             if (__builtin_popcount(m) != c)
                 continue;
             for (int r = 0; r < x->nref; r++)
@@ -374,6 +377,12 @@ bool tsr_route_bu_place_any(struct bu *U, int f, int p, int (*S)[2], int ns)
         }
         ord[b] = v;
         dem[b] = dv;
+    }
+    /* (randomized: a random unit first, the others after in their order) */
+    if (n > 1 && bu_coin(U, BU_R_UNIT)) {
+        int j = 1 + bu_rand(U, n - 1), v = ord[j];
+        memmove(ord + 1, ord, (size_t)j * sizeof *ord);
+        ord[0] = v;
     }
     for (int a = 0; a < n; a++) {
         tsr_route_take_alt(x, ord[a]);
@@ -676,12 +685,20 @@ static int fill_empty(struct bu *U, struct route_bundle *B, int nb, char *err, s
 /* (pack_route_bu.h) */
 int tsr_route_bu_run(struct route *R, int n0, const int *live, int nl, const struct tsr_pack_elist *succ,
                      const struct tsr_route_cfg *cf, const int *order, int cap, struct route_bundle **out, int *nbp,
-                     char *err, size_t errn, int *at)
+                     char *err, size_t errn, int *at, struct tsr_route_rnd *rnd)
 {
     struct bu_run s;
     *at = -1;
     setup(&s, R, n0, live, nl, succ, cf, order, err, errn, at);
     struct bu *U = &s.U;
+    if (rnd) {
+        U->rprob = rnd->prob;
+        U->rmask = rnd->mask;
+        U->rng = 0x9e3779b97f4a7c15ull * ((unsigned long long)rnd->seed + 1);
+        U->dflip = rnd->flip;
+        U->fmask = rnd->fmask;
+        U->nflip = rnd->nflip;
+    }
     int rc = 0;
     /* bundle p (from the end) while an op is left to place (or an optional one is wanted) */
     for (int p = 0; (s.left > 0 || opt_wanted(U, live, nl)) && !rc; p++) {
@@ -696,6 +713,18 @@ int tsr_route_bu_run(struct route *R, int n0, const int *live, int nl, const str
         }
         memset(&U->B[U->nb++], 0, sizeof *U->B);
         rc = tsr_route_bu_bundle(&s, p);
+        /* (a randomized schedule stops as soon as it cannot finish within cap: an op not placed goes to p + 1 or
+         * later, after at least its depth of bundles) */
+        if (!rc && rnd && s.left > 0) {
+            int md = 0;
+            for (int k = 0; k < nl; k++)
+                if (R->o[live[k]].pos < 0 && !BU_OPT(U, live[k]) && s.depth[live[k]] > md)
+                    md = s.depth[live[k]];
+            if (p + 2 + md > cap) {
+                snprintf(err, errn, "the packer could not place every operation");
+                rc = -2;
+            }
+        }
     }
     if (!rc && s.left > 0) {
         snprintf(err, errn, "the packer could not place every operation");
@@ -718,6 +747,23 @@ int tsr_route_bu_run(struct route *R, int n0, const int *live, int nl, const str
         *out = B;
         *nbp = nb;
     }
+    if (rnd)
+        rnd->ndec = U->dc;
     teardown(&s);
     return rc;
+}
+
+/* (pack_route_bu.h) */
+int tsr_route_bu_again(struct route *R, int n0, const int *live, int nl, const struct tsr_pack_elist *succ,
+                       const struct tsr_route_cfg *cf, const int *order, bool byd, int cap, struct tsr_route_rnd *rnd)
+{
+    while (R->n > n0)
+        tsr_route_bu_drop_last(R);
+    R->by_demand = byd;
+    struct route_bundle *B = NULL;
+    int nb = 0, a = -1;
+    char e[300];
+    int r = tsr_route_bu_run(R, n0, live, nl, succ, cf, order, cap, &B, &nb, e, sizeof e, &a, rnd);
+    free(B);
+    return r ? -1 : nb;
 }

@@ -27,7 +27,67 @@ struct bu {
     int nins;
     struct tsr_buf tb;
     struct bu_readers *rx;      /* the inserted ops that read each value (pack_route_bu.c tsr_route_bu_inserted) */
+    int rprob;                  /* struct tsr_route_rnd prob: a decision point in rmask departs from the greedy
+                                   choice with probability rprob / 1000 (0: never, the generator untouched) */
+    unsigned rmask;
+    unsigned long long rng;     /* the generator's state (seeded by struct tsr_route_rnd seed) */
+    unsigned fmask;             /* struct tsr_route_rnd fmask, flip: the consultations that depart */
+    const int *dflip;
+    int nflip, fi, dc;          /* fi: the first of flip[] not passed; dc: the consultations so far */
 };
+
+/* Departures from the greedy choices of a schedule (tsr_route_bu_run; pack_route_deep.c): each decision point
+ * enabled in mask takes another choice than the greedy one with probability prob / 1000, drawn from a fixed
+ * generator seeded by seed (deterministic); and those numbered in flip (below). */
+struct tsr_route_rnd {
+    int prob;
+    unsigned mask, seed;
+    unsigned fmask;             /* the decision points whose consultations are counted (from 0): those numbered in
+                                   flip[0..nflip) (ascending) depart from the choice they would take */
+    const int *flip;
+    int nflip;
+    int ndec;                   /* (out) the consultations of enabled decision points in the schedule */
+};
+
+/* The decision points a randomized schedule may perturb (struct tsr_route_rnd mask bits). */
+enum {
+    BU_R_UNIT = 1,              /* an op with alternatives tries a random unit first */
+    BU_R_MVSLOT = 2,            /* a move tries its templates from a random one on */
+    BU_R_DEFER = 4,             /* a ready op that could go in waits (step 2) */
+    BU_R_LIMIT = 8,             /* an op the limits would hold back goes in */
+    BU_R_PRESS = 16,            /* the value spilled to make room is a random one of those eligible */
+    BU_R_NEXT = 32,             /* a move of a next-bundle value is not placed (step 3) */
+    BU_R_SPILL = 64,            /* a value at its last chance goes through a register before a move is tried */
+    BU_R_DIRECT = 128,          /* an op's reads of optional values try fewer direct reads first */
+};
+
+/* A departure from the greedy choice at decision point bit (the schedule's decisions are taken in a fixed order,
+ * so one's number is the same in every run up to the first departure): when bit is in U->fmask, the consultation is
+ * numbered and departs if its number is in U->dflip; when bit is in U->rmask with U->rprob, the generator advances
+ * and reverses that with probability rprob / 1000.  Without a struct tsr_route_rnd (both masks 0) it is always
+ * false: the greedy schedule. */
+static inline bool bu_coin(struct bu *U, unsigned bit)
+{
+    bool d = false;
+    if (U->fmask & bit) {
+        int c = U->dc++;
+        while (U->fi < U->nflip && U->dflip[U->fi] < c)
+            U->fi++;
+        d = U->fi < U->nflip && U->dflip[U->fi] == c;
+    }
+    if (U->rprob > 0 && (U->rmask & bit)) {
+        U->rng = U->rng * 6364136223846793005ull + 1442695040888963407ull;
+        d ^= (int)((U->rng >> 33) % 1000) < U->rprob;
+    }
+    return d;
+}
+
+/* A number in [0, n) from the generator (n > 0). */
+static inline int bu_rand(struct bu *U, int n)
+{
+    U->rng = U->rng * 6364136223846793005ull + 1442695040888963407ull;
+    return (int)((U->rng >> 33) % (unsigned)n);
+}
 
 /* The inserted ops (moves, spills: R->o[n0..]) that read each input op's value, in index order (rl[v][0..nrl[v])),
  * a cache brought up to date when asked (tsr_route_bu_inserted): rl_n ops looked at, rlog[0..nrlog) the (op, value)
@@ -174,10 +234,25 @@ void tsr_route_crit_capacity(const uint64_t *mvslot, const int *mvhi, int nmv, i
 
 /* pack_route_bu.c: one bottom-up schedule of the input operations live[0..nl) of R with setting cf, at most cap
  * bundles (tsr_route_schedule's contract otherwise); order: the live ops by priority (nl of them, copied) instead of
- * the setting's own (tsr_route_crit_order), or NULL.  Returns 0, or -1 (the message in err, the operation it
+ * the setting's own (tsr_route_crit_order), or NULL; rnd: a randomized schedule (it stops as soon as it cannot
+ * finish within cap), or NULL.  Returns 0, or -1 (the message in err, the operation it
  * concerns in *at), or -2 when cap was reached. */
 int tsr_route_bu_run(struct route *R, int n0, const int *live, int nl, const struct tsr_pack_elist *succ,
                      const struct tsr_route_cfg *cf, const int *order, int cap, struct route_bundle **out, int *nbp,
-                     char *err, size_t errn, int *at);
+                     char *err, size_t errn, int *at, struct tsr_route_rnd *rnd);
+
+/* pack_route_bu.c: one schedule again from the input (the inserted ops of the last dropped; R->by_demand byd), its
+ * bundles discarded, R keeping its placement: tsr_route_bu_run's length, or -1 when it did not finish (within cap,
+ * or for another reason). */
+int tsr_route_bu_again(struct route *R, int n0, const int *live, int nl, const struct tsr_pack_elist *succ,
+                       const struct tsr_route_cfg *cf, const int *order, bool byd, int cap, struct tsr_route_rnd *rnd);
+
+/* pack_route_deep.c: the search over the decisions of the best schedule (setting cf, priority order (NULL: cf's
+ * own), R->by_demand byd, *bestn bundles): single flips of its decisions, then randomized runs; each schedule
+ * shorter than the best replaces it.  True when one was found: *bestn its length, *res the departures that give it
+ * again with tsr_route_bu_run (res->flip, when not NULL, is the caller's to free).  R keeps the last run's moves. */
+bool tsr_route_deep(struct route *R, int n0, const int *live, int nl, const struct tsr_pack_elist *succ,
+                    const struct tsr_route_cfg *cf, const int *order, bool byd, int *bestn,
+                    struct tsr_route_rnd *res);
 
 #endif

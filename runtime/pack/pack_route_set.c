@@ -170,18 +170,11 @@ static int *swo(struct route *R, int n0, const int *live, int nl, const struct t
         }
         for (int k = 0; k < nl; k++)
             key[ord[k]] = k;
-        while (R->n > n0)
-            tsr_route_bu_drop_last(R);
-        R->by_demand = byd;
-        struct route_bundle *B = NULL;
-        int nb = 0, a = -1;
-        char e[300];
-        int r = tsr_route_bu_run(R, n0, live, nl, succ, cf, ord, *bestn, &B, &nb, e, sizeof e, &a);
-        free(B);
+        int nb = tsr_route_bu_again(R, n0, live, nl, succ, cf, ord, byd, *bestn, NULL);
         for (int k = 0; k < n0; k++)
             pos[k] = R->o[k].pos;
-        last = r ? *bestn : nb;
-        if (!r && nb < *bestn) {
+        last = nb < 0 ? *bestn : nb;
+        if (nb > 0 && nb < *bestn) {
             *bestn = nb;
             if (!res)
                 res = malloc((size_t)nl * sizeof *res);
@@ -227,7 +220,7 @@ int tsr_route_schedule(struct route *R, int n0, const int *live, int nl, const s
         int nb = 0, a = -1;
         char e[300] = "";
         int cap = best ? bestn : 16 * nl + 64;
-        int r = tsr_route_bu_run(R, n0, live, nl, succ, tr[ci], NULL, cap, &B, &nb, e, sizeof e, &a);
+        int r = tsr_route_bu_run(R, n0, live, nl, succ, tr[ci], NULL, cap, &B, &nb, e, sizeof e, &a, NULL);
         if (r) {
             if (!e1[0]) {
                 snprintf(e1, sizeof e1, "%s", e);
@@ -256,12 +249,18 @@ int tsr_route_schedule(struct route *R, int n0, const int *live, int nl, const s
     if (best) {
         if (!use_n || use_improve)
             bord = swo(R, n0, live, nl, succ, tr[besti], bestd, bpos, &bestn);
+        struct tsr_route_rnd rbest, *fr = NULL;
+        /* (deep: the search over the best schedule's decisions, pack_route_deep.c) */
+        if (R->deep && tsr_route_deep(R, n0, live, nl, succ, tr[besti], bord, bestd, &bestn, &rbest))
+            fr = &rbest;
         /* (the placement of the best again: the operations' cyc, texts and words are the last run's) */
         while (R->n > n0)
             tsr_route_bu_drop_last(R);
         free(best);
         R->by_demand = bestd;
-        rc = tsr_route_bu_run(R, n0, live, nl, succ, tr[besti], bord, bestn + 1, out, nbp, err, errn, at);
+        rc = tsr_route_bu_run(R, n0, live, nl, succ, tr[besti], bord, bestn + 1, out, nbp, err, errn, at, fr);
+        if (fr)
+            free((void *)fr->flip);
     } else {
         snprintf(err, errn, "%s", e1);
         *at = a1;

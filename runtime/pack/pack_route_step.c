@@ -92,9 +92,15 @@ static int feed_due(struct bu_run *s, int p)
          * loop, waits); when bundle p has no slot left for one, a bundle after it that the farthest read
          * is still after (the reads before that bundle served there, the others wait) */
         bool done = false;
+        /* (randomized: the value through a register before a move is tried) */
+        if (bu_coin(U, BU_R_SPILL) && tsr_route_spill(U, v, p, S, ns)) {
+            done = true;
+            s->placed_any = true;
+        }
+        int m0 = s->nmo > 1 && bu_coin(U, BU_R_MVSLOT) ? bu_rand(U, s->nmo) : 0;
         /* (cf->thr: a value threaded by moves for more than thr bundles since its first read placed goes
          * through a register instead of another move) */
-        if (cf->thr > 0) {
+        if (cf->thr > 0 && !done) {
             int q0 = p;
             for (int k2 = 0; k2 < U->nrd[v]; k2++)
                 if (R->o[U->rd[v][k2]].pos >= 0 && R->o[U->rd[v][k2]].pos < q0)
@@ -110,7 +116,7 @@ static int feed_due(struct bu_run *s, int p)
             if (!nt || qm + U->hmove < p)
                 continue;
             for (int mm = 0; mm < s->nmo && !done; mm++) {
-                int mi = tsr_route_bu_new_move(U, v, s->mvorder[mm]);
+                int mi = tsr_route_bu_new_move(U, v, s->mvorder[(mm + m0) % s->nmo]);
                 if (mi < 0)
                     continue;
                 if (tsr_route_bu_place_any(U, mi, pp, T, nt))
@@ -156,9 +162,13 @@ static bool press_spill(struct bu_run *s, int i, int p)
     for (int k = 0; k < s->nmand && s->cf->press > 1; k++)
         if (s->U.R->o[s->mand[k]].pos < 0 && press_one(s, x, s->mand[k], p))
             return true;
-    for (int k = s->nl - 1; k >= 0; k--)
+    /* (randomized: the scan starts at a random place of the order) */
+    int k0 = bu_coin(&s->U, BU_R_PRESS) ? bu_rand(&s->U, s->nl) : 0;
+    for (int kk = s->nl - 1; kk >= 0; kk--) {
+        int k = (kk + k0) % s->nl;
         if (s->is[s->order[k]] && press_one(s, x, s->order[k], p))
             return true;
+    }
     return false;
 }
 
@@ -408,7 +418,7 @@ static void place_ready(struct bu_run *s, int p)
                 add += !dup && R->o[v].pos < 0 && !is[v] && !BU_OPT(U, v);
             }
             if (add && nlive > 0 && !urgent &&
-                (nlive - (is[i] ? 1 : 0) + add > s->limit || due + add > s->duelim)) {
+                (nlive - (is[i] ? 1 : 0) + add > s->limit || due + add > s->duelim) && !bu_coin(U, BU_R_LIMIT)) {
                 /* (cf->press: a value waiting goes through a register to make room, and the round starts
                  * again with the counts of values waiting that leaves) */
                 if (best < 0 && cf->press && press_spill(s, i, p)) {
@@ -418,6 +428,9 @@ static void place_ready(struct bu_run *s, int p)
                 continue;
             }
             /* (cf->score: an op reading optional values is placed on trial, kept when every load joins) */
+            /* (the deep effort's decision: the op waits for a later round or bundle) */
+            if (bu_coin(U, BU_R_DEFER))
+                continue;
             bool trial = cf->score && opt_misses(U, i) > 0;
             if (trial)
                 trial_save(s, i);
@@ -483,8 +496,11 @@ static void fill_next(struct bu_run *s, int p)
          * for the producer: complex1's, read at age 2 only, then goes two bundles up, where its move in the bundle
          * of its readers is lima's, and not three) */
         int nr = reads_before(R, S, ns, p, S + ns, NULL);
+        if (bu_coin(U, BU_R_NEXT))
+            continue;
+        int m0 = s->nmo > 1 && bu_coin(U, BU_R_MVSLOT) ? bu_rand(U, s->nmo) : 0;
         for (int mm = 0; mm < s->nmo && nr > 0; mm++) {
-            int mi = tsr_route_bu_new_move(U, v, s->mvorder[mm]);
+            int mi = tsr_route_bu_new_move(U, v, s->mvorder[(mm + m0) % s->nmo]);
             if (mi < 0)
                 continue;
             if (tsr_route_bu_place_any(U, mi, p, S + ns, nr))

@@ -689,7 +689,7 @@ int tsr_pack_schedule(const struct tsr_target *t, struct tsr_pack_unit *u, size_
     bool falls = true;
     int rc = 0;
     P.want_lower = st != &local;
-    P.search = effort == TSR_PACK_SEARCH;
+    P.search = effort != TSR_PACK_LIST;
     for (size_t s = 0; s < n && !rc;) {
         size_t e = s + 1;
         if (u[s].ev.ctl == TSR_PACK_CTL_NONE)
