@@ -77,7 +77,8 @@ struct route_bundle {
 /* pack_route.c: packs one basic block (text: its lines, the first being line line0 + 1 of path; no label) and
  * appends its bundles to out; st (may be NULL) gets the block's statistics (one block).  The check of the output
  * validates the bundles at byte address vbase (past the stand-in addresses of the labels a branch of the block
- * names: pack_route_blocks.c); deep: the search over the scheduler's decisions too (R->deep).  Returns 0, or -1 with `path:line:col: error: ...` through d. */
+ * names: pack_route_blocks.c); deep: the search over the scheduler's decisions too (R->deep).  Returns 0, or -1
+ * with `path:line:col: error: ...` through d. */
 int tsr_route_block(const struct tsr_target *t, const char *path, const char *text, size_t len, unsigned line0,
                     uint64_t vbase, bool deep, struct tsr_buf *out, struct tsr_pack_stats *st, struct tsr_diag *d);
 /* pack_route.c: the check of packed output text[0..len) (nb bundles): it assembles to nb bundles and the validator

@@ -184,8 +184,8 @@ int tsr_pack_route(const struct tsr_target *t, const char *path, const char *tex
             if (!ops)
                 continue;
             struct tsr_pack_stats bs = { 0 };
-            rc = tsr_route_block(t, path, prog.data + pa, pos - pa, a - 1, addr + (t->pc_step ? t->pc_step : 1), deep, &o,
-                                 &bs, d);
+            rc = tsr_route_block(t, path, prog.data + pa, pos - pa, a - 1, addr + (t->pc_step ? t->pc_step : 1), deep,
+                                 &o, &bs, d);
             if (!rc) {
                 sum.nops += bs.nops;
                 sum.nbundles += bs.nbundles;

@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include "pack_route_bu.h"
 
-/* The effort of each phase: runs of phase 1, the probabilities (per mille) they cycle through, the decision points
- * they perturb (BU_R_NEXT: a move of a next-bundle value left out, the one that shortens most schedules of the
- * corpus alone), and the flips phase 2 tries at most and the decision points it counts (all). */
+/* The effort of each phase: the flips phase 1 tries at most and the decision points it counts (all); the runs of
+ * phase 2, the probabilities (per mille) they cycle through and the decision points they perturb (BU_R_NEXT: a move
+ * of a next-bundle value left out, the one that shortens most schedules of the corpus alone). */
 #define DEEP_RUNS 100
 #define DEEP_FLIPS 3000
 #define DEEP_RMASK BU_R_NEXT
@@ -34,18 +34,16 @@ bool tsr_route_deep(struct route *R, int n0, const int *live, int nl, const stru
     int *dp = calloc((size_t)n0 + 1, sizeof *dp);
     int cpl = tsr_route_crit_depth(R, live, nl, succ, cf->direct > 0, dp);   /* (no schedule is shorter) */
     free(dp);
-    const int nruns = DEEP_RUNS, nflips = DEEP_FLIPS;
-    const unsigned rmask = DEEP_RMASK, fmask = DEEP_FMASK;
     struct tsr_route_rnd cur = { 0, 0, 1, 0, NULL, 0, 0 };
     /* 1. single flips of the greedy schedule's decisions, in their order, each kept that shortens the schedule */
     int *F = NULL, nF = 0, D = 0, tried = 0;
-    if (nflips > 0 && *bestn > cpl) {
-        F = malloc(((size_t)nflips + 1) * sizeof *F);
-        cur.fmask = fmask;
+    if (*bestn > cpl) {
+        F = malloc(((size_t)DEEP_FLIPS + 1) * sizeof *F);
+        cur.fmask = DEEP_FMASK;
         cur.flip = F;
         tsr_route_bu_again(R, n0, live, nl, succ, cf, order, byd, *bestn + 1, &cur);
         D = cur.ndec;
-        for (int k = 0; k < D && tried < nflips && *bestn > cpl; k++) {
+        for (int k = 0; k < D && tried < DEEP_FLIPS && *bestn > cpl; k++) {
             F[nF] = k;
             cur.nflip = nF + 1;
             tried++;
@@ -64,9 +62,9 @@ bool tsr_route_deep(struct route *R, int n0, const int *live, int nl, const stru
             free(F);
     }
     /* 2. randomized runs of the greedy schedule (no flips), each kept that is shorter than the best so far */
-    for (int r = 0; r < nruns && *bestn > cpl; r++) {
+    for (int r = 0; r < DEEP_RUNS && *bestn > cpl; r++) {
         int np = (int)(sizeof deep_prob / sizeof *deep_prob);
-        struct tsr_route_rnd c = { deep_prob[(r * 7 + 3) % np], rmask, (unsigned)r + 1, 0, NULL, 0, 0 };
+        struct tsr_route_rnd c = { deep_prob[(r * 7 + 3) % np], DEEP_RMASK, (unsigned)r + 1, 0, NULL, 0, 0 };
         int nb = tsr_route_bu_again(R, n0, live, nl, succ, cf, order, byd, *bestn - 1, &c);
         if (nb > 0 && nb < *bestn) {
             *bestn = nb;

@@ -427,10 +427,10 @@ static void place_ready(struct bu_run *s, int p)
                 }
                 continue;
             }
-            /* (cf->score: an op reading optional values is placed on trial, kept when every load joins) */
             /* (the deep effort's decision: the op waits for a later round or bundle) */
             if (bu_coin(U, BU_R_DEFER))
                 continue;
+            /* (cf->score: an op reading optional values is placed on trial, kept when every load joins) */
             bool trial = cf->score && opt_misses(U, i) > 0;
             if (trial)
                 trial_save(s, i);
