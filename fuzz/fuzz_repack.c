@@ -95,7 +95,8 @@ struct tgt {
     size_t *ebase;          /* per simulator state: the index of its first element among all elements */
     size_t nelem;           /* elements of every state */
     unsigned char *touch;   /* per element: bit 0 the original's ops read or write it, bit 1 the packed program
-                               writes it (scan) */
+                               writes it, bit 2 the original's last write of it is a `move` op's (scan) */
+    int move_attr;          /* the index of the attribute `move` (docs/mdl.md X12), -1: none */
 };
 
 /* 32-bit values one element of state s holds (tools/sim_generic.c elem_values). */
@@ -155,6 +156,10 @@ static struct tgt *target(size_t k)
                 (t->vdesc->state_count[v] > 0 ? t->vdesc->state_count[v] : 1) == elems(g->D, s))
                 g->vstate[s] = v;
     }
+    g->move_attr = -1;
+    for (unsigned a = 0; g->t->attr_names && a < g->t->nattrs && a < 64; a++)
+        if (!strcmp(g->t->attr_names[a], "move"))
+            g->move_attr = (int)a;
     if (!(g->touch = calloc(g->nelem + 1, 1)))
         abort();
     return g;
@@ -336,6 +341,27 @@ static bool reads_routed(struct tgt *g, const uint32_t *w, size_t i, const struc
     return true;
 }
 
+/* Sets (on) or clears bit 2 of g->touch for the element a write event e of bundle vb writes: on when the op of
+ * e's slot has the attribute `move`. */
+static void mark_move(struct tgt *g, const struct tsr_vbundle *vb, const struct tsr_vev *e)
+{
+    bool mv = false;
+    for (int k = 0; k < vb->nev && g->move_attr >= 0; k++)
+        if (vb->ev[k].kind == TSR_V_OP && vb->ev[k].slot == e->slot && vb->ev[k].id >= 0 &&
+            (unsigned)vb->ev[k].id < g->t->nops)
+            mv = g->t->op_attrs[vb->ev[k].id] >> g->move_attr & 1;
+    for (int s = 0; s < g->D->nstates; s++) {
+        if (g->vstate[s] != e->id)
+            continue;
+        int ne = elems(g->D, s);
+        for (int el = 0; el < ne; el++)
+            if (e->addr < 0 || e->addr >= ne || e->addr == el) {
+                unsigned char *p = &g->touch[g->ebase[s] + (size_t)el];
+                *p = (unsigned char)(mv ? *p | 4 : *p & ~4);
+            }
+    }
+}
+
 /* Marks in g->touch the elements of state the n instructions at w access: `bit` for every write, and also for
  * every read of an op (slot >= 0; the format's own loads, which every instruction makes, do not count) when
  * reads is true.  Returns false when reads is true and an op reads a forward value that no op of the program wrote
@@ -354,6 +380,8 @@ static bool scan(struct tgt *g, const uint32_t *w, size_t n, unsigned char bit, 
             bool rd = e->kind == TSR_V_RSTATE || e->kind == TSR_V_RLATE || e->kind == TSR_V_RDEFER;
             if (e->kind == TSR_V_WSTATE || (reads && rd && e->slot >= 0))
                 mark(g, e->id, e->addr, bit);
+            if (e->kind == TSR_V_WSTATE && bit == 1)
+                mark_move(g, &vb, e);
         }
         routable = routable && (!reads || reads_routed(g, w, i, &vb));
     }
@@ -514,8 +542,12 @@ static int compare(const struct tgt *g, const uint32_t *a, const uint32_t *b, st
         size_t nv = elem_values(D, s);
         for (int e = 0; e < elems(D, s); e++, at += nv)
             for (size_t v = 0; v < nv; v++) {
-                if (a[at + v] == b[at + v] || g->touch[g->ebase[s] + (size_t)e] == 2)
+                unsigned char tb = g->touch[g->ebase[s] + (size_t)e];
+                if (a[at + v] == b[at + v] || tb == 2)
                     continue;   /* (written by the packed program only: a register spill's) */
+                if ((tb & 4) && !D->state_output[s])
+                    continue;   /* (a state not `output`, written last by a move of the original: an input spill
+                                   the packer undid, pack_unspill.c) */
                 char name[64];
                 if (D->state_count[s] > 0)
                     snprintf(name, sizeof name, "%s[%d]", D->state_names[s], e);

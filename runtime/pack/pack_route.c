@@ -498,6 +498,24 @@ static int instances(struct route *R, const char *path, struct tsr_diag *d)
             tsr_route_instantiate(&tb, x->tmpl, x->nref, x->refname, texts, sw == 1);
             as = tb.data && !t->assemble_one(tb.data, tb.len, 0, x->w, sw ? NULL : err, sizeof err);
         }
+        /* (two values whose first readable texts no source mux takes together, `add ^c@1 ^c@1` where the complex
+         * unit is no adder's second source: the analysis reads one of them by another text of its forward; the
+         * schedule routes it, a move or a spill) */
+        for (int r = x->nref - 1; r >= 0 && !as; r--) {
+            const char *keep = texts[r];
+            int fwd = R->o[x->ref[r]].fwd;
+            for (int i = 0; i < R->D->nfwdtexts && !as; i++) {
+                if (R->D->fwdtexts[i].fwd != fwd || !strcmp(R->D->fwdtexts[i].text, keep))
+                    continue;
+                texts[r] = R->D->fwdtexts[i].text;
+                for (int sw = 0; sw < 2 && !as; sw++) {
+                    tsr_route_instantiate(&tb, x->tmpl, x->nref, x->refname, texts, sw == 1);
+                    as = tb.data && !t->assemble_one(tb.data, tb.len, 0, x->w, NULL, 0);
+                }
+            }
+            if (!as)
+                texts[r] = keep;
+        }
         if (!as) {
             rc = tsr_diag_error(d, path, x->line, x->col, "%s", err[0] ? err : "does not assemble");
             break;
@@ -758,9 +776,6 @@ int tsr_route_block(const struct tsr_target *t, const char *path, const char *te
     }
     free(dv);
     tsr_route_spill_free(&R);
-    for (int m = 0; m < R.nmv; m++)
-        free(R.mv[m]);
-    free(R.mv);
     tsr_route_read_free(&R);
     free(B);
     free(succ);
@@ -782,6 +797,12 @@ int tsr_route_read(struct route *R, const struct tsr_target *t, const char *path
 }
 
 /* (pack_route.h) */
+void tsr_route_moves(struct route *R)
+{
+    build_moves(R);
+}
+
+/* (pack_route.h) */
 void tsr_route_read_free(struct route *R)
 {
     for (int i = 0; i < R->n; i++) {
@@ -795,4 +816,9 @@ void tsr_route_read_free(struct route *R)
     free(R->o);
     R->o = NULL;
     R->n = 0;
+    for (int m = 0; m < R->nmv; m++)
+        free(R->mv[m]);
+    free(R->mv);
+    R->mv = NULL;
+    R->nmv = 0;
 }

@@ -92,6 +92,9 @@ int tsr_route_check(const struct tsr_target *t, const char *path, const char *te
 int tsr_route_read(struct route *R, const struct tsr_target *t, const char *path, const char *text, size_t len,
                    unsigned line0, struct tsr_diag *d);
 void tsr_route_read_free(struct route *R);
+/* pack_route.c: R->mv, the description's move templates (ops with the attribute `move` that copy a forwarded value
+ * and write one forward element, "%" for the source); tsr_route_read_free frees them. */
+void tsr_route_moves(struct route *R);
 /* pack_route.c: a new operation at the end of R->o (which may move), cleared, fwd and pos -1, feeds -1. */
 struct rop *tsr_route_new_op(struct route *R);
 /* pack_route.c: tmpl with each `%K` (K = names[r]) replaced by texts[r] into b (cleared first); swap: its last two
@@ -124,6 +127,19 @@ void tsr_route_spill_free(struct route *R);
 /* pack_spill.c: the source text that reads register element e (alt: 0 or 1, the first or second load text), or
  * NULL. */
 const char *tsr_route_spill_load(const struct route *R, int e, int alt);
+/* pack_spill.c: the register file spills use (a state index of the validator's description; -1: none) and its
+ * elements in *nel. */
+int tsr_route_spill_file(const struct route *R, int *nel);
+/* pack_spill.c: the k-th move template that stores to register element e ("%" for its source), or NULL. */
+const char *tsr_route_spill_store(const struct route *R, int e, int k);
+/* pack_unspill.c: the input's register spills through moves undone (docs/pack.md "Values through forwards"): text
+ * (one basic block, lines from 1 of path) into out with each load of a register element (spill file) that a
+ * store-move of a named value wrote before it in the block replaced by that value's name, and each such store-move
+ * whose loads are all replaced and whose element is written again later in the block (the element's final value
+ * stays the input's) blanked (line numbers kept).  Returns the number of loads replaced (out is then the new text),
+ * 0 when there is none or the text does not read (the packer's own reading reports that). */
+int tsr_route_unspill(const struct tsr_target *t, const char *path, const char *text, size_t len,
+                      struct tsr_buf *out);
 
 /* pack_route_bu.c: schedules the input operations live[0..nl) of R (input operations are R->o[0..n0)) bottom-up,
  * inserting moves (R->mv) where a value's readers are spread wider than its producer's window; succ[i] lists the

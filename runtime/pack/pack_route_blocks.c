@@ -158,7 +158,34 @@ int tsr_pack_route(const struct tsr_target *t, const char *path, const char *tex
     }
     tsr_route_read_free(&R);
     free(blk);
-    if (!rc && !multi) {
+    struct tsr_buf un = { 0 };
+    if (!rc && !multi && tsr_route_unspill(t, path, text, len, &un) > 0) {
+        /* the input's spills through moves undone (pack_unspill.c) and kept: both scheduled, the shorter kept (the
+         * first when equal); the input's own diagnostic when neither schedules */
+        struct tsr_buf o1 = { 0 }, o2 = { 0 };
+        struct tsr_pack_stats s1 = { 0 }, s2 = { 0 };
+        struct tsr_diag q1, q2;
+        tsr_diag_init(&q1, TSR_DIAG_STORE, NULL);
+        tsr_diag_init(&q2, TSR_DIAG_STORE, NULL);
+        int r1 = tsr_route_block(t, path, text, len, 0, 0, deep, &o1, &s1, &q1);
+        int r2 = tsr_route_block(t, path, un.data, un.len, 0, 0, deep, &o2, &s2, &q2);
+        bool second = !r2 && (r1 || s2.nbundles < s1.nbundles);
+        if (r1 && r2) {
+            rc = tsr_route_block(t, path, text, len, 0, 0, deep, out, st, d);
+        } else {
+            tsr_buf_append(out, second ? o2.data : o1.data, second ? o2.len : o1.len);
+            if (st) {
+                *st = second ? s2 : s1;
+                memset(second ? &s2 : &s1, 0, sizeof s1);
+            }
+        }
+        tsr_pack_stats_free(&s1);
+        tsr_pack_stats_free(&s2);
+        tsr_buf_free(&o1);
+        tsr_buf_free(&o2);
+        tsr_diag_fini(&q1);
+        tsr_diag_fini(&q2);
+    } else if (!rc && !multi) {
         rc = tsr_route_block(t, path, text, len, 0, 0, deep, out, st, d);
     } else if (!rc) {
         /* each block from its first line to the line before the next block's; its labels in front */
@@ -230,5 +257,6 @@ int tsr_pack_route(const struct tsr_target *t, const char *path, const char *tex
     free(cut);
     free(L);
     tsr_buf_free(&prog);
+    tsr_buf_free(&un);
     return rc;
 }

@@ -438,6 +438,21 @@ const char *tsr_route_spill_load(const struct route *R, int e, int alt)
     return R->sp->ld[e][alt];
 }
 
+/* (pack_route.h) */
+int tsr_route_spill_file(const struct route *R, int *nel)
+{
+    *nel = R->sp ? R->sp->nel : 0;
+    return R->sp ? R->sp->rf : -1;
+}
+
+/* (pack_route.h) */
+const char *tsr_route_spill_store(const struct route *R, int e, int k)
+{
+    if (!R->sp || e < 0 || e >= R->sp->nel || k < 0 || k >= R->sp->nst[e])
+        return NULL;
+    return R->sp->st[e][k];
+}
+
 /* ---- the scheduler's side -------------------------------------------------------------------------- */
 
 /* (pack_route_bu.h) */
