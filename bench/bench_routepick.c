@@ -60,10 +60,10 @@ static void measure(struct prog *ps, size_t np, const struct tsr_target *t, cons
 
 static void cfg_text(const struct tsr_route_cfg *c, char *b, size_t n)
 {
-    snprintf(b, n, "{ %d, %d, %s, %s, %d, %d, %u, %d, %s, %d, %d, %d, %d, %d, %s, %d }", c->lim, c->due,
+    snprintf(b, n, "{ %d, %d, %s, %s, %d, %d, %u, %d, %s, %d, %d, %d, %d, %d, %s, %d, %d }", c->lim, c->due,
              c->depth ? "true" : "false", c->live ? "true" : "false", c->slack, c->fit, c->seed, c->thr,
              c->pre ? "true" : "false", c->late, c->direct, c->press, c->fifo, c->mpri,
-             c->optfirst ? "true" : "false", c->score);
+             c->optfirst ? "true" : "false", c->score, c->plc);
 }
 
 /* The fewest bundles of program i over the chosen settings (r: per setting, np results each); -1: none packs it. */

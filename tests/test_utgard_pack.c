@@ -197,7 +197,7 @@ Test(utgard_pack, corpus_against_lima, .timeout = 1200)
      * quality"; a sanitizer build tries the first 5 settings and 2 rounds, whose shortest schedules are longer on
      * some programs: 18 there) */
     bool few = strstr(tsr_pack_route_settings(), "AddressSanitizer") != NULL;
-    cr_expect_geq(le, few ? 18u : 24u);
+    cr_expect_geq(le, few ? 18u : 25u);
 }
 
 /* The units of an op's declaration and the lanes of masked stores (docs/pack.md "Values through forwards"): two
@@ -341,6 +341,22 @@ Test(utgard_pack, spill_undone)
     tsr_buf_free(&out);
 }
 
+/* Two complex results read by one add (the complex unit is no adder's second source, so `add.a0 ^c@1 ^c@1` is no
+ * instruction): the analysis and the scheduler's placeholders read one of them by another text of its forward, and
+ * the schedule moves it (4 instructions); the packed program computes what the input does.  Before, the input was
+ * refused (`invalid operand`), then not scheduled. */
+Test(utgard_pack, complex_pair)
+{
+    const char *src = "%1: rcp.c a0.x\n%2: rcp.c a0.y\n%3: add.a0 %1 %2\nmov.m0/v0.x %3\n";
+    const char *seq = "rcp.c a0.x\nmov.a0 ^c@1; rcp.c a0.y\nadd.a0 ^c@1 ^a0@1\nmov.m0/v0.x ^a0@1\n";
+    struct tsr_buf out = { 0 };
+    char msg[300];
+    cr_assert_eq(pack_names(src, &out, msg, sizeof msg), 0, "%s", msg);
+    size_t n = check_packed("complex_pair", utgard(), seq, &out);
+    cr_expect_eq(n, 4u, "packed into %zu instructions:\n%s", n, out.data);
+    tsr_buf_free(&out);
+}
+
 /* A group kept whole names the value of one part: the first (`%K: a; b`) or a later one (`a; %K: b`), whose forward
  * its readers then read; two names in one group are refused. */
 Test(utgard_pack, group_named_part)
@@ -448,7 +464,7 @@ static void expect_shorter(const char *what, const struct tsr_route_cfg *on, con
 /* (no .timeout here or below: with them, libcriterion leaks 48 bytes that LeakSanitizer reports when this file runs
  * with --jobs 2, which fails the sanitizer pass; each test takes seconds) */
 /* (the packer's first setting at 5fa3c01, the base of press_spill and squeaky_wheel) */
-static const struct tsr_route_cfg first_5fa3c01 = { 0, 0, false, false, -1, 2, 0, 0, true, 2, 2, 1, 0, 0, false, 0 };
+static const struct tsr_route_cfg first_5fa3c01 = { 0, 0, false, false, -1, 2, 0, 0, true, 2, 2, 1, 0, 0, false, 0, 0 };
 
 Test(utgard_pack, press_spill)
 {
@@ -480,7 +496,7 @@ Test(utgard_pack, deep_effort)
  * instructions; without it the same setting needs more. */
 Test(utgard_pack, fifo_order)
 {
-    const struct tsr_route_cfg on = { 0, 0, true, true, 2, 2, 173, 4, true, 1, 1, 0, 1, 0, false, 0 };
+    const struct tsr_route_cfg on = { 0, 0, true, true, 2, 2, 173, 4, true, 1, 1, 0, 1, 0, false, 0, 0 };
     struct tsr_route_cfg off = on;
     off.fifo = 0;
     int a = pack_corpus_with("glmark2_function", &on, 1, false, false);
@@ -496,7 +512,7 @@ Test(utgard_pack, fifo_order)
  * without it each takes more. */
 Test(utgard_pack, mpri_order)
 {
-    const struct tsr_route_cfg on = { 0, 0, false, false, -1, 2, 0, 0, true, 2, 2, 1, 0, 1, false, 0 };
+    const struct tsr_route_cfg on = { 0, 0, false, false, -1, 2, 0, 0, true, 2, 2, 1, 0, 1, false, 0, 0 };
     struct tsr_route_cfg off = on;
     off.mpri = 0;
     static const char *const progs[] = { "glmark2_ideas-lamp-unlit", "glmark2_pulsar-light", "glmark2_light-phong" };
@@ -516,7 +532,7 @@ Test(utgard_pack, mpri_order)
  * program valid and computing lima's varyings. */
 Test(utgard_pack, optfirst_order)
 {
-    const struct tsr_route_cfg on = { 0, 0, false, false, -1, 2, 0, 0, true, 2, 2, 1, 0, 1, true, 0 };
+    const struct tsr_route_cfg on = { 0, 0, false, false, -1, 2, 0, 0, true, 2, 2, 1, 0, 1, true, 0, 0 };
     struct tsr_route_cfg off = on;
     off.optfirst = false;
     static const char *const progs[] = { "glmark2_ideas-logo-flat", "glmark2_ideas-logo-shadow" };
@@ -529,11 +545,27 @@ Test(utgard_pack, optfirst_order)
  * valid and computing lima's varyings. */
 Test(utgard_pack, score_loads)
 {
-    const struct tsr_route_cfg on = { 0, 0, false, false, -1, 2, 0, 0, true, 2, 2, 1, 0, 1, true, 2 };
+    const struct tsr_route_cfg on = { 0, 0, false, false, -1, 2, 0, 0, true, 2, 2, 1, 0, 1, true, 2, 0 };
     struct tsr_route_cfg off = on;
     off.score = 0;
     static const char *const progs[] = { "glmark2_jellyfish", "glmark2_light-refract" };
     expect_shorter("score", &on, &off, progs, sizeof progs / sizeof *progs);
+}
+
+/* cf->plc (docs/pack.md "Values through forwards"): a value readable at fewer ages than a move reaches (the complex
+ * unit's, at age 1 only) is placed at its producer's last chance before a move must take over.  With it the
+ * packer's sixteenth setting (the thirteenth with it) packs bump-normals-tangent shorter than without it, the
+ * seventeenth (the fifteenth with it) bump-height, each packed program valid and computing lima's varyings. */
+Test(utgard_pack, producer_last_chance)
+{
+    const struct tsr_route_cfg on[2] = { { 0, 0, false, false, -1, 2, 0, 0, true, 2, 2, 1, 0, 1, true, 2, 1 },
+                                         { 0, 0, false, false, -1, 2, 0, 0, true, 2, 2, 1, 0, 0, false, 2, 1 } };
+    static const char *const progs[2] = { "glmark2_bump-normals-tangent", "glmark2_bump-height" };
+    for (int k = 0; k < 2; k++) {
+        struct tsr_route_cfg off = on[k];
+        off.plc = 0;
+        expect_shorter("plc", &on[k], &off, &progs[k], 1);
+    }
 }
 
 /* The squeaky wheel rounds (docs/pack.md "Values through forwards"): the ops placed too high for a schedule one
@@ -552,7 +584,7 @@ Test(utgard_pack, squeaky_wheel)
  * spills kept or undone (light-phong, which it did not schedule before either existed, it schedules undone). */
 Test(utgard_pack, fallback_settings)
 {
-    const struct tsr_route_cfg weak = { 0, 0, true, false, 0, 2, 0, 0, true, 1, 2, 0, 0, 0, false, 0 };
+    const struct tsr_route_cfg weak = { 0, 0, true, false, 0, 2, 0, 0, true, 1, 2, 0, 0, 0, false, 0, 0 };
     int a = pack_corpus_with("glmark2_bump-height", &weak, 1, false, false);
     int b = pack_corpus_with("glmark2_bump-height", &weak, 1, true, false);
     cr_expect_eq(a, -1, "the setting alone packs bump-height (%d bundles): the test needs another", a);

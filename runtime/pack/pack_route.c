@@ -468,6 +468,30 @@ int tsr_route_check(const struct tsr_target *t, const char *path, const char *te
 }
 
 
+/* (pack_route.h) */
+bool tsr_route_other_texts(const struct route *R, const struct rop *x, const char **texts, unsigned mask, int sw0,
+                           int sw1, struct tsr_buf *b, uint32_t *w)
+{
+    for (int r = x->nref - 1; r >= 0; r--) {
+        int fwd = R->o[x->ref[r]].fwd;
+        if (!(mask >> r & 1) || fwd < 0)
+            continue;
+        const char *keep = texts[r];
+        for (int f = 0; f < R->D->nfwdtexts; f++) {
+            if (R->D->fwdtexts[f].fwd != fwd || !strcmp(R->D->fwdtexts[f].text, keep))
+                continue;
+            texts[r] = R->D->fwdtexts[f].text;
+            for (int sw = sw0; sw <= sw1; sw++) {
+                tsr_route_instantiate(b, x->tmpl, x->nref, x->refname, texts, sw == 1);
+                if (b->data && !tsr_pack_assemble_cached(R->t, b->data, b->len, w))
+                    return true;
+            }
+        }
+        texts[r] = keep;
+    }
+    return false;
+}
+
 /* Each operation's instance for the analysis (its values read at their producers' first readable age), its events,
  * the value it writes, its alternatives, and whether it is a plain move of the input to drop (or optional).
  * Returns 0, or -1 with a diagnostic at the operation. */
@@ -501,21 +525,7 @@ static int instances(struct route *R, const char *path, struct tsr_diag *d)
         /* (two values whose first readable texts no source mux takes together, `add ^c@1 ^c@1` where the complex
          * unit is no adder's second source: the analysis reads one of them by another text of its forward; the
          * schedule routes it, a move or a spill) */
-        for (int r = x->nref - 1; r >= 0 && !as; r--) {
-            const char *keep = texts[r];
-            int fwd = R->o[x->ref[r]].fwd;
-            for (int i = 0; i < R->D->nfwdtexts && !as; i++) {
-                if (R->D->fwdtexts[i].fwd != fwd || !strcmp(R->D->fwdtexts[i].text, keep))
-                    continue;
-                texts[r] = R->D->fwdtexts[i].text;
-                for (int sw = 0; sw < 2 && !as; sw++) {
-                    tsr_route_instantiate(&tb, x->tmpl, x->nref, x->refname, texts, sw == 1);
-                    as = tb.data && !t->assemble_one(tb.data, tb.len, 0, x->w, NULL, 0);
-                }
-            }
-            if (!as)
-                texts[r] = keep;
-        }
+        as = as || tsr_route_other_texts(R, x, texts, ~0u, 0, 1, &tb, x->w);
         if (!as) {
             rc = tsr_diag_error(d, path, x->line, x->col, "%s", err[0] ? err : "does not assemble");
             break;

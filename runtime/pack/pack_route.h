@@ -101,6 +101,12 @@ struct rop *tsr_route_new_op(struct route *R);
  * blank-separated sources exchanged (a commutative op). */
 void tsr_route_instantiate(struct tsr_buf *b, const char *tmpl, int n, const int *names, const char *const *texts,
                            bool swap);
+/* pack_route.c: x's template instantiated into b (words w) with texts[0..x->nref), one source r of mask (bit r; the
+ * last first) read by another text of its value's forward instead (any element, any age: a placeholder of the
+ * analysis, whose feeder the schedule decides), its last two sources swapped with sw from sw0 to sw1: true when one
+ * assembles, texts[] then holding it; false with texts[] as they were. */
+bool tsr_route_other_texts(const struct route *R, const struct rop *x, const char **texts, unsigned mask, int sw0,
+                           int sw1, struct tsr_buf *b, uint32_t *w);
 /* pack_route.c: the forward element an instance's op writes to be read later (ages from 1), from its events: *fwd
  * -1 if none. */
 void tsr_route_written(const struct tsr_pack_ev *e, int *fwd, int *elem, int *lo, int *hi);

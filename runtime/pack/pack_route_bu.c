@@ -52,7 +52,14 @@ bool tsr_route_bu_inst(struct bu *U, int i, bool sw)
             return false;
     tsr_route_instantiate(&U->tb, x->tmpl, x->nref, x->refname, texts, sw);
     uint32_t aw[TSR_PACK_MAX_NWORDS];
-    if (!U->tb.data || tsr_pack_assemble_cached(R->t, U->tb.data, U->tb.len, aw))
+    bool as = U->tb.data && !tsr_pack_assemble_cached(R->t, U->tb.data, U->tb.len, aw);
+    /* (placeholders no source mux takes together, `add ^c@1 ^c@1` for two complex results not fed yet: one of
+     * them by another text of its forward, as the analysis does; its feeder, a move, is decided later) */
+    unsigned ph = 0;
+    for (int r = 0; r < x->nref; r++)
+        ph |= (unsigned)(x->feed[r] == -1) << r;
+    as = as || (ph && tsr_route_other_texts(R, x, texts, ph, sw, sw, &U->tb, aw));
+    if (!as)
         return false;
     free(x->itext);
     x->itext = strdup(U->tb.data);

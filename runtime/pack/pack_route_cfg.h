@@ -38,7 +38,10 @@
  * one and the ops after it in the order with the same depth, each placed on trial, and keeps the one whose bundle
  * leaves the fewest optional values it reads to be placed (struct rop.opt: a load that did not join its reader's
  * bundle needs a move), the first among equals; score 2: the ops after it of any depth (those of the same stage of
- * step 2: urgent, producers of waiting values, others). */
+ * step 2: urgent, producers of waiting values, others); cf->plc: step 1 also places, where it can go, the producer of
+ * a value readable at fewer ages than a move reaches (a unit whose results wait in a FIFO of depth 1: age 1 only)
+ * at its last chance to feed the value's nearest read itself (else such a read placed by a move of the value one
+ * bundle below could be left with no feeder a bundle later). */
 struct tsr_route_cfg {
     int lim, due;
     bool depth, live;
@@ -52,6 +55,7 @@ struct tsr_route_cfg {
     int mpri;
     bool optfirst;
     int score;
+    int plc;
 };
 
 /* pack_route_set.c: the packer tries list[0..n) (at most TSR_ROUTE_MAXCFG; copied) instead of its own settings, in

@@ -230,6 +230,21 @@ static void last_chance(struct bu_run *s, int p)
             s->placed_any = true;
         }
     }
+    /* (cf->plc: a value readable at fewer ages than a move reaches, a complex unit's at age 1 only: p is its
+     * producer's last chance before a move must take over, so it goes here when it can) */
+    for (int v = 0; v < s->n0 && s->cf->plc; v++) {
+        if (R->o[v].pos >= 0 || R->o[v].dropped || R->o[v].hi >= U->hmove)
+            continue;
+        int ns = tsr_route_bu_outstanding(U, v, S, s->scap);
+        int qmin = p;
+        for (int k = 0; k < ns; k++)
+            qmin = R->o[S[k][0]].pos < qmin ? R->o[S[k][0]].pos : qmin;
+        if (ns && p - qmin == R->o[v].hi && tsr_route_bu_deps_ok(U, v, p) &&
+            tsr_route_bu_place_any(U, v, p, S, ns)) {
+            s->left -= !BU_OPT(U, v);
+            s->placed_any = true;
+        }
+    }
 }
 
 /* cf->score: the state a placement on trial changes, saved for every op and bundle (a placement forms again its
