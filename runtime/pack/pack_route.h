@@ -141,10 +141,11 @@ const char *tsr_route_spill_store(const struct route *R, int e, int k);
 /* pack_unspill.c: the input's register spills through moves undone (docs/pack.md "Values through forwards"): text
  * (one basic block, lines from 1 of path) into out with each load of a register element (spill file) that a
  * store-move of a named value wrote before it in the block replaced by that value's name, and each such store-move
- * whose loads are all replaced and whose element is written again later in the block (the element's final value
- * stays the input's) blanked (line numbers kept).  Returns the number of loads replaced (out is then the new text),
- * 0 when there is none or the text does not read (the packer's own reading reports that). */
-int tsr_route_unspill(const struct tsr_target *t, const char *path, const char *text, size_t len,
+ * whose loads are all replaced and whose element is written again later in the block or whose register file is not
+ * `output` blanked (line numbers kept); span > 0: only the store-moves whose loads all lie within span operations
+ * after them.  Returns the number of loads replaced (out is then the new text), 0 when there is none or the text
+ * does not read (the packer's own reading reports that). */
+int tsr_route_unspill(const struct tsr_target *t, const char *path, const char *text, size_t len, int span,
                       struct tsr_buf *out);
 
 /* pack_route_bu.c: schedules the input operations live[0..nl) of R (input operations are R->o[0..n0)) bottom-up,

@@ -158,33 +158,55 @@ int tsr_pack_route(const struct tsr_target *t, const char *path, const char *tex
     }
     tsr_route_read_free(&R);
     free(blk);
-    struct tsr_buf un = { 0 };
-    if (!rc && !multi && tsr_route_unspill(t, path, text, len, &un) > 0) {
-        /* the input's spills through moves undone (pack_unspill.c) and kept: both scheduled, the shorter kept (the
-         * first when equal); the input's own diagnostic when neither schedules */
-        struct tsr_buf o1 = { 0 }, o2 = { 0 };
-        struct tsr_pack_stats s1 = { 0 }, s2 = { 0 };
-        struct tsr_diag q1, q2;
-        tsr_diag_init(&q1, TSR_DIAG_STORE, NULL);
-        tsr_diag_init(&q2, TSR_DIAG_STORE, NULL);
-        int r1 = tsr_route_block(t, path, text, len, 0, 0, deep, &o1, &s1, &q1);
-        int r2 = tsr_route_block(t, path, un.data, un.len, 0, 0, deep, &o2, &s2, &q2);
-        bool second = !r2 && (r1 || s2.nbundles < s1.nbundles);
-        if (r1 && r2) {
+    /* the input's spills through moves undone (pack_unspill.c): all of them, then only those whose loads lie within
+     * 50, then 25 operations of their store; each different text scheduled too, the shortest kept (the input's own
+     * first among equals, then in that order); the input's diagnostic when none schedules */
+    static const int spans[] = { 0, 50, 25 };
+    struct tsr_buf var[sizeof spans / sizeof *spans] = { { 0 } };
+    int nvar = 0;
+    for (size_t k = 0; !rc && !multi && k < sizeof spans / sizeof *spans; k++) {
+        bool fresh = tsr_route_unspill(t, path, text, len, spans[k], &var[nvar]) > 0;
+        for (int j = 0; j < nvar && fresh; j++)
+            fresh = var[j].len != var[nvar].len || memcmp(var[j].data, var[nvar].data, var[j].len);
+        if (fresh)
+            nvar++;
+        else
+            tsr_buf_clear(&var[nvar]);
+    }
+    if (nvar) {
+        struct tsr_buf ob = { 0 };
+        struct tsr_pack_stats sb = { 0 };
+        struct tsr_diag q;
+        tsr_diag_init(&q, TSR_DIAG_STORE, NULL);
+        int rb = tsr_route_block(t, path, text, len, 0, 0, deep, &ob, &sb, &q);
+        for (int k = 0; k < nvar; k++) {
+            struct tsr_buf o2 = { 0 };
+            struct tsr_pack_stats s2 = { 0 };
+            if (!tsr_route_block(t, path, var[k].data, var[k].len, 0, 0, deep, &o2, &s2, &q) &&
+                (rb || s2.nbundles < sb.nbundles)) {
+                struct tsr_buf ot = ob;
+                struct tsr_pack_stats stt = sb;
+                ob = o2;
+                sb = s2;
+                o2 = ot;
+                s2 = stt;
+                rb = 0;
+            }
+            tsr_buf_free(&o2);
+            tsr_pack_stats_free(&s2);
+        }
+        if (rb) {
             rc = tsr_route_block(t, path, text, len, 0, 0, deep, out, st, d);
         } else {
-            tsr_buf_append(out, second ? o2.data : o1.data, second ? o2.len : o1.len);
+            tsr_buf_append(out, ob.data, ob.len);
             if (st) {
-                *st = second ? s2 : s1;
-                memset(second ? &s2 : &s1, 0, sizeof s1);
+                *st = sb;
+                memset(&sb, 0, sizeof sb);
             }
         }
-        tsr_pack_stats_free(&s1);
-        tsr_pack_stats_free(&s2);
-        tsr_buf_free(&o1);
-        tsr_buf_free(&o2);
-        tsr_diag_fini(&q1);
-        tsr_diag_fini(&q2);
+        tsr_pack_stats_free(&sb);
+        tsr_buf_free(&ob);
+        tsr_diag_fini(&q);
     } else if (!rc && !multi) {
         rc = tsr_route_block(t, path, text, len, 0, 0, deep, out, st, d);
     } else if (!rc) {
@@ -257,6 +279,7 @@ int tsr_pack_route(const struct tsr_target *t, const char *path, const char *tex
     free(cut);
     free(L);
     tsr_buf_free(&prog);
-    tsr_buf_free(&un);
+    for (size_t k = 0; k < sizeof spans / sizeof *spans; k++)
+        tsr_buf_free(&var[k]);
     return rc;
 }
