@@ -160,11 +160,12 @@ int tsr_pack_route(const struct tsr_target *t, const char *path, const char *tex
     free(blk);
     /* the input's spills through moves undone (pack_unspill.c): all of them, then only those whose loads lie within
      * 50, then 25 operations of their store; each different text scheduled too, the shortest kept (the input's own
-     * first among equals, then in that order); the input's diagnostic when none schedules */
+     * first among equals, then in that order; a build with AddressSanitizer tries all of them undone only); the
+     * input's diagnostic when none schedules */
     static const int spans[] = { 0, 50, 25 };
     struct tsr_buf var[sizeof spans / sizeof *spans] = { { 0 } };
     int nvar = 0;
-    for (size_t k = 0; !rc && !multi && k < sizeof spans / sizeof *spans; k++) {
+    for (int k = 0; !rc && !multi && k < tsr_route_nspans() && k < (int)(sizeof spans / sizeof *spans); k++) {
         bool fresh = tsr_route_unspill(t, path, text, len, spans[k], &var[nvar]) > 0;
         for (int j = 0; j < nvar && fresh; j++)
             fresh = var[j].len != var[nvar].len || memcmp(var[j].data, var[nvar].data, var[j].len);

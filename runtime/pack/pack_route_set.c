@@ -108,6 +108,16 @@ const struct tsr_route_cfg *tsr_route_settings_own(int *n)
     return cfgs;
 }
 
+/* (pack_route.h) */
+int tsr_route_nspans(void)
+{
+#ifdef ROUTE_FEW
+    return 1;
+#else
+    return 3;
+#endif
+}
+
 /* (pack.h) */
 const char *tsr_pack_route_settings(void)
 {
