@@ -259,6 +259,9 @@ const char *tsr_pack_fwd_text(const struct tsr_vdesc *D, int fwd, int elem, int 
 /* May a source token start at s[at] / end before s[at] (what stands before and after it)? */
 bool tsr_pack_tok_before(const char *s, size_t at);
 bool tsr_pack_tok_after(const char *s, size_t at);
+/* pack_names.c: replaces in *text (malloc'd; replaced when any is found) every token equal to from (bounded as a
+ * source: tsr_pack_tok_before/after) by to; the number replaced. */
+int tsr_pack_replace_tok(char **text, const char *from, const char *to);
 /* pack_names.c: appends to out the unbundled program whose instruction i's lines (labels, `    op` lines) are
  * ib[i], with value names: each source that reads a forwarded value at age A >= 1 becomes `%K`, the name of the
  * operation of the instruction A back that writes the element (no label in between), and that operation is

@@ -39,18 +39,18 @@ struct nline {
     struct tsr_pack_ev ev;  /* its events alone (vb NULL: it does not assemble alone) */
 };
 
-/* Replaces in *text every token equal to from (bounded as a source: tsr_pack_tok_before/after) by to. */
-static bool replace_tok(char **text, const char *from, const char *to)
+/* (pack_int.h) */
+int tsr_pack_replace_tok(char **text, const char *from, const char *to)
 {
     size_t fl = strlen(from);
     struct tsr_buf b = { 0 };
-    bool any = false;
+    int any = 0;
     const char *s = *text;
     for (size_t i = 0; s[i];) {
         if (!strncmp(s + i, from, fl) && tsr_pack_tok_before(s, i) && tsr_pack_tok_after(s, i + fl)) {
             tsr_buf_puts(&b, to);
             i += fl;
-            any = true;
+            any++;
         } else {
             tsr_buf_append(&b, s + i, 1);
             i++;
@@ -274,7 +274,7 @@ unsigned tsr_pack_name_values(const struct tsr_target *t, struct tsr_buf *ib, si
             L[prod].part = part;
             char nm[32];
             snprintf(nm, sizeof nm, "%%%zu", prod + 1);
-            if (replace_tok(&x->text, txt, nm))
+            if (tsr_pack_replace_tok(&x->text, txt, nm))
                 L[prod].name = (int)prod + 1;
         }
     }

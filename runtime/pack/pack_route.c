@@ -123,7 +123,8 @@ void tsr_route_fill_move(struct tsr_buf *b, const char *tmpl, const char *src)
     tsr_buf_puts(b, p + 1);
 }
 
-static void build_moves(struct route *R)
+/* (pack_route.h) */
+void tsr_route_moves(struct route *R)
 {
     const struct tsr_target *t = R->t;
     if (R->move_attr < 0 || !t->text)
@@ -604,7 +605,7 @@ int tsr_route_block(const struct tsr_target *t, const char *path, const char *te
     int rc = tsr_route_read(&R, t, path, text, len, line0, d);
     R.deep = deep;
     int n0 = R.n;
-    build_moves(&R);
+    tsr_route_moves(&R);
     /* and the moves the input writes: a dropped move's text with "%" for its source */
     for (int i = 0; i < n0 && !rc; i++) {
         const struct rop *x = &R.o[i];
@@ -804,12 +805,6 @@ int tsr_route_read(struct route *R, const struct tsr_target *t, const char *path
     R->comm_attr = attr_index(t, "commutative");
     int rc = parse(R, path, text, len, line0, d);
     return rc ? rc : instances(R, path, d);
-}
-
-/* (pack_route.h) */
-void tsr_route_moves(struct route *R)
-{
-    build_moves(R);
 }
 
 /* (pack_route.h) */

@@ -138,9 +138,11 @@ const char *tsr_route_spill_load(const struct route *R, int e, int alt);
 int tsr_route_spill_file(const struct route *R, int *nel);
 /* pack_spill.c: the k-th move template that stores to register element e ("%" for its source), or NULL. */
 const char *tsr_route_spill_store(const struct route *R, int e, int k);
-/* pack_route_set.c: how many of the spans pack_route_blocks.c tries for the input's spills undone (all, within 50,
- * within 25 operations): 3, or 1 (all) in a build with AddressSanitizer, whose tests then run in bounded time. */
-int tsr_route_nspans(void);
+/* pack_route_set.c: the spans pack_route_blocks.c tries for the input's spills undone (tsr_route_unspill), *n of
+ * them: 0 (all), 50 and 25 operations, or the first alone in a build with AddressSanitizer, whose tests then run in
+ * bounded time. */
+#define ROUTE_MAXSPANS 3
+const int *tsr_route_spans(int *n);
 /* pack_unspill.c: the input's register spills through moves undone (docs/pack.md "Values through forwards"): text
  * (one basic block, lines from 1 of path) into out with each load of a register element (spill file) that a
  * store-move of a named value wrote before it in the block replaced by that value's name, and each such store-move

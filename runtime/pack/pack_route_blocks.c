@@ -162,10 +162,11 @@ int tsr_pack_route(const struct tsr_target *t, const char *path, const char *tex
      * 50, then 25 operations of their store; each different text scheduled too, the shortest kept (the input's own
      * first among equals, then in that order; a build with AddressSanitizer tries all of them undone only); the
      * input's diagnostic when none schedules */
-    static const int spans[] = { 0, 50, 25 };
-    struct tsr_buf var[sizeof spans / sizeof *spans] = { { 0 } };
+    int nspans;
+    const int *spans = tsr_route_spans(&nspans);
+    struct tsr_buf var[ROUTE_MAXSPANS] = { { 0 } };
     int nvar = 0;
-    for (int k = 0; !rc && !multi && k < tsr_route_nspans() && k < (int)(sizeof spans / sizeof *spans); k++) {
+    for (int k = 0; !rc && !multi && k < nspans && k < ROUTE_MAXSPANS; k++) {
         bool fresh = tsr_route_unspill(t, path, text, len, spans[k], &var[nvar]) > 0;
         for (int j = 0; j < nvar && fresh; j++)
             fresh = var[j].len != var[nvar].len || memcmp(var[j].data, var[nvar].data, var[j].len);
@@ -185,16 +186,15 @@ int tsr_pack_route(const struct tsr_target *t, const char *path, const char *tex
             struct tsr_pack_stats s2 = { 0 };
             if (!tsr_route_block(t, path, var[k].data, var[k].len, 0, 0, deep, &o2, &s2, &q) &&
                 (rb || s2.nbundles < sb.nbundles)) {
-                struct tsr_buf ot = ob;
-                struct tsr_pack_stats stt = sb;
+                tsr_buf_free(&ob);
+                tsr_pack_stats_free(&sb);
                 ob = o2;
                 sb = s2;
-                o2 = ot;
-                s2 = stt;
                 rb = 0;
+            } else {
+                tsr_buf_free(&o2);
+                tsr_pack_stats_free(&s2);
             }
-            tsr_buf_free(&o2);
-            tsr_pack_stats_free(&s2);
         }
         if (rb) {
             rc = tsr_route_block(t, path, text, len, 0, 0, deep, out, st, d);
@@ -280,7 +280,7 @@ int tsr_pack_route(const struct tsr_target *t, const char *path, const char *tex
     free(cut);
     free(L);
     tsr_buf_free(&prog);
-    for (size_t k = 0; k < sizeof spans / sizeof *spans; k++)
+    for (int k = 0; k < ROUTE_MAXSPANS; k++)
         tsr_buf_free(&var[k]);
     return rc;
 }

@@ -109,13 +109,16 @@ const struct tsr_route_cfg *tsr_route_settings_own(int *n)
 }
 
 /* (pack_route.h) */
-int tsr_route_nspans(void)
+const int *tsr_route_spans(int *n)
 {
+    static const int spans[] = { 0, 50, 25 };
+    _Static_assert(sizeof spans / sizeof *spans == ROUTE_MAXSPANS, "ROUTE_MAXSPANS counts the spans");
 #ifdef ROUTE_FEW
-    return 1;
+    *n = 1;
 #else
-    return 3;
+    *n = (int)(sizeof spans / sizeof *spans);
 #endif
+    return spans;
 }
 
 /* (pack.h) */

@@ -14,30 +14,6 @@
 #include "sim/sim.h"
 #include "target.h"
 
-/* Replaces in *s every token equal to tok (bounded as a source: tsr_pack_tok_before/after) by rep; the count. */
-static int replace_tok(char **s, const char *tok, const char *rep)
-{
-    int n = 0;
-    size_t tl = strlen(tok), rl = strlen(rep);
-    for (char *p = strstr(*s, tok); p; p = strstr(p, tok)) {
-        size_t at = (size_t)(p - *s);
-        if (!tsr_pack_tok_before(*s, at) || !tsr_pack_tok_after(*s, at + tl)) {
-            p += tl;
-            continue;
-        }
-        size_t len = strlen(*s);
-        char *q = malloc(len - tl + rl + 1);
-        memcpy(q, *s, at);
-        memcpy(q + at, rep, rl);
-        memcpy(q + at + rl, *s + at + tl, len - at - tl + 1);
-        free(*s);
-        *s = q;
-        p = q + at + rl;
-        n++;
-    }
-    return n;
-}
-
 /* The count of value names (`%K`) in s. */
 static int names_in(const char *s)
 {
@@ -102,7 +78,7 @@ static int undo_op(struct unspill *u, int i, int pass, int span)
         for (int a = 0; a < 2 && u->cur[e]; a++) {
             const char *ld = tsr_route_spill_load(u->R, e, a);
             if (ld)
-                r += replace_tok(&s2, ld, nm);
+                r += tsr_pack_replace_tok(&s2, ld, nm);
         }
         if (r && !group && names_in(s2) <= ROUTE_MAXREF) {
             free(s);
