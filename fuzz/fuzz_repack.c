@@ -18,7 +18,9 @@
  *      initial state, and ends the same way (its end reached, or run past its last instruction);
  *   8. every value of every state element, except the program counter `pc` (docs/mdl.md "Machine state"), is the
  *      same at the end, except the elements the packed program writes that no op of the original reads or writes
- *      (the packer's register spills take those: runtime/pack/pack_spill.c).  Forwards (values with an age) are not
+ *      (the packer's register spills take those: runtime/pack/pack_spill.c), and, on a target that declares some
+ *      state `output`, the elements of its other states that the original writes (the packer may drop an input
+ *      spill's last store: runtime/pack/pack_unspill.c).  Forwards (values with an age) are not
  *      compared: their rings hold the last instructions' values, which a schedule may change.
  * A program an op of which reads a forward value that no op of the program wrote (a value from before the program,
  * or one the format loads by itself, the Utgard GP's `^reg0@1`) is of no interest: the packer refuses such reads
@@ -95,8 +97,8 @@ struct tgt {
     size_t *ebase;          /* per simulator state: the index of its first element among all elements */
     size_t nelem;           /* elements of every state */
     unsigned char *touch;   /* per element: bit 0 the original's ops read or write it, bit 1 the packed program
-                               writes it, bit 2 the original's last write of it is a `move` op's (scan) */
-    int move_attr;          /* the index of the attribute `move` (docs/mdl.md X12), -1: none */
+                               writes it, bit 2 the original writes it (scan) */
+    bool outputs;           /* the simulator declares some state `output` (the others' final values are no one's) */
 };
 
 /* 32-bit values one element of state s holds (tools/sim_generic.c elem_values). */
@@ -156,10 +158,8 @@ static struct tgt *target(size_t k)
                 (t->vdesc->state_count[v] > 0 ? t->vdesc->state_count[v] : 1) == elems(g->D, s))
                 g->vstate[s] = v;
     }
-    g->move_attr = -1;
-    for (unsigned a = 0; g->t->attr_names && a < g->t->nattrs && a < 64; a++)
-        if (!strcmp(g->t->attr_names[a], "move"))
-            g->move_attr = (int)a;
+    for (int s = 0; s < g->D->nstates; s++)
+        g->outputs |= g->D->state_output[s];
     if (!(g->touch = calloc(g->nelem + 1, 1)))
         abort();
     return g;
@@ -341,27 +341,6 @@ static bool reads_routed(struct tgt *g, const uint32_t *w, size_t i, const struc
     return true;
 }
 
-/* Sets (on) or clears bit 2 of g->touch for the element a write event e of bundle vb writes: on when the op of
- * e's slot has the attribute `move`. */
-static void mark_move(struct tgt *g, const struct tsr_vbundle *vb, const struct tsr_vev *e)
-{
-    bool mv = false;
-    for (int k = 0; k < vb->nev && g->move_attr >= 0; k++)
-        if (vb->ev[k].kind == TSR_V_OP && vb->ev[k].slot == e->slot && vb->ev[k].id >= 0 &&
-            (unsigned)vb->ev[k].id < g->t->nops)
-            mv = g->t->op_attrs[vb->ev[k].id] >> g->move_attr & 1;
-    for (int s = 0; s < g->D->nstates; s++) {
-        if (g->vstate[s] != e->id)
-            continue;
-        int ne = elems(g->D, s);
-        for (int el = 0; el < ne; el++)
-            if (e->addr < 0 || e->addr >= ne || e->addr == el) {
-                unsigned char *p = &g->touch[g->ebase[s] + (size_t)el];
-                *p = (unsigned char)(mv ? *p | 4 : *p & ~4);
-            }
-    }
-}
-
 /* Marks in g->touch the elements of state the n instructions at w access: `bit` for every write, and also for
  * every read of an op (slot >= 0; the format's own loads, which every instruction makes, do not count) when
  * reads is true.  Returns false when reads is true and an op reads a forward value that no op of the program wrote
@@ -381,7 +360,7 @@ static bool scan(struct tgt *g, const uint32_t *w, size_t n, unsigned char bit, 
             if (e->kind == TSR_V_WSTATE || (reads && rd && e->slot >= 0))
                 mark(g, e->id, e->addr, bit);
             if (e->kind == TSR_V_WSTATE && bit == 1)
-                mark_move(g, &vb, e);
+                mark(g, e->id, e->addr, 4);
         }
         routable = routable && (!reads || reads_routed(g, w, i, &vb));
     }
@@ -545,9 +524,9 @@ static int compare(const struct tgt *g, const uint32_t *a, const uint32_t *b, st
                 unsigned char tb = g->touch[g->ebase[s] + (size_t)e];
                 if (a[at + v] == b[at + v] || tb == 2)
                     continue;   /* (written by the packed program only: a register spill's) */
-                if ((tb & 4) && !D->state_output[s])
-                    continue;   /* (a state not `output`, written last by a move of the original: an input spill
-                                   the packer undid, pack_unspill.c) */
+                if ((tb & 4) && g->outputs && !D->state_output[s])
+                    continue;   /* (a state not `output` of a target that declares its outputs, written by the
+                                   original: its last store may be an input spill the packer undid, pack_unspill.c) */
                 char name[64];
                 if (D->state_count[s] > 0)
                     snprintf(name, sizeof name, "%s[%d]", D->state_names[s], e);

@@ -138,20 +138,28 @@ const char *tsr_route_spill_load(const struct route *R, int e, int alt);
 int tsr_route_spill_file(const struct route *R, int *nel);
 /* pack_spill.c: the k-th move template that stores to register element e ("%" for its source), or NULL. */
 const char *tsr_route_spill_store(const struct route *R, int e, int k);
-/* pack_route_set.c: the spans pack_route_blocks.c tries for the input's spills undone (tsr_route_unspill), *n of
- * them: 0 (all), 50 and 25 operations, or the first alone in a build with AddressSanitizer, whose tests then run in
- * bounded time. */
+/* pack_spill.c: the k-th text (0 or 1) of a store operand that writes register element e (an operand of a move op
+ * that may print nothing, `/$0.x`; any op with that operand prints it so), or NULL. */
+const char *tsr_route_spill_storetext(const struct route *R, int e, int k);
+/* pack_route_set.c: the variants pack_route_blocks.c tries of the input's spills undone (tsr_route_unspill), *n of
+ * them: each the span of the store-moves undone and that of the stores of computing ops (-1: none; 0: all; else
+ * operations); the first alone in a build with AddressSanitizer, whose tests then run in bounded time. */
+struct tsr_route_unsp {
+    int mspan, cspan;
+};
 #define ROUTE_MAXSPANS 3
-const int *tsr_route_spans(int *n);
-/* pack_unspill.c: the input's register spills through moves undone (docs/pack.md "Values through forwards"): text
- * (one basic block, lines from 1 of path) into out with each load of a register element (spill file) that a
- * store-move of a named value wrote before it in the block replaced by that value's name, and each such store-move
- * whose loads are all replaced and whose element is written again later in the block or whose register file is not
- * `output` blanked (line numbers kept); span > 0: only the store-moves whose loads all lie within span operations
- * after them.  Returns the number of loads replaced (out is then the new text), 0 when there is none or the text
- * does not read (the packer's own reading reports that). */
-int tsr_route_unspill(const struct tsr_target *t, const char *path, const char *text, size_t len, int span,
-                      struct tsr_buf *out);
+const struct tsr_route_unsp *tsr_route_spans(int *n);
+/* pack_unspill.c: the input's register spills undone (docs/pack.md "Values through forwards"): text (one basic
+ * block, lines from 1 of path) into out with each load of a register element (spill file) that a store undone wrote
+ * before it in the block replaced by the stored value's name, and each such store whose loads are all replaced and
+ * whose element is written again later in the block or whose register file is not `output` removed.  mspan: the
+ * store-moves of named values (blanked, line numbers kept); cspan: the store operands of computing ops (`/$0.x`
+ * removed, the op named `%K:` with a new K where it has none) and of moves that do more, and the parts of groups (a
+ * group that no longer exchanges registers is written one line per part).  A span: -1 none, 0 all, else only the
+ * stores whose loads all lie within that many operations after them.  Returns the number of loads replaced (out is
+ * then the new text), 0 when there is none or the text does not read (the packer's own reading reports that). */
+int tsr_route_unspill(const struct tsr_target *t, const char *path, const char *text, size_t len, int mspan,
+                      int cspan, struct tsr_buf *out);
 
 /* pack_route_bu.c: schedules the input operations live[0..nl) of R (input operations are R->o[0..n0)) bottom-up,
  * inserting moves (R->mv) where a value's readers are spread wider than its producer's window; succ[i] lists the

@@ -158,16 +158,16 @@ int tsr_pack_route(const struct tsr_target *t, const char *path, const char *tex
     }
     tsr_route_read_free(&R);
     free(blk);
-    /* the input's spills through moves undone (pack_unspill.c): all of them, then only those whose loads lie within
-     * 50, then 25 operations of their store; each different text scheduled too, the shortest kept (the input's own
-     * first among equals, then in that order; a build with AddressSanitizer tries all of them undone only); the
+    /* the input's spills undone (pack_unspill.c): each variant of tsr_route_spans (the store-moves and the stores of
+     * computing ops whose loads lie within a span each); each different text scheduled too, the shortest kept (the
+     * input's own first among equals, then in that order; a build with AddressSanitizer tries the first only); the
      * input's diagnostic when none schedules */
     int nspans;
-    const int *spans = tsr_route_spans(&nspans);
+    const struct tsr_route_unsp *spans = tsr_route_spans(&nspans);
     struct tsr_buf var[ROUTE_MAXSPANS] = { { 0 } };
     int nvar = 0;
     for (int k = 0; !rc && !multi && k < nspans && k < ROUTE_MAXSPANS; k++) {
-        bool fresh = tsr_route_unspill(t, path, text, len, spans[k], &var[nvar]) > 0;
+        bool fresh = tsr_route_unspill(t, path, text, len, spans[k].mspan, spans[k].cspan, &var[nvar]) > 0;
         for (int j = 0; j < nvar && fresh; j++)
             fresh = var[j].len != var[nvar].len || memcmp(var[j].data, var[nvar].data, var[j].len);
         if (fresh)

@@ -109,9 +109,9 @@ const struct tsr_route_cfg *tsr_route_settings_own(int *n)
 }
 
 /* (pack_route.h) */
-const int *tsr_route_spans(int *n)
+const struct tsr_route_unsp *tsr_route_spans(int *n)
 {
-    static const int spans[] = { 0, 50, 25 };
+    static const struct tsr_route_unsp spans[] = { { 50, 12 }, { 25, 12 }, { 100, 100 } };
     _Static_assert(sizeof spans / sizeof *spans == ROUTE_MAXSPANS, "ROUTE_MAXSPANS counts the spans");
 #ifdef ROUTE_FEW
     *n = 1;

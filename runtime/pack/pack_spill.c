@@ -26,6 +26,7 @@ struct route_spill {
     char *(*st)[SPILL_MAXST];   /* per element: move templates that store to it ("%" for the source) */
     int *nst;
     char *(*ld)[2];             /* per element: source texts that load it */
+    char *(*sx)[2];             /* per element: the texts of the store operand that write it (`/$0.x`) */
     bool *used;                 /* elements never spilled to: no texts, or an input access of an unknown element */
     int **acc;                  /* per element: the input operations that access it (an op's read or any write), in
                                    program order: a spill takes it only where the input's value is dead (input_dead) */
@@ -40,6 +41,7 @@ struct cands {
     int *nst;
     char *(*ld)[2];
     int *nld;
+    char *(*sx)[2];
 };
 
 /* ---- the texts of an operand alternative ------------------------------------------------------------ */
@@ -227,6 +229,12 @@ static void try_store(void *ctx, const char *text)
     if (ok && id >= 0 && addr >= 0 && addr < C->cnt[id] && C->nst[C->base[id] + addr] < SPILL_MAXST) {
         int c = C->base[id] + (int)addr;
         C->st[c][C->nst[c]++] = m;
+        for (int k = 0; k < 2; k++)
+            if (!C->sx[c][k] || !strcmp(C->sx[c][k], text)) {
+                if (!C->sx[c][k])
+                    C->sx[c][k] = strdup(text);
+                break;
+            }
         return;
     }
     free(m);
@@ -279,6 +287,7 @@ void tsr_route_spill_init(struct route *R)
     C.nst = calloc((size_t)C.nall, sizeof *C.nst);
     C.ld = calloc((size_t)C.nall, sizeof *C.ld);
     C.nld = calloc((size_t)C.nall, sizeof *C.nld);
+    C.sx = calloc((size_t)C.nall, sizeof *C.sx);
     struct walk W = { R, &C, 0, NULL, -1, { 0 } };
     struct tsr_buf tb = { 0 };
     for (unsigned op = 0; op < t->nops && op < I->nops; op++) {
@@ -337,6 +346,7 @@ void tsr_route_spill_init(struct route *R)
         sp->st = calloc((size_t)sp->nel, sizeof *sp->st);
         sp->nst = calloc((size_t)sp->nel, sizeof *sp->nst);
         sp->ld = calloc((size_t)sp->nel, sizeof *sp->ld);
+        sp->sx = calloc((size_t)sp->nel, sizeof *sp->sx);
         sp->used = calloc((size_t)sp->nel, sizeof *sp->used);
         sp->acc = calloc((size_t)sp->nel, sizeof *sp->acc);
         sp->nacc = calloc((size_t)sp->nel, sizeof *sp->nacc);
@@ -350,7 +360,9 @@ void tsr_route_spill_init(struct route *R)
             memcpy(sp->st[e], C.st[c], sizeof sp->st[e]);
             sp->nst[e] = C.nst[c];
             memcpy(sp->ld[e], C.ld[c], sizeof sp->ld[e]);
+            memcpy(sp->sx[e], C.sx[c], sizeof sp->sx[e]);
             C.nst[c] = C.nld[c] = 0;
+            C.sx[c][0] = C.sx[c][1] = NULL;
             if (sp->lat >= 0)
                 continue;
             /* the latency: tsr_pack_dep from a store of the element to a load of it */
@@ -373,6 +385,8 @@ void tsr_route_spill_init(struct route *R)
             free(C.st[c][k]);
         for (int k = 0; k < C.nld[c]; k++)
             free(C.ld[c][k]);
+        free(C.sx[c][0]);
+        free(C.sx[c][1]);
     }
     free(C.base);
     free(C.cnt);
@@ -380,6 +394,7 @@ void tsr_route_spill_init(struct route *R)
     free(C.nst);
     free(C.ld);
     free(C.nld);
+    free(C.sx);
     tsr_buf_free(&W.b);
     R->sp = sp;
     if (!sp)
@@ -415,8 +430,10 @@ void tsr_route_spill_free(struct route *R)
     for (int e = 0; e < sp->nel; e++) {
         for (int k = 0; k < sp->nst[e]; k++)
             free(sp->st[e][k]);
-        for (int k = 0; k < 2; k++)
+        for (int k = 0; k < 2; k++) {
             free(sp->ld[e][k]);
+            free(sp->sx[e][k]);
+        }
         if (sp->acc)
             free(sp->acc[e]);
     }
@@ -425,6 +442,7 @@ void tsr_route_spill_free(struct route *R)
     free(sp->st);
     free(sp->nst);
     free(sp->ld);
+    free(sp->sx);
     free(sp->used);
     free(sp);
     R->sp = NULL;
@@ -451,6 +469,14 @@ const char *tsr_route_spill_store(const struct route *R, int e, int k)
     if (!R->sp || e < 0 || e >= R->sp->nel || k < 0 || k >= R->sp->nst[e])
         return NULL;
     return R->sp->st[e][k];
+}
+
+/* (pack_route.h) */
+const char *tsr_route_spill_storetext(const struct route *R, int e, int k)
+{
+    if (!R->sp || e < 0 || e >= R->sp->nel || k < 0 || k > 1)
+        return NULL;
+    return R->sp->sx[e][k];
 }
 
 /* ---- the scheduler's side -------------------------------------------------------------------------- */
