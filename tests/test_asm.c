@@ -295,6 +295,25 @@ Test(asm, source_features)
     tsr_words_free(&p);
 }
 
+/* A small immediate followed by the mul rotation reads back as the disassembler prints it: `-12 >> 4` is the small
+ * immediate -12 and a rotation by 4 (raddr_b 52, both at once [QPU Small immediates]), not the folded value -1,
+ * which `(-12 >> 4)` still is (fuzz_repack found the disassembly assembling to another word). */
+Test(asm, smallimm_rotation)
+{
+    struct tsr_words p;
+    assemble_ok("    v8min r2, r3, -12 >> 4\n    v8min r2, r3, (-12 >> 4)\n    mov r1, r0; v8min r2, r3, 3 << 1\n", &p);
+    cr_assert_eq(p.count, 3);
+    struct qpu_inst in;
+    qpu_decode(tsr_words_at(&p, 0), &in);
+    cr_expect_eq(in.f[QPU_F_SIG], 13);
+    cr_expect_eq(in.f[QPU_F_RADDR_B], 52);
+    qpu_decode(tsr_words_at(&p, 1), &in);
+    cr_expect_eq(in.f[QPU_F_RADDR_B], 31);
+    qpu_decode(tsr_words_at(&p, 2), &in);
+    cr_expect_eq(in.f[QPU_F_RADDR_B], 6);    /* 3 << 1: no rotating code gives 3 (codes 48-63 give -16..-1): 6 */
+    tsr_words_free(&p);
+}
+
 /* Assembles src expecting failure; the diagnostics joined by '\n'. */
 static char *assemble_err(const char *src)
 {

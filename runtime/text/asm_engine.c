@@ -357,9 +357,25 @@ static bool table_hole(struct tsr_asm *a, const struct tsr_tc_part *p, const str
         int r = tsr_asm_expr(s, pos, a->lim, a->syms, &e, &v, &err, &ep, &el);
         if (r > 0 && am_has_name(s, pos, e))
             a->env = true;
-        if (r > 0) {
+        /* (a term alone first where the expression goes on: the template's own text after the number wins over
+         * folding it into the number, `-12 >> 4` a small immediate and a rotation; the whole expression then) */
+        struct tsr_asm_val tv;
+        size_t te = 0;
+        bool term = r > 0 && tsr_asm_term(s, pos, a->lim, a->syms, &te, &tv) && te < e;
+        bool any = false;
+        for (int pass = term ? 0 : 1; r > 0 && pass < 2; pass++) {
+            if (pass == 0) {
+                struct tsr_asm_val fv = v;
+                size_t fe = e;
+                v = tv;
+                e = te;
+                tv = fv;
+                te = fe;
+            } else if (term) {
+                v = tv;
+                e = te;
+            }
             const struct tsr_tc_num *nu = isa->nums + T->num_first;
-            bool any = false;
             for (uint32_t i = 0; i < T->nnums; i++) {
                 bool ok;
                 if (nu[i].is_float) {
@@ -381,8 +397,9 @@ static bool table_hole(struct tsr_asm *a, const struct tsr_tc_part *p, const str
                 if (a->aborted)
                     return false;
             }
-            if (!any)
-                fail_at(a, F_OPERAND, pos, NULL);
+        }
+        if (r > 0 && !any) {
+            fail_at(a, F_OPERAND, pos, NULL);
         } else if (r < 0 && err && strncmp(err, "undefined", 9) != 0 && record(a, F_EXPR, pos)) {
             a->fail.text = err;
             a->fail.tpos = (uint32_t)ep;

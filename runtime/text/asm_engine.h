@@ -71,6 +71,13 @@ void tsr_asm_syms_free(struct tsr_asm_syms *t);
 int tsr_asm_expr(const char *s, size_t pos, size_t lim, const struct tsr_asm_syms *syms, size_t *end,
                  struct tsr_asm_val *v, const char **err, size_t *errpos, size_t *errlen);
 
+/* Parses one term of a constant expression in s[pos..lim) (a number, a name, a parenthesised expression, with
+ * unary operators), no binary operator after it: 1 with *v and *end, else 0 (no term there or an error, which
+ * tsr_asm_expr reports).  The matcher tries it before a whole expression where a template's own text may follow a
+ * number (`-12 >> 4`: a small immediate and a rotation, not -1). */
+int tsr_asm_term(const char *s, size_t pos, size_t lim, const struct tsr_asm_syms *syms, size_t *end,
+                 struct tsr_asm_val *v);
+
 /* Identifier characters and blanks, as the matcher sees them. */
 static inline bool tsr_asm_isident(int c)
 {

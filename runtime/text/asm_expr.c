@@ -513,3 +513,16 @@ int tsr_asm_expr(const char *s, size_t pos, size_t lim, const struct tsr_asm_sym
         *end = x.pos;
     return r;
 }
+
+/* (asm_engine.h) */
+int tsr_asm_term(const char *s, size_t pos, size_t lim, const struct tsr_asm_syms *syms, size_t *end,
+                 struct tsr_asm_val *v)
+{
+    struct px x = {.s = s, .pos = pos, .lim = lim, .syms = syms};
+    memset(v, 0, sizeof *v);
+    peek(&x);
+    int r = primary(&x, v);
+    if (r > 0)
+        *end = x.pos;
+    return r > 0 ? 1 : 0;
+}
