@@ -170,10 +170,45 @@ static int undo_op(struct unspill *u, int i, int pass)
     const struct tsr_vbundle *vb = x->ev.vb;
     char *s = strdup(x->tmpl);
     bool group = strstr(s, "; ") != NULL;   /* (a group kept whole: as it is, unless every) */
+    int nparts = 1;
+    for (const char *g = strstr(s, "; "); g; g = strstr(g + 2, "; "))
+        nparts++;
+    if (nparts > UNSPILL_MAXPART) {
+        /* (more parts than write_op splits: as it is; the stores it reads stay, the elements it writes are new) */
+        for (int k = 0; vb && k < vb->nev; k++) {
+            const struct tsr_vev *v = &vb->ev[k];
+            if (v->id != u->rf)
+                continue;
+            for (int e = 0; e < u->nel && (v->addr < 0 || v->addr >= u->nel); e++) {
+                /* (an unknown element: every element may be read or written) */
+                if (u->rec[e] >= 0)
+                    u->st[u->rec[e]].keep = true;
+                u->cur[e] = 0;
+                u->rec[e] = -1;
+            }
+            if (v->addr < 0 || v->addr >= u->nel)
+                continue;
+            int e = (int)v->addr;
+            if (u->rec[e] >= 0)
+                u->st[u->rec[e]].keep |= v->kind != TSR_V_WSTATE;
+            if (v->kind == TSR_V_WSTATE) {
+                if (u->rec[e] >= 0)
+                    u->st[u->rec[e]].again = true;
+                u->cur[e] = 0;
+                u->rec[e] = -1;
+            }
+        }
+        free(s);
+        return 0;
+    }
     int nrep = 0;
     for (int k = 0; vb && k < vb->nev; k++) {
         const struct tsr_vev *v = &vb->ev[k];
         bool rd = v->kind == TSR_V_RSTATE || v->kind == TSR_V_RLATE || v->kind == TSR_V_RDEFER;
+        if (rd && v->slot >= 0 && v->id == u->rf && (v->addr < 0 || v->addr >= u->nel))
+            for (int e = 0; e < u->nel; e++)   /* (a read of an unknown element: every store it may read stays) */
+                if (u->rec[e] >= 0)
+                    u->st[u->rec[e]].keep = true;
         if (!rd || v->slot < 0 || v->id != u->rf || v->addr < 0 || v->addr >= u->nel)
             continue;
         int e = (int)v->addr, r = 0;
@@ -211,6 +246,14 @@ static int undo_op(struct unspill *u, int i, int pass)
         if (vb->ev[k].kind == TSR_V_WSTATE && vb->ev[k].id == u->rf) {
             nw++;
             we = (int)vb->ev[k].addr;
+            if (vb->ev[k].addr < 0 || vb->ev[k].addr >= u->nel)
+                for (int e = 0; e < u->nel; e++) {
+                    /* (a write of an unknown element: no element's value is known after it; each store stays) */
+                    if (u->rec[e] >= 0)
+                        u->st[u->rec[e]].keep = true;
+                    u->cur[e] = 0;
+                    u->rec[e] = -1;
+                }
         }
     bool in_m = u->mspan >= 0 && (!pass || u->mspan == 0 || u->lastrd[i] - i <= u->mspan);
     bool in_c = u->cspan >= 0 && (!pass || u->cspan == 0 || u->lastrd[i] - i <= u->cspan);
@@ -233,16 +276,8 @@ static int undo_op(struct unspill *u, int i, int pass)
             const struct tsr_vev *v = &vb->ev[k];
             if (v->kind != TSR_V_WSTATE || v->id != u->rf)
                 continue;
-            if (v->addr < 0 || v->addr >= u->nel) {
-                /* (an unknown element: every element may be written) */
-                for (int e = 0; e < u->nel; e++) {
-                    if (u->rec[e] >= 0)
-                        u->st[u->rec[e]].again = true;
-                    u->cur[e] = 0;
-                    u->rec[e] = -1;
-                }
-                continue;
-            }
+            if (v->addr < 0 || v->addr >= u->nel)
+                continue;   /* (an unknown element: above) */
             int e = (int)v->addr;
             if (u->rec[e] >= 0)
                 u->st[u->rec[e]].again = true;
