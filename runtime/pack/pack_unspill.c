@@ -161,9 +161,9 @@ static void add_store(struct unspill *u, int i, int e, int part, bool move, int 
 
 /* Op i's reads of the register file by the name a store undone stored (else that store stays), then its writes: a
  * store-move of a named value (unnamed, one write of one element, the text of a store template with the value as its
- * source), or with u->every any part of a group so, or a computing op's store operand, makes the element that value's
- * (in pass 1 with span > 0, only an op whose loads the first pass found within span ops).  Returns the loads
- * replaced. */
+ * source), or with u->every any part of a group so, a move of a name that does more, or a computing op's store
+ * operand, makes the element that value's (in pass 1, only a store whose op's loads the first pass found within its
+ * kind's span: u->mspan for store-moves, u->cspan for the others).  Returns the loads replaced. */
 static int undo_op(struct unspill *u, int i, int pass)
 {
     const struct rop *x = &u->R->o[i];
