@@ -153,9 +153,9 @@ const struct tsr_route_unsp *tsr_route_spans(int *n);
  * block, lines from 1 of path) into out with each load of a register element (spill file) that a store undone wrote
  * before it in the block replaced by the stored value's name, and each such store whose loads are all replaced and
  * whose element is written again later in the block or whose register file is not `output` removed.  mspan: the
- * store-moves of named values (blanked, line numbers kept); cspan: the store operands of computing ops (`/$0.x`
- * removed, the op named `%K:` with a new K where it has none) and of moves that do more, and the parts of groups (a
- * group that no longer exchanges registers is written one line per part).  A span: -1 none, 0 all, else only the
+ * store-moves of named values (blanked, line numbers kept; a group's part dropped); cspan: the store operands of
+ * computing ops (`/$0.x` removed, the op named `%K:` with a new K where it has none) and of moves that do more.  A
+ * group that no longer exchanges registers is written one line per part.  A span: -1 none, 0 all, else only the
  * stores whose loads all lie within that many operations after them.  Returns the number of loads replaced (out is
  * then the new text), 0 when there is none or the text does not read (the packer's own reading reports that). */
 int tsr_route_unspill(const struct tsr_target *t, const char *path, const char *text, size_t len, int mspan,

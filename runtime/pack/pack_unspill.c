@@ -16,8 +16,6 @@
 #include "sim/sim.h"
 #include "target.h"
 
-#define UNSPILL_MAXPART 8       /* parts of a group (a line of parts joined by "; ") handled */
-
 /* The count of value names (`%K`) in s. */
 static int names_in(const char *s)
 {
@@ -40,7 +38,6 @@ struct ust {
 struct unspill {
     const struct route *R;
     int rf, nel, n;
-    bool every;     /* the stores of computing ops and of groups too, not only store-moves (cspan >= 0) */
     int mspan, cspan;   /* tsr_route_unspill's */
     int *cur;       /* per element: the name of the value a store undone put there, 0: none */
     int *rec;       /* per element: that store (an index into st), -1: none */
@@ -159,9 +156,36 @@ static void add_store(struct unspill *u, int i, int e, int part, bool move, int 
     u->rec[e] = u->nst++;
 }
 
+/* Does s hold a load text of element e? */
+static bool has_load(const struct unspill *u, int e, const char *s)
+{
+    bool has = false;
+    for (int a = 0; a < 2 && !has; a++) {
+        const char *ld = tsr_route_spill_load(u->R, e, a);
+        char *c = ld ? strdup(s) : NULL;
+        has = c && tsr_pack_replace_tok(&c, ld, "") > 0;
+        free(c);
+    }
+    return has;
+}
+
+/* An access of an element the events do not name (an indexed one): every store undone so far stays; after a write
+ * (clear) no element's value is known. */
+static void unknown_access(struct unspill *u, bool clear)
+{
+    for (int e = 0; e < u->nel; e++) {
+        if (u->rec[e] >= 0)
+            u->st[u->rec[e]].keep = true;
+        if (clear) {
+            u->cur[e] = 0;
+            u->rec[e] = -1;
+        }
+    }
+}
+
 /* Op i's reads of the register file by the name a store undone stored (else that store stays), then its writes: a
  * store-move of a named value (unnamed, one write of one element, the text of a store template with the value as its
- * source), or with u->every any part of a group so, a move of a name that does more, or a computing op's store
+ * source; a group's part too), a move of a name that does more, or a computing op's store
  * operand, makes the element that value's (in pass 1, only a store whose op's loads the first pass found within its
  * kind's span: u->mspan for store-moves, u->cspan for the others).  Returns the loads replaced. */
 static int undo_op(struct unspill *u, int i, int pass)
@@ -169,58 +193,17 @@ static int undo_op(struct unspill *u, int i, int pass)
     const struct rop *x = &u->R->o[i];
     const struct tsr_vbundle *vb = x->ev.vb;
     char *s = strdup(x->tmpl);
-    bool group = strstr(s, "; ") != NULL;   /* (a group kept whole: as it is, unless every) */
-    int nparts = 1;
-    for (const char *g = strstr(s, "; "); g; g = strstr(g + 2, "; "))
-        nparts++;
-    if (nparts > UNSPILL_MAXPART) {
-        /* (more parts than write_op splits: as it is; the stores it reads stay, the elements it writes are new) */
-        for (int k = 0; vb && k < vb->nev; k++) {
-            const struct tsr_vev *v = &vb->ev[k];
-            if (v->id != u->rf)
-                continue;
-            for (int e = 0; e < u->nel && (v->addr < 0 || v->addr >= u->nel); e++) {
-                /* (an unknown element: every element may be read or written) */
-                if (u->rec[e] >= 0)
-                    u->st[u->rec[e]].keep = true;
-                u->cur[e] = 0;
-                u->rec[e] = -1;
-            }
-            if (v->addr < 0 || v->addr >= u->nel)
-                continue;
-            int e = (int)v->addr;
-            if (u->rec[e] >= 0)
-                u->st[u->rec[e]].keep |= v->kind != TSR_V_WSTATE;
-            if (v->kind == TSR_V_WSTATE) {
-                if (u->rec[e] >= 0)
-                    u->st[u->rec[e]].again = true;
-                u->cur[e] = 0;
-                u->rec[e] = -1;
-            }
-        }
-        free(s);
-        return 0;
-    }
     int nrep = 0;
     for (int k = 0; vb && k < vb->nev; k++) {
         const struct tsr_vev *v = &vb->ev[k];
         bool rd = v->kind == TSR_V_RSTATE || v->kind == TSR_V_RLATE || v->kind == TSR_V_RDEFER;
         if (rd && v->slot >= 0 && v->id == u->rf && (v->addr < 0 || v->addr >= u->nel))
-            for (int e = 0; e < u->nel; e++)   /* (a read of an unknown element: every store it may read stays) */
-                if (u->rec[e] >= 0)
-                    u->st[u->rec[e]].keep = true;
+            unknown_access(u, false);
         if (!rd || v->slot < 0 || v->id != u->rf || v->addr < 0 || v->addr >= u->nel)
             continue;
         int e = (int)v->addr, r = 0;
-        bool left = false;      /* (a second read of the element: its loads may be replaced already) */
-        for (int a = 0; a < 2; a++) {
-            const char *ld = tsr_route_spill_load(u->R, e, a);
-            char *c = ld ? strdup(s) : NULL;
-            left |= c && tsr_pack_replace_tok(&c, ld, "") > 0;
-            free(c);
-        }
-        if (!left && u->cur[e])
-            continue;
+        if (u->cur[e] && !has_load(u, e, s))
+            continue;   /* (a second read of the element: its loads are replaced already) */
         char nm[24];
         snprintf(nm, sizeof nm, "%%%d", u->cur[e]);
         char *s2 = strdup(s);
@@ -229,11 +212,11 @@ static int undo_op(struct unspill *u, int i, int pass)
             if (ld)
                 r += tsr_pack_replace_tok(&s2, ld, nm);
         }
-        if (r && (!group || u->every) && names_in(s2) <= ROUTE_MAXREF) {
+        if (r && names_in(s2) <= ROUTE_MAXREF) {
             free(s);
             s = s2;
             nrep += r;
-            if (!pass && u->st[u->rec[e]].op >= 0 && u->lastrd[u->st[u->rec[e]].op] < i)
+            if (!pass && u->lastrd[u->st[u->rec[e]].op] < i)
                 u->lastrd[u->st[u->rec[e]].op] = i;
         } else {
             free(s2);
@@ -241,77 +224,51 @@ static int undo_op(struct unspill *u, int i, int pass)
                 u->st[u->rec[e]].keep = true;
         }
     }
-    int nw = 0, we = -1;
     for (int k = 0; vb && k < vb->nev; k++)
-        if (vb->ev[k].kind == TSR_V_WSTATE && vb->ev[k].id == u->rf) {
-            nw++;
-            we = (int)vb->ev[k].addr;
-            if (vb->ev[k].addr < 0 || vb->ev[k].addr >= u->nel)
-                for (int e = 0; e < u->nel; e++) {
-                    /* (a write of an unknown element: no element's value is known after it; each store stays) */
-                    if (u->rec[e] >= 0)
-                        u->st[u->rec[e]].keep = true;
-                    u->cur[e] = 0;
-                    u->rec[e] = -1;
-                }
-        }
+        if (vb->ev[k].kind == TSR_V_WSTATE && vb->ev[k].id == u->rf &&
+            (vb->ev[k].addr < 0 || vb->ev[k].addr >= u->nel))
+            unknown_access(u, true);
     bool in_m = u->mspan >= 0 && (!pass || u->mspan == 0 || u->lastrd[i] - i <= u->mspan);
     bool in_c = u->cspan >= 0 && (!pass || u->cspan == 0 || u->lastrd[i] - i <= u->cspan);
-    if (!u->every && nw && we >= 0 && we < u->nel) {
-        /* (store-moves only: as before the other mode, one write of one element by an unnamed line) */
-        int name = nw == 1 && !x->name && !group && in_m ? stored_name(u, we, s, strlen(s)) : 0;
-        for (int k = 0; vb && k < vb->nev; k++)
-            if (vb->ev[k].kind == TSR_V_WSTATE && vb->ev[k].id == u->rf && vb->ev[k].addr >= 0 &&
-                vb->ev[k].addr < u->nel) {
-                int e = (int)vb->ev[k].addr;
-                if (u->rec[e] >= 0)
-                    u->st[u->rec[e]].again = true;
-                u->cur[e] = 0;
-                u->rec[e] = -1;
-                if (name)
-                    add_store(u, i, e, 0, true, name);
-            }
-    } else if (u->every) {
-        for (int k = 0; vb && k < vb->nev; k++) {
-            const struct tsr_vev *v = &vb->ev[k];
-            if (v->kind != TSR_V_WSTATE || v->id != u->rf)
-                continue;
-            if (v->addr < 0 || v->addr >= u->nel)
-                continue;   /* (an unknown element: above) */
-            int e = (int)v->addr;
-            if (u->rec[e] >= 0)
-                u->st[u->rec[e]].again = true;
-            u->cur[e] = 0;
-            u->rec[e] = -1;
-            size_t xl = 0;
-            long at = in_m || in_c ? store_at(u, e, s, &xl) : -1;
-            if (at < 0)
-                continue;
-            int p = part_of(s, at);
-            size_t pl = 0;
-            const char *pt = part_text(s, p, &pl);
-            int name = pt && (!x->name || x->namepart != p) ? stored_name(u, e, pt, pl) : 0;
-            if (name && !in_m)
-                continue;
-            if (name) {
-                add_store(u, i, e, p, true, name);
-                continue;
-            }
-            /* a move of a name that does more (`mov.c/$1.y/v2.z %5`): its source's value, its store text goes */
-            if (!in_c)
-                continue;
-            if (pt && (!x->name || x->namepart != p) && (name = move_of_name(u, pt, pl))) {
-                add_store(u, i, e, p, false, name);
-                continue;
-            }
-            /* a computing op's store: its value by its name (a new one where it has none; a group names one part) */
-            if (!u->name[i] && p < UNSPILL_MAXPART) {
-                u->name[i] = u->next++;
-                u->namepart[i] = p;
-            }
-            if (u->name[i] && u->namepart[i] == p)
-                add_store(u, i, e, p, false, u->name[i]);
+    for (int k = 0; vb && k < vb->nev; k++) {
+        const struct tsr_vev *v = &vb->ev[k];
+        if (v->kind != TSR_V_WSTATE || v->id != u->rf)
+            continue;
+        if (v->addr < 0 || v->addr >= u->nel)
+            continue;   /* (an unknown element: above) */
+        int e = (int)v->addr;
+        if (u->rec[e] >= 0)
+            u->st[u->rec[e]].again = true;
+        u->cur[e] = 0;
+        u->rec[e] = -1;
+        size_t xl = 0;
+        long at = in_m || in_c ? store_at(u, e, s, &xl) : -1;
+        if (at < 0)
+            continue;
+        int p = part_of(s, at);
+        size_t pl = 0;
+        const char *pt = part_text(s, p, &pl);
+        int name = pt && (!x->name || x->namepart != p) ? stored_name(u, e, pt, pl) : 0;
+        if (name && !in_m)
+            continue;
+        if (name) {
+            add_store(u, i, e, p, true, name);
+            continue;
         }
+        /* a move of a name that does more (`mov.c/$1.y/v2.z %5`): its source's value, its store text goes */
+        if (!in_c)
+            continue;
+        if (pt && (!x->name || x->namepart != p) && (name = move_of_name(u, pt, pl))) {
+            add_store(u, i, e, p, false, name);
+            continue;
+        }
+        /* a computing op's store: its value by its name (a new one where it has none; a group names one part) */
+        if (!u->name[i]) {
+            u->name[i] = u->next++;
+            u->namepart[i] = p;
+        }
+        if (u->name[i] && u->namepart[i] == p)
+            add_store(u, i, e, p, false, u->name[i]);
     }
     if (strcmp(s, x->tmpl))
         u->line[i] = s;
@@ -337,16 +294,8 @@ static bool exchanges(const struct unspill *u, const struct rop *x, const char *
             }
             continue;
         }
-        if (gone[v->addr])
-            continue;
-        for (int a = 0; a < 2; a++) {
-            const char *ld = tsr_route_spill_load(u->R, (int)v->addr, a);
-            char *c = strdup(s);
-            bool has = ld && tsr_pack_replace_tok(&c, ld, "") > 0;
-            free(c);
-            if (has)
-                return true;
-        }
+        if (!gone[v->addr] && has_load(u, (int)v->addr, s))
+            return true;
     }
     return false;
 }
@@ -357,13 +306,15 @@ static void write_op(struct unspill *u, int i, const char *ind, size_t indl, con
 {
     const struct rop *x = &u->R->o[i];
     const char *s0 = u->line[i] ? u->line[i] : x->tmpl;
-    char *part[UNSPILL_MAXPART];
-    bool del[UNSPILL_MAXPART] = { false };
-    int np = 0;
-    for (const char *p = s0; p && np < UNSPILL_MAXPART;) {
-        const char *e = strstr(p, "; ");
-        part[np++] = e ? strndup(p, (size_t)(e - p)) : strdup(p);
-        p = e ? e + 2 : NULL;
+    int np = 1;
+    for (const char *g = strstr(s0, "; "); g; g = strstr(g + 2, "; "))
+        np++;
+    char **part = malloc((size_t)np * sizeof *part);
+    bool *del = calloc((size_t)np, sizeof *del);
+    for (int k = 0; k < np; k++) {
+        size_t pl = 0;
+        const char *pt = part_text(s0, k, &pl);
+        part[k] = strndup(pt, pl);
     }
     bool *gone = calloc((size_t)u->nel, sizeof *gone);
     for (int r = 0; r < u->nst; r++) {
@@ -386,7 +337,7 @@ static void write_op(struct unspill *u, int i, const char *ind, size_t indl, con
         if (!del[p]) {
             tsr_buf_printf(&j, "%s%s", left++ ? "; " : "", part[p]);
         }
-    bool split = np > 1 && u->every && !exchanges(u, x, j.data ? j.data : "", gone);
+    bool split = np > 1 && !exchanges(u, x, j.data ? j.data : "", gone);
     int name = u->name[i], npart = u->namepart[i];
     bool first = true;
     for (int p = 0; p < np; p++) {
@@ -403,6 +354,8 @@ static void write_op(struct unspill *u, int i, const char *ind, size_t indl, con
     }
     for (int p = 0; p < np; p++)
         free(part[p]);
+    free(part);
+    free(del);
     free(gone);
     tsr_buf_free(&j);
 }
@@ -422,7 +375,7 @@ int tsr_route_unspill(const struct tsr_target *t, const char *path, const char *
     }
     tsr_route_moves(&R);
     tsr_route_spill_init(&R);
-    struct unspill u = { .R = &R, .n = R.n, .every = cspan >= 0, .mspan = mspan, .cspan = cspan };
+    struct unspill u = { .R = &R, .n = R.n, .mspan = mspan, .cspan = cspan };
     u.rf = tsr_route_spill_file(&R, &u.nel);
     if (u.rf < 0 || !u.nel) {
         tsr_route_spill_free(&R);

@@ -359,22 +359,19 @@ static bool table_hole(struct tsr_asm *a, const struct tsr_tc_part *p, const str
             a->env = true;
         /* (a term alone first where the expression goes on: the template's own text after the number wins over
          * folding it into the number, `-12 >> 4` a small immediate and a rotation; the whole expression then) */
-        struct tsr_asm_val tv;
-        size_t te = 0;
-        bool term = r > 0 && tsr_asm_term(s, pos, a->lim, a->syms, &te, &tv) && te < e;
+        struct tsr_asm_val cv[2];
+        size_t ce[2];
+        int nc = 0;
+        if (r > 0 && tsr_asm_term(s, pos, a->lim, a->syms, &ce[0], &cv[0]) && ce[0] < e)
+            nc++;
+        if (r > 0) {
+            cv[nc] = v;
+            ce[nc++] = e;
+        }
         bool any = false;
-        for (int pass = term ? 0 : 1; r > 0 && pass < 2; pass++) {
-            if (pass == 0) {
-                struct tsr_asm_val fv = v;
-                size_t fe = e;
-                v = tv;
-                e = te;
-                tv = fv;
-                te = fe;
-            } else if (term) {
-                v = tv;
-                e = te;
-            }
+        for (int c = 0; c < nc; c++) {
+            v = cv[c];
+            e = ce[c];
             const struct tsr_tc_num *nu = isa->nums + T->num_first;
             for (uint32_t i = 0; i < T->nnums; i++) {
                 bool ok;
